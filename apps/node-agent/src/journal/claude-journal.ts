@@ -1,0 +1,200 @@
+import type { JournalLine } from './jsonl-tailer.ts';
+import {
+  asNumber, asObject, asString,
+  type MalformedLine, type NativePrompt, type RecordRef, type TokenUsage, type TurnOutcome,
+} from './types.ts';
+
+interface Entry extends RecordRef {
+  uuid: string;
+  parentUuid: string | null;
+  type: string;
+  raw: Record<string, unknown>;
+}
+
+const INTERRUPT_MARKER = '[Request interrupted by user';
+
+function textBlocks(content: unknown): string[] | null {
+  if (!Array.isArray(content)) return null;
+  const texts: string[] = [];
+  for (const block of content) {
+    const b = asObject(block);
+    if (b?.type !== 'text') return null;
+    texts.push(asString(b.text) ?? '');
+  }
+  return texts;
+}
+
+function message(e: Entry): Record<string, unknown> {
+  return asObject(e.raw.message) ?? {};
+}
+
+/** A prompt the user typed or pasted (not a tool result, not a CLI-injected meta record). */
+export function promptText(e: Entry): string | null {
+  if (e.type !== 'user' || e.raw.isMeta === true || e.raw.isSidechain === true) return null;
+  const content = message(e).content;
+  if (typeof content === 'string') return content;
+  const texts = textBlocks(content);
+  if (!texts || texts.length === 0 || texts.some((t) => t.startsWith(INTERRUPT_MARKER))) return null;
+  return texts.join('');
+}
+
+function isInterruptMarker(e: Entry): boolean {
+  if (e.type !== 'user') return false;
+  return (textBlocks(message(e).content) ?? []).some((t) => t.startsWith(INTERRUPT_MARKER));
+}
+
+function isTurnDuration(e: Entry): boolean {
+  return e.type === 'system' && e.raw.subtype === 'turn_duration';
+}
+
+/**
+ * Reads a Claude Code session journal. Claude does not always write a turn's records in order, so
+ * every conclusion walks `uuid`/`parentUuid` links, never line order.
+ */
+export class ClaudeJournal {
+  private readonly byUuid = new Map<string, Entry>();
+  private readonly terminals: Entry[] = [];
+  readonly prompts: (NativePrompt & { parentUuid: string | null })[] = [];
+  readonly malformed: MalformedLine[] = [];
+  sessionIds = new Set<string>();
+
+  ingest(lines: readonly JournalLine[]): void {
+    for (const line of lines) {
+      if (line.text.trim() === '') continue;
+      let raw: Record<string, unknown> | null;
+      try {
+        raw = asObject(JSON.parse(line.text));
+      } catch (err) {
+        this.malformed.push({ offset: line.offset, end: line.end, error: (err as Error).message });
+        continue;
+      }
+      if (!raw) continue;
+      const sid = asString(raw.sessionId);
+      if (sid) this.sessionIds.add(sid);
+      const uuid = asString(raw.uuid);
+      if (!uuid) continue;
+      const entry: Entry = {
+        uuid, parentUuid: asString(raw.parentUuid), type: asString(raw.type) ?? '', raw,
+        offset: line.offset, end: line.end,
+      };
+      if (this.byUuid.has(uuid)) continue;
+      this.byUuid.set(uuid, entry);
+      const text = promptText(entry);
+      if (text !== null) this.prompts.push({ nativeRef: uuid, text, offset: line.offset, end: line.end, parentUuid: entry.parentUuid });
+      if (isTurnDuration(entry) || isInterruptMarker(entry)) this.terminals.push(entry);
+    }
+  }
+
+  /** Prompt records that start at or after `offset`, in file order. */
+  promptsFrom(offset: number): NativePrompt[] {
+    return this.prompts.filter((p) => p.offset >= offset);
+  }
+
+  prompt(uuid: string): NativePrompt | null {
+    return this.prompts.find((p) => p.nativeRef === uuid) ?? null;
+  }
+
+  /**
+   * A later prompt that hangs off the same parent: Claude dropped this prompt from the conversation
+   * (it does so when Esc arrives before the first response byte and the next prompt is typed).
+   */
+  supersededBy(uuid: string): NativePrompt | null {
+    const p = this.prompts.find((x) => x.nativeRef === uuid);
+    if (!p) return null;
+    return this.prompts.find((x) => x.nativeRef !== uuid && x.offset > p.offset && x.parentUuid === p.parentUuid) ?? null;
+  }
+
+  /** Walks up from a terminal record to the prompt that owns it; null if the chain is incomplete. */
+  private owner(terminal: Entry): { prompt: Entry | null; path: Entry[] } | null {
+    const path: Entry[] = [];
+    let cur: Entry | undefined = terminal;
+    const seen = new Set<string>();
+    while (cur) {
+      if (seen.has(cur.uuid)) return { prompt: null, path };
+      seen.add(cur.uuid);
+      path.push(cur);
+      if (cur !== terminal && promptText(cur) !== null) return { prompt: cur, path };
+      // Records after an interrupt marker belong to no prompt (e.g. "No response requested." on resume).
+      if (cur !== terminal && isInterruptMarker(cur)) return { prompt: null, path };
+      if (cur.parentUuid === null) return { prompt: null, path };
+      cur = this.byUuid.get(cur.parentUuid);
+    }
+    return null;
+  }
+
+  outcome(promptUuid: string): TurnOutcome {
+    const found: { terminal: Entry; path: Entry[] }[] = [];
+    for (const t of this.terminals) {
+      const o = this.owner(t);
+      if (o?.prompt?.uuid === promptUuid) found.push({ terminal: t, path: o.path });
+    }
+    if (found.length === 0) return { state: 'pending' };
+    const kinds = new Set(found.map((f) => (isTurnDuration(f.terminal) ? 'duration' : 'interrupt')));
+    if (found.length > 1 || kinds.size > 1) {
+      return { state: 'unknown', reason: `${found.length} terminal records for one prompt`, evidence: found.map((f) => ref(f.terminal)) };
+    }
+    const { terminal, path } = found[0]!;
+    if (isInterruptMarker(terminal)) {
+      return { state: 'interrupted', reason: 'interrupted by user', evidence: { ...ref(terminal), recordIds: [terminal.uuid] } };
+    }
+    const last = terminal.parentUuid ? this.byUuid.get(terminal.parentUuid) : undefined;
+    if (!last || last.type !== 'assistant') {
+      return { state: 'unknown', reason: 'turn_duration does not follow an assistant record', evidence: [ref(terminal)] };
+    }
+    const blocks = this.finalMessage(last);
+    const recordIds = [...blocks.map((b) => b.uuid), terminal.uuid];
+    if (last.raw.isApiErrorMessage === true) {
+      return { state: 'api_error', errorText: blocks.map(textOf).join(''), evidence: { ...ref(terminal), recordIds } };
+    }
+    return {
+      state: 'completed',
+      finalText: blocks.map(textOf).join(''),
+      usage: sumUsage(path),
+      evidence: { ...ref(terminal), recordIds },
+    };
+  }
+
+  /** The assistant records of one message (one record per content block), oldest first. */
+  private finalMessage(last: Entry): Entry[] {
+    const id = message(last).id;
+    const out: Entry[] = [];
+    let cur: Entry | undefined = last;
+    while (cur && cur.type === 'assistant' && message(cur).id === id) {
+      out.unshift(cur);
+      cur = cur.parentUuid ? this.byUuid.get(cur.parentUuid) : undefined;
+    }
+    return out;
+  }
+}
+
+function ref(e: Entry): RecordRef {
+  return { offset: e.offset, end: e.end };
+}
+
+function textOf(e: Entry): string {
+  return (asObject(e.raw.message) ? (message(e).content as unknown[]) : [])
+    .map((b) => asObject(b))
+    .filter((b) => b?.type === 'text')
+    .map((b) => asString(b?.text) ?? '')
+    .join('');
+}
+
+/** Sum over the distinct model responses of the turn; each block record repeats its message's usage. */
+function sumUsage(path: Entry[]): TokenUsage | null {
+  const perMessage = new Map<string, Record<string, unknown>>();
+  for (const e of path) {
+    const m = message(e);
+    const usage = asObject(m.usage);
+    if (e.type !== 'assistant' || !usage || m.model === '<synthetic>') continue;
+    const id = asString(m.id) ?? e.uuid;
+    if (!perMessage.has(id)) perMessage.set(id, usage);
+  }
+  if (perMessage.size === 0) return null;
+  const total: TokenUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
+  for (const u of perMessage.values()) {
+    total.inputTokens += asNumber(u.input_tokens) + asNumber(u.cache_creation_input_tokens);
+    total.cachedInputTokens += asNumber(u.cache_read_input_tokens);
+    total.outputTokens += asNumber(u.output_tokens);
+  }
+  return total;
+}
