@@ -1,0 +1,202 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startAnthropicMock } from './anthropic-mock.ts';
+import { postJson, readEvents } from './sse-test-client.ts';
+import type { MockServer } from './types.ts';
+
+const SESSION = '11111111-2222-4333-8444-555555555555';
+const HEADERS = { 'x-api-key': 'sk-secret-never-logged', 'x-claude-code-session-id': SESSION, 'anthropic-version': '2023-06-01' };
+
+function turn(text: string, extra: Record<string, unknown> = {}) {
+  return { model: 'claude-opus-4-8', max_tokens: 64000, stream: true, messages: [{ role: 'user', content: text }], ...extra };
+}
+
+describe('Anthropic mock over HTTP', () => {
+  let mock: MockServer;
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'bria-anthropic-mock-'));
+    mock = await startAnthropicMock({ logFile: join(dir, 'requests.jsonl'), slowChunks: 5, slowChunkMs: 100 });
+  });
+  afterEach(async () => {
+    await mock.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('streams a plain turn in the real event order and logs it without credentials', async () => {
+    const res = await postJson(`${mock.url}/v1/messages?beta=true`, turn('hello there'), HEADERS);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const { events, raw, ended } = await readEvents(res);
+    expect(ended).toBe(true);
+    expect(raw.startsWith('event: message_start\ndata: {')).toBe(true);
+
+    const names = events.map((e) => e.event);
+    const deltas = names.filter((n) => n === 'content_block_delta').length;
+    expect(deltas).toBeGreaterThan(1);
+    expect(names).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      ...Array(deltas).fill('content_block_delta'),
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    for (const e of events) expect(e.data.type).toBe(e.event);
+    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    expect(text).toBe('MOCK-REPLY-1: you said "hello there"');
+    expect(events[0]?.data.message).toMatchObject({ id: 'msg_mock_1', role: 'assistant', model: 'claude-opus-4-8', content: [] });
+    const delta = events.find((e) => e.event === 'message_delta');
+    expect(delta?.data.delta.stop_reason).toBe('end_turn');
+    expect(delta?.data.usage.output_tokens).toBeGreaterThan(0);
+
+    const logged = await mock.waitForRequest((r) => r.id === 1 && r.done, 2000);
+    expect(logged).toMatchObject({
+      method: 'POST',
+      path: '/v1/messages?beta=true',
+      kind: 'turn',
+      sessionId: SESSION,
+      userText: 'hello there',
+      messageCount: 1,
+      behaviour: 'reply',
+      status: 200,
+      clientClosed: false,
+    });
+    expect(logged.headers['x-api-key']).toBeUndefined();
+    const line = await readFile(join(dir, 'requests.jsonl'), 'utf8');
+    expect(JSON.parse(line.trim())).toMatchObject({ id: 1, kind: 'turn', sessionId: SESSION, userText: 'hello there' });
+    expect(line).not.toContain('sk-secret-never-logged');
+  });
+
+  it('reads only the latest user message, skipping system entries and injected reminders', async () => {
+    const res = await postJson(
+      `${mock.url}/v1/messages?beta=true`,
+      turn('', {
+        messages: [
+          { role: 'user', content: 'first FAIL500' },
+          { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+          { role: 'system', content: 'resumed' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<system-reminder>\nsay HANG\n</system-reminder>\n\n' },
+              { type: 'text', text: 'second one' },
+            ],
+          },
+          { role: 'system', content: 'agent listing' },
+        ],
+      }),
+      HEADERS,
+    );
+    expect(res.status).toBe(200);
+    const { events } = await readEvents(res);
+    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    expect(text).toBe('MOCK-REPLY-1: you said "second one"');
+    expect(mock.requests[0]).toMatchObject({ messageCount: 5, userText: 'second one' });
+  });
+
+  it('answers title requests with a JSON title and keeps them out of userTexts', async () => {
+    const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
+    const res = await postJson(
+      `${mock.url}/v1/messages?beta=true`,
+      turn('name this chat', { model: 'claude-haiku-4-5-20251001', output_config: { format: { type: 'json_schema', schema } } }),
+      HEADERS,
+    );
+    const { events } = await readEvents(res);
+    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    expect(JSON.parse(text)).toEqual({ title: 'Mock title 1' });
+    await (await postJson(`${mock.url}/v1/messages`, turn('real turn'), HEADERS)).text();
+    expect(mock.requests.map((r) => r.kind)).toEqual(['title', 'turn']);
+    expect(mock.userTexts()).toEqual(['real turn']);
+    expect(mock.userTexts(SESSION)).toEqual(['real turn']);
+    expect(mock.userTexts('other-session')).toEqual([]);
+  });
+
+  it('serves non-streaming JSON, count_tokens and the HEAD probe', async () => {
+    const res = await postJson(`${mock.url}/v1/messages`, turn('plain json', { stream: false }), HEADERS);
+    expect(await res.json()).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'text', text: 'MOCK-REPLY-1: you said "plain json"' }],
+      stop_reason: 'end_turn',
+    });
+    const count = await postJson(`${mock.url}/v1/messages/count_tokens?beta=true`, turn('x'), HEADERS);
+    expect((await count.json()).input_tokens).toBeGreaterThan(0);
+    expect((await fetch(mock.url, { method: 'HEAD' })).status).toBe(200);
+    expect(mock.requests.map((r) => r.kind)).toEqual(['turn', 'other', 'other']);
+  });
+
+  it('fails with the API error shape on FAIL400 and FAIL500', async () => {
+    const bad = await postJson(`${mock.url}/v1/messages`, turn('please FAIL400'), HEADERS);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'mock fail400' } });
+    const down = await postJson(`${mock.url}/v1/messages`, turn('please FAIL500'), HEADERS);
+    expect(down.status).toBe(500);
+    expect(await down.json()).toMatchObject({ type: 'error', error: { type: 'api_error', message: 'mock fail500' } });
+    expect(mock.requests.map((r) => [r.behaviour, r.status])).toEqual([['fail400', 400], ['fail500', 500]]);
+  });
+
+  it('sends two text blocks on TWOBLOCKS', async () => {
+    const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('TWOBLOCKS please'), HEADERS));
+    const starts = events.filter((e) => e.event === 'content_block_start').map((e) => e.data.index);
+    const stops = events.filter((e) => e.event === 'content_block_stop').map((e) => e.data.index);
+    expect(starts).toEqual([0, 1]);
+    expect(stops).toEqual([0, 1]);
+    const byBlock = [0, 1].map((i) =>
+      events.filter((e) => e.event === 'content_block_delta' && e.data.index === i).map((e) => e.data.delta.text).join(''),
+    );
+    expect(byBlock).toEqual(['MOCK-REPLY-1: you said "TWOBLOCKS please"', ' MOCK-SECOND-BLOCK-1']);
+    expect(events.filter((e) => e.event === 'ping')).toHaveLength(1);
+  });
+
+  it('streams SLOW in spaced chunks', async () => {
+    const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('go SLOW'), HEADERS));
+    const deltas = events.filter((e) => e.event === 'content_block_delta');
+    expect(deltas.map((e) => e.data.delta.text)).toEqual([
+      'MOCK-REPLY-1: you said "go SLOW" [1/5]',
+      ' [2/5]',
+      ' [3/5]',
+      ' [4/5]',
+      ' [5/5]',
+    ]);
+    for (let i = 1; i < deltas.length; i++) {
+      expect((deltas[i]?.at ?? 0) - (deltas[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(80);
+    }
+    expect(events.at(-1)?.event).toBe('message_stop');
+  });
+
+  it('STALL sends one chunk and holds the stream until the client leaves', async () => {
+    const abort = new AbortController();
+    const res = await postJson(`${mock.url}/v1/messages`, turn('STALL here'), HEADERS, abort.signal);
+    const { events, idled } = await readEvents(res, { idleMs: 600 });
+    expect(idled).toBe(true);
+    expect(events.map((e) => e.event)).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta']);
+    expect(mock.requests[0]?.done).toBe(false);
+    abort.abort();
+    const closed = await mock.waitForRequest((r) => r.done, 3000);
+    expect(closed).toMatchObject({ behaviour: 'stall', clientClosed: true });
+    const line = JSON.parse((await readFile(join(dir, 'requests.jsonl'), 'utf8')).trim());
+    expect(line).toMatchObject({ id: 1, clientClosed: true });
+  });
+
+  it('HANG sends headers only; close() cuts open streams', async () => {
+    const res = await postJson(`${mock.url}/v1/messages`, turn('HANG now'), HEADERS);
+    expect(res.status).toBe(200);
+    const { raw, idled } = await readEvents(res, { idleMs: 500 });
+    expect(idled).toBe(true);
+    expect(raw).toBe('');
+    const started = Date.now();
+    await mock.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(mock.requests[0]).toMatchObject({ behaviour: 'hang', done: true, clientClosed: false });
+    await expect(res.text()).rejects.toThrow();
+  });
+
+  it('waitForRequest rejects after its timeout', async () => {
+    await expect(mock.waitForRequest((r) => r.kind === 'title', 200)).rejects.toThrow(/no matching mock request/);
+  });
+});

@@ -1,0 +1,124 @@
+import { estimateTokens } from './behaviour.ts';
+import { type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
+import { blockTexts, type Plan, planFor, totalDelay } from './plan.ts';
+import { asRecord, header, lastUserText } from './read-body.ts';
+import type { MockServer, MockServerOptions } from './types.ts';
+
+function isTitleRequest(body: Record<string, unknown>): boolean {
+  const format = asRecord(asRecord(body.output_config)?.format);
+  if (format?.type !== 'json_schema') return false;
+  const props = asRecord(asRecord(format.schema)?.properties);
+  return props !== null && 'title' in props;
+}
+
+function classify(method: string, pathname: string, headers: Parameters<MockApi['classify']>[2], raw: unknown): Classified {
+  const body = asRecord(raw);
+  const isMessages = method === 'POST' && pathname === '/v1/messages';
+  const messages = Array.isArray(body?.messages) ? (body.messages as unknown[]) : null;
+  return {
+    kind: !isMessages || body === null ? 'other' : isTitleRequest(body) ? 'title' : 'turn',
+    sessionId: header(headers, 'x-claude-code-session-id'),
+    userText: messages ? lastUserText(messages, 'text') : null,
+    messageCount: messages ? messages.length : null,
+    model: typeof body?.model === 'string' ? body.model : null,
+    stream: typeof body?.stream === 'boolean' ? body.stream : null,
+  };
+}
+
+function apiError(x: Exchange, status: number, type: string, message: string): void {
+  x.sendJson(status, { type: 'error', error: { type, message }, request_id: `req_mock_${x.entry.id}` });
+}
+
+function usage(x: Exchange, outputChars: number) {
+  return {
+    input_tokens: estimateTokens(x.bodyChars),
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: estimateTokens(outputChars),
+  };
+}
+
+async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): Promise<void> {
+  const id = `msg_mock_${x.entry.id}`;
+  x.startSse();
+  x.sse('message_start', {
+    type: 'message_start',
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: x.entry.model ?? 'mock-model',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage(x, 0), output_tokens: 1 },
+    },
+  });
+  let block = -1;
+  let chars = 0;
+  for (const step of plan.steps) {
+    if (step.delayMs > 0 && !(await x.sleep(step.delayMs))) return;
+    if (step.block !== block) {
+      if (block >= 0) x.sse('content_block_stop', { type: 'content_block_stop', index: block });
+      x.sse('content_block_start', { type: 'content_block_start', index: step.block, content_block: { type: 'text', text: '' } });
+      if (block < 0) x.sse('ping', { type: 'ping' });
+      block = step.block;
+    }
+    chars += step.text.length;
+    x.sse('content_block_delta', { type: 'content_block_delta', index: block, delta: { type: 'text_delta', text: step.text } });
+  }
+  if (plan.stall) return x.untilClosed();
+  x.sse('content_block_stop', { type: 'content_block_stop', index: block });
+  x.sse('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: 'end_turn', stop_sequence: null },
+    usage: { output_tokens: estimateTokens(chars) },
+  });
+  x.sse('message_stop', { type: 'message_stop' });
+  x.end();
+}
+
+async function answerMessages(x: Exchange): Promise<void> {
+  const plan = planFor(x, { allowTwoBlocks: true });
+  if (plan.type === 'fail') {
+    const type = plan.status === 400 ? 'invalid_request_error' : 'api_error';
+    return apiError(x, plan.status, type, `mock fail${plan.status}`);
+  }
+  if (plan.type === 'hang') {
+    if (x.entry.stream) x.startSse();
+    return x.untilClosed();
+  }
+  if (x.entry.stream) return streamText(x, plan);
+  if (plan.stall || !(await x.sleep(totalDelay(plan.steps)))) return x.untilClosed();
+  const texts = blockTexts(plan.steps);
+  x.sendJson(200, {
+    id: `msg_mock_${x.entry.id}`,
+    type: 'message',
+    role: 'assistant',
+    model: x.entry.model ?? 'mock-model',
+    content: texts.map((text) => ({ type: 'text', text })),
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: usage(x, texts.join('').length),
+  });
+}
+
+const anthropicApi: MockApi = {
+  classify,
+  async respond(x) {
+    if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
+    if (x.entry.kind === 'turn' || x.entry.kind === 'title') return answerMessages(x);
+    if (x.method === 'POST' && x.pathname === '/v1/messages/count_tokens') {
+      return x.sendJson(200, { input_tokens: estimateTokens(x.bodyChars) });
+    }
+    if (x.method === 'POST' && x.pathname === '/v1/messages') {
+      return apiError(x, 400, 'invalid_request_error', 'mock: body must be JSON with messages');
+    }
+    apiError(x, 404, 'not_found_error', `mock: no route ${x.method} ${x.pathname}`);
+  },
+};
+
+/** Anthropic Messages API look-alike on 127.0.0.1 for driving the real Claude Code CLI. */
+export function startAnthropicMock(opts: MockServerOptions = {}): Promise<MockServer> {
+  return startMockServer(anthropicApi, opts);
+}

@@ -1,0 +1,54 @@
+import type { Behaviour } from './types.ts';
+
+// Checked in this order when a text carries several words; upper case only, so ordinary prose
+// ("a slow build") never trips them.
+const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
+  [/\bFAIL400\b/, 'fail400'],
+  [/\bFAIL500\b/, 'fail500'],
+  [/\bHANG\b/, 'hang'],
+  [/\bSTALL\b/, 'stall'],
+  [/\bSLOW\b/, 'slow'],
+  [/\bTWOBLOCKS\b/, 'twoblocks'],
+];
+
+export function pickBehaviour(userText: string): Behaviour {
+  for (const [re, behaviour] of MAGIC) if (re.test(userText)) return behaviour;
+  return 'reply';
+}
+
+export function replyText(n: number, userText: string): string {
+  return `MOCK-REPLY-${n}: you said "${userText}"`;
+}
+
+export function titleText(n: number): string {
+  return JSON.stringify({ title: `Mock title ${n}` });
+}
+
+/** TWOBLOCKS: the two block texts; a client shows them concatenated. */
+export function twoBlockTexts(n: number, userText: string): [string, string] {
+  return [replyText(n, userText), ` MOCK-SECOND-BLOCK-${n}`];
+}
+
+/** SLOW: chunk i (1-based) of count; the first carries the usual reply so tests can match it. */
+export function slowChunkText(n: number, userText: string, i: number, count: number): string {
+  return i === 1 ? `${replyText(n, userText)} [1/${count}]` : ` [${i}/${count}]`;
+}
+
+export function slowText(n: number, userText: string, count: number): string {
+  let text = '';
+  for (let i = 1; i <= count; i++) text += slowChunkText(n, userText, i, count);
+  return text;
+}
+
+/** Splits an instant reply into a few deltas (about four words each) so clients really stream. */
+export function splitDeltas(text: string): string[] {
+  const words = text.match(/\S+\s*|\s+/g) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i += 4) out.push(words.slice(i, i + 4).join(''));
+  return out.length > 0 ? out : [''];
+}
+
+/** Rough, deterministic token estimate for usage fields. */
+export function estimateTokens(chars: number): number {
+  return Math.max(1, Math.ceil(chars / 4));
+}

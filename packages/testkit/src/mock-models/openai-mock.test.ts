@@ -1,0 +1,147 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOpenAIMock } from './openai-mock.ts';
+import { postJson, readEvents, type SseEvent } from './sse-test-client.ts';
+import type { MockServer } from './types.ts';
+
+const THREAD = '01a2368e-7807-7590-b45b-2826546f8e0b';
+const HEADERS = { authorization: 'Bearer secret-openai-token', 'session-id': THREAD, 'thread-id': THREAD, originator: 'codex_exec' };
+
+function user(text: string) {
+  return { type: 'message', role: 'user', content: [{ type: 'input_text', text }] };
+}
+
+function turn(text: string, extra: Record<string, unknown> = {}) {
+  return {
+    model: 'mock-model',
+    stream: true,
+    store: false,
+    input: [
+      { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'You are a coding agent. HANG FAIL500' }] },
+      user('<environment_context>\n  <cwd>/x</cwd>\n</environment_context>'),
+      user(text),
+    ],
+    ...extra,
+  };
+}
+
+const deltaText = (events: SseEvent[]) =>
+  events.filter((e) => e.event === 'response.output_text.delta').map((e) => e.data.delta).join('');
+
+describe('OpenAI Responses mock over HTTP', () => {
+  let mock: MockServer;
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'bria-openai-mock-'));
+    mock = await startOpenAIMock({ logFile: join(dir, 'requests.jsonl'), slowChunks: 4, slowChunkMs: 100 });
+  });
+  afterEach(async () => {
+    await mock.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('streams a turn in the Responses event order and logs it without the bearer token', async () => {
+    const res = await postJson(`${mock.url}/v1/responses`, turn('hello codex'), HEADERS);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const { events, ended } = await readEvents(res);
+    expect(ended).toBe(true);
+    const names = events.map((e) => e.event);
+    const deltas = names.filter((n) => n === 'response.output_text.delta').length;
+    expect(deltas).toBeGreaterThan(1);
+    expect(names).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      ...Array(deltas).fill('response.output_text.delta'),
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.map((e) => e.data.sequence_number)).toEqual(events.map((_, i) => i));
+    for (const e of events) expect(e.data.type).toBe(e.event);
+    const reply = 'MOCK-REPLY-1: you said "hello codex"';
+    expect(deltaText(events)).toBe(reply);
+    expect(events.find((e) => e.event === 'response.output_text.done')?.data.text).toBe(reply);
+    const done = events.at(-1)?.data.response;
+    expect(done).toMatchObject({ id: 'resp_mock_1', status: 'completed' });
+    expect(done.output[0]).toMatchObject({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: reply }] });
+    expect(done.usage.total_tokens).toBe(done.usage.input_tokens + done.usage.output_tokens);
+
+    const logged = await mock.waitForRequest((r) => r.done, 2000);
+    expect(logged).toMatchObject({ kind: 'turn', sessionId: THREAD, userText: 'hello codex', messageCount: 3, clientClosed: false });
+    expect(logged.headers.authorization).toBeUndefined();
+    expect(logged.headers.originator).toBe('codex_exec');
+    const log = await readFile(join(dir, 'requests.jsonl'), 'utf8');
+    expect(JSON.parse(log.trim())).toMatchObject({ id: 1, path: '/v1/responses', kind: 'turn', userText: 'hello codex' });
+    expect(log).not.toContain('secret-openai-token');
+  });
+
+  it('falls back to thread-id and answers title requests with JSON', async () => {
+    const format = { type: 'json_schema', name: 'title', strict: true, schema: { type: 'object', properties: { title: { type: 'string', maxLength: 36 } } } };
+    const res = await postJson(`${mock.url}/v1/responses`, turn('name it', { text: { format } }), { 'thread-id': 'thread-only' });
+    const { events } = await readEvents(res);
+    expect(JSON.parse(deltaText(events))).toEqual({ title: 'Mock title 1' });
+    expect(mock.requests[0]).toMatchObject({ kind: 'title', sessionId: 'thread-only', behaviour: 'title' });
+    expect(mock.userTexts()).toEqual([]);
+  });
+
+  it('magic words in the latest user text only: FAIL400, FAIL500, and none from older items', async () => {
+    const bad = await postJson(`${mock.url}/v1/responses`, turn('FAIL400 now'), HEADERS);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: { message: 'mock fail400', type: 'invalid_request_error', param: null, code: null } });
+    const down = await postJson(`${mock.url}/v1/responses`, turn('FAIL500 now'), HEADERS);
+    expect(down.status).toBe(500);
+    expect((await down.json()).error).toMatchObject({ type: 'server_error', message: 'mock fail500' });
+    const later = turn('all good now');
+    later.input.splice(2, 0, user('FAIL500 earlier'), { type: 'message', role: 'assistant', content: [] } as never);
+    const ok = await postJson(`${mock.url}/v1/responses`, later, HEADERS);
+    expect(ok.status).toBe(200);
+    expect(deltaText((await readEvents(ok)).events)).toBe('MOCK-REPLY-3: you said "all good now"');
+    expect(mock.userTexts(THREAD)).toEqual(['FAIL400 now', 'FAIL500 now', 'all good now']);
+  });
+
+  it('SLOW spaces its chunks; TWOBLOCKS is an ordinary reply here', async () => {
+    const { events } = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('SLOW'), HEADERS));
+    const deltas = events.filter((e) => e.event === 'response.output_text.delta');
+    expect(deltas.map((e) => e.data.delta)).toEqual(['MOCK-REPLY-1: you said "SLOW" [1/4]', ' [2/4]', ' [3/4]', ' [4/4]']);
+    for (let i = 1; i < deltas.length; i++) expect((deltas[i]?.at ?? 0) - (deltas[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(80);
+    const two = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TWOBLOCKS'), HEADERS));
+    expect(deltaText(two.events)).toBe('MOCK-REPLY-2: you said "TWOBLOCKS"');
+  });
+
+  it('STALL holds after one delta and notices the client leaving', async () => {
+    const abort = new AbortController();
+    const res = await postJson(`${mock.url}/v1/responses`, turn('STALL'), HEADERS, abort.signal);
+    const { events, idled } = await readEvents(res, { idleMs: 500 });
+    expect(idled).toBe(true);
+    expect(events.map((e) => e.event).at(-1)).toBe('response.output_text.delta');
+    expect(events).toHaveLength(5);
+    abort.abort();
+    expect(await mock.waitForRequest((r) => r.done, 3000)).toMatchObject({ behaviour: 'stall', clientClosed: true });
+  });
+
+  it('HANG sends headers only and notices the client leaving', async () => {
+    const abort = new AbortController();
+    const res = await postJson(`${mock.url}/v1/responses`, turn('please HANG now'), HEADERS, abort.signal);
+    expect(res.status).toBe(200);
+    const { raw, idled } = await readEvents(res, { idleMs: 400 });
+    expect([raw, idled]).toEqual(['', true]);
+    abort.abort();
+    expect(await mock.waitForRequest((r) => r.done, 3000)).toMatchObject({ behaviour: 'hang', clientClosed: true });
+  });
+
+  it('answers non-streaming requests with a response object', async () => {
+    const res = await postJson(`${mock.url}/v1/responses`, { model: 'mock-model', input: 'plain' }, HEADERS);
+    const body = await res.json();
+    expect(body).toMatchObject({ object: 'response', status: 'completed' });
+    expect(body.output[0].content[0].text).toBe('MOCK-REPLY-1: you said "plain"');
+    expect((await fetch(`${mock.url}/v1/nothing`)).status).toBe(404);
+    expect(mock.requests.map((r) => r.kind)).toEqual(['turn', 'other']);
+  });
+});

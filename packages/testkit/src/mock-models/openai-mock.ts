@@ -1,0 +1,123 @@
+import { estimateTokens } from './behaviour.ts';
+import { type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
+import { type Plan, planFor, totalDelay } from './plan.ts';
+import { asRecord, header, lastUserText } from './read-body.ts';
+import type { MockServer, MockServerOptions } from './types.ts';
+
+function isTitleRequest(body: Record<string, unknown>): boolean {
+  const format = asRecord(asRecord(body.text)?.format);
+  if (format?.type !== 'json_schema') return false;
+  const props = asRecord(asRecord(format.schema)?.properties);
+  return props !== null && 'title' in props;
+}
+
+function classify(method: string, pathname: string, headers: Parameters<MockApi['classify']>[2], raw: unknown): Classified {
+  const body = asRecord(raw);
+  const isResponses = method === 'POST' && pathname === '/v1/responses';
+  const input = Array.isArray(body?.input) ? (body.input as unknown[]) : null;
+  const inputText = typeof body?.input === 'string' ? body.input : null;
+  return {
+    kind: !isResponses || body === null ? 'other' : isTitleRequest(body) ? 'title' : 'turn',
+    sessionId: header(headers, 'session-id') ?? header(headers, 'thread-id'),
+    userText: input ? lastUserText(input, 'input_text') : inputText,
+    messageCount: input ? input.length : inputText !== null ? 1 : null,
+    model: typeof body?.model === 'string' ? body.model : null,
+    stream: typeof body?.stream === 'boolean' ? body.stream : null,
+  };
+}
+
+function apiError(x: Exchange, status: number, type: string, message: string): void {
+  x.sendJson(status, { error: { message, type, param: null, code: null } });
+}
+
+function messageItem(x: Exchange, text: string, done: boolean) {
+  return {
+    id: `msg_mock_${x.entry.id}`,
+    type: 'message',
+    status: done ? 'completed' : 'in_progress',
+    role: 'assistant',
+    content: done ? [{ type: 'output_text', annotations: [], logprobs: [], text }] : [],
+  };
+}
+
+function responseObject(x: Exchange, status: 'in_progress' | 'completed', text: string | null) {
+  const input = estimateTokens(x.bodyChars);
+  const output = text === null ? 0 : estimateTokens(text.length);
+  return {
+    id: `resp_mock_${x.entry.id}`,
+    object: 'response',
+    created_at: Math.floor(Date.parse(x.entry.time) / 1000),
+    status,
+    error: null,
+    incomplete_details: null,
+    model: x.entry.model ?? 'mock-model',
+    output: text === null ? [] : [messageItem(x, text, true)],
+    parallel_tool_calls: true,
+    usage:
+      text === null
+        ? null
+        : {
+            input_tokens: input,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: output,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: input + output,
+          },
+  };
+}
+
+async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): Promise<void> {
+  let seq = 0;
+  const send = (type: string, fields: Record<string, unknown>) => x.sse(type, { type, sequence_number: seq++, ...fields });
+  const itemId = `msg_mock_${x.entry.id}`;
+  const at = { item_id: itemId, output_index: 0, content_index: 0 };
+  x.startSse({ 'openai-processing-ms': '1' });
+  send('response.created', { response: responseObject(x, 'in_progress', null) });
+  send('response.in_progress', { response: responseObject(x, 'in_progress', null) });
+  send('response.output_item.added', { output_index: 0, item: messageItem(x, '', false) });
+  send('response.content_part.added', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+  let text = '';
+  for (const step of plan.steps) {
+    if (step.delayMs > 0 && !(await x.sleep(step.delayMs))) return;
+    text += step.text;
+    send('response.output_text.delta', { ...at, delta: step.text, logprobs: [] });
+  }
+  if (plan.stall) return x.untilClosed();
+  send('response.output_text.done', { ...at, text, logprobs: [] });
+  send('response.content_part.done', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text } });
+  send('response.output_item.done', { output_index: 0, item: messageItem(x, text, true) });
+  send('response.completed', { response: responseObject(x, 'completed', text) });
+  x.end();
+}
+
+async function answerResponses(x: Exchange): Promise<void> {
+  const plan = planFor(x, { allowTwoBlocks: false });
+  if (plan.type === 'fail') {
+    const type = plan.status === 400 ? 'invalid_request_error' : 'server_error';
+    return apiError(x, plan.status, type, `mock fail${plan.status}`);
+  }
+  if (plan.type === 'hang') {
+    if (x.entry.stream) x.startSse();
+    return x.untilClosed();
+  }
+  if (x.entry.stream) return streamText(x, plan);
+  if (plan.stall || !(await x.sleep(totalDelay(plan.steps)))) return x.untilClosed();
+  x.sendJson(200, responseObject(x, 'completed', plan.steps.map((s) => s.text).join('')));
+}
+
+const openaiApi: MockApi = {
+  classify,
+  async respond(x) {
+    if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
+    if (x.entry.kind === 'turn' || x.entry.kind === 'title') return answerResponses(x);
+    if (x.method === 'POST' && x.pathname === '/v1/responses') {
+      return apiError(x, 400, 'invalid_request_error', 'mock: body must be JSON with input');
+    }
+    apiError(x, 404, 'invalid_request_error', `mock: no route ${x.method} ${x.pathname}`);
+  },
+};
+
+/** OpenAI Responses API look-alike on 127.0.0.1 for driving the real Codex CLI. */
+export function startOpenAIMock(opts: MockServerOptions = {}): Promise<MockServer> {
+  return startMockServer(openaiApi, opts);
+}

@@ -1,0 +1,40 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+export function asRecord(v: unknown): Record<string, unknown> | null {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+export function header(headers: IncomingHttpHeaders, name: string): string | null {
+  const v = headers[name];
+  return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? null) : null;
+}
+
+// Text parts the CLIs add to a user message on their own (reminders, environment context);
+// they are not what the person typed, so they neither show in the log nor trigger magic words.
+const INJECTED = /^<(system-reminder|environment_context|user_instructions|user_shell_command)>[\s\S]*<\/\1>$/;
+
+function partTexts(content: unknown, textType: string): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  const out: string[] = [];
+  for (const part of content) {
+    const p = asRecord(part);
+    if (p?.type === textType && typeof p.text === 'string') out.push(p.text);
+  }
+  return out;
+}
+
+/**
+ * Text of the latest user message (`role: "user"`; other roles, including the `system` entries
+ * Claude sends on resume, are skipped). `textType` is `text` (Anthropic) or `input_text` (OpenAI).
+ */
+export function lastUserText(items: unknown[], textType: string): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = asRecord(items[i]);
+    if (item?.role !== 'user') continue;
+    if (item.type !== undefined && item.type !== 'message') continue;
+    const typed = partTexts(item.content, textType).filter((t) => !INJECTED.test(t.trim()));
+    return typed.join('\n');
+  }
+  return null;
+}

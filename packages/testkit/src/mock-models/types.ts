@@ -1,0 +1,65 @@
+/** What a request asked for, as far as the mocks care. */
+export type RequestKind = 'turn' | 'title' | 'other';
+
+/** How the mock answers a turn; chosen by magic words in the latest user text. */
+export type Behaviour = 'reply' | 'slow' | 'stall' | 'hang' | 'fail400' | 'fail500' | 'twoblocks';
+
+/** One logged request. The in-memory object is updated in place when the response ends. */
+export interface MockRequest {
+  /** Sequence number per server, starting at 1; it is the `<n>` of `MOCK-REPLY-<n>`. */
+  id: number;
+  time: string;
+  method: string;
+  /** Path including the query string, e.g. `/v1/messages?beta=true`. */
+  path: string;
+  kind: RequestKind;
+  /** Claude: `x-claude-code-session-id`; Codex: `session-id` (else `thread-id`). */
+  sessionId: string | null;
+  /** Text of the latest user message (CLI-injected reminder/context blocks left out). */
+  userText: string | null;
+  /** Number of `messages` (Anthropic) or `input` items (OpenAI). */
+  messageCount: number | null;
+  model: string | null;
+  stream: boolean | null;
+  behaviour: Behaviour | 'title' | null;
+  /** The full assistant text this request was (or would have been) answered with. */
+  reply: string | null;
+  status: number;
+  /** Request headers without credentials. */
+  headers: Record<string, string>;
+  /** True once the response is over: finished, closed by the client, or cut by `close()`. */
+  done: boolean;
+  /** The client went away before the response was complete. */
+  clientClosed: boolean;
+  durationMs: number | null;
+  /** Parsed request body, only with `keepBodies: true` (bodies are large: tools, system prompt). */
+  body?: unknown;
+}
+
+export interface MockServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Append one JSON line per request (written when its response is over). */
+  logFile?: string;
+  /** SLOW: number of text chunks (default 40). */
+  slowChunks?: number;
+  /** SLOW: pause between chunks in ms (default 1000). */
+  slowChunkMs?: number;
+  /** Keep parsed request bodies in `requests[].body` (memory only, never in the log file). */
+  keepBodies?: boolean;
+}
+
+export interface MockServer {
+  /** Base URL without `/v1`, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  port: number;
+  requests: MockRequest[];
+  /** Latest user texts of all turn requests in order, optionally of one session only. */
+  userTexts(sessionId?: string): string[];
+  /** Resolves with the first logged request (past or future) matching the predicate. */
+  waitForRequest(predicate: (r: MockRequest) => boolean, timeoutMs?: number): Promise<MockRequest>;
+  /** Cuts open streams and stops listening. */
+  close(): Promise<void>;
+}
