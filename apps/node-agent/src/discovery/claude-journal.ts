@@ -1,0 +1,176 @@
+import type { LineSink } from './line-scanner.ts';
+import {
+  clip,
+  contentText,
+  earlier,
+  later,
+  lineHas,
+  looksLikeObject,
+  marker,
+  obj,
+  parseLine,
+  str,
+  stringField,
+  WINDOW,
+} from './line-bytes.ts';
+
+// Fields discovery keeps for one Claude journal (`projects/<dir>/<uuid>.jsonl`). They are folded
+// line by line so an appended tail updates them without re-reading the file. Records can be out
+// of file order (first-turn assistant before its user record), so "first" and "last" go by
+// timestamp, never by position.
+
+export const PROMPT_MAX = 240;
+
+export interface ClaudeFields {
+  kind: 'claude';
+  cwd: string | null;
+  cwdAt: string | null;
+  startedAt: string | null;
+  lastActivityAt: string | null;
+  customTitle: string | null;
+  aiTitle: string | null;
+  firstPrompt: string | null;
+  firstPromptAt: string | null;
+  lastPrompt: string | null;
+  lastPromptAt: string | null;
+  exitPrompt: string | null;
+  userTurns: number;
+  cliVersion: string | null;
+  entrypoint: string | null;
+  sawMain: boolean;
+  sawSidechain: boolean;
+}
+
+export function emptyClaudeFields(): ClaudeFields {
+  return {
+    kind: 'claude',
+    cwd: null,
+    cwdAt: null,
+    startedAt: null,
+    lastActivityAt: null,
+    customTitle: null,
+    aiTitle: null,
+    firstPrompt: null,
+    firstPromptAt: null,
+    lastPrompt: null,
+    lastPromptAt: null,
+    exitPrompt: null,
+    userTurns: 0,
+    cliVersion: null,
+    entrypoint: null,
+    sawMain: false,
+    sawSidechain: false,
+  };
+}
+
+const USER = marker('"type":"user"');
+const HUMAN = marker('"kind":"human"');
+const SDK = marker('"promptSource":"sdk"');
+const ORIGIN = marker('"origin":');
+const AI_TITLE = marker('"type":"ai-title"');
+const CUSTOM_TITLE = marker('"type":"custom-title"');
+const LAST_PROMPT = marker('"type":"last-prompt"');
+const CWD = marker('"cwd":"');
+const TIMESTAMP = marker('"timestamp":"');
+
+export function claudeLineSink(f: ClaudeFields, onMalformed: () => void): LineSink {
+  return {
+    line(buf, start, end) {
+      const isUser = lineHas(buf, start, end, USER);
+      const short = end - start <= 2 * WINDOW;
+      const parse =
+        (isUser && (lineHas(buf, start, end, HUMAN) || lineHas(buf, start, end, SDK) || (short && !lineHas(buf, start, end, ORIGIN)))) ||
+        lineHas(buf, start, end, AI_TITLE) ||
+        lineHas(buf, start, end, CUSTOM_TITLE) ||
+        lineHas(buf, start, end, LAST_PROMPT) ||
+        (f.cwd === null && short && lineHas(buf, start, end, CWD));
+      if (parse) {
+        const record = parseLine(buf, start, end);
+        if (record === null) onMalformed();
+        else applyRecord(f, record);
+        return;
+      }
+      if (!looksLikeObject(buf, start, end)) {
+        onMalformed();
+        return;
+      }
+      // The top-level timestamp follows the large `message` payload, so look for it from the end.
+      touch(f, stringField(buf, Math.max(start, end - WINDOW), end, TIMESTAMP, true));
+    },
+    hugeLine(head, tail) {
+      touch(f, stringField(tail, 0, tail.length, TIMESTAMP, true));
+      const human = head.includes(USER) && (head.includes(HUMAN) || tail.includes(HUMAN) || head.includes(SDK) || tail.includes(SDK));
+      if (human) f.userTurns++;
+    },
+  };
+}
+
+function touch(f: ClaudeFields, ts: string | null): void {
+  f.startedAt = earlier(f.startedAt, ts);
+  f.lastActivityAt = later(f.lastActivityAt, ts);
+}
+
+function applyRecord(f: ClaudeFields, r: Record<string, unknown>): void {
+  const ts = str(r.timestamp);
+  touch(f, ts);
+  const cwd = str(r.cwd);
+  if (cwd !== null && (f.cwd === null || (ts !== null && f.cwdAt !== null && ts < f.cwdAt))) {
+    f.cwd = cwd;
+    f.cwdAt = ts;
+  }
+  const version = str(r.version);
+  if (version !== null) f.cliVersion = version;
+  if (f.entrypoint === null) f.entrypoint = str(r.entrypoint);
+  switch (r.type) {
+    case 'user':
+      applyUser(f, r, ts);
+      return;
+    case 'ai-title':
+      f.aiTitle = clip(str(r.aiTitle), PROMPT_MAX) ?? f.aiTitle;
+      return;
+    case 'custom-title':
+      f.customTitle = clip(str(r.customTitle), PROMPT_MAX) ?? f.customTitle;
+      return;
+    case 'last-prompt':
+      f.exitPrompt = clip(str(r.lastPrompt), PROMPT_MAX) ?? f.exitPrompt;
+      return;
+    default:
+      return;
+  }
+}
+
+function applyUser(f: ClaudeFields, r: Record<string, unknown>, ts: string | null): void {
+  if (r.isSidechain === true) {
+    f.sawSidechain = true;
+    return;
+  }
+  f.sawMain = true;
+  if (!isHumanPrompt(r)) return;
+  const text = clip(contentText(obj(r.message)?.content), PROMPT_MAX);
+  f.userTurns++;
+  if (text === null) return;
+  // Without a timestamp, file order is the only evidence left.
+  if (f.firstPrompt === null || (ts !== null && f.firstPromptAt !== null && ts < f.firstPromptAt)) {
+    f.firstPrompt = text;
+    f.firstPromptAt = ts;
+  }
+  if (f.lastPrompt === null || ts === null || f.lastPromptAt === null || ts >= f.lastPromptAt) {
+    f.lastPrompt = text;
+    f.lastPromptAt = ts;
+  }
+}
+
+function isHumanPrompt(r: Record<string, unknown>): boolean {
+  if (r.origin !== undefined || r.promptSource !== undefined) {
+    return obj(r.origin)?.kind === 'human' || r.promptSource === 'sdk';
+  }
+  // Journals from CLI versions before `origin` existed: a plain-string prompt that is not a
+  // meta/command record.
+  if (r.isMeta === true || r.toolUseResult !== undefined) return false;
+  const content = obj(r.message)?.content;
+  return typeof content === 'string' && !content.startsWith('<');
+}
+
+export function claudeTitle(f: ClaudeFields): string | null {
+  return f.customTitle ?? f.aiTitle;
+}

@@ -1,0 +1,119 @@
+import type { LineSink } from './line-scanner.ts';
+import { PROMPT_MAX } from './claude-journal.ts';
+import { clip, contentText, earlier, later, lineHas, looksLikeObject, marker, obj, parseLine, str, stringField, WINDOW } from './line-bytes.ts';
+
+// Fields discovery keeps for one Codex rollout (`sessions/YYYY/MM/DD/rollout-…-<id>.jsonl`).
+// Every line is `{"timestamp","ordinal","type","payload"}`; the first is `session_meta`. User
+// prompts are `event_msg/item_completed` items of type `UserMessage` (older CLIs wrote
+// `event_msg/user_message`, which is counted only when no `UserMessage` item exists).
+
+export interface CodexFields {
+  kind: 'codex';
+  metaId: string | null;
+  cwd: string | null;
+  startedAt: string | null;
+  lastActivityAt: string | null;
+  originator: string | null;
+  source: string | null;
+  cliVersion: string | null;
+  firstPrompt: string | null;
+  lastPrompt: string | null;
+  itemTurns: number;
+  legacyTurns: number;
+  legacyFirst: string | null;
+  legacyLast: string | null;
+}
+
+export function emptyCodexFields(): CodexFields {
+  return {
+    kind: 'codex',
+    metaId: null,
+    cwd: null,
+    startedAt: null,
+    lastActivityAt: null,
+    originator: null,
+    source: null,
+    cliVersion: null,
+    firstPrompt: null,
+    lastPrompt: null,
+    itemTurns: 0,
+    legacyTurns: 0,
+    legacyFirst: null,
+    legacyLast: null,
+  };
+}
+
+const SESSION_META = marker('"type":"session_meta"');
+const USER_ITEM = marker('"type":"UserMessage"');
+const ITEM_COMPLETED = marker('"type":"item_completed"');
+const LEGACY_USER = marker('"type":"user_message"');
+const TIMESTAMP = marker('"timestamp":"');
+
+export function codexLineSink(f: CodexFields, onMalformed: () => void): LineSink {
+  return {
+    line(buf, start, end, fileOffset) {
+      const parse =
+        (f.metaId === null && (fileOffset === 0 || lineHas(buf, start, end, SESSION_META))) ||
+        (lineHas(buf, start, end, USER_ITEM) && lineHas(buf, start, end, ITEM_COMPLETED)) ||
+        lineHas(buf, start, end, LEGACY_USER);
+      if (parse) {
+        const record = parseLine(buf, start, end);
+        if (record === null) onMalformed();
+        else applyRecord(f, record);
+        return;
+      }
+      if (!looksLikeObject(buf, start, end)) {
+        onMalformed();
+        return;
+      }
+      // `timestamp` is the first key of every rollout line.
+      touch(f, stringField(buf, start, Math.min(end, start + WINDOW), TIMESTAMP, false));
+    },
+    hugeLine(head) {
+      touch(f, stringField(head, 0, head.length, TIMESTAMP, false));
+      if (head.includes(USER_ITEM) && head.includes(ITEM_COMPLETED)) f.itemTurns++;
+    },
+  };
+}
+
+function touch(f: CodexFields, ts: string | null): void {
+  f.startedAt = earlier(f.startedAt, ts);
+  f.lastActivityAt = later(f.lastActivityAt, ts);
+}
+
+function applyRecord(f: CodexFields, r: Record<string, unknown>): void {
+  touch(f, str(r.timestamp));
+  const payload = obj(r.payload);
+  if (payload === null) return;
+  if (r.type === 'session_meta') {
+    if (f.metaId !== null) return;
+    f.metaId = str(payload.id);
+    f.cwd = str(payload.cwd);
+    f.originator = str(payload.originator);
+    f.source = typeof payload.source === 'string' ? payload.source : payload.source === undefined ? null : JSON.stringify(payload.source);
+    f.cliVersion = str(payload.cli_version);
+    f.startedAt = earlier(f.startedAt, str(payload.timestamp));
+    return;
+  }
+  if (r.type !== 'event_msg') return;
+  if (payload.type === 'item_completed') {
+    const item = obj(payload.item);
+    if (item?.type !== 'UserMessage') return;
+    f.itemTurns++;
+    const text = clip(contentText(item.content), PROMPT_MAX);
+    if (text === null) return;
+    f.firstPrompt ??= text;
+    f.lastPrompt = text;
+  } else if (payload.type === 'user_message') {
+    f.legacyTurns++;
+    const text = clip(str(payload.message), PROMPT_MAX);
+    if (text === null) return;
+    f.legacyFirst ??= text;
+    f.legacyLast = text;
+  }
+}
+
+export function codexPrompts(f: CodexFields): { firstPrompt: string | null; lastPrompt: string | null; userTurns: number } {
+  if (f.itemTurns > 0 || f.legacyTurns === 0) return { firstPrompt: f.firstPrompt, lastPrompt: f.lastPrompt, userTurns: f.itemTurns };
+  return { firstPrompt: f.legacyFirst, lastPrompt: f.legacyLast, userTurns: f.legacyTurns };
+}
