@@ -1,0 +1,120 @@
+import type { MessageStatus, QueueMessage } from './queue.ts';
+
+/** One planned status change; services write them atomically with the exact-session check. */
+export interface StatusUpdate {
+  id: string;
+  from: MessageStatus;
+  to: MessageStatus;
+}
+
+/** The main request and its follow-ups, in arrival order. */
+function turnGroup(messages: readonly QueueMessage[], mainMessageId: string): QueueMessage[] {
+  return messages.filter((m) => m.id === mainMessageId || m.mainMessageId === mainMessageId).sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * A finished turn: the main request and its *accepted* follow-ups get the same outcome. A follow-up
+ * still `leased` is left alone: without its receipt it is not proven part of this turn.
+ */
+export function applyTurnOutcome(
+  messages: readonly QueueMessage[],
+  mainMessageId: string,
+  outcome: 'completed' | 'terminal_failed',
+): StatusUpdate[] {
+  return turnGroup(messages, mainMessageId)
+    .filter((m) => m.status === 'accepted')
+    .map((m) => ({ id: m.id, from: m.status, to: outcome }));
+}
+
+/**
+ * After a *confirmed* stop the main request and all its follow-ups — including one whose acceptance
+ * is still pending — get one common final outcome: `terminal_failed` (the executor confirmed the
+ * stop). Messages stored while stopping are not touched: they wait and run next.
+ */
+export function applyStopOutcome(messages: readonly QueueMessage[], mainMessageId: string): StatusUpdate[] {
+  return turnGroup(messages, mainMessageId)
+    .filter((m) => m.status === 'accepted' || m.status === 'leased')
+    .map((m) => ({ id: m.id, from: m.status, to: 'terminal_failed' }));
+}
+
+export interface PredecessorSaveFailure {
+  /** Pending messages whose dispatcher claim is released: they stay `pending`. */
+  releaseClaims: string[];
+  /** Messages that were handed over, re-accepted or matched inexactly: left exactly as they are. */
+  untouched: string[];
+  /** The failed write blocks the queue until it succeeds. */
+  blockQueue: true;
+}
+
+/**
+ * A predecessor's outcome could not be saved. A waiting message does not count as sent: it stays
+ * `pending` and its claim is released. Nothing is ever moved back to `pending` here — a message
+ * already handed over, re-accepted or matched inexactly keeps its status.
+ */
+export function onPredecessorSaveFailed(messages: readonly QueueMessage[], failedMessageId: string): PredecessorSaveFailure {
+  const failed = messages.find((m) => m.id === failedMessageId);
+  const after = messages.filter((m) => failed === undefined || m.seq > failed.seq).sort((a, b) => a.seq - b.seq);
+  const releaseClaims: string[] = [];
+  const untouched: string[] = [];
+  for (const m of after) {
+    const exact = !m.reaccepted && !m.inexactMatch;
+    if (m.status === 'pending' && exact) {
+      if (m.claimedBy !== null) releaseClaims.push(m.id);
+    } else if (m.status === 'leased' || m.status === 'accepted' || !exact) {
+      untouched.push(m.id);
+    }
+  }
+  return { releaseClaims, untouched, blockQueue: true };
+}
+
+/** Never-delivered messages of a session that will not run them (closed, resume failed). */
+export function failUndelivered(messages: readonly QueueMessage[]): StatusUpdate[] {
+  return messages.filter((m) => m.status === 'pending').map((m) => ({ id: m.id, from: m.status, to: 'failed' }));
+}
+
+/** What an exact, bounded journal re-check (after reattach or reopen) found for one message. */
+export type RecheckFinding =
+  | { kind: 'final_complete'; turnId: string }
+  | { kind: 'aborted'; turnId: string }
+  | { kind: 'still_running' }
+  /** Missing, incomplete, contradictory or unreadable evidence. */
+  | { kind: 'no_evidence' };
+
+/**
+ * The status a message should have after a re-check, or null for "leave it". Evidence counts only
+ * with the exact turn id stored on the message; confirmed outcomes are never downgraded; `unknown`
+ * stays `unknown` without evidence; nothing is ever re-sent.
+ */
+export function recheckStatus(message: QueueMessage, finding: RecheckFinding, processAlive: boolean): MessageStatus | null {
+  const exact = (turnId: string) => message.nativeTurnId !== null && message.nativeTurnId === turnId;
+  switch (message.status) {
+    case 'completed':
+    case 'terminal_failed':
+    case 'pending':
+      return null;
+    case 'failed':
+    case 'unknown':
+    case 'accepted':
+    case 'leased':
+      break;
+    default:
+      return message.status satisfies never;
+  }
+  switch (finding.kind) {
+    case 'final_complete':
+      return exact(finding.turnId) ? 'completed' : staysOrUnknown(message, processAlive);
+    case 'aborted':
+      return exact(finding.turnId) ? 'terminal_failed' : staysOrUnknown(message, processAlive);
+    case 'still_running':
+    case 'no_evidence':
+      return staysOrUnknown(message, processAlive);
+    default:
+      return finding satisfies never;
+  }
+}
+
+/** Losing observation keeps `accepted`; only a verified dead process with no evidence makes `unknown`. */
+function staysOrUnknown(message: QueueMessage, processAlive: boolean): MessageStatus | null {
+  if (message.status === 'failed' || message.status === 'unknown') return null;
+  return processAlive ? null : 'unknown';
+}

@@ -1,0 +1,135 @@
+import type { QueueSummary, SessionState } from './session-types.ts';
+
+export * from './queue-outcomes.ts';
+
+export const MESSAGE_STATUSES = ['pending', 'leased', 'accepted', 'completed', 'terminal_failed', 'failed', 'unknown'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/**
+ * One durable inbound message as the gates see it (no text: nothing here ever matches by text).
+ * - `pending`: stored, not handed to the CLI. A dispatcher may hold a `claimedBy` on it while it
+ *   waits for its predecessor's outcome to be saved (stored as the row's lease owner).
+ * - `leased`: handed to the CLI, acceptance confirmation (receipt) pending.
+ * - `accepted`: receipt stored; stays so until a real terminal event.
+ */
+export interface QueueMessage {
+  id: string;
+  /** Per-session arrival order. */
+  seq: number;
+  status: MessageStatus;
+  /** The main request this follow-up joined; null for a main request. */
+  mainMessageId: string | null;
+  /** Exact receipt link (Codex native turn id, Claude user record id); null when never linked. */
+  nativeTurnId: string | null;
+  claimedBy: string | null;
+  /** Accepted a second time, or its receipt matched inexactly: never put back in the queue. */
+  reaccepted?: boolean;
+  inexactMatch?: boolean;
+}
+
+/** Legal status moves. `completed` and `terminal_failed` are final: never downgraded. */
+export const STATUS_MOVES = {
+  // Never delivered and never will be (session closed, resume failed).
+  pending: ['leased', 'failed'],
+  // `pending` only when the agent proves nothing was typed (e.g. it refused a stale command).
+  leased: ['accepted', 'pending', 'terminal_failed', 'failed', 'unknown'],
+  accepted: ['completed', 'terminal_failed', 'failed', 'unknown'],
+  // Only with an exact message id ↔ turn id link and verified evidence (see `checkMove`).
+  failed: ['completed', 'terminal_failed'],
+  unknown: ['completed', 'terminal_failed'],
+  completed: [],
+  terminal_failed: [],
+} as const satisfies Record<MessageStatus, readonly MessageStatus[]>;
+
+/** Verified evidence of an outcome, tied to one exact native turn. */
+export interface ExactProof {
+  turnId: string;
+  verified: boolean;
+}
+
+export type MoveCheck = { ok: true } | { ok: false; reason: 'illegal_move' | 'needs_exact_evidence' };
+
+/**
+ * Whether `message` may move to `to`. Outcomes are never reclassified in bulk: leaving `failed` or
+ * `unknown` needs a proof whose turn id equals the message's stored link (old receipts without a
+ * turn id can never be resolved) and whose evidence was verified.
+ */
+export function checkMove(message: QueueMessage, to: MessageStatus, proof?: ExactProof): MoveCheck {
+  const allowed: readonly MessageStatus[] = STATUS_MOVES[message.status];
+  if (!allowed.includes(to)) return { ok: false, reason: 'illegal_move' };
+  if (message.status === 'failed' || message.status === 'unknown') {
+    const exact = proof !== undefined && proof.verified && message.nativeTurnId !== null && proof.turnId === message.nativeTurnId;
+    if (!exact) return { ok: false, reason: 'needs_exact_evidence' };
+  }
+  return { ok: true };
+}
+
+const IN_FLIGHT: ReadonlySet<MessageStatus> = new Set(['leased', 'accepted']);
+
+export function summarizeQueue(messages: readonly QueueMessage[]): QueueSummary {
+  return {
+    inFlight: messages.some((m) => IN_FLIGHT.has(m.status)),
+    waiting: messages.some((m) => m.status === 'pending'),
+  };
+}
+
+/** What the gates need to know about the session besides its messages. */
+export interface SessionFacts {
+  state: SessionState;
+  /** An outcome write failed and has not succeeded since: the queue is blocked. */
+  outcomeWriteFailed: boolean;
+  /** The current turn's final arrived but its outcomes are not durable yet (incl. final-save retries). */
+  finalReceived: boolean;
+  /** The dispatcher asking; a claim held by another dispatcher blocks. */
+  dispatcherId: string;
+}
+
+export type BlockReason =
+  | 'nothing_pending'
+  | 'outcome_write_failed'
+  | 'claimed_elsewhere'
+  | 'session_not_ready'
+  | 'predecessor_in_flight'
+  | 'acceptance_pending'
+  | 'final_pending'
+  | 'order';
+
+export type Deliverable =
+  | { ok: true; message: QueueMessage; mode: 'main' }
+  | { ok: true; message: QueueMessage; mode: 'follow_up'; mainMessageId: string }
+  | { ok: false; reason: BlockReason };
+
+/** States where a new main request may be typed: idle prompt (Ready) or the pre-expiry backlog. */
+const MAIN_STATES: ReadonlySet<SessionState> = new Set(['Ready', 'ClosingAfterWork']);
+/** States where a follow-up may join the running turn. Not Stopping: later messages wait for the stop. */
+const FOLLOW_UP_STATES: ReadonlySet<SessionState> = new Set(['Running', 'ClosingAfterWork']);
+
+/**
+ * The only message that may be handed to the CLI next, or why none may. Only the oldest pending
+ * message is ever a candidate, so order is kept; nothing but `pending` is ever returned, so an
+ * `unknown`, `failed` or accepted message is never re-sent. Session state alone never opens the
+ * queue: the outcomes of the main request and every follow-up — including one still `leased` —
+ * must be durable.
+ */
+export function nextDeliverable(messages: readonly QueueMessage[], facts: SessionFacts): Deliverable {
+  if (facts.outcomeWriteFailed) return { ok: false, reason: 'outcome_write_failed' };
+  const ordered = [...messages].sort((a, b) => a.seq - b.seq);
+  const head = ordered.find((m) => m.status === 'pending');
+  if (!head) return { ok: false, reason: 'nothing_pending' };
+  if (head.claimedBy !== null && head.claimedBy !== facts.dispatcherId) return { ok: false, reason: 'claimed_elsewhere' };
+
+  const inFlight = ordered.filter((m) => IN_FLIGHT.has(m.status));
+  if (inFlight.length === 0) {
+    return MAIN_STATES.has(facts.state) ? { ok: true, message: head, mode: 'main' } : { ok: false, reason: 'session_not_ready' };
+  }
+  if (!FOLLOW_UP_STATES.has(facts.state)) return { ok: false, reason: 'predecessor_in_flight' };
+  if (facts.finalReceived) return { ok: false, reason: 'final_pending' };
+  // One acceptance at a time: a second hand-over before the first receipt could reorder them.
+  if (inFlight.some((m) => m.status === 'leased')) return { ok: false, reason: 'acceptance_pending' };
+  const mains = inFlight.filter((m) => m.mainMessageId === null);
+  const main = mains[mains.length - 1];
+  if (!main) return { ok: false, reason: 'acceptance_pending' };
+  const lastInFlight = inFlight[inFlight.length - 1];
+  if (lastInFlight && head.seq < lastInFlight.seq) return { ok: false, reason: 'order' };
+  return { ok: true, message: head, mode: 'follow_up', mainMessageId: main.id };
+}

@@ -1,0 +1,61 @@
+/**
+ * Retry delays. All are fixed tables (no unbounded exponential growth) so a stuck session costs
+ * at most one cheap attempt a minute, and tests can assert exact values.
+ */
+
+const SECOND = 1000;
+
+/**
+ * Final-save retry (SPEC §3 "Final-save failure"): only the write of an already received final is
+ * retried, after 1, 2, 4, 8, 16, 30 s, then every 30 s. `attempt` is the 1-based number of the
+ * retry about to be scheduled (attempt 1 follows the first failure). The values are the product's.
+ */
+const FINAL_SAVE_DELAYS_S = [1, 2, 4, 8, 16, 30] as const;
+const FINAL_SAVE_STEADY_S = 30;
+
+export function finalSaveDelay(attempt: number): number {
+  assertAttempt(attempt, 1);
+  const s = FINAL_SAVE_DELAYS_S[attempt - 1] ?? FINAL_SAVE_STEADY_S;
+  return s * SECOND;
+}
+
+/**
+ * Exact re-attach backoff while AwaitingRecovery. SPEC leaves the values to us ("bounded internal
+ * parameters"). Why these: an agent restart or a short network blip reconnects within a second or
+ * two, so the first tries are quick; a rebooting node takes tens of seconds; after that a node is
+ * really away and one try a minute is cheap for the agent and the hub (a reconnecting node also
+ * triggers an immediate try through `node_returned`, so the steady delay only bounds waste, not
+ * recovery speed). Retries never stop: the session stays AwaitingRecovery, never "lost".
+ */
+const RECOVERY_DELAYS_S = [1, 2, 5, 10, 30, 60] as const;
+const RECOVERY_STEADY_S = 60;
+/** ±20 %: spreads the many sessions of one node that lost their observer at the same moment. */
+const RECOVERY_JITTER = 0.2;
+
+/**
+ * Delay before recovery attempt `attempt` (0-based: attempt 0 is the first try after entering
+ * AwaitingRecovery). `jitter` is a random number in [0, 1) supplied by the caller; 0.5 means none.
+ */
+export function recoveryDelay(attempt: number, jitter: number): number {
+  assertAttempt(attempt, 0);
+  if (!(jitter >= 0 && jitter < 1)) throw new RangeError(`jitter must be in [0, 1), got ${jitter}`);
+  const base = (RECOVERY_DELAYS_S[attempt] ?? RECOVERY_STEADY_S) * SECOND;
+  return Math.round(base * (1 + (jitter * 2 - 1) * RECOVERY_JITTER));
+}
+
+/** Upper bound of any recovery delay, for services that size timeouts. */
+export const MAX_RECOVERY_DELAY_MS = Math.round(RECOVERY_STEADY_S * SECOND * (1 + RECOVERY_JITTER));
+
+/**
+ * How long Stop waits for the CLI to confirm the interrupt before telling the user it is
+ * unconfirmed. Both CLIs journal an interrupt within about 0.2 s; 15 s leaves room for a loaded
+ * machine without leaving the user guessing.
+ */
+export const STOP_DRAIN_MS = 15 * SECOND;
+
+/** Archive commit retries reuse the final-save table: same kind of failure (our own storage). */
+export const archiveCommitDelay = finalSaveDelay;
+
+function assertAttempt(attempt: number, min: number): void {
+  if (!Number.isInteger(attempt) || attempt < min) throw new RangeError(`attempt must be an integer >= ${min}, got ${attempt}`);
+}

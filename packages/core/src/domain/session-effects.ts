@@ -1,0 +1,193 @@
+import { deadlineFrom } from './lifetime.ts';
+import { archiveCommitDelay, finalSaveDelay, recoveryDelay, STOP_DRAIN_MS } from './retry-schedule.ts';
+import type { RecoverableState, SessionEffect, SessionEvent, SessionSnapshot, SessionState } from './session-types.ts';
+
+export interface PlanInput {
+  from: SessionSnapshot;
+  to: SessionState;
+  event: SessionEvent;
+  now: Date;
+  jitter: number;
+}
+
+export interface Plan {
+  next: SessionSnapshot;
+  effects: SessionEffect[];
+}
+
+const at = (now: Date, ms: number) => new Date(now.getTime() + ms);
+
+/**
+ * Computes the next snapshot and the effects of a legal move. Order of effects: evidence first
+ * (every move is inspectable), then leaving the old state, the event's own effects, entering the
+ * new one. Services run them in this order.
+ */
+export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
+  const next: SessionSnapshot = { ...from, state: to };
+  const fx: SessionEffect[] = [
+    { type: 'record_evidence', event: event.type, from: from.state, to, evidence: 'evidence' in event ? (event.evidence ?? null) : null },
+  ];
+  const changed = from.state !== to;
+  // Every start/resume/attach attempt takes a new observer claim, so late replies of an older
+  // attempt carry a stale generation and are refused.
+  const claim = (): number => {
+    next.observerGeneration += 1;
+    return next.observerGeneration;
+  };
+  const recover = (): void => {
+    fx.push({ type: 'send_command', kind: from.hasNativeId ? 'resume' : 'start', generation: claim() });
+  };
+
+  if (changed && from.state === 'AwaitingRecovery') {
+    next.resumeState = null;
+    fx.push({ type: 'cancel', timer: 'recovery_retry' });
+  }
+  if (changed && from.state === 'Stopping') fx.push({ type: 'cancel', timer: 'stop_drain' });
+  if (changed && to === 'AwaitingRecovery') next.resumeState = from.state as RecoverableState;
+
+  switch (event.type) {
+    case 'cli_ready':
+    case 'turn_started':
+    case 'reattach_refused':
+    case 'observer_lost':
+    case 'node_lost':
+    case 'close_requested':
+    case 'resume_requested':
+    case 'resume_failure_reported':
+      break;
+    case 'resume_confirmed':
+      next.lifetimeDeadline = deadlineFrom(now, event.lifetime);
+      next.lifetimeExpired = false;
+      if (next.lifetimeDeadline) fx.push({ type: 'schedule', timer: 'lifetime', at: next.lifetimeDeadline });
+      break;
+    case 'resume_failed':
+      break;
+    case 'interrupt_confirmed':
+      fx.push({ type: 'queue', op: 'apply_stop_outcome' });
+      break;
+    case 'process_exited_verified':
+      if (from.state === 'Closing') {
+        next.exitVerified = true;
+        fx.push({ type: 'commit_archive', attempt: 1 });
+      } else if (to === 'AwaitingRecovery') {
+        recover();
+      }
+      break;
+    case 'reattached':
+      fx.push({ type: 'queue', op: 'recheck_outcomes' });
+      break;
+    case 'work_drained':
+      if (from.state === 'Running' || from.state === 'Stopping') fx.push({ type: 'notify', kind: 'work_finished' });
+      if (!changed) fx.push({ type: 'queue', op: 'wake' });
+      break;
+    case 'archive_committed':
+      break;
+    case 'archive_commit_failed':
+      fx.push({ type: 'schedule', timer: 'archive_commit_retry', at: at(now, archiveCommitDelay(event.attempt)), attempt: event.attempt });
+      break;
+    case 'archive_commit_retry_due':
+      if (from.exitVerified) fx.push({ type: 'commit_archive', attempt: event.attempt + 1 });
+      break;
+    case 'node_returned':
+      if (from.state === 'AwaitingRecovery') fx.push({ type: 'send_command', kind: 'reattach', generation: claim() });
+      else if (from.exitVerified) fx.push({ type: 'commit_archive', attempt: 1 });
+      else fx.push({ type: 'send_command', kind: 'close', generation: from.observerGeneration });
+      break;
+    case 'final_save_failed':
+      if (event.attempt === 1) fx.push({ type: 'notify', kind: 'final_save_failing' });
+      fx.push({ type: 'schedule', timer: 'final_save_retry', at: at(now, finalSaveDelay(event.attempt)), attempt: event.attempt });
+      break;
+    case 'final_save_retry_due':
+      fx.push({ type: 'retry_final_save', attempt: event.attempt });
+      break;
+    case 'final_save_recovered':
+      fx.push({ type: 'cancel', timer: 'final_save_retry' }, { type: 'notify', kind: 'final_save_recovered' });
+      break;
+    case 'stop_requested':
+      if (!changed) pushInterrupt(fx, from, now);
+      break;
+    case 'lifetime_expired':
+      next.lifetimeExpired = true;
+      break;
+    case 'recovery_retry_due':
+      fx.push({ type: 'send_command', kind: 'reattach', generation: claim() });
+      fx.push({ type: 'schedule', timer: 'recovery_retry', at: at(now, recoveryDelay(event.attempt + 1, jitter)), attempt: event.attempt + 1 });
+      break;
+    case 'stop_drain_expired':
+      // Unconfirmed stop: messages stay accepted (no false outcome); Esc is harmless if repeated.
+      fx.push({ type: 'notify', kind: 'stop_unconfirmed' });
+      fx.push({ type: 'send_command', kind: 'interrupt', generation: from.observerGeneration });
+      break;
+    default:
+      return event satisfies never;
+  }
+
+  if (changed) enter(to, { from, next, event, now, jitter, fx });
+  return { next, effects: fx };
+}
+
+function pushInterrupt(fx: SessionEffect[], from: SessionSnapshot, now: Date): void {
+  fx.push({ type: 'send_command', kind: 'interrupt', generation: from.observerGeneration });
+  fx.push({ type: 'schedule', timer: 'stop_drain', at: at(now, STOP_DRAIN_MS) });
+}
+
+interface EnterCtx {
+  from: SessionSnapshot;
+  next: SessionSnapshot;
+  event: SessionEvent;
+  now: Date;
+  jitter: number;
+  fx: SessionEffect[];
+}
+
+function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCtx): void {
+  switch (to) {
+    case 'Ready':
+    case 'Running':
+      if (to === 'Ready') fx.push({ type: 'queue', op: 'wake' });
+      // An expiry noticed while the session could not act is re-raised now that it can.
+      if (next.lifetimeExpired) fx.push({ type: 'schedule', timer: 'lifetime', at: now });
+      break;
+    case 'Stopping':
+      pushInterrupt(fx, from, now);
+      break;
+    case 'AwaitingRecovery':
+      fx.push({ type: 'schedule', timer: 'recovery_retry', at: new Date(now.getTime() + recoveryDelay(0, jitter)), attempt: 0 });
+      break;
+    case 'Closing':
+      next.exitVerified = false;
+      fx.push({ type: 'send_command', kind: 'close', generation: from.observerGeneration });
+      fx.push({ type: 'cancel', timer: 'lifetime' });
+      fx.push({ type: 'queue', op: 'fail_undelivered', reason: 'session_closed' });
+      break;
+    case 'Archived':
+      next.lifetimeDeadline = null;
+      next.lifetimeExpired = false;
+      next.exitVerified = false;
+      // From ResumeFailed nothing is announced: the archive record never changed.
+      if (from.state === 'Closing') fx.push({ type: 'cancel', timer: 'archive_commit_retry' }, { type: 'notify', kind: 'closed' });
+      return;
+    case 'Resuming':
+      next.lifetimeDeadline = null;
+      next.lifetimeExpired = false;
+      // Always an exact resume by native id: an archived record is never "started" afresh.
+      fx.push({ type: 'send_command', kind: 'resume', generation: (next.observerGeneration += 1) });
+      return;
+    case 'ResumeFailed':
+      fx.push({
+        type: 'notify',
+        kind: 'resume_failed',
+        detail: event.type === 'resume_failed' ? event.cause : 'process_exited',
+      });
+      fx.push({ type: 'queue', op: 'fail_undelivered', reason: 'resume_failed' });
+      return;
+    case 'Starting':
+    case 'ClosingAfterWork':
+      break;
+    default:
+      to satisfies never;
+  }
+  fx.push(cardUpdate);
+}
+
+const cardUpdate: SessionEffect = { type: 'notify', kind: 'card_update' };
