@@ -152,6 +152,8 @@ function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCt
       pushInterrupt(fx, from, now);
       break;
     case 'AwaitingRecovery':
+      // A binding change stops the old final-save retry; the re-check after reattach takes over.
+      fx.push({ type: 'cancel', timer: 'final_save_retry' });
       fx.push({ type: 'schedule', timer: 'recovery_retry', at: new Date(now.getTime() + recoveryDelay(0, jitter)), attempt: 0 });
       break;
     case 'Closing':

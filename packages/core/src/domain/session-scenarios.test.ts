@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import { canAcceptMessage, newSession, transition } from './session-machine.ts';
+import { commands, fact, notices, queueOps, run } from './testing/run.ts';
+import { snapshotIn } from './testing/fixtures.ts';
+
+const H = 3_600_000;
+const t = (ms: number) => new Date(Date.UTC(2026, 8, 2, 9) + ms);
+const idle = { inFlight: false, waiting: false };
+const busy = { inFlight: true, waiting: false };
+const backlog = { inFlight: false, waiting: true };
+
+describe('SPEC §4 scenarios as event sequences', () => {
+  it('Create: one start command, node/executor fixed, lifetime from creation', () => {
+    const { snapshot, effects } = newSession({ now: t(0), lifetime: '12h', hasNativeId: true });
+    expect(snapshot.state).toBe('Starting');
+    expect(commands(effects)).toEqual(['start']);
+    expect(effects).toContainEqual({ type: 'schedule', timer: 'lifetime', at: t(12 * H) });
+    const ready = run(snapshot, [{ event: fact('cli_ready'), at: t(500) }]);
+    expect(ready.snapshot.state).toBe('Ready');
+    // A slow start never causes a second session: no second start in any later step.
+    expect(ready.effects.flat().filter((e) => e.type === 'send_command')).toEqual([]);
+  });
+
+  it('Message while starting: stored for this session, held until ready, then delivered', () => {
+    const { snapshot } = newSession({ now: t(0), hasNativeId: false });
+    expect(canAcceptMessage(snapshot)).toEqual({ ok: true, delivery: 'held_until_ready' });
+    const r = run(snapshot, [
+      { event: fact('cli_ready'), at: t(1000), queue: backlog },
+      { event: fact('turn_started'), at: t(1200), queue: busy },
+      { event: { type: 'work_drained' }, at: t(9000), queue: idle },
+    ]);
+    expect(queueOps(r.effects[0] ?? [])).toContain('wake');
+    expect(notices(r.effects[2] ?? [])).toContain('work_finished');
+    expect(r.snapshot.state).toBe('Ready');
+  });
+
+  it('Stop: interrupts only the current work; the session stays open and the queue wakes', () => {
+    const r = run(snapshotIn('Running', { lifetimeDeadline: t(12 * H), queue: busy }), [
+      { event: { type: 'stop_requested' }, at: t(0) },
+      { event: fact('interrupt_confirmed'), at: t(300) },
+      { event: { type: 'work_drained' }, at: t(400), queue: backlog },
+    ]);
+    expect(commands(r.effects[0] ?? [])).toEqual(['interrupt']);
+    expect(canAcceptMessage({ ...snapshotIn('Stopping'), lifetimeExpired: false })).toEqual({ ok: true, delivery: 'held_until_ready' });
+    expect(queueOps(r.effects[1] ?? [])).toContain('apply_stop_outcome');
+    expect(queueOps(r.effects[2] ?? [])).toEqual(['wake']);
+    expect(r.snapshot.state).toBe('Ready');
+    expect(r.effects.flat().map((e) => e.type === 'send_command' && e.kind)).not.toContain('close');
+  });
+
+  it('Close: Archived only after verified exit AND committed archive; observer EOF proves nothing', () => {
+    const closing = run(snapshotIn('Ready', { lifetimeDeadline: t(H) }), [
+      { event: { type: 'close_requested' }, at: t(0) },
+      { event: fact('observer_lost'), at: t(10) },
+    ]);
+    expect(closing.snapshot.state).toBe('Closing');
+    expect(commands(closing.effects[0] ?? [])).toEqual(['close']);
+    expect(transition(closing.snapshot, { type: 'archive_committed' }, t(20)).ok).toBe(false);
+    const done = run(closing.snapshot, [
+      { event: fact('process_exited_verified'), at: t(200) },
+      { event: { type: 'archive_committed' }, at: t(300) },
+    ]);
+    expect(done.effects[0]).toContainEqual({ type: 'commit_archive', attempt: 1 });
+    expect(done.snapshot).toMatchObject({ state: 'Archived', lifetimeDeadline: null });
+    expect(notices(done.effects[1] ?? [])).toEqual(['closed']);
+  });
+
+  it('Resume: exact resume command, lifetime restarts at success (not at request)', () => {
+    const r = run(snapshotIn('Archived', { lifetimeDeadline: null }), [
+      { event: { type: 'resume_requested' }, at: t(0) },
+      { event: fact('resume_confirmed', { lifetime: '6h' }), at: t(5000) },
+    ]);
+    expect(commands(r.effects[0] ?? [])).toEqual(['resume']);
+    expect(r.snapshot).toMatchObject({ state: 'Ready', lifetimeDeadline: t(5000 + 6 * H), lifetimeExpired: false });
+  });
+
+  it('Resume failure: archive record unchanged, exactly one notice, no card, no transfer', () => {
+    const archived = snapshotIn('Archived', { lifetimeDeadline: null });
+    const r = run(archived, [
+      { event: { type: 'resume_requested' }, at: t(0) },
+      { event: fact('resume_failed', { cause: 'unknown session id' }), at: t(900) },
+      { event: { type: 'resume_failure_reported' }, at: t(901) },
+    ]);
+    const all = r.effects.flat();
+    expect(all.filter((e) => e.type === 'notify')).toEqual([{ type: 'notify', kind: 'resume_failed', detail: 'unknown session id' }]);
+    expect(all.flatMap((e) => (e.type === 'send_command' ? [e.kind] : []))).toEqual(['resume']);
+    const { version: _v, observerGeneration: _g, ...rest } = r.snapshot;
+    const { version: _v0, observerGeneration: _g0, ...before } = archived;
+    expect(rest).toEqual(before);
+  });
+
+  it('Process crash: same session restored exactly on the same node, queue held, then re-checked', () => {
+    const running = snapshotIn('Running', { lifetimeDeadline: t(H), queue: busy });
+    const r = run(running, [{ event: fact('process_exited_verified'), at: t(0) }]);
+    expect(r.snapshot).toMatchObject({ state: 'AwaitingRecovery', resumeState: 'Running' });
+    expect(commands(r.effects[0] ?? [])).toEqual(['resume']);
+    expect(canAcceptMessage(r.snapshot)).toEqual({ ok: true, delivery: 'held_until_ready' });
+    const back = run(r.snapshot, [{ event: fact('reattached', { mode: 'exact_resume' }), at: t(2000) }]);
+    expect(back.snapshot.state).toBe('Running');
+    expect(queueOps(back.effects[0] ?? [])).toEqual(['recheck_outcomes']);
+    expect([...r.effects, ...back.effects].flat().some((e) => e.type === 'send_command' && e.kind === 'start')).toBe(false);
+  });
+
+  it('Node unreachable: stays AwaitingRecovery through any number of retries, then continues', () => {
+    let s = run(snapshotIn('Running', { lifetimeDeadline: t(99 * H), queue: busy }), [{ event: { type: 'node_lost' }, at: t(0) }]).snapshot;
+    let clock = 0;
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const r = transition(s, { type: 'recovery_retry_due', attempt }, t(clock), { jitter: 0.99 });
+      if (!r.ok) throw new Error(r.refusal.code);
+      const next = r.effects.find((e) => e.type === 'schedule');
+      if (next?.type !== 'schedule') throw new Error('no retry scheduled');
+      expect(next.at.getTime() - clock - Date.UTC(2026, 8, 2, 9)).toBeLessThanOrEqual(72_000);
+      clock = next.at.getTime() - Date.UTC(2026, 8, 2, 9);
+      s = { ...r.next, queue: busy };
+      expect(s.state).toBe('AwaitingRecovery');
+    }
+    const stale = transition(s, { type: 'reattached', generation: s.observerGeneration - 1, mode: 'observer' }, t(clock));
+    expect(stale).toMatchObject({ ok: false, refusal: { code: 'STALE_GENERATION' } });
+    const back = run(s, [{ event: { type: 'node_returned' }, at: t(clock) }, { event: fact('reattached', { mode: 'observer' }), at: t(clock + 1) }]);
+    expect(back.snapshot.state).toBe('Running');
+  });
+
+  it('Lifetime expiry idle: closed automatically and archived', () => {
+    const r = run(snapshotIn('Ready', { lifetimeDeadline: t(0) }), [
+      { event: { type: 'lifetime_expired' }, at: t(0) },
+      { event: fact('process_exited_verified'), at: t(100) },
+      { event: { type: 'archive_committed' }, at: t(200) },
+    ]);
+    expect(r.snapshot.state).toBe('Archived');
+    expect(r.effects.flat().filter((e) => e.type === 'notify' && e.kind === 'closed')).toHaveLength(1);
+  });
+
+  it('Lifetime expiry while working: no interrupt, new input refused, work finishes, then close', () => {
+    const r = run(snapshotIn('Running', { lifetimeDeadline: t(0), queue: busy }), [{ event: { type: 'lifetime_expired' }, at: t(0) }]);
+    expect(r.snapshot.state).toBe('ClosingAfterWork');
+    expect(commands(r.effects[0] ?? [])).toEqual([]);
+    expect(canAcceptMessage(r.snapshot)).toEqual({ ok: false, code: 'LIFETIME_EXPIRED', state: 'ClosingAfterWork' });
+    const end = run(r.snapshot, [
+      { event: { type: 'final_save_failed', attempt: 1 }, at: t(10) },
+      { event: { type: 'final_save_retry_due', attempt: 1 }, at: t(1010) },
+      { event: { type: 'final_save_recovered' }, at: t(1020) },
+      { event: { type: 'work_drained' }, at: t(1030), queue: idle },
+    ]);
+    expect(end.effects.slice(0, 3).every((fx) => fx[0]?.type === 'record_evidence' && fx[0].to === 'ClosingAfterWork')).toBe(true);
+    expect(end.snapshot.state).toBe('Closing');
+    expect(commands(end.effects[3] ?? [])).toEqual(['close']);
+  });
+
+  it('Jump to finished background: finishing work announces it and restarts nothing', () => {
+    const r = run(snapshotIn('Running', { queue: busy }), [{ event: { type: 'work_drained' }, at: t(0), queue: idle }]);
+    expect(notices(r.effects[0] ?? [])).toContain('work_finished');
+    expect(commands(r.effects[0] ?? [])).toEqual([]);
+  });
+});
+
+describe('edge sequences the SPEC implies', () => {
+  it('expiry while starting: refused input at once, close decision once ready', () => {
+    const { snapshot } = newSession({ now: t(0), lifetime: '6h', hasNativeId: true });
+    const r = run(snapshot, [
+      { event: { type: 'lifetime_expired' }, at: t(6 * H) },
+      { event: fact('cli_ready'), at: t(6 * H + 1) },
+    ]);
+    expect(canAcceptMessage(r.snapshot)).toMatchObject({ ok: false, code: 'LIFETIME_EXPIRED' });
+    expect(r.effects[1]).toContainEqual({ type: 'schedule', timer: 'lifetime', at: t(6 * H + 1) });
+    const closed = run(r.snapshot, [{ event: { type: 'lifetime_expired' }, at: t(6 * H + 2) }]);
+    expect(closed.snapshot.state).toBe('Closing');
+  });
+
+  it('AwaitingRecovery accepts into the queue, but not after expiry', () => {
+    const s = snapshotIn('AwaitingRecovery', { lifetimeDeadline: t(0) });
+    expect(canAcceptMessage(s).ok).toBe(true);
+    const r = run(s, [{ event: { type: 'lifetime_expired' }, at: t(0) }]);
+    expect(canAcceptMessage(r.snapshot)).toMatchObject({ ok: false, code: 'LIFETIME_EXPIRED' });
+  });
+
+  it('final save: one failing notice, 1-2-4-8-16-30-30 s retries, one recovery notice', () => {
+    let s = snapshotIn('Running', { queue: busy });
+    const delays: number[] = [];
+    const said: string[] = [];
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      const r = transition(s, { type: 'final_save_failed', attempt }, t(0));
+      if (!r.ok) throw new Error(r.refusal.code);
+      s = r.next;
+      said.push(...notices(r.effects));
+      for (const e of r.effects) if (e.type === 'schedule') delays.push(e.at.getTime() - t(0).getTime());
+    }
+    expect(delays).toEqual([1, 2, 4, 8, 16, 30, 30, 30].map((x) => x * 1000));
+    expect(said).toEqual(['final_save_failing']);
+    expect(s.state).toBe('Running');
+    const ok = transition(s, { type: 'final_save_recovered' }, t(1));
+    expect(ok.ok && notices(ok.effects)).toEqual(['final_save_recovered']);
+  });
+
+  it('a binding change stops the old final-save retry', () => {
+    const r = transition(snapshotIn('Running', { queue: busy }), sampleLost(), t(0));
+    expect(r.ok && r.effects).toContainEqual({ type: 'cancel', timer: 'final_save_retry' });
+  });
+
+  it('unconfirmed stop keeps the session Stopping and says so once', () => {
+    const r = run(snapshotIn('Running', { queue: busy }), [
+      { event: { type: 'stop_requested' }, at: t(0) },
+      { event: { type: 'stop_drain_expired' }, at: t(15_000) },
+    ]);
+    expect(r.snapshot.state).toBe('Stopping');
+    expect(notices(r.effects[1] ?? [])).toEqual(['stop_unconfirmed']);
+  });
+
+  it('a new Codex session that crashed before telling its id is started again, never resumed blindly', () => {
+    const r = run(snapshotIn('Starting', { hasNativeId: false }), [{ event: fact('process_exited_verified'), at: t(0) }]);
+    expect(commands(r.effects[0] ?? [])).toEqual(['start']);
+  });
+});
+
+function sampleLost() {
+  return { type: 'observer_lost', generation: 3 } as const;
+}
