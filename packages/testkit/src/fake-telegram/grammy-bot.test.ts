@@ -29,9 +29,11 @@ describe('a real grammY bot on long polling', () => {
       b.command('start', (ctx) => ctx.reply('<b>Welcome</b>, pick a session', { parse_mode: 'HTML' }));
       b.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`, { reply_parameters: { message_id: ctx.message.message_id } }));
     });
-    // The bot is now parked in one getUpdates with timeout 30.
-    await new Promise((r) => setTimeout(r, 200));
+    // The bot is now parked in one getUpdates with timeout 30: idle time costs no requests.
+    await new Promise((r) => setTimeout(r, 600));
     const pollsBefore = fake.calls('getUpdates').length;
+    expect(pollsBefore).toBe(1);
+    expect(fake.calls('getUpdates')[0]?.outcome).toBeUndefined();
     const sentAt = Date.now();
     const { message } = fake.userSends('/start');
     const reply = await fake.waitForCall('sendMessage', (c) => c.status === 200, 3000);
