@@ -64,4 +64,16 @@ describe('files', () => {
     expect((empty as GrammyError).description).toBe('Bad Request: file must be non-empty');
     expect(fake.chatMessages().map((m) => (m.document ? 'document' : m.photo ? 'photo' : 'text'))).toEqual(['document', 'document', 'photo']);
   });
+
+  it('accepts a standard multipart form with quoted filenames', async () => {
+    const bytes = randomBytes(5_000);
+    const form = new FormData();
+    form.set('chat_id', String(fake.user.id));
+    form.set('caption', 'from a form');
+    form.set('document', new Blob([bytes], { type: 'application/x-custom' }), 'report final.bin');
+    const res = await fetch(`${fake.apiRoot}/bot${fake.token}/sendDocument`, { method: 'POST', body: form });
+    const body = (await res.json()) as { result: { caption: string; document: { file_id: string; file_name: string; mime_type: string } } };
+    expect(body.result).toMatchObject({ caption: 'from a form', document: { file_name: 'report final.bin', mime_type: 'application/x-custom' } });
+    expect(fake.fileBytes(body.result.document.file_id)?.equals(bytes)).toBe(true);
+  });
 });

@@ -92,3 +92,17 @@ describe('a real grammY bot on long polling', () => {
     expect(() => fake.userPresses(menuId, 'stop:1')).toThrow(/no button/);
   });
 });
+
+describe('user edits and chat waiting', () => {
+  it('an edited user message reaches the bot as edited_message; waitForChat sees the reply', async () => {
+    const { fake } = await startBot((b) => {
+      b.on('edited_message:text', (ctx) => ctx.reply(`you changed it to: ${ctx.editedMessage.text}`));
+    });
+    const { message } = fake.userSends('tpyo');
+    const edited = fake.userEdits(message.message_id, 'typo');
+    expect(edited.message.edit_date).toBeTypeOf('number');
+    const seen = await fake.waitForChat((ms) => ms.some((m) => m.text === 'you changed it to: typo'), { timeoutMs: 3000 });
+    expect(seen.map((m) => m.text)).toEqual(['typo', 'you changed it to: typo']);
+    await expect(fake.waitForChat((ms) => ms.length > 5, { timeoutMs: 200 })).rejects.toThrow(/did not reach the expected state/);
+  });
+});

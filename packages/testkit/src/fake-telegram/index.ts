@@ -43,11 +43,14 @@ export interface FakeTelegram {
   userPresses(messageId: number, callbackData: string, opts?: UserOptions & { force?: boolean }): { callbackQueryId: string; update: Update };
   userSendsPhoto(bytes: Uint8Array, caption?: string, opts?: UserOptions): Sent;
   userSendsDocument(bytes: Uint8Array, fileName: string, mimeType: string, caption?: string, opts?: UserOptions): Sent;
+  userEdits(messageId: number, text: string, opts?: UserOptions): Sent;
   userBlocksBot(chatId?: number): Update;
   userUnblocksBot(chatId?: number): Update;
   calls(method?: string): CallRecord[];
   waitForCall(method: string | undefined, predicate?: (r: CallRecord) => boolean, timeoutMs?: number): Promise<CallRecord>;
   chatMessages(chatId?: number): Message[];
+  /** Resolves with the chat's visible messages once the predicate holds (checked after every call). */
+  waitForChat(predicate: (messages: Message[]) => boolean, opts?: { chatId?: number; timeoutMs?: number }): Promise<Message[]>;
   callbackAnswers(): CallbackAnswer[];
   reactions(chatId: number, messageId: number): ReactionType[];
   lastChatAction(chatId?: number): { action: string; at: number } | undefined;
@@ -58,6 +61,30 @@ export interface FakeTelegram {
   clearFaults(): void;
   /** Moves the fake's clock forward (callback query expiry, message dates). */
   advanceClock(ms: number): void;
+}
+
+function waitForChat(
+  recorder: Recorder,
+  read: () => Message[],
+  predicate: (messages: Message[]) => boolean,
+  timeoutMs: number,
+): Promise<Message[]> {
+  const now = read();
+  if (predicate(now)) return Promise.resolve(now);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      unsubscribe();
+      const texts = read().map((m) => m.text ?? m.caption ?? '[media]');
+      reject(new Error(`fake-telegram: chat did not reach the expected state within ${timeoutMs} ms; it shows ${JSON.stringify(texts)}`));
+    }, timeoutMs);
+    const unsubscribe = recorder.subscribe(() => {
+      const messages = read();
+      if (!predicate(messages)) return;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(messages);
+    });
+  });
 }
 
 const DEFAULT_TOKEN = '7000000001:AAFakeBriaTestTokenForLocalBotApi0001';
@@ -113,11 +140,13 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     userPresses: (messageId, data, o) => side.presses(messageId, data, o),
     userSendsPhoto: (bytes, caption, o) => side.sendsPhoto(bytes, caption, o),
     userSendsDocument: (bytes, name, mime, caption, o) => side.sendsDocument(bytes, name, mime, caption, o),
+    userEdits: (messageId, text, o) => side.edits(messageId, text, o),
     userBlocksBot: (chatId = user.id) => side.setBlocked(chatId, true),
     userUnblocksBot: (chatId = user.id) => side.setBlocked(chatId, false),
     calls: (method) => recorder.list(method),
     waitForCall: (method, predicate = () => true, timeoutMs = 5_000) => recorder.waitFor(method, predicate, timeoutMs),
     chatMessages: (chatId = user.id) => ctx.chats.visible(chatId),
+    waitForChat: (predicate, o) => waitForChat(recorder, () => ctx.chats.visible(o?.chatId ?? user.id), predicate, o?.timeoutMs ?? 5_000),
     callbackAnswers: () => ctx.callbacks.list(),
     reactions: (chatId, messageId) => ctx.chats.reactions(chatId, messageId),
     lastChatAction: (chatId = user.id) => {

@@ -27,6 +27,13 @@ const same = (a: string | undefined, b: string): boolean => a === undefined || a
 export class Recorder {
   private readonly records: CallRecord[] = [];
   private waiters: Waiter[] = [];
+  private readonly listeners = new Set<(r: CallRecord) => void>();
+
+  /** Called after every finished call; returns the unsubscribe function. */
+  subscribe(listener: (r: CallRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   start(method: string, at: number): CallRecord {
     const record: CallRecord = { method, params: {}, at };
@@ -43,6 +50,7 @@ export class Recorder {
     const ready = this.waiters.filter((w) => same(w.method, record.method) && w.predicate(record));
     this.waiters = this.waiters.filter((w) => !ready.includes(w));
     for (const w of ready) w.resolve(record);
+    for (const listener of [...this.listeners]) listener(record);
   }
 
   list(method?: string): CallRecord[] {

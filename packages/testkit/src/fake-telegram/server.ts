@@ -122,7 +122,7 @@ export function createFakeServer(deps: ServerDeps): Server {
     }
   }
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const gone = new Promise<void>((resolve) => res.once('close', () => resolve()));
     const api = /^\/bot([^/]*)\/([^/]+)\/?$/.exec(url.pathname);
@@ -137,4 +137,7 @@ export function createFakeServer(deps: ServerDeps): Server {
       if (!res.headersSent) sendJson(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
     });
   });
+  // Clients keep connections alive between polls; a short server timeout would race their reuse.
+  server.keepAliveTimeout = 60_000;
+  return server;
 }

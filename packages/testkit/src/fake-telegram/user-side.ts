@@ -56,6 +56,20 @@ export class UserSide {
     return this.post(opts, { document: documentOf(file), ...this.caption(caption) });
   }
 
+  /** Edits one of the user's own text messages; the bot gets an edited_message update. */
+  edits(messageId: number, text: string, opts: UserOptions = {}): Sent {
+    const u = who(this.defaults, opts);
+    const old = this.ctx.chats.message(u.id, messageId);
+    if (!old || old.from?.id !== u.id || old.text === undefined) {
+      throw new Error(`fake-telegram: user ${u.id} has no text message ${messageId} to edit`);
+    }
+    const entities = sortEntities(detectEntities(text, []));
+    const message = compact({ ...old, text, entities, edit_date: unixTime(this.ctx) }) as Message;
+    this.ctx.chats.replace(u.id, message);
+    const update = this.ctx.updates.push({ edited_message: structuredClone(message) } as Omit<Update, 'update_id'>);
+    return { message: structuredClone(message), update };
+  }
+
   /**
    * Presses an inline button. Fails when that message shows no button with this data, since a
    * real client cannot send it; `force` skips the check to simulate tampered or stale data.

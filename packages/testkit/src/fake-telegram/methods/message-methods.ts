@@ -63,10 +63,12 @@ export const messageMethods: Record<string, Handler> = {
     const formatted = formatText({ text: str(p, 'text'), parseMode: str(p, 'parse_mode'), entities: entitiesParam(p, 'entities'), kind: 'text' });
     // Leaving reply_markup out of an edit removes the keyboard, as on Telegram.
     const markup = readInlineMarkup(p);
+    const preview = json<LinkPreviewOptions>(p, 'link_preview_options', "can't parse link preview options JSON object");
     if (message.text === formatted?.text && sameEntities(message.entities, formatted.entities) && sameMarkup(message.reply_markup, markup)) {
       throw ApiError.badRequest(NOT_MODIFIED);
     }
-    return saveEdit(ctx, chatId, { ...message, text: formatted?.text, entities: formatted?.entities, reply_markup: markup } as Message);
+    const text = { text: formatted?.text, entities: formatted?.entities, link_preview_options: preview };
+    return saveEdit(ctx, chatId, { ...message, ...text, reply_markup: markup } as Message);
   },
 
   editMessageCaption: ({ params: p }, ctx) => {
