@@ -86,4 +86,17 @@ describe('fault injection', () => {
     await api.getMe();
     expect(performance.now() - t1).toBeLessThan(200);
   });
+
+  it('opt-in flood control answers 429 per chat until the window frees up', async () => {
+    fake.floodLimit = { count: 3, windowMs: 1_500 };
+    for (let i = 0; i < 3; i++) await api.sendMessage(fake.user.id, `burst ${i}`);
+    const flooded = (await failure(api.sendMessage(fake.user.id, 'one too many'))) as GrammyError;
+    expect(flooded.error_code).toBe(429);
+    expect(flooded.parameters.retry_after).toBeGreaterThanOrEqual(1);
+    expect(flooded.parameters.retry_after).toBeLessThanOrEqual(2);
+    expect(fake.chatMessages()).toHaveLength(3);
+    expect((await api.getMe()).is_bot).toBe(true);
+    await new Promise((r) => setTimeout(r, 1_600));
+    expect((await api.sendMessage(fake.user.id, 'after the wait')).text).toBe('after the wait');
+  });
 });

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { BotCommand, Message, ReactionType, Update, UserFromGetMe } from '@grammyjs/types';
 import type { FakeContext } from './context.ts';
 import { type Fault, FaultPlan } from './faults.ts';
+import { FloodControl, type FloodLimit } from './flood-control.ts';
 import { botMethods, commandScopeKey } from './methods/bot-methods.ts';
 import { fileMethods } from './methods/file-methods.ts';
 import { interactionMethods } from './methods/interaction-methods.ts';
@@ -14,7 +15,7 @@ import { FileStore } from './state/file-store.ts';
 import { UpdateQueue } from './state/update-queue.ts';
 import { type Sent, type UserOptions, UserSide } from './user-side.ts';
 
-export type { CallbackAnswer, CallRecord, ChatUser, Fault, Sent, UserOptions };
+export type { CallbackAnswer, CallRecord, ChatUser, Fault, FloodLimit, Sent, UserOptions };
 
 export interface FakeTelegramOptions {
   /** 0 (default) picks a free port. */
@@ -28,6 +29,8 @@ export interface FakeTelegramOptions {
   latencyMs?: number;
   /** How long a callback query may be answered, in ms. */
   callbackQueryTtlMs?: number;
+  /** Opt-in per-chat flood control for send/edit methods (real 429 + retry_after past it). */
+  floodLimit?: FloodLimit;
 }
 
 export interface FakeTelegram {
@@ -38,6 +41,8 @@ export interface FakeTelegram {
   /** Default simulated user; its private chat id equals its id. */
   user: ChatUser;
   latencyMs: number;
+  /** Per-chat flood control; undefined turns it off. */
+  floodLimit: FloodLimit | undefined;
   close(): Promise<void>;
   userSends(text: string, opts?: UserOptions): Sent;
   userPresses(messageId: number, callbackData: string, opts?: UserOptions & { force?: boolean }): { callbackQueryId: string; update: Update };
@@ -108,10 +113,11 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
   ctx.chats.open(user);
   const recorder = new Recorder();
   const faults = new FaultPlan();
+  const flood = new FloodControl(opts.floodLimit);
   const side = new UserSide(ctx, user);
   const state = { latencyMs: opts.latencyMs ?? 0 };
   const server = createFakeServer({
-    token, ctx, recorder, faults, latencyMs: () => state.latencyMs,
+    token, ctx, recorder, faults, flood, latencyMs: () => state.latencyMs,
     handlers: { ...botMethods, ...messageMethods, ...interactionMethods, ...fileMethods },
   });
   await new Promise<void>((resolve, reject) => {
@@ -127,6 +133,12 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     },
     set latencyMs(ms: number) {
       state.latencyMs = ms;
+    },
+    get floodLimit() {
+      return flood.limit;
+    },
+    set floodLimit(limit: FloodLimit | undefined) {
+      flood.limit = limit;
     },
     close: () => {
       closing ??= new Promise<void>((resolve) => {

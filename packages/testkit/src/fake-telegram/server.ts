@@ -3,6 +3,7 @@ import { ApiError } from './api-error.ts';
 import { canonicalMethod } from './bot-api-methods.ts';
 import type { FakeContext, Handler } from './context.ts';
 import { type Fault, type FaultPlan, faultBody, faultHtml } from './faults.ts';
+import type { FloodControl } from './flood-control.ts';
 import { readApiRequest } from './http/request-body.ts';
 import type { UploadedFile } from './http/multipart.ts';
 import type { CallRecord, Recorder } from './recorder.ts';
@@ -13,6 +14,7 @@ export interface ServerDeps {
   handlers: Record<string, Handler>;
   recorder: Recorder;
   faults: FaultPlan;
+  flood: FloodControl;
   latencyMs: () => number;
 }
 
@@ -108,6 +110,7 @@ export function createFakeServer(deps: ServerDeps): Server {
       if (!handler) {
         return answer(501, { ok: false, error_code: 501, description: `Not Implemented: the fake Bot API does not simulate ${method}` });
       }
+      deps.flood.check(method, request.params.chat_id, now());
       const result = await handler({ ...request, gone }, deps.ctx);
       if (fault && 'drop' in fault) {
         res.destroy();
