@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 // so files run in a small pool and tests get generous timeouts; speed is measured in `npm run bench`.
 export default defineConfig({
   test: {
+    globalSetup: ['scripts/vitest-global-setup.ts'],
     include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

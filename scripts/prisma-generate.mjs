@@ -1,6 +1,4 @@
-// Runs after `npm install` at the root: generates the Prisma client offline.
-// Prisma's generator insists on locating a native schema engine even though generation
-// does not use it; pointing it at an existing executable keeps `generate` offline.
+// `npm run db:generate`: regenerate the Prisma client after editing prisma/schema.prisma.
 import { spawnSync } from 'node:child_process';
 const r = spawnSync('npx', ['prisma', 'generate'], {
   stdio: 'inherit',

@@ -1,10 +1,10 @@
 // Shared shapes of what the journal parsers conclude. Every conclusion names the bytes it rests on.
 
 /** Where a record sits in its journal file. */
-export interface RecordRef {
+export type RecordRef = {
   offset: number;
   end: number;
-}
+};
 
 export interface TokenUsage {
   inputTokens: number;

@@ -48,6 +48,7 @@ const BRANCH_GUARDS: Record<BranchGuard, (s: SessionSnapshot) => boolean> = {
   hasAcceptedWork: (s) => s.queue.inFlight || s.queue.waiting,
   expiredAndIdle: (s) => s.lifetimeExpired && !s.queue.inFlight && !s.queue.waiting,
   exitVerified: (s) => s.exitVerified,
+  noWorkInFlight: (s) => !s.queue.inFlight,
 };
 
 /**

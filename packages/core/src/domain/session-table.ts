@@ -3,7 +3,7 @@ import type { SessionEventType, SessionState } from './session-types.ts';
 /** `previous` = the state stored in `resumeState` (AwaitingRecovery only). */
 export type Target = SessionState | 'previous';
 /** Guards that choose between branches of one (state, event) entry. */
-export type BranchGuard = 'hasAcceptedWork' | 'expiredAndIdle' | 'exitVerified';
+export type BranchGuard = 'hasAcceptedWork' | 'expiredAndIdle' | 'exitVerified' | 'noWorkInFlight';
 export interface Branch {
   readonly when?: BranchGuard;
   readonly to: Target;
@@ -44,7 +44,8 @@ export const SESSION_TABLE = {
   },
   Ready: {
     turn_started: 'Running',
-    close_requested: 'Closing',
+    // "Close when no work runs": a message being handed over (leased) is work.
+    close_requested: [{ when: 'noWorkInFlight', to: 'Closing' }],
     lifetime_expired: [{ when: 'hasAcceptedWork', to: 'Ready' }, { to: 'Closing' }],
     work_drained: [{ when: 'expiredAndIdle', to: 'Closing' }, { to: 'Ready' }],
     ...LOSS,

@@ -87,6 +87,14 @@ describe('created home gives dialog-free interactive TUIs in tmux', () => {
     // The CLI took the title from our JSON answer into its own journal.
     const journal = join(home, '.claude', 'projects');
     expect(await eventually(async () => (await readAll(journal, '.jsonl')).includes(`"aiTitle":"Mock title ${title.id}"`), 10_000)).toBe(true);
+
+    // Escape during a stalled answer: the mock sees the CLI drop the stream.
+    await tmux.submit('claude', 'please STALL now');
+    const stalled = await anthropic.waitForRequest((r) => r.behaviour === 'stall', 15_000);
+    await tmux.waitForScreen('claude', (s) => s.includes(`MOCK-REPLY-${stalled.id}`), 15_000);
+    expect(stalled.done).toBe(false);
+    await tmux.tmux('send-keys', '-t', '=claude:', 'Escape');
+    expect(await anthropic.waitForRequest((r) => r.id === stalled.id && r.done, 10_000)).toMatchObject({ clientClosed: true });
   });
 
   it('codex --no-daemon opens at the prompt in a git repo trusted later with addTrustedDir', async () => {
@@ -119,5 +127,10 @@ describe('created home gives dialog-free interactive TUIs in tmux', () => {
       await eventually(async () => (await readAll(index, 'session_index.jsonl')).includes(`"thread_name":"Mock title ${title.id}"`), 10_000),
     ).toBe(true);
     expect(existsSync(join(home, '.codex', 'packages'))).toBe(false);
+
+    await tmux.submit('codex', 'please HANG now');
+    const hung = await openai.waitForRequest((r) => r.behaviour === 'hang', 15_000);
+    await tmux.tmux('send-keys', '-t', '=codex:', 'Escape');
+    expect(await openai.waitForRequest((r) => r.id === hung.id && r.done, 10_000)).toMatchObject({ clientClosed: true });
   });
 });

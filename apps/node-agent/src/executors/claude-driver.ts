@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ClaudeJournal } from '../journal/claude-journal.ts';
+import { asObject, asString } from '../journal/types.ts';
+import type { DriverContext, Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
+
+export function claudeConfigDir(env: Env): string {
+  return env.CLAUDE_CONFIG_DIR ?? join(env.HOME ?? '/', '.claude');
+}
+
+function javaStringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** Claude's project folder name for a cwd: every non-alphanumeric char becomes '-', long names get a hash. */
+export function claudeProjectDirName(cwd: string): string {
+  const name = cwd.replace(/[^a-zA-Z0-9]/g, '-');
+  if (name.length <= 200) return name;
+  return `${name.slice(0, 200)}-${Math.abs(javaStringHash(cwd)).toString(36)}`;
+}
+
+function permissionArgs(mode: PermissionMode): string[] {
+  switch (mode) {
+    case 'default':
+      return [];
+    case 'accept-edits':
+      return ['--permission-mode', 'acceptEdits'];
+    case 'full-access':
+      return ['--dangerously-skip-permissions'];
+    default:
+      return mode satisfies never;
+  }
+}
+
+async function liveSessionFile(ctx: DriverContext): Promise<Record<string, unknown> | null> {
+  const path = join(claudeConfigDir(ctx.env), 'sessions', `${ctx.cliPid}.json`);
+  const text = await readFile(path, 'utf8').catch(() => null);
+  if (text === null) return null;
+  try {
+    return asObject(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+class ClaudeReader extends ClaudeJournal implements JournalReader {
+  statedIds(): string[] {
+    return [...this.sessionIds];
+  }
+}
+
+export const claudeDriver: ExecutorDriver = {
+  executor: 'claude',
+  chooseNativeId: () => randomUUID(),
+  startArgs: ({ nativeId, permissionMode }) => {
+    if (!nativeId) throw new Error('Claude sessions need an id chosen up front');
+    return ['--session-id', nativeId, ...permissionArgs(permissionMode)];
+  },
+  resumeArgs: ({ nativeId, permissionMode }) => ['--resume', nativeId, ...permissionArgs(permissionMode)],
+  settleMs: { start: 0, resume: 0 },
+
+  // The live registry `<config>/sessions/<pid>.json` is written by the CLI for its own pid.
+  async readNativeId(ctx) {
+    const live = await liveSessionFile(ctx);
+    return { nativeId: asString(live?.sessionId), evidence: `sessions/${ctx.cliPid}.json` };
+  },
+
+  async readNativeIdPassive(ctx) {
+    return asString((await liveSessionFile(ctx))?.sessionId);
+  },
+
+  async findJournal(ctx, nativeId) {
+    const cwd = await realpath(ctx.cwd).catch(() => ctx.cwd);
+    return join(claudeConfigDir(ctx.env), 'projects', claudeProjectDirName(cwd), `${nativeId}.jsonl`);
+  },
+
+  createJournal: () => new ClaudeReader(),
+  // Claude's input box turns every pasted tab into four spaces (observed in 2.1.197); that fixed
+  // rewrite is the only difference accepted between what Bria pasted and what the journal holds.
+  promptMatches: (stored, sent) => stored === sent || stored === sent.replaceAll('\t', '    '),
+
+  async idleStatus(ctx) {
+    const live = await liveSessionFile(ctx);
+    const status = asString(live?.status);
+    if (!status) return null;
+    return { idle: status === 'idle', evidence: `sessions/${ctx.cliPid}.json status=${status} at ${String(live?.statusUpdatedAt)}` };
+  },
+};

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeBin } from '@bria/testkit/cli-homes';
+import { claudeConfigDir, claudeDriver } from './claude-driver.ts';
+import { isAlive, procExists } from './proc-tree.ts';
+import { isAtPrompt } from './screen.ts';
+import { SessionHost } from './session-host.ts';
+import { createRig, listFiles, NASTY, type Rig } from './test-rig.ts';
+import { ExecutorError, type HostEvent, type SessionIdentity } from './types.ts';
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await createRig('claude');
+});
+afterAll(async () => {
+  await rig?.dispose();
+});
+
+const host = () => new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+const is = <T extends HostEvent['type']>(type: T, messageId?: string) =>
+  (e: HostEvent): e is Extract<HostEvent, { type: T }> => e.type === type && (messageId === undefined || ('messageId' in e && e.messageId === messageId));
+
+function journalRecords(path: string): Record<string, unknown>[] {
+  return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+function userContents(path: string): unknown[] {
+  return journalRecords(path).filter((r) => r.type === 'user').map((r) => (r.message as { content: unknown }).content);
+}
+
+async function sendAndFinish(h: SessionHost, text: string) {
+  const messageId = randomUUID();
+  const r = await h.deliver({ messageId, text });
+  expect(r.accepted).toBe(true);
+  const done = await h.waitFor(is('completed', messageId), 20_000);
+  const final = await h.waitFor(is('final', messageId));
+  return { messageId, nativeRef: r.accepted ? r.nativeRef : '', final: final.text, done };
+}
+
+describe('Claude Code in tmux', () => {
+  let a: SessionHost;
+  let id: SessionIdentity;
+
+  it('starts at its prompt with the id chosen up front', async () => {
+    a = host();
+    id = await a.start({ cwd: rig.work, sessionName: 'claude-a' });
+    expect(await isAlive(id.cliPid)).toBe(true);
+    expect(isAtPrompt(await rig.tmux.capture(id.paneId))).toBe(true);
+    const live = JSON.parse(readFileSync(join(claudeConfigDir(rig.env), 'sessions', `${id.cliPid}.json`), 'utf8'));
+    expect(live.sessionId).toBe(id.nativeId);
+    expect(id.journalPath).toContain(`${id.nativeId}.jsonl`);
+    expect(a.events.find(is('ready'))?.nativeId).toBe(id.nativeId);
+  });
+
+  it('delivers exact bytes (also text starting with ! or /) and reports the final answer', async () => {
+    for (const text of [NASTY, '!echo not-a-shell-command', '/not-a-slash-command please']) {
+      const { final, nativeRef } = await sendAndFinish(a, text);
+      // Claude stores (and sends) each pasted tab as four spaces; every other byte arrives unchanged.
+      const sent = (text === NASTY ? text : ` ${text}`).replaceAll('\t', '    ');
+      const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1)!;
+      expect(req.userText).toBe(sent);
+      expect(final).toBe(req.reply);
+      const rec = journalRecords(id.journalPath!).find((r) => r.uuid === nativeRef)!;
+      expect((rec.message as { content: unknown }).content).toBe(sent);
+    }
+  });
+
+  it('interrupts a streaming answer with one Esc, confirmed by the journal', async () => {
+    const messageId = randomUUID();
+    await a.deliver({ messageId, text: 'SLOW answer please' });
+    const req = await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText === 'SLOW answer please', 10_000);
+    await new Promise((r) => setTimeout(r, 600));
+    const res = await a.interrupt();
+    expect(res).toMatchObject({ sent: true, confirmed: true, reason: 'journal' });
+    const ev = await a.waitFor(is('interrupted', messageId));
+    expect(ev.evidence.offset).toBeGreaterThan(0);
+    expect(req.clientClosed).toBe(true);
+  });
+
+  it('interrupts before the first byte (nothing journaled) and leaves a clean prompt', async () => {
+    const messageId = randomUUID();
+    await a.deliver({ messageId, text: 'HANG here please' });
+    const req = await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText?.endsWith('HANG here please') === true, 10_000);
+    const res = await a.interrupt();
+    expect(res).toMatchObject({ sent: true, confirmed: true, reason: 'idle status without a journal record' });
+    await a.waitFor(is('interrupted', messageId));
+    expect(req.clientClosed).toBe(true);
+    expect(isAtPrompt(await rig.tmux.capture(id.paneId))).toBe(true);
+    const { final } = await sendAndFinish(a, 'after the hang');
+    expect(final).toContain('after the hang');
+    expect(userContents(id.journalPath!).filter((c) => c === 'after the hang')).toHaveLength(1);
+  });
+
+  it('lets a second host attach to the running pane and carry on without retyping', async () => {
+    const slowId = randomUUID();
+    const r = await a.deliver({ messageId: slowId, text: 'SLOW while the agent restarts' });
+    expect(r.accepted).toBe(true);
+    const offset = a.journalOffset;
+    a.detach();
+    const b = host();
+    const attached = await b.attach(id, { journalOffset: offset, watch: [{ messageId: slowId, nativeRef: r.accepted ? r.nativeRef : '' }] });
+    expect(attached).toEqual({ ok: true });
+    const final = await b.waitFor(is('final', slowId), 20_000);
+    expect(final.text).toContain('SLOW while the agent restarts');
+    await sendAndFinish(b, 'first message after re-attach');
+    const texts = rig.mock.userTexts(id.nativeId);
+    // Claude merges the dropped/interrupted prompts into the next request, hence `includes`.
+    expect(texts.filter((t) => t.includes('SLOW while the agent restarts'))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('first message after re-attach'))).toHaveLength(1);
+    expect(a.events.filter((e) => e.type === 'final' && e.messageId === slowId)).toHaveLength(0);
+
+    const wrong = host();
+    const mismatch = await wrong.attach({ ...id, cliStartTime: '1' });
+    expect(mismatch.ok).toBe(false);
+
+    const closed = await b.close();
+    expect(closed.exitStatus).toBe(0);
+    expect(closed.paneDead).toBe(true);
+    expect(closed.escalation).toEqual([]);
+    expect(closed.pids).toContain(id.cliPid);
+    for (const pid of closed.pids) expect(await procExists(pid)).toBe(false);
+    expect(existsSync(join(claudeConfigDir(rig.env), 'sessions', `${id.cliPid}.json`))).toBe(false);
+  });
+
+  it('resumes exactly: same id, same journal file, earlier history sent to the model', async () => {
+    const before = await listFiles(join(claudeConfigDir(rig.env), 'projects'));
+    const c = host();
+    const rid = await c.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'claude-resume' });
+    expect(rid.nativeId).toBe(id.nativeId);
+    expect(rid.journalPath).toBe(id.journalPath);
+    await sendAndFinish(c, 'after resume');
+    const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.userText === 'after resume').at(-1)!;
+    expect(JSON.stringify(req.body)).toContain('first message after re-attach');
+    expect(await listFiles(join(claudeConfigDir(rig.env), 'projects'))).toEqual(before);
+    await c.close();
+  });
+
+  it('fails to resume an unknown id with the CLI\'s reason and creates nothing', async () => {
+    const before = await listFiles(claudeConfigDir(rig.env));
+    const unknown = randomUUID();
+    const err = await host().resume({ nativeId: unknown, cwd: rig.work, sessionName: 'claude-bad' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExecutorError);
+    expect((err as ExecutorError).code).toBe('resume_failed');
+    expect(String((err as ExecutorError).details.cliSaid)).toContain(`No conversation found with session ID: ${unknown}`);
+    expect((err as ExecutorError).details.exitStatus).toBe(1);
+    const after = (await listFiles(claudeConfigDir(rig.env))).filter((f) => f.endsWith('.jsonl') && !f.includes('history'));
+    expect(after).toEqual(before.filter((f) => f.endsWith('.jsonl') && !f.includes('history')));
+  });
+
+  it('detects a CLI killed with SIGKILL, with its exit status', async () => {
+    const d = host();
+    const did = await d.start({ cwd: rig.work, sessionName: 'claude-kill' });
+    process.kill(did.cliPid, 'SIGKILL');
+    const ev = await d.waitFor(is('exited'), 10_000);
+    expect(ev.expected).toBe(false);
+    expect(ev.exitStatus).toBe(137);
+    expect(ev.paneDead).toBe(true);
+    expect(await procExists(did.cliPid)).toBe(false);
+  });
+});

@@ -1,0 +1,98 @@
+import { open, readdir, realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CodexJournal } from '../journal/codex-journal.ts';
+import { asObject, asString } from '../journal/types.ts';
+import { sessionIdFromStatus } from './screen.ts';
+import type { DriverContext, Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
+
+export function codexHome(env: Env): string {
+  return env.CODEX_HOME ?? join(env.HOME ?? '/', '.codex');
+}
+
+function permissionArgs(mode: PermissionMode): string[] {
+  switch (mode) {
+    case 'default':
+      return [];
+    case 'accept-edits':
+      return ['-a', 'on-request', '-s', 'workspace-write'];
+    case 'full-access':
+      return ['--dangerously-bypass-approvals-and-sandbox'];
+    default:
+      return mode satisfies never;
+  }
+}
+
+/** First line of a rollout: its session_meta payload. */
+export async function readSessionMeta(path: string): Promise<Record<string, unknown> | null> {
+  const handle = await open(path, 'r').catch(() => null);
+  if (!handle) return null;
+  try {
+    const buf = Buffer.alloc(512 * 1024);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    const nl = buf.subarray(0, bytesRead).indexOf(10);
+    if (nl < 0) return null;
+    const rec = asObject(JSON.parse(buf.subarray(0, nl).toString('utf8')));
+    return rec?.type === 'session_meta' ? asObject(rec.payload) : null;
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function findRolloutFiles(home: string, nativeId: string): Promise<string[]> {
+  const root = join(home, 'sessions');
+  const names = await readdir(root, { recursive: true }).catch(() => [] as string[]);
+  return names.filter((n) => n.endsWith(`-${nativeId}.jsonl`)).map((n) => join(root, n));
+}
+
+class CodexReader extends CodexJournal implements JournalReader {
+  statedIds(): string[] {
+    return this.meta ? [this.meta.id] : [];
+  }
+}
+
+export const codexDriver: ExecutorDriver = {
+  executor: 'codex',
+  chooseNativeId: () => null,
+  // Without --no-daemon, /exit only detaches from a background server that keeps running the session.
+  startArgs: ({ cwd, permissionMode }) => ['--no-daemon', '-C', cwd, ...permissionArgs(permissionMode)],
+  resumeArgs: ({ nativeId, cwd, permissionMode }) => ['resume', nativeId, '--no-daemon', '-C', cwd, ...permissionArgs(permissionMode)],
+  // Codex paints its composer before `resume <unknown id>` fails about a second later.
+  settleMs: { start: 0, resume: 1500 },
+
+  // The id is only stated by the TUI itself before the first message: `/status` prints it.
+  async readNativeId(ctx) {
+    await ctx.tmux.paste(ctx.paneId, '/status');
+    for (let i = 0; i < 40; i++) {
+      await sleep(100);
+      const id = sessionIdFromStatus(await ctx.tmux.capture(ctx.paneId, { scrollback: 300 }));
+      if (id) return { nativeId: id, evidence: '/status screen' };
+    }
+    return { nativeId: null, evidence: '/status screen showed no session id' };
+  },
+
+  // Codex also opens older rollouts, so a file only counts when its own session_meta names this id,
+  // this folder and (for a new session) a start time not before ours.
+  async findJournal(ctx, nativeId, { resumed }) {
+    const cwd = await realpath(ctx.cwd).catch(() => ctx.cwd);
+    for (const path of await findRolloutFiles(codexHome(ctx.env), nativeId)) {
+      const meta = await readSessionMeta(path);
+      if (!meta || asString(meta.id) !== nativeId) continue;
+      const metaCwd = asString(meta.cwd);
+      if (metaCwd !== cwd && metaCwd !== ctx.cwd) continue;
+      const ts = Date.parse(asString(meta.timestamp) ?? '');
+      if (!resumed && !(ts >= ctx.startedAt - 2000)) continue;
+      return path;
+    }
+    return null;
+  },
+
+  createJournal: () => new CodexReader(),
+  // Codex trims the composer text; the space Bria adds before `/` or `!` is not stored.
+  promptMatches: (stored, sent) => stored === sent || stored === sent.trim(),
+  idleStatus: async () => null,
+};
+
+export { findRolloutFiles };

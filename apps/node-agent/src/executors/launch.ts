@@ -1,0 +1,152 @@
+import { access } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Tmux } from '../tmux/tmux.ts';
+import { childrenOf, isAlive, procExists, processTree, procStat } from './proc-tree.ts';
+import { detectBlockingPrompt, isAtPrompt } from './screen.ts';
+import type { ExecutorDriver, SessionIdentity } from './types.ts';
+
+/** The CLI is the wrapper shell's child (`env -i` execs into it). */
+export async function waitForCliPid(tmux: Tmux, paneId: string, panePid: number, ms: number): Promise<number | null> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const kids = await childrenOf(panePid);
+    if (kids.length > 0) return Math.min(...kids);
+    const info = await tmux.paneInfo(paneId);
+    if (!info || info.dead) return null;
+    await sleep(25);
+  }
+  return null;
+}
+
+export type ReadyWait =
+  | { state: 'ready'; screen: string }
+  | { state: 'dead'; screen: string; exitStatus: number | null }
+  | { state: 'timeout'; screen: string; blockedOn: string | null };
+
+/** Waits until the TUI shows its idle prompt, dies, or time runs out; reports questions it asks. */
+export async function waitForPrompt(opts: {
+  tmux: Tmux; paneId: string; cliPid: number; exitFile: string; ms: number;
+  onBlocked: (promptText: string) => void;
+}): Promise<ReadyWait> {
+  const end = Date.now() + opts.ms;
+  let reported: string | null = null;
+  let screen = '';
+  for (;;) {
+    const info = await opts.tmux.paneInfo(opts.paneId);
+    screen = info ? await opts.tmux.capture(opts.paneId, { scrollback: 100 }).catch(() => screen) : screen;
+    if (!info || info.dead || !(await isAlive(opts.cliPid))) {
+      await sleep(100); // let the wrapper write the exit file
+      return { state: 'dead', screen, exitStatus: await opts.tmux.readExitStatus(opts.exitFile) };
+    }
+    const question = detectBlockingPrompt(screen);
+    if (question && question !== reported) {
+      reported = question;
+      opts.onBlocked(question);
+    }
+    if (!question && isAtPrompt(screen)) return { state: 'ready', screen };
+    if (Date.now() > end) return { state: 'timeout', screen, blockedOn: question };
+    await sleep(100);
+  }
+}
+
+/** The CLI's own words when it died: the last lines on screen, without tmux's dead-pane banner. */
+export function lastWords(screen: string): string {
+  return screen
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '' && !/^Pane is dead/.test(l))
+    .slice(-6)
+    .join('\n');
+}
+
+export interface CloseEvidence {
+  pids: number[];
+  lingering: number[];
+  exitStatus: number | null;
+  paneDead: boolean;
+  escalation: ('kill-session' | 'sigkill')[];
+  elapsedMs: number;
+}
+
+async function allGone(pids: number[]): Promise<number[]> {
+  const left: number[] = [];
+  for (const p of pids) if (await procExists(p)) left.push(p);
+  return left;
+}
+
+async function waitGone(pids: number[], ms: number): Promise<number[]> {
+  const end = Date.now() + ms;
+  let left = await allGone(pids);
+  while (left.length > 0 && Date.now() < end) {
+    await sleep(50);
+    left = await allGone(pids);
+  }
+  return left;
+}
+
+/** `/exit`, then proof: every pid of the tree (collected beforehand) gone and the pane dead. */
+export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; exitMs: number }): Promise<CloseEvidence> {
+  const { tmux, identity } = opts;
+  const started = Date.now();
+  const pids = await processTree(identity.panePid);
+  const escalation: CloseEvidence['escalation'] = [];
+  const info = await tmux.paneInfo(identity.paneId);
+  if (info && !info.dead) await tmux.paste(identity.paneId, '/exit');
+  let lingering = await waitGone(pids, opts.exitMs);
+  if (lingering.length > 0) {
+    escalation.push('kill-session');
+    await tmux.killSession(identity.tmuxSession).catch(() => undefined);
+    lingering = await waitGone(pids, 5000);
+  }
+  if (lingering.length > 0) {
+    escalation.push('sigkill');
+    for (const p of lingering) {
+      const st = await procStat(p);
+      try {
+        if (st) process.kill(p, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    lingering = await waitGone(pids, 3000);
+  }
+  const after = await tmux.paneInfo(identity.paneId);
+  const paneDead = after === null || after.dead;
+  const exitStatus = await tmux.readExitStatus(identity.exitFile);
+  // The dead pane has served as evidence; remove it so the server does not collect corpses.
+  if (after) await tmux.killSession(identity.tmuxSession).catch(() => undefined);
+  return { pids, lingering, exitStatus, paneDead, escalation, elapsedMs: Date.now() - started };
+}
+
+export interface Mismatch {
+  field: string;
+  expected: unknown;
+  actual: unknown;
+}
+
+/** Every identity field checked against the machine, before an observer may bind to the pane. */
+export async function verifyIdentity(tmux: Tmux, driver: ExecutorDriver, id: SessionIdentity): Promise<Mismatch[]> {
+  const out: Mismatch[] = [];
+  const check = (field: string, expected: unknown, actual: unknown) => {
+    if (expected !== actual) out.push({ field, expected, actual });
+  };
+  check('executor', driver.executor, id.executor);
+  check('tmuxSocket', tmux.socketName, id.tmuxSocket);
+  const pane = await tmux.paneInfo(id.paneId);
+  check('pane', 'alive', pane ? (pane.dead ? 'dead' : 'alive') : 'missing');
+  if (pane) {
+    check('tmuxSession', id.tmuxSession, pane.sessionName);
+    check('panePid', id.panePid, pane.panePid);
+  }
+  const st = await procStat(id.cliPid);
+  check('cliPid', 'alive', st && st.state !== 'Z' ? 'alive' : 'gone');
+  if (st) {
+    check('cliStartTime', id.cliStartTime, st.startTime);
+    check('cliParent', id.panePid, st.ppid);
+  }
+  if (id.journalPath) {
+    const exists = await access(id.journalPath).then(() => true, () => false);
+    check('journal', 'present', exists ? 'present' : 'missing');
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+// Screen reading is the weakest evidence Bria uses: only for "is the TUI at its prompt" and "is it
+// waiting on a question". Everything about messages and turns comes from the journals.
+
+/** Both TUIs show this footer when their composer is idle and empty. */
+export function isAtPrompt(screen: string): boolean {
+  return /\? for shortcuts/.test(screen);
+}
+
+const QUESTION_PATTERNS = [
+  /trust (this|the files in this) folder/i,
+  /is this a project you created or one you trust/i,
+  /do you want to use this api key/i,
+  /do you want to (proceed|make this edit|create|allow)/i,
+  /bypass permissions mode/i,
+  /sign in with chatgpt/i,
+  /working directory/i,
+  /allow .* to run/i,
+  /^\s*[❯›>]\s*1\.\s/m,
+];
+
+/** The text of a dialog the CLI is blocked on, or null. */
+export function detectBlockingPrompt(screen: string): string | null {
+  if (!QUESTION_PATTERNS.some((re) => re.test(screen))) return null;
+  const lines = screen.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  return lines.slice(-25).join('\n');
+}
+
+/** Codex `/status` prints `Session: <uuid>`; the last one on screen is the current one. */
+export function sessionIdFromStatus(screen: string): string | null {
+  const all = [...screen.matchAll(/Session:\s+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/g)];
+  return all.length > 0 ? all[all.length - 1]![1]! : null;
+}
+
+/** Claude's box after an Esc on a non-empty prompt: a second Esc clears it (and only then is safe). */
+export function claudeOffersClear(screen: string): boolean {
+  return /Esc again to clear/.test(screen);
+}
+
+/** Text leading with `!` or `/` would run a shell command or a slash command; a space makes it text. */
+export function protectLeadingCommand(text: string): string {
+  return text.startsWith('!') || text.startsWith('/') ? ` ${text}` : text;
+}

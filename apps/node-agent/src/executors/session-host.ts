@@ -1,0 +1,394 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JsonlTailer } from '../journal/jsonl-tailer.ts';
+import type { Tmux } from '../tmux/tmux.ts';
+import { HostEvents } from './host-events.ts';
+import { type CloseEvidence, closeCli, lastWords, type Mismatch, verifyIdentity, waitForCliPid, waitForPrompt } from './launch.ts';
+import { isAlive, processTree, procStat } from './proc-tree.ts';
+import { claudeOffersClear, detectBlockingPrompt, isAtPrompt, protectLeadingCommand } from './screen.ts';
+import {
+  type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
+  type PermissionMode, type SessionIdentity,
+} from './types.ts';
+
+export interface SessionHostOptions {
+  driver: ExecutorDriver;
+  tmux: Tmux;
+  /** Path of the CLI binary; resolving it is the caller's job. */
+  bin: string;
+  /** The CLI's complete environment (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR, proxies, base URLs…). */
+  env: Env;
+  timeouts?: Partial<Timeouts>;
+}
+
+interface Timeouts { readyMs: number; receiptMs: number; interruptMs: number; exitMs: number; monitorMs: number }
+const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interruptMs: 8_000, exitMs: 8_000, monitorMs: 1_000 };
+
+interface Turn { messageId: string; nativeRef: string; done: boolean }
+interface Receipt { messageId: string; sent: string; baseline: number; resolve: (ref: string) => void }
+type State = 'new' | 'ready' | 'closing' | 'closed' | 'exited' | 'detached';
+
+export type DeliverResult = { accepted: true; nativeRef: string } | { accepted: false; reason: string };
+
+/** One native CLI session in one tmux pane: start/resume/attach, deliver, interrupt, close. */
+export class SessionHost extends HostEvents {
+  private readonly driver: ExecutorDriver;
+  private readonly tmux: Tmux;
+  private readonly opts: SessionHostOptions;
+  private readonly t: Timeouts;
+  private state: State = 'new';
+  private ident: SessionIdentity | null = null;
+  private journal: JournalReader;
+  private tailer: JsonlTailer | null = null;
+  private readonly turns = new Map<string, Turn>();
+  private receipt: Receipt | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private monitor: NodeJS.Timeout | null = null;
+  private knownPids: number[] = [];
+  private startedAt = 0;
+  private lastBlocked: string | null = null;
+
+  constructor(opts: SessionHostOptions) {
+    super();
+    this.opts = opts;
+    this.driver = opts.driver;
+    this.tmux = opts.tmux;
+    this.t = { ...DEFAULTS, ...opts.timeouts };
+    this.journal = opts.driver.createJournal();
+  }
+
+  identity(): SessionIdentity {
+    if (!this.ident) throw new ExecutorError('not_ready', 'no session yet');
+    return { ...this.ident };
+  }
+
+  /** Bytes of the journal already read; an agent stores it to re-attach later. */
+  get journalOffset(): number {
+    return this.tailer?.offset ?? 0;
+  }
+
+  start(o: { cwd: string; permissionMode?: PermissionMode; sessionName: string }): Promise<SessionIdentity> {
+    const nativeId = this.driver.chooseNativeId();
+    const args = this.driver.startArgs({ nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default' });
+    return this.launch({ ...o, args, expectedId: nativeId, resumed: false });
+  }
+
+  /** Reopens exactly `nativeId` from its folder; never falls back to a new session. */
+  resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; sessionName: string }): Promise<SessionIdentity> {
+    const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default' });
+    return this.launch({ ...o, args, expectedId: o.nativeId, resumed: true });
+  }
+
+  private ctx(): DriverContext {
+    const id = this.identity();
+    return { tmux: this.tmux, paneId: id.paneId, cwd: id.cwd, env: this.opts.env, cliPid: id.cliPid, startedAt: this.startedAt };
+  }
+
+  private async launch(o: { cwd: string; sessionName: string; args: string[]; expectedId: string | null; resumed: boolean }): Promise<SessionIdentity> {
+    if (this.state !== 'new') throw new ExecutorError('start_failed', `host already used (${this.state})`);
+    const code = o.resumed ? 'resume_failed' : 'start_failed';
+    this.startedAt = Date.now();
+    const pane = await this.tmux.newSession({ name: o.sessionName, cwd: o.cwd, command: [this.opts.bin, ...o.args], env: this.opts.env });
+    const fail = async (reason: string, details: Record<string, unknown>): Promise<never> => {
+      // A dead pane has nothing left to protect; a live one stays for the caller to close or inspect.
+      const info = await this.tmux.paneInfo(pane.paneId);
+      if (info?.dead) await this.tmux.killSession(o.sessionName).catch(() => undefined);
+      this.state = 'closed';
+      throw new ExecutorError(code, reason, details);
+    };
+    const cliPid = await waitForCliPid(this.tmux, pane.paneId, pane.panePid, 5000);
+    if (cliPid === null) {
+      const screen = await this.tmux.capture(pane.paneId).catch(() => '');
+      return fail('CLI did not start', { cliSaid: lastWords(screen), exitStatus: await this.tmux.readExitStatus(pane.exitFile) });
+    }
+    const st = await procStat(cliPid);
+    this.ident = {
+      executor: this.driver.executor, tmuxSocket: this.tmux.socketName, tmuxSession: o.sessionName,
+      paneId: pane.paneId, panePid: pane.panePid, cliPid, cliStartTime: st?.startTime ?? '',
+      cwd: o.cwd, nativeId: o.expectedId ?? '', journalPath: null, exitFile: pane.exitFile,
+    };
+    const ready = async () => waitForPrompt({
+      tmux: this.tmux, paneId: pane.paneId, cliPid, exitFile: pane.exitFile, ms: this.t.readyMs,
+      onBlocked: (promptText) => this.emit({ type: 'blocked_on_prompt', promptText, evidence: { paneId: pane.paneId, cliPid } }),
+    });
+    let wait = await ready();
+    const settle = o.resumed ? this.driver.settleMs.resume : this.driver.settleMs.start;
+    if (wait.state === 'ready' && settle > 0) {
+      await sleep(settle);
+      wait = await ready();
+    }
+    if (wait.state === 'dead') return fail('CLI exited before its prompt', { cliSaid: lastWords(wait.screen), exitStatus: wait.exitStatus });
+    if (wait.state === 'timeout') {
+      this.state = 'closed';
+      throw new ExecutorError(wait.blockedOn ? 'blocked_on_prompt' : 'not_ready', 'CLI did not reach its prompt', { promptText: wait.blockedOn, identity: this.ident });
+    }
+    const stated = await this.statedId();
+    if (!stated.nativeId || (o.expectedId && stated.nativeId !== o.expectedId)) {
+      this.state = 'closed';
+      throw new ExecutorError(code, 'CLI does not confirm the session id', { expected: o.expectedId, stated: stated.nativeId, identity: this.ident });
+    }
+    this.ident.nativeId = stated.nativeId;
+    const journalPath = await this.driver.findJournal(this.ctx(), stated.nativeId, { resumed: o.resumed });
+    if (o.resumed && !journalPath) {
+      this.state = 'closed';
+      throw new ExecutorError(code, 'resumed session has no journal of its own', { identity: this.ident });
+    }
+    this.ident.journalPath = journalPath;
+    if (journalPath) this.follow(journalPath, 0);
+    this.state = 'ready';
+    this.startMonitor();
+    this.emit({ type: 'ready', nativeId: stated.nativeId, resumed: o.resumed, evidence: { cliPid, panePid: pane.panePid, idSource: stated.evidence, screen: 'prompt' } });
+    return this.identity();
+  }
+
+  private async statedId(): Promise<{ nativeId: string | null; evidence: string }> {
+    let r = await this.driver.readNativeId(this.ctx());
+    for (let i = 0; i < 30 && !r.nativeId; i++) {
+      await sleep(100);
+      r = await this.driver.readNativeId(this.ctx());
+    }
+    return r;
+  }
+
+  private follow(path: string, offset: number): void {
+    this.tailer?.stop();
+    this.tailer = new JsonlTailer({
+      path, offset,
+      onLines: (lines) => {
+        this.journal.ingest(lines);
+        this.evaluate();
+      },
+      // A failed read only pauses observation; the CLI is never touched because of it.
+      onError: () => undefined,
+    });
+    this.tailer.start();
+  }
+
+  private evaluate(): void {
+    const r = this.receipt;
+    if (r) {
+      const bound = new Set(this.turns.keys());
+      const hit = this.journal.promptsFrom(r.baseline).find((p) => !bound.has(p.nativeRef) && this.driver.promptMatches(p.text, r.sent));
+      if (hit) {
+        this.receipt = null;
+        this.turns.set(hit.nativeRef, { messageId: r.messageId, nativeRef: hit.nativeRef, done: false });
+        this.emit({ type: 'accepted', messageId: r.messageId, nativeRef: hit.nativeRef, evidence: { offset: hit.offset, end: hit.end, journalPath: this.ident?.journalPath } });
+        r.resolve(hit.nativeRef);
+      }
+    }
+    for (const turn of this.turns.values()) if (!turn.done) this.settleTurn(turn);
+  }
+
+  private settleTurn(turn: Turn): void {
+    const o = this.journal.outcome(turn.nativeRef);
+    const { messageId } = turn;
+    switch (o.state) {
+      case 'pending':
+        return;
+      case 'completed':
+        if (o.usage) this.emit({ type: 'usage', messageId, usage: o.usage, evidence: o.evidence });
+        this.emit({ type: 'final', messageId, text: o.finalText, evidence: o.evidence });
+        this.emit({ type: 'completed', messageId, evidence: o.evidence });
+        break;
+      case 'api_error':
+        this.emit({ type: 'api_error', messageId, errorText: o.errorText, evidence: o.evidence });
+        break;
+      case 'interrupted':
+        this.emit({ type: 'interrupted', messageId, reason: o.reason, evidence: o.evidence });
+        break;
+      case 'unknown':
+        this.emit({ type: 'unknown', messageId, reason: o.reason, evidence: { records: o.evidence } });
+        break;
+      default:
+        return o satisfies never;
+    }
+    turn.done = true;
+  }
+
+  /** Pastes the exact text once and resolves when the journal shows the CLI took it in. */
+  deliver(m: { messageId: string; text: string }): Promise<DeliverResult> {
+    const run = this.chain.then(() => this.deliverNow(m));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async deliverNow(m: { messageId: string; text: string }): Promise<DeliverResult> {
+    if (this.state !== 'ready') throw new ExecutorError('not_ready', `cannot deliver while ${this.state}`);
+    const id = this.identity();
+    const sent = protectLeadingCommand(m.text);
+    await this.tailer?.readNow();
+    const baseline = this.tailer?.offset ?? 0;
+    let resolve!: (ref: string) => void;
+    const got = new Promise<string>((r) => (resolve = r));
+    this.receipt = { messageId: m.messageId, sent, baseline, resolve };
+    await this.tmux.paste(id.paneId, sent);
+    const deadline = Date.now() + this.t.receiptMs;
+    // Codex creates its rollout file with the first message; find it (by its own id) now.
+    while (!this.tailer && Date.now() < deadline) {
+      const path = await this.driver.findJournal(this.ctx(), id.nativeId, { resumed: false });
+      if (path) {
+        this.ident!.journalPath = path;
+        this.follow(path, 0);
+      } else await sleep(100);
+    }
+    const timeout = sleep(Math.max(0, deadline - Date.now())).then(() => null);
+    const ref = await Promise.race([got, timeout]);
+    if (ref) return { accepted: true, nativeRef: ref };
+    this.receipt = null;
+    const reason = 'no journal receipt in time';
+    this.emit({ type: 'unknown', messageId: m.messageId, reason, evidence: { baseline, journalPath: this.ident?.journalPath } });
+    return { accepted: false, reason };
+  }
+
+  private running(): Turn[] {
+    return [...this.turns.values()].filter((t) => !t.done);
+  }
+
+  /** One Esc. Resolves with what the CLI confirmed; never a second Esc on an empty Claude prompt. */
+  async interrupt(): Promise<{ sent: boolean; confirmed: boolean; reason: string }> {
+    if (this.state !== 'ready') return { sent: false, confirmed: false, reason: `session is ${this.state}` };
+    const turns = this.running();
+    if (turns.length === 0) return { sent: false, confirmed: false, reason: 'no current work' };
+    const id = this.identity();
+    await this.tmux.sendKeys(id.paneId, ['Escape']);
+    const deadline = Date.now() + this.t.interruptMs;
+    let idleSince: number | null = null;
+    while (Date.now() < deadline) {
+      await sleep(100);
+      await this.tailer?.readNow();
+      if (turns.every((t) => t.done)) return { sent: true, confirmed: true, reason: 'journal' };
+      const idle = await this.driver.idleStatus(this.ctx());
+      if (!idle?.idle) continue;
+      // The marker of an interrupt after the first byte lands shortly after the idle status.
+      idleSince ??= Date.now();
+      if (Date.now() - idleSince < 600) continue;
+      for (const t of turns.filter((x) => !x.done)) {
+        t.done = true;
+        this.emit({ type: 'interrupted', messageId: t.messageId, reason: 'interrupted before the first response byte', evidence: { status: idle.evidence, nativeRef: t.nativeRef } });
+      }
+      await this.clearRefilledPrompt(id.paneId);
+      return { sent: true, confirmed: true, reason: 'idle status without a journal record' };
+    }
+    for (const t of turns.filter((x) => !x.done)) {
+      this.emit({ type: 'unknown', messageId: t.messageId, reason: 'no interrupt evidence in time', evidence: { nativeRef: t.nativeRef } });
+    }
+    return { sent: true, confirmed: false, reason: 'no evidence in time' };
+  }
+
+  /** Claude puts the dropped prompt back into its box; clear it only when the CLI offers to. */
+  private async clearRefilledPrompt(paneId: string): Promise<void> {
+    if (isAtPrompt(await this.tmux.capture(paneId))) return;
+    await this.tmux.sendKeys(paneId, ['Escape']);
+    for (let i = 0; i < 20; i++) {
+      await sleep(50);
+      if (claudeOffersClear(await this.tmux.capture(paneId))) {
+        await this.tmux.sendKeys(paneId, ['Escape']);
+        for (let j = 0; j < 40; j++) {
+          await sleep(50);
+          if (isAtPrompt(await this.tmux.capture(paneId))) return;
+        }
+        break;
+      }
+    }
+    this.emit({ type: 'unknown', messageId: null, reason: 'prompt box still holds the dropped text', evidence: { paneId } });
+  }
+
+  /** `/exit` and verified termination of the whole process tree; escalates if it does not end. */
+  async close(): Promise<CloseEvidence> {
+    const id = this.identity();
+    if (this.state === 'closing' || this.state === 'closed') throw new ExecutorError('closed', `session is ${this.state}`);
+    this.state = 'closing';
+    await this.chain;
+    this.stopMonitor();
+    const ev = await closeCli({ tmux: this.tmux, identity: id, exitMs: this.t.exitMs });
+    await this.tailer?.readNow().catch(() => undefined);
+    this.evaluate();
+    this.tailer?.stop();
+    this.state = 'closed';
+    this.emit({ type: 'exited', expected: true, pids: ev.pids, exitStatus: ev.exitStatus, paneDead: ev.paneDead, evidence: { ...ev } });
+    return ev;
+  }
+
+  /** After an agent restart: bind to a running pane only if every identity field still holds. */
+  async attach(identity: SessionIdentity, o: { journalOffset?: number; watch?: { messageId: string; nativeRef: string }[] } = {}): Promise<{ ok: true } | { ok: false; mismatches: Mismatch[] }> {
+    if (this.state !== 'new') throw new ExecutorError('start_failed', `host already used (${this.state})`);
+    const mismatches = await verifyIdentity(this.tmux, this.driver, identity);
+    this.ident = { ...identity };
+    if (mismatches.length === 0) {
+      const stated = await this.driver.readNativeIdPassive?.(this.ctx());
+      if (stated !== undefined && stated !== identity.nativeId) mismatches.push({ field: 'nativeId', expected: identity.nativeId, actual: stated });
+    }
+    if (mismatches.length > 0) {
+      this.ident = null;
+      return { ok: false, mismatches };
+    }
+    for (const w of o.watch ?? []) this.turns.set(w.nativeRef, { ...w, done: false });
+    if (identity.journalPath) {
+      // Claude's turns are a graph that may point anywhere back, so it is always read whole; a Codex
+      // rollout is read per turn and can continue from the stored offset.
+      const from = this.driver.executor === 'codex' ? (o.journalOffset ?? 0) : 0;
+      this.follow(identity.journalPath, from);
+      await this.tailer?.readNow();
+      const ids = this.journal.statedIds();
+      if (ids.some((x) => x !== identity.nativeId)) {
+        this.tailer?.stop();
+        this.tailer = null;
+        this.ident = null;
+        return { ok: false, mismatches: [{ field: 'journalSessionId', expected: identity.nativeId, actual: ids }] };
+      }
+    }
+    this.state = 'ready';
+    this.startMonitor();
+    this.emit({ type: 'ready', nativeId: identity.nativeId, resumed: false, evidence: { attached: true, cliPid: identity.cliPid, journalOffset: this.journalOffset } });
+    return { ok: true };
+  }
+
+  /** Stops observing. The CLI keeps running untouched (an observer leaving is not a reason to stop it). */
+  detach(): void {
+    this.stopMonitor();
+    this.tailer?.stop();
+    if (this.state === 'ready') this.state = 'detached';
+  }
+
+  private startMonitor(): void {
+    this.monitor = setInterval(() => void this.checkHealth().catch(() => undefined), this.t.monitorMs);
+    this.monitor.unref();
+  }
+
+  private stopMonitor(): void {
+    if (this.monitor) clearInterval(this.monitor);
+    this.monitor = null;
+  }
+
+  private async checkHealth(): Promise<void> {
+    if (this.state !== 'ready' || !this.ident) return;
+    const id = this.ident;
+    const pane = await this.tmux.paneInfo(id.paneId);
+    const st = await procStat(id.cliPid);
+    const cliAlive = st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime;
+    if (pane && !pane.dead && cliAlive) {
+      this.knownPids = await processTree(id.panePid);
+      if (this.running().length > 0) await this.checkBlocked(id.paneId);
+      return;
+    }
+    if (this.state !== 'ready') return;
+    this.state = 'exited';
+    this.stopMonitor();
+    await sleep(200); // the wrapper records the status right after the CLI ends
+    const after = await this.tmux.paneInfo(id.paneId);
+    const alive: number[] = [];
+    for (const p of this.knownPids) if (await isAlive(p)) alive.push(p);
+    await this.tailer?.readNow().catch(() => undefined);
+    this.evaluate();
+    this.tailer?.stop();
+    this.emit({
+      type: 'exited', expected: false, pids: this.knownPids, exitStatus: await this.tmux.readExitStatus(id.exitFile),
+      paneDead: after === null || after.dead, evidence: { stillAlive: alive, cliAlive, paneGone: after === null },
+    });
+  }
+
+  private async checkBlocked(paneId: string): Promise<void> {
+    const text = detectBlockingPrompt(await this.tmux.capture(paneId));
+    if (text && text !== this.lastBlocked) this.emit({ type: 'blocked_on_prompt', promptText: text, evidence: { paneId } });
+    this.lastBlocked = text;
+  }
+}

@@ -1,0 +1,64 @@
+// Shared set-up for the real-CLI tests of this folder: one mock, one throw-away HOME and one private
+// tmux server per test file, all removed in afterAll.
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createCliHome } from '@bria/testkit/cli-homes';
+import { startAnthropicMock, startOpenAIMock, type MockServer } from '@bria/testkit/mock-models';
+import { Tmux } from '../tmux/tmux.ts';
+import { isAlive, processTree } from './proc-tree.ts';
+
+export interface Rig {
+  root: string;
+  work: string;
+  env: Record<string, string>;
+  home: string;
+  mock: MockServer;
+  tmux: Tmux;
+  dispose(): Promise<void>;
+}
+
+export async function createRig(kind: 'claude' | 'codex'): Promise<Rig> {
+  const root = await mkdtemp(join(tmpdir(), `bria-${kind}-`));
+  const work = join(root, 'work');
+  await mkdir(work);
+  const mockOpts = { slowChunks: 30, slowChunkMs: 100, keepBodies: true };
+  const mock = kind === 'claude' ? await startAnthropicMock(mockOpts) : await startOpenAIMock(mockOpts);
+  const { home, env } = await createCliHome({
+    root, trustedDirs: [work],
+    anthropicUrl: kind === 'claude' ? mock.url : 'http://127.0.0.1:9',
+    openaiUrl: kind === 'codex' ? mock.url : 'http://127.0.0.1:9',
+  });
+  const tmux = new Tmux({ socketName: `bria-t-${kind}-${process.pid}`, runDir: join(root, 'run') });
+  await tmux.ensureServer();
+  return {
+    root, work, env, home, mock, tmux,
+    async dispose() {
+      // Every process of every pane goes, then the server, the mock and the files.
+      const pids: number[] = [];
+      for (const p of await tmux.listPanes()) pids.push(...(await processTree(p.panePid)));
+      await tmux.killServer();
+      for (const p of pids) {
+        if (await isAlive(p)) {
+          try {
+            process.kill(p, 'SIGKILL');
+          } catch {
+            // gone meanwhile
+          }
+        }
+      }
+      await mock.close();
+      await sleep(100);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function listFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true }).catch(() => [] as string[])).map(String).sort();
+}
+
+export const NASTY = `Multi-line "double" and 'single' quotes, $HOME and \${PATH}, \`backticks\`, a \\ backslash,
+tabs\there, unicode ü ß 日本語 🙂, and a ; rm -rf / for good measure
+last line`;

@@ -1,0 +1,91 @@
+import type { JournalLine } from '../journal/jsonl-tailer.ts';
+import type { MalformedLine, NativePrompt, RecordRef, TokenUsage, TurnOutcome } from '../journal/types.ts';
+import type { Tmux } from '../tmux/tmux.ts';
+
+export type Executor = 'claude' | 'codex';
+export type PermissionMode = 'default' | 'accept-edits' | 'full-access';
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** What both journal parsers offer the host. */
+export interface JournalReader {
+  ingest(lines: readonly JournalLine[]): void;
+  promptsFrom(offset: number): NativePrompt[];
+  outcome(nativeRef: string): TurnOutcome;
+  readonly malformed: MalformedLine[];
+  /** Session ids the journal itself states. */
+  statedIds(): string[];
+}
+
+export interface DriverContext {
+  tmux: Tmux;
+  paneId: string;
+  cwd: string;
+  env: Env;
+  cliPid: number;
+  /** ms since epoch, taken just before the CLI was started. */
+  startedAt: number;
+}
+
+/** Everything that differs between the two CLIs; the shared flow lives in SessionHost. */
+export interface ExecutorDriver {
+  readonly executor: Executor;
+  /** Claude takes an id chosen up front; Codex picks its own (null here). */
+  chooseNativeId(): string | null;
+  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode }): string[];
+  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode }): string[];
+  /** Pause after the prompt first shows before trusting it (Codex paints it even when resume fails). */
+  readonly settleMs: { start: number; resume: number };
+  /** The id the running CLI states for itself, with where it was read. */
+  readNativeId(ctx: DriverContext): Promise<{ nativeId: string | null; evidence: string }>;
+  /** The id the CLI states without any input to the pane (safe while a turn runs); undefined = cannot. */
+  readNativeIdPassive?(ctx: DriverContext): Promise<string | null>;
+  /** The journal file of this session, or null while it does not exist yet / cannot be found. */
+  findJournal(ctx: DriverContext, nativeId: string, opts: { resumed: boolean }): Promise<string | null>;
+  createJournal(): JournalReader;
+  /** Whether a stored prompt is the text Bria pasted (`sent` already carries the protective space). */
+  promptMatches(stored: string, sent: string): boolean;
+  /**
+   * After an Esc, whether the CLI says it is idle without having journaled anything (Claude writes no
+   * record when Esc arrives before the first response byte). null = this CLI cannot tell.
+   */
+  idleStatus(ctx: DriverContext): Promise<{ idle: boolean; evidence: string } | null>;
+}
+
+export interface SessionIdentity {
+  executor: Executor;
+  tmuxSocket: string;
+  tmuxSession: string;
+  paneId: string;
+  panePid: number;
+  cliPid: number;
+  /** Field 22 of /proc/<pid>/stat: with the pid it names one process. */
+  cliStartTime: string;
+  cwd: string;
+  nativeId: string;
+  journalPath: string | null;
+  exitFile: string;
+}
+
+export type Evidence = Partial<RecordRef> & Record<string, unknown>;
+
+export type HostEvent =
+  | { type: 'ready'; nativeId: string; resumed: boolean; evidence: Evidence }
+  | { type: 'accepted'; messageId: string; nativeRef: string; evidence: Evidence }
+  | { type: 'final'; messageId: string; text: string; evidence: Evidence }
+  | { type: 'completed'; messageId: string; evidence: Evidence }
+  | { type: 'interrupted'; messageId: string | null; reason: string; evidence: Evidence }
+  | { type: 'api_error'; messageId: string; errorText: string; evidence: Evidence }
+  | { type: 'usage'; messageId: string; usage: TokenUsage; evidence: Evidence }
+  | { type: 'exited'; expected: boolean; pids: number[]; exitStatus: number | null; paneDead: boolean; evidence: Evidence }
+  | { type: 'blocked_on_prompt'; promptText: string; evidence: Evidence }
+  | { type: 'unknown'; messageId: string | null; reason: string; evidence: Evidence };
+
+export class ExecutorError extends Error {
+  constructor(
+    readonly code: 'start_failed' | 'resume_failed' | 'not_ready' | 'busy' | 'closed' | 'blocked_on_prompt',
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}

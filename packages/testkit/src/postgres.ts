@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../../core/src/db/embedded-postgres.ts';
+import { migrate } from '../../core/src/db/migrate.ts';
+
+/**
+ * Test databases on a real PostgreSQL server. The vitest global setup starts one embedded
+ * cluster per run and exports its admin URL; each test file gets its own fresh database.
+ * Run standalone (no global setup), the first call starts a private cluster.
+ */
+export const ADMIN_URL_ENV = 'BRIA_TEST_PG_ADMIN_URL';
+
+let own: Promise<RunningPostgres> | undefined;
+
+export async function startTestCluster(): Promise<RunningPostgres & { dir: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bria-test-pg-'));
+  const running = await startEmbeddedPostgres({ dir, port: await freePort(), database: 'postgres' });
+  return {
+    ...running,
+    dir,
+    async stop() {
+      await running.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function adminUrl(): Promise<string> {
+  const fromEnv = process.env[ADMIN_URL_ENV];
+  if (fromEnv) return fromEnv;
+  own ??= startTestCluster();
+  const running = await own;
+  return running.adminUrl;
+}
+
+export interface TestDatabase { url: string; name: string; drop(): Promise<void> }
+
+export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const admin = await adminUrl();
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  if (opts.migrate !== false) await migrate({ url: url.toString() });
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
