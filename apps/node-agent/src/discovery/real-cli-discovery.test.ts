@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { claudeBin, codexBin, createCliHome } from '@bria/testkit/cli-homes';
+import { type MockServer, startAnthropicMock, startOpenAIMock } from '@bria/testkit/mock-models';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scanSessions } from './scan-sessions.ts';
+
+// The pinned CLIs write their journals for real (against local mock model servers); discovery
+// must find those sessions with the ids the CLIs used on the wire.
+
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(cmd, args, { cwd, env, timeout: 45_000, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+    child.stdin?.end();
+  });
+}
+
+describe('discovery of sessions written by the real CLIs', () => {
+  let root: string;
+  let work: string;
+  let home: string;
+  let env: Record<string, string>;
+  let anthropic: MockServer;
+  let openai: MockServer;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'bria-disc-real-'));
+    work = join(root, 'work dir');
+    mkdirSync(work);
+    work = realpathSync(work);
+    anthropic = await startAnthropicMock();
+    openai = await startOpenAIMock();
+    ({ home, env } = await createCliHome({ root, trustedDirs: [work], anthropicUrl: anthropic.url, openaiUrl: openai.url }));
+  });
+  afterAll(async () => {
+    await anthropic?.close();
+    await openai?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('finds the claude -p and codex exec sessions with their ids, cwd and first prompt', async () => {
+    const [claude, codex] = await Promise.all([
+      run(claudeBin, ['-p', 'hello'], work, env),
+      run(codexBin, ['exec', '--skip-git-repo-check', 'hello'], work, env),
+    ]);
+    expect(claude.code).toBe(0);
+    expect(codex.code).toBe(0);
+    const claudeTurn = anthropic.requests.find((r) => r.kind === 'turn' && r.userText === 'hello');
+    const codexTurn = openai.requests.find((r) => r.kind === 'turn' && r.userText === 'hello');
+    expect(claudeTurn?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(codexTurn?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const { sessions, problems } = await scanSessions({
+      claudeHome: join(home, '.claude'),
+      codexHome: env.CODEX_HOME ?? join(home, '.codex'),
+      state: join(root, 'bria-state'),
+    });
+    expect(problems).toEqual([]);
+    const byExecutor = Object.fromEntries(sessions.map((s) => [s.executor, s]));
+    expect(sessions).toHaveLength(2);
+    expect(byExecutor.claude).toMatchObject({
+      nativeId: claudeTurn?.sessionId,
+      cwd: work,
+      firstPrompt: 'hello',
+      lastPrompt: 'hello',
+      userTurns: 1,
+      cliVersion: '2.1.197',
+      originator: 'sdk-cli',
+      live: false,
+    });
+    expect(byExecutor.codex).toMatchObject({
+      nativeId: codexTurn?.sessionId,
+      cwd: work,
+      firstPrompt: 'hello',
+      userTurns: 1,
+      cliVersion: '0.171.0',
+      originator: 'codex_exec',
+      source: 'exec',
+    });
+    for (const s of sessions) expect(Date.parse(s.lastActivityAt ?? '')).toBeGreaterThanOrEqual(Date.parse(s.startedAt ?? ''));
+  });
+});
