@@ -29,10 +29,13 @@ export function applyTurnOutcome(
 /**
  * After a *confirmed* stop the main request and all its follow-ups — including one whose acceptance
  * is still pending — get one common final outcome: `terminal_failed` (the executor confirmed the
- * stop). Messages stored while stopping are not touched: they wait and run next.
+ * stop). The gates never hand over a new main request while anything is in flight, so the
+ * in-flight messages are exactly the main request and its follow-ups (even a follow-up that raced
+ * its main's final and became a turn of its own). Messages stored while stopping wait and run next.
  */
-export function applyStopOutcome(messages: readonly QueueMessage[], mainMessageId: string): StatusUpdate[] {
-  return turnGroup(messages, mainMessageId)
+export function applyStopOutcome(messages: readonly QueueMessage[]): StatusUpdate[] {
+  return [...messages]
+    .sort((a, b) => a.seq - b.seq)
     .filter((m) => m.status === 'accepted' || m.status === 'leased')
     .map((m) => ({ id: m.id, from: m.status, to: 'terminal_failed' }));
 }

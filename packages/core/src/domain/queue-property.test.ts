@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prng } from './testing/prng.ts';
-import { ACTIONS, QueueSim } from './testing/queue-sim.ts';
+import { ACTIONS, QueueSim, RARE_ACTIONS } from './testing/queue-sim.ts';
 
 const RUNS = 3000;
 const STEPS = 80;
@@ -9,7 +9,7 @@ const OPEN = new Set(['pending', 'leased', 'accepted']);
 function simulate(seed: number) {
   const rng = prng(seed);
   const sim = new QueueSim(rng);
-  for (let i = 0; i < STEPS; i++) sim.step(rng.pick(ACTIONS));
+  for (let i = 0; i < STEPS; i++) sim.step(rng.chance(0.015) ? rng.pick(RARE_ACTIONS) : rng.pick(ACTIONS));
   sim.quiesce();
   return sim;
 }
@@ -19,6 +19,7 @@ describe('queue invariants under random interleavings (seeded)', () => {
     let delivered = 0;
     let unknown = 0;
     let stopped = 0;
+    let archived = 0;
     for (let seed = 1; seed <= RUNS; seed++) {
       const sim = simulate(seed);
       const ctx = `seed ${seed}: state ${sim.snapshot.state}`;
@@ -40,11 +41,14 @@ describe('queue invariants under random interleavings (seeded)', () => {
       delivered += sim.received.length;
       unknown += sim.messages.filter((m) => m.status === 'unknown').length;
       stopped += sim.messages.filter((m) => m.status === 'terminal_failed').length;
+      if (sim.snapshot.state === 'Archived') archived += 1;
     }
     // The generator really exercises the interesting paths.
     expect(delivered).toBeGreaterThan(RUNS * 2);
     expect(unknown).toBeGreaterThan(50);
     expect(stopped).toBeGreaterThan(50);
+    expect(archived).toBeGreaterThan(50);
+    console.info(`delivered ${delivered}, unknown ${unknown}, terminal_failed ${stopped}, archived runs ${archived}`);
   });
 
   it('is reproducible from its seed', () => {

@@ -7,9 +7,11 @@ import type { prng } from './prng.ts';
 type Rng = ReturnType<typeof prng>;
 export const ACTIONS = [
   'arrive', 'arrive', 'arrive', 'dispatch', 'dispatch', 'type', 'type', 'receipt', 'receipt', 'not_delivered', 'finish', 'finish',
-  'retry_save', 'stop', 'confirm_stop', 'crash', 'observer_lost', 'recover', 'recover', 'expire', 'close',
+  'retry_save', 'stop', 'confirm_stop', 'crash', 'observer_lost', 'recover', 'recover',
 ] as const;
-export type Action = (typeof ACTIONS)[number];
+/** Session-ending actions, picked rarely so most runs have a long life first. */
+export const RARE_ACTIONS = ['expire', 'close'] as const;
+export type Action = (typeof ACTIONS)[number] | (typeof RARE_ACTIONS)[number];
 const FINAL: ReadonlySet<MessageStatus> = new Set(['completed', 'terminal_failed']);
 
 /**
@@ -28,7 +30,8 @@ export class QueueSim {
   private typed = new Map<string, string>();
   private sentEpoch = new Map<string, number>();
   private epoch = 0;
-  private pendingWrite: { mainId: string } | null = null;
+  /** Finals received whose outcome write has not succeeded yet (one per finished turn). */
+  private pendingWrites: string[] = [];
   private writeFailed = false;
   private failures = 0;
   private stopSent = false;
@@ -69,8 +72,7 @@ export class QueueSim {
     } else if (e.type === 'queue' && e.op === 'fail_undelivered') {
       this.apply(failUndelivered(this.messages));
     } else if (e.type === 'queue' && e.op === 'apply_stop_outcome') {
-      const main = this.messages.find((m) => m.mainMessageId === null && (m.status === 'accepted' || m.status === 'leased'));
-      if (main) this.apply(applyStopOutcome(this.messages, main.id));
+      this.apply(applyStopOutcome(this.messages));
     } else if (e.type === 'queue' && e.op === 'recheck_outcomes') {
       this.recheck();
     }
@@ -113,7 +115,7 @@ export class QueueSim {
         const d = nextDeliverable(this.messages, {
           state: this.snapshot.state,
           outcomeWriteFailed: this.writeFailed,
-          finalReceived: this.pendingWrite !== null,
+          finalReceived: this.pendingWrites.length > 0,
           dispatcherId: 'd1',
         });
         if (!d.ok) return;
@@ -138,7 +140,7 @@ export class QueueSim {
         if (last && last.seq > m.seq) this.violations.push(`${id}: delivered after ${last.id}`);
         this.received.push(id);
         this.wire = null;
-        if (!turn || this.pendingWrite) {
+        if (!turn) {
           this.cli.turn = { id: `t${++this.turns}`, mainId: id, members: [id] };
           this.fire({ type: 'turn_started', generation: gen });
         } else {
@@ -162,7 +164,7 @@ export class QueueSim {
         this.journal.set(turn.id, 'complete');
         this.cli.turn = null;
         if (this.snapshot.state === 'AwaitingRecovery') return; // unobserved: found by the re-check
-        this.pendingWrite = { mainId: turn.mainId };
+        this.pendingWrites.push(turn.mainId);
         const head = this.messages.find((m) => m.status === 'pending');
         if (head) head.claimedBy = 'd1';
         if (this.rng.chance(0.3)) {
@@ -178,7 +180,7 @@ export class QueueSim {
         return;
       }
       case 'retry_save':
-        if (this.writeFailed && this.pendingWrite && this.snapshot.state !== 'AwaitingRecovery') this.saved();
+        if (this.writeFailed && this.pendingWrites.length > 0 && this.snapshot.state !== 'AwaitingRecovery') this.saved();
         return;
       case 'stop':
         if (this.fire({ type: 'stop_requested' })) this.stopSent = true;
@@ -224,9 +226,7 @@ export class QueueSim {
   }
 
   private saved(): void {
-    if (!this.pendingWrite) return;
-    this.apply(applyTurnOutcome(this.messages, this.pendingWrite.mainId, 'completed'));
-    this.pendingWrite = null;
+    for (const mainId of this.pendingWrites.splice(0)) this.apply(applyTurnOutcome(this.messages, mainId, 'completed'));
     this.writeFailed = false;
     if (this.failures > 0) this.fire({ type: 'final_save_recovered' });
     this.failures = 0;
@@ -244,24 +244,23 @@ export class QueueSim {
       if (to !== null && to !== m.status) this.move(m.id, m.status, to, found ? { turnId, verified: true } : undefined);
       if (m.status === 'unknown') this.typed.delete(m.id);
     }
-    if (this.pendingWrite && !summarizeQueue(this.messages).inFlight) {
-      this.pendingWrite = null;
-      this.writeFailed = false;
-    }
+    // Finals the re-check stored need no separate write any more.
+    this.pendingWrites = this.pendingWrites.filter((id) => this.messages.some((m) => m.id === id && m.status === 'accepted'));
+    if (this.pendingWrites.length === 0) this.writeFailed = false;
   }
 
   /** Runs only the healthy actions until nothing changes: a healthy session must drain. */
   quiesce(): void {
     const healthy: Action[] = ['recover', 'retry_save', 'receipt', 'type', 'finish', 'confirm_stop', 'dispatch'];
     for (let i = 0; i < 400; i++) {
-      const before = JSON.stringify([this.snapshot.state, this.messages, this.received.length, this.wire, this.cli.turn]);
+      const before = JSON.stringify([this.snapshot.state, this.messages, this.received.length, this.wire, this.cli.turn, this.pendingWrites]);
       for (const a of healthy) {
         this.step(a);
         // A failed final save is retried until it succeeds, as the retry schedule does.
         if (this.writeFailed) this.step('retry_save');
       }
       this.drained();
-      if (JSON.stringify([this.snapshot.state, this.messages, this.received.length, this.wire, this.cli.turn]) === before) return;
+      if (JSON.stringify([this.snapshot.state, this.messages, this.received.length, this.wire, this.cli.turn, this.pendingWrites]) === before) return;
     }
   }
 }
