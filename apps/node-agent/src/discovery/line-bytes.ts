@@ -21,18 +21,19 @@ export function lineHas(buf: Buffer, start: number, end: number, needle: Buffer)
   return within(buf, start, start + WINDOW, needle) !== -1 || within(buf, end - WINDOW, end, needle) !== -1;
 }
 
-/** indexOf bounded to `[start, end)`. */
+/** indexOf bounded to `[start, end)`: a plain indexOf would search on to the end of the buffer. */
 export function within(buf: Buffer, start: number, end: number, needle: Buffer): number {
-  const at = buf.indexOf(needle, start);
-  return at === -1 || at + needle.length > end ? -1 : at;
+  const at = buf.subarray(start, end).indexOf(needle);
+  return at === -1 ? -1 : start + at;
 }
 
 /** Reads the JSON string value that follows `"key":"` (given as `needle`), first or last occurrence. */
 export function stringField(buf: Buffer, start: number, end: number, needle: Buffer, last: boolean): string | null {
   let at: number;
   if (last) {
-    at = buf.lastIndexOf(needle, end - needle.length);
-    if (at < start) return null;
+    const rel = buf.subarray(start, end).lastIndexOf(needle);
+    if (rel === -1) return null;
+    at = start + rel;
   } else {
     at = within(buf, start, end, needle);
     if (at === -1) return null;

@@ -187,15 +187,23 @@ export function appendCodexTitle(codexHome: string, id: string, name: string, at
 
 const WORDS = 'the build failed because the config file was missing a key so I added it and reran tests'.split(' ');
 
-/** Deterministic text of about `bytes` bytes, with newlines and quotes that JSON must escape. */
+let base = '';
+
+/** Deterministic text of `bytes` characters, with newlines and quotes that JSON must escape. */
 export function filler(bytes: number, seed: number): string {
+  if (base.length < bytes + 1024) base = buildBase(Math.max(bytes + 1024, 1 << 20));
+  const from = (seed * 7919) % 1024;
+  return base.slice(from, from + bytes);
+}
+
+function buildBase(size: number): string {
   const parts: string[] = [];
-  let size = 0;
-  for (let i = seed; size < bytes; i++) {
+  let length = 0;
+  for (let i = 0; length < size; i++) {
     const w = WORDS[i % WORDS.length] ?? 'x';
     const piece = i % 13 === 0 ? `"${w}"\n` : `${w} `;
     parts.push(piece);
-    size += piece.length;
+    length += piece.length;
   }
   return parts.join('');
 }

@@ -1,0 +1,169 @@
+// Discovery benchmark (not a test). Builds a synthetic store of Claude and Codex journals under
+// /tmp (5,000 + 5,000 files, about 2 GB at --scale 1), then, in a fresh child process so the
+// numbers are not inflated by building the store, measures: first scan, re-scan after one file
+// grew, re-scan with nothing changed, a restart from the state file, and peak RSS.
+//
+//   npx tsx apps/node-agent/src/discovery/discovery.bench.ts [--scale 0.1] [--dir /tmp/x] [--rebuild]
+//
+// Prints one JSON line. Goals: first scan < 10 s, re-scan < 200 ms, peak RSS < 150 MB.
+
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DiscoveryIndex } from './discovery-index.ts';
+import { STATE_FILE } from './index-state.ts';
+import { appendCodexTitle, claudeLines, type Turn, writeClaudeSession, writeCodexSession } from './synthetic-store.ts';
+
+interface Manifest {
+  scale: number;
+  claudeFiles: number;
+  codexFiles: number;
+  totalBytes: number;
+  appendTarget: string;
+}
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
+};
+
+// Deterministic PRNG so every run builds the same store.
+let seed = 0x2545f491;
+function random(): number {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) / 0x1_0000_0000;
+}
+function gaussian(): number {
+  return Math.sqrt(-2 * Math.log(random() || 1e-9)) * Math.cos(2 * Math.PI * random());
+}
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+
+/** Journal sizes are heavy-tailed: median about 100 KB, mean about 200 KB, a few of many MB. */
+function sessionTurns(i: number, startMs: number): Turn[] {
+  const target = Math.min(20 << 20, Math.exp(Math.log(97_000) + 1.2 * gaussian()));
+  const count = Math.max(1, Math.min(200, Math.round(target / 12_000)));
+  const perTurn = Math.max(200, Math.round(target / count) - 900);
+  return Array.from({ length: count }, (_, t) => ({
+    prompt: `session ${i} turn ${t}: please look at the failing test and fix it`,
+    reply: `Done with turn ${t}. ${'The change is small. '.repeat(1 + (t % 20))}`,
+    at: new Date(startMs + t * 90_000).toISOString(),
+    toolBytes: perTurn,
+  }));
+}
+
+function build(dir: string, scale: number): Manifest {
+  rmSync(dir, { recursive: true, force: true });
+  const claudeHome = join(dir, '.claude');
+  const codexHome = join(dir, '.codex');
+  const perExecutor = Math.max(1, Math.round(5000 * scale));
+  const day0 = Date.parse('2026-06-01T08:00:00.000Z');
+  let appendTarget = '';
+  for (let i = 0; i < perExecutor; i++) {
+    const start = day0 + i * 47 * 60_000;
+    const file = writeClaudeSession(claudeHome, {
+      sessionId: `${hex(i, 8)}-1b2c-4d5e-8f90-${hex(i * 7919, 12)}`,
+      cwd: `/home/dev/projects/repo-${i % 150}`,
+      turns: sessionTurns(i, start),
+      aiTitle: `Fix failing test ${i}`,
+      firstTurnOutOfOrder: i % 5 === 0,
+    });
+    if (i === 0) appendTarget = file;
+    const id = `01a2${hex(i, 4)}-d848-7b63-9a2f-${hex(i * 104729, 12)}`;
+    writeCodexSession(codexHome, { id, cwd: `/home/dev/projects/repo-${i % 150}`, startedAt: new Date(start).toISOString(), turns: sessionTurns(i + 1, start) });
+    appendCodexTitle(codexHome, id, `Codex task ${i}`, new Date(start).toISOString());
+  }
+  const du = spawnSync('du', ['-sb', dir], { encoding: 'utf8' });
+  const manifest: Manifest = { scale, claudeFiles: perExecutor, codexFiles: perExecutor, totalBytes: Number.parseInt(du.stdout, 10), appendTarget };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return manifest;
+}
+
+async function measure(dir: string): Promise<void> {
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+  const claudeHome = join(dir, '.claude');
+  const codexHome = join(dir, '.codex');
+  const stateDir = mkdtempSync('/tmp/bria-discovery-bench-state-');
+  let maxLoopBlockMs = 0;
+  let last = performance.now();
+  const probe = setInterval(() => {
+    const now = performance.now();
+    maxLoopBlockMs = Math.max(maxLoopBlockMs, now - last - 5);
+    last = now;
+  }, 5);
+
+  const index = new DiscoveryIndex({ claudeHome, codexHome, stateDir });
+  let t = performance.now();
+  const first = await index.scan();
+  const firstScanMs = performance.now() - t;
+  t = performance.now();
+  index.save();
+  const saveMs = performance.now() - t;
+
+  t = performance.now();
+  const idle = await index.scan();
+  const idleRescanMs = performance.now() - t;
+
+  const turn: Turn = { prompt: 'one more thing', reply: 'ok', at: new Date().toISOString(), toolBytes: 4000 };
+  appendFileSync(manifest.appendTarget, `${claudeLines({ sessionId: 'x', cwd: '/x', turns: [turn] }).slice(2).join('\n')}\n`);
+  t = performance.now();
+  const changed = await index.scan();
+  const rescanMs = performance.now() - t;
+  t = performance.now();
+  index.save();
+  const saveAfterChangeMs = performance.now() - t;
+
+  t = performance.now();
+  const restarted = new DiscoveryIndex({ claudeHome, codexHome, stateDir });
+  const cold = await restarted.scan();
+  const restartScanMs = performance.now() - t;
+  clearInterval(probe);
+
+  const result = {
+    sessions: first.sessions.length,
+    filesSeen: first.stats.filesSeen,
+    storeBytes: manifest.totalBytes,
+    firstScanMs: Math.round(firstScanMs),
+    firstScanBytesRead: first.stats.bytesRead,
+    firstScanMBps: Math.round(first.stats.bytesRead / 1e6 / (firstScanMs / 1000)),
+    saveMs: Math.round(saveMs),
+    stateFileBytes: statSync(join(stateDir, STATE_FILE)).size,
+    idleRescanMs: Math.round(idleRescanMs),
+    idleRescanBytesRead: idle.stats.bytesRead,
+    rescanAfterAppendMs: Math.round(rescanMs),
+    rescanAfterAppendBytesRead: changed.stats.bytesRead,
+    rescanAfterAppendFilesRead: changed.stats.filesRead,
+    saveAfterChangeMs: Math.round(saveAfterChangeMs),
+    restartFromStateScanMs: Math.round(restartScanMs),
+    restartBytesRead: cold.stats.bytesRead,
+    maxEventLoopBlockMs: Math.round(maxLoopBlockMs),
+    problems: first.problems.length,
+    peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+  };
+  rmSync(stateDir, { recursive: true, force: true });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+async function main(): Promise<void> {
+  const measureDir = flag('--measure');
+  if (measureDir) return measure(measureDir);
+  const scale = Number(flag('--scale') ?? '1');
+  const dir = flag('--dir') ?? `/tmp/bria-discovery-bench-${scale}`;
+  mkdirSync(dir, { recursive: true });
+  const manifestFile = join(dir, 'manifest.json');
+  let buildMs = 0;
+  if (args.includes('--rebuild') || !existsSync(manifestFile) || (JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest).scale !== scale) {
+    const t = performance.now();
+    build(dir, scale);
+    buildMs = Math.round(performance.now() - t);
+  }
+  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--measure', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (child.status !== 0) throw new Error(`measuring child failed with ${child.status}`);
+  const measured = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+  process.stdout.write(`${JSON.stringify({ scale, dir, buildMs, ...measured, node: process.version })}\n`);
+}
+
+await main();
