@@ -43,6 +43,23 @@ const pause = (ms: number, gone: Promise<void>): Promise<void> =>
 const describeFiles = (files: UploadedFile[]): Record<string, unknown> =>
   Object.fromEntries(files.map((f) => [f.field, { fileName: f.fileName, size: f.bytes.length }]));
 
+/** Form and query bodies carry objects as JSON text; records show them parsed so tests read one shape. */
+function readable(params: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (typeof value === 'string' && /^\s*[[{]/.test(value)) {
+      try {
+        out[key] = JSON.parse(value);
+        continue;
+      } catch {
+        // Not JSON after all: keep the text as sent.
+      }
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
 export function createFakeServer(deps: ServerDeps): Server {
   const handlers = new Map(Object.entries(deps.handlers).map(([k, v]) => [k.toLowerCase(), v]));
   const now = (): number => deps.ctx.clock();
@@ -102,7 +119,7 @@ export function createFakeServer(deps: ServerDeps): Server {
     };
     try {
       const request = await readApiRequest(req, url);
-      record.params = { ...request.params, ...describeFiles(request.files) };
+      record.params = { ...readable(request.params), ...describeFiles(request.files) };
       await pause(deps.latencyMs(), gone);
       const fault = deps.faults.take(method);
       if (fault && (await applyFault(fault, res, record, gone))) return;

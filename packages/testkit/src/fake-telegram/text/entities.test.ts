@@ -30,6 +30,17 @@ describe('HTML parse mode', () => {
     expect(r?.entities).toEqual([{ type: 'pre', offset: 0, length: 10, language: 'ts' }]);
   });
 
+  it('reads <blockquote expandable>, spoilers and custom emoji', () => {
+    const r = fmt('<blockquote expandable>long log</blockquote><tg-spoiler>s</tg-spoiler><tg-emoji emoji-id="5368324170671202286">👍</tg-emoji>', 'HTML');
+    expect(r?.text).toBe('long logs👍');
+    expect(r?.entities).toEqual([
+      { type: 'expandable_blockquote', offset: 0, length: 8 },
+      { type: 'spoiler', offset: 8, length: 1 },
+      { type: 'custom_emoji', offset: 9, length: 2, custom_emoji_id: '5368324170671202286' },
+    ]);
+    expect(failure('<b class>x</b>', 'HTML')).toContain('Expected equal sign in declaration of an attribute of the tag "b"');
+  });
+
   it('rejects what the real server rejects, with its wording', () => {
     expect(failure('<b>open', 'HTML')).toBe(
       `400 Bad Request: can't parse entities: Can't find end tag corresponding to start tag "b"`,

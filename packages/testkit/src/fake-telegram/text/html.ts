@@ -68,10 +68,15 @@ export function parseHtml(s: string): ParsedText {
         while (i < s.length && isSpace(at(s, i))) i++;
         if (at(s, i) === '>') break;
         const attrBegin = i;
-        while (!isSpace(at(s, i)) && at(s, i) !== '=') i++;
+        while (!isSpace(at(s, i)) && at(s, i) !== '=' && at(s, i) !== '>') i++;
         const attr = s.slice(attrBegin, i);
         if (attr === '') fail(`Empty attribute name in the tag "${name}" at byte offset ${byteOffset(s, begin)}`);
         while (i < s.length && isSpace(at(s, i))) i++;
+        // The one attribute without a value: <blockquote expandable>.
+        if (at(s, i) !== '=' && name === 'blockquote' && attr === 'expandable') {
+          argument = '1';
+          continue;
+        }
         if (at(s, i) !== '=') {
           fail(`Expected equal sign in declaration of an attribute of the tag "${name}" at byte offset ${byteOffset(s, begin)}`);
         }
