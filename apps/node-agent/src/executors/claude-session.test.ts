@@ -117,7 +117,7 @@ describe('Claude Code in tmux', () => {
     const closed = await b.close();
     expect(closed.exitStatus).toBe(0);
     expect(closed.paneDead).toBe(true);
-    expect(closed.escalation).toEqual([]);
+    expect(closed.escalation, JSON.stringify(closed)).toEqual([]);
     expect(closed.pids).toContain(id.cliPid);
     for (const pid of closed.pids) expect(await procExists(pid)).toBe(false);
     expect(existsSync(join(claudeConfigDir(rig.env), 'sessions', `${id.cliPid}.json`))).toBe(false);

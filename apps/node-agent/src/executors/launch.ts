@@ -65,6 +65,8 @@ export interface CloseEvidence {
   exitStatus: number | null;
   paneDead: boolean;
   escalation: ('kill-session' | 'sigkill')[];
+  /** What was still running when `/exit` had not ended it in time. */
+  survivors: { pid: number; comm: string; ppid: number }[];
   elapsedMs: number;
 }
 
@@ -93,6 +95,11 @@ export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; ex
   const info = await tmux.paneInfo(identity.paneId);
   if (info && !info.dead) await tmux.paste(identity.paneId, '/exit');
   let lingering = await waitGone(pids, opts.exitMs);
+  const survivors: CloseEvidence['survivors'] = [];
+  for (const p of lingering) {
+    const st = await procStat(p);
+    if (st) survivors.push({ pid: p, comm: st.comm, ppid: st.ppid });
+  }
   if (lingering.length > 0) {
     escalation.push('kill-session');
     await tmux.killSession(identity.tmuxSession).catch(() => undefined);
@@ -115,7 +122,7 @@ export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; ex
   const exitStatus = await tmux.readExitStatus(identity.exitFile);
   // The dead pane has served as evidence; remove it so the server does not collect corpses.
   if (after) await tmux.killSession(identity.tmuxSession).catch(() => undefined);
-  return { pids, lingering, exitStatus, paneDead, escalation, elapsedMs: Date.now() - started };
+  return { pids, lingering, exitStatus, paneDead, escalation, survivors, elapsedMs: Date.now() - started };
 }
 
 export interface Mismatch {
