@@ -4,18 +4,19 @@ import type { FakeContext } from './context.ts';
 import { type Fault, FaultPlan } from './faults.ts';
 import { FloodControl, type FloodLimit } from './flood-control.ts';
 import { botMethods, commandScopeKey } from './methods/bot-methods.ts';
+import { draftMethods } from './methods/draft-methods.ts';
 import { fileMethods } from './methods/file-methods.ts';
 import { interactionMethods } from './methods/interaction-methods.ts';
 import { messageMethods } from './methods/message-methods.ts';
 import { type CallRecord, Recorder } from './recorder.ts';
 import { createFakeServer } from './server.ts';
 import { CallbackStore, type CallbackAnswer } from './state/callbacks.ts';
-import { ChatStore, type ChatUser } from './state/chats.ts';
+import { ChatStore, type ChatUser, type Draft } from './state/chats.ts';
 import { FileStore } from './state/file-store.ts';
 import { UpdateQueue } from './state/update-queue.ts';
 import { type Sent, type UserOptions, UserSide } from './user-side.ts';
 
-export type { CallbackAnswer, CallRecord, ChatUser, Fault, FloodLimit, Sent, UserOptions };
+export type { CallbackAnswer, CallRecord, ChatUser, Draft, Fault, FloodLimit, Sent, UserOptions };
 
 export interface FakeTelegramOptions {
   /** 0 (default) picks a free port. */
@@ -59,6 +60,8 @@ export interface FakeTelegram {
   callbackAnswers(): CallbackAnswer[];
   reactions(chatId: number, messageId: number): ReactionType[];
   lastChatAction(chatId?: number): { action: string; at: number } | undefined;
+  /** The streamed draft (sendMessageDraft) the user sees now, if any. */
+  chatDraft(chatId?: number): Draft | undefined;
   botCommands(opts?: { scope?: object; languageCode?: string }): BotCommand[];
   fileBytes(fileId: string): Buffer | undefined;
   pendingUpdates(): number;
@@ -118,7 +121,7 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
   const state = { latencyMs: opts.latencyMs ?? 0 };
   const server = createFakeServer({
     token, ctx, recorder, faults, flood, latencyMs: () => state.latencyMs,
-    handlers: { ...botMethods, ...messageMethods, ...interactionMethods, ...fileMethods },
+    handlers: { ...botMethods, ...messageMethods, ...interactionMethods, ...fileMethods, ...draftMethods },
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -165,6 +168,7 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
       const last = ctx.chats.find(chatId)?.lastAction;
       return last ? { ...last } : undefined;
     },
+    chatDraft: (chatId = user.id) => ctx.chats.draft(chatId, ctx.clock()),
     botCommands: (o) => structuredClone(ctx.commands.get(commandScopeKey(o?.scope, o?.languageCode)) ?? []),
     fileBytes: (fileId) => {
       const file = ctx.files.get(fileId);

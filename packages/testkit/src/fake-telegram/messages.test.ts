@@ -122,3 +122,19 @@ describe('small methods', () => {
     expect(await api.getChatMenuButton({ chat_id: chat })).toEqual({ type: 'commands' });
   });
 });
+
+describe('streamed drafts', () => {
+  it('sendMessageDraft shows a preview that the final message replaces and that expires after 30 s', async () => {
+    expect(await api.sendMessageDraft(chat, 7, '')).toBe(true);
+    expect(fake.chatDraft()).toMatchObject({ draftId: 7, text: '' });
+    await api.sendMessageDraft(chat, 7, 'Reading <code>src/</code>…', { parse_mode: 'HTML' });
+    expect(fake.chatDraft()).toMatchObject({ text: 'Reading src/…', entities: [{ type: 'code', offset: 8, length: 4 }] });
+    expect(await refused(api.sendMessageDraft(chat, 0, 'x'))).toBe('400 Bad Request: draft_id must be non-zero');
+    await api.sendMessage(chat, 'Done');
+    expect(fake.chatDraft()).toBeUndefined();
+    await api.sendMessageDraft(chat, 8, 'again');
+    fake.advanceClock(31_000);
+    expect(fake.chatDraft()).toBeUndefined();
+    expect(fake.chatMessages().map((m) => m.text)).toEqual(['Done']);
+  });
+});

@@ -1,4 +1,4 @@
-import type { Chat, Message, ReactionType, User } from '@grammyjs/types';
+import type { Chat, Message, MessageEntity, ReactionType, User } from '@grammyjs/types';
 import { ApiError } from '../api-error.ts';
 
 export interface ChatUser {
@@ -9,6 +9,16 @@ export interface ChatUser {
   languageCode?: string;
 }
 
+export interface Draft {
+  draftId: number;
+  text: string;
+  entities: MessageEntity[];
+  at: number;
+}
+
+// A streamed draft is a temporary preview that disappears after 30 seconds.
+const DRAFT_LIFETIME_MS = 30_000;
+
 interface ChatState {
   chat: Chat.PrivateChat;
   user: User;
@@ -16,6 +26,7 @@ interface ChatState {
   messages: Map<number, Message>;
   reactions: Map<number, ReactionType[]>;
   lastAction?: { action: string; at: number };
+  draft?: Draft;
   blocked: boolean;
 }
 
@@ -62,6 +73,8 @@ export class ChatStore {
     const state = this.forChat(chatId);
     const message = build(state.nextMessageId++, state.chat);
     state.messages.set(message.message_id, message);
+    // A real message from the bot replaces whatever draft was being streamed.
+    if (message.from?.is_bot) delete state.draft;
     return message;
   }
 
@@ -95,6 +108,15 @@ export class ChatStore {
 
   setAction(chatId: number, action: string, at: number): void {
     this.forChat(chatId).lastAction = { action, at };
+  }
+
+  setDraft(chatId: number, draft: Draft): void {
+    this.forChat(chatId).draft = draft;
+  }
+
+  draft(chatId: number, now: number): Draft | undefined {
+    const draft = this.chats.get(chatId)?.draft;
+    return draft && now - draft.at < DRAFT_LIFETIME_MS ? structuredClone(draft) : undefined;
   }
 
   setBlocked(chatId: number, blocked: boolean): void {
