@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { possibleTargets, SESSION_TABLE, tableEdges, transition } from './session-machine.ts';
+import { canAcceptMessage, possibleTargets, SESSION_TABLE, tableEdges, transition } from './session-machine.ts';
 import { AGENT_FACT_TYPES, INTENT_TYPES, SESSION_EVENT_TYPES, SESSION_STATES, type SessionState } from './session-types.ts';
 import { GEN, sampleEvent, snapshotIn, T0, VERSION } from './testing/fixtures.ts';
 
@@ -115,5 +115,28 @@ describe('table shape matches SPEC §2 "Next states"', () => {
   it('AwaitingRecovery is only left by reattached (previous state), never by archiving or a new session', () => {
     const exits = tableEdges().filter((e) => e.from === 'AwaitingRecovery' && e.to !== 'AwaitingRecovery');
     expect(exits).toEqual([{ from: 'AwaitingRecovery', event: 'reattached', to: 'previous' }]);
+  });
+});
+
+describe('canAcceptMessage follows SPEC §2 "Accepts new messages"', () => {
+  const EXPECTED: Record<SessionState, string> = {
+    Starting: 'held_until_ready',
+    Resuming: 'held_until_ready',
+    Ready: 'gated',
+    Running: 'gated',
+    Stopping: 'held_until_ready',
+    ClosingAfterWork: 'LIFETIME_EXPIRED',
+    AwaitingRecovery: 'held_until_ready',
+    Closing: 'SESSION_NOT_ACCEPTING',
+    Archived: 'SESSION_NOT_ACCEPTING',
+    ResumeFailed: 'SESSION_NOT_ACCEPTING',
+  };
+  it.each(SESSION_STATES)('%s', (state) => {
+    const d = canAcceptMessage(snapshotIn(state));
+    expect(d.ok ? d.delivery : d.code).toBe(EXPECTED[state]);
+    // After expiry nothing new is stored, in any state.
+    const expired = canAcceptMessage(snapshotIn(state, { lifetimeExpired: true }));
+    expect(expired.ok).toBe(false);
+    if (!expired.ok && EXPECTED[state] !== 'SESSION_NOT_ACCEPTING') expect(expired.code).toBe('LIFETIME_EXPIRED');
   });
 });
