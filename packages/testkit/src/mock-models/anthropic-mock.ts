@@ -1,6 +1,6 @@
 import { estimateTokens } from './behaviour.ts';
 import { type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
-import { blockTexts, type Plan, planFor, totalDelay } from './plan.ts';
+import { blockTexts, type Plan, totalDelay } from './plan.ts';
 import { asRecord, header, lastUserText } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
@@ -78,8 +78,7 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   x.end();
 }
 
-async function answerMessages(x: Exchange): Promise<void> {
-  const plan = planFor(x, { allowTwoBlocks: true });
+async function answerMessages(x: Exchange, plan: Plan): Promise<void> {
   if (plan.type === 'fail') {
     const type = plan.status === 400 ? 'invalid_request_error' : 'api_error';
     return apiError(x, plan.status, type, `mock fail${plan.status}`);
@@ -105,9 +104,10 @@ async function answerMessages(x: Exchange): Promise<void> {
 
 const anthropicApi: MockApi = {
   classify,
-  async respond(x) {
+  twoBlocks: true,
+  async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
-    if (x.entry.kind === 'turn' || x.entry.kind === 'title') return answerMessages(x);
+    if (plan) return answerMessages(x, plan);
     if (x.method === 'POST' && x.pathname === '/v1/messages/count_tokens') {
       return x.sendJson(200, { input_tokens: estimateTokens(x.bodyChars) });
     }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { type Plan, planFor } from './plan.ts';
 import { createRequestLog, safeHeaders } from './request-log.ts';
 import type { MockRequest, MockServer, MockServerOptions, RequestKind } from './types.ts';
 
@@ -21,8 +22,6 @@ export interface Exchange {
   pathname: string;
   body: unknown;
   bodyChars: number;
-  slowChunks: number;
-  slowChunkMs: number;
   sendJson(status: number, payload: unknown, headers?: Record<string, string>): void;
   /** Sends status 200 and event-stream headers and flushes them at once. */
   startSse(headers?: Record<string, string>): void;
@@ -36,7 +35,10 @@ export interface Exchange {
 
 export interface MockApi {
   classify(method: string, pathname: string, headers: IncomingHttpHeaders, body: unknown): Classified;
-  respond(x: Exchange): Promise<void> | void;
+  /** Whether TWOBLOCKS gives two content blocks (the Responses mock answers it as a plain reply). */
+  twoBlocks: boolean;
+  /** `plan` is set for turn and title requests. */
+  respond(x: Exchange, plan: Plan | null): Promise<void> | void;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -111,6 +113,8 @@ export function startMockServer(api: MockApi, opts: MockServerOptions = {}): Pro
       }),
     );
     openResponses.add(closed);
+    const modelCall = entry.kind === 'turn' || entry.kind === 'title';
+    const plan = modelCall ? planFor(entry, { allowTwoBlocks: api.twoBlocks, slowChunks, slowChunkMs }) : null;
     log.add(entry);
 
     const writeHead = (status: number, headers: Record<string, string>) => {
@@ -123,8 +127,6 @@ export function startMockServer(api: MockApi, opts: MockServerOptions = {}): Pro
       pathname,
       body,
       bodyChars: text.length,
-      slowChunks,
-      slowChunkMs,
       sendJson(status, payload, headers = {}) {
         writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(method === 'HEAD' ? undefined : JSON.stringify(payload));
@@ -163,7 +165,7 @@ export function startMockServer(api: MockApi, opts: MockServerOptions = {}): Pro
         return new Promise((resolve) => over.signal.addEventListener('abort', () => resolve(), { once: true }));
       },
     };
-    await api.respond(x);
+    await api.respond(x, plan);
   };
 
   const server = createServer((req, res) => {

@@ -132,6 +132,8 @@ describe('OpenAI Responses mock over HTTP', () => {
     expect(res.status).toBe(200);
     const { raw, idled } = await readEvents(res, { idleMs: 400 });
     expect([raw, idled]).toEqual(['', true]);
+    // Matchable while still open: behaviour is known when the request is logged.
+    expect(await mock.waitForRequest((r) => r.behaviour === 'hang', 500)).toMatchObject({ done: false, reply: null });
     abort.abort();
     expect(await mock.waitForRequest((r) => r.done, 3000)).toMatchObject({ behaviour: 'hang', clientClosed: true });
   });

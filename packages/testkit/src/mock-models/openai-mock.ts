@@ -1,6 +1,6 @@
 import { estimateTokens } from './behaviour.ts';
 import { type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
-import { type Plan, planFor, totalDelay } from './plan.ts';
+import { type Plan, totalDelay } from './plan.ts';
 import { asRecord, header, lastUserText } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
@@ -90,8 +90,7 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   x.end();
 }
 
-async function answerResponses(x: Exchange): Promise<void> {
-  const plan = planFor(x, { allowTwoBlocks: false });
+async function answerResponses(x: Exchange, plan: Plan): Promise<void> {
   if (plan.type === 'fail') {
     const type = plan.status === 400 ? 'invalid_request_error' : 'server_error';
     return apiError(x, plan.status, type, `mock fail${plan.status}`);
@@ -107,9 +106,10 @@ async function answerResponses(x: Exchange): Promise<void> {
 
 const openaiApi: MockApi = {
   classify,
-  async respond(x) {
+  twoBlocks: false,
+  async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
-    if (x.entry.kind === 'turn' || x.entry.kind === 'title') return answerResponses(x);
+    if (plan) return answerResponses(x, plan);
     if (x.method === 'POST' && x.pathname === '/v1/responses') {
       return apiError(x, 400, 'invalid_request_error', 'mock: body must be JSON with input');
     }

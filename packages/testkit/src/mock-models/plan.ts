@@ -6,8 +6,7 @@ import {
   titleText,
   twoBlockTexts,
 } from './behaviour.ts';
-import type { Exchange } from './http-server.ts';
-import type { Behaviour } from './types.ts';
+import type { Behaviour, MockRequest } from './types.ts';
 
 /** One text delta of an answer: which content block it belongs to and the pause before it. */
 export interface Step {
@@ -22,18 +21,27 @@ export type Plan =
   | { type: 'hang' }
   | { type: 'text'; steps: Step[]; stall: boolean };
 
-/** Chooses the answer for a turn or title request and records it on the log entry. */
-export function planFor(x: Exchange, opts: { allowTwoBlocks: boolean }): Plan {
-  const n = x.entry.id;
-  const userText = x.entry.userText ?? '';
-  if (x.entry.kind === 'title') {
-    x.entry.behaviour = 'title';
-    x.entry.reply = titleText(n);
-    return { type: 'text', steps: [{ block: 0, text: x.entry.reply, delayMs: 0 }], stall: false };
+export interface PlanOptions {
+  allowTwoBlocks: boolean;
+  slowChunks: number;
+  slowChunkMs: number;
+}
+
+/**
+ * Chooses the answer for a turn or title request and records it on the log entry; runs before
+ * the entry is logged so waiters can match on `behaviour` and `reply` right away.
+ */
+export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
+  const n = entry.id;
+  const userText = entry.userText ?? '';
+  if (entry.kind === 'title') {
+    entry.behaviour = 'title';
+    entry.reply = titleText(n);
+    return { type: 'text', steps: [{ block: 0, text: entry.reply, delayMs: 0 }], stall: false };
   }
   let behaviour: Behaviour = pickBehaviour(userText);
   if (behaviour === 'twoblocks' && !opts.allowTwoBlocks) behaviour = 'reply';
-  x.entry.behaviour = behaviour;
+  entry.behaviour = behaviour;
   const single = (text: string): Step[] => splitDeltas(text).map((t) => ({ block: 0, text: t, delayMs: 0 }));
   switch (behaviour) {
     case 'fail400':
@@ -43,19 +51,19 @@ export function planFor(x: Exchange, opts: { allowTwoBlocks: boolean }): Plan {
     case 'hang':
       return { type: 'hang' };
     case 'stall':
-      x.entry.reply = replyText(n, userText);
-      return { type: 'text', steps: [{ block: 0, text: x.entry.reply, delayMs: 0 }], stall: true };
+      entry.reply = replyText(n, userText);
+      return { type: 'text', steps: [{ block: 0, text: entry.reply, delayMs: 0 }], stall: true };
     case 'slow': {
       const steps: Step[] = [];
-      for (let i = 1; i <= x.slowChunks; i++) {
-        steps.push({ block: 0, text: slowChunkText(n, userText, i, x.slowChunks), delayMs: i === 1 ? 0 : x.slowChunkMs });
+      for (let i = 1; i <= opts.slowChunks; i++) {
+        steps.push({ block: 0, text: slowChunkText(n, userText, i, opts.slowChunks), delayMs: i === 1 ? 0 : opts.slowChunkMs });
       }
-      x.entry.reply = steps.map((s) => s.text).join('');
+      entry.reply = steps.map((s) => s.text).join('');
       return { type: 'text', steps, stall: false };
     }
     case 'twoblocks': {
       const [a, b] = twoBlockTexts(n, userText);
-      x.entry.reply = a + b;
+      entry.reply = a + b;
       return {
         type: 'text',
         steps: [...single(a), ...single(b).map((s) => ({ ...s, block: 1 }))],
@@ -63,8 +71,8 @@ export function planFor(x: Exchange, opts: { allowTwoBlocks: boolean }): Plan {
       };
     }
     case 'reply':
-      x.entry.reply = replyText(n, userText);
-      return { type: 'text', steps: single(x.entry.reply), stall: false };
+      entry.reply = replyText(n, userText);
+      return { type: 'text', steps: single(entry.reply), stall: false };
     default:
       return behaviour satisfies never;
   }
