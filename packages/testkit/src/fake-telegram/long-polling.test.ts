@@ -106,6 +106,8 @@ describe('HTTP surface', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ ok: false, error_code: 404, description: 'Not Found' });
     expect((await callRaw(fake, 'GETME')).body.result).toMatchObject({ id: 7000000001, is_bot: true });
+    expect((await fetch(`${fake.apiRoot}/bot%E0%A4%A/getMe`)).status).toBe(401);
+    expect((await fetch(`${fake.apiRoot}/nothing/here`)).status).toBe(404);
 
     const get = await fetch(`${fake.apiRoot}/bot${fake.token}/sendMessage?chat_id=${fake.user.id}&text=${encodeURIComponent('via GET')}`);
     expect(((await get.json()) as { result: { text: string } }).result.text).toBe('via GET');

@@ -28,6 +28,15 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** A malformed %-escape must not throw inside the request listener. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** Resolves after ms, or early when the client has gone. */
 const pause = (ms: number, gone: Promise<void>): Promise<void> =>
   ms <= 0
@@ -112,7 +121,7 @@ export function createFakeServer(deps: ServerDeps): Server {
     const method = canonicalMethod(name);
     if (!method) return sendJson(res, 404, NOT_FOUND);
     const record = deps.recorder.start(method, now());
-    const answer = (status: number, body: unknown): void => {
+    let answer = (status: number, body: unknown): void => {
       const goneAlready = res.destroyed;
       sendJson(res, status, body);
       deps.recorder.finish(record, goneAlready ? 'client-gone' : 'answered', now(), status, body);
@@ -127,13 +136,13 @@ export function createFakeServer(deps: ServerDeps): Server {
       if (!handler) {
         return answer(501, { ok: false, error_code: 501, description: `Not Implemented: the fake Bot API does not simulate ${method}` });
       }
-      deps.flood.check(method, request.params.chat_id, now());
-      const result = await handler({ ...request, gone }, deps.ctx);
-      if (fault && 'drop' in fault) {
+      // With drop.afterExecute the method runs and whatever it answers, success or error, is lost.
+      if (fault && 'drop' in fault) answer = (): void => {
         res.destroy();
         deps.recorder.finish(record, 'dropped', now());
-        return;
-      }
+      };
+      deps.flood.check(method, request.params.chat_id, now());
+      const result = await handler({ ...request, gone }, deps.ctx);
       answer(200, { ok: true, result });
     } catch (error) {
       if (error instanceof ApiError) return answer(error.code, error.toBody());
@@ -147,10 +156,10 @@ export function createFakeServer(deps: ServerDeps): Server {
     const gone = new Promise<void>((resolve) => res.once('close', () => resolve()));
     const api = /^\/bot([^/]*)\/([^/]+)\/?$/.exec(url.pathname);
     const file = /^\/file\/bot([^/]*)\/(.+)$/.exec(url.pathname);
-    const token = decodeURIComponent(api?.[1] ?? file?.[1] ?? '');
     if (!api && !file) return sendJson(res, 404, NOT_FOUND);
+    const token = safeDecode(api?.[1] ?? file?.[1] ?? '');
     if (token !== deps.token) return sendJson(res, 401, UNAUTHORIZED);
-    const work = api ? serveMethod(req, res, url, api[2] as string, gone) : serveFile(decodeURIComponent(file?.[2] ?? ''), res, gone);
+    const work = api ? serveMethod(req, res, url, api[2] as string, gone) : serveFile(safeDecode(file?.[2] ?? ''), res, gone);
     work.catch((error: unknown) => {
       // A bug in the fake must be loud in the test output, not a hung request.
       console.error('fake-telegram: handler crashed', error);
