@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -74,7 +74,9 @@ export function createTmuxTestServer(path: string): TmuxTestServer {
     },
     async destroy() {
       let pids: number[] = [];
+      let socketPath = '';
       try {
+        socketPath = (await tmux('display-message', '-p', '#{socket_path}')).trim();
         const panes = await tmux('list-panes', '-a', '-F', '#{pane_pid}');
         pids = panes.trim().split('\n').filter(Boolean).map(Number);
         pids = [...pids, ...pids.flatMap(descendants)];
@@ -91,6 +93,8 @@ export function createTmuxTestServer(path: string): TmuxTestServer {
           // Exited between the check and the kill.
         }
       }
+      // kill-server leaves the socket file behind.
+      if (socketPath) await rm(socketPath, { force: true });
     },
   };
 }
