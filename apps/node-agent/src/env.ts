@@ -1,0 +1,49 @@
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { z } from 'zod';
+import { defaultDataDir, parseEnv, zLogLevel } from '@bria/core/env';
+
+/** The node agent's configuration: flags win over environment variables. */
+const zAgentEnv = z.object({
+  BRIA_HUB_URL: z.string().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL').default('ws://127.0.0.1:3001/agent'),
+  BRIA_AGENT_TOKEN: z.string().min(10, 'is missing or too short').optional(),
+  BRIA_AGENT_DIR: z.string().optional(),
+  BRIA_DATA_DIR: z.string().optional(),
+  BRIA_CLAUDE_BIN: z.string().default('claude'),
+  BRIA_CODEX_BIN: z.string().default('codex'),
+  BRIA_TMUX_SOCKET: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('bria'),
+  LOG_LEVEL: zLogLevel,
+});
+
+export interface AgentConfig {
+  hubUrl: string;
+  token: string;
+  dir: string;
+  claudeBin: string;
+  codexBin: string;
+  tmuxSocket: string;
+  logLevel: string;
+}
+
+export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentConfig {
+  const { values } = parseArgs({
+    args: argv,
+    options: { hub: { type: 'string' }, token: { type: 'string' }, dir: { type: 'string' } },
+    strict: true,
+  });
+  const e = parseEnv(zAgentEnv, env);
+  const token = values.token ?? e.BRIA_AGENT_TOKEN;
+  if (!token) throw new Error('No agent token: pass --token <token> (from the dashboard: Nodes → Add a computer) or set BRIA_AGENT_TOKEN.');
+  let hubUrl = values.hub ?? e.BRIA_HUB_URL;
+  if (/^https?:\/\//.test(hubUrl)) hubUrl = hubUrl.replace(/^http/, 'ws');
+  if (!/\/agent\/?$/.test(hubUrl)) hubUrl = `${hubUrl.replace(/\/$/, '')}/agent`;
+  return {
+    hubUrl,
+    token,
+    dir: values.dir ?? e.BRIA_AGENT_DIR ?? path.join(e.BRIA_DATA_DIR ?? defaultDataDir(env), 'agent'),
+    claudeBin: e.BRIA_CLAUDE_BIN,
+    codexBin: e.BRIA_CODEX_BIN,
+    tmuxSocket: e.BRIA_TMUX_SOCKET,
+    logLevel: e.LOG_LEVEL,
+  };
+}

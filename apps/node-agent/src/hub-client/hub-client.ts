@@ -1,0 +1,226 @@
+import { EventEmitter } from 'node:events';
+import WebSocket from 'ws';
+import {
+  BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseHubToAgent, reconnectDelay,
+  type AgentToHub, type Command, type Hello, type Welcome,
+} from '@bria/core/protocol';
+import type { Ledger, StoredEvent } from '../ledger/ledger.ts';
+
+export interface HubClientOptions {
+  url: string;
+  token: string;
+  ledger: Ledger;
+  hello: () => Omit<Hello, 'type' | 'protocol' | 'lastEventSeq' | 'instanceId'>;
+  /** Handles a command the first time its id is seen. Its result becomes a `command_result` event. */
+  onCommand: (cmd: Command) => Promise<Record<string, unknown>>;
+  log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  random?: () => number;
+}
+
+export type ConnectionState = 'connecting' | 'online' | 'offline' | 'refused';
+
+/**
+ * The agent's outbound connection to the hub, as an explicit loop: connect → hello → welcome →
+ * replay unacked events → live; on any loss, wait per the backoff table and start again.
+ * Losing the hub never touches the CLIs (they live in tmux on their own).
+ */
+export class HubClient extends EventEmitter {
+  private ws?: WebSocket;
+  private attempt = 0;
+  private stopped = false;
+  private retryTimer?: NodeJS.Timeout;
+  private watchdog?: NodeJS.Timeout;
+  private heartbeatMs = 10_000;
+  private lastHeard = 0;
+  state: ConnectionState = 'offline';
+  nodeId?: string;
+
+  constructor(private readonly opts: HubClientOptions) {
+    super();
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.connect();
+  }
+
+  private setState(s: ConnectionState): void {
+    if (this.state === s) return;
+    this.state = s;
+    this.emit('state', s);
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    this.setState('connecting');
+    const ws = new WebSocket(this.opts.url, { headers: { authorization: `Bearer ${this.opts.token}` }, maxPayload: MAX_FRAME_BYTES, handshakeTimeout: 10_000 });
+    this.ws = ws;
+    let refusedDelay: number | undefined;
+    let answeredOverHttp = false;
+    ws.on('unexpected-response', (_req, res) => {
+      answeredOverHttp = true;
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => {
+        let message = `HTTP ${res.statusCode}`;
+        try {
+          const parsed = JSON.parse(body) as { message?: string; retryAfterMs?: number };
+          message = parsed.message ?? message;
+          refusedDelay = parsed.retryAfterMs;
+        } catch {}
+        if (res.statusCode === 401 || res.statusCode === 403) {
+          this.setState('refused');
+          this.opts.log('error', `The hub refused this agent: ${message}`);
+          this.emit('refused', message);
+          refusedDelay ??= BAD_TOKEN_DELAY_MS;
+        } else {
+          this.opts.log('warn', `The hub answered ${res.statusCode}: ${message}`);
+        }
+        ws.terminate();
+        this.scheduleReconnect(refusedDelay);
+      });
+    });
+    ws.on('open', () => {
+      this.lastHeard = Date.now();
+      this.send({ type: 'hello', protocol: PROTOCOL_VERSION, instanceId: this.opts.ledger.instanceId, lastEventSeq: this.opts.ledger.lastSeq, ...this.opts.hello() });
+    });
+    ws.on('message', (raw) => void this.onMessage(raw));
+    ws.on('close', (code, reason) => {
+      if (this.ws !== ws) return;
+      this.clearWatchdog();
+      // An HTTP refusal schedules its own (slower) retry once its body is read.
+      if (answeredOverHttp) return;
+      const wasOnline = this.state === 'online';
+      if (this.state !== 'refused') this.setState('offline');
+      if (wasOnline) this.opts.log('warn', 'Lost the connection to the hub; retrying.', { code, reason: reason.toString().slice(0, 100) });
+      if (code === CloseCode.revoked) {
+        this.setState('refused');
+        this.scheduleReconnect(BAD_TOKEN_DELAY_MS);
+      } else {
+        this.scheduleReconnect();
+      }
+    });
+    ws.on('error', (err) => {
+      if (this.state === 'connecting' && this.attempt === 0) this.opts.log('warn', `Cannot reach the hub at ${this.opts.url}: ${err.message}`);
+    });
+  }
+
+  private scheduleReconnect(forcedDelay?: number): void {
+    if (this.stopped || this.retryTimer) return;
+    const delay = forcedDelay ?? reconnectDelay(this.attempt, (this.opts.random ?? Math.random)());
+    this.attempt += 1;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.connect();
+    }, delay);
+  }
+
+  private send(msg: AgentToHub): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+  }
+
+  private async onMessage(raw: WebSocket.RawData): Promise<void> {
+    this.lastHeard = Date.now();
+    const parsed = parseHubToAgent(raw);
+    if (!parsed.ok) {
+      this.opts.log('warn', 'Malformed message from the hub; reconnecting.', { error: parsed.error.slice(0, 200) });
+      this.ws?.close(CloseCode.protocolError, 'malformed');
+      return;
+    }
+    const msg = parsed.message;
+    switch (msg.type) {
+      case 'welcome':
+        return this.onWelcome(msg);
+      case 'ping':
+        this.send({ type: 'pong', t: msg.t });
+        return;
+      case 'pong':
+        return;
+      case 'event_ack':
+        this.opts.ledger.ack(msg.upTo);
+        return;
+      case 'command':
+        return this.onCommand(msg);
+      case 'refused':
+        this.opts.log('error', `The hub refused this agent: ${msg.message}`);
+        this.setState('refused');
+        return;
+      default:
+        msg satisfies never;
+    }
+  }
+
+  private onWelcome(w: Welcome): void {
+    this.attempt = 0;
+    this.nodeId = w.nodeId;
+    this.heartbeatMs = w.heartbeatMs;
+    // The hub stored everything up to its lastEventSeq; drop those and replay the rest in order.
+    this.opts.ledger.ack(w.lastEventSeq);
+    this.setState('online');
+    this.emit('welcome', w);
+    for (const ev of this.opts.ledger.unacked(w.lastEventSeq)) this.sendEvent(ev);
+    this.armWatchdog();
+  }
+
+  private armWatchdog(): void {
+    this.clearWatchdog();
+    this.watchdog = setInterval(() => {
+      if (Date.now() - this.lastHeard > 3 * this.heartbeatMs) {
+        this.opts.log('warn', 'No heartbeat from the hub; reconnecting.');
+        this.ws?.terminate();
+        return;
+      }
+      this.send({ type: 'ping', t: Date.now() });
+    }, this.heartbeatMs);
+  }
+
+  private clearWatchdog(): void {
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = undefined;
+  }
+
+  private async onCommand(cmd: Command): Promise<void> {
+    const ledger = this.opts.ledger;
+    const seen = ledger.command(cmd.id);
+    if (!seen) ledger.recordCommand({ id: cmd.id, command: cmd.command, receivedAt: Date.now(), status: 'received' });
+    this.send({ type: 'command_ack', id: cmd.id });
+    // A repeated id is answered from the ledger: its result event is already durable (and
+    // replayed if unacked), so nothing is executed a second time.
+    if (seen) return;
+    let result: Record<string, unknown>;
+    try {
+      result = await this.opts.onCommand(cmd);
+    } catch (err) {
+      result = { ok: false, error: (err as Error).message };
+    }
+    ledger.recordCommand({ id: cmd.id, command: cmd.command, receivedAt: Date.now(), status: 'done', result });
+    this.emitEvent({ event: 'command_result', commandId: cmd.id, sessionId: cmd.sessionId, payload: { command: cmd.command, ...result } });
+  }
+
+  /** Records an event durably, then sends it if the hub is reachable (otherwise it waits). */
+  emitEvent(e: Omit<StoredEvent, 'seq' | 'at'> & { at?: number }): StoredEvent {
+    const ev = this.opts.ledger.appendEvent({ ...e, at: e.at ?? Date.now() });
+    if (this.state === 'online') this.sendEvent(ev);
+    return ev;
+  }
+
+  private sendEvent(ev: StoredEvent): void {
+    this.send({ type: 'event', seq: ev.seq, at: ev.at, event: ev.event, commandId: ev.commandId, sessionId: ev.sessionId, generation: ev.generation, payload: ev.payload });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.clearWatchdog();
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      ws.once('close', () => resolve());
+      ws.close(CloseCode.normal, 'agent stopping');
+      setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, 2_000).unref();
+    });
+  }
+}

@@ -1,0 +1,25 @@
+import type { Db } from '../client.ts';
+import type { AgentEventFrame } from '../../protocol/index.ts';
+
+/**
+ * Stores an agent event once by (node, seq) and advances the node's high-water mark only over a
+ * contiguous run, so the cumulative ack the hub sends never covers an event it did not store.
+ * Returns the seq that may be acknowledged.
+ */
+export async function storeAgentEvent(db: Db, nodeId: string, ev: AgentEventFrame): Promise<{ ackUpTo: bigint; stored: boolean }> {
+  return db.$transaction(async (tx) => {
+    const node = await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: { lastEventSeq: true } });
+    const seq = BigInt(ev.seq);
+    if (seq <= node.lastEventSeq) return { ackUpTo: node.lastEventSeq, stored: false };
+    if (seq !== node.lastEventSeq + 1n) return { ackUpTo: node.lastEventSeq, stored: false };
+    await tx.agentEvent.create({
+      data: {
+        nodeId, seq, type: ev.event,
+        payload: { at: ev.at, commandId: ev.commandId ?? null, sessionId: ev.sessionId ?? null, generation: ev.generation ?? null, data: ev.payload } as object,
+      },
+    });
+    await tx.node.update({ where: { id: nodeId }, data: { lastEventSeq: seq }, select: { id: true } });
+    await tx.$executeRaw`select pg_notify('bria_agent_events', ${nodeId})`;
+    return { ackUpTo: seq, stored: true };
+  });
+}

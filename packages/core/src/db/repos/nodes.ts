@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../client.ts';
+import { generateAgentToken, hashToken } from '../../hub/tokens.ts';
+
+export interface NodeDto {
+  id: string;
+  name: string;
+  hostname: string | null;
+  isLocal: boolean;
+  enabledExecutors: ('claude' | 'codex')[];
+  online: boolean;
+  lastSeenAt: Date | null;
+  connectedAt: Date | null;
+  agentVersion: string | null;
+  openSessions: number;
+}
+
+const nodeSelect = {
+  id: true, name: true, hostname: true, isLocal: true, enabledExecutors: true, online: true,
+  lastSeenAt: true, connectedAt: true, agentVersion: true,
+} as const;
+
+export async function listNodes(db: Db): Promise<NodeDto[]> {
+  const nodes = await db.node.findMany({ select: nodeSelect, orderBy: [{ isLocal: 'desc' }, { createdAt: 'asc' }] });
+  const open = await db.session.groupBy({
+    by: ['nodeId'],
+    where: { state: { notIn: ['Archived', 'ResumeFailed'] } },
+    _count: { _all: true },
+  });
+  const counts = new Map(open.map((o) => [o.nodeId, o._count._all]));
+  return nodes.map((n) => ({ ...n, openSessions: counts.get(n.id) ?? 0 }));
+}
+
+/** Creates a node and its first agent token. The token is returned once and never stored. */
+export async function createNodeWithToken(db: Db, opts: { name: string; isLocal?: boolean; label?: string }): Promise<{ nodeId: string; token: string }> {
+  const nodeId = randomUUID();
+  const token = generateAgentToken();
+  await db.$transaction([
+    db.node.create({ data: { id: nodeId, name: opts.name, isLocal: opts.isLocal ?? false } }),
+    db.agentToken.create({ data: { id: randomUUID(), nodeId, tokenHash: hashToken(token), label: opts.label ?? null } }),
+  ]);
+  return { nodeId, token };
+}
+
+/** A new token for an existing node (e.g. the local agent lost its credential file). */
+export async function issueAgentToken(db: Db, nodeId: string, label?: string): Promise<{ tokenId: string; token: string }> {
+  const token = generateAgentToken();
+  const tokenId = randomUUID();
+  await db.agentToken.create({ data: { id: tokenId, nodeId, tokenHash: hashToken(token), label: label ?? null } });
+  return { tokenId, token };
+}
+
+export async function findNodeByToken(db: Db, token: string): Promise<{ nodeId: string; tokenId: string; name: string; revoked: boolean } | undefined> {
+  const row = await db.agentToken.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: { id: true, nodeId: true, revokedAt: true, node: { select: { name: true } } },
+  });
+  if (!row) return undefined;
+  return { nodeId: row.nodeId, tokenId: row.id, name: row.node.name, revoked: row.revokedAt !== null };
+}
+
+export async function revokeAgentToken(db: Db, tokenId: string): Promise<void> {
+  await db.agentToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
+  await db.$executeRaw`select pg_notify('bria_token_revoked', ${tokenId})`;
+}
+
+export async function markNodeOnline(db: Db, nodeId: string, info: { agentVersion: string; hostname: string; instanceId: string; tokenId: string }, now: Date): Promise<{ lastEventSeq: bigint; name: string }> {
+  const [node] = await db.$transaction([
+    db.node.update({
+      where: { id: nodeId },
+      data: { online: true, connectedAt: now, lastSeenAt: now, agentVersion: info.agentVersion, hostname: info.hostname, agentInstanceId: info.instanceId },
+      select: { lastEventSeq: true, name: true },
+    }),
+    db.agentToken.update({ where: { id: info.tokenId }, data: { lastUsedAt: now } }),
+  ]);
+  return node;
+}
+
+export async function touchNode(db: Db, nodeId: string, now: Date): Promise<void> {
+  await db.node.update({ where: { id: nodeId }, data: { lastSeenAt: now }, select: { id: true } });
+}
+
+export async function markNodeOffline(db: Db, nodeId: string, now: Date): Promise<void> {
+  await db.node.update({ where: { id: nodeId }, data: { online: false, disconnectedAt: now }, select: { id: true } });
+}
+
+/** Nodes marked online whose last sign of life is older than `staleBefore` (e.g. their hub crashed). */
+export async function markStaleNodesOffline(db: Db, staleBefore: Date, now: Date, exceptIds: string[] = []): Promise<number> {
+  const r = await db.node.updateMany({
+    where: { online: true, OR: [{ lastSeenAt: null }, { lastSeenAt: { lt: staleBefore } }], id: { notIn: exceptIds } },
+    data: { online: false, disconnectedAt: now },
+  });
+  return r.count;
+}

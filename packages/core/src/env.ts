@@ -1,0 +1,55 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Configuration shared by Bria's processes. Each app parses its own variables with
+ * `parseEnv(schema)` at start-up; nothing else reads `process.env`.
+ */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Bria's configuration has ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const result = schema.safeParse(source);
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+}
+
+/** Where Bria keeps its data when BRIA_DATA_DIR is not set. */
+export function defaultDataDir(source: NodeJS.ProcessEnv = process.env): string {
+  // As root the embedded Postgres runs as the `postgres` user, who cannot enter /root; a
+  // system-wide location is also where a root-run service's data belongs.
+  if (process.getuid?.() === 0) return '/var/lib/bria';
+  const xdg = source.XDG_DATA_HOME;
+  return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(homedir(), '.local', 'share'), 'bria');
+}
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+const flag = (fallback: boolean) =>
+  z.enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off']).optional().transform((v) => (v === undefined ? fallback : ['1', 'true', 'yes', 'on'].includes(v)));
+
+export const zDatabaseUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').optional();
+export const zLogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+
+export const zServerEnv = z.object({
+  DATABASE_URL: zDatabaseUrl,
+  BRIA_DATA_DIR: z.string().optional(),
+  BRIA_PG_PORT: port(54329),
+  BRIA_HOST: z.string().default('127.0.0.1'),
+  BRIA_WEB_PORT: port(3000),
+  BRIA_HUB_PORT: port(3001),
+  BRIA_PUBLIC_URL: z.url().optional(),
+  BRIA_LOCAL_AGENT: flag(true),
+  BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  TELEGRAM_BOT_TOKEN: z.string().min(10).optional(),
+  TELEGRAM_ALLOWED_USERS: z.string().regex(/^\s*(\d+\s*(,\s*\d+\s*)*)?$/, 'comma-separated Telegram user ids').optional(),
+  TELEGRAM_API_ROOT: z.url().optional(),
+  LOG_LEVEL: zLogLevel,
+});
+export type ServerEnv = z.output<typeof zServerEnv>;
+
+export { flag as zFlag, port as zPort };

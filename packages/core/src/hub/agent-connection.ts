@@ -1,0 +1,52 @@
+import type { WebSocket } from 'ws';
+import type { Logger } from '../log.ts';
+import { CloseCode, type Command, type HubToAgent } from '../protocol/index.ts';
+
+/** One authenticated agent socket as the hub sees it. */
+export class AgentConnection {
+  lastHeard = Date.now();
+  helloDone = false;
+  private inFlight = new Set<string>();
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly nodeId: string,
+    readonly tokenId: string,
+    readonly log: Logger,
+  ) {}
+
+  /** Frames of one socket are handled strictly in arrival order (event seqs depend on it). */
+  serial(fn: () => Promise<void>): void {
+    this.chain = this.chain.then(fn, fn);
+  }
+
+  send(msg: HubToAgent): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  sendCommand(cmd: Command): boolean {
+    if (this.inFlight.has(cmd.id)) return false;
+    const sent = this.send(cmd);
+    if (sent) this.inFlight.add(cmd.id);
+    return sent;
+  }
+
+  acked(id: string): void {
+    this.inFlight.delete(id);
+  }
+
+  isInFlight(id: string): boolean {
+    return this.inFlight.has(id);
+  }
+
+  close(code: number = CloseCode.normal, reason = ''): void {
+    try {
+      this.ws.close(code, reason.slice(0, 120));
+    } catch {
+      this.ws.terminate();
+    }
+  }
+}

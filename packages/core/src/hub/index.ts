@@ -1,0 +1,2 @@
+export { Hub, type HubOptions } from './server.ts';
+export { generateAgentToken, hashToken, bearerToken } from './tokens.ts';

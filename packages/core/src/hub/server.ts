@@ -1,0 +1,242 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import pg from 'pg';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Db } from '../db/client.ts';
+import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos/agent-commands.ts';
+import { storeAgentEvent } from '../db/repos/agent-events.ts';
+import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNode } from '../db/repos/nodes.ts';
+import type { Logger } from '../log.ts';
+import { CloseCode, MAX_FRAME_BYTES, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
+import { AgentConnection } from './agent-connection.ts';
+import { bearerToken } from './tokens.ts';
+
+export interface HubOptions {
+  db: Db;
+  databaseUrl: string;
+  host: string;
+  port: number;
+  heartbeatMs: number;
+  log: Logger;
+  /** Called after an agent event is durably stored (the session engine plugs in here). */
+  onEvent?: (nodeId: string, ev: AgentEventFrame) => void;
+  now?: () => Date;
+}
+
+/**
+ * The hub: accepts node agents' outbound WebSockets on `/agent`, records node liveness, sends
+ * durable commands and stores agent events exactly once. Postgres is its only shared state,
+ * so it wakes on LISTEN/NOTIFY rather than on in-process calls.
+ */
+export class Hub {
+  private server!: Server;
+  private wss!: WebSocketServer;
+  private listener!: pg.Client;
+  private connections = new Map<string, AgentConnection>();
+  private timers: NodeJS.Timeout[] = [];
+  private closing = false;
+  private readonly now: () => Date;
+  port = 0;
+
+  constructor(private readonly opts: HubOptions) {
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  get onlineNodeIds(): string[] {
+    return [...this.connections.values()].filter((c) => c.helloDone).map((c) => c.nodeId);
+  }
+
+  async start(): Promise<void> {
+    const { db, log } = this.opts;
+    // A node is online only while some hub holds its socket; after a crash nobody does.
+    const stale = await markStaleNodesOffline(db, new Date(this.now().getTime() - 3 * this.opts.heartbeatMs), this.now());
+    if (stale > 0) log.info({ nodes: stale }, 'hub.start marked stale nodes offline');
+
+    this.listener = new pg.Client({ connectionString: this.opts.databaseUrl });
+    this.listener.on('error', (err) => log.warn({ err: err.message }, 'hub.listen connection error'));
+    await this.listener.connect();
+    this.listener.on('notification', (n) => this.onNotify(n.channel, n.payload ?? ''));
+    await this.listener.query('LISTEN bria_agent_commands');
+    await this.listener.query('LISTEN bria_token_revoked');
+
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+    this.server = createServer((req, res) => {
+      if (req.url === '/health') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ok: true, agents: this.onlineNodeIds.length }));
+        return;
+      }
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'not found' }));
+    });
+    this.server.on('upgrade', (req, socket, head) => void this.onUpgrade(req, socket, head));
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', (err: NodeJS.ErrnoException) =>
+        reject(err.code === 'EADDRINUSE' ? new Error(`Port ${this.opts.port} (hub, BRIA_HUB_PORT) is already in use.`) : err));
+      this.server.listen(this.opts.port, this.opts.host, () => resolve());
+    });
+    const addr = this.server.address();
+    this.port = typeof addr === 'object' && addr ? addr.port : this.opts.port;
+    this.timers.push(setInterval(() => this.heartbeat(), this.opts.heartbeatMs));
+    log.info({ port: this.port }, 'hub.listening');
+  }
+
+  private reject(socket: Duplex, status: number, code: string, message: string, retryAfterMs?: number): void {
+    const body = JSON.stringify({ code, message, retryAfterMs });
+    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found'}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  }
+
+  private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const { db, log } = this.opts;
+    if (this.closing) return this.reject(socket, 403, 'shutting_down', 'The hub is shutting down.', 1000);
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/agent') return this.reject(socket, 404, 'protocol', 'Agents connect to /agent.');
+    const token = bearerToken(req.headers.authorization);
+    const found = token ? await findNodeByToken(db, token).catch(() => undefined) : undefined;
+    if (!found || found.revoked) {
+      log.warn({ remote: req.socket.remoteAddress, reason: !token ? 'no_token' : found ? 'revoked' : 'unknown_token' }, 'hub.agent_refused');
+      // Slow the client down: a wrong token is answered after a pause and told to wait long.
+      await new Promise((r) => setTimeout(r, 500));
+      return this.reject(socket, 401, found?.revoked ? 'revoked' : 'bad_token',
+        found?.revoked ? 'This agent token was revoked. Create a new one in the dashboard.' : 'Unknown agent token. Check --token (or BRIA_AGENT_TOKEN).', 30_000);
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, found.nodeId, found.tokenId));
+  }
+
+  private onConnection(ws: WebSocket, nodeId: string, tokenId: string): void {
+    const log = this.opts.log.child({ nodeId });
+    const conn = new AgentConnection(ws, nodeId, tokenId, log);
+    const previous = this.connections.get(nodeId);
+    if (previous) {
+      log.info('hub.agent_replaced');
+      previous.close(CloseCode.replaced, 'replaced by a newer connection of this node');
+    }
+    this.connections.set(nodeId, conn);
+    const helloTimer = setTimeout(() => {
+      if (!conn.helloDone) conn.close(CloseCode.protocolError, 'no hello');
+    }, 10_000);
+    ws.on('message', (raw) => conn.serial(() => this.onMessage(conn, raw).catch((err) => {
+      log.error({ err: (err as Error).message }, 'hub.message_failed');
+      conn.close(CloseCode.protocolError, 'internal error');
+    })));
+    ws.on('close', (code) => {
+      clearTimeout(helloTimer);
+      if (this.connections.get(nodeId) === conn) {
+        this.connections.delete(nodeId);
+        if (!this.closing) void markNodeOffline(this.opts.db, nodeId, this.now()).catch(() => {});
+      }
+      log.info({ code }, 'hub.agent_disconnected');
+    });
+    ws.on('error', (err) => log.warn({ err: err.message }, 'hub.agent_socket_error'));
+  }
+
+  private async onMessage(conn: AgentConnection, raw: unknown): Promise<void> {
+    conn.lastHeard = Date.now();
+    const parsed = parseAgentToHub(raw);
+    if (!parsed.ok) {
+      conn.log.warn({ error: parsed.error.slice(0, 200) }, 'hub.bad_frame');
+      conn.close(CloseCode.protocolError, 'malformed message');
+      return;
+    }
+    const msg = parsed.message;
+    if (!conn.helloDone && msg.type !== 'hello') {
+      conn.close(CloseCode.protocolError, 'hello first');
+      return;
+    }
+    switch (msg.type) {
+      case 'hello':
+        return this.onHello(conn, msg);
+      case 'ping':
+        conn.send({ type: 'pong', t: msg.t });
+        return;
+      case 'pong':
+        return;
+      case 'command_ack':
+        conn.acked(msg.id);
+        await markCommandAcked(this.opts.db, conn.nodeId, msg.id, this.now());
+        return;
+      case 'event': {
+        const { ackUpTo, stored } = await storeAgentEvent(this.opts.db, conn.nodeId, msg);
+        conn.send({ type: 'event_ack', upTo: Number(ackUpTo) });
+        if (!stored && BigInt(msg.seq) > ackUpTo) {
+          // A gap: reconnecting makes the agent replay everything after ackUpTo, in order.
+          conn.log.warn({ seq: msg.seq, stored: Number(ackUpTo) }, 'hub.event_gap');
+          conn.close(CloseCode.protocolError, 'event sequence gap');
+          return;
+        }
+        if (stored) this.opts.onEvent?.(conn.nodeId, msg);
+        return;
+      }
+      default:
+        msg satisfies never;
+    }
+  }
+
+  private async onHello(conn: AgentConnection, hello: Hello): Promise<void> {
+    const node = await markNodeOnline(this.opts.db, conn.nodeId, {
+      agentVersion: hello.agentVersion, hostname: hello.hostname, instanceId: hello.instanceId, tokenId: conn.tokenId,
+    }, this.now());
+    conn.helloDone = true;
+    conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
+    conn.log.info({ agentVersion: hello.agentVersion }, 'hub.agent_online');
+    await this.flushCommands(conn.nodeId);
+  }
+
+  /** Sends every unacknowledged command of a node, oldest first. */
+  async flushCommands(nodeId: string): Promise<void> {
+    const conn = this.connections.get(nodeId);
+    if (!conn?.helloDone) return;
+    const cmds = await unackedCommands(this.opts.db, nodeId);
+    const sent: string[] = [];
+    for (const c of cmds) {
+      if (conn.isInFlight(c.id)) continue;
+      const ok = conn.sendCommand({
+        type: 'command', id: c.id, command: c.type as never, sessionId: c.sessionId ?? undefined,
+        payload: (c.payload ?? {}) as Record<string, unknown>, issuedAt: c.createdAt.getTime(),
+      });
+      if (ok) sent.push(c.id);
+    }
+    await markCommandsSent(this.opts.db, sent, this.now());
+  }
+
+  private onNotify(channel: string, payload: string): void {
+    if (channel === 'bria_agent_commands') {
+      void this.flushCommands(payload).catch((err) => this.opts.log.warn({ err: (err as Error).message }, 'hub.flush_failed'));
+    } else if (channel === 'bria_token_revoked') {
+      for (const conn of this.connections.values()) {
+        if (conn.tokenId === payload) {
+          conn.send({ type: 'refused', code: 'revoked', message: 'This agent token was revoked.', retryAfterMs: 30_000 });
+          conn.close(CloseCode.revoked, 'token revoked');
+        }
+      }
+    }
+  }
+
+  private heartbeat(): void {
+    const t = Date.now();
+    for (const conn of this.connections.values()) {
+      if (t - conn.lastHeard > 3 * this.opts.heartbeatMs) {
+        conn.log.warn({ silentMs: t - conn.lastHeard }, 'hub.agent_heartbeat_lost');
+        conn.ws.terminate();
+        continue;
+      }
+      conn.send({ type: 'ping', t });
+      if (conn.helloDone) void touchNode(this.opts.db, conn.nodeId, this.now()).catch(() => {});
+    }
+    const staleBefore = new Date(this.now().getTime() - 3 * this.opts.heartbeatMs);
+    void markStaleNodesOffline(this.opts.db, staleBefore, this.now(), this.onlineNodeIds).catch(() => {});
+  }
+
+  async stop(): Promise<void> {
+    this.closing = true;
+    for (const t of this.timers) clearInterval(t);
+    const ids = [...this.connections.keys()];
+    for (const conn of this.connections.values()) conn.close(CloseCode.normal, 'hub shutting down');
+    await Promise.all(ids.map((id) => markNodeOffline(this.opts.db, id, this.now()).catch(() => {})));
+    this.connections.clear();
+    await new Promise<void>((r) => this.wss?.close(() => r()));
+    await new Promise<void>((r) => (this.server?.listening ? this.server.close(() => r()) : r()));
+    this.server?.closeAllConnections?.();
+    await this.listener?.end().catch(() => {});
+  }
+}

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+
+/**
+ * The hub ⇄ node agent protocol. Every frame is one JSON object validated on both ends.
+ *
+ * Delivery rules (both directions survive reconnects without loss or repetition):
+ * - Commands (hub → agent) carry a UUID. The agent stores each in its ledger before it acks;
+ *   a command id seen before is answered from the ledger, never executed twice. The hub keeps
+ *   a command `sent` until acked and re-sends unacked ones after a reconnect.
+ * - Events (agent → hub) carry a per-node sequence number. The hub stores an event once by
+ *   (node, seq) and acks cumulatively; the agent keeps unacked events on disk and replays
+ *   those above the hub's `lastEventSeq` (sent in `welcome`) after a reconnect.
+ */
+export const PROTOCOL_VERSION = 1;
+/** Largest frame either side accepts; larger frames close the connection (1009). */
+export const MAX_FRAME_BYTES = 1024 * 1024;
+
+export const zExecutor = z.enum(['claude', 'codex']);
+export type Executor = z.infer<typeof zExecutor>;
+
+const zId = z.uuid();
+const zSeq = z.number().int().nonnegative();
+
+export const zHello = z.object({
+  type: z.literal('hello'),
+  protocol: z.literal(PROTOCOL_VERSION),
+  agentVersion: z.string().max(64),
+  instanceId: z.string().max(64),
+  hostname: z.string().max(255),
+  executors: z.array(z.object({ executor: zExecutor, available: z.boolean(), version: z.string().max(128).optional() })).max(8),
+  /** Highest event seq the agent has written (the hub may ask for a replay). */
+  lastEventSeq: zSeq,
+});
+
+export const zWelcome = z.object({
+  type: z.literal('welcome'),
+  nodeId: zId,
+  nodeName: z.string(),
+  heartbeatMs: z.number().int().positive(),
+  /** Highest event seq the hub has stored from this node: the agent replays everything above it. */
+  lastEventSeq: zSeq,
+});
+
+export const zPing = z.object({ type: z.literal('ping'), t: z.number() });
+export const zPong = z.object({ type: z.literal('pong'), t: z.number() });
+
+export const zCommandType = z.enum([
+  'start_session', 'resume_session', 'deliver', 'interrupt', 'close_session', 'attach_session',
+  'discover', 'validate_folder', 'archive_journal', 'probe',
+]);
+export type CommandType = z.infer<typeof zCommandType>;
+
+export const zCommand = z.object({
+  type: z.literal('command'),
+  id: zId,
+  command: zCommandType,
+  sessionId: zId.optional(),
+  /** Observer generation the command belongs to; the agent refuses stale generations. */
+  generation: z.number().int().nonnegative().optional(),
+  payload: z.record(z.string(), z.unknown()),
+  issuedAt: z.number(),
+});
+
+export const zCommandAck = z.object({ type: z.literal('command_ack'), id: zId });
+
+export const zEvent = z.object({
+  type: z.literal('event'),
+  seq: z.number().int().positive(),
+  at: z.number(),
+  /** e.g. command_result, session_ready, turn_accepted, turn_final, turn_completed, turn_interrupted,
+   *  turn_api_error, usage, process_exited, blocked_on_prompt, evidence_unknown, discovery_diff. */
+  event: z.string().min(1).max(64),
+  commandId: zId.optional(),
+  sessionId: zId.optional(),
+  generation: z.number().int().nonnegative().optional(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+export const zEventAck = z.object({ type: z.literal('event_ack'), upTo: zSeq });
+
+export const zRefusal = z.object({
+  type: z.literal('refused'),
+  code: z.enum(['bad_token', 'revoked', 'protocol', 'replaced', 'shutting_down']),
+  message: z.string(),
+  /** Suggested wait before the next attempt. */
+  retryAfterMs: z.number().int().nonnegative().optional(),
+});
+
+export const zAgentToHub = z.discriminatedUnion('type', [zHello, zPing, zPong, zCommandAck, zEvent]);
+export const zHubToAgent = z.discriminatedUnion('type', [zWelcome, zPing, zPong, zCommand, zEventAck, zRefusal]);
+
+export type Hello = z.infer<typeof zHello>;
+export type Welcome = z.infer<typeof zWelcome>;
+export type Command = z.infer<typeof zCommand>;
+export type AgentEventFrame = z.infer<typeof zEvent>;
+export type AgentToHub = z.infer<typeof zAgentToHub>;
+export type HubToAgent = z.infer<typeof zHubToAgent>;
+export type Refusal = z.infer<typeof zRefusal>;
+
+export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
+
+function parseWith<T>(schema: z.ZodType<T>, raw: unknown): ParseResult<T> {
+  let data: unknown;
+  try {
+    data = typeof raw === 'string' ? JSON.parse(raw) : JSON.parse(Buffer.from(raw as Buffer).toString('utf8'));
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  const r = schema.safeParse(data);
+  return r.success ? { ok: true, message: r.data } : { ok: false, error: r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+}
+
+export const parseAgentToHub = (raw: unknown) => parseWith(zAgentToHub, raw);
+export const parseHubToAgent = (raw: unknown) => parseWith(zHubToAgent, raw);
+
+/** WebSocket close codes used by both ends. */
+export const CloseCode = {
+  normal: 1000,
+  protocolError: 1002,
+  tooBig: 1009,
+  badToken: 4001,
+  revoked: 4003,
+  replaced: 4009,
+} as const;
