@@ -1,4 +1,4 @@
-import type { QueueSummary, SessionState } from './session-types.ts';
+import type { QueueSummary, SessionEffect, SessionState } from './session-types.ts';
 
 export * from './queue-outcomes.ts';
 
@@ -58,7 +58,7 @@ export function checkMove(message: QueueMessage, to: MessageStatus, proof?: Exac
   const allowed: readonly MessageStatus[] = STATUS_MOVES[message.status];
   if (!allowed.includes(to)) return { ok: false, reason: 'illegal_move' };
   if (message.status === 'failed' || message.status === 'unknown') {
-    const exact = proof !== undefined && proof.verified && message.nativeTurnId !== null && proof.turnId === message.nativeTurnId;
+    const exact = proof?.verified === true && message.nativeTurnId !== null && proof.turnId === message.nativeTurnId;
     if (!exact) return { ok: false, reason: 'needs_exact_evidence' };
   }
   return { ok: true };
@@ -71,6 +71,11 @@ export function summarizeQueue(messages: readonly QueueMessage[]): QueueSummary 
     inFlight: messages.some((m) => IN_FLIGHT.has(m.status)),
     waiting: messages.some((m) => m.status === 'pending'),
   };
+}
+
+/** Work Bria already took for this session and has not finished: lifetime expiry waits for it. */
+export function hasAcceptedWork(summary: QueueSummary): boolean {
+  return summary.inFlight || summary.waiting;
 }
 
 /** What the gates need to know about the session besides its messages. */
@@ -132,4 +137,15 @@ export function nextDeliverable(messages: readonly QueueMessage[], facts: Sessio
   const lastInFlight = inFlight[inFlight.length - 1];
   if (lastInFlight && head.seq < lastInFlight.seq) return { ok: false, reason: 'order' };
   return { ok: true, message: head, mode: 'follow_up', mainMessageId: main.id };
+}
+
+/** The `deliver` command for a message `nextDeliverable` offered, under the current observer claim. */
+export function deliverCommand(d: Extract<Deliverable, { ok: true }>, generation: number): SessionEffect {
+  return {
+    type: 'send_command',
+    kind: 'deliver',
+    generation,
+    messageId: d.message.id,
+    ...(d.mode === 'follow_up' ? { mainMessageId: d.mainMessageId } : {}),
+  };
 }

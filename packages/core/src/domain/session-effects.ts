@@ -173,7 +173,8 @@ function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCt
       next.lifetimeDeadline = null;
       next.lifetimeExpired = false;
       // Always an exact resume by native id: an archived record is never "started" afresh.
-      fx.push({ type: 'send_command', kind: 'resume', generation: (next.observerGeneration += 1) });
+      next.observerGeneration += 1;
+      fx.push({ type: 'send_command', kind: 'resume', generation: next.observerGeneration });
       return;
     case 'ResumeFailed':
       fx.push({

@@ -1,4 +1,5 @@
 import { DEFAULT_LIFETIME, deadlineFrom, isLifetimeDue, type LifetimeSetting } from './lifetime.ts';
+import { hasAcceptedWork } from './queue.ts';
 import { plan } from './session-effects.ts';
 import { type BranchGuard, branchesOf, ruleFor, SESSION_TABLE } from './session-table.ts';
 import {
@@ -45,7 +46,7 @@ const agentFacts: ReadonlySet<string> = new Set(AGENT_FACT_TYPES);
 const intents: ReadonlySet<string> = new Set(INTENT_TYPES);
 
 const BRANCH_GUARDS: Record<BranchGuard, (s: SessionSnapshot) => boolean> = {
-  hasAcceptedWork: (s) => s.queue.inFlight || s.queue.waiting,
+  hasAcceptedWork: (s) => hasAcceptedWork(s.queue),
   expiredAndIdle: (s) => s.lifetimeExpired && !s.queue.inFlight && !s.queue.waiting,
   exitVerified: (s) => s.exitVerified,
   noWorkInFlight: (s) => !s.queue.inFlight,

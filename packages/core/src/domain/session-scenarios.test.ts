@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canAcceptMessage, newSession, transition } from './session-machine.ts';
+import { applyTurnOutcome, deliverCommand, nextDeliverable, type QueueMessage, summarizeQueue } from './queue.ts';
+import { canAcceptMessage, newSession, type SessionState, transition } from './session-machine.ts';
 import { commands, fact, notices, queueOps, run } from './testing/run.ts';
 import { snapshotIn } from './testing/fixtures.ts';
 
@@ -21,17 +22,36 @@ describe('SPEC §4 scenarios as event sequences', () => {
     expect(ready.effects.flat().filter((e) => e.type === 'send_command')).toEqual([]);
   });
 
-  it('Message while starting: stored for this session, held until ready, then delivered', () => {
+  it('Message while starting: stored for this session, held until ready, then delivered once, in order', () => {
     const { snapshot } = newSession({ now: t(0), hasNativeId: false });
     expect(canAcceptMessage(snapshot)).toEqual({ ok: true, delivery: 'held_until_ready' });
-    const r = run(snapshot, [
-      { event: fact('cli_ready'), at: t(1000), queue: backlog },
-      { event: fact('turn_started'), at: t(1200), queue: busy },
-      { event: { type: 'work_drained' }, at: t(9000), queue: idle },
-    ]);
-    expect(queueOps(r.effects[0] ?? [])).toContain('wake');
-    expect(notices(r.effects[2] ?? [])).toContain('work_finished');
-    expect(r.snapshot.state).toBe('Ready');
+    const messages: QueueMessage[] = [1, 2].map((seq) => ({
+      id: `m${seq}`, seq, status: 'pending', mainMessageId: null, nativeTurnId: null, claimedBy: null,
+    }));
+    const facts = (state: SessionState) => ({ state, outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'd1' });
+    expect(nextDeliverable(messages, facts('Starting'))).toEqual({ ok: false, reason: 'session_not_ready' });
+
+    const ready = run(snapshot, [{ event: fact('cli_ready'), at: t(1000), queue: summarizeQueue(messages) }]);
+    expect(queueOps(ready.effects[0] ?? [])).toContain('wake');
+    const first = nextDeliverable(messages, facts(ready.snapshot.state));
+    if (!first.ok) throw new Error(first.reason);
+    expect(deliverCommand(first, ready.snapshot.observerGeneration)).toEqual({
+      type: 'send_command', kind: 'deliver', generation: ready.snapshot.observerGeneration, messageId: 'm1',
+    });
+    Object.assign(first.message, { status: 'leased' });
+    expect(nextDeliverable(messages, facts('Ready'))).toEqual({ ok: false, reason: 'predecessor_in_flight' });
+
+    const running = run(ready.snapshot, [{ event: fact('turn_started'), at: t(1200), queue: summarizeQueue(messages) }]);
+    Object.assign(first.message, { status: 'accepted', nativeTurnId: 'turn-1' });
+    const second = nextDeliverable(messages, facts(running.snapshot.state));
+    expect(second).toMatchObject({ ok: true, mode: 'follow_up', mainMessageId: 'm1', message: { id: 'm2' } });
+    Object.assign(messages[1] ?? {}, { status: 'accepted', mainMessageId: 'm1', nativeTurnId: 'turn-1' });
+
+    for (const u of applyTurnOutcome(messages, 'm1', 'completed')) Object.assign(messages.find((m) => m.id === u.id) ?? {}, { status: u.to });
+    expect(messages.map((m) => m.status)).toEqual(['completed', 'completed']);
+    const done = run(running.snapshot, [{ event: { type: 'work_drained' }, at: t(9000), queue: summarizeQueue(messages) }]);
+    expect(notices(done.effects[0] ?? [])).toContain('work_finished');
+    expect(done.snapshot.state).toBe('Ready');
   });
 
   it('Stop: interrupts only the current work; the session stays open and the queue wakes', () => {

@@ -168,7 +168,8 @@ export type QueueOp =
   | 'recheck_outcomes';
 
 export type SessionEffect =
-  | { type: 'send_command'; kind: CommandKind; generation: number }
+  /** `deliver` commands also name the message (and the main request a follow-up joins). */
+  | { type: 'send_command'; kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string }
   | { type: 'notify'; kind: NotifyKind; detail?: string }
   | { type: 'schedule'; timer: TimerName; at: Date; attempt?: number }
   | { type: 'cancel'; timer: TimerName }
