@@ -4,14 +4,13 @@ import {
   contentText,
   earlier,
   later,
-  lineHas,
+  LineWindows,
   looksLikeObject,
   marker,
   obj,
   parseLine,
   str,
   stringField,
-  WINDOW,
 } from './line-bytes.ts';
 
 // Fields discovery keeps for one Claude journal (`projects/<dir>/<uuid>.jsonl`). They are folded
@@ -74,16 +73,16 @@ const CWD = marker('"cwd":"');
 const TIMESTAMP = marker('"timestamp":"');
 
 export function claudeLineSink(f: ClaudeFields, onMalformed: () => void): LineSink {
+  const w = new LineWindows();
   return {
     line(buf, start, end) {
-      const isUser = lineHas(buf, start, end, USER);
-      const short = end - start <= 2 * WINDOW;
+      w.set(buf, start, end);
       const parse =
-        (isUser && (lineHas(buf, start, end, HUMAN) || lineHas(buf, start, end, SDK) || (short && !lineHas(buf, start, end, ORIGIN)))) ||
-        lineHas(buf, start, end, AI_TITLE) ||
-        lineHas(buf, start, end, CUSTOM_TITLE) ||
-        lineHas(buf, start, end, LAST_PROMPT) ||
-        (f.cwd === null && short && lineHas(buf, start, end, CWD));
+        (w.has(USER) && (w.has(HUMAN) || w.has(SDK) || (!w.long && !w.has(ORIGIN)))) ||
+        w.has(AI_TITLE) ||
+        w.has(CUSTOM_TITLE) ||
+        w.has(LAST_PROMPT) ||
+        (f.cwd === null && !w.long && w.has(CWD));
       if (parse) {
         const record = parseLine(buf, start, end);
         if (record === null) onMalformed();
@@ -95,10 +94,10 @@ export function claudeLineSink(f: ClaudeFields, onMalformed: () => void): LineSi
         return;
       }
       // The top-level timestamp follows the large `message` payload, so look for it from the end.
-      touch(f, stringField(buf, Math.max(start, end - WINDOW), end, TIMESTAMP, true));
+      touch(f, stringField(w.tail, TIMESTAMP, true));
     },
     hugeLine(head, tail) {
-      touch(f, stringField(tail, 0, tail.length, TIMESTAMP, true));
+      touch(f, stringField(tail, TIMESTAMP, true));
       const human = head.includes(USER) && (head.includes(HUMAN) || tail.includes(HUMAN) || head.includes(SDK) || tail.includes(SDK));
       if (human) f.userTurns++;
     },

@@ -1,6 +1,6 @@
 import type { LineSink } from './line-scanner.ts';
 import { PROMPT_MAX } from './claude-journal.ts';
-import { clip, contentText, earlier, later, lineHas, looksLikeObject, marker, obj, parseLine, str, stringField, WINDOW } from './line-bytes.ts';
+import { clip, contentText, earlier, LineWindows, later, looksLikeObject, marker, obj, parseLine, str, stringField } from './line-bytes.ts';
 
 // Fields discovery keeps for one Codex rollout (`sessions/YYYY/MM/DD/rollout-…-<id>.jsonl`).
 // Every line is `{"timestamp","ordinal","type","payload"}`; the first is `session_meta`. User
@@ -50,12 +50,14 @@ const LEGACY_USER = marker('"type":"user_message"');
 const TIMESTAMP = marker('"timestamp":"');
 
 export function codexLineSink(f: CodexFields, onMalformed: () => void): LineSink {
+  const w = new LineWindows();
   return {
     line(buf, start, end, fileOffset) {
+      w.set(buf, start, end);
       const parse =
-        (f.metaId === null && (fileOffset === 0 || lineHas(buf, start, end, SESSION_META))) ||
-        (lineHas(buf, start, end, USER_ITEM) && lineHas(buf, start, end, ITEM_COMPLETED)) ||
-        lineHas(buf, start, end, LEGACY_USER);
+        (f.metaId === null && (fileOffset === 0 || w.has(SESSION_META))) ||
+        (w.has(USER_ITEM) && w.has(ITEM_COMPLETED)) ||
+        w.has(LEGACY_USER);
       if (parse) {
         const record = parseLine(buf, start, end);
         if (record === null) onMalformed();
@@ -67,10 +69,10 @@ export function codexLineSink(f: CodexFields, onMalformed: () => void): LineSink
         return;
       }
       // `timestamp` is the first key of every rollout line.
-      touch(f, stringField(buf, start, Math.min(end, start + WINDOW), TIMESTAMP, false));
+      touch(f, stringField(w.head, TIMESTAMP, false));
     },
     hugeLine(head) {
-      touch(f, stringField(head, 0, head.length, TIMESTAMP, false));
+      touch(f, stringField(head, TIMESTAMP, false));
       if (head.includes(USER_ITEM) && head.includes(ITEM_COMPLETED)) f.itemTurns++;
     },
   };

@@ -37,6 +37,9 @@ export class DiscoveryIndex {
   /** Directories the last scan looked into, for watchers. */
   watchedDirs: string[] = [];
   private state: IndexState;
+  // Session objects are rebuilt only for journals that changed, so an idle re-scan allocates
+  // almost nothing and watchers can compare by identity.
+  private readonly views = new Map<string, DiscoveredSession | null>();
   private dirty = false;
   private running: Promise<ScanResult> | null = null;
 
@@ -87,13 +90,17 @@ export class DiscoveryIndex {
     for (const file of Object.keys(this.state.files)) {
       if (!seen.has(file)) {
         delete this.state.files[file];
+        this.views.delete(file);
         this.dirty = true;
       }
     }
     if (this.codexHome) {
       const titles = refreshCodexTitles(this.codexHome, this.state.codexTitles, this.maxLineBytes);
       bytesRead += titles.bytesRead;
-      if (titles.changed) this.dirty = true;
+      if (titles.changed) {
+        this.dirty = true;
+        for (const [file, view] of this.views) if (view?.executor === 'codex') this.views.delete(file);
+      }
     }
     this.bytesReadTotal += bytesRead;
     const live = this.claudeHome ? liveClaudeSessions(this.claudeHome) : new Set<string>();
@@ -113,6 +120,7 @@ export class DiscoveryIndex {
       this.state.files[jf.file] = entry;
     }
     this.dirty = true;
+    this.views.delete(jf.file);
     const e = entry;
     const malformed = () => {
       e.malformed++;
@@ -147,10 +155,19 @@ export class DiscoveryIndex {
   private sessions(live: Set<string>): DiscoveredSession[] {
     const out: DiscoveredSession[] = [];
     for (const [file, e] of Object.entries(this.state.files)) {
-      const s = toSession(file, e, live, this.state.codexTitles.titles);
+      let s = this.views.get(file);
+      if (s === undefined || (s?.executor === 'claude' && s.live !== live.has(e.nativeId))) {
+        s = toSession(file, e, live, this.state.codexTitles.titles);
+        this.views.set(file, s);
+      }
       if (s) out.push(s);
     }
-    return out.sort((a, b) => (b.lastActivityAt ?? '').localeCompare(a.lastActivityAt ?? ''));
+    // Newest first; ISO timestamps compare as strings.
+    return out.sort((a, b) => {
+      const x = a.lastActivityAt ?? '';
+      const y = b.lastActivityAt ?? '';
+      return x < y ? 1 : x > y ? -1 : 0;
+    });
   }
 
   private problems(): FileProblems[] {
@@ -181,6 +198,11 @@ function freshEntry(jf: JournalFile): FileEntry {
 }
 
 function toSession(file: string, e: FileEntry, live: Set<string>, codexTitles: Record<string, string>): DiscoveredSession | null {
+  const s = buildSession(file, e, live, codexTitles);
+  return s && Object.freeze(s);
+}
+
+function buildSession(file: string, e: FileEntry, live: Set<string>, codexTitles: Record<string, string>): DiscoveredSession | null {
   if (e.unreadable && e.offset === 0) return null;
   const f = e.fields;
   if (f.kind === 'claude') {

@@ -82,11 +82,13 @@ function build(dir: string, scale: number): Manifest {
   return manifest;
 }
 
-async function measure(dir: string): Promise<void> {
+const rssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+async function measure(dir: string, stateDir: string): Promise<Record<string, unknown>> {
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
   const claudeHome = join(dir, '.claude');
   const codexHome = join(dir, '.codex');
-  const stateDir = mkdtempSync('/tmp/bria-discovery-bench-state-');
+  const baselineRssMB = rssMB();
   let maxLoopBlockMs = 0;
   let last = performance.now();
   const probe = setInterval(() => {
@@ -115,14 +117,9 @@ async function measure(dir: string): Promise<void> {
   t = performance.now();
   index.save();
   const saveAfterChangeMs = performance.now() - t;
-
-  t = performance.now();
-  const restarted = new DiscoveryIndex({ claudeHome, codexHome, stateDir });
-  const cold = await restarted.scan();
-  const restartScanMs = performance.now() - t;
   clearInterval(probe);
 
-  const result = {
+  return {
     sessions: first.sessions.length,
     filesSeen: first.stats.filesSeen,
     storeBytes: manifest.totalBytes,
@@ -137,19 +134,37 @@ async function measure(dir: string): Promise<void> {
     rescanAfterAppendBytesRead: changed.stats.bytesRead,
     rescanAfterAppendFilesRead: changed.stats.filesRead,
     saveAfterChangeMs: Math.round(saveAfterChangeMs),
-    restartFromStateScanMs: Math.round(restartScanMs),
-    restartBytesRead: cold.stats.bytesRead,
     maxEventLoopBlockMs: Math.round(maxLoopBlockMs),
     problems: first.problems.length,
-    peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+    baselineRssMB,
+    peakRssMB: rssMB(),
   };
-  rmSync(stateDir, { recursive: true, force: true });
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** A restarted agent: loads the state file and re-scans; nothing should be read again. */
+async function measureRestart(dir: string, stateDir: string): Promise<Record<string, unknown>> {
+  const t = performance.now();
+  const index = new DiscoveryIndex({ claudeHome: join(dir, '.claude'), codexHome: join(dir, '.codex'), stateDir });
+  const result = await index.scan();
+  return { restartScanMs: Math.round(performance.now() - t), restartBytesRead: result.stats.bytesRead, restartSessions: result.sessions.length, restartPeakRssMB: rssMB() };
+}
+
+function child(mode: string, dir: string, stateDir: string): Record<string, unknown> {
+  const out = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), mode, dir, stateDir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (out.status !== 0) throw new Error(`${mode} child failed with ${out.status}`);
+  return JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
 }
 
 async function main(): Promise<void> {
-  const measureDir = flag('--measure');
-  if (measureDir) return measure(measureDir);
+  const [mode, modeDir, modeState] = args;
+  if ((mode === '--measure' || mode === '--restart') && modeDir && modeState) {
+    const result = mode === '--measure' ? await measure(modeDir, modeState) : await measureRestart(modeDir, modeState);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
   const scale = Number(flag('--scale') ?? '1');
   const dir = flag('--dir') ?? `/tmp/bria-discovery-bench-${scale}`;
   mkdirSync(dir, { recursive: true });
@@ -160,10 +175,15 @@ async function main(): Promise<void> {
     build(dir, scale);
     buildMs = Math.round(performance.now() - t);
   }
-  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--measure', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (child.status !== 0) throw new Error(`measuring child failed with ${child.status}`);
-  const measured = JSON.parse(child.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
-  process.stdout.write(`${JSON.stringify({ scale, dir, buildMs, ...measured, node: process.version })}\n`);
+  // Fresh processes, so neither building the store nor the other phase inflates the numbers.
+  const stateDir = mkdtempSync('/tmp/bria-discovery-bench-state-');
+  try {
+    const measured = child('--measure', dir, stateDir);
+    const restarted = child('--restart', dir, stateDir);
+    process.stdout.write(`${JSON.stringify({ scale, dir, buildMs, ...measured, ...restarted, node: process.version })}\n`);
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
 }
 
 await main();

@@ -59,14 +59,33 @@ export function loadState(dir: string, claudeHome: string | null, codexHome: str
   return emptyState(claudeHome, codexHome);
 }
 
-/** Atomic replace: a crash leaves either the old or the new state file, never a torn one. */
+/**
+ * Atomic replace: a crash leaves either the old or the new state file, never a torn one. Written
+ * entry by entry so thousands of sessions never become one large string in memory.
+ */
 export function saveState(dir: string, state: IndexState): void {
   mkdirSync(dir, { recursive: true });
   const target = join(dir, STATE_FILE);
   const temp = `${target}.${process.pid}.tmp`;
   const fd = openSync(temp, 'w', 0o600);
   try {
-    writeSync(fd, JSON.stringify(state));
+    let pending = '';
+    const put = (text: string) => {
+      pending += text;
+      if (pending.length > 1 << 16) {
+        writeSync(fd, pending);
+        pending = '';
+      }
+    };
+    const { files, ...rest } = state;
+    put(`${JSON.stringify(rest).slice(0, -1)},"files":{`);
+    let first = true;
+    for (const [file, entry] of Object.entries(files)) {
+      put(`${first ? '' : ','}${JSON.stringify(file)}:${JSON.stringify(entry)}`);
+      first = false;
+    }
+    put('}}');
+    writeSync(fd, pending);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

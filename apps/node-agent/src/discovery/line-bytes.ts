@@ -15,36 +15,43 @@ export function marker(text: string): Buffer {
   return Buffer.from(text, 'utf8');
 }
 
-/** Whether `needle` occurs in the line, looking only at the two end windows of long lines. */
-export function lineHas(buf: Buffer, start: number, end: number, needle: Buffer): boolean {
-  if (end - start <= 2 * WINDOW) return within(buf, start, end, needle) !== -1;
-  return within(buf, start, start + WINDOW, needle) !== -1 || within(buf, end - WINDOW, end, needle) !== -1;
-}
+/**
+ * The two end windows of the current line (the whole line when short). One instance is reused
+ * for every line: a journal scan touches millions of lines, and per-check slices were the main
+ * source of garbage (and so of young-generation growth and RSS).
+ */
+export class LineWindows {
+  head: Buffer = Buffer.alloc(0);
+  tail: Buffer = this.head;
+  long = false;
 
-/** indexOf bounded to `[start, end)`: a plain indexOf would search on to the end of the buffer. */
-export function within(buf: Buffer, start: number, end: number, needle: Buffer): number {
-  const at = buf.subarray(start, end).indexOf(needle);
-  return at === -1 ? -1 : start + at;
-}
-
-/** Reads the JSON string value that follows `"key":"` (given as `needle`), first or last occurrence. */
-export function stringField(buf: Buffer, start: number, end: number, needle: Buffer, last: boolean): string | null {
-  let at: number;
-  if (last) {
-    const rel = buf.subarray(start, end).lastIndexOf(needle);
-    if (rel === -1) return null;
-    at = start + rel;
-  } else {
-    at = within(buf, start, end, needle);
-    if (at === -1) return null;
+  set(buf: Buffer, start: number, end: number): this {
+    this.long = end - start > 2 * WINDOW;
+    this.head = buf.subarray(start, this.long ? start + WINDOW : end);
+    this.tail = this.long ? buf.subarray(end - WINDOW, end) : this.head;
+    return this;
   }
+
+  has(needle: Buffer): boolean {
+    return this.head.indexOf(needle) !== -1 || (this.long && this.tail.indexOf(needle) !== -1);
+  }
+}
+
+/** The JSON string value after the first (or last) `"key":"` (given as `needle`) in `b`. */
+export function stringField(b: Buffer, needle: Buffer, last: boolean): string | null {
+  const at = last ? b.lastIndexOf(needle) : b.indexOf(needle);
+  if (at === -1) return null;
   const open = at + needle.length - 1; // the opening quote is the needle's last byte
-  for (let i = open + 1; i < end; i++) {
-    const b = buf[i];
-    if (b === BACKSLASH) i++;
-    else if (b === QUOTE) {
+  let escaped = false;
+  for (let i = open + 1; i < b.length; i++) {
+    const c = b[i];
+    if (c === BACKSLASH) {
+      escaped = true;
+      i++;
+    } else if (c === QUOTE) {
+      if (!escaped) return b.toString('utf8', open + 1, i);
       try {
-        return JSON.parse(buf.toString('utf8', open, i + 1)) as string;
+        return JSON.parse(b.toString('utf8', open, i + 1)) as string;
       } catch {
         return null;
       }

@@ -95,7 +95,7 @@ export class SessionWatcher extends EventEmitter<SessionWatcherEvents> {
     for (const [key, s] of next) {
       const before = this.known.get(key);
       if (!before) diff.added.push(s);
-      else if (JSON.stringify(before) !== JSON.stringify(s)) diff.changed.push(s);
+      else if (before !== s && JSON.stringify(before) !== JSON.stringify(s)) diff.changed.push(s);
     }
     for (const [key, s] of this.known) if (!next.has(key)) diff.removed.push(s);
     this.known = next;
