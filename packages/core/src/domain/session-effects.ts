@@ -64,6 +64,8 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       break;
     case 'interrupt_confirmed':
       fx.push({ type: 'queue', op: 'apply_stop_outcome' });
+      // Stopping cancels its drain timer on leaving; ClosingAfterWork stops without leaving.
+      if (from.state === 'ClosingAfterWork') fx.push({ type: 'cancel', timer: 'stop_drain' });
       break;
     case 'process_exited_verified':
       if (from.state === 'Closing') {
@@ -78,6 +80,7 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       break;
     case 'work_drained':
       if (from.state === 'Running' || from.state === 'Stopping') fx.push({ type: 'notify', kind: 'work_finished' });
+      if (from.state === 'ClosingAfterWork') fx.push({ type: 'cancel', timer: 'stop_drain' });
       if (!changed) fx.push({ type: 'queue', op: 'wake' });
       break;
     case 'archive_committed':

@@ -231,6 +231,20 @@ describe('edge sequences the SPEC implies', () => {
   });
 });
 
+describe('stop after expiry', () => {
+  it('Stop in ClosingAfterWork interrupts without leaving it, then the session closes', () => {
+    const r = run(snapshotIn('ClosingAfterWork', { lifetimeExpired: true, queue: busy }), [
+      { event: { type: 'stop_requested' }, at: t(0) },
+      { event: fact('interrupt_confirmed'), at: t(300) },
+      { event: { type: 'work_drained' }, at: t(400), queue: idle },
+    ]);
+    expect(commands(r.effects[0] ?? [])).toEqual(['interrupt']);
+    expect(r.effects[1]).toContainEqual({ type: 'cancel', timer: 'stop_drain' });
+    expect(queueOps(r.effects[1] ?? [])).toEqual(['apply_stop_outcome']);
+    expect(r.snapshot.state).toBe('Closing');
+  });
+});
+
 function sampleLost() {
   return { type: 'observer_lost', generation: 3 } as const;
 }
