@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { createDb } from '../db/client.ts';
+import { parseEnv, zLogLevel } from '../env.ts';
+import { createLogger } from '../log.ts';
+import { Hub } from './server.ts';
+
+// The hub process: `tsx packages/core/src/hub/main.ts` (started by `npm start`).
+const env = parseEnv(z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
+  BRIA_HOST: z.string().default('127.0.0.1'),
+  BRIA_HUB_HOST: z.string().optional(),
+  BRIA_HUB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  LOG_LEVEL: zLogLevel,
+}));
+const log = createLogger({ name: 'hub', level: env.LOG_LEVEL });
+const db = createDb(env.DATABASE_URL);
+const hub = new Hub({ db, databaseUrl: env.DATABASE_URL, host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, port: env.BRIA_HUB_PORT, heartbeatMs: env.BRIA_HEARTBEAT_MS, log });
+try {
+  await hub.start();
+} catch (err) {
+  log.error({ err: (err as Error).message }, 'hub.start_failed');
+  console.error(`bria hub: ${(err as Error).message}`);
+  process.exit(1);
+}
+let stopping = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
+    void hub.stop().then(() => db.$disconnect()).finally(() => process.exit(0));
+  });
+}

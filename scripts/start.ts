@@ -1,0 +1,162 @@
+import { existsSync, mkdirSync, statSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
+import { createDb } from '../packages/core/src/db/client.ts';
+import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from '../packages/core/src/db/embedded-postgres.ts';
+import { migrate } from '../packages/core/src/db/migrate.ts';
+import { ConfigError, defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
+import { safeDbUrl } from '../packages/core/src/log.ts';
+import { ensureLocalAgent } from './launcher/local-agent.ts';
+import { formatLogLine } from './launcher/pretty-log.ts';
+import { Supervisor } from './launcher/supervisor.ts';
+import { firstUseLoginLink } from './launcher/login-link.ts';
+
+/**
+ * `npm start`: Bria on this computer with no configuration. Starts (or reuses) the embedded
+ * PostgreSQL, applies migrations, then runs the hub, the dashboard, this computer's node agent
+ * and, when TELEGRAM_BOT_TOKEN is set, the Telegram bot. Ctrl-C stops all of them and the
+ * database; CLI sessions in tmux are left running on purpose and re-attached next time.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const say = (msg: string) => console.log(formatLogLine('bria', msg));
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const nextBin = path.join(root, 'node_modules', '.bin', 'next');
+
+async function main(): Promise<void> {
+  const env = parseEnv(zServerEnv);
+  const dataDir = path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir());
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  say(`Data folder: ${dataDir}`);
+
+  for (const [name, port] of [['dashboard (BRIA_WEB_PORT)', env.BRIA_WEB_PORT], ['hub (BRIA_HUB_PORT)', env.BRIA_HUB_PORT]] as const) {
+    if (!(await isPortFree(port, env.BRIA_HOST))) throw new Error(`Port ${port} for the ${name} is already in use. Stop what uses it or choose another port.`);
+  }
+
+  let pg: RunningPostgres | undefined;
+  let databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) {
+    say('Starting the embedded PostgreSQL…');
+    pg = await startEmbeddedPostgres({ dir: path.join(dataDir, 'postgres'), port: env.BRIA_PG_PORT, log: say });
+    databaseUrl = pg.url;
+    say(`Embedded PostgreSQL ${pg.startedHere ? 'started' : 'already running'} on 127.0.0.1:${pg.port} (data in ${path.join(dataDir, 'postgres')}).`);
+  } else {
+    say(`Using the database at ${safeDbUrl(databaseUrl)}.`);
+  }
+
+  const supervisor = new Supervisor((line) => console.log(line));
+  let shuttingDown = false;
+  const shutdown = async (code: number) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    say('Stopping Bria… (CLI sessions in tmux keep running; the next start re-attaches them)');
+    await supervisor.stopAll(['bot', 'agent', 'web', 'hub']);
+    if (pg?.startedHere) await pg.stop();
+    say('Stopped.');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  try {
+    const m = await migrate({ url: databaseUrl, log: say });
+    say(m.applied.length ? `Applied ${m.applied.length} migration(s).` : 'Database schema is up to date.');
+    const db = createDb(databaseUrl, { max: 2 });
+    const local = env.BRIA_LOCAL_AGENT ? await ensureLocalAgent(db, dataDir) : undefined;
+    const publicUrl = env.BRIA_PUBLIC_URL ?? `http://${env.BRIA_HOST === '0.0.0.0' ? 'localhost' : env.BRIA_HOST}:${env.BRIA_WEB_PORT}`;
+
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      BRIA_DATA_DIR: dataDir,
+      BRIA_PUBLIC_URL: publicUrl,
+      BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${env.BRIA_HUB_PORT}/health`,
+    };
+    supervisor.start({ name: 'hub', command: tsx, args: [path.join(root, 'packages/core/src/hub/main.ts')], env: childEnv });
+
+    await ensureWebBuild();
+    supervisor.start({
+      name: 'web', command: nextBin, args: ['start', '-p', String(env.BRIA_WEB_PORT), '-H', env.BRIA_HOST],
+      cwd: path.join(root, 'apps/web'), env: { ...childEnv, NODE_ENV: 'production', PORT: String(env.BRIA_WEB_PORT) },
+    });
+
+    if (local) {
+      supervisor.start({
+        name: 'agent', command: tsx, args: [path.join(root, 'apps/node-agent/src/main.ts')],
+        env: { ...childEnv, BRIA_HUB_URL: `ws://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token },
+      });
+      if (local.created) say('This computer was enrolled as a node (its agent token is kept in local-agent.json).');
+    } else {
+      say('The local node agent is off (BRIA_LOCAL_AGENT=0).');
+    }
+
+    if (env.TELEGRAM_BOT_TOKEN) {
+      supervisor.start({ name: 'bot', command: tsx, args: [path.join(root, 'apps/bot/src/main.ts')], env: childEnv });
+    } else {
+      say('The Telegram bot is off. To turn it on, set TELEGRAM_BOT_TOKEN (from @BotFather) and TELEGRAM_ALLOWED_USERS (your Telegram user id), then start again.');
+    }
+
+    await waitForHealth(`http://127.0.0.1:${env.BRIA_WEB_PORT}/api/health`, 120_000);
+    const link = await firstUseLoginLink(db, publicUrl);
+    await db.$disconnect();
+    say(`Bria is running. Dashboard: ${publicUrl}`);
+    if (link) say(`Sign in once with this link (valid 15 minutes, single use): ${link}`);
+    say('Press Ctrl-C to stop.');
+  } catch (err) {
+    console.error(formatLogLine('bria', `ERROR ${(err as Error).message}`));
+    await shutdown(1);
+  }
+}
+
+/** Builds the dashboard when there is no production build, or when its sources are newer. */
+async function ensureWebBuild(): Promise<void> {
+  const web = path.join(root, 'apps/web');
+  const buildId = path.join(web, '.next', 'BUILD_ID');
+  const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
+  const newest = Math.max(newestMtime(path.join(web, 'src')), newestMtime(path.join(root, 'packages/core/src')));
+  if (built > newest) return;
+  say(built ? 'Dashboard sources changed; rebuilding (about a minute)…' : 'Building the dashboard (first start only, about a minute)…');
+  const started = Date.now();
+  await new Promise<void>((resolve, reject) => {
+    const p = spawn(nextBin, ['build'], { cwd: web, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const keep = (c: Buffer) => (tail = (tail + c.toString()).slice(-4000));
+    p.stdout.on('data', keep);
+    p.stderr.on('data', keep);
+    const ticker = setInterval(() => say(`…still building (${Math.round((Date.now() - started) / 1000)} s)`), 15_000);
+    p.on('exit', (code) => {
+      clearInterval(ticker);
+      if (code === 0) resolve();
+      else reject(new Error(`Building the dashboard failed:\n${tail}`));
+    });
+  });
+  say(`Dashboard built in ${Math.round((Date.now() - started) / 1000)} s.`);
+}
+
+function newestMtime(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || e.parentPath.includes('generated')) continue;
+    newest = Math.max(newest, statSync(path.join(e.parentPath, e.name)).mtimeMs);
+  }
+  return newest;
+}
+
+async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`The dashboard did not become healthy at ${url} within ${timeoutMs / 1000} s.`);
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error(formatLogLine('bria', `ERROR ${(err as Error).message}`));
+  process.exit(1);
+});

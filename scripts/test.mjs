@@ -1,0 +1,46 @@
+// `npm test`: every test of the project — vitest (unit, integration with real Postgres, tmux and
+// the real CLIs) and then Playwright (browser tests against a production build in Chromium).
+// Ends with one summary line "Tests: N passed, N failed" and a non-zero exit on any failure.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const out = path.resolve('.tmp/test-results');
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const extra = process.argv.slice(2);
+
+function run(cmd, args, env = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  return r.status ?? 1;
+}
+
+let passed = 0;
+let failed = 0;
+let problems = 0;
+
+const vitestJson = path.join(out, 'vitest.json');
+const vitestCode = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`, ...extra]);
+if (existsSync(vitestJson)) {
+  const r = JSON.parse(readFileSync(vitestJson, 'utf8'));
+  passed += r.numPassedTests ?? 0;
+  failed += (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0 ? 0 : 0);
+  if (r.numFailedTestSuites && !r.numFailedTests) failed += r.numFailedTestSuites;
+}
+if (vitestCode !== 0) problems += 1;
+
+const pwConfig = 'e2e/playwright.config.ts';
+if (existsSync(pwConfig) && extra.length === 0) {
+  const pwJson = path.join(out, 'playwright.json');
+  const pwCode = run('npx', ['playwright', 'test', '-c', pwConfig, '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  if (existsSync(pwJson)) {
+    const s = JSON.parse(readFileSync(pwJson, 'utf8')).stats ?? {};
+    passed += (s.expected ?? 0) + (s.flaky ?? 0);
+    failed += s.unexpected ?? 0;
+  }
+  if (pwCode !== 0) problems += 1;
+}
+
+if (problems > 0 && failed === 0) failed = problems;
+console.log(`\nTests: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || problems > 0 ? 1 : 0);
