@@ -1,12 +1,14 @@
 import { closeSync, openSync } from 'node:fs';
-import { claudeLineSink, claudeTitle, emptyClaudeFields } from './claude-journal.ts';
+import { join } from 'node:path';
+import { claudeLineSink, emptyClaudeFields } from './claude-journal.ts';
 import { liveClaudeSessions } from './claude-live.ts';
-import { codexLineSink, codexPrompts, emptyCodexFields } from './codex-rollout.ts';
+import { codexLineSink, emptyCodexFields } from './codex-rollout.ts';
 import { refreshCodexTitles } from './codex-titles.ts';
 import { emptyState, type FileEntry, type IndexState, loadState, saveState } from './index-state.ts';
-import { type JournalFile, listJournals } from './list-journals.ts';
+import { classifyJournal, type JournalFile, listJournals, statJournal } from './list-journals.ts';
 import { scanLines } from './line-scanner.ts';
 import type { DiscoveredSession, FileProblems, ScanResult } from './session-types.ts';
+import { toSession } from './session-view.ts';
 
 export interface DiscoveryIndexOptions {
   /** The Claude config dir (usually `~/.claude`); null to skip Claude. */
@@ -23,9 +25,16 @@ const DEFAULT_MAX_LINE = 8 << 20;
 // Keep the agent's event loop responsive during a first scan of gigabytes of journals.
 const YIELD_EVERY_MS = 20;
 
+interface Tally {
+  filesSeen: number;
+  filesRead: number;
+  bytesRead: number;
+}
+
 /**
  * Incremental index of native sessions. A scan stats every journal and reads only the bytes
- * appended since the previous scan (the whole file only when it is new, replaced or truncated).
+ * appended since the previous scan (the whole file only when it is new, replaced or truncated);
+ * `scanPaths` does the same for a few known paths, for watchers that know what changed.
  */
 export class DiscoveryIndex {
   readonly claudeHome: string | null;
@@ -34,14 +43,15 @@ export class DiscoveryIndex {
   readonly maxLineBytes: number;
   /** Journal bytes read since this index was opened; lets callers check incrementality. */
   bytesReadTotal = 0;
-  /** Directories the last scan looked into, for watchers. */
+  /** Directories the last full scan looked into, for watchers. */
   watchedDirs: string[] = [];
   private state: IndexState;
+  private dirty = false;
   // Session objects are rebuilt only for journals that changed, so an idle re-scan allocates
   // almost nothing and watchers can compare by identity.
   private readonly views = new Map<string, DiscoveredSession | null>();
-  private dirty = false;
   private running: Promise<ScanResult> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: DiscoveryIndexOptions) {
     this.claudeHome = options.claudeHome;
@@ -51,13 +61,20 @@ export class DiscoveryIndex {
     this.state = this.stateDir ? loadState(this.stateDir, this.claudeHome, this.codexHome) : emptyState(this.claudeHome, this.codexHome);
   }
 
-  /** Scans now; concurrent callers share one running scan. */
+  /** Full scan; concurrent callers share one running scan. */
   scan(): Promise<ScanResult> {
-    if (this.running) return this.running;
-    this.running = this.scanOnce().finally(() => {
-      this.running = null;
-    });
+    if (!this.running) {
+      this.running = this.enqueue(() => this.scanAll()).finally(() => {
+        this.running = null;
+      });
+    }
     return this.running;
+  }
+
+  /** Re-checks only these paths (journals or the Codex title index); others are ignored. */
+  scanPaths(paths: Iterable<string>): Promise<ScanResult> {
+    const list = [...paths];
+    return this.enqueue(() => this.scanSome(list));
   }
 
   /** Writes the state file if anything changed since the last save. */
@@ -68,71 +85,100 @@ export class DiscoveryIndex {
     return true;
   }
 
-  private async scanOnce(): Promise<ScanResult> {
+  private enqueue(run: () => Promise<ScanResult>): Promise<ScanResult> {
+    const next = this.queue.then(run);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private async scanAll(): Promise<ScanResult> {
     const started = performance.now();
     let sliceStart = started;
-    let bytesRead = 0;
-    let filesRead = 0;
-    const listing = listJournals(this.claudeHome, this.codexHome);
+    const pause = () => {
+      if (performance.now() - sliceStart < YIELD_EVERY_MS) return undefined;
+      return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        sliceStart = performance.now();
+      });
+    };
+    const listing = await listJournals(this.claudeHome, this.codexHome, pause);
     this.watchedDirs = listing.dirs;
+    const tally: Tally = { filesSeen: listing.files.length, filesRead: 0, bytesRead: 0 };
     const seen = new Set<string>();
     for (const jf of listing.files) {
       seen.add(jf.file);
-      const read = this.refresh(jf);
-      if (read < 0) continue;
-      filesRead++;
-      bytesRead += read;
-      if (performance.now() - sliceStart > YIELD_EVERY_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
+      this.refresh(jf, tally);
+      await pause();
     }
-    for (const file of Object.keys(this.state.files)) {
-      if (!seen.has(file)) {
-        delete this.state.files[file];
-        this.views.delete(file);
-        this.dirty = true;
-      }
-    }
-    if (this.codexHome) {
-      const titles = refreshCodexTitles(this.codexHome, this.state.codexTitles, this.maxLineBytes);
-      bytesRead += titles.bytesRead;
-      if (titles.changed) {
-        this.dirty = true;
-        for (const [file, view] of this.views) if (view?.executor === 'codex') this.views.delete(file);
-      }
-    }
-    this.bytesReadTotal += bytesRead;
-    const live = this.claudeHome ? liveClaudeSessions(this.claudeHome) : new Set<string>();
-    return {
-      sessions: this.sessions(live),
-      problems: this.problems(),
-      stats: { filesSeen: listing.files.length, filesRead, bytesRead, durationMs: performance.now() - started },
-    };
+    for (const file of Object.keys(this.state.files)) if (!seen.has(file)) this.forget(file);
+    this.refreshTitles(tally);
+    return this.result(started, tally);
   }
 
-  /** Reads what is new in one journal; returns bytes read, or -1 when it was unchanged. */
-  private refresh(jf: JournalFile): number {
+  private async scanSome(paths: string[]): Promise<ScanResult> {
+    const started = performance.now();
+    const tally: Tally = { filesSeen: 0, filesRead: 0, bytesRead: 0 };
+    for (const file of new Set(paths)) {
+      const kind = classifyJournal(this.claudeHome, this.codexHome, file);
+      if (!kind) continue;
+      const jf = statJournal(kind.executor, kind.nativeId, file);
+      if (jf) {
+        tally.filesSeen++;
+        this.refresh(jf, tally);
+      } else {
+        this.forget(file);
+      }
+    }
+    if (this.codexHome && paths.includes(join(this.codexHome, 'session_index.jsonl'))) this.refreshTitles(tally);
+    return this.result(started, tally);
+  }
+
+  private result(started: number, tally: Tally): ScanResult {
+    this.bytesReadTotal += tally.bytesRead;
+    const live = this.claudeHome ? liveClaudeSessions(this.claudeHome) : new Set<string>();
+    return { sessions: this.sessions(live), problems: this.problems(), stats: { ...tally, durationMs: performance.now() - started } };
+  }
+
+  private forget(file: string): void {
+    if (!(file in this.state.files)) return;
+    delete this.state.files[file];
+    this.views.delete(file);
+    this.dirty = true;
+  }
+
+  private refreshTitles(tally: Tally): void {
+    if (!this.codexHome) return;
+    const titles = refreshCodexTitles(this.codexHome, this.state.codexTitles, this.maxLineBytes);
+    tally.bytesRead += titles.bytesRead;
+    if (!titles.changed) return;
+    this.dirty = true;
+    for (const [file, view] of this.views) if (view?.executor === 'codex') this.views.delete(file);
+  }
+
+  /** Reads what is new in one journal, if it changed since it was last read. */
+  private refresh(jf: JournalFile, tally: Tally): void {
     let entry = this.state.files[jf.file];
-    if (entry && entry.ino === jf.ino && entry.size === jf.size && entry.mtimeMs === jf.mtimeMs) return -1;
+    if (entry && entry.ino === jf.ino && entry.size === jf.size && entry.mtimeMs === jf.mtimeMs) return;
     if (!entry || entry.ino !== jf.ino || jf.size < entry.offset || entry.executor !== jf.executor) {
       entry = freshEntry(jf);
       this.state.files[jf.file] = entry;
     }
     this.dirty = true;
     this.views.delete(jf.file);
+    tally.filesRead++;
     const e = entry;
     const malformed = () => {
       e.malformed++;
     };
     const sink = e.fields.kind === 'claude' ? claudeLineSink(e.fields, malformed) : codexLineSink(e.fields, malformed);
+    // The stat taken before reading is recorded: bytes appended meanwhile make the next scan look again.
+    e.size = jf.size;
+    e.mtimeMs = jf.mtimeMs;
     let fd: number;
     try {
       fd = openSync(jf.file, 'r');
     } catch (error) {
       e.unreadable = (error as NodeJS.ErrnoException).code ?? 'EIO';
-      Object.assign(e, { size: jf.size, mtimeMs: jf.mtimeMs });
-      return 0;
+      return;
     }
     try {
       const result = scanLines(fd, e.offset, this.maxLineBytes, sink);
@@ -140,13 +186,9 @@ export class DiscoveryIndex {
       e.huge += result.hugeLines;
       e.partialTail = result.partialTail;
       e.unreadable = null;
-      // The stat taken before reading: bytes appended meanwhile make the next scan look again.
-      e.size = jf.size;
-      e.mtimeMs = jf.mtimeMs;
-      return result.bytesRead;
+      tally.bytesRead += result.bytesRead;
     } catch (error) {
       e.unreadable = (error as NodeJS.ErrnoException).code ?? 'EIO';
-      return 0;
     } finally {
       closeSync(fd);
     }
@@ -154,7 +196,8 @@ export class DiscoveryIndex {
 
   private sessions(live: Set<string>): DiscoveredSession[] {
     const out: DiscoveredSession[] = [];
-    for (const [file, e] of Object.entries(this.state.files)) {
+    for (const file in this.state.files) {
+      const e = this.state.files[file] as FileEntry;
       let s = this.views.get(file);
       if (s === undefined || (s?.executor === 'claude' && s.live !== live.has(e.nativeId))) {
         s = toSession(file, e, live, this.state.codexTitles.titles);
@@ -172,7 +215,8 @@ export class DiscoveryIndex {
 
   private problems(): FileProblems[] {
     const out: FileProblems[] = [];
-    for (const [file, e] of Object.entries(this.state.files)) {
+    for (const file in this.state.files) {
+      const e = this.state.files[file] as FileEntry;
       if (e.malformed > 0 || e.huge > 0 || e.partialTail || e.unreadable) {
         out.push({ file, malformedLines: e.malformed, hugeLines: e.huge, partialTail: e.partialTail, unreadable: e.unreadable });
       }
@@ -194,50 +238,5 @@ function freshEntry(jf: JournalFile): FileEntry {
     partialTail: false,
     unreadable: null,
     fields: jf.executor === 'claude' ? emptyClaudeFields() : emptyCodexFields(),
-  };
-}
-
-function toSession(file: string, e: FileEntry, live: Set<string>, codexTitles: Record<string, string>): DiscoveredSession | null {
-  const s = buildSession(file, e, live, codexTitles);
-  return s && Object.freeze(s);
-}
-
-function buildSession(file: string, e: FileEntry, live: Set<string>, codexTitles: Record<string, string>): DiscoveredSession | null {
-  if (e.unreadable && e.offset === 0) return null;
-  const f = e.fields;
-  if (f.kind === 'claude') {
-    // Subagent transcripts are not sessions anyone can resume.
-    if (f.sawSidechain && !f.sawMain) return null;
-    return {
-      executor: 'claude',
-      nativeId: e.nativeId,
-      cwd: f.cwd,
-      file,
-      startedAt: f.startedAt,
-      lastActivityAt: f.lastActivityAt,
-      title: claudeTitle(f),
-      firstPrompt: f.firstPrompt,
-      lastPrompt: f.lastPrompt ?? f.exitPrompt,
-      userTurns: f.userTurns,
-      cliVersion: f.cliVersion,
-      originator: f.entrypoint,
-      source: null,
-      live: live.has(e.nativeId),
-    };
-  }
-  const prompts = codexPrompts(f);
-  return {
-    executor: 'codex',
-    nativeId: e.nativeId,
-    cwd: f.cwd,
-    file,
-    startedAt: f.startedAt,
-    lastActivityAt: f.lastActivityAt,
-    title: codexTitles[e.nativeId] ?? null,
-    ...prompts,
-    cliVersion: f.cliVersion,
-    originator: f.originator,
-    source: f.source,
-    live: null,
   };
 }

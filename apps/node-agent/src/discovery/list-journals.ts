@@ -1,10 +1,11 @@
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { Executor } from './session-types.ts';
 
 // Finds candidate journal files and stats them; this is the whole cost of a re-scan when nothing
-// changed. Sync calls: thousands of stats cost tens of milliseconds this way, several times less
-// than through the promise API's thread pool.
+// changed. Sync calls (thousands of stats cost tens of milliseconds this way, several times less
+// than through the promise API's thread pool), with `pause` between directories so the event
+// loop still gets its turns.
 
 export interface JournalFile {
   executor: Executor;
@@ -21,42 +22,61 @@ export interface JournalListing {
   dirs: string[];
 }
 
+export type Pause = () => Promise<void> | undefined;
+
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const CLAUDE_FILE = new RegExp(`^(${UUID})\\.jsonl$`, 'i');
 const CODEX_FILE = new RegExp(`^rollout-.*-(${UUID})\\.jsonl$`, 'i');
+const CODEX_DIRS = [/^\d{4}$/, /^\d{2}$/, /^\d{2}$/];
 
-export function listJournals(claudeHome: string | null, codexHome: string | null): JournalListing {
+export async function listJournals(claudeHome: string | null, codexHome: string | null, pause: Pause): Promise<JournalListing> {
   const out: JournalListing = { files: [], dirs: [] };
-  if (claudeHome) listClaude(claudeHome, out);
-  if (codexHome) listCodex(codexHome, out);
-  return out;
-}
-
-function listClaude(claudeHome: string, out: JournalListing): void {
-  const projects = join(claudeHome, 'projects');
-  const projectDirs = subdirs(projects, out, () => true);
-  for (const dir of projectDirs) {
+  if (claudeHome) {
     // Only `<uuid>.jsonl` directly in a project dir is a session; `memory/` and per-session
     // subagent folders are subdirectories and never descended into.
-    for (const name of names(dir, out)) {
-      const m = CLAUDE_FILE.exec(name);
-      if (m?.[1]) addFile(out, 'claude', m[1].toLowerCase(), join(dir, name));
+    for (const dir of subdirs(join(claudeHome, 'projects'), out, () => true)) {
+      addFiles(out, 'claude', dir, CLAUDE_FILE);
+      await pause();
     }
   }
-}
-
-function listCodex(codexHome: string, out: JournalListing): void {
-  const sessions = join(codexHome, 'sessions');
-  for (const year of subdirs(sessions, out, (n) => /^\d{4}$/.test(n))) {
-    for (const month of subdirs(year, out, (n) => /^\d{2}$/.test(n))) {
-      for (const day of subdirs(month, out, (n) => /^\d{2}$/.test(n))) {
-        for (const name of names(day, out)) {
-          const m = CODEX_FILE.exec(name);
-          if (m?.[1]) addFile(out, 'codex', m[1].toLowerCase(), join(day, name));
+  if (codexHome) {
+    for (const year of subdirs(join(codexHome, 'sessions'), out, (n) => /^\d{4}$/.test(n))) {
+      for (const month of subdirs(year, out, (n) => /^\d{2}$/.test(n))) {
+        for (const day of subdirs(month, out, (n) => /^\d{2}$/.test(n))) {
+          addFiles(out, 'codex', day, CODEX_FILE);
+          await pause();
         }
       }
     }
   }
+  return out;
+}
+
+/** Which journal a path is, if it is one by location and name (it may not exist). */
+export function classifyJournal(claudeHome: string | null, codexHome: string | null, file: string): { executor: Executor; nativeId: string } | null {
+  if (claudeHome) {
+    const rel = relative(join(claudeHome, 'projects'), file).split(sep);
+    const m = rel.length === 2 && rel[0] !== '..' ? CLAUDE_FILE.exec(rel[1] ?? '') : null;
+    if (m?.[1]) return { executor: 'claude', nativeId: m[1].toLowerCase() };
+  }
+  if (codexHome) {
+    const rel = relative(join(codexHome, 'sessions'), file).split(sep);
+    const inDay = rel.length === 4 && CODEX_DIRS.every((re, i) => re.test(rel[i] ?? ''));
+    const m = inDay ? CODEX_FILE.exec(basename(file)) : null;
+    if (m?.[1]) return { executor: 'codex', nativeId: m[1].toLowerCase() };
+  }
+  return null;
+}
+
+export function statJournal(executor: Executor, nativeId: string, file: string): JournalFile | null {
+  let st;
+  try {
+    st = statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (!st?.isFile()) return null;
+  return { executor, nativeId, file, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
 }
 
 function subdirs(dir: string, out: JournalListing, accept: (name: string) => boolean): string[] {
@@ -70,23 +90,17 @@ function subdirs(dir: string, out: JournalListing, accept: (name: string) => boo
   return entries.filter((e) => e.isDirectory() && accept(e.name)).map((e) => join(dir, e.name));
 }
 
-function names(dir: string, out: JournalListing): string[] {
+function addFiles(out: JournalListing, executor: Executor, dir: string, pattern: RegExp): void {
+  let names: string[];
   try {
-    const list = readdirSync(dir);
-    out.dirs.push(dir);
-    return list;
-  } catch {
-    return [];
-  }
-}
-
-function addFile(out: JournalListing, executor: Executor, nativeId: string, file: string): void {
-  let st;
-  try {
-    st = statSync(file, { throwIfNoEntry: false });
+    names = readdirSync(dir);
   } catch {
     return;
   }
-  if (!st?.isFile()) return;
-  out.files.push({ executor, nativeId, file, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
+  out.dirs.push(dir);
+  for (const name of names) {
+    const m = pattern.exec(name);
+    const jf = m?.[1] ? statJournal(executor, m[1].toLowerCase(), join(dir, name)) : null;
+    if (jf) out.files.push(jf);
+  }
 }

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,6 +52,14 @@ describe('watchSessions', () => {
     appendFileSync(claudeFile, `${claudeLines({ sessionId: A, cwd: '/a', turns: [turn(1)] }).slice(2).join('\n')}\n`);
     const changed = await diff;
     expect(changed.changed.map((s) => [s.nativeId, s.userTurns, s.lastPrompt])).toEqual([[A, 2, 'prompt 1']]);
+    // inotify named the file, so only that file was looked at, not the whole store.
+    expect(changed.stats.filesSeen).toBe(1);
+
+    diff = nextDiff(watcher);
+    mkdirSync(join(claudeHome, 'sessions'), { recursive: true });
+    writeFileSync(join(claudeHome, 'sessions', `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: A, cwd: '/a' }));
+    const live = await diff;
+    expect(live.changed.map((s) => [s.nativeId, s.live])).toEqual([[A, true]]);
 
     diff = nextDiff(watcher);
     rmSync(claudeFile);

@@ -1,22 +1,28 @@
 import { EventEmitter } from 'node:events';
 import { type FSWatcher, watch } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { DiscoveryIndex } from './discovery-index.ts';
-import type { DiscoveredSession, ScanResult } from './session-types.ts';
+import { classifyJournal } from './list-journals.ts';
+import type { DiscoveredSession, ScanResult, ScanStats } from './session-types.ts';
 
 // Keeps a session list current: inotify (via fs.watch) on every journal directory triggers a
-// debounced incremental scan, and a slow timer re-scans anyway because watches miss events
+// debounced re-check of just the files it named (a full scan when it named something else, such
+// as a new directory), and a slow timer re-scans everything anyway because watches miss events
 // (directories created between scans, network file systems, overflowed queues).
 
 export interface SessionDiff {
   added: DiscoveredSession[];
   changed: DiscoveredSession[];
   removed: DiscoveredSession[];
+  /** The scan that found the difference (`filesSeen` is small when only named files were checked). */
+  stats: ScanStats;
 }
 
 export interface WatchOptions {
   debounceMs?: number;
   safetyScanMs?: number;
+  /** The state file is rewritten at most this often (and on close); losing it costs only a re-read. */
+  saveEveryMs?: number;
 }
 
 export interface SessionWatcherEvents {
@@ -35,6 +41,9 @@ export class SessionWatcher extends EventEmitter<SessionWatcherEvents> {
   private closed = false;
   private scanning = false;
   private again = false;
+  private pending = new Set<string>();
+  private full = false;
+  private lastSave = 0;
   /** Resolves after the first scan; its sessions are the starting point, not `added` events. */
   readonly ready: Promise<ScanResult>;
 
@@ -43,8 +52,11 @@ export class SessionWatcher extends EventEmitter<SessionWatcherEvents> {
     private readonly options: WatchOptions = {},
   ) {
     super();
-    this.ready = this.rescan(false);
-    this.safety = setInterval(() => this.schedule(0), options.safetyScanMs ?? 60_000);
+    this.ready = this.rescan(false, null);
+    this.safety = setInterval(() => {
+      this.full = true;
+      this.schedule(0);
+    }, options.safetyScanMs ?? 60_000);
     this.safety.unref();
   }
 
@@ -53,6 +65,7 @@ export class SessionWatcher extends EventEmitter<SessionWatcherEvents> {
   }
 
   close(): void {
+    if (!this.closed) this.index.save();
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.safety) clearInterval(this.safety);
@@ -79,19 +92,47 @@ export class SessionWatcher extends EventEmitter<SessionWatcherEvents> {
       await this.ready;
       do {
         this.again = false;
-        await this.rescan(true);
+        const paths = this.full ? null : [...this.pending];
+        this.full = false;
+        this.pending.clear();
+        await this.rescan(true, paths);
       } while (this.again && !this.closed);
     } finally {
       this.scanning = false;
     }
   }
 
-  private async rescan(emit: boolean): Promise<ScanResult> {
-    const result = await this.index.scan();
+  /** Watch event in `dir`: remember what to re-check, or that only a full scan will do. */
+  private changed(dir: string, name: string | Buffer | null): void {
+    const { claudeHome, codexHome } = this.index;
+    const path = name === null ? null : join(dir, name.toString());
+    if (path === null) {
+      this.full = true;
+    } else if (dir === claudeHome || dir === codexHome) {
+      // The homes also hold logs and databases that change all the time; only these matter.
+      if (codexHome && path === join(codexHome, 'session_index.jsonl')) this.pending.add(path);
+      else if (name === 'projects' || name === 'sessions') this.full = true;
+      else return;
+    } else if (classifyJournal(claudeHome, codexHome, path)) {
+      this.pending.add(path);
+    } else if (isLeaf(dir, claudeHome, codexHome)) {
+      // Project and day directories hold nothing else discovery reads; the live registry needs
+      // no file work at all because every result re-reads it.
+    } else {
+      this.full = true;
+    }
+    this.schedule();
+  }
+
+  private async rescan(emit: boolean, paths: string[] | null): Promise<ScanResult> {
+    const result = paths ? await this.index.scanPaths(paths) : await this.index.scan();
     if (this.closed) return result;
-    this.index.save();
+    if (Date.now() - this.lastSave >= (this.options.saveEveryMs ?? 30_000)) {
+      this.index.save();
+      this.lastSave = Date.now();
+    }
     const next = new Map(result.sessions.map((s) => [`${s.executor}:${s.file}`, s]));
-    const diff: SessionDiff = { added: [], changed: [], removed: [] };
+    const diff: SessionDiff = { added: [], changed: [], removed: [], stats: result.stats };
     for (const [key, s] of next) {
       const before = this.known.get(key);
       if (!before) diff.added.push(s);
@@ -99,7 +140,7 @@ export class SessionWatcher extends EventEmitter<SessionWatcherEvents> {
     }
     for (const [key, s] of this.known) if (!next.has(key)) diff.removed.push(s);
     this.known = next;
-    this.syncWatches();
+    if (!paths) this.syncWatches();
     if (emit && diff.added.length + diff.changed.length + diff.removed.length > 0) {
       for (const s of diff.added) this.emit('added', s);
       for (const s of diff.changed) this.emit('changed', s);
@@ -124,7 +165,7 @@ export class SessionWatcher extends EventEmitter<SessionWatcherEvents> {
     for (const dir of wanted) {
       if (this.watchers.has(dir)) continue;
       try {
-        const w = watch(dir, { persistent: false }, () => this.schedule());
+        const w = watch(dir, { persistent: false }, (_event, name) => this.changed(dir, name));
         w.on('error', () => {
           w.close();
           this.watchers.delete(dir);
@@ -135,6 +176,20 @@ export class SessionWatcher extends EventEmitter<SessionWatcherEvents> {
       }
     }
   }
+}
+
+/** A Claude project dir, the Claude live registry, or a Codex day dir. */
+function isLeaf(dir: string, claudeHome: string | null, codexHome: string | null): boolean {
+  if (claudeHome) {
+    if (dir === join(claudeHome, 'sessions')) return true;
+    const rel = relative(join(claudeHome, 'projects'), dir);
+    if (rel && !rel.startsWith('..') && !rel.includes(sep)) return true;
+  }
+  if (codexHome) {
+    const rel = relative(join(codexHome, 'sessions'), dir);
+    if (!rel.startsWith('..') && rel.split(sep).length === 3) return true;
+  }
+  return false;
 }
 
 export function watchSessions(index: DiscoveryIndex, options?: WatchOptions): SessionWatcher {
