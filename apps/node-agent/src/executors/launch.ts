@@ -65,8 +65,10 @@ export interface CloseEvidence {
   exitStatus: number | null;
   paneDead: boolean;
   escalation: ('kill-session' | 'sigkill')[];
+  /** SIGCHLDs sent to our tmux server so it reaps a pane process it had missed. */
+  reapNudges: number;
   /** What was still running when `/exit` had not ended it in time. */
-  survivors: { pid: number; comm: string; ppid: number }[];
+  survivors: { pid: number; comm: string; state: string; ppid: number }[];
   elapsedMs: number;
 }
 
@@ -76,12 +78,21 @@ async function allGone(pids: number[]): Promise<number[]> {
   return left;
 }
 
-async function waitGone(pids: number[], ms: number): Promise<number[]> {
-  const end = Date.now() + ms;
+async function waitGone(tmux: Tmux, pids: number[], ms: number, nudges: { count: number }): Promise<number[]> {
+  const begin = Date.now();
+  const end = begin + ms;
+  const server = await tmux.serverPid();
   let left = await allGone(pids);
   while (left.length > 0 && Date.now() < end) {
     await sleep(50);
     left = await allGone(pids);
+    // A finished pane process tmux forgot to reap (see Tmux.nudgeReaper), once tmux had a fair
+    // chance to reap it by itself.
+    if (Date.now() - begin < 500) continue;
+    for (const p of left) {
+      const st = await procStat(p);
+      if (st?.state === 'Z' && st.ppid === server && (await tmux.nudgeReaper())) nudges.count++;
+    }
   }
   return left;
 }
@@ -94,16 +105,17 @@ export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; ex
   const escalation: CloseEvidence['escalation'] = [];
   const info = await tmux.paneInfo(identity.paneId);
   if (info && !info.dead) await tmux.paste(identity.paneId, '/exit');
-  let lingering = await waitGone(pids, opts.exitMs);
+  const nudges = { count: 0 };
+  let lingering = await waitGone(tmux, pids, opts.exitMs, nudges);
   const survivors: CloseEvidence['survivors'] = [];
   for (const p of lingering) {
     const st = await procStat(p);
-    if (st) survivors.push({ pid: p, comm: st.comm, ppid: st.ppid });
+    if (st) survivors.push({ pid: p, comm: st.comm, state: st.state, ppid: st.ppid });
   }
   if (lingering.length > 0) {
     escalation.push('kill-session');
     await tmux.killSession(identity.tmuxSession).catch(() => undefined);
-    lingering = await waitGone(pids, 5000);
+    lingering = await waitGone(tmux, pids, 5000, nudges);
   }
   if (lingering.length > 0) {
     escalation.push('sigkill');
@@ -115,14 +127,14 @@ export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; ex
         // already gone
       }
     }
-    lingering = await waitGone(pids, 3000);
+    lingering = await waitGone(tmux, pids, 3000, nudges);
   }
   const after = await tmux.paneInfo(identity.paneId);
   const paneDead = after === null || after.dead;
   const exitStatus = await tmux.readExitStatus(identity.exitFile);
   // The dead pane has served as evidence; remove it so the server does not collect corpses.
   if (after) await tmux.killSession(identity.tmuxSession).catch(() => undefined);
-  return { pids, lingering, exitStatus, paneDead, escalation, survivors, elapsedMs: Date.now() - started };
+  return { pids, lingering, exitStatus, paneDead, escalation, survivors, reapNudges: nudges.count, elapsedMs: Date.now() - started };
 }
 
 export interface Mismatch {

@@ -156,6 +156,27 @@ export class Tmux {
     }
   }
 
+  async serverPid(): Promise<number | null> {
+    const out = await this.run(['display-message', '-p', '#{pid}']).catch(() => '');
+    return /^\d+$/.test(out.trim()) ? Number(out.trim()) : null;
+  }
+
+  /**
+   * tmux 3.3a sometimes misses the SIGCHLD of a pane process that ends (the pane still turns dead
+   * through the pty), leaving a zombie until the next SIGCHLD. Sending one makes the server reap it;
+   * to tmux it only means "check your children".
+   */
+  async nudgeReaper(): Promise<boolean> {
+    const pid = await this.serverPid();
+    if (pid === null) return false;
+    try {
+      process.kill(pid, 'SIGCHLD');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async killSession(name: string): Promise<void> {
     await this.run(['kill-session', '-t', `=${name}`]);
   }

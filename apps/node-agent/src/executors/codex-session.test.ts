@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexBin } from '@bria/testkit/cli-homes';
+import { codexDriver, codexHome } from './codex-driver.ts';
+import { childrenOf, isAlive, procExists, processTree } from './proc-tree.ts';
+import { isAtPrompt } from './screen.ts';
+import { SessionHost } from './session-host.ts';
+import { createRig, listFiles, NASTY, type Rig } from './test-rig.ts';
+import { ExecutorError, type HostEvent, type SessionIdentity } from './types.ts';
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await createRig('codex');
+});
+afterAll(async () => {
+  await rig?.dispose();
+});
+
+const host = () => new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
+const is = <T extends HostEvent['type']>(type: T, messageId?: string) =>
+  (e: HostEvent): e is Extract<HostEvent, { type: T }> => e.type === type && (messageId === undefined || ('messageId' in e && e.messageId === messageId));
+
+function userMessages(path: string): { turnId: string; text: string }[] {
+  return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    .filter((r) => r.type === 'event_msg' && r.payload.type === 'item_completed' && r.payload.item.type === 'UserMessage')
+    .map((r) => ({ turnId: r.payload.turn_id, text: r.payload.item.content.map((c: { text: string }) => c.text).join('') }));
+}
+const rollouts = async () => (await listFiles(join(codexHome(rig.env), 'sessions'))).filter((f) => f.endsWith('.jsonl'));
+
+async function sendAndFinish(h: SessionHost, text: string) {
+  const messageId = randomUUID();
+  const r = await h.deliver({ messageId, text });
+  expect(r.accepted).toBe(true);
+  const done = await h.waitFor(is('completed', messageId), 20_000);
+  const final = await h.waitFor(is('final', messageId));
+  return { messageId, nativeRef: r.accepted ? r.nativeRef : '', final: final.text, done };
+}
+
+describe('Codex in tmux', () => {
+  let a: SessionHost;
+  let id: SessionIdentity;
+
+  it('starts at its prompt and learns its id from the CLI itself', async () => {
+    a = host();
+    id = await a.start({ cwd: rig.work, sessionName: 'codex-a' });
+    expect(id.nativeId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+    expect(await isAlive(id.cliPid)).toBe(true);
+    expect(isAtPrompt(await rig.tmux.capture(id.paneId))).toBe(true);
+    // No daemon: the whole CLI lives under the pane (node wrapper → codex).
+    expect((await processTree(id.panePid)).length).toBeGreaterThanOrEqual(3);
+    expect(id.journalPath).toBeNull();
+  });
+
+  it('delivers exact bytes (also text starting with ! or /) and reports the final answer', async () => {
+    for (const text of [NASTY, '!echo not-a-shell-command', '/not-a-slash-command please']) {
+      const { final, nativeRef } = await sendAndFinish(a, text);
+      const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1)!;
+      // Codex trims the protective space Bria puts before ! and /; everything else is byte-exact.
+      expect(req.userText).toBe(text);
+      expect(final).toBe(req.reply);
+      const path = a.identity().journalPath!;
+      expect(path).toContain(id.nativeId);
+      expect(userMessages(path).find((u) => u.turnId === nativeRef)?.text).toBe(text);
+    }
+  });
+
+  it('interrupts a streaming answer with one Esc, confirmed by the journal', async () => {
+    const messageId = randomUUID();
+    await a.deliver({ messageId, text: 'SLOW answer please' });
+    const req = await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText === 'SLOW answer please', 10_000);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await a.interrupt()).toMatchObject({ sent: true, confirmed: true, reason: 'journal' });
+    const ev = await a.waitFor(is('interrupted', messageId));
+    expect(ev.reason).toBe('interrupted');
+    expect(req.clientClosed).toBe(true);
+  });
+
+  it('interrupts before the first byte, confirmed by the journal', async () => {
+    const messageId = randomUUID();
+    await a.deliver({ messageId, text: 'HANG here please' });
+    const req = await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText === 'HANG here please', 10_000);
+    expect(await a.interrupt()).toMatchObject({ sent: true, confirmed: true, reason: 'journal' });
+    await a.waitFor(is('interrupted', messageId));
+    expect(req.clientClosed).toBe(true);
+    const { final } = await sendAndFinish(a, 'after the hang');
+    expect(final).toContain('after the hang');
+  });
+
+  it('lets a second host attach to the running pane and carry on without retyping', async () => {
+    const slowId = randomUUID();
+    const r = await a.deliver({ messageId: slowId, text: 'SLOW while the agent restarts' });
+    expect(r.accepted).toBe(true);
+    id = a.identity();
+    const offset = a.journalOffset;
+    a.detach();
+    const b = host();
+    expect(await b.attach(id, { journalOffset: offset, watch: [{ messageId: slowId, nativeRef: r.accepted ? r.nativeRef : '' }] })).toEqual({ ok: true });
+    const final = await b.waitFor(is('final', slowId), 20_000);
+    expect(final.text).toContain('SLOW while the agent restarts');
+    await sendAndFinish(b, 'first message after re-attach');
+    const texts = rig.mock.userTexts(id.nativeId);
+    expect(texts.filter((t) => t === 'SLOW while the agent restarts')).toHaveLength(1);
+    expect(texts.filter((t) => t === 'first message after re-attach')).toHaveLength(1);
+
+    expect((await host().attach({ ...id, panePid: id.panePid + 100000 })).ok).toBe(false);
+
+    const closed = await b.close();
+    expect(closed.exitStatus).toBe(0);
+    expect(closed.paneDead).toBe(true);
+    expect(closed.escalation, JSON.stringify(closed)).toEqual([]);
+    expect(closed.pids.length).toBeGreaterThanOrEqual(3);
+    for (const pid of closed.pids) expect(await procExists(pid)).toBe(false);
+  });
+
+  it('resumes exactly: same id, same rollout file, earlier history sent to the model', async () => {
+    const before = await rollouts();
+    const c = host();
+    const rid = await c.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-resume' });
+    expect(rid.nativeId).toBe(id.nativeId);
+    expect(rid.journalPath).toBe(id.journalPath);
+    await sendAndFinish(c, 'after resume');
+    const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.userText === 'after resume').at(-1)!;
+    expect(req.sessionId).toBe(id.nativeId);
+    expect(JSON.stringify(req.body)).toContain('first message after re-attach');
+    expect(await rollouts()).toEqual(before);
+    await c.close();
+  });
+
+  it('fails to resume an unknown id with the CLI\'s reason and creates nothing', async () => {
+    const before = await rollouts();
+    const unknown = '01a23651-d848-7b63-9a2f-558796e706b5';
+    const err = await host().resume({ nativeId: unknown, cwd: rig.work, sessionName: 'codex-bad' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExecutorError);
+    expect((err as ExecutorError).code).toBe('resume_failed');
+    expect(String((err as ExecutorError).details.cliSaid)).toContain(`No saved session found with ID ${unknown}`);
+    expect((err as ExecutorError).details.exitStatus).toBe(1);
+    expect(await rollouts()).toEqual(before);
+  });
+
+  it('detects a CLI killed with SIGKILL, with its exit status', async () => {
+    const d = host();
+    const did = await d.start({ cwd: rig.work, sessionName: 'codex-kill' });
+    const [binary] = await childrenOf(did.cliPid);
+    expect(binary).toBeDefined();
+    process.kill(binary!, 'SIGKILL');
+    const ev = await d.waitFor(is('exited'), 10_000);
+    expect(ev.expected).toBe(false);
+    expect(ev.exitStatus).not.toBe(0);
+    expect(ev.exitStatus).not.toBeNull();
+    expect(ev.paneDead).toBe(true);
+    expect(await procExists(binary!)).toBe(false);
+  });
+});

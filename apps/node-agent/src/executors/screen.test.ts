@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { claudeOffersClear, detectBlockingPrompt, isAtPrompt, protectLeadingCommand, sessionIdFromStatus } from './screen.ts';
+
+// Screens as captured from Claude Code 2.1.197 and codex-cli 0.171.0 (trimmed).
+const CLAUDE_IDLE = `❯ \n────────\n  ? for shortcuts · ← for agents                      ● high · /effort`;
+const CLAUDE_REFILLED = `❯ HANG please\n────────\n                                        Esc again to clear`;
+const CODEX_IDLE = `› Ask Codex to do anything\n  mock-model default · /tmp/w\n  ← for agents · ? for shortcuts`;
+const CODEX_STATUS = `  Session:             01a2368c-d855-7312-9f0e-4ffe2a850ce0\n  Token usage:         0 total`;
+const CLAUDE_TRUST = ` Accessing workspace:\n /tmp/x\n Is this a project you created or one you trust?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n Enter to confirm · Esc to cancel`;
+const CODEX_TRUST = `> You are in /tmp/repo\n  Do you trust the contents of this directory?\n› 1. Yes, continue\n  2. No, quit`;
+
+describe('screen reading', () => {
+  it('recognises the idle prompt of both CLIs', () => {
+    expect(isAtPrompt(CLAUDE_IDLE)).toBe(true);
+    expect(isAtPrompt(CODEX_IDLE)).toBe(true);
+    expect(isAtPrompt(CLAUDE_REFILLED)).toBe(false);
+  });
+  it('reports blocking dialogs with their text and ignores normal screens', () => {
+    expect(detectBlockingPrompt(CLAUDE_TRUST)).toContain('Yes, I trust this folder');
+    expect(detectBlockingPrompt(CODEX_TRUST)).toContain('Do you trust the contents');
+    expect(detectBlockingPrompt(CLAUDE_IDLE)).toBeNull();
+    expect(detectBlockingPrompt(CODEX_IDLE)).toBeNull();
+  });
+  it('reads the Codex session id from /status and Claude\'s clear offer', () => {
+    expect(sessionIdFromStatus(`${CODEX_IDLE}\n${CODEX_STATUS}`)).toBe('01a2368c-d855-7312-9f0e-4ffe2a850ce0');
+    expect(sessionIdFromStatus(CODEX_IDLE)).toBeNull();
+    expect(claudeOffersClear(CLAUDE_REFILLED)).toBe(true);
+    expect(claudeOffersClear(CLAUDE_IDLE)).toBe(false);
+  });
+  it('protects text that would run a shell or slash command', () => {
+    expect(protectLeadingCommand('!rm -rf /')).toBe(' !rm -rf /');
+    expect(protectLeadingCommand('/exit')).toBe(' /exit');
+    expect(protectLeadingCommand('hello /exit')).toBe('hello /exit');
+    expect(protectLeadingCommand(' !x')).toBe(' !x');
+  });
+});
