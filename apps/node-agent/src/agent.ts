@@ -33,7 +33,7 @@ export class Agent {
   readonly client: HubClient;
   private executors: ExecutorProbe[] = [];
 
-  constructor(readonly cfg: AgentConfig, private readonly log: Log) {
+  constructor(readonly cfg: AgentConfig, log: Log) {
     this.ledger = new Ledger(cfg.dir, () => randomUUID());
     this.client = new HubClient({
       url: cfg.hubUrl,

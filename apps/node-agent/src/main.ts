@@ -2,7 +2,7 @@ import { Agent } from './agent.ts';
 import { loadAgentConfig } from './env.ts';
 
 // `npm run agent -- --hub <url> --token <token>`: a node agent for this computer.
-let cfg;
+let cfg: ReturnType<typeof loadAgentConfig>;
 try {
   cfg = loadAgentConfig(process.argv.slice(2));
 } catch (err) {
