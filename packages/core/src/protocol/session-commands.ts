@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { zExecutor } from './messages.ts';
+
+/**
+ * Payloads of the session commands the hub sends (the `payload` of a `command` frame). Every
+ * session command also carries the observer `generation` it was issued under, inside the payload
+ * (the stored command row has no column of its own for it) and mirrored in the frame when present:
+ * the agent refuses a command whose generation is older than the one it already holds.
+ */
+const zGeneration = z.number().int().nonnegative();
+
+/** Physical identity of a running CLI as the agent reported it; handed back verbatim for exact attach. */
+export const zSessionIdentity = z.object({
+  nativeSessionId: z.string().min(1).max(200).optional(),
+  tmuxSocket: z.string().max(4096).optional(),
+  tmuxPane: z.string().max(64).optional(),
+  pid: z.number().int().positive().optional(),
+  pidStartTime: z.union([z.string().max(64), z.number()]).optional(),
+  journalPath: z.string().max(4096).optional(),
+}).catchall(z.unknown());
+export type SessionIdentity = z.infer<typeof zSessionIdentity>;
+
+export const zArchivedJournal = z.object({ path: z.string().max(4096), sizeBytes: z.number().int().nonnegative(), sha256: z.string().max(128) });
+
+export const zAttachment = z.object({ name: z.string().max(255), mime: z.string().max(255).optional(), path: z.string().max(4096), sizeBytes: z.number().int().nonnegative().optional() });
+
+export const zStartSession = z.object({
+  generation: zGeneration,
+  executor: zExecutor,
+  folder: z.string().min(1).max(4096),
+  permissionMode: z.string().max(64),
+  /** Claude: chosen by Bria up front (v4 UUID). Codex: absent, the CLI tells it in `session_ready`. */
+  nativeSessionId: z.uuid().optional(),
+});
+
+export const zResumeSession = z.object({
+  generation: zGeneration,
+  executor: zExecutor,
+  folder: z.string().min(1).max(4096),
+  nativeSessionId: z.string().min(1).max(200),
+  permissionMode: z.string().max(64).optional(),
+  /** Bria's own copy of the journal, restored by the agent if the CLI's original was cleaned up. */
+  archivedJournal: zArchivedJournal.optional(),
+});
+
+export const zDeliver = z.object({
+  generation: zGeneration,
+  messageId: z.uuid(),
+  text: z.string().max(200_000),
+  attachments: z.array(zAttachment).max(20).optional(),
+  /** Set for a follow-up that joins the running turn of this main request. */
+  mainMessageId: z.uuid().optional(),
+});
+
+export const zInterrupt = z.object({ generation: zGeneration });
+export const zCloseSession = z.object({ generation: zGeneration });
+export const zAttachSession = z.object({ generation: zGeneration, identity: zSessionIdentity, executor: zExecutor, folder: z.string().max(4096) });
+export const zValidateFolder = z.object({ folder: z.string().min(1).max(4096) });
+export const zDiscover = z.object({ full: z.boolean().optional() });
+
+export const SESSION_COMMAND_PAYLOADS = {
+  start_session: zStartSession,
+  resume_session: zResumeSession,
+  deliver: zDeliver,
+  interrupt: zInterrupt,
+  close_session: zCloseSession,
+  attach_session: zAttachSession,
+  validate_folder: zValidateFolder,
+  discover: zDiscover,
+} as const;
+export type SessionCommandType = keyof typeof SESSION_COMMAND_PAYLOADS;
+export type SessionCommandPayload<T extends SessionCommandType> = z.infer<(typeof SESSION_COMMAND_PAYLOADS)[T]>;
+
+export function parseSessionCommand<T extends SessionCommandType>(type: T, payload: unknown):
+  { ok: true; payload: SessionCommandPayload<T> } | { ok: false; error: string } {
+  const r = SESSION_COMMAND_PAYLOADS[type].safeParse(payload);
+  return r.success
+    ? { ok: true, payload: r.data as SessionCommandPayload<T> }
+    : { ok: false, error: r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+}

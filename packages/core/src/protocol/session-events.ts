@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { zSessionIdentity } from './session-commands.ts';
+
+/**
+ * Payloads of the agent events the session engine consumes (the `payload` of an `event` frame).
+ * Session events must carry the frame's `sessionId` and `generation`: an event from an older
+ * observer generation is refused by the hub. Evidence objects are stored verbatim as inspectable
+ * proof, so they hold physical facts (pids, exit codes, offsets), never message texts.
+ */
+const zEvidence = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+const zTurnId = z.string().min(1).max(200);
+
+export const zSessionReady = z.object({ identity: zSessionIdentity });
+export const zResumeConfirmed = z.object({ identity: zSessionIdentity.optional() });
+export const zResumeFailed = z.object({ reason: z.string().min(1).max(500) });
+/** Receipt: the message was seen in the native journal. Codex: turn id; Claude: user record uuid. */
+export const zTurnAccepted = z.object({
+  messageId: z.uuid(),
+  nativeTurnId: zTurnId.optional(),
+  nativeRecordId: zTurnId.optional(),
+  offset: z.number().int().nonnegative().optional(),
+}).refine((v) => v.nativeTurnId !== undefined || v.nativeRecordId !== undefined, 'nativeTurnId or nativeRecordId is required');
+export const zTurnFinal = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, text: z.string().max(1_000_000) });
+const zTurnEnd = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, offset: z.number().int().nonnegative().optional() });
+export const zTurnCompleted = zTurnEnd;
+export const zTurnInterrupted = zTurnEnd;
+export const zTurnApiError = zTurnEnd.extend({ error: z.string().max(500).optional() });
+export const zUsage = z.object({
+  inputTokens: z.number().int().nonnegative().optional(),
+  outputTokens: z.number().int().nonnegative().optional(),
+  contextWindowUsed: z.number().nonnegative().optional(),
+  compactions: z.number().int().nonnegative().optional(),
+}).catchall(z.unknown());
+export const zProcessExited = z.object({
+  pids: z.array(z.number().int().positive()).max(64),
+  exitStatus: z.number().int().nullable(),
+  paneDead: z.boolean(),
+  /** pid + start time verified gone AND pane closed; observer EOF alone is never `verified`. */
+  verified: z.boolean(),
+});
+export const zSessionClosed = z.object({
+  evidence: zEvidence.and(z.object({ verified: z.boolean() })),
+  /** Bria's own copy of the journal, written by the agent before it reports the close. */
+  archivedJournal: z.object({ path: z.string().max(4096), sizeBytes: z.number().int().nonnegative(), sha256: z.string().max(128) }).optional(),
+});
+export const zBlockedOnPrompt = z.object({ text: z.string().max(4000) });
+/** A re-check found no exact evidence for a message; `processAlive` says whether its turn may still end. */
+export const zEvidenceUnknown = z.object({ messageId: z.uuid(), processAlive: z.boolean() });
+export const zObserverLost = z.object({ reason: z.string().max(200).optional() });
+export const zReattached = z.object({ identity: zSessionIdentity });
+export const zIdentityMismatch = z.object({ reason: z.enum(['identity_mismatch', 'competing_owner', 'not_found']).default('identity_mismatch'), expected: zSessionIdentity.optional(), found: zSessionIdentity.optional() });
+const zDiscovered = z.object({
+  executor: z.enum(['claude', 'codex']),
+  nativeSessionId: z.string().min(1).max(200),
+  folder: z.string().max(4096),
+  title: z.string().max(500).optional(),
+  firstPrompt: z.string().max(2000).optional(),
+  journalPath: z.string().max(4096).optional(),
+  startedAt: z.number().optional(),
+  lastActivityAt: z.number().optional(),
+  userTurns: z.number().int().nonnegative().optional(),
+});
+export const zDiscoveryDiff = z.object({
+  added: z.array(zDiscovered).max(5000),
+  changed: z.array(zDiscovered).max(5000),
+  removed: z.array(z.object({ executor: z.enum(['claude', 'codex']), nativeSessionId: z.string().min(1).max(200) })).max(5000),
+});
+export type DiscoveredSession = z.infer<typeof zDiscovered>;
+
+export const SESSION_EVENT_PAYLOADS = {
+  session_ready: zSessionReady,
+  resume_confirmed: zResumeConfirmed,
+  resume_failed: zResumeFailed,
+  turn_accepted: zTurnAccepted,
+  turn_final: zTurnFinal,
+  turn_completed: zTurnCompleted,
+  turn_interrupted: zTurnInterrupted,
+  turn_api_error: zTurnApiError,
+  usage: zUsage,
+  process_exited: zProcessExited,
+  session_closed: zSessionClosed,
+  blocked_on_prompt: zBlockedOnPrompt,
+  evidence_unknown: zEvidenceUnknown,
+  observer_lost: zObserverLost,
+  reattached: zReattached,
+  identity_mismatch: zIdentityMismatch,
+  discovery_diff: zDiscoveryDiff,
+} as const;
+export type SessionEventName = keyof typeof SESSION_EVENT_PAYLOADS;
+export type SessionEventPayload<T extends SessionEventName> = z.infer<(typeof SESSION_EVENT_PAYLOADS)[T]>;
+/** A parsed event as the engine consumes it. */
+export type ParsedSessionEvent = { [K in SessionEventName]: { name: K; payload: SessionEventPayload<K> } }[SessionEventName];
+
+export function isSessionEventName(name: string): name is SessionEventName {
+  return Object.hasOwn(SESSION_EVENT_PAYLOADS, name);
+}
+
+export function parseSessionEvent(name: string, payload: unknown): { ok: true; event: ParsedSessionEvent } | { ok: false; error: string } {
+  if (!isSessionEventName(name)) return { ok: false, error: `unknown event ${name.slice(0, 64)}` };
+  const r = SESSION_EVENT_PAYLOADS[name].safeParse(payload);
+  if (!r.success) return { ok: false, error: r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  return { ok: true, event: { name, payload: r.data } as ParsedSessionEvent };
+}
