@@ -7,10 +7,12 @@ import {
   LineWindows,
   looksLikeObject,
   marker,
+  nextType,
   obj,
   parseLine,
   str,
   stringField,
+  valueIs,
 } from './line-bytes.ts';
 
 // Fields discovery keeps for one Claude journal (`projects/<dir>/<uuid>.jsonl`). They are folded
@@ -66,10 +68,12 @@ const USER = marker('"type":"user"');
 const HUMAN = marker('"kind":"human"');
 const SDK = marker('"promptSource":"sdk"');
 const ORIGIN = marker('"origin":');
-const AI_TITLE = marker('"type":"ai-title"');
-const CUSTOM_TITLE = marker('"type":"custom-title"');
-const LAST_PROMPT = marker('"type":"last-prompt"');
+const TOOL_RESULT = marker('"type":"tool_result"');
 const CWD = marker('"cwd":"');
+const V_USER = marker('user');
+const V_AI_TITLE = marker('ai-title');
+const V_CUSTOM_TITLE = marker('custom-title');
+const V_LAST_PROMPT = marker('last-prompt');
 const TIMESTAMP = marker('"timestamp":"');
 
 export function claudeLineSink(f: ClaudeFields, onMalformed: () => void): LineSink {
@@ -77,11 +81,16 @@ export function claudeLineSink(f: ClaudeFields, onMalformed: () => void): LineSi
   return {
     line(buf, start, end) {
       w.set(buf, start, end);
+      // The first `"type"` of a line is the record's own for the records read here (user records
+      // and title records put it before any payload); others may show a nested type, which is
+      // never one of these.
+      const type = nextType(w.head, 0);
       const parse =
-        (w.has(USER) && (w.has(HUMAN) || w.has(SDK) || (!w.long && !w.has(ORIGIN)))) ||
-        w.has(AI_TITLE) ||
-        w.has(CUSTOM_TITLE) ||
-        w.has(LAST_PROMPT) ||
+        (valueIs(w.head, type, V_USER) &&
+          (w.has(HUMAN) || w.has(SDK) || (!w.long && !w.has(ORIGIN) && !w.has(TOOL_RESULT)))) ||
+        valueIs(w.head, type, V_AI_TITLE) ||
+        valueIs(w.head, type, V_CUSTOM_TITLE) ||
+        valueIs(w.head, type, V_LAST_PROMPT) ||
         (f.cwd === null && !w.long && w.has(CWD));
       if (parse) {
         const record = parseLine(buf, start, end);

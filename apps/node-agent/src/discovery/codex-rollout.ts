@@ -1,6 +1,20 @@
 import type { LineSink } from './line-scanner.ts';
 import { PROMPT_MAX } from './claude-journal.ts';
-import { clip, contentText, earlier, LineWindows, later, looksLikeObject, marker, obj, parseLine, str, stringField } from './line-bytes.ts';
+import {
+  clip,
+  contentText,
+  earlier,
+  LineWindows,
+  later,
+  looksLikeObject,
+  marker,
+  nextType,
+  obj,
+  parseLine,
+  str,
+  stringField,
+  valueIs,
+} from './line-bytes.ts';
 
 // Fields discovery keeps for one Codex rollout (`sessions/YYYY/MM/DD/rollout-…-<id>.jsonl`).
 // Every line is `{"timestamp","ordinal","type","payload"}`; the first is `session_meta`. User
@@ -43,10 +57,13 @@ export function emptyCodexFields(): CodexFields {
   };
 }
 
-const SESSION_META = marker('"type":"session_meta"');
 const USER_ITEM = marker('"type":"UserMessage"');
 const ITEM_COMPLETED = marker('"type":"item_completed"');
-const LEGACY_USER = marker('"type":"user_message"');
+const V_SESSION_META = marker('session_meta');
+const V_EVENT_MSG = marker('event_msg');
+const V_ITEM_COMPLETED = marker('item_completed');
+const V_USER_ITEM = marker('UserMessage');
+const V_LEGACY_USER = marker('user_message');
 const TIMESTAMP = marker('"timestamp":"');
 
 export function codexLineSink(f: CodexFields, onMalformed: () => void): LineSink {
@@ -54,10 +71,7 @@ export function codexLineSink(f: CodexFields, onMalformed: () => void): LineSink
   return {
     line(buf, start, end, fileOffset) {
       w.set(buf, start, end);
-      const parse =
-        (f.metaId === null && (fileOffset === 0 || w.has(SESSION_META))) ||
-        (w.has(USER_ITEM) && w.has(ITEM_COMPLETED)) ||
-        w.has(LEGACY_USER);
+      const parse = (f.metaId === null && fileOffset === 0) || wanted(w.head, f.metaId === null);
       if (parse) {
         const record = parseLine(buf, start, end);
         if (record === null) onMalformed();
@@ -76,6 +90,16 @@ export function codexLineSink(f: CodexFields, onMalformed: () => void): LineSink
       if (head.includes(USER_ITEM) && head.includes(ITEM_COMPLETED)) f.itemTurns++;
     },
   };
+}
+
+/** `{"timestamp","ordinal","type","payload":{"type",…,"item":{"type"…` — walk the types in order. */
+function wanted(head: Buffer, needMeta: boolean): boolean {
+  const type = nextType(head, 0);
+  if (valueIs(head, type, V_SESSION_META)) return needMeta;
+  if (!valueIs(head, type, V_EVENT_MSG)) return false;
+  const inner = nextType(head, type);
+  if (valueIs(head, inner, V_LEGACY_USER)) return true;
+  return valueIs(head, inner, V_ITEM_COMPLETED) && valueIs(head, nextType(head, inner), V_USER_ITEM);
 }
 
 function touch(f: CodexFields, ts: string | null): void {

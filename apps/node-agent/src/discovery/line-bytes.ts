@@ -37,6 +37,25 @@ export class LineWindows {
   }
 }
 
+const TYPE_KEY = Buffer.from('"type":"');
+
+/**
+ * Position just after the next `"type":"` in `b` from `from`, or -1. Records put their own type
+ * before their payload, so walking these from the line start reads a record's type (and its
+ * payload's type) without searching the whole line for every marker.
+ */
+export function nextType(b: Buffer, from: number): number {
+  const at = b.indexOf(TYPE_KEY, from);
+  return at === -1 ? -1 : at + TYPE_KEY.length;
+}
+
+/** Whether the JSON string value starting at `at` is exactly `value`. */
+export function valueIs(b: Buffer, at: number, value: Buffer): boolean {
+  if (at < 0 || at + value.length >= b.length || b[at + value.length] !== QUOTE) return false;
+  for (let i = 0; i < value.length; i++) if (b[at + i] !== value[i]) return false;
+  return true;
+}
+
 /** The JSON string value after the first (or last) `"key":"` (given as `needle`) in `b`. */
 export function stringField(b: Buffer, needle: Buffer, last: boolean): string | null {
   const at = last ? b.lastIndexOf(needle) : b.indexOf(needle);
