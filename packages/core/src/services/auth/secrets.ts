@@ -1,0 +1,24 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** 32 random bytes, URL-safe: login tokens, session secrets and CSRF tokens. */
+export function randomSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of two strings that may differ in length. */
+export function secretsEqual(a: string, b: string): boolean {
+  const x = Buffer.from(sha256Hex(a), 'hex');
+  const y = Buffer.from(sha256Hex(b), 'hex');
+  return timingSafeEqual(x, y) && a.length === b.length;
+}
+
+export const LOGIN_LINK_TTL_MS = 15 * 60_000;
+export const WEB_SESSION_TTL_MS = 30 * 24 * 60 * 60_000;
+/** Name of the httpOnly cookie holding the browser session's secret. */
+export const SESSION_COOKIE = 'bria_session';
+/** Header mutations must carry, holding the CSRF token the page received at render. */
+export const CSRF_HEADER = 'x-bria-csrf';

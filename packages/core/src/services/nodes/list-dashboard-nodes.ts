@@ -1,0 +1,41 @@
+import { listAgentTokens } from '../../db/repos/auth.ts';
+import { listNodes } from '../../db/repos/nodes.ts';
+import type { Db } from '../../db/client.ts';
+
+export type Executor = 'claude' | 'codex';
+
+export interface DashboardNodeDto {
+  id: string;
+  name: string;
+  hostname: string | null;
+  isLocal: boolean;
+  online: boolean;
+  lastSeenAt: Date | null;
+  agentVersion: string | null;
+  enabledExecutors: Executor[];
+  openSessions: number;
+  tokens: { id: string; label: string | null; createdAt: Date; lastUsedAt: Date | null }[];
+}
+
+/** Every node as the dashboard shows it, with its live (unrevoked) agent tokens. */
+export async function listDashboardNodes(opts: { db: Db }): Promise<DashboardNodeDto[]> {
+  const [nodes, tokens] = await Promise.all([listNodes(opts.db), listAgentTokens(opts.db)]);
+  return nodes.map((n) => ({
+    id: n.id,
+    name: n.name,
+    hostname: n.hostname,
+    isLocal: n.isLocal,
+    online: n.online,
+    lastSeenAt: n.lastSeenAt,
+    agentVersion: n.agentVersion,
+    enabledExecutors: n.enabledExecutors,
+    openSessions: n.openSessions,
+    tokens: tokens.filter((t) => t.nodeId === n.id).map(({ id, label, createdAt, lastUsedAt }) => ({ id, label, createdAt, lastUsedAt })),
+  }));
+}
+
+/** Counts for the health endpoint. */
+export async function countNodes(opts: { db: Db }): Promise<{ online: number; total: number }> {
+  const nodes = await listNodes(opts.db);
+  return { online: nodes.filter((n) => n.online).length, total: nodes.length };
+}

@@ -1,0 +1,61 @@
+import type { Db } from '../db/client.ts';
+import { resolveWebSession, type SessionUser } from '../services/auth/resolve-web-session.ts';
+import { CSRF_HEADER, SESSION_COOKIE } from '../services/auth/secrets.ts';
+
+export interface Context {
+  db: Db;
+  /** The logged-in dashboard user, or null. */
+  user: SessionUser | null;
+  /** The browser session behind `user` (its id and the CSRF token it was given). */
+  session: { id: string; csrfToken: string } | null;
+  /** The CSRF token the request carried in its header. */
+  csrfHeader: string | null;
+  /** Where new computers' agents connect, e.g. `ws://host:3001/agent`. */
+  hubPublicUrl: string;
+  /** Response headers, so a procedure can set or clear the session cookie. */
+  resHeaders: Headers | null;
+}
+
+export const DEFAULT_HUB_PUBLIC_URL = 'ws://127.0.0.1:3001/agent';
+
+export interface InnerContextOptions {
+  db: Db;
+  user?: SessionUser | null;
+  session?: { id: string; csrfToken: string } | null;
+  csrfHeader?: string | null;
+  hubPublicUrl?: string;
+  resHeaders?: Headers | null;
+}
+
+/** The context without HTTP: tests and server-side callers build it directly. */
+export function createContextInner(opts: InnerContextOptions): Context {
+  return {
+    db: opts.db,
+    user: opts.user ?? null,
+    session: opts.session ?? null,
+    csrfHeader: opts.csrfHeader ?? null,
+    hubPublicUrl: opts.hubPublicUrl ?? DEFAULT_HUB_PUBLIC_URL,
+    resHeaders: opts.resHeaders ?? null,
+  };
+}
+
+export function readCookie(header: string | null, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The context of one HTTP request: the session cookie and the CSRF header. */
+export async function createContext(opts: { db: Db; headers: Headers; resHeaders?: Headers; hubPublicUrl?: string }): Promise<Context> {
+  const web = await resolveWebSession({ db: opts.db, secret: readCookie(opts.headers.get('cookie'), SESSION_COOKIE) });
+  return createContextInner({
+    db: opts.db,
+    user: web?.user ?? null,
+    session: web ? { id: web.sessionId, csrfToken: web.csrfToken } : null,
+    csrfHeader: opts.headers.get(CSRF_HEADER),
+    hubPublicUrl: opts.hubPublicUrl,
+    resHeaders: opts.resHeaders ?? null,
+  });
+}

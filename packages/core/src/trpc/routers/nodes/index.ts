@@ -1,0 +1,12 @@
+import { router } from '../../init.ts';
+import { addComputerRoute } from './add-computer.ts';
+import { listRoute } from './list.ts';
+import { revokeTokenRoute } from './revoke-token.ts';
+import { setExecutorsRoute } from './set-executors.ts';
+
+export const nodesRouter = router({
+  list: listRoute,
+  addComputer: addComputerRoute,
+  revokeToken: revokeTokenRoute,
+  setExecutors: setExecutorsRoute,
+});

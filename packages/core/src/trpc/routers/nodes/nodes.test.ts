@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { TRPCError } from '@trpc/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createTestDatabase, type TestDatabase } from '../../../../../testkit/src/postgres.ts';
+import { createDb, type Db } from '../../../db/client.ts';
+import { createNodeWithToken, findNodeByToken } from '../../../db/repos/nodes.ts';
+import { Hub } from '../../../hub/server.ts';
+import { createLogger } from '../../../log.ts';
+import { CloseCode } from '../../../protocol/index.ts';
+import { createCaller } from '../../app-router.ts';
+import { createContextInner } from '../../context.ts';
+import { callerFor, signedInCaller } from '../../test-support.ts';
+
+let tdb: TestDatabase;
+let db: Db;
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  db = createDb(tdb.url);
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await tdb.drop();
+});
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const HUB = 'ws://203.0.113.7:3001/agent';
+
+async function trpcCode(p: Promise<unknown>): Promise<string> {
+  const e = await p.then(() => undefined, (x: unknown) => x);
+  if (!(e instanceof TRPCError)) throw new Error(`expected a TRPCError, got ${String(e)}`);
+  return e.code;
+}
+
+describe('nodes router: access', () => {
+  it('refuses every nodes call without a session, and changes nothing', async () => {
+    const anon = createCaller(createContextInner({ db }));
+    const { caller: cookieless } = await callerFor(db, null, { csrf: 'whatever' });
+    for (const c of [anon, cookieless]) {
+      expect(await trpcCode(c.nodes.list())).toBe('UNAUTHORIZED');
+      expect(await trpcCode(c.nodes.addComputer({ name: 'x' }))).toBe('UNAUTHORIZED');
+    }
+    expect(await db.node.count({ where: { name: 'x' } })).toBe(0);
+  });
+
+  it('refuses mutations without the right CSRF token, but allows queries', async () => {
+    const { web } = await signedInCaller(db);
+    for (const csrf of [null, 'wrong', `${web.csrfToken}x`]) {
+      const { caller } = await callerFor(db, web, { csrf });
+      expect(await trpcCode(caller.nodes.addComputer({ name: 'forged' }))).toBe('FORBIDDEN');
+      expect((await caller.nodes.list()).nodes).toBeInstanceOf(Array);
+    }
+    expect(await db.node.count({ where: { name: 'forged' } })).toBe(0);
+  });
+});
+
+describe('nodes router: computers and tokens', () => {
+  it('adds a computer: the token is shown once, stored hashed, and the command is exact', async () => {
+    const { caller } = await signedInCaller(db, { hubPublicUrl: HUB });
+    const added = await caller.nodes.addComputer({ name: '  studio mac  ' });
+    expect(added.name).toBe('studio mac');
+    expect(added.command).toBe(`npm run agent -- --hub ${HUB} --token ${added.token}`);
+    const rows = await db.agentToken.findMany({ where: { nodeId: added.nodeId } });
+    expect(rows.map((r) => r.tokenHash)).toEqual([sha(added.token)]);
+    expect(JSON.stringify(rows)).not.toContain(added.token);
+    expect(await findNodeByToken(db, added.token)).toMatchObject({ nodeId: added.nodeId, revoked: false });
+
+    const { nodes } = await caller.nodes.list();
+    const node = nodes.find((n) => n.id === added.nodeId);
+    expect(node).toMatchObject({ name: 'studio mac', online: false, lastSeenAt: null, openSessions: 0, enabledExecutors: ['claude', 'codex'] });
+    expect(node?.tokens).toHaveLength(1);
+    expect(JSON.stringify(nodes)).not.toContain(added.token);
+  });
+
+  it('lists online state, last seen, agent version and open sessions from the database', async () => {
+    const { nodeId } = await createNodeWithToken(db, { name: 'box', isLocal: true });
+    const seen = new Date('2026-12-02T09:30:00Z');
+    await db.node.update({ where: { id: nodeId }, data: { online: true, lastSeenAt: seen, agentVersion: '9.9.9' } });
+    for (const [i, state] of (['Ready', 'Running', 'Archived'] as const).entries()) {
+      await db.session.create({ data: { id: crypto.randomUUID(), nodeId, executor: 'claude', folder: '/w', nativeSessionId: `n${i}`, state } });
+    }
+    const { caller } = await signedInCaller(db);
+    const { nodes } = await caller.nodes.list();
+    expect(nodes[0]).toMatchObject({ id: nodeId, isLocal: true, online: true, lastSeenAt: seen.toISOString(), agentVersion: '9.9.9', openSessions: 2 });
+  });
+
+  it('revoking a token disconnects the agent using it and removes it from the list', async () => {
+    const { caller } = await signedInCaller(db);
+    const added = await caller.nodes.addComputer({ name: 'to revoke' });
+    const hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 5_000, log: createLogger({ name: 't', level: 'silent' }) });
+    await hub.start();
+    try {
+      const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/agent`, { headers: { authorization: `Bearer ${added.token}` } });
+      await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+      const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+      const tokenId = (await caller.nodes.list()).nodes.find((n) => n.id === added.nodeId)?.tokens[0]?.id ?? '';
+      expect(await caller.nodes.revokeToken({ tokenId })).toEqual({ tokenId, nodeId: added.nodeId });
+      expect(await closed).toBe(CloseCode.revoked);
+    } finally {
+      await hub.stop();
+    }
+    expect(await findNodeByToken(db, added.token)).toMatchObject({ revoked: true });
+    expect((await caller.nodes.list()).nodes.find((n) => n.id === added.nodeId)?.tokens).toEqual([]);
+    expect(await trpcCode(caller.nodes.revokeToken({ tokenId: crypto.randomUUID() }))).toBe('NOT_FOUND');
+  });
+
+  it('sets executors; refuses none, and an unknown node is NOT_FOUND (Prisma P2025)', async () => {
+    const { caller } = await signedInCaller(db);
+    const { nodeId } = await caller.nodes.addComputer({ name: 'exec' });
+    expect(await caller.nodes.setExecutors({ nodeId, executors: ['codex', 'codex'] })).toEqual({ nodeId, enabledExecutors: ['codex'] });
+    expect((await db.node.findUniqueOrThrow({ where: { id: nodeId } })).enabledExecutors).toEqual(['codex']);
+    expect(await trpcCode(caller.nodes.setExecutors({ nodeId, executors: [] }))).toBe('BAD_REQUEST');
+    expect(await trpcCode(caller.nodes.setExecutors({ nodeId: crypto.randomUUID(), executors: ['claude'] }))).toBe('NOT_FOUND');
+  });
+});

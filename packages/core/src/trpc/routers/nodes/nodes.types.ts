@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { zExecutor, zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
+
+export const ZNodeView = z.object({
+  id: zId,
+  name: z.string(),
+  hostname: z.string().nullable(),
+  isLocal: z.boolean(),
+  online: z.boolean(),
+  lastSeenAt: zIsoDateOrNull,
+  agentVersion: z.string().nullable(),
+  enabledExecutors: z.array(zExecutor),
+  openSessions: z.number().int().nonnegative(),
+  tokens: z.array(z.object({ id: zId, label: z.string().nullable(), createdAt: zIsoDate, lastUsedAt: zIsoDateOrNull })),
+});
+export const ZListNodesResponse = z.object({ nodes: z.array(ZNodeView) });
+
+export const ZAddComputerRequest = z.object({ name: z.string().trim().min(1).max(80) });
+export const ZAddComputerResponse = z.object({ nodeId: zId, name: z.string(), token: z.string(), command: z.string() });
+
+export const ZRevokeTokenRequest = z.object({ tokenId: zId });
+export const ZRevokeTokenResponse = z.object({ tokenId: zId, nodeId: zId });
+
+export const ZSetExecutorsRequest = z.object({ nodeId: zId, executors: z.array(zExecutor).min(1).max(2) });
+export const ZSetExecutorsResponse = z.object({ nodeId: zId, enabledExecutors: z.array(zExecutor) });
