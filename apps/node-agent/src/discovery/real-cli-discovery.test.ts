@@ -1,11 +1,14 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claudeBin, codexBin, createCliHome } from '@bria/testkit/cli-homes';
 import { type MockServer, startAnthropicMock, startOpenAIMock } from '@bria/testkit/mock-models';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DiscoveryIndex } from './discovery-index.ts';
 import { scanSessions } from './scan-sessions.ts';
+import type { DiscoveredSession } from './session-types.ts';
 
 // The pinned CLIs write their journals for real (against local mock model servers); discovery
 // must find those sessions with the ids the CLIs used on the wire.
@@ -17,6 +20,18 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
     });
     child.stdin?.end();
   });
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 describe('discovery of sessions written by the real CLIs', () => {
@@ -82,5 +97,38 @@ describe('discovery of sessions written by the real CLIs', () => {
       source: 'exec',
     });
     for (const s of sessions) expect(Date.parse(s.lastActivityAt ?? '')).toBeGreaterThanOrEqual(Date.parse(s.startedAt ?? ''));
+  });
+
+  it('reports an interactive Claude session as live while its process runs, and not after', async () => {
+    const sessionId = randomUUID();
+    const socket = ['-L', `bria-disc-live-${process.pid}`];
+    const tmux = (...args: string[]) => execFileSync('tmux', [...socket, ...args], { encoding: 'utf8' });
+    const script = join(root, 'claude-live.sh');
+    const exports = Object.entries(env).map(([k, v]) => `export ${k}=${quote(v)}`);
+    writeFileSync(script, `${exports.join('\n')}\ncd ${quote(work)} && exec ${quote(claudeBin)} --session-id ${sessionId}\n`);
+    const index = new DiscoveryIndex({ claudeHome: join(home, '.claude'), codexHome: null });
+    const find = async () => (await index.scan()).sessions.find((s) => s.nativeId === sessionId);
+
+    tmux('new-session', '-d', '-s', 'c', '-x', '200', '-y', '50', `bash ${quote(script)}`);
+    let running: DiscoveredSession;
+    try {
+      await waitFor(() => (tmux('capture-pane', '-p', '-t', 'c').includes('? for shortcuts') ? true : undefined), 20_000);
+      execFileSync('tmux', [...socket, 'load-buffer', '-b', 'p', '-'], { input: 'hello live' });
+      tmux('paste-buffer', '-p', '-d', '-b', 'p', '-t', 'c');
+      tmux('send-keys', '-t', 'c', 'Enter');
+      running = await waitFor(async () => {
+        const s = await find();
+        return s?.userTurns === 1 ? s : undefined;
+      }, 20_000);
+    } finally {
+      tmux('kill-server');
+    }
+    expect(running).toMatchObject({ executor: 'claude', cwd: work, firstPrompt: 'hello live', originator: 'cli', live: true });
+    // SIGHUP from the killed tmux server ends the CLI, which releases the session.
+    const ended = await waitFor(async () => {
+      const s = await find();
+      return s?.live === false ? s : undefined;
+    }, 15_000);
+    expect(ended.userTurns).toBe(1);
   });
 });
