@@ -1,0 +1,32 @@
+import { en, type MessageKey } from './en.ts';
+import { ru } from './ru.ts';
+
+/** One message catalog per language, shared by the bot and the dashboard. */
+export const LANGUAGES = ['en', 'ru'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export type { MessageKey };
+export type Params = Record<string, string | number>;
+
+export const catalogs: Record<Language, Record<MessageKey, string>> = { en, ru };
+
+export function isLanguage(value: unknown): value is Language {
+  return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
+}
+
+/** Telegram's `language_code` (IETF tag like `ru`, `ru-RU`, `en-GB`) → a catalog we have; English otherwise. */
+export function pickLanguage(code: string | null | undefined): Language {
+  const base = code?.toLowerCase().split(/[-_]/)[0];
+  return isLanguage(base) ? base : 'en';
+}
+
+/** `{name}` placeholders are replaced; an unknown placeholder stays visible so a missing param is noticed. */
+export function translate(lang: Language, key: MessageKey, params: Params = {}): string {
+  const template = catalogs[lang][key] ?? en[key];
+  return template.replace(/\{(\w+)\}/g, (all, name: string) => (name in params ? String(params[name]) : all));
+}
+
+export type Translator = (key: MessageKey, params?: Params) => string;
+
+export function translator(lang: Language): Translator {
+  return (key, params) => translate(lang, key, params);
+}
