@@ -9,6 +9,7 @@ import { classifyJournal, type JournalFile, listJournals, statJournal } from './
 import { scanLines } from './line-scanner.ts';
 import type { DiscoveredSession, FileProblems, ScanResult } from './session-types.ts';
 import { toSession } from './session-view.ts';
+import { SessionWatcher, type WatchOptions } from './watch-sessions.ts';
 
 export interface DiscoveryIndexOptions {
   /** The Claude config dir (usually `~/.claude`); null to skip Claude. */
@@ -75,6 +76,11 @@ export class DiscoveryIndex {
   scanPaths(paths: Iterable<string>): Promise<ScanResult> {
     const list = [...paths];
     return this.enqueue(() => this.scanSome(list));
+  }
+
+  /** Keeps this index current from file-system events; emits `added`/`changed`/`removed`. */
+  watch(options?: WatchOptions): SessionWatcher {
+    return new SessionWatcher(this, options);
   }
 
   /** Writes the state file if anything changed since the last save. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DiscoveryIndex } from './discovery-index.ts';
 import { claudeLines, type Turn, writeClaudeSession, writeCodexSession } from './synthetic-store.ts';
-import { type SessionDiff, type SessionWatcher, watchSessions } from './watch-sessions.ts';
+import type { SessionDiff, SessionWatcher } from './watch-sessions.ts';
 
 let root: string;
 let watcher: SessionWatcher | null = null;
@@ -37,7 +37,7 @@ describe('watchSessions', () => {
     // The Codex day directory does not exist yet when watching starts.
     writeClaudeSession(claudeHome, { sessionId: A, cwd: '/a', turns: [turn(0)] });
     const index = new DiscoveryIndex({ claudeHome, codexHome, stateDir: join(root, 'state') });
-    watcher = watchSessions(index, { debounceMs: 30, safetyScanMs: 500 });
+    watcher = index.watch({ debounceMs: 30, safetyScanMs: 500 });
     const initial = await watcher.ready;
     expect(initial.sessions.map((s) => s.nativeId)).toEqual([A]);
 
