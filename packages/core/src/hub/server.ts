@@ -5,7 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Db } from '../db/client.ts';
 import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos/agent-commands.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
-import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNode } from '../db/repos/nodes.ts';
+import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
 import type { Logger } from '../log.ts';
 import { CloseCode, MAX_FRAME_BYTES, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
 import { AgentConnection } from './agent-connection.ts';
@@ -214,6 +214,7 @@ export class Hub {
 
   private heartbeat(): void {
     const t = Date.now();
+    const alive: string[] = [];
     for (const conn of this.connections.values()) {
       if (t - conn.lastHeard > 3 * this.opts.heartbeatMs) {
         conn.log.warn({ silentMs: t - conn.lastHeard }, 'hub.agent_heartbeat_lost');
@@ -221,8 +222,10 @@ export class Hub {
         continue;
       }
       conn.send({ type: 'ping', t });
-      if (conn.helloDone) void touchNode(this.opts.db, conn.nodeId, this.now()).catch(() => {});
+      if (conn.helloDone) alive.push(conn.nodeId);
     }
+    // One statement per beat, whatever the number of agents.
+    if (alive.length) void touchNodes(this.opts.db, alive, this.now()).catch(() => {});
     const staleBefore = new Date(this.now().getTime() - 3 * this.opts.heartbeatMs);
     void markStaleNodesOffline(this.opts.db, staleBefore, this.now(), this.onlineNodeIds).catch(() => {});
   }

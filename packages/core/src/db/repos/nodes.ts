@@ -76,8 +76,8 @@ export async function markNodeOnline(db: Db, nodeId: string, info: { agentVersio
   return node;
 }
 
-export async function touchNode(db: Db, nodeId: string, now: Date): Promise<void> {
-  await db.node.update({ where: { id: nodeId }, data: { lastSeenAt: now }, select: { id: true } });
+export async function touchNodes(db: Db, nodeIds: string[], now: Date): Promise<void> {
+  await db.node.updateMany({ where: { id: { in: nodeIds } }, data: { lastSeenAt: now } });
 }
 
 export async function markNodeOffline(db: Db, nodeId: string, now: Date): Promise<void> {

@@ -1,0 +1,43 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `npm run bench [-- name…]`: runs Bria's benchmarks one after another (never in parallel, so they
+ * do not disturb each other's timings), prints each one's JSON result line and writes them all to
+ * bench-out/results.jsonl. Figures and the commands behind them are recorded in docs/benchmarks.md.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BENCHES: Record<string, { file: string; args: string[] }> = {
+  hub: { file: 'packages/core/src/hub/hub.bench.ts', args: ['--agents', '1000', '--idle-seconds', '30'] },
+  discovery: { file: 'apps/node-agent/src/discovery/discovery.bench.ts', args: [] },
+  queue: { file: 'packages/core/src/engine/queue.bench.ts', args: [] },
+  agent: { file: 'apps/node-agent/src/executors/agent-latency.bench.ts', args: [] },
+};
+const wanted = process.argv.slice(2);
+const names = wanted.length ? wanted : Object.keys(BENCHES);
+const outDir = path.join(root, 'bench-out');
+mkdirSync(outDir, { recursive: true });
+const results: string[] = [];
+let failures = 0;
+for (const name of names) {
+  const b = BENCHES[name];
+  if (!b) {
+    console.error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}`);
+    process.exit(2);
+  }
+  if (!existsSync(path.join(root, b.file))) {
+    console.log(`[bench] ${name}: ${b.file} does not exist yet, skipped`);
+    continue;
+  }
+  console.log(`[bench] ${name}: npx tsx ${b.file} ${b.args.join(' ')}`);
+  const r = spawnSync(path.join(root, 'node_modules/.bin/tsx'), [b.file, ...b.args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 20 * 60_000 });
+  const lines = (r.stdout ?? '').split('\n').filter((l) => l.startsWith('{'));
+  process.stdout.write(r.stdout ?? '');
+  if (r.status !== 0) failures++;
+  results.push(...lines);
+}
+writeFileSync(path.join(outDir, 'results.jsonl'), results.map((l) => `${l}\n`).join(''));
+console.log(`[bench] ${results.length} result line(s) written to bench-out/results.jsonl`);
+process.exit(failures ? 1 : 0);
