@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, realpath } from 'node:fs/promises';
+import { access, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ClaudeJournal } from '../journal/claude-journal.ts';
 import { asObject, asString } from '../journal/types.ts';
 import type { DriverContext, Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
@@ -62,19 +63,27 @@ export const claudeDriver: ExecutorDriver = {
   resumeArgs: ({ nativeId, permissionMode }) => ['--resume', nativeId, ...permissionArgs(permissionMode)],
   settleMs: { start: 0, resume: 0 },
 
-  // The live registry `<config>/sessions/<pid>.json` is written by the CLI for its own pid.
+  // The live registry `<config>/sessions/<pid>.json` is written by the CLI for its own pid, at
+  // about the time the prompt shows.
   async readNativeId(ctx) {
-    const live = await liveSessionFile(ctx);
-    return { nativeId: asString(live?.sessionId), evidence: `sessions/${ctx.cliPid}.json` };
+    for (let i = 0; i < 30; i++) {
+      const id = asString((await liveSessionFile(ctx))?.sessionId);
+      if (id) return { nativeId: id, evidence: `sessions/${ctx.cliPid}.json` };
+      await sleep(100);
+    }
+    return { nativeId: null, evidence: `sessions/${ctx.cliPid}.json missing` };
   },
 
   async readNativeIdPassive(ctx) {
     return asString((await liveSessionFile(ctx))?.sessionId);
   },
 
-  async findJournal(ctx, nativeId) {
+  // The file appears with the first message of a new session; a resumed one must already have it.
+  async findJournal(ctx, nativeId, { resumed }) {
     const cwd = await realpath(ctx.cwd).catch(() => ctx.cwd);
-    return join(claudeConfigDir(ctx.env), 'projects', claudeProjectDirName(cwd), `${nativeId}.jsonl`);
+    const path = join(claudeConfigDir(ctx.env), 'projects', claudeProjectDirName(cwd), `${nativeId}.jsonl`);
+    if (resumed && !(await access(path).then(() => true, () => false))) return null;
+    return path;
   },
 
   createJournal: () => new ClaudeReader(),
@@ -86,6 +95,7 @@ export const claudeDriver: ExecutorDriver = {
     const live = await liveSessionFile(ctx);
     const status = asString(live?.status);
     if (!status) return null;
-    return { idle: status === 'idle', evidence: `sessions/${ctx.cliPid}.json status=${status} at ${String(live?.statusUpdatedAt)}` };
+    const updatedAt = typeof live?.statusUpdatedAt === 'number' ? live.statusUpdatedAt : null;
+    return { idle: status === 'idle', updatedAt, evidence: `sessions/${ctx.cliPid}.json status=${status} at ${String(updatedAt)}` };
   },
 };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeBin } from '@bria/testkit/cli-homes';
@@ -157,5 +157,19 @@ describe('Claude Code in tmux', () => {
     expect(ev.exitStatus).toBe(137);
     expect(ev.paneDead).toBe(true);
     expect(await procExists(did.cliPid)).toBe(false);
+  });
+
+  it('reports a trust dialog instead of a prompt, never answers it, and can still be closed', async () => {
+    const untrusted = join(rig.root, 'untrusted');
+    mkdirSync(untrusted);
+    const h = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env, timeouts: { readyMs: 4000 } });
+    const err = await h.start({ cwd: untrusted, sessionName: 'claude-trust' }).catch((e: unknown) => e);
+    expect((err as ExecutorError).code).toBe('blocked_on_prompt');
+    expect(h.events.find(is('blocked_on_prompt'))?.promptText).toMatch(/trust/i);
+    const closed = await h.close();
+    expect(closed.escalation).toEqual(['kill-session']);
+    for (const pid of closed.pids) expect(await procExists(pid)).toBe(false);
+    const claudeJson = JSON.parse(readFileSync(join(rig.home, '.claude.json'), 'utf8'));
+    expect(claudeJson.projects?.[untrusted]?.hasTrustDialogAccepted).not.toBe(true);
   });
 });

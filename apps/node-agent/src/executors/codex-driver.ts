@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CodexJournal } from '../journal/codex-journal.ts';
 import { asObject, asString } from '../journal/types.ts';
-import { sessionIdFromStatus } from './screen.ts';
+import { detectBlockingPrompt, isAtPrompt, sessionIdFromStatus } from './screen.ts';
 import type { DriverContext, Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
 
 export function codexHome(env: Env): string {
@@ -59,11 +59,15 @@ export const codexDriver: ExecutorDriver = {
   // Without --no-daemon, /exit only detaches from a background server that keeps running the session.
   startArgs: ({ cwd, permissionMode }) => ['--no-daemon', '-C', cwd, ...permissionArgs(permissionMode)],
   resumeArgs: ({ nativeId, cwd, permissionMode }) => ['resume', nativeId, '--no-daemon', '-C', cwd, ...permissionArgs(permissionMode)],
-  // Codex paints its composer before `resume <unknown id>` fails about a second later.
-  settleMs: { start: 0, resume: 1500 },
+  // Codex paints its idle composer before `resume <unknown id>` fails about a second later, and for
+  // about 300 ms before its folder-trust dialog replaces it (observed in 0.171.0): an Enter typed in
+  // that window would answer the dialog with its default, "Trust and continue".
+  settleMs: { start: 1200, resume: 1500 },
 
   // The id is only stated by the TUI itself before the first message: `/status` prints it.
   async readNativeId(ctx) {
+    const screen = await ctx.tmux.capture(ctx.paneId);
+    if (!isAtPrompt(screen) || detectBlockingPrompt(screen)) return { nativeId: null, evidence: 'not at an idle prompt' };
     await ctx.tmux.paste(ctx.paneId, '/status');
     for (let i = 0; i < 40; i++) {
       await sleep(100);

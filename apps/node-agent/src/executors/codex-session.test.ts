@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexBin } from '@bria/testkit/cli-homes';
@@ -151,5 +152,19 @@ describe('Codex in tmux', () => {
     expect(ev.exitStatus).not.toBeNull();
     expect(ev.paneDead).toBe(true);
     expect(await procExists(binary!)).toBe(false);
+  });
+
+  it('reports the folder-trust dialog of a git repo, never answers it, and can still be closed', async () => {
+    const repo = join(rig.root, 'repo');
+    mkdirSync(repo);
+    execFileSync('git', ['init', '-q', repo]);
+    const h = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env, timeouts: { readyMs: 4000 } });
+    const err = await h.start({ cwd: repo, sessionName: 'codex-trust' }).catch((e: unknown) => e);
+    expect((err as ExecutorError).code).toBe('blocked_on_prompt');
+    expect(h.events.find(is('blocked_on_prompt'))?.promptText).toMatch(/trust/i);
+    const closed = await h.close();
+    expect(closed.escalation[0]).toBe('kill-session');
+    for (const pid of closed.pids) expect(await procExists(pid)).toBe(false);
+    expect(readFileSync(join(codexHome(rig.env), 'config.toml'), 'utf8')).not.toContain(repo);
   });
 });

@@ -97,16 +97,19 @@ async function waitGone(tmux: Tmux, pids: number[], ms: number, nudges: { count:
   return left;
 }
 
-/** `/exit`, then proof: every pid of the tree (collected beforehand) gone and the pane dead. */
-export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; exitMs: number }): Promise<CloseEvidence> {
+/**
+ * `/exit`, then proof: every pid of the tree (collected beforehand) gone and the pane dead. Without
+ * `graceful` (a CLI never proven to be at its prompt) no key is typed: straight to kill-session.
+ */
+export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; exitMs: number; graceful: boolean }): Promise<CloseEvidence> {
   const { tmux, identity } = opts;
   const started = Date.now();
   const pids = await processTree(identity.panePid);
   const escalation: CloseEvidence['escalation'] = [];
   const info = await tmux.paneInfo(identity.paneId);
-  if (info && !info.dead) await tmux.paste(identity.paneId, '/exit');
+  if (info && !info.dead && opts.graceful) await tmux.paste(identity.paneId, '/exit');
   const nudges = { count: 0 };
-  let lingering = await waitGone(tmux, pids, opts.exitMs, nudges);
+  let lingering = await waitGone(tmux, pids, opts.graceful ? opts.exitMs : 0, nudges);
   const survivors: CloseEvidence['survivors'] = [];
   for (const p of lingering) {
     const st = await procStat(p);

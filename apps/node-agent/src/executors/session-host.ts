@@ -3,8 +3,11 @@ import { JsonlTailer } from '../journal/jsonl-tailer.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 import { HostEvents } from './host-events.ts';
 import { type CloseEvidence, closeCli, lastWords, type Mismatch, verifyIdentity, waitForCliPid, waitForPrompt } from './launch.ts';
-import { isAlive, processTree, procStat } from './proc-tree.ts';
-import { claudeOffersClear, detectBlockingPrompt, isAtPrompt, protectLeadingCommand } from './screen.ts';
+import { blockingPrompt, probeHealth } from './health.ts';
+import { isAlive, procStat } from './proc-tree.ts';
+import { findReceipt } from './receipt.ts';
+import { clearRefilledPrompt } from './prompt-box.ts';
+import { protectLeadingCommand } from './screen.ts';
 import {
   type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
   type PermissionMode, type SessionIdentity,
@@ -25,7 +28,9 @@ const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interruptMs: 8_
 
 interface Turn { messageId: string; nativeRef: string; done: boolean }
 interface Receipt { messageId: string; sent: string; baseline: number; resolve: (ref: string) => void }
-type State = 'new' | 'ready' | 'closing' | 'closed' | 'exited' | 'detached';
+// 'unconfirmed': a CLI runs in the pane but was never proven ready (dialog, wrong id): close() may
+// kill it, but no key is sent to it, since a key could answer a question on the user's behalf.
+type State = 'new' | 'ready' | 'unconfirmed' | 'closing' | 'closed' | 'exited' | 'detached';
 
 export type DeliverResult = { accepted: true; nativeRef: string } | { accepted: false; reason: string };
 
@@ -118,18 +123,18 @@ export class SessionHost extends HostEvents {
     }
     if (wait.state === 'dead') return fail('CLI exited before its prompt', { cliSaid: lastWords(wait.screen), exitStatus: wait.exitStatus });
     if (wait.state === 'timeout') {
-      this.state = 'closed';
+      this.state = 'unconfirmed';
       throw new ExecutorError(wait.blockedOn ? 'blocked_on_prompt' : 'not_ready', 'CLI did not reach its prompt', { promptText: wait.blockedOn, identity: this.ident });
     }
-    const stated = await this.statedId();
+    const stated = await this.driver.readNativeId(this.ctx());
     if (!stated.nativeId || (o.expectedId && stated.nativeId !== o.expectedId)) {
-      this.state = 'closed';
+      this.state = 'unconfirmed';
       throw new ExecutorError(code, 'CLI does not confirm the session id', { expected: o.expectedId, stated: stated.nativeId, identity: this.ident });
     }
     this.ident.nativeId = stated.nativeId;
     const journalPath = await this.driver.findJournal(this.ctx(), stated.nativeId, { resumed: o.resumed });
     if (o.resumed && !journalPath) {
-      this.state = 'closed';
+      this.state = 'unconfirmed';
       throw new ExecutorError(code, 'resumed session has no journal of its own', { identity: this.ident });
     }
     this.ident.journalPath = journalPath;
@@ -138,15 +143,6 @@ export class SessionHost extends HostEvents {
     this.startMonitor();
     this.emit({ type: 'ready', nativeId: stated.nativeId, resumed: o.resumed, evidence: { cliPid, panePid: pane.panePid, idSource: stated.evidence, screen: 'prompt' } });
     return this.identity();
-  }
-
-  private async statedId(): Promise<{ nativeId: string | null; evidence: string }> {
-    let r = await this.driver.readNativeId(this.ctx());
-    for (let i = 0; i < 30 && !r.nativeId; i++) {
-      await sleep(100);
-      r = await this.driver.readNativeId(this.ctx());
-    }
-    return r;
   }
 
   private follow(path: string, offset: number): void {
@@ -165,15 +161,15 @@ export class SessionHost extends HostEvents {
 
   private evaluate(): void {
     const r = this.receipt;
-    if (r) {
-      const bound = new Set(this.turns.keys());
-      const hit = this.journal.promptsFrom(r.baseline).find((p) => !bound.has(p.nativeRef) && this.driver.promptMatches(p.text, r.sent));
-      if (hit) {
-        this.receipt = null;
-        this.turns.set(hit.nativeRef, { messageId: r.messageId, nativeRef: hit.nativeRef, done: false });
-        this.emit({ type: 'accepted', messageId: r.messageId, nativeRef: hit.nativeRef, evidence: { offset: hit.offset, end: hit.end, journalPath: this.ident?.journalPath } });
-        r.resolve(hit.nativeRef);
-      }
+    const hit = r && findReceipt({
+      prompts: this.journal.promptsFrom(r.baseline), baseline: r.baseline, bound: new Set(this.turns.keys()),
+      sent: r.sent, matches: this.driver.promptMatches,
+    });
+    if (r && hit) {
+      this.receipt = null;
+      this.turns.set(hit.nativeRef, { messageId: r.messageId, nativeRef: hit.nativeRef, done: false });
+      this.emit({ type: 'accepted', messageId: r.messageId, nativeRef: hit.nativeRef, evidence: { offset: hit.offset, end: hit.end, journalPath: this.ident?.journalPath } });
+      r.resolve(hit.nativeRef);
     }
     for (const turn of this.turns.values()) if (!turn.done) this.settleTurn(turn);
   }
@@ -249,15 +245,17 @@ export class SessionHost extends HostEvents {
     const turns = this.running();
     if (turns.length === 0) return { sent: false, confirmed: false, reason: 'no current work' };
     const id = this.identity();
+    const escAt = Date.now();
     await this.tmux.sendKeys(id.paneId, ['Escape']);
-    const deadline = Date.now() + this.t.interruptMs;
+    const deadline = escAt + this.t.interruptMs;
     let idleSince: number | null = null;
     while (Date.now() < deadline) {
       await sleep(100);
       await this.tailer?.readNow();
       if (turns.every((t) => t.done)) return { sent: true, confirmed: true, reason: 'journal' };
       const idle = await this.driver.idleStatus(this.ctx());
-      if (!idle?.idle) continue;
+      // Only an idle status written after our Esc counts; an older one predates the turn.
+      if (!idle?.idle || idle.updatedAt === null || idle.updatedAt < escAt - 50) continue;
       // The marker of an interrupt after the first byte lands shortly after the idle status.
       idleSince ??= Date.now();
       if (Date.now() - idleSince < 600) continue;
@@ -265,7 +263,9 @@ export class SessionHost extends HostEvents {
         t.done = true;
         this.emit({ type: 'interrupted', messageId: t.messageId, reason: 'interrupted before the first response byte', evidence: { status: idle.evidence, nativeRef: t.nativeRef } });
       }
-      await this.clearRefilledPrompt(id.paneId);
+      if (!(await clearRefilledPrompt(this.tmux, id.paneId))) {
+        this.emit({ type: 'unknown', messageId: null, reason: 'prompt box still holds the dropped text', evidence: { paneId: id.paneId } });
+      }
       return { sent: true, confirmed: true, reason: 'idle status without a journal record' };
     }
     for (const t of turns.filter((x) => !x.done)) {
@@ -274,32 +274,15 @@ export class SessionHost extends HostEvents {
     return { sent: true, confirmed: false, reason: 'no evidence in time' };
   }
 
-  /** Claude puts the dropped prompt back into its box; clear it only when the CLI offers to. */
-  private async clearRefilledPrompt(paneId: string): Promise<void> {
-    if (isAtPrompt(await this.tmux.capture(paneId))) return;
-    await this.tmux.sendKeys(paneId, ['Escape']);
-    for (let i = 0; i < 20; i++) {
-      await sleep(50);
-      if (claudeOffersClear(await this.tmux.capture(paneId))) {
-        await this.tmux.sendKeys(paneId, ['Escape']);
-        for (let j = 0; j < 40; j++) {
-          await sleep(50);
-          if (isAtPrompt(await this.tmux.capture(paneId))) return;
-        }
-        break;
-      }
-    }
-    this.emit({ type: 'unknown', messageId: null, reason: 'prompt box still holds the dropped text', evidence: { paneId } });
-  }
-
   /** `/exit` and verified termination of the whole process tree; escalates if it does not end. */
   async close(): Promise<CloseEvidence> {
     const id = this.identity();
-    if (this.state === 'closing' || this.state === 'closed') throw new ExecutorError('closed', `session is ${this.state}`);
+    if (!['ready', 'unconfirmed', 'exited'].includes(this.state)) throw new ExecutorError('closed', `session is ${this.state}`);
+    const graceful = this.state === 'ready';
     this.state = 'closing';
     await this.chain;
     this.stopMonitor();
-    const ev = await closeCli({ tmux: this.tmux, identity: id, exitMs: this.t.exitMs });
+    const ev = await closeCli({ tmux: this.tmux, identity: id, exitMs: this.t.exitMs, graceful });
     await this.tailer?.readNow().catch(() => undefined);
     this.evaluate();
     this.tailer?.stop();
@@ -362,11 +345,9 @@ export class SessionHost extends HostEvents {
   private async checkHealth(): Promise<void> {
     if (this.state !== 'ready' || !this.ident) return;
     const id = this.ident;
-    const pane = await this.tmux.paneInfo(id.paneId);
-    const st = await procStat(id.cliPid);
-    const cliAlive = st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime;
-    if (pane && !pane.dead && cliAlive) {
-      this.knownPids = await processTree(id.panePid);
+    const health = await probeHealth(this.tmux, id);
+    if (health.alive) {
+      this.knownPids = health.pids;
       if (this.running().length > 0) await this.checkBlocked(id.paneId);
       return;
     }
@@ -375,19 +356,19 @@ export class SessionHost extends HostEvents {
     this.stopMonitor();
     await sleep(200); // the wrapper records the status right after the CLI ends
     const after = await this.tmux.paneInfo(id.paneId);
-    const alive: number[] = [];
-    for (const p of this.knownPids) if (await isAlive(p)) alive.push(p);
+    const stillAlive: number[] = [];
+    for (const p of this.knownPids) if (await isAlive(p)) stillAlive.push(p);
     await this.tailer?.readNow().catch(() => undefined);
     this.evaluate();
     this.tailer?.stop();
     this.emit({
       type: 'exited', expected: false, pids: this.knownPids, exitStatus: await this.tmux.readExitStatus(id.exitFile),
-      paneDead: after === null || after.dead, evidence: { stillAlive: alive, cliAlive, paneGone: after === null },
+      paneDead: after === null || after.dead, evidence: { ...health, stillAlive },
     });
   }
 
   private async checkBlocked(paneId: string): Promise<void> {
-    const text = detectBlockingPrompt(await this.tmux.capture(paneId));
+    const text = await blockingPrompt(this.tmux, paneId);
     if (text && text !== this.lastBlocked) this.emit({ type: 'blocked_on_prompt', promptText: text, evidence: { paneId } });
     this.lastBlocked = text;
   }

@@ -48,7 +48,7 @@ export interface ExecutorDriver {
    * After an Esc, whether the CLI says it is idle without having journaled anything (Claude writes no
    * record when Esc arrives before the first response byte). null = this CLI cannot tell.
    */
-  idleStatus(ctx: DriverContext): Promise<{ idle: boolean; evidence: string } | null>;
+  idleStatus(ctx: DriverContext): Promise<{ idle: boolean; updatedAt: number | null; evidence: string } | null>;
 }
 
 export interface SessionIdentity {
