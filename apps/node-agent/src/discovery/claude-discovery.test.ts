@@ -43,6 +43,18 @@ describe('Claude discovery', () => {
     });
   });
 
+  it('reads long pasted prompts, clipped, and does not count long tool results as prompts', async () => {
+    const long = `${'fix this stack trace\n'.repeat(1500)}end`;
+    const t = turns(2).map((x, i) => ({ ...x, prompt: i === 0 ? long : x.prompt, toolBytes: 50_000 }));
+    writeClaudeSession(claudeHome, { sessionId: SID, cwd: '/w', turns: t });
+    const { sessions } = await scanSessions({ claudeHome, codexHome: null });
+    expect(sessions[0]?.userTurns).toBe(2);
+    expect(sessions[0]?.firstPrompt).toHaveLength(240);
+    expect(sessions[0]?.firstPrompt?.startsWith('fix this stack trace\nfix this')).toBe(true);
+    expect(sessions[0]?.firstPrompt?.endsWith('…')).toBe(true);
+    expect(sessions[0]?.lastPrompt).toBe('prompt 1');
+  });
+
   it('prefers the last custom title, then the last ai title', async () => {
     const dir = claudeProjectDir(claudeHome, '/w');
     mkdirSync(dir, { recursive: true });
