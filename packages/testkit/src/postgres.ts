@@ -31,9 +31,18 @@ export async function startTestCluster(): Promise<RunningPostgres & { dir: strin
 async function adminUrl(): Promise<string> {
   const fromEnv = process.env[ADMIN_URL_ENV];
   if (fromEnv) return fromEnv;
-  own ??= startTestCluster();
-  const running = await own;
-  return running.adminUrl;
+  if (!own) {
+    own = startTestCluster();
+    const running = await own;
+    // Standalone use (a script, a benchmark): the private cluster must not outlive this process.
+    process.once('exit', () => {
+      try {
+        process.kill(running.pid, 'SIGINT');
+      } catch {}
+      rmSync(running.dir, { recursive: true, force: true });
+    });
+  }
+  return (await own).adminUrl;
 }
 
 export interface TestDatabase { url: string; name: string; drop(): Promise<void> }
