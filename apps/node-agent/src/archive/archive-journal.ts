@@ -1,6 +1,6 @@
 import { mkdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { atomicCopy, hashFile } from './atomic-copy.ts';
+import { atomicCopy, type CopyResult, hashFile } from './atomic-copy.ts';
 
 // The CLIs prune their own journals (Claude removes those older than about 30 days by default),
 // so Bria keeps its own copy of every closed session's journal: exact resume then works as long
@@ -66,7 +66,7 @@ export async function restoreJournal(options: { archived: string; targetPath: st
     throw new ArchiveError('target_exists', 'a different journal already exists at the target path');
   }
   await mkdir(join(options.targetPath, '..'), { recursive: true });
-  let copy;
+  let copy: CopyResult;
   try {
     copy = await atomicCopy(options.archived, options.targetPath, { noClobber: true });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { Executor } from './session-types.ts';
 
@@ -69,7 +69,7 @@ export function classifyJournal(claudeHome: string | null, codexHome: string | n
 }
 
 export function statJournal(executor: Executor, nativeId: string, file: string): JournalFile | null {
-  let st;
+  let st: Stats | undefined;
   try {
     st = statSync(file, { throwIfNoEntry: false });
   } catch {
@@ -80,7 +80,7 @@ export function statJournal(executor: Executor, nativeId: string, file: string):
 }
 
 function subdirs(dir: string, out: JournalListing, accept: (name: string) => boolean): string[] {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
