@@ -52,18 +52,27 @@ export class JsonlTailer {
   start(): void {
     this.stopped = false;
     this.tryWatch();
-    this.timer = setInterval(() => {
+    this.schedule();
+    this.kick();
+  }
+
+  // Until the folder can be watched (it may not exist yet) the poll is the only wake-up, so it runs
+  // faster; once the watch is in place it is only a slow safety net.
+  private schedule(): void {
+    if (this.stopped) return;
+    const slow = this.opts.pollMs ?? 1000;
+    this.timer = setTimeout(() => {
       if (!this.watcher) this.tryWatch();
       this.kick();
-    }, this.opts.pollMs ?? 1000);
-    this.kick();
+      this.schedule();
+    }, this.watcher ? slow : Math.min(slow, 200));
   }
 
   stop(): void {
     this.stopped = true;
     this.watcher?.close();
     this.watcher = null;
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
