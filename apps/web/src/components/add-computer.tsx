@@ -1,0 +1,88 @@
+'use client';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { useI18n } from './i18n-context.tsx';
+import { useTRPC } from './trpc.ts';
+import { useErrorText } from './use-error-text.ts';
+
+/**
+ * Creates a node and shows its agent token and command exactly once: they live only in this
+ * component's state and are dropped on "Done".
+ */
+export function AddComputer() {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const errorText = useErrorText();
+  const nameId = useId();
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  const add = useMutation(
+    trpc.nodes.addComputer.mutationOptions({
+      onSuccess: () => queryClient.invalidateQueries(trpc.nodes.list.pathFilter()),
+      onError: (err) => setError(errorText(err)),
+    }),
+  );
+  const created = add.data;
+
+  const close = () => {
+    add.reset();
+    setOpen(false);
+    setName('');
+    setError(null);
+    setCopied(false);
+  };
+
+  if (!open) {
+    return (
+      <button type="button" className="btn btn-primary" onClick={() => setOpen(true)}>
+        {t('nodes.add.button')}
+      </button>
+    );
+  }
+
+  return (
+    <section className="card add" aria-labelledby={`${nameId}-title`}>
+      <h2 id={`${nameId}-title`}>{t('nodes.add.title')}</h2>
+      {created ? (
+        <div data-testid="new-token">
+          <p role="status" className="warning">{t('nodes.add.onceWarning')}</p>
+          <p>{t('nodes.add.runThis')}</p>
+          <pre className="command" data-testid="add-command"><code>{created.command}</code></pre>
+          <p className="muted small">
+            {t('nodes.add.tokenLabel')}: <code className="token" data-testid="add-token">{created.token}</code>
+          </p>
+          <div className="actions">
+            <button
+              type="button"
+              className="btn"
+              onClick={() => void navigator.clipboard?.writeText(created.command).then(() => setCopied(true), () => setCopied(false))}
+            >
+              {copied ? t('nodes.add.copied') : t('nodes.add.copy')}
+            </button>
+            <button type="button" className="btn btn-primary" onClick={close}>{t('nodes.add.done')}</button>
+          </div>
+        </div>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!name.trim()) return setError(t('nodes.add.nameRequired'));
+            setError(null);
+            add.mutate({ name: name.trim() });
+          }}
+        >
+          <label htmlFor={nameId}>{t('nodes.add.name')}</label>
+          <input id={nameId} name="name" value={name} maxLength={80} autoComplete="off" placeholder={t('nodes.add.namePlaceholder')} onChange={(e) => setName(e.target.value)} />
+          {error && <p role="alert" className="error">{error}</p>}
+          <div className="actions">
+            <button type="button" className="btn" onClick={close}>{t('nodes.add.cancel')}</button>
+            <button type="submit" className="btn btn-primary" disabled={add.isPending}>{t('nodes.add.submit')}</button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}

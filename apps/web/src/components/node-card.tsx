@@ -1,0 +1,99 @@
+'use client';
+import type { AppRouter } from '@bria/core/trpc';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { inferRouterOutputs } from '@trpc/server';
+import { useState } from 'react';
+import { useI18n } from './i18n-context.tsx';
+import { relativeTime, shortDate } from './relative-time.ts';
+import { useTRPC } from './trpc.ts';
+import { useErrorText } from './use-error-text.ts';
+
+export type NodeView = inferRouterOutputs<AppRouter>['nodes']['list']['nodes'][number];
+const EXECUTORS = ['claude', 'codex'] as const;
+const EXECUTOR_LABEL = { claude: 'Claude Code', codex: 'Codex' } as const;
+
+export function NodeCard({ node }: { node: NodeView }) {
+  const { t, locale } = useI18n();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const errorText = useErrorText();
+  const [error, setError] = useState<string | null>(null);
+  const refresh = () => queryClient.invalidateQueries(trpc.nodes.list.pathFilter());
+  const onError = (err: unknown) => setError(errorText(err));
+  const setExecutors = useMutation(trpc.nodes.setExecutors.mutationOptions({ onSuccess: refresh, onError }));
+  const revoke = useMutation(trpc.nodes.revokeToken.mutationOptions({ onSuccess: refresh, onError }));
+  const headingId = `node-${node.id}`;
+
+  const toggle = (executor: (typeof EXECUTORS)[number], on: boolean) => {
+    const next = on ? [...node.enabledExecutors, executor] : node.enabledExecutors.filter((e) => e !== executor);
+    if (next.length === 0) return setError(t('nodes.executors.atLeastOne'));
+    setError(null);
+    setExecutors.mutate({ nodeId: node.id, executors: next });
+  };
+
+  return (
+    <article className="card node" aria-labelledby={headingId} data-testid="node-card" data-node-name={node.name}>
+      <header className="node-head">
+        <h3 id={headingId}>{node.name}</h3>
+        <span className={`badge ${node.online ? 'badge-online' : 'badge-offline'}`} data-testid="node-status">
+          <span className="dot" aria-hidden="true" />
+          {node.online ? t('nodes.online') : t('nodes.offline')}
+        </span>
+      </header>
+      {(node.isLocal || node.hostname) && (
+        <p className="muted node-sub">
+          {[node.isLocal ? t('nodes.local') : null, node.hostname].filter(Boolean).join(' · ')}
+        </p>
+      )}
+      <dl className="facts">
+        <div>
+          <dt>{t('nodes.lastSeen')}</dt>
+          <dd>{node.lastSeenAt ? <time dateTime={node.lastSeenAt} title={shortDate(node.lastSeenAt, locale)}>{relativeTime(node.lastSeenAt, locale)}</time> : t('nodes.never')}</dd>
+        </div>
+        <div>
+          <dt>{t('nodes.agentVersion')}</dt>
+          <dd>{node.agentVersion ?? t('nodes.unknown')}</dd>
+        </div>
+        <div>
+          <dt>{t('nodes.openSessions')}</dt>
+          <dd data-testid="open-sessions">{node.openSessions}</dd>
+        </div>
+      </dl>
+      <fieldset className="executors" disabled={setExecutors.isPending}>
+        <legend>{t('nodes.executors')}</legend>
+        {EXECUTORS.map((e) => (
+          <label key={e} className="check">
+            <input type="checkbox" checked={node.enabledExecutors.includes(e)} onChange={(ev) => toggle(e, ev.target.checked)} />
+            {EXECUTOR_LABEL[e]}
+          </label>
+        ))}
+      </fieldset>
+      <details className="tokens">
+        <summary>{t('nodes.tokens')} ({node.tokens.length})</summary>
+        {node.tokens.length === 0 ? (
+          <p className="muted">{t('nodes.tokens.none')}</p>
+        ) : (
+          <ul>
+            {node.tokens.map((tok) => (
+              <li key={tok.id}>
+                <span className="muted">
+                  {t('nodes.token.created', { date: shortDate(tok.createdAt, locale) })}
+                  {tok.lastUsedAt ? ` · ${t('nodes.token.lastUsed', { date: relativeTime(tok.lastUsedAt, locale) })}` : ''}
+                </span>
+                <button
+                  type="button"
+                  className="btn btn-danger btn-small"
+                  disabled={revoke.isPending}
+                  onClick={() => window.confirm(t('nodes.token.confirmRevoke')) && revoke.mutate({ tokenId: tok.id })}
+                >
+                  {t('nodes.token.revoke')}
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </details>
+      {error && <p role="alert" className="error">{error}</p>}
+    </article>
+  );
+}

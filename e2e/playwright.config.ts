@@ -1,0 +1,41 @@
+import { defineConfig, devices } from '@playwright/test';
+
+/**
+ * Dashboard end-to-end tests against a production build, a real Postgres, the hub and a node
+ * agent, all started by support/serve.ts. Run from the repository root:
+ *   npx playwright test -c e2e/playwright.config.ts
+ */
+export default defineConfig({
+  testDir: './tests',
+  outputDir: './.tmp/test-results',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: true,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list']],
+  use: {
+    ...devices['Desktop Chrome'],
+    locale: 'en-US',
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      // Debian's Chromium: Playwright cannot download its own browsers on these machines.
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'],
+    },
+  },
+  webServer: {
+    command: 'node --import tsx support/serve.ts',
+    cwd: '.',
+    // serve.ts picks free ports and prints this line once everything answers; URLs are in .tmp/state.json.
+    wait: { stdout: /BRIA_E2E_READY/ },
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    // Postgres, the hub and Next must get the chance to stop cleanly (SIGKILL would orphan Postgres).
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
+  },
+});

@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDb, createNodeWithToken, freePort } from '@bria/core/db';
+import { Hub } from '@bria/core/hub';
+import { createLogger } from '@bria/core/log';
+import { createLoginLink } from '@bria/core/trpc';
+import { ADMIN_URL_ENV, createTestDatabase, startTestCluster } from '@bria/testkit/postgres';
+import { Agent } from '../../apps/node-agent/src/agent.ts';
+import { STATE_FILE, type E2EState } from './state.ts';
+
+/**
+ * Playwright's web server: a real Postgres, the hub, a node agent for "this computer", and the
+ * dashboard as a production build. Playwright starts this before globalSetup, so everything the
+ * tests need (URLs, a way to mint login links) is prepared here and written to STATE_FILE.
+ */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const webDir = path.join(root, 'apps/web');
+const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
+const say = (msg: string) => process.stderr.write(`[e2e serve] ${msg}\n`);
+const log = createLogger({ name: 'e2e', level: 'warn', destination: process.stderr });
+
+const cleanups: (() => Promise<void> | void)[] = [];
+let stopping = false;
+async function stop(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    for (const fn of cleanups.reverse()) await Promise.resolve().then(fn).catch((err: unknown) => say(`cleanup failed: ${String(err)}`));
+  }
+  process.exit(code);
+}
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void stop(0));
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  // Own process group, so stopping Next also stops the workers it forks.
+  const child = spawn(cmd, args, { cwd: webDir, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout?.on('data', (d: Buffer) => process.stderr.write(`[next] ${d}`));
+  child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[next] ${d}`));
+  return child;
+}
+
+function killGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+    child.once('exit', () => { clearTimeout(force); resolve(); });
+    try { process.kill(-child.pid!, 'SIGTERM'); } catch { resolve(); }
+  });
+}
+
+async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const ok = await fetch(url).then((r) => r.status === 200, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`dashboard not healthy at ${url} within ${timeoutMs} ms`);
+}
+
+try {
+  const cluster = await startTestCluster();
+  cleanups.push(() => cluster.stop());
+  process.env[ADMIN_URL_ENV] = cluster.adminUrl;
+  const tdb = await createTestDatabase();
+  const db = createDb(tdb.url);
+  // No drop: the whole throw-away cluster goes (and Playwright's SIGTERM reaches Postgres too).
+  cleanups.push(() => db.$disconnect());
+
+  const hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: await freePort(), heartbeatMs: 1000, log });
+  await hub.start();
+  cleanups.push(() => hub.stop());
+
+  const { token } = await createNodeWithToken(db, { name: 'this computer', isLocal: true, label: 'local' });
+  const agentDir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-agent-'));
+  const agent = new Agent(
+    { hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token, dir: agentDir, claudeBin: bin('claude'), codexBin: bin('codex'), tmuxSocket: 'bria-e2e', logLevel: 'warn' },
+    (level, msg) => { if (level !== 'info') say(`agent ${level}: ${msg}`); },
+  );
+  await agent.start();
+  cleanups.push(async () => { await agent.stop(); rmSync(agentDir, { recursive: true, force: true }); });
+
+  const t0 = Date.now();
+  const build = run(bin('next'), ['build'], {});
+  const buildCode = await new Promise<number | null>((resolve) => build.once('exit', resolve));
+  if (buildCode !== 0) throw new Error(`next build failed (exit ${buildCode})`);
+  const buildMs = Date.now() - t0;
+  say(`next build took ${(buildMs / 1000).toFixed(1)} s`);
+
+  const webPort = await freePort();
+  const baseURL = `http://127.0.0.1:${webPort}`;
+  const next = run(bin('next'), ['start', '-H', '127.0.0.1', '-p', String(webPort)], {
+    DATABASE_URL: tdb.url,
+    BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${hub.port}/health`,
+    BRIA_PUBLIC_URL: baseURL,
+    BRIA_HUB_PUBLIC_URL: `ws://127.0.0.1:${hub.port}/agent`,
+    LOG_LEVEL: 'warn',
+  });
+  next.once('exit', (code) => { if (!stopping) { say(`next start exited (${code})`); void stop(1); } });
+  cleanups.push(() => killGroup(next));
+  await waitForHealth(`${baseURL}/api/health`, 60_000);
+
+  // Tests mint their own one-time links here (each link works once, so a file could hold only a few).
+  const control: Server = createServer((req, res) => {
+    if (req.method !== 'POST' || !req.url?.startsWith('/login-link')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const expired = new URL(req.url, 'http://x').searchParams.get('expired') === '1';
+    const now = expired ? new Date(Date.now() - 16 * 60_000) : new Date();
+    createLoginLink({ db, baseUrl: baseURL, now }).then(
+      (link) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: link.url })),
+      (err: unknown) => res.writeHead(500).end(String(err)),
+    );
+  });
+  const controlPort = await freePort();
+  await new Promise<void>((resolve) => control.listen(controlPort, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => control.close(() => resolve())));
+
+  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort: hub.port, buildMs };
+  mkdirSync(path.dirname(STATE_FILE), { recursive: true });
+  writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
+  process.stdout.write(`BRIA_E2E_READY ${baseURL}\n`);
+} catch (err) {
+  say(`failed: ${(err as Error).stack ?? String(err)}`);
+  await stop(1);
+}

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What serve.ts prepared for the tests. */
+export interface E2EState {
+  baseURL: string;
+  /** POST `${controlURL}/login-link` (optionally `?expired=1`) → `{ url }`, a fresh one-time link. */
+  controlURL: string;
+  hubPort: number;
+  buildMs: number;
+}
+
+export const STATE_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.tmp', 'state.json');
+
+export function readState(): E2EState {
+  return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as E2EState;
+}

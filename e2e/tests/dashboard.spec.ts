@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from './fixtures.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+test('the dashboard shows the local node online with its facts', async ({ signedInPage: page, screenshot }) => {
+  const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');
+  await expect(card.getByTestId('node-status')).toHaveText('Online');
+  await expect(card).toContainText('This computer');
+  await expect(card).toContainText('Agent version');
+  await expect(card).toContainText('0.1.0');
+  await expect(card.getByTestId('open-sessions')).toHaveText('0');
+  await expect(card.getByRole('checkbox', { name: 'Claude Code' })).toBeChecked();
+  await screenshot(page, 'dashboard');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await screenshot(page, 'dashboard-phone');
+});
+
+test('adding a computer shows its token and command once, and that command connects it', async ({ signedInPage: page, state, screenshot }) => {
+  const name = `e2e box ${Date.now()}`;
+  await page.getByRole('button', { name: 'Add a computer' }).click();
+  await page.getByLabel('Name').fill(name);
+  await page.getByRole('button', { name: 'Create token' }).click();
+
+  const command = (await page.getByTestId('add-command').textContent()) ?? '';
+  const token = (await page.getByTestId('add-token').textContent()) ?? '';
+  expect(token).toMatch(/^bria_agent_[A-Za-z0-9_-]{43}$/);
+  expect(command).toBe(`npm run agent -- --hub ws://127.0.0.1:${state.hubPort}/agent --token ${token}`);
+  await expect(page.getByText('This token is shown only now')).toBeVisible();
+  await screenshot(page, 'add-computer-token');
+
+  await page.getByRole('button', { name: 'Done' }).click();
+  await expect(page.getByTestId('new-token')).toHaveCount(0);
+  const card = page.locator(`[data-testid="node-card"][data-node-name="${name}"]`);
+  await expect(card.getByTestId('node-status')).toHaveText('Offline');
+  await page.reload();
+  await expect(card).toBeVisible();
+  expect(await page.content()).not.toContain(token);
+  const listed = await page.request.get('/api/trpc/nodes.list');
+  expect(await listed.text()).not.toContain(token);
+
+  // Run exactly what the dashboard said, as the user would on the other computer.
+  const dir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-added-'));
+  const args = command.replace(/^npm /, '').split(' ');
+  let agent: ChildProcess | undefined;
+  try {
+    agent = spawn('npm', args, { cwd: repoRoot, env: { ...process.env, BRIA_AGENT_DIR: dir, LOG_LEVEL: 'warn' }, stdio: 'ignore', detached: true });
+    await expect(card.getByTestId('node-status')).toHaveText('Online', { timeout: 20_000 });
+
+    // Revoking its token from the dashboard disconnects it.
+    page.once('dialog', (d) => void d.accept());
+    await card.getByText('Agent tokens (1)').click();
+    await card.getByRole('button', { name: 'Revoke' }).click();
+    await expect(card.getByTestId('node-status')).toHaveText('Offline', { timeout: 15_000 });
+    await expect(card.getByText('Agent tokens (0)')).toBeVisible();
+  } finally {
+    if (agent?.pid) try { process.kill(-agent.pid, 'SIGTERM'); } catch { /* already gone */ }
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

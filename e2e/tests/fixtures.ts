@@ -1,0 +1,41 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test as base, expect, type Page } from '@playwright/test';
+import { readState, type E2EState } from '../support/state.ts';
+
+export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
+
+interface Fixtures {
+  state: E2EState;
+  /** A fresh one-time login link (each test gets its own: a link works once). */
+  newLoginLink: (opts?: { expired?: boolean }) => Promise<string>;
+  /** A page whose browser has signed in through a one-time link. */
+  signedInPage: Page;
+  screenshot: (page: Page, name: string) => Promise<void>;
+}
+
+export const test = base.extend<Fixtures>({
+  state: async ({}, use) => use(readState()),
+  baseURL: async ({ state }, use) => use(state.baseURL),
+  newLoginLink: async ({ state, request }, use) => {
+    await use(async (opts) => {
+      const res = await request.post(`${state.controlURL}/login-link${opts?.expired ? '?expired=1' : ''}`);
+      expect(res.status()).toBe(200);
+      return ((await res.json()) as { url: string }).url;
+    });
+  },
+  signedInPage: async ({ page, newLoginLink }, use) => {
+    await page.goto(await newLoginLink());
+    await expect(page).toHaveURL(/\/$/);
+    await use(page);
+  },
+  screenshot: async ({}, use) => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await use(async (page, name) => {
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+    });
+  },
+});
+
+export { expect };
