@@ -1,0 +1,30 @@
+/**
+ * Button payloads (≤ 64 bytes): `<action>:<card generation>[:<session id>[:<session version>]][:<arg>]`.
+ * The generation makes buttons of older cards stale; the version is passed to the engine as the
+ * card version its intent was drawn for.
+ */
+export const ACTIONS = [
+  'stop', 'close', 'closeYes', 'closeNo', 'open', 'sessions', 'new', 'node', 'exec', 'folder', 'resume', 'fresh', 'cancel',
+  'arch', 'set', 'refresh',
+] as const;
+export type Action = (typeof ACTIONS)[number];
+
+export interface CallbackData { a: Action; gen: number; sessionId?: string; version?: number; arg?: string }
+
+export const cb = {
+  encode(d: CallbackData): string {
+    const s = [d.a, String(d.gen), d.sessionId ?? '', d.version === undefined ? '' : String(d.version), d.arg ?? ''].join(':').replace(/:+$/, '');
+    if (Buffer.byteLength(s) > 64) throw new Error(`callback data too long (${Buffer.byteLength(s)} bytes)`);
+    return s;
+  },
+  decode(s: string): CallbackData | undefined {
+    const [a, gen, sessionId, version, ...rest] = s.split(':');
+    if (!a || !(ACTIONS as readonly string[]).includes(a) || !/^\d+$/.test(gen ?? '')) return undefined;
+    return {
+      a: a as Action, gen: Number(gen),
+      ...(sessionId ? { sessionId } : {}),
+      ...(version && /^\d+$/.test(version) ? { version: Number(version) } : {}),
+      ...(rest.length && rest.join(':') ? { arg: rest.join(':') } : {}),
+    };
+  },
+};

@@ -1,0 +1,43 @@
+import { type Api, GrammyError } from 'grammy';
+import type { Db } from '@bria/core/db';
+import { pickLanguage, translator, type Translator } from '@bria/core/i18n';
+import { bumpCardGeneration, type ChatDto, getChat, setCardMessage } from '../store/chats.ts';
+import { getNodeView, getSessionView } from '../store/sessions-read.ts';
+import { renderCard } from './card-view.ts';
+
+export function chatTranslator(chat: Pick<ChatDto, 'language'> | null): Translator {
+  return translator(pickLanguage(chat?.language));
+}
+
+const notModified = (e: unknown) => e instanceof GrammyError && /message is not modified/.test(e.description);
+const editGone = (e: unknown) => e instanceof GrammyError && /message to edit not found|message can't be edited/.test(e.description);
+
+/**
+ * Shows a session's card. `fresh` posts a new card message (older cards' buttons become stale);
+ * otherwise the current card is edited in place, or posted when the chat has none for this session.
+ */
+export async function showCard(o: { api: Api; db: Db; chatId: bigint; sessionId: string; fresh?: boolean; confirmClose?: boolean; now?: Date }): Promise<number | undefined> {
+  const chat = await getChat(o.db, o.chatId);
+  const session = await getSessionView(o.db, o.sessionId);
+  if (!chat || !session) return undefined;
+  const node = await getNodeView(o.db, session.nodeId);
+  const t = chatTranslator(chat);
+  const now = o.now ?? new Date();
+  const chatId = Number(o.chatId);
+  const sameCard = chat.cardSessionId === o.sessionId && chat.cardMessageId !== null;
+  if (!o.fresh && sameCard) {
+    const view = renderCard({ t, session, nodeName: node?.name ?? '?', generation: chat.cardGeneration, now, confirmClose: o.confirmClose });
+    try {
+      await o.api.editMessageText(chatId, chat.cardMessageId as number, view.html, { parse_mode: 'HTML', reply_markup: view.keyboard });
+      return chat.cardMessageId as number;
+    } catch (e) {
+      if (notModified(e)) return chat.cardMessageId as number;
+      if (!editGone(e)) throw e;
+    }
+  }
+  const generation = await bumpCardGeneration(o.db, o.chatId, o.sessionId);
+  const view = renderCard({ t, session, nodeName: node?.name ?? '?', generation, now, confirmClose: o.confirmClose });
+  const sent = await o.api.sendMessage(chatId, view.html, { parse_mode: 'HTML', reply_markup: view.keyboard });
+  await setCardMessage(o.db, o.chatId, generation, sent.message_id);
+  return sent.message_id;
+}

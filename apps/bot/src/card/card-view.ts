@@ -1,0 +1,54 @@
+import { InlineKeyboard } from 'grammy';
+import type { Translator } from '@bria/core/i18n';
+import { escapeHtml } from '../render/index.ts';
+import type { SessionView } from '../store/sessions-read.ts';
+import { cb } from './callback-data.ts';
+
+const WORKING = new Set(['Running', 'Stopping', 'ClosingAfterWork']);
+const CLOSABLE = new Set(['Ready', 'Starting', 'AwaitingRecovery']);
+
+export function formatLeft(t: Translator, deadline: Date | null, now: Date): string {
+  if (!deadline) return t('card.lifetimeNever');
+  const ms = deadline.getTime() - now.getTime();
+  if (ms <= 0) return t('card.lifetime', { left: t('time.expired') });
+  const totalMin = Math.floor(ms / 60_000);
+  const h = Math.floor(totalMin / 60);
+  const m = totalMin % 60;
+  return t('card.lifetime', { left: h > 0 ? t('time.hm', { h, m }) : t('time.m', { m }) });
+}
+
+function tokens(usage: unknown): number | undefined {
+  if (!usage || typeof usage !== 'object') return undefined;
+  const u = usage as Record<string, unknown>;
+  const v = u.contextTokens ?? u.totalTokens ?? u.inputTokens;
+  return typeof v === 'number' ? v : undefined;
+}
+
+/** The card: one message per chat, edited in place, with the lifecycle button of SPEC §3. */
+export function renderCard(o: { t: Translator; session: SessionView; nodeName: string; generation: number; now: Date; confirmClose?: boolean }): { html: string; keyboard: InlineKeyboard } {
+  const { t, session: s } = o;
+  const lines = [
+    `<b>${escapeHtml(t('card.title', { executor: t(`executor.${s.executor}`), node: o.nodeName }))}</b>`,
+    escapeHtml(t('card.state', { state: t(`state.${s.state}`) })),
+    escapeHtml(t('card.folder', { folder: s.folder })),
+  ];
+  if (s.title) lines.push(`<i>${escapeHtml(s.title.slice(0, 200))}</i>`);
+  if (s.state !== 'Archived' && s.state !== 'ResumeFailed') lines.push(escapeHtml(formatLeft(t, s.lifetimeDeadline, o.now)));
+  const tk = tokens(s.usage);
+  if (tk !== undefined) lines.push(escapeHtml(t('card.usage', { tokens: tk.toLocaleString('en-US') })));
+  const last = s.nativeLastActivity ?? s.lastActivityAt;
+  if (last) lines.push(escapeHtml(t('card.lastActivity', { when: last.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' })));
+  if (s.state === 'AwaitingRecovery') lines.push(escapeHtml(t('card.recovery')));
+  const kb = new InlineKeyboard();
+  const ref = { gen: o.generation, sessionId: s.id, version: s.version };
+  if (o.confirmClose) {
+    lines.push('', escapeHtml(t('card.closeConfirm')));
+    kb.text(t('button.closeConfirm'), cb.encode({ a: 'closeYes', ...ref })).text(t('button.cancel'), cb.encode({ a: 'closeNo', ...ref }));
+  } else if (WORKING.has(s.state) && s.state !== 'Stopping') {
+    kb.text(t('button.stop'), cb.encode({ a: 'stop', ...ref }));
+  } else if (CLOSABLE.has(s.state)) {
+    kb.text(t('button.close'), cb.encode({ a: 'close', ...ref }));
+  }
+  kb.row().text(t('button.sessions'), cb.encode({ a: 'sessions', gen: o.generation })).text(t('button.newSession'), cb.encode({ a: 'new', gen: o.generation }));
+  return { html: lines.join('\n'), keyboard: kb };
+}

@@ -1,0 +1,83 @@
+import { type Api, InlineKeyboard } from 'grammy';
+import { z } from 'zod';
+import type { Db } from '@bria/core/db';
+import { chatTranslator, showCard } from '../card/card-service.ts';
+import { cb } from '../card/callback-data.ts';
+import { escapeHtml, renderFinal } from '../render/index.ts';
+import { getChat } from '../store/chats.ts';
+import type { ClaimedRow } from './outbox-store.ts';
+
+/** The payloads the engine writes (mirrors core's `zOutboxPayload`; unknown extra fields are ignored). */
+const ids = { sessionId: z.string(), nodeId: z.string() };
+export const zPayload = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('card_update'), ...ids }),
+  z.object({ kind: z.literal('final'), ...ids, text: z.string(), active: z.boolean().default(true) }),
+  z.object({ kind: z.literal('background_done'), ...ids, title: z.string().nullable().default(null) }),
+  z.object({ kind: z.literal('progress'), ...ids, topic: z.string(), phase: z.string() }),
+  z.object({ kind: z.literal('resume_failed'), ...ids, cause: z.string() }),
+  z.object({ kind: z.literal('final_save'), ...ids, phase: z.enum(['failing', 'recovered']), cause: z.string().optional() }),
+  z.object({ kind: z.literal('expiry_refusal'), ...ids }),
+  z.object({ kind: z.literal('blocked_on_prompt'), ...ids, text: z.string() }),
+  z.object({ kind: z.literal('notice'), key: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
+]);
+export type Payload = z.infer<typeof zPayload>;
+
+export interface DeliverContext {
+  api: Api;
+  db: Db;
+  /** Called after each delivered part; the row's progress is durable when it resolves. */
+  onPart: (messageIds: number[]) => Promise<void>;
+}
+
+/** Delivers one row; returns the Telegram message ids it produced (all parts). Throws Bot API errors. */
+export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverContext): Promise<number[]> {
+  const payload = zPayload.parse(row.payload);
+  if (row.chatId === null) return [];
+  const chatId = Number(row.chatId);
+  const chat = await getChat(ctx.db, row.chatId);
+  const t = chatTranslator(chat);
+  const send = async (html: string, keyboard?: InlineKeyboard) => {
+    const m = await ctx.api.sendMessage(chatId, html, { parse_mode: 'HTML', ...(keyboard ? { reply_markup: keyboard } : {}), link_preview_options: { is_disabled: true } });
+    return [m.message_id];
+  };
+  const refreshCard = async (sessionId: string) => {
+    // Only the card the chat shows is edited; other sessions' cards are stale already.
+    if (chat?.cardSessionId === sessionId) await showCard({ api: ctx.api, db: ctx.db, chatId: row.chatId as bigint, sessionId });
+    return [];
+  };
+  switch (payload.kind) {
+    case 'final': {
+      // A final is always new messages (never an edit), one per part, continuing after a restart.
+      const parts = renderFinal(payload.text);
+      const done = [...already];
+      for (let k = done.length; k < parts.length; k++) {
+        const m = await ctx.api.sendMessage(chatId, parts[k] as string, { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+        done.push(m.message_id);
+        if (k < parts.length - 1) await ctx.onPart(done);
+      }
+      return done;
+    }
+    case 'card_update':
+      return refreshCard(payload.sessionId);
+    case 'progress':
+      if (payload.topic === 'close' && payload.phase === 'done') return send(escapeHtml(t('notice.closed')));
+      if (payload.topic === 'stop' && payload.phase === 'unconfirmed') return send(escapeHtml(t('notice.stopUnconfirmed')));
+      return refreshCard(payload.sessionId);
+    case 'background_done': {
+      const kb = new InlineKeyboard().text(t('button.open'), cb.encode({ a: 'open', gen: chat?.cardGeneration ?? 0, sessionId: payload.sessionId }));
+      return send(escapeHtml(t('background.done', { title: (payload.title ?? t('archive.untitled')).slice(0, 120) })), kb);
+    }
+    case 'resume_failed':
+      return send(escapeHtml(t('resume.failed', { cause: payload.cause })));
+    case 'final_save':
+      return send(escapeHtml(payload.phase === 'failing' ? t('notice.finalSaveFailing', { cause: payload.cause ?? '—' }) : t('notice.finalSaveRecovered')));
+    case 'expiry_refusal':
+      return send(escapeHtml(t('msg.refusedExpired')));
+    case 'blocked_on_prompt':
+      return send(`<pre>${escapeHtml(payload.text.slice(0, 3500))}</pre>`);
+    case 'notice':
+      return send(escapeHtml(t(payload.key as never, payload.params)));
+    default:
+      return payload satisfies never;
+  }
+}

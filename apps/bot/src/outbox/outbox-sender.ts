@@ -1,0 +1,140 @@
+import type { Api } from 'grammy';
+import { ZodError } from 'zod';
+import type { Db } from '@bria/core/db';
+import type { Logger } from '@bria/core/log';
+import { deliver } from './deliver.ts';
+import { type ClaimedRow, claimRows, markFailed, markRetry, markSent, partIds, recordPart, release } from './outbox-store.ts';
+import { backoffMs, classifySendError } from './telegram-errors.ts';
+
+export interface OutboxSenderOptions {
+  api: Api;
+  db: Db;
+  log: Logger;
+  /** How often to look for due rows when nobody wakes the sender. */
+  pollMs?: number;
+  /** A claimed row is someone else's to retry only after this; must exceed the API request timeout. */
+  leaseMs?: number;
+  batch?: number;
+}
+
+/**
+ * Sends the `telegram` outbox in id order, one row at a time. Exactly-once rests on two rules:
+ * a row (or a final's part) is recorded as delivered in the same statement that stores its
+ * Telegram message id, and nothing else happens between Telegram's answer and that statement.
+ * The unavoidable window is a request that reached Telegram whose answer never came back (process
+ * killed mid-request, connection cut after the server acted): the row's lease runs out and the
+ * part is sent again, so the user may see that one part twice — never zero times. `stop()` lets
+ * the request in flight finish and be recorded, so an orderly shutdown never opens the window.
+ */
+export class OutboxSender {
+  private stopping = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private pausedUntil = 0;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly batch: number;
+
+  constructor(private readonly o: OutboxSenderOptions) {
+    this.pollMs = o.pollMs ?? 500;
+    this.leaseMs = o.leaseMs ?? 60_000;
+    this.batch = o.batch ?? 10;
+  }
+
+  start(): void {
+    this.loop ??= this.run().catch((error: unknown) => {
+      this.o.log.error({ err: errName(error) }, 'outbox sender stopped by an unexpected error');
+    });
+  }
+
+  /** Something was just enqueued: look now instead of at the next poll. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      const pause = this.pausedUntil - Date.now();
+      if (pause > 0) {
+        await this.sleep(pause);
+        continue;
+      }
+      let rows: ClaimedRow[];
+      try {
+        rows = await claimRows(this.o.db, { limit: this.batch, leaseMs: this.leaseMs });
+      } catch (error) {
+        this.o.log.warn({ err: errName(error) }, 'outbox claim failed; retrying');
+        await this.sleep(this.pollMs * 4);
+        continue;
+      }
+      if (rows.length === 0) {
+        await this.sleep(this.pollMs);
+        continue;
+      }
+      for (let i = 0; i < rows.length; i++) {
+        if (this.stopping || this.pausedUntil > Date.now()) {
+          await release(this.o.db, rows.slice(i).map((r) => r.id), new Date(Math.max(Date.now(), this.pausedUntil)));
+          break;
+        }
+        await this.sendOne(rows[i] as ClaimedRow);
+      }
+    }
+  }
+
+  private async sendOne(row: ClaimedRow): Promise<void> {
+    const log = this.o.log.child({ outboxId: String(row.id), kind: row.kind, attempt: row.attempts, ...(row.sessionId ? { sessionId: row.sessionId } : {}) });
+    try {
+      const ids = await deliver(row, partIds(row.externalId), {
+        api: this.o.api, db: this.o.db,
+        onPart: (partIdsSoFar) => recordPart(this.o.db, row.id, partIdsSoFar, new Date(Date.now() + this.leaseMs)),
+      });
+      await markSent(this.o.db, row.id, ids);
+      log.debug({ parts: ids.length }, 'outbox row sent');
+    } catch (error) {
+      if (error instanceof ZodError) {
+        await markFailed(this.o.db, row.id, 'malformed payload');
+        log.error('outbox row has a payload this bot cannot render; marked failed');
+        return;
+      }
+      const f = classifySendError(error);
+      switch (f.kind) {
+        case 'rate_limited':
+          this.pausedUntil = Date.now() + f.retryAfterMs;
+          await markRetry(this.o.db, row.id, new Date(this.pausedUntil), 'rate limited');
+          log.warn({ retryAfterMs: f.retryAfterMs }, 'Telegram rate limit; pausing the outbox');
+          return;
+        case 'transient': {
+          const wait = backoffMs(row.attempts);
+          await markRetry(this.o.db, row.id, new Date(Date.now() + wait), f.reason);
+          log.warn({ reason: f.reason, retryInMs: wait }, 'outbox send failed; will retry');
+          return;
+        }
+        case 'permanent':
+          await markFailed(this.o.db, row.id, f.reason);
+          log.error({ reason: f.reason }, 'outbox row refused by Telegram; not retried');
+          return;
+        default:
+          f satisfies never;
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}
+
+const errName = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message.slice(0, 200)}` : 'unknown');

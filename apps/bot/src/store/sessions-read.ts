@@ -1,0 +1,68 @@
+import type { Db } from '@bria/core/db';
+
+/**
+ * What the bot shows about nodes and sessions: read-only, explicit selects. Every change to a
+ * session goes through core's session services, never through here.
+ */
+export const OPEN_STATES = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing'] as const;
+export type SessionState = (typeof OPEN_STATES)[number] | 'Archived' | 'ResumeFailed';
+export type Executor = 'claude' | 'codex';
+
+const sessionSelect = {
+  id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true, title: true,
+  firstPrompt: true, lifetimeDeadline: true, lifetimeExpired: true, lastActivityAt: true, nativeLastActivity: true,
+  usage: true, createdAt: true, archivedAt: true,
+} as const;
+
+export interface SessionView {
+  id: string; nodeId: string; executor: Executor; folder: string; nativeSessionId: string | null; state: SessionState;
+  version: number; title: string | null; firstPrompt: string | null; lifetimeDeadline: Date | null; lifetimeExpired: boolean;
+  lastActivityAt: Date | null; nativeLastActivity: Date | null; usage: unknown; createdAt: Date; archivedAt: Date | null;
+}
+
+export interface NodeView { id: string; name: string; online: boolean; enabledExecutors: Executor[]; openSessions: number }
+
+export async function listNodeViews(db: Db): Promise<NodeView[]> {
+  const nodes = await db.node.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true } });
+  const counts = await db.session.groupBy({ by: ['nodeId'], where: { state: { in: [...OPEN_STATES] } }, _count: { _all: true } });
+  const byNode = new Map(counts.map((c) => [c.nodeId, c._count._all]));
+  return nodes.map((n) => ({ ...n, enabledExecutors: n.enabledExecutors as Executor[], openSessions: byNode.get(n.id) ?? 0 }));
+}
+
+export async function getNodeView(db: Db, nodeId: string): Promise<NodeView | null> {
+  return (await listNodeViews(db)).find((n) => n.id === nodeId) ?? null;
+}
+
+export async function getSessionView(db: Db, id: string): Promise<SessionView | null> {
+  return (await db.session.findUnique({ where: { id }, select: sessionSelect })) as SessionView | null;
+}
+
+export async function listOpenSessions(db: Db, nodeId: string): Promise<SessionView[]> {
+  return (await db.session.findMany({
+    where: { nodeId, state: { in: [...OPEN_STATES] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect, take: 30,
+  })) as SessionView[];
+}
+
+export async function listArchived(db: Db, o: { nodeId: string; page: number; pageSize: number; executor?: Executor; folder?: string }): Promise<{ rows: SessionView[]; more: boolean }> {
+  const rows = (await db.session.findMany({
+    where: { nodeId: o.nodeId, state: 'Archived', ...(o.executor ? { executor: o.executor } : {}), ...(o.folder ? { folder: o.folder } : {}) },
+    orderBy: [{ nativeLastActivity: { sort: 'desc', nulls: 'last' } }, { archivedAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
+    skip: o.page * o.pageSize, take: o.pageSize + 1, select: sessionSelect,
+  })) as SessionView[];
+  return { rows: rows.slice(0, o.pageSize), more: rows.length > o.pageSize };
+}
+
+/** Folders of this node's sessions, most recent first (the /new folder buttons). */
+export async function recentFolders(db: Db, nodeId: string, executor: Executor, limit = 6): Promise<string[]> {
+  const rows = await db.session.findMany({ where: { nodeId, executor }, orderBy: { createdAt: 'desc' }, select: { folder: true }, take: 50 });
+  return [...new Set(rows.map((r) => r.folder))].slice(0, limit);
+}
+
+export async function queueLength(db: Db, sessionId: string): Promise<number> {
+  return db.message.count({ where: { sessionId, status: { in: ['pending', 'leased'] } } });
+}
+
+export async function readSettingsView(db: Db): Promise<{ lifetimeHours: number | null; resumeRecommendations: boolean; allowedTelegramUsers: bigint[] }> {
+  const row = await db.settings.findUnique({ where: { id: 1 }, select: { lifetimeHours: true, resumeRecommendations: true, allowedTelegramUsers: true } });
+  return row ?? { lifetimeHours: 12, resumeRecommendations: false, allowedTelegramUsers: [] };
+}
