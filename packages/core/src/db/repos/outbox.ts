@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { Db } from '../client.ts';
+import type { DbOrTx } from './sessions.ts';
+
+/**
+ * Durable notifications for the front ends. The engine writes a row in the same transaction as the
+ * state change it announces; bots claim rows (several processes never send one row twice) and mark
+ * them sent or failed. `dedupeKey` is unique per logical delivery: a final is written once per
+ * message and chat, whatever retries happen on either side.
+ */
+const zState = z.string();
+export const zOutboxPayload = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('card_update'), sessionId: z.uuid(), nodeId: z.uuid(), state: zState, version: z.number().int(), active: z.boolean() }),
+  /** A final answer; it starts a new Telegram message. */
+  z.object({ kind: z.literal('final'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), text: z.string(), active: z.boolean() }),
+  /** Work of a background session finished: a short notice; `jump` makes it active and opens its card. */
+  z.object({ kind: z.literal('background_done'), sessionId: z.uuid(), nodeId: z.uuid(), title: z.string().nullable(), jump: z.object({ sessionId: z.uuid(), nodeId: z.uuid() }) }),
+  z.object({ kind: z.literal('progress'), sessionId: z.uuid(), nodeId: z.uuid(), topic: z.enum(['recovery', 'stop', 'close']), phase: z.enum(['started', 'waiting', 'unconfirmed', 'done']) }),
+  z.object({ kind: z.literal('resume_failed'), sessionId: z.uuid(), nodeId: z.uuid(), cause: z.string() }),
+  z.object({ kind: z.literal('final_save'), sessionId: z.uuid(), nodeId: z.uuid(), phase: z.enum(['failing', 'recovered']) }),
+  z.object({ kind: z.literal('expiry_refusal'), sessionId: z.uuid(), nodeId: z.uuid(), deadline: z.string().nullable() }),
+  z.object({ kind: z.literal('blocked_on_prompt'), sessionId: z.uuid(), nodeId: z.uuid(), text: z.string() }),
+]);
+export type OutboxPayload = z.infer<typeof zOutboxPayload>;
+export type OutboxKind = OutboxPayload['kind'];
+
+export interface OutboxRow { id: bigint; channel: string; dedupeKey: string; kind: OutboxKind; chatId: bigint | null; sessionId: string | null; payload: OutboxPayload; attempts: number }
+
+/** Stores a notification once per dedupe key (a repeat is a no-op) and wakes the bots. Returns whether it was new. */
+export async function enqueueOutbox(db: DbOrTx, row: { channel: string; dedupeKey: string; chatId: bigint | null; payload: OutboxPayload; now: Date }): Promise<boolean> {
+  const payload = zOutboxPayload.parse(row.payload);
+  const r = await db.outbox.createMany({
+    data: [{ channel: row.channel, dedupeKey: row.dedupeKey, kind: payload.kind, chatId: row.chatId, sessionId: payload.sessionId, payload, nextAttemptAt: row.now, createdAt: row.now }],
+    skipDuplicates: true,
+  });
+  if (r.count === 1) await db.$executeRaw`select pg_notify('bria_outbox', ${row.channel})`;
+  return r.count === 1;
+}
+
+/**
+ * Claims up to `limit` due rows of a channel for `leaseMs`. A row whose lease ran out (its sender
+ * died) becomes claimable again; rows of one chat come out in id order.
+ */
+export async function claimOutbox(db: Db, o: { channel: string; limit: number; leaseMs: number; now?: Date }): Promise<OutboxRow[]> {
+  const now = o.now ?? new Date();
+  const until = new Date(now.getTime() + o.leaseMs);
+  const rows = await db.$queryRaw<{ id: bigint; channel: string; dedupeKey: string; kind: string; chatId: bigint | null; sessionId: string | null; payload: unknown; attempts: number }[]>`
+    update "Outbox" o set status = 'sending', "nextAttemptAt" = ${until}, attempts = o.attempts + 1
+    where o.id in (
+      select id from "Outbox"
+      where channel = ${o.channel} and status in ('pending', 'sending') and "nextAttemptAt" <= ${now}
+      order by id limit ${o.limit} for update skip locked)
+    returning o.id, o.channel, o."dedupeKey", o.kind, o."chatId", o."sessionId", o.payload, o.attempts`;
+  return rows
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
+    .map((r) => ({ ...r, kind: r.kind as OutboxKind, payload: zOutboxPayload.parse(r.payload) }));
+}
+
+export async function markSent(db: DbOrTx, id: bigint, o: { externalId?: string; now?: Date } = {}): Promise<void> {
+  await db.outbox.updateMany({ where: { id, status: 'sending' }, data: { status: 'sent', sentAt: o.now ?? new Date(), externalId: o.externalId ?? null } });
+}
+
+/** `retryAfter` null = permanent failure (never retried); otherwise the row is claimable again then. */
+export async function markFailed(db: DbOrTx, id: bigint, o: { retryAfter: Date | null; error: string }): Promise<void> {
+  await db.outbox.updateMany({
+    where: { id, status: 'sending' },
+    data: o.retryAfter ? { status: 'pending', nextAttemptAt: o.retryAfter, lastError: o.error.slice(0, 500) } : { status: 'failed', lastError: o.error.slice(0, 500) },
+  });
+}
+
+export async function listOutbox(db: DbOrTx, where: { sessionId?: string; kind?: OutboxKind } = {}): Promise<OutboxRow[]> {
+  const rows = await db.outbox.findMany({ where, orderBy: { id: 'asc' }, select: { id: true, channel: true, dedupeKey: true, kind: true, chatId: true, sessionId: true, payload: true, attempts: true } });
+  return rows.map((r) => ({ ...r, kind: r.kind as OutboxKind, payload: zOutboxPayload.parse(r.payload) }));
+}

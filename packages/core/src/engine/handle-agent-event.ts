@@ -1,0 +1,145 @@
+import { applyTurnOutcome, recheckStatus, type SessionEvent } from '../domain/index.ts';
+import { recordEvidence } from '../db/repos/evidence.ts';
+import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '../db/repos/messages.ts';
+import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
+import { readSettings } from '../db/repos/settings.ts';
+import { type ParsedSessionEvent, parseSessionEvent } from '../protocol/index.ts';
+import { onFinalWriteFailed, writeFinal } from '../services/sessions/final-save.ts';
+import { notifyChats } from '../services/sessions/session-notices.ts';
+import { applyEvent } from '../services/sessions/session-step.ts';
+import type { StepContext } from '../services/sessions/step-context.ts';
+import { applyDiscoveryDiff } from './discovery.ts';
+import type { StoredEvent } from './stored-event.ts';
+
+/**
+ * Maps one stored agent event onto the session: receipts and outcomes onto messages, facts onto
+ * the state machine. Returns the session to pump afterwards (null for node-level events).
+ * Events of a superseded observer generation are refused and leave only an evidence row.
+ */
+export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
+  const parsed = parseSessionEvent(ev.type, ev.data);
+  if (!parsed.ok) {
+    if (ev.type !== 'command_result') ctx.log.warn({ nodeId: ev.nodeId, seq: Number(ev.seq), type: ev.type.slice(0, 64), error: parsed.error.slice(0, 200) }, 'engine.event_ignored');
+    return null;
+  }
+  const e = parsed.event;
+  if (e.name === 'discovery_diff') {
+    await applyDiscoveryDiff(ctx, ev.nodeId, e.payload);
+    return null;
+  }
+  if (!ev.sessionId) return warn(ctx, ev, 'no_session');
+  const row = await lockSession(ctx.tx, ev.sessionId);
+  if (!row || row.nodeId !== ev.nodeId) return warn(ctx, ev, 'unknown_session');
+  if (ev.generation === null || ev.generation !== row.observerGeneration) {
+    await refuse(ctx, row, ev, 'STALE_GENERATION');
+    return row.id;
+  }
+  await dispatch(ctx, row, ev, e);
+  return row.id;
+}
+
+async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: ParsedSessionEvent): Promise<void> {
+  const g = row.observerGeneration;
+  const fact = async (event: SessionEvent, extra?: Record<string, unknown>) => {
+    const r = await applyEvent(ctx, row.id, event, 'agent', { seq: Number(ev.seq), ...extra });
+    if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
+  };
+  switch (e.name) {
+    case 'session_ready':
+    case 'resume_confirmed':
+    case 'reattached': {
+      const identity = e.payload.identity ?? null;
+      const nativeId = row.nativeSessionId ?? (typeof identity?.nativeSessionId === 'string' ? identity.nativeSessionId : null);
+      await patchSession(ctx.tx, row.id, { ...(identity ? { identity: identity as object } : {}), nativeSessionId: nativeId });
+      if (row.state === 'AwaitingRecovery') return fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' });
+      if (e.name === 'session_ready') return fact({ type: 'cli_ready', generation: g });
+      if (e.name === 'resume_confirmed') {
+        const { lifetime } = await readSettings(ctx.tx);
+        await patchSession(ctx.tx, row.id, { lifetimeStartedAt: ctx.now });
+        return fact({ type: 'resume_confirmed', generation: g, lifetime });
+      }
+      return fact({ type: 'reattached', generation: g, mode: 'observer' });
+    }
+    case 'resume_failed':
+      return fact({ type: 'resume_failed', generation: g, cause: e.payload.reason });
+    case 'observer_lost':
+      return fact({ type: 'observer_lost', generation: g });
+    case 'identity_mismatch':
+      return fact({ type: 'reattach_refused', generation: g, reason: e.payload.reason });
+    case 'process_exited': {
+      const evidence = { pids: e.payload.pids.join(','), exitStatus: e.payload.exitStatus, paneDead: e.payload.paneDead, verified: e.payload.verified };
+      // Observer EOF or an unverified exit proves nothing about the CLI: only the binding is lost.
+      return fact({ type: e.payload.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence });
+    }
+    case 'session_closed': {
+      if (e.payload.archivedJournal) await upsertArchiveCopy(ctx.tx, row.id, e.payload.archivedJournal);
+      return fact({ type: e.payload.evidence.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence: e.payload.evidence });
+    }
+    case 'turn_accepted': {
+      const ok = await acceptReceipt(ctx.tx, { id: e.payload.messageId, sessionId: row.id, now: ctx.now,
+        ...(e.payload.nativeTurnId ? { nativeTurnId: e.payload.nativeTurnId } : {}), ...(e.payload.nativeRecordId ? { nativeRecordId: e.payload.nativeRecordId } : {}) });
+      if (!ok) return refuse(ctx, row, ev, 'NOT_LEASED');
+      await patchSession(ctx.tx, row.id, { userTurns: { increment: 1 }, nativeLastActivity: ctx.now });
+      return fact({ type: 'turn_started', generation: g }, { messageId: e.payload.messageId, offset: e.payload.offset ?? null });
+    }
+    case 'turn_final': {
+      if (row.pendingFinalEventId !== null) return defer(ctx, row, ev);
+      const w = await writeFinal(ctx, row, e.payload);
+      if (w.kind === 'no_request') return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
+      if (w.kind === 'failed') {
+        const r = await applyEvent(ctx, row.id, await onFinalWriteFailed(ctx, row, ev.id, w.error), 'hub');
+        if (!r.ok) ctx.log.warn({ sessionId: row.id, refusal: r.refusal }, 'engine.final_save_failed_refused');
+      }
+      return;
+    }
+    case 'turn_completed':
+    case 'turn_api_error':
+    case 'turn_interrupted': {
+      if (row.pendingFinalEventId !== null) return defer(ctx, row, ev);
+      if (e.name === 'turn_interrupted' && (row.state === 'Stopping' || row.state === 'ClosingAfterWork')) {
+        return fact({ type: 'interrupt_confirmed', generation: g }, { nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null });
+      }
+      const msg = await findTurnMessage(ctx.tx, row.id, { ...(e.payload.messageId ? { messageId: e.payload.messageId } : {}), nativeTurnId: e.payload.nativeTurnId });
+      if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
+      const outcome = e.name === 'turn_completed' ? 'completed' : 'terminal_failed';
+      const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, outcome);
+      await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: e.name });
+      await recordEvidence(ctx.tx, { sessionId: row.id, event: e.name, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+        evidence: { seq: Number(ev.seq), nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null, messages: updates.length, outcome } });
+      return;
+    }
+    case 'usage':
+      await patchSession(ctx.tx, row.id, { usage: e.payload as object });
+      return;
+    case 'blocked_on_prompt':
+      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'blocked_on_prompt', actor: 'agent', from: row.state, to: row.state, evidence: { seq: Number(ev.seq) }, at: ctx.now });
+      await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `blocked:${row.id}:${ev.seq}`, payload: { kind: 'blocked_on_prompt', sessionId: row.id, nodeId: row.nodeId, text: e.payload.text } }));
+      return;
+    case 'evidence_unknown': {
+      const m = (await listQueue(ctx.tx, row.id)).find((q) => q.id === e.payload.messageId);
+      const to = m ? recheckStatus(m, { kind: 'no_evidence' }, e.payload.processAlive) : null;
+      if (m && to) await applyStatusUpdates(ctx.tx, [{ id: m.id, from: m.status, to }], { now: ctx.now, detail: 'evidence_unknown' });
+      return;
+    }
+    case 'discovery_diff':
+      return;
+    default:
+      return e satisfies never;
+  }
+}
+
+/** While a final cannot be saved, later turn events wait and are replayed in order once it is. */
+async function defer(ctx: StepContext, row: SessionRow, ev: StoredEvent): Promise<void> {
+  await patchSession(ctx.tx, row.id, { deferredEventIds: { push: ev.id } });
+}
+
+async function refuse(ctx: StepContext, row: SessionRow, ev: StoredEvent, code: string): Promise<void> {
+  ctx.log.info({ sessionId: row.id, nodeId: row.nodeId, seq: Number(ev.seq), type: ev.type, code }, 'engine.event_refused');
+  await recordEvidence(ctx.tx, { sessionId: row.id, event: `refused:${ev.type}`, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+    evidence: { seq: Number(ev.seq), code, generation: ev.generation, currentGeneration: row.observerGeneration } });
+}
+
+function warn(ctx: StepContext, ev: StoredEvent, reason: string): null {
+  ctx.log.warn({ nodeId: ev.nodeId, seq: Number(ev.seq), type: ev.type, reason }, 'engine.event_dropped');
+  return null;
+}

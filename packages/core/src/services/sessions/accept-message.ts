@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, acceptRefusalToAppError, canAcceptMessage, isLifetimeDue } from '../../domain/index.ts';
+import { findMessageBySourceKey, insertMessage, type MessageDto } from '../../db/repos/messages.ts';
+import { enqueueOutbox } from '../../db/repos/outbox.ts';
+import { chatsForNode, lockSession } from '../../db/repos/sessions.ts';
+import { depsOf, type ServiceDeps } from './session-dto.ts';
+import { TELEGRAM } from './session-notices.ts';
+import { toSnapshot } from './snapshot.ts';
+import { withSessionTx } from './step-context.ts';
+
+export interface AcceptMessageInput {
+  sessionId: string;
+  text: string;
+  source: 'telegram' | 'web' | 'api';
+  /** Idempotency key of the source (e.g. `tg:<chat>:<message id>`): a repeat returns the stored message. */
+  sourceKey?: string;
+  attachments?: { name: string; mime?: string; path: string; sizeBytes?: number }[];
+}
+export interface AcceptMessageResult { message: Omit<MessageDto, 'finalText'>; duplicate: boolean }
+
+/**
+ * Stores a user message durably at the end of its session's queue, or refuses it. Refused input is
+ * never queued: after lifetime expiry (or in a state that takes no input) nothing is stored, and an
+ * expiry refusal also leaves one notice in the outbox. The engine is woken by NOTIFY to dispatch.
+ */
+export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput): Promise<AcceptMessageResult> {
+  const { db, clock, log } = depsOf(deps);
+  if (input.text.length === 0 && !input.attachments?.length) throw new AppError('INVALID_INPUT', { message: 'empty message' });
+  if (input.text.length > 200_000) throw new AppError('INVALID_INPUT', { message: 'message too long' });
+  const r = await withSessionTx(db, { log, clock }, async (ctx) => {
+    const row = await lockSession(ctx.tx, input.sessionId);
+    if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
+    if (input.sourceKey) {
+      const existing = await findMessageBySourceKey(ctx.tx, input.sourceKey);
+      if (existing && existing.sessionId !== row.id) throw new AppError('CONFLICT', { message: 'source key belongs to another session' });
+      if (existing) return { kind: 'stored' as const, message: existing, duplicate: true };
+    }
+    const snap = toSnapshot(row, []);
+    // The timer may lag behind the deadline by a poll: the deadline itself decides.
+    if (isLifetimeDue(row.lifetimeDeadline, ctx.now)) snap.lifetimeExpired = true;
+    const decision = canAcceptMessage(snap);
+    if (!decision.ok) return { kind: 'refused' as const, decision, row, now: ctx.now };
+    const message = await insertMessage(ctx.tx, {
+      sessionId: row.id, source: input.source, text: input.text,
+      ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}), ...(input.attachments ? { attachments: input.attachments } : {}),
+    });
+    await ctx.tx.$executeRaw`select pg_notify('bria_session_wake', ${row.id})`;
+    return { kind: 'stored' as const, message, duplicate: false };
+  });
+  if (r.kind === 'refused') {
+    if (r.decision.code === 'LIFETIME_EXPIRED') {
+      for (const c of await chatsForNode(db, r.row.nodeId)) {
+        await enqueueOutbox(db, {
+          channel: TELEGRAM, dedupeKey: `expiry_refusal:${input.sourceKey ?? randomUUID()}:${c.chatId}`, chatId: c.chatId, now: r.now,
+          payload: { kind: 'expiry_refusal', sessionId: r.row.id, nodeId: r.row.nodeId, deadline: r.row.lifetimeDeadline?.toISOString() ?? null },
+        });
+      }
+    }
+    throw acceptRefusalToAppError(r.decision);
+  }
+  const { finalText: _f, ...message } = r.message;
+  return { message, duplicate: r.duplicate };
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, newSession } from '../../domain/index.ts';
+import { recordEvidence } from '../../db/repos/evidence.ts';
+import { insertSession, setActiveSessionId } from '../../db/repos/sessions.ts';
+import { readSettings } from '../../db/repos/settings.ts';
+import { scheduleTimer } from '../../db/repos/timers.ts';
+import { sendSessionCommand } from './session-commands.ts';
+import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
+import { notifyEffect } from './session-notices.ts';
+import { withSessionTx } from './step-context.ts';
+
+export interface CreateSessionInput {
+  nodeId: string;
+  /** Optional when exactly one executor is enabled on the node (it is picked). */
+  executor?: 'claude' | 'codex';
+  folder: string;
+  /** The Telegram chat asking: the new session becomes its active session on that node. */
+  chatId?: bigint;
+}
+
+/**
+ * Creates a session and its `start_session` command in one transaction, before anything is sent:
+ * the hub only ever sends what is already stored, so a crash cannot leave a process without a record.
+ */
+export async function createSession(deps: ServiceDeps, input: CreateSessionInput): Promise<SessionDto> {
+  const { db, clock, log } = depsOf(deps);
+  const node = await db.node.findUnique({ where: { id: input.nodeId }, select: { id: true, online: true, enabledExecutors: true, permissionMode: true } });
+  if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
+  if (!node.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
+  const executor = input.executor ?? (node.enabledExecutors.length === 1 ? node.enabledExecutors[0] : undefined);
+  if (!executor) throw new AppError('INVALID_INPUT', { message: 'executor required: several are enabled on this node' });
+  if (!node.enabledExecutors.includes(executor)) throw new AppError('EXECUTOR_DISABLED', { message: 'executor disabled on node', userMessage: 'sessions.executor_disabled' });
+  const folder = input.folder.trim();
+  if (!folder.startsWith('/') || folder.includes('\0') || folder.length > 4096) throw new AppError('INVALID_INPUT', { message: 'folder must be an absolute path' });
+
+  const settings = await readSettings(db);
+  return withSessionTx(db, { log, clock }, async (ctx) => {
+    const hasNativeId = executor === 'claude';
+    const { snapshot, effects } = newSession({ now: ctx.now, lifetime: settings.lifetime, hasNativeId });
+    const row = await insertSession(ctx.tx, {
+      id: randomUUID(), nodeId: node.id, executor, folder, nativeSessionId: hasNativeId ? randomUUID() : null, state: snapshot.state,
+      version: 0, observerGeneration: snapshot.observerGeneration, permissionMode: node.permissionMode, lifetimeStartedAt: ctx.now,
+      lifetimeDeadline: snapshot.lifetimeDeadline, originChatId: input.chatId ?? null, createdAt: ctx.now,
+    });
+    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'create', actor: 'user', from: null, to: 'Starting', evidence: { executor, generation: 1, lifetime: settings.lifetime }, at: ctx.now });
+    for (const fx of effects) {
+      if (fx.type === 'send_command') await sendSessionCommand(ctx.tx, row, fx);
+      if (fx.type === 'schedule') await scheduleTimer(ctx.tx, { sessionId: row.id, name: fx.timer, dueAt: fx.at });
+    }
+    if (input.chatId !== undefined) {
+      const chat = await ctx.tx.telegramChat.findUnique({ where: { chatId: input.chatId }, select: { chatId: true } });
+      if (chat) await setActiveSessionId(ctx.tx, input.chatId, node.id, row.id);
+    }
+    await notifyEffect(ctx.tx, row, 'card_update', { now: ctx.now });
+    return toSessionDto(row);
+  });
+}

@@ -1,0 +1,88 @@
+import type { SessionEvent } from '../../domain/index.ts';
+import { saveFinal, findTurnMessage } from '../../db/repos/messages.ts';
+import { patchSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
+import { parseSessionEvent } from '../../protocol/index.ts';
+import { notifyChats } from './session-notices.ts';
+import type { StepContext } from './step-context.ts';
+
+/** Runs `fn` inside a savepoint so a failed write leaves the surrounding transaction usable. */
+export async function inSavepoint<T>(tx: Tx, name: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  await tx.$executeRawUnsafe(`savepoint ${name}`);
+  try {
+    const value = await fn();
+    await tx.$executeRawUnsafe(`release savepoint ${name}`);
+    return { ok: true, value };
+  } catch (error) {
+    await tx.$executeRawUnsafe(`rollback to savepoint ${name}`);
+    return { ok: false, error };
+  }
+}
+
+export type FinalWrite = { kind: 'stored' | 'duplicate' | 'no_request' } | { kind: 'failed'; error: unknown };
+
+/**
+ * Stores a received final on its request (matched by message id or exact turn id, never by text)
+ * and writes the `final` outbox rows. The exact-session check and the write are one statement; a
+ * final already on the request is never written twice.
+ */
+export async function writeFinal(ctx: StepContext, row: SessionRow, f: { messageId?: string; nativeTurnId: string; text: string }): Promise<FinalWrite> {
+  const msg = await findTurnMessage(ctx.tx, row.id, { ...(f.messageId ? { messageId: f.messageId } : {}), nativeTurnId: f.nativeTurnId });
+  if (!msg) return { kind: 'no_request' };
+  if (msg.finalText !== null) return { kind: 'duplicate' };
+  const r = await inSavepoint(ctx.tx, 'final_save', async () => {
+    const stored = await saveFinal(ctx.tx, { sessionId: row.id, messageId: msg.id, text: f.text });
+    if (stored) {
+      await notifyChats(ctx.tx, row, ctx.now, ({ active }) => ({
+        key: `final:${msg.id}`,
+        payload: { kind: 'final', sessionId: row.id, nodeId: row.nodeId, messageId: msg.id, text: f.text, active },
+      }));
+    }
+    return stored;
+  });
+  if (!r.ok) return { kind: 'failed', error: r.error };
+  return { kind: r.value ? 'stored' : 'duplicate' };
+}
+
+function logPersistFailed(ctx: StepContext, row: SessionRow, attempt: number, error: unknown): void {
+  // Cause class only: never the final text or a path.
+  const cause = error instanceof Error ? error.name : 'unknown';
+  ctx.log.warn({ sessionId: row.id, nodeId: row.nodeId, attempt, cause }, 'session.final_save persist_failed');
+}
+
+/** First failure of a final write: remember the event (it holds the final durably) and block the queue. */
+export async function onFinalWriteFailed(ctx: StepContext, row: SessionRow, eventId: bigint, error: unknown): Promise<SessionEvent> {
+  logPersistFailed(ctx, row, 1, error);
+  await patchSession(ctx.tx, row.id, { pendingFinalEventId: eventId, finalSaveAttempts: 1 });
+  return { type: 'final_save_failed', attempt: 1 };
+}
+
+/** Retries only the write of the already received final (read back from its stored agent event). */
+export async function retryFinalSave(ctx: StepContext, row: SessionRow, attempt: number): Promise<SessionEvent[]> {
+  if (row.pendingFinalEventId === null) return [];
+  const ev = await ctx.tx.agentEvent.findUnique({ where: { id: row.pendingFinalEventId }, select: { type: true, payload: true } });
+  const data = (ev?.payload as { data?: unknown } | null)?.data;
+  const parsed = ev ? parseSessionEvent(ev.type, data) : null;
+  if (!parsed?.ok || parsed.event.name !== 'turn_final') {
+    await patchSession(ctx.tx, row.id, { pendingFinalEventId: null, finalSaveAttempts: 0 });
+    return [{ type: 'final_save_recovered' }];
+  }
+  const w = await writeFinal(ctx, row, parsed.event.payload);
+  if (w.kind === 'failed') {
+    logPersistFailed(ctx, row, attempt + 1, w.error);
+    await patchSession(ctx.tx, row.id, { finalSaveAttempts: attempt + 1 });
+    return [{ type: 'final_save_failed', attempt: attempt + 1 }];
+  }
+  ctx.log.info({ sessionId: row.id, nodeId: row.nodeId, attempt }, 'session.final_save recovered');
+  ctx.replay.push(...row.deferredEventIds);
+  await patchSession(ctx.tx, row.id, { pendingFinalEventId: null, finalSaveAttempts: 0, deferredEventIds: [] });
+  return [{ type: 'final_save_recovered' }];
+}
+
+/** Commits the archive record (the journal copy was stored with the close evidence). */
+export async function commitArchive(ctx: StepContext, row: SessionRow, attempt: number): Promise<SessionEvent> {
+  const r = await inSavepoint(ctx.tx, 'archive_commit', () =>
+    patchSession(ctx.tx, row.id, { archivedAt: ctx.now, archiveSortAt: row.nativeLastActivity ?? ctx.now }));
+  if (r.ok) return { type: 'archive_committed' };
+  ctx.log.warn({ sessionId: row.id, attempt }, 'session.archive_commit failed');
+  return { type: 'archive_commit_failed', attempt };
+}

@@ -1,0 +1,30 @@
+import { AppError } from '../../domain/index.ts';
+import { findArchivedMatches, listArchiveRows } from '../../db/repos/sessions.ts';
+import { readSettings } from '../../db/repos/settings.ts';
+import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
+
+export interface ListArchiveInput { nodeId: string; search?: string; executor?: 'claude' | 'codex'; cursor?: string; limit?: number }
+export interface ArchivePage { items: SessionDto[]; nextCursor: string | null }
+
+/** One node's archive, newest activity first, keyset-paginated (stable and fast at 10k+ rows). */
+export async function listArchive(deps: ServiceDeps, input: ListArchiveInput): Promise<ArchivePage> {
+  const { db } = depsOf(deps);
+  const limit = Math.min(Math.max(input.limit ?? 30, 1), 100);
+  const search = input.search?.trim().slice(0, 200) || undefined;
+  const rows = await listArchiveRows(db, { nodeId: input.nodeId, limit: limit + 1, ...(search ? { search } : {}), ...(input.executor ? { executor: input.executor } : {}), ...(input.cursor ? { cursor: input.cursor } : {}) });
+  const items = rows.slice(0, limit).map(toSessionDto);
+  return { items, nextCursor: rows.length > limit ? (items[items.length - 1]?.id ?? null) : null };
+}
+
+/**
+ * Archived sessions matching node + executor + folder, offered for exact resume when creating a
+ * session — only when the global setting is on (default off: the step is absent).
+ */
+export async function resumeRecommendations(deps: ServiceDeps, input: { nodeId: string; executor: 'claude' | 'codex'; folder: string; limit?: number }): Promise<{ enabled: boolean; items: SessionDto[] }> {
+  const { db } = depsOf(deps);
+  const settings = await readSettings(db);
+  if (!settings.resumeRecommendations) return { enabled: false, items: [] };
+  if (!input.folder.startsWith('/')) throw new AppError('INVALID_INPUT', { message: 'folder must be an absolute path' });
+  const rows = await findArchivedMatches(db, { nodeId: input.nodeId, executor: input.executor, folder: input.folder, limit: Math.min(input.limit ?? 10, 50) });
+  return { enabled: true, items: rows.map(toSessionDto) };
+}

@@ -1,0 +1,18 @@
+import { AppError } from '../../domain/index.ts';
+import { getSessionRow } from '../../db/repos/sessions.ts';
+import { applyIntent } from './apply-intent.ts';
+import { depsOf, type ServiceDeps, type SessionDto } from './session-dto.ts';
+
+/**
+ * Exact resume of an archived session by its native id, on its own node, with its own executor.
+ * A failure leaves the archive record as it was and produces exactly one notice (engine side).
+ */
+export async function resumeSession(deps: ServiceDeps, input: { sessionId: string; cardVersion?: number }): Promise<SessionDto> {
+  const { db } = depsOf(deps);
+  const row = await getSessionRow(db, input.sessionId);
+  if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
+  if (!row.nativeSessionId) throw new AppError('ILLEGAL_TRANSITION', { message: 'no native id to resume' });
+  const node = await db.node.findUnique({ where: { id: row.nodeId }, select: { online: true } });
+  if (!node?.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
+  return applyIntent(deps, input.sessionId, { type: 'resume_requested', ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }) });
+}

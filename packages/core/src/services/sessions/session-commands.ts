@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import type { CommandKind } from '../../domain/index.ts';
+import { getMessageForDelivery } from '../../db/repos/messages.ts';
+import { getArchiveCopy, insertSessionCommand, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
+import type { SessionCommandType } from '../../protocol/index.ts';
+
+const TYPE: Record<CommandKind, SessionCommandType> = {
+  start: 'start_session',
+  resume: 'resume_session',
+  deliver: 'deliver',
+  interrupt: 'interrupt',
+  close: 'close_session',
+  reattach: 'attach_session',
+};
+
+/**
+ * Builds the payload of a session command from the stored row (never from memory) and stores it
+ * durably in the caller's transaction. Returns the command id.
+ */
+export async function sendSessionCommand(tx: Tx, row: SessionRow, c: { kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string }): Promise<string> {
+  const id = randomUUID();
+  const payload = await buildPayload(tx, row, c);
+  await insertSessionCommand(tx, { id, nodeId: row.nodeId, sessionId: row.id, type: TYPE[c.kind], payload });
+  return id;
+}
+
+async function buildPayload(tx: Tx, row: SessionRow, c: { kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string }): Promise<Record<string, unknown>> {
+  const generation = c.generation;
+  switch (c.kind) {
+    case 'start':
+      return { generation, executor: row.executor, folder: row.folder, permissionMode: row.permissionMode, ...(row.executor === 'claude' && row.nativeSessionId ? { nativeSessionId: row.nativeSessionId } : {}) };
+    case 'resume': {
+      const copy = await getArchiveCopy(tx, row.id);
+      return {
+        generation, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, permissionMode: row.permissionMode,
+        ...(copy ? { archivedJournal: { path: copy.path, sizeBytes: Number(copy.sizeBytes), sha256: copy.sha256 } } : {}),
+      };
+    }
+    case 'deliver': {
+      if (!c.messageId) throw new Error('deliver needs a message id');
+      const m = await getMessageForDelivery(tx, c.messageId);
+      if (!m) throw new Error('deliver: message not found');
+      return { generation, messageId: c.messageId, text: m.text, ...(m.attachments ? { attachments: m.attachments } : {}), ...(c.mainMessageId ? { mainMessageId: c.mainMessageId } : {}) };
+    }
+    case 'interrupt':
+    case 'close':
+      return { generation };
+    case 'reattach': {
+      const identity = (row.identity ?? {}) as Record<string, unknown>;
+      return { generation, executor: row.executor, folder: row.folder, identity: { ...identity, ...(row.nativeSessionId ? { nativeSessionId: row.nativeSessionId } : {}) } };
+    }
+    default:
+      return c.kind satisfies never;
+  }
+}

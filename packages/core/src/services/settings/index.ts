@@ -1,0 +1,1 @@
+export { getSettings, updateSettings, type SettingsDto } from './settings.ts';
