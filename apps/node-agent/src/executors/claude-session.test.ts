@@ -92,6 +92,19 @@ describe('Claude Code in tmux', () => {
     expect(userContents(id.journalPath!).filter((c) => c === 'after the hang')).toHaveLength(1);
   });
 
+  it('queues a follow-up typed during a running turn as its own turn', async () => {
+    const main = randomUUID();
+    const follow = randomUUID();
+    expect((await a.deliver({ messageId: main, text: 'SLOW main request' })).accepted).toBe(true);
+    await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText === 'SLOW main request', 10_000);
+    const r2 = await a.deliver({ messageId: follow, text: 'follow-up while running' });
+    expect(r2.accepted).toBe(true);
+    expect((await a.waitFor(is('final', main), 20_000)).text).toContain('SLOW main request');
+    expect((await a.waitFor(is('final', follow), 20_000)).text).toContain('follow-up while running');
+    const accepted = a.events.filter(is('accepted')).filter((e) => e.messageId === main || e.messageId === follow);
+    expect(new Set(accepted.map((e) => e.nativeRef)).size).toBe(2);
+  });
+
   it('lets a second host attach to the running pane and carry on without retyping', async () => {
     const slowId = randomUUID();
     const r = await a.deliver({ messageId: slowId, text: 'SLOW while the agent restarts' });

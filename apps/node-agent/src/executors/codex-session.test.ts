@@ -89,6 +89,20 @@ describe('Codex in tmux', () => {
     expect(final).toContain('after the hang');
   });
 
+  it('folds a follow-up typed during a running turn into that turn, sharing its outcome', async () => {
+    const main = randomUUID();
+    const follow = randomUUID();
+    const r1 = await a.deliver({ messageId: main, text: 'SLOW main request' });
+    await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText === 'SLOW main request', 10_000);
+    const r2 = await a.deliver({ messageId: follow, text: 'follow-up while running' });
+    expect(r1.accepted && r2.accepted && r2.nativeRef === r1.nativeRef).toBe(true);
+    const done = await a.waitFor(is('completed', follow), 20_000);
+    expect(done.evidence.followUpOf).toBe(main);
+    await a.waitFor(is('completed', main));
+    expect((await a.waitFor(is('final', main))).text).toContain('follow-up while running');
+    expect(a.events.filter(is('final', follow))).toHaveLength(0);
+  });
+
   it('lets a second host attach to the running pane and carry on without retyping', async () => {
     const slowId = randomUUID();
     const r = await a.deliver({ messageId: slowId, text: 'SLOW while the agent restarts' });

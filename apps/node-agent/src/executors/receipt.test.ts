@@ -16,7 +16,7 @@ describe('findReceipt', () => {
   it('never binds a prompt written before the paste or one already bound', () => {
     expect(findReceipt({ prompts, baseline: 0, bound: new Set(), sent: 'same text', matches: exact })?.nativeRef).toBe('u1');
     expect(findReceipt({ prompts, baseline: 5, bound: new Set(), sent: 'same text', matches: exact })?.nativeRef).toBe('u3');
-    expect(findReceipt({ prompts, baseline: 0, bound: new Set(['u1']), sent: 'same text', matches: exact })?.nativeRef).toBe('u3');
+    expect(findReceipt({ prompts, baseline: 0, bound: new Set([0]), sent: 'same text', matches: exact })?.nativeRef).toBe('u3');
     expect(findReceipt({ prompts, baseline: 25, bound: new Set(), sent: 'same text', matches: exact })).toBeNull();
   });
   it('does not match by similarity', () => {

@@ -26,7 +26,11 @@ export interface SessionHostOptions {
 interface Timeouts { readyMs: number; receiptMs: number; interruptMs: number; exitMs: number; monitorMs: number }
 const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interruptMs: 8_000, exitMs: 8_000, monitorMs: 1_000 };
 
-interface Turn { messageId: string; nativeRef: string; done: boolean }
+/**
+ * One delivered message bound to its native turn. Codex steers a message typed during a running turn
+ * into that same turn (same turn id): such follow-ups share the main request's outcome.
+ */
+interface Turn { messageId: string; nativeRef: string; promptOffset: number | null; done: boolean }
 interface Receipt { messageId: string; sent: string; baseline: number; resolve: (ref: string) => void }
 // 'unconfirmed': a CLI runs in the pane but was never proven ready (dialog, wrong id): close() may
 // kill it, but no key is sent to it, since a key could answer a question on the user's behalf.
@@ -44,7 +48,7 @@ export class SessionHost extends HostEvents {
   private ident: SessionIdentity | null = null;
   private journal: JournalReader;
   private tailer: JsonlTailer | null = null;
-  private readonly turns = new Map<string, Turn>();
+  private readonly turns: Turn[] = [];
   private receipt: Receipt | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private monitor: NodeJS.Timeout | null = null;
@@ -162,25 +166,31 @@ export class SessionHost extends HostEvents {
   private evaluate(): void {
     const r = this.receipt;
     const hit = r && findReceipt({
-      prompts: this.journal.promptsFrom(r.baseline), baseline: r.baseline, bound: new Set(this.turns.keys()),
+      prompts: this.journal.promptsFrom(r.baseline), baseline: r.baseline,
+      bound: new Set(this.turns.map((t) => t.promptOffset).filter((x) => x !== null)),
       sent: r.sent, matches: this.driver.promptMatches,
     });
     if (r && hit) {
       this.receipt = null;
-      this.turns.set(hit.nativeRef, { messageId: r.messageId, nativeRef: hit.nativeRef, done: false });
+      this.turns.push({ messageId: r.messageId, nativeRef: hit.nativeRef, promptOffset: hit.offset, done: false });
       this.emit({ type: 'accepted', messageId: r.messageId, nativeRef: hit.nativeRef, evidence: { offset: hit.offset, end: hit.end, journalPath: this.ident?.journalPath } });
       r.resolve(hit.nativeRef);
     }
-    for (const turn of this.turns.values()) if (!turn.done) this.settleTurn(turn);
+    for (const turn of this.turns) if (!turn.done) this.settleTurn(turn);
   }
 
   private settleTurn(turn: Turn): void {
     const o = this.journal.outcome(turn.nativeRef);
     const { messageId } = turn;
+    const main = this.turns.find((t) => t.nativeRef === turn.nativeRef)!;
     switch (o.state) {
       case 'pending':
         return;
       case 'completed':
+        if (main !== turn) {
+          this.emit({ type: 'completed', messageId, evidence: { ...o.evidence, followUpOf: main.messageId } });
+          break;
+        }
         if (o.usage) this.emit({ type: 'usage', messageId, usage: o.usage, evidence: o.evidence });
         this.emit({ type: 'final', messageId, text: o.finalText, evidence: o.evidence });
         this.emit({ type: 'completed', messageId, evidence: o.evidence });
@@ -236,7 +246,7 @@ export class SessionHost extends HostEvents {
   }
 
   private running(): Turn[] {
-    return [...this.turns.values()].filter((t) => !t.done);
+    return this.turns.filter((t) => !t.done);
   }
 
   /** One Esc. Resolves with what the CLI confirmed; never a second Esc on an empty Claude prompt. */
@@ -304,7 +314,7 @@ export class SessionHost extends HostEvents {
       this.ident = null;
       return { ok: false, mismatches };
     }
-    for (const w of o.watch ?? []) this.turns.set(w.nativeRef, { ...w, done: false });
+    for (const w of o.watch ?? []) this.turns.push({ ...w, promptOffset: null, done: false });
     if (identity.journalPath) {
       // Claude's turns are a graph that may point anywhere back, so it is always read whole; a Codex
       // rollout is read per turn and can continue from the stored offset.

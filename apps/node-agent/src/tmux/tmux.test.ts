@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +9,9 @@ const dir = mkdtempSync(join(tmpdir(), 'bria-tmux-'));
 const tmux = new Tmux({ socketName: `bria-test-${process.pid}-tmux`, runDir: join(dir, 'run') });
 
 afterAll(async () => {
+  const socket = (await tmux.run(['display-message', '-p', '#{socket_path}'])).trim();
   await tmux.killServer();
+  expect(existsSync(socket)).toBe(false);
 });
 
 async function until<T>(fn: () => Promise<T | null | undefined | false>, ms = 5000): Promise<T> {

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertSessionName, PANE_FORMAT, parsePaneLine, parsePaneList, type PaneInfo } from './pane-format.ts';
@@ -181,8 +181,11 @@ export class Tmux {
     await this.run(['kill-session', '-t', `=${name}`]);
   }
 
+  /** Ends the private server and removes its socket file, which tmux leaves behind. */
   async killServer(): Promise<void> {
+    const socket = (await this.run(['display-message', '-p', '#{socket_path}']).catch(() => '')).trim();
     await this.run(['kill-server']).catch(() => undefined);
+    if (socket.endsWith(`/${this.socketName}`)) await rm(socket, { force: true }).catch(() => undefined);
   }
 
   /** The status the wrapper wrote after the CLI ended; null while it runs or if it never got there. */
