@@ -1,7 +1,7 @@
 import { expect, test } from './fixtures.ts';
 
 test.describe('without a session', () => {
-  test('the API refuses, the dashboard page redirects to the sign-in page, health stays public', async ({ page, request, screenshot }) => {
+  test('the API refuses, the dashboard page redirects to the sign-in page, health stays public', async ({ page, request, saveShot }) => {
     const list = await request.get('/api/trpc/nodes.list');
     expect(list.status()).toBe(401);
     expect(JSON.stringify(await list.json())).not.toContain('this computer');
@@ -15,7 +15,7 @@ test.describe('without a session', () => {
     await expect(page.getByText('send /login')).toBeVisible();
     await expect(page.getByText('npm start')).toBeVisible();
     await expect(page.getByText('this computer')).toHaveCount(0);
-    await screenshot(page, 'signin');
+    await saveShot(page, 'signin');
 
     const health = await request.get('/api/health');
     expect(health.status()).toBe(200);
@@ -35,8 +35,12 @@ test.describe('without a session', () => {
 });
 
 test.describe('one-time login links', () => {
-  test('a link signs the browser in with an httpOnly, SameSite=Lax cookie', async ({ page, context, newLoginLink }) => {
-    await page.goto(await newLoginLink());
+  test('a link signs the browser in with an httpOnly, SameSite=Lax cookie; a chat preview fetch does not use it up', async ({ page, context, request, newLoginLink }) => {
+    const link = await newLoginLink();
+    const preview = await request.get(link, { headers: { 'user-agent': 'TelegramBot (like TwitterBot)' }, maxRedirects: 0 });
+    expect(preview.status()).toBe(200);
+    expect(preview.headers()['set-cookie']).toBeUndefined();
+    await page.goto(link);
     await expect(page).toHaveURL(/\/$/);
     await expect(page.getByRole('heading', { name: 'Computers' })).toBeVisible();
     const cookie = (await context.cookies()).find((c) => c.name === 'bria_session');
@@ -44,7 +48,7 @@ test.describe('one-time login links', () => {
     expect(cookie!.expires - Date.now() / 1000).toBeGreaterThan(29 * 24 * 3600);
   });
 
-  test('a used link is refused with a clear page and no session', async ({ browser, state, newLoginLink, screenshot }) => {
+  test('a used link is refused with a clear page and no session', async ({ browser, state, newLoginLink, saveShot }) => {
     const link = await newLoginLink();
     const first = await browser.newContext({ baseURL: state.baseURL });
     await (await first.newPage()).goto(link);
@@ -57,7 +61,7 @@ test.describe('one-time login links', () => {
     await expect(page).toHaveURL(/\/signin\?reason=login\.used$/);
     await expect(page.getByTestId('login-refused')).toContainText('This login link has already been used.');
     expect((await second.cookies()).some((c) => c.name === 'bria_session')).toBe(false);
-    await screenshot(page, 'login-used');
+    await saveShot(page, 'login-used');
     await page.goto('/');
     await expect(page).toHaveURL(/\/signin$/);
     await second.close();

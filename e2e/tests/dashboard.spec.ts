@@ -7,7 +7,7 @@ import { expect, test } from './fixtures.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-test('the dashboard shows the local node online with its facts', async ({ signedInPage: page, screenshot }) => {
+test('the dashboard shows the local node online with its facts', async ({ signedInPage: page, saveShot }) => {
   const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');
   await expect(card.getByTestId('node-status')).toHaveText('Online');
   await expect(card).toContainText('This computer');
@@ -15,12 +15,12 @@ test('the dashboard shows the local node online with its facts', async ({ signed
   await expect(card).toContainText('0.1.0');
   await expect(card.getByTestId('open-sessions')).toHaveText('0');
   await expect(card.getByRole('checkbox', { name: 'Claude Code' })).toBeChecked();
-  await screenshot(page, 'dashboard');
+  await saveShot(page, 'dashboard');
   await page.setViewportSize({ width: 390, height: 844 });
-  await screenshot(page, 'dashboard-phone');
+  await saveShot(page, 'dashboard-phone');
 });
 
-test('adding a computer shows its token and command once, and that command connects it', async ({ signedInPage: page, state, screenshot }) => {
+test('adding a computer shows its token and command once, and that command connects it', async ({ signedInPage: page, state, saveShot }) => {
   const name = `e2e box ${Date.now()}`;
   await page.getByRole('button', { name: 'Add a computer' }).click();
   await page.getByLabel('Name').fill(name);
@@ -31,7 +31,7 @@ test('adding a computer shows its token and command once, and that command conne
   expect(token).toMatch(/^bria_agent_[A-Za-z0-9_-]{43}$/);
   expect(command).toBe(`npm run agent -- --hub ws://127.0.0.1:${state.hubPort}/agent --token ${token}`);
   await expect(page.getByText('This token is shown only now')).toBeVisible();
-  await screenshot(page, 'add-computer-token');
+  await saveShot(page, 'add-computer-token');
 
   await page.getByRole('button', { name: 'Done' }).click();
   await expect(page.getByTestId('new-token')).toHaveCount(0);

@@ -12,7 +12,7 @@ interface Fixtures {
   newLoginLink: (opts?: { expired?: boolean }) => Promise<string>;
   /** A page whose browser has signed in through a one-time link. */
   signedInPage: Page;
-  screenshot: (page: Page, name: string) => Promise<void>;
+  saveShot: (page: Page, name: string) => Promise<void>;
 }
 
 export const test = base.extend<Fixtures>({
@@ -30,7 +30,7 @@ export const test = base.extend<Fixtures>({
     await expect(page).toHaveURL(/\/$/);
     await use(page);
   },
-  screenshot: async ({}, use) => {
+  saveShot: async ({}, use) => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await use(async (page, name) => {
       await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });

@@ -1,9 +1,28 @@
 'use client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
+
+/** The clipboard API exists only on HTTPS or localhost; elsewhere select the text for a manual copy. */
+async function copyOrSelect(text: string, node: HTMLElement | null): Promise<boolean> {
+  try {
+    if (navigator.clipboard) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // fall through to selecting
+  }
+  if (node) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    window.getSelection()?.removeAllRanges();
+    window.getSelection()?.addRange(range);
+  }
+  return false;
+}
 
 /**
  * Creates a node and shows its agent token and command exactly once: they live only in this
@@ -19,6 +38,7 @@ export function AddComputer() {
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
+  const commandRef = useRef<HTMLPreElement>(null);
   const add = useMutation(
     trpc.nodes.addComputer.mutationOptions({
       onSuccess: () => queryClient.invalidateQueries(trpc.nodes.list.pathFilter()),
@@ -50,7 +70,7 @@ export function AddComputer() {
         <div data-testid="new-token">
           <p role="status" className="warning">{t('nodes.add.onceWarning')}</p>
           <p>{t('nodes.add.runThis')}</p>
-          <pre className="command" data-testid="add-command"><code>{created.command}</code></pre>
+          <pre className="command" data-testid="add-command" ref={commandRef}><code>{created.command}</code></pre>
           <p className="muted small">
             {t('nodes.add.tokenLabel')}: <code className="token" data-testid="add-token">{created.token}</code>
           </p>
@@ -58,7 +78,7 @@ export function AddComputer() {
             <button
               type="button"
               className="btn"
-              onClick={() => void navigator.clipboard?.writeText(created.command).then(() => setCopied(true), () => setCopied(false))}
+              onClick={() => copyOrSelect(created.command, commandRef.current).then(setCopied)}
             >
               {copied ? t('nodes.add.copied') : t('nodes.add.copy')}
             </button>
