@@ -20,7 +20,7 @@ export class ManualClock {
  * Test rig: a fresh database, one online node with a Telegram chat, an engine on a manual clock,
  * and a fake agent that stores events exactly as the hub does (`storeAgentEvent`).
  */
-export async function engineRig(o: { executors?: ('claude' | 'codex')[] } = {}) {
+export async function engineRig(o: { executors?: ('claude' | 'codex')[]; logLines?: string[] } = {}) {
   const tdb: TestDatabase = await createTestDatabase();
   const db: Db = createDb(tdb.url, { max: 8 });
   const { nodeId } = await createNodeWithToken(db, { name: 'n1' });
@@ -28,7 +28,8 @@ export async function engineRig(o: { executors?: ('claude' | 'codex')[] } = {}) 
   const chatId = 1001n;
   await db.telegramChat.create({ data: { chatId, userId: 42n } });
   const clock = new ManualClock();
-  const log = pino({ level: 'silent' });
+  const lines = o.logLines;
+  const log = lines ? pino({ level: 'debug' }, { write: (l: string) => void lines.push(l) }) : pino({ level: 'silent' });
   const engine: Engine = await startEngine({ db, databaseUrl: tdb.url, log, clock, jitter: () => 0.5, safetyPollMs: 60_000, timerPollMs: 60_000, nodePollMs: 60_000 });
   let seq = 0;
   const emit = async (sessionId: string | undefined, event: string, payload: Record<string, unknown>, generation?: number) => {
