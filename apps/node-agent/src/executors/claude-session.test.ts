@@ -161,9 +161,14 @@ describe('Claude Code in tmux', () => {
     expect(after).toEqual(before.filter((f) => f.endsWith('.jsonl') && !f.includes('history')));
   });
 
-  it('detects a CLI killed with SIGKILL, with its exit status', async () => {
+  it('reports an API error as such, and detects a CLI killed with SIGKILL with its exit status', async () => {
     const d = host();
     const did = await d.start({ cwd: rig.work, sessionName: 'claude-kill' });
+    const failId = randomUUID();
+    expect((await d.deliver({ messageId: failId, text: 'FAIL400 please' })).accepted).toBe(true);
+    const apiError = await d.waitFor(is('api_error', failId), 20_000);
+    expect(apiError.errorText).toContain('mock fail400');
+    expect(d.events.filter(is('completed', failId))).toHaveLength(0);
     process.kill(did.cliPid, 'SIGKILL');
     const ev = await d.waitFor(is('exited'), 10_000);
     expect(ev.expected).toBe(false);

@@ -154,9 +154,14 @@ describe('Codex in tmux', () => {
     expect(await rollouts()).toEqual(before);
   });
 
-  it('detects a CLI killed with SIGKILL, with its exit status', async () => {
+  it('reports an API error as such, and detects a CLI killed with SIGKILL with its exit status', async () => {
     const d = host();
     const did = await d.start({ cwd: rig.work, sessionName: 'codex-kill' });
+    const failId = randomUUID();
+    expect((await d.deliver({ messageId: failId, text: 'FAIL400 please' })).accepted).toBe(true);
+    const apiError = await d.waitFor(is('api_error', failId), 20_000);
+    expect(apiError.errorText).toContain('mock fail400');
+    expect(d.events.filter(is('completed', failId))).toHaveLength(0);
     const [binary] = await childrenOf(did.cliPid);
     expect(binary).toBeDefined();
     process.kill(binary!, 'SIGKILL');
