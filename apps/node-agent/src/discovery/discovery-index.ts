@@ -1,4 +1,4 @@
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeLineSink, emptyClaudeFields } from './claude-journal.ts';
 import { liveClaudeSessions } from './claude-live.ts';
@@ -162,39 +162,46 @@ export class DiscoveryIndex {
 
   /** Reads what is new in one journal, if it changed since it was last read. */
   private refresh(jf: JournalFile, tally: Tally): void {
-    let entry = this.state.files[jf.file];
-    if (entry && entry.ino === jf.ino && entry.size === jf.size && entry.mtimeMs === jf.mtimeMs) return;
-    if (!entry || entry.ino !== jf.ino || jf.size < entry.offset || entry.executor !== jf.executor) {
-      entry = freshEntry(jf);
-      this.state.files[jf.file] = entry;
-    }
+    const known = this.state.files[jf.file];
+    if (known && known.ino === jf.ino && known.size === jf.size && known.mtimeMs === jf.mtimeMs) return;
     this.dirty = true;
     this.views.delete(jf.file);
     tally.filesRead++;
-    const e = entry;
-    const malformed = () => {
-      e.malformed++;
-    };
-    const sink = e.fields.kind === 'claude' ? claudeLineSink(e.fields, malformed) : codexLineSink(e.fields, malformed);
-    // The stat taken before reading is recorded: bytes appended meanwhile make the next scan look again.
-    e.size = jf.size;
-    e.mtimeMs = jf.mtimeMs;
     let fd: number;
     try {
       fd = openSync(jf.file, 'r');
     } catch (error) {
-      e.unreadable = (error as NodeJS.ErrnoException).code ?? 'EIO';
+      const e = known ?? freshEntry(jf);
+      this.state.files[jf.file] = e;
+      Object.assign(e, { size: jf.size, mtimeMs: jf.mtimeMs, unreadable: (error as NodeJS.ErrnoException).code ?? 'EIO' });
       return;
     }
     try {
-      const result = scanLines(fd, e.offset, this.maxLineBytes, sink);
-      e.offset = result.consumedTo;
-      e.huge += result.hugeLines;
-      e.partialTail = result.partialTail;
-      e.unreadable = null;
-      tally.bytesRead += result.bytesRead;
-    } catch (error) {
-      e.unreadable = (error as NodeJS.ErrnoException).code ?? 'EIO';
+      // Continue where the last read stopped only if that is still the same file with the same
+      // bytes before the offset; a file rewritten in place (even to a larger size) is read anew.
+      const e =
+        known && known.ino === jf.ino && known.executor === jf.executor && jf.size >= known.offset && known.tailCheck === tailCheck(fd, known.offset)
+          ? known
+          : freshEntry(jf);
+      this.state.files[jf.file] = e;
+      const malformed = () => {
+        e.malformed++;
+      };
+      const sink = e.fields.kind === 'claude' ? claudeLineSink(e.fields, malformed) : codexLineSink(e.fields, malformed);
+      // The stat taken before reading is recorded: bytes appended meanwhile make the next scan look again.
+      e.size = jf.size;
+      e.mtimeMs = jf.mtimeMs;
+      try {
+        const result = scanLines(fd, e.offset, this.maxLineBytes, sink);
+        e.offset = result.consumedTo;
+        e.tailCheck = tailCheck(fd, e.offset);
+        e.huge += result.hugeLines;
+        e.partialTail = result.partialTail;
+        e.unreadable = null;
+        tally.bytesRead += result.bytesRead;
+      } catch (error) {
+        e.unreadable = (error as NodeJS.ErrnoException).code ?? 'EIO';
+      }
     } finally {
       closeSync(fd);
     }
@@ -231,6 +238,17 @@ export class DiscoveryIndex {
   }
 }
 
+const CHECK_BYTES = 32;
+
+/** The bytes just before `offset`, to recognise a file that was rewritten rather than appended to. */
+function tailCheck(fd: number, offset: number): string {
+  const n = Math.min(CHECK_BYTES, offset);
+  if (n === 0) return '';
+  const b = Buffer.alloc(n);
+  const got = readSync(fd, b, 0, n, offset - n);
+  return b.subarray(0, got).toString('base64');
+}
+
 function freshEntry(jf: JournalFile): FileEntry {
   return {
     executor: jf.executor,
@@ -239,6 +257,7 @@ function freshEntry(jf: JournalFile): FileEntry {
     mtimeMs: -1,
     ino: jf.ino,
     offset: 0,
+    tailCheck: '',
     malformed: 0,
     huge: 0,
     partialTail: false,

@@ -67,6 +67,13 @@ describe('incremental discovery', () => {
     writeFileSync(fileA, `${claudeLines({ sessionId: A, cwd: '/a2', turns: [turn(5)] }).join('\n')}\n`);
     const { sessions } = await index.scan();
     expect(sessions.map((s) => [s.nativeId, s.cwd, s.userTurns, s.firstPrompt])).toEqual([[A, '/a2', 1, 'prompt 5']]);
+
+    // Rewritten in place (same inode) to something longer than what was read before.
+    writeFileSync(fileA, `${claudeLines({ sessionId: A, cwd: '/a3', turns: [turn(7, 30_000), turn(8), turn(9)] }).join('\n')}\n`);
+    const rewritten = await index.scan();
+    expect(rewritten.stats.bytesRead).toBe(statSync(fileA).size);
+    expect(rewritten.sessions.map((s) => [s.cwd, s.userTurns, s.firstPrompt])).toEqual([['/a3', 3, 'prompt 7']]);
+    expect(rewritten.problems).toEqual([]);
   });
 
   it('counts malformed lines, leaves a partial last line for later, and skips huge lines', async () => {

@@ -19,6 +19,8 @@ export interface FileEntry {
   ino: number;
   /** Bytes consumed: the end of the last complete line read. */
   offset: number;
+  /** Base64 of the bytes just before `offset`; a mismatch means the file was rewritten. */
+  tailCheck: string;
   malformed: number;
   huge: number;
   partialTail: boolean;
