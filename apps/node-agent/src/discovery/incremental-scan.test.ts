@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DiscoveryIndex } from './discovery-index.ts';
+import { STATE_FILE } from './index-state.ts';
 import { claudeLines, type Turn, writeClaudeSession, writeCodexSession } from './synthetic-store.ts';
 
 let root: string;
@@ -56,6 +57,18 @@ describe('incremental discovery', () => {
     expect(again.stats.bytesRead).toBe(0);
     expect(restarted.bytesReadTotal).toBe(0);
     expect(again.sessions.find((s) => s.nativeId === A)?.userTurns).toBe(2);
+  });
+
+  it('starts over from a damaged state file instead of failing', async () => {
+    const fileA = writeClaudeSession(claudeHome, { sessionId: A, cwd: '/a', turns: [turn(0)] });
+    const index = open();
+    await index.scan();
+    index.save();
+    const stateFile = join(stateDir, STATE_FILE);
+    writeFileSync(stateFile, readFileSync(stateFile, 'utf8').slice(0, 100));
+    const again = await open().scan();
+    expect(again.stats.bytesRead).toBe(statSync(fileA).size);
+    expect(again.sessions.map((s) => s.userTurns)).toEqual([1]);
   });
 
   it('drops removed files and re-reads a file that was replaced or truncated', async () => {
