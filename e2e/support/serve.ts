@@ -70,14 +70,16 @@ try {
   // No drop: the whole throw-away cluster goes (and Playwright's SIGTERM reaches Postgres too).
   cleanups.push(() => db.$disconnect());
 
-  const hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: await freePort(), heartbeatMs: 1000, log });
+  const hubPort = await freePort();
+  const newHub = () => new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: hubPort, heartbeatMs: 1000, log });
+  let hub: Hub | undefined = newHub();
   await hub.start();
-  cleanups.push(() => hub.stop());
+  cleanups.push(() => hub?.stop());
 
   const { token } = await createNodeWithToken(db, { name: 'this computer', isLocal: true, label: 'local' });
   const agentDir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-agent-'));
   const agent = new Agent(
-    { hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token, dir: agentDir, claudeBin: bin('claude'), codexBin: bin('codex'), tmuxSocket: 'bria-e2e', logLevel: 'warn' },
+    { hubUrl: `ws://127.0.0.1:${hubPort}/agent`, token, dir: agentDir, claudeBin: bin('claude'), codexBin: bin('codex'), tmuxSocket: 'bria-e2e', logLevel: 'warn' },
     (level, msg) => { if (level !== 'info') say(`agent ${level}: ${msg}`); },
   );
   await agent.start();
@@ -94,9 +96,9 @@ try {
   const baseURL = `http://127.0.0.1:${webPort}`;
   const next = run(bin('next'), ['start', '-H', '127.0.0.1', '-p', String(webPort)], {
     DATABASE_URL: tdb.url,
-    BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${hub.port}/health`,
+    BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${hubPort}/health`,
     BRIA_PUBLIC_URL: baseURL,
-    BRIA_HUB_PUBLIC_URL: `ws://127.0.0.1:${hub.port}/agent`,
+    BRIA_HUB_PUBLIC_URL: `ws://127.0.0.1:${hubPort}/agent`,
     LOG_LEVEL: 'warn',
   });
   next.once('exit', (code) => { if (!stopping) { say(`next start exited (${code})`); void stop(1); } });
@@ -105,6 +107,14 @@ try {
 
   // Tests mint their own one-time links here (each link works once, so a file could hold only a few).
   const control: Server = createServer((req, res) => {
+    // Stopping and restarting the hub lets tests watch health and node state follow reality.
+    if (req.method === 'POST' && (req.url === '/hub/stop' || req.url === '/hub/start')) {
+      const act = req.url === '/hub/stop'
+        ? async () => { await hub?.stop(); hub = undefined; }
+        : async () => { if (!hub) { hub = newHub(); await hub.start(); } };
+      act().then(() => res.writeHead(204).end(), (err: unknown) => res.writeHead(500).end(String(err)));
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.startsWith('/login-link')) {
       res.writeHead(404).end();
       return;
@@ -120,7 +130,7 @@ try {
   await new Promise<void>((resolve) => control.listen(controlPort, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => control.close(() => resolve())));
 
-  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort: hub.port, buildMs };
+  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort, buildMs };
   mkdirSync(path.dirname(STATE_FILE), { recursive: true });
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
   process.stdout.write(`BRIA_E2E_READY ${baseURL}\n`);

@@ -62,3 +62,20 @@ test('adding a computer shows its token and command once, and that command conne
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('health and the node list follow the hub going down and coming back', async ({ signedInPage: page, state, request }) => {
+  const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');
+  await expect(card.getByTestId('node-status')).toHaveText('Online');
+  try {
+    expect((await request.post(`${state.controlURL}/hub/stop`)).status()).toBe(204);
+    const down = await request.get('/api/health');
+    expect(down.status()).toBe(503);
+    expect(await down.json()).toMatchObject({ ok: false, db: true, hub: false, nodesOnline: 0 });
+    await expect(card.getByTestId('node-status')).toHaveText('Offline');
+  } finally {
+    expect((await request.post(`${state.controlURL}/hub/start`)).status()).toBe(204);
+  }
+  // The agent reconnects on its own (its backoff can take a few seconds).
+  await expect(card.getByTestId('node-status')).toHaveText('Online', { timeout: 20_000 });
+  await expect.poll(async () => (await request.get('/api/health')).status(), { timeout: 10_000 }).toBe(200);
+});
