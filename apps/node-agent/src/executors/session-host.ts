@@ -34,7 +34,7 @@ interface Turn { messageId: string; nativeRef: string; promptOffset: number | nu
 interface Receipt { messageId: string; sent: string; baseline: number; resolve: (ref: string) => void }
 // 'unconfirmed': a CLI runs in the pane but was never proven ready (dialog, wrong id): close() may
 // kill it, but no key is sent to it, since a key could answer a question on the user's behalf.
-type State = 'new' | 'ready' | 'unconfirmed' | 'closing' | 'closed' | 'exited' | 'detached';
+type State = 'new' | 'starting' | 'ready' | 'unconfirmed' | 'closing' | 'closed' | 'exited' | 'detached';
 
 export type DeliverResult = { accepted: true; nativeRef: string } | { accepted: false; reason: string };
 
@@ -95,8 +95,14 @@ export class SessionHost extends HostEvents {
   private async launch(o: { cwd: string; sessionName: string; args: string[]; expectedId: string | null; resumed: boolean }): Promise<SessionIdentity> {
     if (this.state !== 'new') throw new ExecutorError('start_failed', `host already used (${this.state})`);
     const code = o.resumed ? 'resume_failed' : 'start_failed';
+    this.state = 'starting';
     this.startedAt = Date.now();
-    const pane = await this.tmux.newSession({ name: o.sessionName, cwd: o.cwd, command: [this.opts.bin, ...o.args], env: this.opts.env });
+    const pane = await this.tmux
+      .newSession({ name: o.sessionName, cwd: o.cwd, command: [this.opts.bin, ...o.args], env: this.opts.env })
+      .catch((err: unknown) => {
+        this.state = 'closed';
+        throw new ExecutorError(code, `could not create the tmux session: ${(err as Error).message}`);
+      });
     const fail = async (reason: string, details: Record<string, unknown>): Promise<never> => {
       // A dead pane has nothing left to protect; a live one stays for the caller to close or inspect.
       const info = await this.tmux.paneInfo(pane.paneId);
@@ -226,7 +232,12 @@ export class SessionHost extends HostEvents {
     let resolve!: (ref: string) => void;
     const got = new Promise<string>((r) => (resolve = r));
     this.receipt = { messageId: m.messageId, sent, baseline, resolve };
-    await this.tmux.paste(id.paneId, sent);
+    try {
+      await this.tmux.paste(id.paneId, sent);
+    } catch (err) {
+      this.receipt = null;
+      throw err;
+    }
     const deadline = Date.now() + this.t.receiptMs;
     // Codex creates its rollout file with the first message; find it (by its own id) now.
     while (!this.tailer && Date.now() < deadline) {
@@ -274,6 +285,8 @@ export class SessionHost extends HostEvents {
         this.emit({ type: 'interrupted', messageId: t.messageId, reason: 'interrupted before the first response byte', evidence: { status: idle.evidence, nativeRef: t.nativeRef } });
       }
       if (!(await clearRefilledPrompt(this.tmux, id.paneId))) {
+        // A later paste would be appended to the leftover text: no more deliveries into this pane.
+        this.state = 'unconfirmed';
         this.emit({ type: 'unknown', messageId: null, reason: 'prompt box still holds the dropped text', evidence: { paneId: id.paneId } });
       }
       return { sent: true, confirmed: true, reason: 'idle status without a journal record' };
