@@ -107,7 +107,9 @@ export function obj(value: unknown): Record<string, unknown> | null {
 export function clip(text: string | null, max: number): string | null {
   if (text === null) return null;
   const flat = text.trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  if (flat.length === text.length && flat.length <= max) return flat;
+  // A slice would keep the whole (possibly huge pasted) prompt alive in memory; copy it out.
+  return Buffer.from(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat, 'utf8').toString('utf8');
 }
 
 /** Text of a message content that is either a string or a list of `{type:'text'|'input_text', text}` blocks. */
