@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../../testkit/src/postgres.ts';
+import { createDb, type Db } from '../client.ts';
+import { claimOutbox, enqueueOutbox, listOutbox, markFailed, markSent } from './outbox.ts';
+
+let tdb: TestDatabase;
+let a: Db;
+let b: Db;
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  a = createDb(tdb.url, { max: 4 });
+  b = createDb(tdb.url, { max: 4 });
+});
+afterAll(async () => {
+  await a.$disconnect();
+  await b.$disconnect();
+  await tdb.drop();
+});
+const sessionId = randomUUID();
+const nodeId = randomUUID();
+const card = (version: number) => ({ kind: 'card_update' as const, sessionId, nodeId, state: 'Ready', version, active: true });
+
+describe('outbox', () => {
+  it('a dedupe key is stored once', async () => {
+    const now = new Date();
+    expect(await enqueueOutbox(a, { channel: 'dedupe', dedupeKey: 'final:x:1', chatId: 1n, payload: card(1), now })).toBe(true);
+    expect(await enqueueOutbox(b, { channel: 'dedupe', dedupeKey: 'final:x:1', chatId: 1n, payload: card(1), now })).toBe(false);
+    expect((await listOutbox(a, { sessionId })).filter((r) => r.channel === 'dedupe')).toHaveLength(1);
+  });
+
+  it('several claimers never get the same row; rows come out in order', async () => {
+    const now = new Date();
+    for (let i = 0; i < 60; i++) await enqueueOutbox(a, { channel: 'tg', dedupeKey: `k${i}`, chatId: 1n, payload: card(i), now });
+    const claimed = await Promise.all(Array.from({ length: 6 }, (_, i) => claimOutbox(i % 2 ? a : b, { channel: 'tg', limit: 15, leaseMs: 60_000 })));
+    const ids = claimed.flat().map((r) => r.id);
+    expect(ids).toHaveLength(60);
+    expect(new Set(ids).size).toBe(60);
+    for (const batch of claimed) expect(batch.map((r) => r.id)).toEqual([...batch.map((r) => r.id)].sort((x, y) => (x < y ? -1 : 1)));
+    expect(await claimOutbox(a, { channel: 'tg', limit: 10, leaseMs: 60_000 })).toEqual([]);
+    for (const r of claimed.flat()) await markSent(a, r.id, { externalId: `m${r.id}` });
+    expect((await a.outbox.findMany({ where: { channel: 'tg' } })).every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true);
+  });
+
+  it('an expired lease is claimable again; markFailed schedules a retry or gives up', async () => {
+    const t0 = new Date('2030-01-01T00:00:00Z');
+    await enqueueOutbox(a, { channel: 'lease', dedupeKey: 'lease:1', chatId: 2n, payload: card(1), now: t0 });
+    await enqueueOutbox(a, { channel: 'lease', dedupeKey: 'lease:2', chatId: 2n, payload: card(2), now: t0 });
+    const [first, second] = await claimOutbox(a, { channel: 'lease', limit: 10, leaseMs: 1000, now: t0 });
+    expect(await claimOutbox(b, { channel: 'lease', limit: 10, leaseMs: 1000, now: new Date(t0.getTime() + 999) })).toEqual([]);
+    const again = await claimOutbox(b, { channel: 'lease', limit: 10, leaseMs: 1000, now: new Date(t0.getTime() + 1001) });
+    expect(again.map((r) => r.id)).toEqual([first?.id, second?.id]);
+    expect(again[0]?.attempts).toBe(2);
+    await markFailed(b, again[0]!.id, { retryAfter: new Date(t0.getTime() + 5000), error: 'HTTP 429' });
+    await markFailed(b, again[1]!.id, { retryAfter: null, error: 'chat not found' });
+    expect(await claimOutbox(a, { channel: 'lease', limit: 10, leaseMs: 1000, now: new Date(t0.getTime() + 4000) })).toEqual([]);
+    const retried = await claimOutbox(a, { channel: 'lease', limit: 10, leaseMs: 1000, now: new Date(t0.getTime() + 5000) });
+    expect(retried.map((r) => r.id)).toEqual([first?.id]);
+    expect((await a.outbox.findUniqueOrThrow({ where: { id: second!.id } })).status).toBe('failed');
+  });
+
+  it('refuses a payload that does not match its schema', async () => {
+    await expect(enqueueOutbox(a, { channel: 'x', dedupeKey: 'bad', chatId: null, payload: { kind: 'final', sessionId } as never, now: new Date() })).rejects.toThrow();
+  });
+});
