@@ -13,7 +13,7 @@ import { migrate } from '../../core/src/db/migrate.ts';
  */
 export const ADMIN_URL_ENV = 'BRIA_TEST_PG_ADMIN_URL';
 
-let own: Promise<RunningPostgres> | undefined;
+let own: Promise<RunningPostgres & { dir: string }> | undefined;
 
 export async function startTestCluster(): Promise<RunningPostgres & { dir: string }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bria-test-pg-'));
