@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonlTailer } from '../journal/jsonl-tailer.ts';
+import { JournalShrankError, JsonlTailer } from '../journal/jsonl-tailer.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 import { HostEvents } from './host-events.ts';
 import { type CloseEvidence, closeCli, lastWords, type Mismatch, verifyIdentity, waitForCliPid, waitForPrompt } from './launch.ts';
@@ -163,8 +163,11 @@ export class SessionHost extends HostEvents {
         this.journal.ingest(lines);
         this.evaluate();
       },
-      // A failed read only pauses observation; the CLI is never touched because of it.
-      onError: () => undefined,
+      // A failed read only pauses observation; the CLI is never touched because of it. A shrunken
+      // journal contradicts everything read so far, so it is reported.
+      onError: (err) => {
+        if (err instanceof JournalShrankError) this.emit({ type: 'unknown', messageId: null, reason: err.message, evidence: { journalPath: path, offset: err.offset, size: err.size } });
+      },
     });
     this.tailer.start();
   }

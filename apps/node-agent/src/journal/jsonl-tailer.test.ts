@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { type JournalLine, JsonlTailer } from './jsonl-tailer.ts';
+import { type JournalLine, JournalShrankError, JsonlTailer } from './jsonl-tailer.ts';
 
 async function until(pred: () => boolean, ms = 3000): Promise<void> {
   const end = Date.now() + ms;
@@ -46,6 +46,18 @@ describe('JsonlTailer', () => {
     const t = new JsonlTailer({ path, offset: 8, onLines: (l) => got.push(...l), pollMs: 60_000 });
     await t.readNow();
     expect(got.map((l) => l.text)).toEqual(['{"b":2}']);
+    t.stop();
+  });
+
+  it('reports a journal that shrinks instead of silently waiting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bria-tail-'));
+    const path = join(dir, 'j.jsonl');
+    writeFileSync(path, '{"a":1}\n{"b":2}\n');
+    const errors: Error[] = [];
+    const t = new JsonlTailer({ path, offset: 16, onLines: () => undefined, onError: (e) => errors.push(e), pollMs: 60_000 });
+    writeFileSync(path, '{"a":1}\n');
+    await t.readNow();
+    expect(errors[0]).toBeInstanceOf(JournalShrankError);
     t.stop();
   });
 });

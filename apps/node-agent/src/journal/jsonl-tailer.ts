@@ -24,6 +24,12 @@ export interface TailerOptions {
 
 const CHUNK = 1 << 20;
 
+export class JournalShrankError extends Error {
+  constructor(readonly path: string, readonly offset: number, readonly size: number) {
+    super(`journal is ${size} bytes, shorter than the ${offset} bytes already read`);
+  }
+}
+
 /**
  * Follows an append-only JSONL file by byte offset. Only complete lines are delivered; a partial
  * last line waits for its newline. Wakes on `fs.watch` events of the file's folder, plus a slow poll.
@@ -37,6 +43,7 @@ export class JsonlTailer {
   private reading: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private shrinkReported = false;
 
   constructor(opts: TailerOptions) {
     this.opts = opts;
@@ -116,6 +123,11 @@ export class JsonlTailer {
 
   private async readAvailable(): Promise<void> {
     const info = await stat(this.path).catch(() => null);
+    if (info && info.size < this.offsetValue && !this.shrinkReported) {
+      // An append-only journal never shrinks; whatever happened, later bytes cannot be trusted as-is.
+      this.shrinkReported = true;
+      throw new JournalShrankError(this.path, this.offsetValue, info.size);
+    }
     if (!info || info.size <= this.offsetValue) return;
     const handle = await open(this.path, 'r');
     try {
