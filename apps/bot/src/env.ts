@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parseEnv, zDatabaseUrl, zLogLevel } from '@bria/core/env';
+import path from 'node:path';
+import { defaultDataDir, parseEnv, zDatabaseUrl, zLogLevel } from '@bria/core/env';
 
 /** The bot's configuration. Parsed once at start; nothing else in the bot reads `process.env`. */
 const zBotEnv = z
@@ -19,6 +20,8 @@ const zBotEnv = z
     TELEGRAM_WEBHOOK_HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: zDatabaseUrl.unwrap(),
     BRIA_PUBLIC_URL: z.url().default('http://127.0.0.1:3000'),
+    BRIA_DATA_DIR: z.string().optional(),
+    BRIA_BOT_OUTBOX_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
     LOG_LEVEL: zLogLevel,
   })
   .refine((e) => !e.TELEGRAM_WEBHOOK_URL || e.TELEGRAM_WEBHOOK_SECRET, {
@@ -33,6 +36,10 @@ export interface BotConfig {
   webhook: { url: string; secret: string; port: number; host: string } | undefined;
   databaseUrl: string;
   publicUrl: string;
+  /** Where attachments are kept until their session's node has them. */
+  attachmentsDir: string;
+  /** How long a claimed outbox row is held before another sender (or this one after a crash) may retry it. */
+  outboxLeaseMs: number;
   logLevel: string;
 }
 
@@ -48,6 +55,8 @@ export function loadBotConfig(source: NodeJS.ProcessEnv = process.env): BotConfi
       : undefined,
     databaseUrl: e.DATABASE_URL,
     publicUrl: e.BRIA_PUBLIC_URL,
+    outboxLeaseMs: e.BRIA_BOT_OUTBOX_LEASE_MS,
+    attachmentsDir: path.join(e.BRIA_DATA_DIR ?? defaultDataDir(source), 'attachments'),
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -94,6 +94,14 @@ export const en = {
   'login.link': 'Your one-time dashboard link (valid {minutes} minutes, single use):',
   'time.hm': '{h} h {m} min',
   'time.m': '{m} min',
+  'cmd.start': 'What Bria is and your current session',
+  'cmd.new': 'Start a new session',
+  'cmd.sessions': 'Open sessions on this computer',
+  'cmd.nodes': 'Computers',
+  'cmd.archive': 'Closed sessions (resume)',
+  'cmd.status': 'Details of the active session',
+  'cmd.settings': 'Lifetime, suggestions, agents, language',
+  'cmd.login': 'One-time dashboard link',
   'time.expired': 'expired',
 } as const;
 

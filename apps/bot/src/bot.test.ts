@@ -1,0 +1,175 @@
+import type { InlineKeyboardMarkup, Message } from '@grammyjs/types';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '@bria/core/db';
+import type { TestDatabase } from '@bria/testkit/postgres';
+import { type Harness, openDatabase, seedNode, seedSession, startHarness } from './testing/bot-harness.ts';
+
+let tdb: TestDatabase;
+let db: Db;
+let h: Harness;
+const ADA = 100200300;
+const buttons = (m: Message | undefined) => ((m?.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat();
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  ({ tdb, db } = await openDatabase());
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await tdb.drop();
+});
+beforeEach(async () => {
+  await db.$executeRawUnsafe('truncate "Outbox", "ChatNodeState", "TelegramChat", "Message", "Session", "Node", "Settings", "LoginToken", "DashboardUser" cascade');
+  h = await startHarness(db, { allowed: [ADA] });
+});
+afterEach(() => h.stop());
+
+describe('access', () => {
+  it('an unknown user gets exactly one polite refusal per message, no buttons, and nothing is stored', async () => {
+    const stranger = { chatId: 555, userId: 555, firstName: 'Eve', languageCode: 'en' };
+    h.fake.userSends('/start', stranger);
+    await h.fake.waitForChat((ms) => ms.length >= 2, { chatId: 555 });
+    await pause(400);
+    const seen = h.fake.chatMessages(555).filter((m) => m.from?.is_bot);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.text).toBe('Sorry, this is a private bot. It only answers its owner.');
+    expect(seen[0]?.reply_markup).toBeUndefined();
+    expect(await db.telegramChat.count()).toBe(0);
+  });
+
+  it('a user allow-listed in the settings row is served', async () => {
+    await db.settings.create({ data: { id: 1, allowedTelegramUsers: [777n] } });
+    h.fake.userSends('/start', { chatId: 777, userId: 777, firstName: 'Bob', languageCode: 'en' });
+    const ms = await h.fake.waitForChat((m) => m.filter((x) => x.from?.is_bot).length >= 2, { chatId: 777 });
+    expect(ms.find((m) => m.from?.is_bot)?.text).toMatch(/^Bria runs your Claude Code/);
+  });
+});
+
+describe('/start and the card', () => {
+  it('without computers: explains Bria and what to do first', async () => {
+    h.fake.userSends('/start');
+    const ms = await h.fake.waitForChat((m) => m.filter((x) => x.from?.is_bot).length >= 2);
+    expect(ms.filter((x) => x.from?.is_bot).map((m) => m.text)).toEqual([
+      'Bria runs your Claude Code and Codex sessions on your own computers.\nPick a computer, start a session, and write to it here.',
+      'No computer is connected yet. Open the dashboard to add one, or start Bria with its local agent.',
+    ]);
+  });
+
+  it('shows the active session card with Close when idle and Stop when working; in Russian for language_code ru', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.userSends('/start');
+    const ms = await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Claude Code · laptop')));
+    const card = ms.find((x) => x.text?.startsWith('Claude Code · laptop'));
+    expect(card?.text).toContain('State: ready');
+    expect(card?.text).toContain('Folder: /home/ada/project');
+    expect(card?.text).toMatch(/Time left: 2 h 5\d min/);
+    expect(buttons(card).map((b) => b.text)).toEqual(['Close', 'Sessions', 'New session']);
+
+    await db.session.update({ where: { id: sid }, data: { state: 'Running' } });
+    h.fake.userSends('/start', { chatId: 4242, userId: 4242, languageCode: 'ru', firstName: 'Ivan' });
+    await db.settings.upsert({ where: { id: 1 }, create: { id: 1, allowedTelegramUsers: [4242n] }, update: { allowedTelegramUsers: [4242n] } });
+    h.fake.userSends('/start', { chatId: 4242, userId: 4242, languageCode: 'ru', firstName: 'Ivan' });
+    const ru = await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Bria запускает')), { chatId: 4242 });
+    expect(ru.some((x) => x.text?.startsWith('Bria запускает'))).toBe(true);
+    await db.chatNodeState.create({ data: { chatId: 4242n, nodeId, activeSessionId: sid } });
+    h.fake.userSends('/start', { chatId: 4242, userId: 4242, languageCode: 'ru', firstName: 'Ivan' });
+    const ruCard = (await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('Состояние: работает')), { chatId: 4242 })).find((x) => x.text?.includes('Состояние'));
+    expect(buttons(ruCard).map((b) => b.text)).toEqual(['Остановить', 'Сессии', 'Новая сессия']);
+  });
+
+  it('a button from an older card does nothing: "out of date", and the current card is refreshed', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.userSends('/start');
+    const first = (await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Claude Code')))).find((x) => x.text?.startsWith('Claude Code'));
+    h.fake.userSends('/start');
+    await h.fake.waitForChat((m) => m.filter((x) => x.text?.startsWith('Claude Code')).length === 2);
+    const before = await db.session.findUniqueOrThrow({ where: { id: sid }, select: { state: true, version: true } });
+    const oldClose = buttons(first).find((b) => b.text === 'Close') as { callback_data: string };
+    const edits = h.fake.calls('editMessageText').length;
+    h.fake.userPresses(first?.message_id as number, oldClose.callback_data);
+    await h.fake.waitForCall('answerCallbackQuery');
+    expect(h.fake.callbackAnswers().at(-1)?.text).toBe('This button is out of date.');
+    await expect.poll(() => h.fake.calls('editMessageText').length).toBeGreaterThan(edits);
+    expect(await db.session.findUniqueOrThrow({ where: { id: sid }, select: { state: true, version: true } })).toEqual(before);
+  });
+
+  it('Close asks for confirmation on the card itself; Cancel goes back', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.userSends('/start');
+    const card = (await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Claude Code')))).find((x) => x.text?.startsWith('Claude Code')) as Message;
+    h.fake.userPresses(card.message_id, (buttons(card)[0] as { callback_data: string }).callback_data);
+    const confirm = (await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('Close this session?')))).find((x) => x.message_id === card.message_id);
+    expect(buttons(confirm).map((b) => b.text)).toEqual(['Yes, close', 'Cancel', 'Sessions', 'New session']);
+    h.fake.userPresses(card.message_id, (buttons(confirm)[1] as { callback_data: string }).callback_data);
+    await h.fake.waitForChat((m) => !m.some((x) => x.text?.includes('Close this session?')));
+    expect((await db.session.findUniqueOrThrow({ where: { id: sid } })).state).toBe('Ready');
+  });
+});
+
+describe('messages', () => {
+  it('plain text goes to the active session durable queue once and is acknowledged with a reaction', async () => {
+    const nodeId = await seedNode(db);
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    const sent = h.fake.userSends('please refactor the parser');
+    await h.fake.waitForCall('setMessageReaction');
+    expect(h.fake.reactions(ADA, sent.message.message_id)).toEqual([{ type: 'emoji', emoji: '👀' }]);
+    const rows = await db.message.findMany({ where: { sessionId: sid } });
+    expect(rows.map((r) => [r.text, r.status, r.sourceKey])).toEqual([['please refactor the parser', 'pending', `tg:${ADA}:${sent.message.message_id}`]]);
+  });
+
+  it('text for an expired session is refused with exactly one clear notice and is not stored', async () => {
+    const nodeId = await seedNode(db);
+    const sid = await seedSession(db, { nodeId, state: 'Running', deadline: new Date(Date.now() - 60_000) });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.userSends('one more thing');
+    await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Not sent: this session')));
+    await pause(500);
+    expect(h.fake.chatMessages().filter((x) => x.text?.startsWith('Not sent'))).toHaveLength(1);
+    expect(await db.message.count({ where: { sessionId: sid } })).toBe(0);
+  });
+
+  it('without an active session the user is told how to start one', async () => {
+    await seedNode(db);
+    h.fake.userSends('hello?');
+    await h.fake.waitForChat((m) => m.some((x) => x.text === 'There is no active session. Send /new to start one.'));
+  });
+});
+
+describe('settings, status and login', () => {
+  it('/settings toggles resume suggestions and switches the language', async () => {
+    await seedNode(db, { name: 'laptop' });
+    h.fake.userSends('/settings');
+    const msg = (await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Settings')))).find((x) => x.text?.startsWith('Settings')) as Message;
+    expect(msg.text).toContain('Session lifetime: 12 h');
+    expect(msg.text).toContain('Resume suggestions: off');
+    const on = buttons(msg).find((b) => b.text === 'Resume suggestions: on') as { callback_data: string };
+    h.fake.userPresses(msg.message_id, on.callback_data);
+    await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('Resume suggestions: on')));
+    expect((await db.settings.findUniqueOrThrow({ where: { id: 1 } })).resumeRecommendations).toBe(true);
+    const updated = h.fake.chatMessages().find((x) => x.message_id === msg.message_id);
+    h.fake.userPresses(msg.message_id, (buttons(updated).find((b) => b.text === 'Русский') as { callback_data: string }).callback_data);
+    await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Настройки')));
+    expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).language).toBe('ru');
+  });
+
+  it('/login sends a one-time dashboard link for this Telegram user', async () => {
+    h.fake.userSends('/login');
+    const ms = await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('/login?token=')));
+    const text = ms.find((x) => x.text?.includes('/login?token='))?.text as string;
+    expect(text).toMatch(/^Your one-time dashboard link \(valid 15 minutes, single use\):\nhttp:\/\/127\.0\.0\.1:3999\/login\?token=\S+$/);
+    const user = await db.dashboardUser.findUniqueOrThrow({ where: { telegramUserId: BigInt(ADA) }, include: { loginTokens: true } });
+    expect(user.loginTokens).toHaveLength(1);
+  });
+});

@@ -1,0 +1,39 @@
+import { Bot, type BotConfig as GrammyConfig } from 'grammy';
+import { isAppError } from '@bria/core/domain';
+import type { BotContext } from './context.ts';
+import type { BotDeps } from './deps.ts';
+import { access } from './features/access.ts';
+import { archive } from './features/archive.ts';
+import { basics } from './features/basics.ts';
+import { cardActions } from './features/card-actions.ts';
+import { messages } from './features/messages.ts';
+import { newSession } from './features/new-session.ts';
+import { nodes } from './features/nodes.ts';
+import { settings } from './features/settings.ts';
+
+export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'settings', 'login'] as const;
+
+/** The Telegram front end: features as composers behind the allow-list, one error boundary. */
+export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<BotContext>): Bot<BotContext> {
+  const bot = new Bot<BotContext>(token, config);
+  bot.use(access(deps));
+  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), messages());
+  bot.callbackQuery(/.*/, (ctx) => ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
+
+  bot.catch(async (err) => {
+    const ctx = err.ctx;
+    const e = err.error;
+    const code = isAppError(e) ? e.code : undefined;
+    deps.log.error({ updateId: ctx.update.update_id, code, err: e instanceof Error ? e.name : 'unknown', msg: e instanceof Error ? e.message.slice(0, 200) : undefined }, 'update failed');
+    if (!ctx.bria) return;
+    const { t } = ctx.bria;
+    const text = code === 'STALE_BUTTON' || code === 'STALE_GENERATION' ? t('button.stale') : code === 'INTERNAL' && /not available/.test(String((e as Error).message)) ? t('error.engineMissing') : t('error.generic');
+    try {
+      if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text }).catch(() => ctx.reply(text));
+      else await ctx.reply(text);
+    } catch {
+      // The error boundary never throws: a failed apology is only logged above.
+    }
+  });
+  return bot;
+}

@@ -1,0 +1,87 @@
+import { mkdir, open, rename } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '@bria/core/db';
+import { AppError, type LifetimeSetting } from '@bria/core/domain';
+import type { Logger } from '@bria/core/log';
+import { createLoginLink } from '@bria/core/trpc';
+// Core has no `src/services/index.ts` yet (its `./services` export points at a missing file), so the
+// session, settings and node services are reached here, in this one adapter, until it exists.
+import { setExecutors } from '../../../packages/core/src/services/nodes/index.ts';
+import { acceptMessage, closeSession, createSession, resumeSession, stopSession } from '../../../packages/core/src/services/sessions/index.ts';
+import { updateSettings } from '../../../packages/core/src/services/settings/index.ts';
+import type { AttachmentIn, SessionActions } from './deps.ts';
+
+const lifetimeOf = (hours: number | null): LifetimeSetting => (hours === null ? 'never' : (`${hours}h` as LifetimeSetting));
+
+/**
+ * Attachments are written to a Bria-owned folder (content-addressed by SHA-256, fsynced, renamed into
+ * place) before the message that references them is stored, so a stored message never points at a
+ * missing file.
+ */
+async function storeAttachment(dir: string, a: AttachmentIn): Promise<{ name: string; mime: string; path: string; sizeBytes: number; sha256: string }> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const final = path.join(dir, `${a.sha256}-${a.fileName}`);
+  const tmp = `${final}.${process.pid}.tmp`;
+  const fh = await open(tmp, 'w', 0o600);
+  try {
+    await fh.writeFile(a.bytes);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, final);
+  return { name: a.fileName, mime: a.mimeType, path: final, sizeBytes: a.bytes.length, sha256: a.sha256 };
+}
+
+export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachmentsDir: string }): SessionActions {
+  const deps = { db: o.db, log: o.log };
+  return {
+    async createSession(i) {
+      const s = await createSession(deps, { nodeId: i.nodeId, executor: i.executor, folder: i.folder, chatId: i.chatId });
+      return { sessionId: s.id };
+    },
+    async validateFolder(i) {
+      // Checked here: absolute, no NUL, sane length, node online. Existence on the node is checked by
+      // the agent when the CLI starts (core has no folder-probe command yet).
+      if (!i.folder.startsWith('/') || i.folder.includes('\0') || i.folder.length > 4096) return { ok: false, reason: 'not an absolute path' };
+      const node = await o.db.node.findUnique({ where: { id: i.nodeId }, select: { online: true } });
+      if (!node) return { ok: false, reason: 'unknown computer' };
+      if (!node.online) return { ok: false, reason: 'the computer is offline' };
+      return { ok: true };
+    },
+    async stopSession(i) {
+      await stopSession(deps, i);
+    },
+    async closeSession(i) {
+      await closeSession(deps, i);
+    },
+    async resumeSession(i) {
+      await resumeSession(deps, { sessionId: i.sessionId });
+    },
+    async acceptMessage(i) {
+      let attachments: Awaited<ReturnType<typeof storeAttachment>>[] | undefined;
+      if (i.attachments?.length) {
+        try {
+          attachments = await Promise.all(i.attachments.map((a) => storeAttachment(path.join(o.attachmentsDir, i.sessionId), a)));
+        } catch (cause) {
+          throw new AppError('PERSIST_FAILED', { message: 'attachment could not be stored', cause });
+        }
+      }
+      const r = await acceptMessage(deps, { sessionId: i.sessionId, text: i.text, source: i.source, sourceKey: i.sourceKey, ...(attachments ? { attachments } : {}) });
+      return { messageId: r.message.id };
+    },
+    async updateSettings(i) {
+      await updateSettings(deps, {
+        ...(i.lifetimeHours !== undefined ? { lifetime: lifetimeOf(i.lifetimeHours) } : {}),
+        ...(i.resumeRecommendations !== undefined ? { resumeRecommendations: i.resumeRecommendations } : {}),
+      });
+    },
+    async setExecutors(i) {
+      await setExecutors({ db: o.db, nodeId: i.nodeId, executors: i.executors });
+    },
+    async createLoginLink(i) {
+      const link = await createLoginLink({ db: o.db, baseUrl: o.publicUrl, telegramUserId: i.telegramUserId, ...(i.name ? { name: i.name } : {}) });
+      return { url: link.url, expiresAt: link.expiresAt };
+    },
+  };
+}

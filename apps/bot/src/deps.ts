@@ -1,0 +1,44 @@
+import type { Db } from '@bria/core/db';
+import type { Logger } from '@bria/core/log';
+
+export type Executor = 'claude' | 'codex';
+
+export interface AttachmentIn {
+  fileName: string;
+  mimeType: string;
+  bytes: Buffer;
+  sha256: string;
+}
+
+/**
+ * What the bot asks of core's session services. The bot holds no session logic: every change of a
+ * session (create, stop, close, resume, accept a message) and of the settings is one of these
+ * calls. Errors are core `AppError`s; their codes decide the notice the user sees.
+ */
+export interface SessionActions {
+  createSession(o: { chatId: bigint; nodeId: string; executor: Executor; folder: string }): Promise<{ sessionId: string }>;
+  /** Validates a working folder on the node; `reason` is shown to the user. */
+  validateFolder(o: { nodeId: string; folder: string }): Promise<{ ok: true } | { ok: false; reason: string }>;
+  stopSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
+  closeSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
+  resumeSession(o: { chatId: bigint; sessionId: string }): Promise<void>;
+  acceptMessage(o: { sessionId: string; chatId: bigint; source: 'telegram'; sourceKey: string; text: string; attachments?: AttachmentIn[] }): Promise<{ messageId: string }>;
+  updateSettings(o: { lifetimeHours?: number | null; resumeRecommendations?: boolean }): Promise<void>;
+  setExecutors(o: { nodeId: string; executors: Executor[] }): Promise<void>;
+  createLoginLink(o: { telegramUserId: bigint; name?: string }): Promise<{ url: string; expiresAt: Date }>;
+}
+
+export interface BotDeps {
+  db: Db;
+  log: Logger;
+  /** Telegram user ids served besides those in the settings row. */
+  allowedUsers: ReadonlySet<number>;
+  actions: SessionActions;
+  /** Where files are downloaded from (`<apiRoot>/file/bot<token>/<path>`). */
+  apiRoot: string;
+  /** Called after the bot itself wrote outbox rows, so the sender looks at once. */
+  wakeOutbox?: () => void;
+  now?: () => Date;
+  /** Largest attachment accepted (the Bot API's download limit is 20 MB). */
+  maxAttachmentBytes?: number;
+}

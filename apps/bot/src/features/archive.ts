@@ -1,0 +1,53 @@
+import { Composer, InlineKeyboard } from 'grammy';
+import type { BotContext } from '../context.ts';
+import { cb } from '../card/callback-data.ts';
+import { showCard } from '../card/card-service.ts';
+import { escapeHtml } from '../render/index.ts';
+import { setActiveSession } from '../store/chats.ts';
+import { listArchived } from '../store/sessions-read.ts';
+import { selectedNode } from './home.ts';
+import { staleButton } from './stale.ts';
+
+const PAGE = 5;
+
+/** `/archive`: the node's archived sessions (found on the computer too), newest first, with Resume. */
+export function archive(): Composer<BotContext> {
+  const c = new Composer<BotContext>();
+  const show = async (ctx: BotContext, page: number) => {
+    const { t, deps } = ctx.bria;
+    const node = await selectedNode(ctx);
+    if (!node) return void (await ctx.reply(t('nodes.none')));
+    const { rows, more } = await listArchived(deps.db, { nodeId: node.id, page, pageSize: PAGE });
+    if (rows.length === 0 && page === 0) return void (await ctx.reply(t('archive.none', { node: node.name })));
+    const gen = ctx.bria.chat.cardGeneration;
+    const lines = [`<b>${escapeHtml(t('archive.title', { node: node.name, page: page + 1 }))}</b>`];
+    const kb = new InlineKeyboard();
+    rows.forEach((s, i) => {
+      const title = (s.title ?? s.firstPrompt ?? t('archive.untitled')).replace(/\s+/g, ' ').slice(0, 80);
+      const when = (s.nativeLastActivity ?? s.archivedAt ?? s.createdAt).toISOString().slice(0, 16).replace('T', ' ');
+      lines.push(`${i + 1}. <b>${escapeHtml(title)}</b>\n   ${escapeHtml(`${t(`executor.${s.executor}`)} · ${s.folder} · ${when}`)}`);
+      kb.text(`${t('button.resume')} ${i + 1}`, cb.encode({ a: 'resume', gen, sessionId: s.id, arg: 'a' }));
+    });
+    if (more) kb.row().text(t('button.more'), cb.encode({ a: 'arch', gen, arg: String(page + 1) }));
+    await ctx.reply(lines.join('\n'), { parse_mode: 'HTML', reply_markup: kb });
+  };
+  c.command('archive', (ctx) => show(ctx, 0));
+  c.callbackQuery(/^arch:/, async (ctx) => {
+    const data = cb.decode(ctx.callbackQuery.data);
+    if (!data || (await staleButton(ctx, data))) return;
+    await ctx.answerCallbackQuery();
+    await show(ctx, Number(data.arg ?? 0));
+  });
+  // Resume from the archive list (the /new flow's resume buttons carry the flow nonce and no `a` arg).
+  c.callbackQuery(/^resume:.*:a$/, async (ctx) => {
+    const data = cb.decode(ctx.callbackQuery.data);
+    if (!data?.sessionId || (await staleButton(ctx, data))) return;
+    await ctx.answerCallbackQuery();
+    const { deps, chatId } = ctx.bria;
+    await deps.actions.resumeSession({ chatId, sessionId: data.sessionId });
+    const node = await selectedNode(ctx);
+    if (node) await setActiveSession(deps.db, chatId, node.id, data.sessionId);
+    await showCard({ api: ctx.api, db: deps.db, chatId, sessionId: data.sessionId, fresh: true });
+  });
+  return c;
+}

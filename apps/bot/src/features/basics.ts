@@ -1,0 +1,42 @@
+import { Composer } from 'grammy';
+import type { BotContext } from '../context.ts';
+import { formatLeft } from '../card/card-view.ts';
+import { escapeHtml } from '../render/index.ts';
+import { queueLength } from '../store/sessions-read.ts';
+import { activeSession, selectedNode, showHome } from './home.ts';
+
+/** `/start`, `/status`, `/login`. */
+export function basics(): Composer<BotContext> {
+  const c = new Composer<BotContext>();
+  c.command('start', async (ctx) => {
+    await ctx.reply(escapeHtml(ctx.bria.t('intro')), { parse_mode: 'HTML' });
+    await showHome(ctx);
+  });
+  c.command('status', async (ctx) => {
+    const { t, deps } = ctx.bria;
+    const node = await selectedNode(ctx);
+    const s = node ? await activeSession(ctx, node.id) : null;
+    if (!node || !s) return void (await ctx.reply(t('status.none')));
+    const usage = s.usage && typeof s.usage === 'object' ? (s.usage as Record<string, unknown>) : {};
+    const tokens = usage.contextTokens ?? usage.totalTokens;
+    const lines = [
+      t('card.title', { executor: t(`executor.${s.executor}`), node: node.name }),
+      t('status.nativeId', { id: s.nativeSessionId ?? '—' }),
+      t('card.state', { state: t(`state.${s.state}`) }),
+      formatLeft(t, s.lifetimeDeadline, deps.now?.() ?? new Date()),
+      ...(typeof tokens === 'number' ? [t('card.usage', { tokens })] : []),
+      t('status.queue', { count: await queueLength(deps.db, s.id) }),
+    ];
+    await ctx.reply(`<pre>${escapeHtml(lines.join('\n'))}</pre>`, { parse_mode: 'HTML' });
+  });
+  c.command('login', async (ctx) => {
+    const { t, deps } = ctx.bria;
+    const from = ctx.from;
+    if (!from) return;
+    const link = await deps.actions.createLoginLink({ telegramUserId: BigInt(from.id), name: from.first_name });
+    const minutes = Math.max(1, Math.round((link.expiresAt.getTime() - (deps.now?.() ?? new Date()).getTime()) / 60_000));
+    // The link is a secret: it goes to this private chat only and is never logged.
+    await ctx.reply(`${escapeHtml(t('login.link', { minutes }))}\n${escapeHtml(link.url)}`, { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+  });
+  return c;
+}

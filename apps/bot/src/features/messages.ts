@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import { Composer } from 'grammy';
+import { isAppError } from '@bria/core/domain';
+import type { BotContext } from '../context.ts';
+import type { AttachmentIn } from '../deps.ts';
+import { activeSession, selectedNode } from './home.ts';
+
+const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+
+/**
+ * Plain text, photos and files go to the active session's durable queue. The user sees a reaction
+ * once the message is stored, or a clear notice when it is refused; a failure to store an
+ * attachment is reported as such and is never the executor's failure.
+ */
+export function messages(): Composer<BotContext> {
+  const c = new Composer<BotContext>();
+  c.on(['message:text', 'message:photo', 'message:document'], async (ctx) => {
+    const { t, deps, chatId } = ctx.bria;
+    const msg = ctx.message;
+    if (msg.text?.startsWith('/')) return;
+    const node = await selectedNode(ctx);
+    const session = node ? await activeSession(ctx, node.id) : null;
+    if (!session) return void (await ctx.reply(t('msg.noActive')));
+    let attachments: AttachmentIn[] | undefined;
+    if (msg.photo || msg.document) {
+      const max = deps.maxAttachmentBytes ?? DEFAULT_MAX_BYTES;
+      const file = msg.document ?? msg.photo?.at(-1);
+      if (!file) return;
+      if ((file.file_size ?? 0) > max) return void (await ctx.reply(t('attach.tooBig', { limit: `${Math.floor(max / 1024 / 1024)} MB` })));
+      try {
+        attachments = [await download(ctx, file.file_id, msg.document?.file_name ?? `photo-${msg.message_id}.jpg`, msg.document?.mime_type ?? 'image/jpeg', max)];
+      } catch (error) {
+        deps.log.warn({ err: error instanceof Error ? error.name : 'unknown' }, 'attachment download failed');
+        return void (await ctx.reply(t('attach.failed')));
+      }
+    }
+    try {
+      await deps.actions.acceptMessage({
+        sessionId: session.id, chatId, source: 'telegram', sourceKey: `tg:${chatId}:${msg.message_id}`,
+        text: msg.text ?? msg.caption ?? '', ...(attachments ? { attachments } : {}),
+      });
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      // The engine leaves its own expiry notice in the outbox (exactly one); do not add a second.
+      if (error.code === 'LIFETIME_EXPIRED') return void deps.wakeOutbox?.();
+      const key = error.code === 'SESSION_NOT_ACCEPTING' ? 'msg.refusedArchived' : error.code === 'PERSIST_FAILED' && attachments ? 'attach.failed' : 'msg.refusedGeneric';
+      return void (await ctx.reply(t(key)));
+    }
+    await ctx.react('👀').catch(() => undefined);
+  });
+  return c;
+}
+
+async function download(ctx: BotContext, fileId: string, fileName: string, mimeType: string, max: number): Promise<AttachmentIn> {
+  const file = await ctx.api.getFile(fileId);
+  if (!file.file_path) throw new Error('no file path');
+  const res = await fetch(`${ctx.bria.deps.apiRoot}/file/bot${ctx.api.token}/${file.file_path}`);
+  if (!res.ok) throw new Error(`download http ${res.status}`);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (bytes.length > max) throw new Error('too big');
+  if (file.file_size !== undefined && bytes.length !== file.file_size) throw new Error('size mismatch');
+  return { fileName: fileName.replace(/[/\\\0]/g, '_').slice(0, 200), mimeType, bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+}

@@ -1,0 +1,146 @@
+import { randomInt } from 'node:crypto';
+import { Composer, InlineKeyboard } from 'grammy';
+import { z } from 'zod';
+import type { BotContext } from '../context.ts';
+import type { Executor } from '../deps.ts';
+import { cb } from '../card/callback-data.ts';
+import { showCard } from '../card/card-service.ts';
+import { escapeHtml } from '../render/index.ts';
+import { setActiveSession, updateChat } from '../store/chats.ts';
+import { listArchived, listNodeViews, readSettingsView, recentFolders } from '../store/sessions-read.ts';
+
+/**
+ * `/new`: node → executor (skipped when only one is enabled) → folder (recent ones as buttons, or
+ * typed; validated on the node) → "resume instead?" (only with the setting on) → the session starts.
+ * Progress lives in TelegramChat.flow, so a restart of the bot keeps the user where they were.
+ */
+const zFlow = z.object({
+  kind: z.literal('new'),
+  nonce: z.number().int(),
+  step: z.enum(['node', 'executor', 'folder', 'resume']),
+  nodeId: z.string().optional(),
+  executor: z.enum(['claude', 'codex']).optional(),
+  folders: z.array(z.string()).default([]),
+  folder: z.string().optional(),
+});
+type Flow = z.infer<typeof zFlow>;
+
+const readFlow = (ctx: BotContext): Flow | undefined => {
+  const r = zFlow.safeParse(ctx.bria.chat.flow);
+  return r.success ? r.data : undefined;
+};
+
+async function saveFlow(ctx: BotContext, flow: Flow | null): Promise<void> {
+  await updateChat(ctx.bria.deps.db, ctx.bria.chatId, { flow });
+  ctx.bria.chat.flow = flow;
+}
+
+const btn = (flow: Flow, a: 'fnode' | 'exec' | 'folder' | 'resume' | 'fresh' | 'cancel', extra: { arg?: string; sessionId?: string } = {}) => cb.encode({ a, gen: flow.nonce, ...extra });
+
+async function askNode(ctx: BotContext, flow: Flow): Promise<void> {
+  const nodes = await listNodeViews(ctx.bria.deps.db);
+  if (nodes.length === 0) return void (await ctx.reply(ctx.bria.t('firstSteps.noNodes')));
+  if (nodes.length === 1) return chooseNode(ctx, { ...flow, nodeId: nodes[0]?.id });
+  await saveFlow(ctx, { ...flow, step: 'node' });
+  const kb = new InlineKeyboard();
+  for (const n of nodes) kb.text(`${n.online ? '🟢' : '⚪'} ${n.name}`, btn(flow, 'fnode', { arg: n.id })).row();
+  kb.text(ctx.bria.t('button.cancel'), btn(flow, 'cancel'));
+  await ctx.reply(escapeHtml(ctx.bria.t('new.pickNode')), { parse_mode: 'HTML', reply_markup: kb });
+}
+
+async function chooseNode(ctx: BotContext, flow: Flow): Promise<void> {
+  const { t, deps } = ctx.bria;
+  const node = (await listNodeViews(deps.db)).find((n) => n.id === flow.nodeId);
+  if (!node) return askNode(ctx, { ...flow, nodeId: undefined });
+  await updateChat(deps.db, ctx.bria.chatId, { selectedNodeId: node.id });
+  // A disabled executor is not offered; with one left there is nothing to ask.
+  const execs = node.enabledExecutors;
+  if (execs.length === 0) {
+    await saveFlow(ctx, null);
+    return void (await ctx.reply(t('new.noExecutors', { node: node.name })));
+  }
+  if (execs.length === 1) return chooseExecutor(ctx, { ...flow, executor: execs[0] });
+  await saveFlow(ctx, { ...flow, step: 'executor' });
+  const kb = new InlineKeyboard();
+  for (const e of execs) kb.text(t(`executor.${e}`), btn(flow, 'exec', { arg: e }));
+  kb.row().text(t('button.cancel'), btn(flow, 'cancel'));
+  await ctx.reply(escapeHtml(t('new.pickExecutor', { node: node.name })), { parse_mode: 'HTML', reply_markup: kb });
+}
+
+async function chooseExecutor(ctx: BotContext, flow: Flow): Promise<void> {
+  const folders = await recentFolders(ctx.bria.deps.db, flow.nodeId as string, flow.executor as Executor);
+  const next: Flow = { ...flow, step: 'folder', folders };
+  await saveFlow(ctx, next);
+  const kb = new InlineKeyboard();
+  folders.forEach((f, i) => kb.text(f.length > 40 ? `…${f.slice(-39)}` : f, btn(next, 'folder', { arg: String(i) })).row());
+  kb.text(ctx.bria.t('button.cancel'), btn(next, 'cancel'));
+  await ctx.reply(escapeHtml(ctx.bria.t('new.pickFolder')), { parse_mode: 'HTML', reply_markup: kb });
+}
+
+async function chooseFolder(ctx: BotContext, flow: Flow, folder: string): Promise<void> {
+  const { t, deps } = ctx.bria;
+  if (!folder.startsWith('/')) return void (await ctx.reply(t('new.folderNotAbsolute')));
+  const check = await deps.actions.validateFolder({ nodeId: flow.nodeId as string, folder });
+  if (!check.ok) return void (await ctx.reply(escapeHtml(t('new.folderInvalid', { reason: check.reason })), { parse_mode: 'HTML' }));
+  const next: Flow = { ...flow, folder };
+  if ((await readSettingsView(deps.db)).resumeRecommendations) {
+    const { rows } = await listArchived(deps.db, { nodeId: next.nodeId as string, executor: next.executor, folder, page: 0, pageSize: 5 });
+    if (rows.length > 0) {
+      await saveFlow(ctx, { ...next, step: 'resume' });
+      const kb = new InlineKeyboard();
+      for (const s of rows) kb.text(`${t('button.resume')}: ${(s.title ?? s.firstPrompt ?? t('archive.untitled')).slice(0, 40)}`, btn(next, 'resume', { sessionId: s.id })).row();
+      kb.text(t('button.startFresh'), btn(next, 'fresh'));
+      return void (await ctx.reply(escapeHtml(t('new.resumeOffer', { executor: t(`executor.${next.executor as Executor}`) })), { parse_mode: 'HTML', reply_markup: kb }));
+    }
+  }
+  return start(ctx, next);
+}
+
+async function start(ctx: BotContext, flow: Flow): Promise<void> {
+  const { deps, chatId } = ctx.bria;
+  await saveFlow(ctx, null);
+  const { sessionId } = await deps.actions.createSession({ chatId, nodeId: flow.nodeId as string, executor: flow.executor as Executor, folder: flow.folder as string });
+  await setActiveSession(deps.db, chatId, flow.nodeId as string, sessionId);
+  await showCard({ api: ctx.api, db: deps.db, chatId, sessionId, fresh: true });
+}
+
+export function newSession(): Composer<BotContext> {
+  const c = new Composer<BotContext>();
+  const begin = async (ctx: BotContext) => askNode(ctx, { kind: 'new', nonce: randomInt(1, 1_000_000_000), step: 'node', folders: [] });
+  c.command('new', begin);
+  c.callbackQuery(/^new:/, async (ctx) => {
+    await ctx.answerCallbackQuery();
+    await begin(ctx);
+  });
+  c.callbackQuery(/^(fnode|exec|folder|resume|fresh|cancel):/, async (ctx) => {
+    const data = cb.decode(ctx.callbackQuery.data);
+    const flow = readFlow(ctx);
+    if (!data || !flow || data.gen !== flow.nonce) return void (await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
+    await ctx.answerCallbackQuery();
+    if (data.a === 'cancel') {
+      await saveFlow(ctx, null);
+      return void (await ctx.reply(ctx.bria.t('new.cancelled')));
+    }
+    if (data.a === 'fnode' && flow.step === 'node') return chooseNode(ctx, { ...flow, nodeId: data.arg });
+    if (data.a === 'exec' && flow.step === 'executor' && (data.arg === 'claude' || data.arg === 'codex')) return chooseExecutor(ctx, { ...flow, executor: data.arg });
+    if (data.a === 'folder' && flow.step === 'folder') {
+      const folder = flow.folders[Number(data.arg)];
+      if (folder) return chooseFolder(ctx, flow, folder);
+    }
+    if (data.a === 'fresh' && flow.step === 'resume') return start(ctx, flow);
+    if (data.a === 'resume' && flow.step === 'resume' && data.sessionId) {
+      await saveFlow(ctx, null);
+      await ctx.bria.deps.actions.resumeSession({ chatId: ctx.bria.chatId, sessionId: data.sessionId });
+      await setActiveSession(ctx.bria.deps.db, ctx.bria.chatId, flow.nodeId as string, data.sessionId);
+      await showCard({ api: ctx.api, db: ctx.bria.deps.db, chatId: ctx.bria.chatId, sessionId: data.sessionId, fresh: true });
+      return;
+    }
+  });
+  // A typed folder while the flow waits for one; any other text goes on to the session.
+  c.on('message:text', async (ctx, next) => {
+    const flow = readFlow(ctx);
+    if (!flow || flow.step !== 'folder' || ctx.message.text.startsWith('/')) return next();
+    await chooseFolder(ctx, flow, ctx.message.text.trim());
+  });
+  return c;
+}

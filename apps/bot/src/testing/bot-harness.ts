@@ -1,0 +1,61 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Api } from 'grammy';
+import { createDb, type Db } from '@bria/core/db';
+import { createLogger } from '@bria/core/log';
+import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
+import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';
+import { createBot } from '../bot.ts';
+import { coreActions } from '../core-actions.ts';
+import { OutboxSender } from '../outbox/outbox-sender.ts';
+
+/** A real bot (grammY long polling + outbox sender + core services) against the fake Bot API and a real database. */
+export interface Harness {
+  fake: FakeTelegram;
+  db: Db;
+  stop(): Promise<void>;
+}
+
+export async function openDatabase(): Promise<{ tdb: TestDatabase; db: Db }> {
+  const tdb = await createTestDatabase();
+  return { tdb, db: createDb(tdb.url, { max: 6 }) };
+}
+
+export async function startHarness(db: Db, o: { allowed: number[] }): Promise<Harness> {
+  const fake = await startFakeTelegram();
+  const log = createLogger({ name: 'bot-test', level: 'silent' });
+  const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 5 }), db, log, pollMs: 50, leaseMs: 10_000 });
+  const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: mkdtempSync(path.join(tmpdir(), 'bria-bot-att-')) });
+  const bot = createBot(fake.token, { db, log, allowedUsers: new Set(o.allowed), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
+  await bot.init();
+  void bot.start({ timeout: 1 });
+  sender.start();
+  return {
+    fake, db,
+    async stop() {
+      await Promise.allSettled([bot.stop(), sender.stop()]);
+      await fake.close();
+    },
+  };
+}
+
+let n = 0;
+export async function seedNode(db: Db, o: { name?: string; online?: boolean; executors?: ('claude' | 'codex')[] } = {}): Promise<string> {
+  const id = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+  await db.node.create({ data: { id, name: o.name ?? `node-${n}`, online: o.online ?? true, enabledExecutors: o.executors ?? ['claude', 'codex'] } });
+  return id;
+}
+
+/** A session row as the engine would have left it (state fixtures; no engine runs in these tests). */
+export async function seedSession(db: Db, o: { nodeId: string; state: 'Ready' | 'Running' | 'Archived'; deadline?: Date | null; title?: string }): Promise<string> {
+  const id = `10000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+  await db.session.create({
+    data: {
+      id, nodeId: o.nodeId, executor: 'claude', folder: '/home/ada/project', nativeSessionId: `native-${n}`, state: o.state,
+      lifetimeDeadline: o.deadline === undefined ? new Date(Date.now() + 3 * 3600_000) : o.deadline, title: o.title ?? null,
+      ...(o.state === 'Archived' ? { archivedAt: new Date() } : {}),
+    },
+  });
+  return id;
+}
