@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tmux } from '../tmux/tmux.ts';
+import { isAlive, procStat, processTree } from './proc-tree.ts';
 import { detectBlockingPrompt } from './screen.ts';
-import { procStat, processTree } from './proc-tree.ts';
 import type { SessionIdentity } from './types.ts';
 
 export type Health =
@@ -19,4 +20,71 @@ export async function probeHealth(tmux: Tmux, id: SessionIdentity): Promise<Heal
 /** A question on screen (trust, permission…) that the CLI waits on; null when there is none. */
 export async function blockingPrompt(tmux: Tmux, paneId: string): Promise<string | null> {
   return detectBlockingPrompt(await tmux.capture(paneId).catch(() => ''));
+}
+
+export interface DeathReport {
+  pids: number[];
+  stillAlive: number[];
+  exitStatus: number | null;
+  paneDead: boolean;
+  health: Health;
+}
+
+/**
+ * Watches one pane once a second: the process tree while alive, a question on screen while work
+ * runs, and the death of the pane or CLI (reported once, with the wrapper's exit status).
+ */
+export class HealthMonitor {
+  private timer: NodeJS.Timeout | null = null;
+  private knownPids: number[] = [];
+  private lastBlocked: string | null = null;
+  private busy = false;
+
+  constructor(private readonly o: {
+    tmux: Tmux;
+    identity: SessionIdentity;
+    intervalMs: number;
+    workRunning: () => boolean;
+    onBlocked: (promptText: string) => void;
+    onDeath: (report: DeathReport) => void;
+  }) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.tick().catch(() => undefined), this.o.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.busy || !this.timer) return;
+    this.busy = true;
+    try {
+      const { tmux, identity: id } = this.o;
+      const health = await probeHealth(tmux, id);
+      if (health.alive) {
+        this.knownPids = health.pids;
+        if (!this.o.workRunning()) return;
+        const text = await blockingPrompt(tmux, id.paneId);
+        if (text && text !== this.lastBlocked) this.o.onBlocked(text);
+        this.lastBlocked = text;
+        return;
+      }
+      if (!this.timer) return;
+      this.stop();
+      await sleep(200); // the wrapper records the status right after the CLI ends
+      const after = await tmux.paneInfo(id.paneId);
+      const stillAlive: number[] = [];
+      for (const p of this.knownPids) if (await isAlive(p)) stillAlive.push(p);
+      this.o.onDeath({
+        pids: this.knownPids, stillAlive, exitStatus: await tmux.readExitStatus(id.exitFile),
+        paneDead: after === null || after.dead, health,
+      });
+    } finally {
+      this.busy = false;
+    }
+  }
 }

@@ -3,9 +3,10 @@ import { JournalShrankError, JsonlTailer } from '../journal/jsonl-tailer.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 import { HostEvents } from './host-events.ts';
 import { type CloseEvidence, closeCli, lastWords, type Mismatch, verifyIdentity, waitForCliPid, waitForPrompt } from './launch.ts';
-import { blockingPrompt, probeHealth } from './health.ts';
-import { isAlive, procStat } from './proc-tree.ts';
+import { type DeathReport, HealthMonitor } from './health.ts';
+import { procStat } from './proc-tree.ts';
 import { findReceipt } from './receipt.ts';
+import { awaitInterruptEvidence } from './interrupt-evidence.ts';
 import { clearRefilledPrompt } from './prompt-box.ts';
 import { protectLeadingCommand } from './screen.ts';
 import {
@@ -51,10 +52,8 @@ export class SessionHost extends HostEvents {
   private readonly turns: Turn[] = [];
   private receipt: Receipt | null = null;
   private chain: Promise<unknown> = Promise.resolve();
-  private monitor: NodeJS.Timeout | null = null;
-  private knownPids: number[] = [];
+  private monitor: HealthMonitor | null = null;
   private startedAt = 0;
-  private lastBlocked: string | null = null;
 
   constructor(opts: SessionHostOptions) {
     super();
@@ -271,21 +270,20 @@ export class SessionHost extends HostEvents {
     const id = this.identity();
     const escAt = Date.now();
     await this.tmux.sendKeys(id.paneId, ['Escape']);
-    const deadline = escAt + this.t.interruptMs;
-    let idleSince: number | null = null;
-    while (Date.now() < deadline) {
-      await sleep(100);
-      await this.tailer?.readNow();
-      if (turns.every((t) => t.done)) return { sent: true, confirmed: true, reason: 'journal' };
-      const idle = await this.driver.idleStatus(this.ctx());
-      // Only an idle status written after our Esc counts; an older one predates the turn.
-      if (!idle?.idle || idle.updatedAt === null || idle.updatedAt < escAt - 50) continue;
-      // The marker of an interrupt after the first byte lands shortly after the idle status.
-      idleSince ??= Date.now();
-      if (Date.now() - idleSince < 600) continue;
-      for (const t of turns.filter((x) => !x.done)) {
+    const found = await awaitInterruptEvidence({
+      escAt, timeoutMs: this.t.interruptMs,
+      settled: async () => {
+        await this.tailer?.readNow();
+        return turns.every((t) => t.done);
+      },
+      idleStatus: () => this.driver.idleStatus(this.ctx()),
+    });
+    if (found.kind === 'journal') return { sent: true, confirmed: true, reason: 'journal' };
+    const open = turns.filter((x) => !x.done);
+    if (found.kind === 'idle') {
+      for (const t of open) {
         t.done = true;
-        this.emit({ type: 'interrupted', messageId: t.messageId, reason: 'interrupted before the first response byte', evidence: { status: idle.evidence, nativeRef: t.nativeRef } });
+        this.emit({ type: 'interrupted', messageId: t.messageId, reason: 'interrupted before the first response byte', evidence: { status: found.evidence, nativeRef: t.nativeRef } });
       }
       if (!(await clearRefilledPrompt(this.tmux, id.paneId))) {
         // A later paste would be appended to the leftover text: no more deliveries into this pane.
@@ -294,7 +292,7 @@ export class SessionHost extends HostEvents {
       }
       return { sent: true, confirmed: true, reason: 'idle status without a journal record' };
     }
-    for (const t of turns.filter((x) => !x.done)) {
+    for (const t of open) {
       this.emit({ type: 'unknown', messageId: t.messageId, reason: 'no interrupt evidence in time', evidence: { nativeRef: t.nativeRef } });
     }
     return { sent: true, confirmed: false, reason: 'no evidence in time' };
@@ -359,43 +357,28 @@ export class SessionHost extends HostEvents {
   }
 
   private startMonitor(): void {
-    this.monitor = setInterval(() => void this.checkHealth().catch(() => undefined), this.t.monitorMs);
-    this.monitor.unref();
+    this.monitor = new HealthMonitor({
+      tmux: this.tmux, identity: this.identity(), intervalMs: this.t.monitorMs,
+      workRunning: () => this.running().length > 0,
+      onBlocked: (promptText) => this.emit({ type: 'blocked_on_prompt', promptText, evidence: { paneId: this.ident?.paneId } }),
+      onDeath: (r) => void this.onDeath(r),
+    });
+    this.monitor.start();
   }
 
   private stopMonitor(): void {
-    if (this.monitor) clearInterval(this.monitor);
+    this.monitor?.stop();
     this.monitor = null;
   }
 
-  private async checkHealth(): Promise<void> {
-    if (this.state !== 'ready' || !this.ident) return;
-    const id = this.ident;
-    const health = await probeHealth(this.tmux, id);
-    if (health.alive) {
-      this.knownPids = health.pids;
-      if (this.running().length > 0) await this.checkBlocked(id.paneId);
-      return;
-    }
+  private async onDeath(r: DeathReport): Promise<void> {
     if (this.state !== 'ready') return;
     this.state = 'exited';
-    this.stopMonitor();
-    await sleep(200); // the wrapper records the status right after the CLI ends
-    const after = await this.tmux.paneInfo(id.paneId);
-    const stillAlive: number[] = [];
-    for (const p of this.knownPids) if (await isAlive(p)) stillAlive.push(p);
+    this.monitor = null;
     await this.tailer?.readNow().catch(() => undefined);
     this.evaluate();
     this.tailer?.stop();
-    this.emit({
-      type: 'exited', expected: false, pids: this.knownPids, exitStatus: await this.tmux.readExitStatus(id.exitFile),
-      paneDead: after === null || after.dead, evidence: { ...health, stillAlive },
-    });
-  }
-
-  private async checkBlocked(paneId: string): Promise<void> {
-    const text = await blockingPrompt(this.tmux, paneId);
-    if (text && text !== this.lastBlocked) this.emit({ type: 'blocked_on_prompt', promptText: text, evidence: { paneId } });
-    this.lastBlocked = text;
+    const { pids, exitStatus, paneDead, stillAlive, health } = r;
+    this.emit({ type: 'exited', expected: false, pids, exitStatus, paneDead, evidence: { ...health, stillAlive } });
   }
 }
