@@ -3,7 +3,9 @@ import type { Db } from '../db/client.ts';
 import { sessionIdsInStates } from '../db/repos/sessions.ts';
 import { claimDueTimers, consumeTimer, type TimerDto } from '../db/repos/timers.ts';
 import type { Logger } from '../log.ts';
-import { pumpQueue } from '../services/sessions/queue-pump.ts';
+import { listQueue } from '../db/repos/messages.ts';
+import { getSessionRow } from '../db/repos/sessions.ts';
+import { pumpDecision, pumpQueue } from '../services/sessions/queue-pump.ts';
 import { applyEvent, type Actor } from '../services/sessions/session-step.ts';
 import { type Clock, type StepContext, withSessionTx } from '../services/sessions/step-context.ts';
 import { handleAgentEvent } from './handle-agent-event.ts';
@@ -83,6 +85,18 @@ export async function applyHubFact(d: EngineDeps, sessionId: string, event: Sess
 
 export async function pumpSession(d: EngineDeps, sessionId: string): Promise<void> {
   await applyHubFact(d, sessionId, null);
+}
+
+/**
+ * A wake-up from a stored message: look first without a transaction or lock, and take the
+ * session lock only when the gates would hand something over. Safe because every event that can
+ * open a gate pumps inside its own transaction; this only saves work on busy sessions.
+ */
+export async function pumpIfNeeded(d: EngineDeps, sessionId: string): Promise<void> {
+  const row = await getSessionRow(d.db, sessionId);
+  if (!row) return;
+  if (pumpDecision(row, await listQueue(d.db, sessionId)).kind === 'none') return;
+  await pumpSession(d, sessionId);
 }
 
 export { sessionIdsInStates };

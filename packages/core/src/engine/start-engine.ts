@@ -3,7 +3,7 @@ import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, systemClock } from '../services/sessions/step-context.ts';
 import { NodeWatch } from './node-watch.ts';
-import { type EngineDeps, fireDueTimers, processNextEvent, pumpSession } from './session-work.ts';
+import { type EngineDeps, fireDueTimers, processNextEvent, pumpIfNeeded } from './session-work.ts';
 
 export interface EngineOptions {
   db: Db;
@@ -73,12 +73,34 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
     return run.done;
   };
 
+  /** Wake-ups for one session coalesce: one pump runs at a time, a wake during it makes it run once more. */
+  const wakes = new Map<string, { again: boolean }>();
+  const wake = (sessionId: string): void => {
+    const w = wakes.get(sessionId);
+    if (w) {
+      w.again = true;
+      return;
+    }
+    const state = { again: false };
+    wakes.set(sessionId, state);
+    void guard('wake', async () => {
+      try {
+        do {
+          state.again = false;
+          await pumpIfNeeded(d, sessionId);
+        } while (state.again && !stopped);
+      } finally {
+        wakes.delete(sessionId);
+      }
+    });
+  };
+
   const pendingNodes = async () => (await d.db.agentEvent.findMany({ where: { processedAt: null }, distinct: ['nodeId'], select: { nodeId: true } })).map((r) => r.nodeId);
   const waitingSessions = async () => (await d.db.message.findMany({ where: { status: 'pending' }, distinct: ['sessionId'], select: { sessionId: true }, take: 500 })).map((r) => r.sessionId);
 
   const safetyPass = async () => {
     await Promise.all((await pendingNodes()).map((n) => drainNode(n)));
-    for (const s of await waitingSessions()) await pumpSession(d, s);
+    for (const s of await waitingSessions()) await pumpIfNeeded(d, s);
   };
 
   const listener = new pg.Client({ connectionString: opts.databaseUrl });
@@ -87,7 +109,7 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
   listener.on('notification', (n) => {
     if (stopped || !n.payload) return;
     if (n.channel === 'bria_agent_events') void drainNode(n.payload);
-    else if (n.channel === 'bria_session_wake') void guard('wake', () => pumpSession(d, n.payload as string));
+    else if (n.channel === 'bria_session_wake') wake(n.payload);
   });
   await listener.query('LISTEN bria_agent_events');
   await listener.query('LISTEN bria_session_wake');

@@ -47,6 +47,30 @@ export async function insertMessage(tx: Tx, m: { sessionId: string; source: stri
   });
 }
 
+/**
+ * Appends a message in one statement (next seq, idempotent by source key) and wakes the dispatcher
+ * on commit. The caller holds the session row lock, so seq is gap-free and ordered. Null means the
+ * source key is already stored.
+ */
+export async function appendMessage(tx: Tx, m: { sessionId: string; source: string; sourceKey?: string; text: string; attachments?: unknown }): Promise<MessageDto | null> {
+  const id = randomUUID();
+  const attachments = m.attachments === undefined ? null : JSON.stringify(m.attachments);
+  const rows = await tx.$queryRaw<{ seq: number; createdAt: Date }[]>`
+    with ins as (
+      insert into "Message" (id, "sessionId", seq, source, "sourceKey", text, attachments)
+      select ${id}::uuid, ${m.sessionId}::uuid, coalesce(max(seq), 0) + 1, ${m.source}, ${m.sourceKey ?? null}, ${m.text}, ${attachments}::jsonb
+      from "Message" where "sessionId" = ${m.sessionId}::uuid
+      on conflict ("sourceKey") do nothing
+      returning seq, "createdAt")
+    select ins.seq, ins."createdAt", pg_notify('bria_session_wake', ${m.sessionId})::text as n from ins`;
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    id, sessionId: m.sessionId, seq: r.seq, source: m.source, sourceKey: m.sourceKey ?? null, status: 'pending', mainMessageId: null, nativeTurnId: null,
+    nativeRecordId: null, finalText: null, outcomeDetail: null, createdAt: r.createdAt, acceptedAt: null, outcomeAt: null,
+  };
+}
+
 export async function getMessageForDelivery(db: DbOrTx, id: string): Promise<{ text: string; attachments: unknown } | null> {
   return db.message.findUnique({ where: { id }, select: { text: true, attachments: true } });
 }

@@ -116,3 +116,13 @@ export async function insertSessionCommand(tx: Tx, c: { id: string; nodeId: stri
   await tx.agentCommand.create({ data: { id: c.id, nodeId: c.nodeId, sessionId: c.sessionId, type: c.type, payload: c.payload as object }, select: { id: true } });
   await tx.$executeRaw`select pg_notify('bria_agent_commands', ${c.nodeId})`;
 }
+
+export interface SessionGateRow { id: string; nodeId: string; state: SessionState; version: number; observerGeneration: number; nativeSessionId: string | null; lifetimeDeadline: Date | null; lifetimeExpired: boolean; exitVerified: boolean }
+
+/** The hot path of message acceptance: one round trip that locks the row and returns what the gate needs. */
+export async function lockSessionGate(tx: Tx, id: string): Promise<SessionGateRow | null> {
+  const rows = await tx.$queryRaw<SessionGateRow[]>`
+    select id, "nodeId", state::text as state, version, "observerGeneration", "nativeSessionId", "lifetimeDeadline", "lifetimeExpired", "exitVerified"
+    from "Session" where id = ${id}::uuid for update`;
+  return rows[0] ?? null;
+}

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, acceptRefusalToAppError, canAcceptMessage, isLifetimeDue } from '../../domain/index.ts';
-import { findMessageBySourceKey, insertMessage, type MessageDto } from '../../db/repos/messages.ts';
+import { appendMessage, findMessageBySourceKey, type MessageDto } from '../../db/repos/messages.ts';
 import { enqueueOutbox } from '../../db/repos/outbox.ts';
-import { chatsForNode, lockSession } from '../../db/repos/sessions.ts';
+import { chatsForNode, lockSessionGate } from '../../db/repos/sessions.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 import { TELEGRAM } from './session-notices.ts';
-import { toSnapshot } from './snapshot.ts';
 import { withSessionTx } from './step-context.ts';
 
 export interface AcceptMessageInput {
@@ -28,24 +27,33 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   if (input.text.length === 0 && !input.attachments?.length) throw new AppError('INVALID_INPUT', { message: 'empty message' });
   if (input.text.length > 200_000) throw new AppError('INVALID_INPUT', { message: 'message too long' });
   const r = await withSessionTx(db, { log, clock }, async (ctx) => {
-    const row = await lockSession(ctx.tx, input.sessionId);
+    const row = await lockSessionGate(ctx.tx, input.sessionId);
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
-    if (input.sourceKey) {
-      const existing = await findMessageBySourceKey(ctx.tx, input.sourceKey);
-      if (existing && existing.sessionId !== row.id) throw new AppError('CONFLICT', { message: 'source key belongs to another session' });
-      if (existing) return { kind: 'stored' as const, message: existing, duplicate: true };
-    }
-    const snap = toSnapshot(row, []);
+    const existing = async () => {
+      const m = input.sourceKey ? await findMessageBySourceKey(ctx.tx, input.sourceKey) : null;
+      if (m && m.sessionId !== row.id) throw new AppError('CONFLICT', { message: 'source key belongs to another session' });
+      return m;
+    };
     // The timer may lag behind the deadline by a poll: the deadline itself decides.
-    if (isLifetimeDue(row.lifetimeDeadline, ctx.now)) snap.lifetimeExpired = true;
-    const decision = canAcceptMessage(snap);
-    if (!decision.ok) return { kind: 'refused' as const, decision, row, now: ctx.now };
-    const message = await insertMessage(ctx.tx, {
+    const decision = canAcceptMessage({
+      state: row.state, version: row.version, resumeState: null, observerGeneration: row.observerGeneration, hasNativeId: row.nativeSessionId !== null,
+      lifetimeDeadline: row.lifetimeDeadline, lifetimeExpired: row.lifetimeExpired || isLifetimeDue(row.lifetimeDeadline, ctx.now),
+      exitVerified: row.exitVerified, queue: { inFlight: false, waiting: false },
+    });
+    if (!decision.ok) {
+      // A repeat of input stored before the refusal started gets its original answer.
+      const m = await existing();
+      if (m) return { kind: 'stored' as const, message: m, duplicate: true };
+      return { kind: 'refused' as const, decision, row, now: ctx.now };
+    }
+    const message = await appendMessage(ctx.tx, {
       sessionId: row.id, source: input.source, text: input.text,
       ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}), ...(input.attachments ? { attachments: input.attachments } : {}),
     });
-    await ctx.tx.$executeRaw`select pg_notify('bria_session_wake', ${row.id})`;
-    return { kind: 'stored' as const, message, duplicate: false };
+    if (message) return { kind: 'stored' as const, message, duplicate: false };
+    const m = await existing();
+    if (!m) throw new AppError('CONFLICT', { message: 'source key raced' });
+    return { kind: 'stored' as const, message: m, duplicate: true };
   });
   if (r.kind === 'refused') {
     if (r.decision.code === 'LIFETIME_EXPIRED') {

@@ -1,6 +1,6 @@
-import { nextDeliverable, summarizeQueue, type SessionState } from '../../domain/index.ts';
+import { type Deliverable, nextDeliverable, type QueueMessage, summarizeQueue, type SessionState } from '../../domain/index.ts';
 import { leaseMessage, listQueue } from '../../db/repos/messages.ts';
-import { getSessionRow } from '../../db/repos/sessions.ts';
+import { getSessionRow, type SessionRow } from '../../db/repos/sessions.ts';
 import { sendSessionCommand } from './session-commands.ts';
 import { applyEvent } from './session-step.ts';
 import type { StepContext } from './step-context.ts';
@@ -16,33 +16,47 @@ export const DISPATCHER_ID = 'engine';
  * dispatchers can never lease one message or reorder a session's queue.
  * Returns the ids of messages leased.
  */
+type PumpRow = Pick<SessionRow, 'state' | 'pendingFinalEventId' | 'lifetimeExpired'>;
+
+/** What the pump would do for this row and queue: hand a message over, raise `work_drained`, or nothing. */
+export function pumpDecision(row: PumpRow, queue: readonly (QueueMessage & { finalText: boolean })[]): { kind: 'deliver'; d: Extract<Deliverable, { ok: true }> } | { kind: 'drain' | 'none' } {
+  const inFlight = queue.filter((m) => m.status === 'leased' || m.status === 'accepted');
+  const d = nextDeliverable(queue, {
+    state: row.state,
+    outcomeWriteFailed: row.pendingFinalEventId !== null,
+    finalReceived: row.pendingFinalEventId !== null || inFlight.some((m) => m.finalText),
+    dispatcherId: DISPATCHER_ID,
+  });
+  if (d.ok) return { kind: 'deliver', d };
+  const s = summarizeQueue(queue);
+  const expiredIdle = row.state === 'Ready' && row.lifetimeExpired && !s.inFlight && !s.waiting;
+  const drained = (DRAIN_WHEN_IDLE.has(row.state) && !s.inFlight) || (DRAIN_WHEN_EMPTY.has(row.state) && !s.inFlight && !s.waiting) || expiredIdle;
+  return { kind: drained ? 'drain' : 'none' };
+}
+
+/**
+ * Hands the next deliverable message to the agent when the domain gates allow, and tells the
+ * machine when work drained. Runs in the caller's transaction under the session lock, so two
+ * dispatchers can never lease one message or reorder a session's queue.
+ * Returns the ids of messages leased.
+ */
 export async function pumpQueue(ctx: StepContext, sessionId: string): Promise<string[]> {
-  const leased: string[] = [];
   for (let i = 0; i < 16; i++) {
     const row = await getSessionRow(ctx.tx, sessionId);
-    if (!row) return leased;
-    const queue = await listQueue(ctx.tx, sessionId);
-    const inFlight = queue.filter((m) => m.status === 'leased' || m.status === 'accepted');
-    const d = nextDeliverable(queue, {
-      state: row.state,
-      outcomeWriteFailed: row.pendingFinalEventId !== null,
-      finalReceived: row.pendingFinalEventId !== null || inFlight.some((m) => m.finalText),
-      dispatcherId: DISPATCHER_ID,
-    });
-    if (d.ok) {
+    if (!row) return [];
+    const decision = pumpDecision(row, await listQueue(ctx.tx, sessionId));
+    if (decision.kind === 'deliver') {
+      const { d } = decision;
       const mainMessageId = d.mode === 'follow_up' ? d.mainMessageId : null;
       const commandId = await sendSessionCommand(ctx.tx, row, { kind: 'deliver', generation: row.observerGeneration, messageId: d.message.id, ...(mainMessageId ? { mainMessageId } : {}) });
       if (!(await leaseMessage(ctx.tx, d.message.id, commandId, mainMessageId))) throw new Error('lease lost under the session lock');
-      leased.push(d.message.id);
-      continue;
+      // One acceptance at a time: nothing else is deliverable until this receipt arrives.
+      return [d.message.id];
     }
-    const s = summarizeQueue(queue);
-    const expiredIdle = row.state === 'Ready' && row.lifetimeExpired && !s.inFlight && !s.waiting;
-    const drained = (DRAIN_WHEN_IDLE.has(row.state) && !s.inFlight) || (DRAIN_WHEN_EMPTY.has(row.state) && !s.inFlight && !s.waiting) || expiredIdle;
-    if (!drained) return leased;
+    if (decision.kind === 'none') return [];
     const r = await applyEvent(ctx, sessionId, { type: 'work_drained' }, 'hub');
-    if (!r.ok) return leased;
+    if (!r.ok) return [];
   }
   ctx.log.warn({ sessionId }, 'engine.pump_not_settled');
-  return leased;
+  return [];
 }

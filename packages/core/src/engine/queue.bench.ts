@@ -1,0 +1,87 @@
+/**
+ * Queue benchmark (not a test): `npx tsx packages/core/src/engine/queue.bench.ts [messages] [concurrency]`.
+ * 1. Latency: 100 idle Ready sessions; one message at a time; from `acceptMessage` returning (the
+ *    message is committed) to the NOTIFY of its `deliver` command arriving on a separate connection
+ *    (the same wake-up the hub uses), plus the DB-side gap between the two rows' commit times.
+ * 2. Throughput: messages accepted per second across the 100 sessions with N concurrent callers
+ *    while the engine runs in the same process (each accept also wakes the dispatcher).
+ */
+import pg from 'pino';
+import pgClient from 'pg';
+import { createTestDatabase } from '../../../testkit/src/postgres.ts';
+import { createDb } from '../db/client.ts';
+import { storeAgentEvent } from '../db/repos/agent-events.ts';
+import { createNodeWithToken } from '../db/repos/nodes.ts';
+import { acceptMessage, createSession } from '../services/sessions/index.ts';
+import { startEngine } from './start-engine.ts';
+
+const TOTAL = Number(process.argv[2] ?? 5000);
+const CONCURRENCY = Number(process.argv[3] ?? 16);
+const SESSIONS = 100;
+const log = pg({ level: 'silent' });
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms`;
+
+const tdb = await createTestDatabase();
+const db = createDb(tdb.url, { max: 20 });
+const engineDb = createDb(tdb.url, { max: 10 });
+const { nodeId } = await createNodeWithToken(db, { name: 'bench' });
+await db.node.update({ where: { id: nodeId }, data: { online: true, agentInstanceId: 'bench' } });
+const engine = await startEngine({ db: engineDb, databaseUrl: tdb.url, log });
+
+const sessions: string[] = [];
+let seq = 0;
+for (let i = 0; i < SESSIONS; i++) {
+  const s = await createSession({ db, log }, { nodeId, executor: 'claude', folder: `/bench/${i}` });
+  seq += 1;
+  await storeAgentEvent(db, nodeId, { type: 'event', seq, at: Date.now(), event: 'session_ready', sessionId: s.id, generation: 1, payload: { identity: { pid: 1000 + i } } });
+  sessions.push(s.id);
+}
+await engine.settle();
+const ready = await db.session.count({ where: { state: 'Ready' } });
+console.log(`setup: ${ready}/${SESSIONS} sessions Ready`);
+
+// 1. Latency, one message at a time, each to an idle session.
+const listener = new pgClient.Client({ connectionString: tdb.url });
+await listener.connect();
+let waiter: (() => void) | null = null;
+listener.on('notification', () => waiter?.());
+await listener.query('LISTEN bria_agent_commands');
+const notifyMs: number[] = [];
+for (const sessionId of sessions) {
+  const got = new Promise<void>((r) => { waiter = r; });
+  const r = await acceptMessage({ db, log }, { sessionId, text: 'hello', source: 'api' });
+  const stored = performance.now();
+  await got;
+  notifyMs.push(performance.now() - stored);
+  waiter = null;
+  void r;
+}
+const gaps = await db.$queryRaw<{ ms: number }[]>`
+  select extract(epoch from (c."createdAt" - m."createdAt")) * 1000 as ms
+  from "Message" m join "AgentCommand" c on c.id = m."deliveryId"`;
+console.log(`latency message stored → deliver NOTIFY received (n=${notifyMs.length}): ${fmt(notifyMs)}`);
+console.log(`latency message row → deliver command row, DB clock (n=${gaps.length}): ${fmt(gaps.map((g) => Number(g.ms)))}`);
+
+// 2. Throughput: the sessions are busy now, so the messages queue up (the dispatcher still wakes on each).
+let next = 0;
+const t0 = performance.now();
+await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+  while (next < TOTAL) {
+    const i = next++;
+    await acceptMessage({ db, log }, { sessionId: sessions[i % SESSIONS] as string, text: `m${i}`, source: 'api', sourceKey: `bench:${i}` });
+  }
+}));
+const secs = (performance.now() - t0) / 1000;
+await engine.settle();
+const stored = await db.message.count();
+console.log(`throughput: ${TOTAL} messages across ${SESSIONS} sessions, ${CONCURRENCY} concurrent callers: ${(TOTAL / secs).toFixed(0)} msg/s (${secs.toFixed(2)} s); rows stored ${stored}`);
+const dupes = await db.$queryRaw<{ n: bigint }[]>`select count(*) as n from (select "sessionId", seq from "Message" group by 1, 2 having count(*) > 1) x`;
+console.log(`duplicate (session, seq) pairs: ${dupes[0]?.n ?? 0n}`);
+
+await listener.end();
+await engine.stop();
+await db.$disconnect();
+await engineDb.$disconnect();
+await tdb.drop();
+process.exit(0);
