@@ -42,7 +42,6 @@ async function start(): Promise<void> {
     await bot.api.setWebhook(wh.url, { secret_token: wh.secret });
     log.info({ port: wh.port }, 'Telegram bot running (webhook)');
   } else {
-    await bot.api.deleteWebhook().catch(() => undefined);
     void bot.start({ onStart: (me) => log.info({ username: me.username }, 'Telegram bot running (long polling)') });
   }
 }
