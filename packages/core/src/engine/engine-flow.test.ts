@@ -137,3 +137,18 @@ describe('session engine', () => {
     expect(await rig.db.agentEvent.count({ where: { processedAt: null } })).toBe(0);
   });
 });
+
+describe('dispatcher wake-up', () => {
+  it('a message stored for a Ready session becomes a deliver command through NOTIFY alone (no settle, no poll)', async () => {
+    const s = await readySession();
+    const t0 = Date.now();
+    const m = await acceptMessage(rig.deps, { sessionId: s.id, text: 'fast', source: 'web' });
+    let deliver: { payload: Record<string, unknown> } | undefined;
+    while (!deliver && Date.now() - t0 < 5000) {
+      deliver = (await rig.commands(s.id)).find((c) => c.type === 'deliver');
+      if (!deliver) await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(deliver?.payload.messageId).toBe(m.message.id);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+});

@@ -57,7 +57,7 @@ describe('acceptMessage under concurrency', () => {
       }
       // Every submission of one key got the same stored message back.
       const byKey = new Map<string, Set<string>>();
-      submissions.forEach((sub, i) => byKey.set(sub.key, (byKey.get(sub.key) ?? new Set()).add(results[i]?.message.id ?? '')));
+      for (const [i, sub] of submissions.entries()) byKey.set(sub.key, (byKey.get(sub.key) ?? new Set()).add(results[i]?.message.id ?? ''));
       for (const ids of byKey.values()) expect(ids.size).toBe(1);
     });
   }
