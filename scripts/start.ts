@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
@@ -27,6 +27,9 @@ async function main(): Promise<void> {
   const env = parseEnv(zServerEnv);
   const dataDir = path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir());
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // As root the embedded Postgres runs as the `postgres` user, who must be able to pass through
+  // the data folder to reach its own subfolder: add only the search bit (no listing, no reading).
+  if (!env.DATABASE_URL && process.getuid?.() === 0) chmodSync(dataDir, statSync(dataDir).mode | 0o001);
   say(`Data folder: ${dataDir}`);
 
   for (const [name, port] of [['dashboard (BRIA_WEB_PORT)', env.BRIA_WEB_PORT], ['hub (BRIA_HUB_PORT)', env.BRIA_HUB_PORT]] as const) {

@@ -92,6 +92,7 @@ export class HubClient extends EventEmitter {
       if (answeredOverHttp) return;
       const wasOnline = this.state === 'online';
       if (this.state !== 'refused') this.setState('offline');
+      if (this.stopped) return;
       if (wasOnline) this.opts.log('warn', 'Lost the connection to the hub; retrying.', { code, reason: reason.toString().slice(0, 100) });
       if (code === CloseCode.revoked) {
         this.setState('refused');

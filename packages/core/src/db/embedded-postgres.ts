@@ -184,7 +184,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     child = spawn(path.join(bin, 'postgres'), [
       '-D', pgdata, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1',
       '-c', `unix_socket_directories=${sockDir}`, '-c', 'max_connections=200', '-c', 'fsync=on',
-    ], { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' } });
+    ], { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, detached: true });
     pid = await new Promise<number>((resolve, reject) => {
       let stderr = '';
       const onData = (chunk: Buffer) => {

@@ -52,12 +52,7 @@ export class Hub {
     const stale = await markStaleNodesOffline(db, new Date(this.now().getTime() - 3 * this.opts.heartbeatMs), this.now());
     if (stale > 0) log.info({ nodes: stale }, 'hub.start marked stale nodes offline');
 
-    this.listener = new pg.Client({ connectionString: this.opts.databaseUrl });
-    this.listener.on('error', (err) => log.warn({ err: err.message }, 'hub.listen connection error'));
-    await this.listener.connect();
-    this.listener.on('notification', (n) => this.onNotify(n.channel, n.payload ?? ''));
-    await this.listener.query('LISTEN bria_agent_commands');
-    await this.listener.query('LISTEN bria_token_revoked');
+    await this.listen();
 
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
     this.server = createServer((req, res) => {
@@ -79,6 +74,41 @@ export class Hub {
     this.port = typeof addr === 'object' && addr ? addr.port : this.opts.port;
     this.timers.push(setInterval(() => this.heartbeat(), this.opts.heartbeatMs));
     log.info({ port: this.port }, 'hub.listening');
+  }
+
+  /**
+   * The LISTEN connection. When it drops (Postgres restart, network), it is re-opened with a
+   * growing pause, and every connected node's unacknowledged commands are flushed, since
+   * notifications sent meanwhile were lost.
+   */
+  private async listen(attempt = 0): Promise<void> {
+    const { log } = this.opts;
+    const client = new pg.Client({ connectionString: this.opts.databaseUrl });
+    this.listener = client;
+    let retried = false;
+    const retry = (why: string) => {
+      if (retried || this.closing) return;
+      retried = true;
+      log.warn({ err: why }, 'hub.listen_lost');
+      client.end().catch(() => {});
+      const delay = [250, 500, 1_000, 2_000, 5_000][Math.min(attempt, 4)] ?? 5_000;
+      setTimeout(() => void this.listen(attempt + 1).then(() => this.flushAll()).catch(() => {}), delay).unref();
+    };
+    client.on('error', (err) => retry(err.message));
+    client.on('end', () => retry('connection ended'));
+    client.on('notification', (n) => this.onNotify(n.channel, n.payload ?? ''));
+    try {
+      await client.connect();
+      await client.query('LISTEN bria_agent_commands');
+      await client.query('LISTEN bria_token_revoked');
+    } catch (err) {
+      if (attempt === 0) throw err;
+      retry((err as Error).message);
+    }
+  }
+
+  private async flushAll(): Promise<void> {
+    for (const nodeId of this.onlineNodeIds) await this.flushCommands(nodeId).catch(() => {});
   }
 
   private reject(socket: Duplex, status: number, code: string, message: string, retryAfterMs?: number): void {
