@@ -72,7 +72,7 @@ async function chooseExecutor(ctx: BotContext, flow: Flow): Promise<void> {
   const next: Flow = { ...flow, step: 'folder', folders };
   await saveFlow(ctx, next);
   const kb = new InlineKeyboard();
-  folders.forEach((f, i) => kb.text(f.length > 40 ? `…${f.slice(-39)}` : f, btn(next, 'folder', { arg: String(i) })).row());
+  for (const [i, f] of folders.entries()) kb.text(f.length > 40 ? `…${f.slice(-39)}` : f, btn(next, 'folder', { arg: String(i) })).row();
   kb.text(ctx.bria.t('button.cancel'), btn(next, 'cancel'));
   await ctx.reply(escapeHtml(ctx.bria.t('new.pickFolder')), { parse_mode: 'HTML', reply_markup: kb });
 }
@@ -103,6 +103,9 @@ async function start(ctx: BotContext, flow: Flow): Promise<void> {
   await setActiveSession(deps.db, chatId, flow.nodeId as string, sessionId);
   await showCard({ api: ctx.api, db: deps.db, chatId, sessionId, fresh: true });
 }
+
+const BRIA_COMMANDS = new Set(['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'settings', 'login']);
+const isBriaCommand = (text: string) => BRIA_COMMANDS.has(/^\/([a-z]+)(@\w+)?(\s|$)/.exec(text)?.[1] ?? '');
 
 export function newSession(): Composer<BotContext> {
   const c = new Composer<BotContext>();
@@ -139,7 +142,8 @@ export function newSession(): Composer<BotContext> {
   // A typed folder while the flow waits for one; any other text goes on to the session.
   c.on('message:text', async (ctx, next) => {
     const flow = readFlow(ctx);
-    if (!flow || flow.step !== 'folder' || ctx.message.text.startsWith('/')) return next();
+    // Absolute paths start with '/' too: only one of Bria's own commands leaves the folder step.
+    if (!flow || flow.step !== 'folder' || isBriaCommand(ctx.message.text)) return next();
     await chooseFolder(ctx, flow, ctx.message.text.trim());
   });
   return c;

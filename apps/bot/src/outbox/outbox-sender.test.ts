@@ -50,7 +50,6 @@ function startSender() {
   return sender;
 }
 
-const sentTexts = () => fake.calls('sendMessage').filter((c) => c.status === 200).map((c) => String(c.params?.text ?? ''));
 
 describe('outbox sender', () => {
   it('delivers a long Markdown-heavy final once, split in order, every part accepted, ids recorded', async () => {

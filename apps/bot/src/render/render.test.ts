@@ -116,7 +116,10 @@ describe('splitHtml', () => {
   it('random adversarial Markdown always renders to safe parts', () => {
     const atoms = ['**', '*', '_', '__', '`', '```', '```py\n', '\n', ' ', '<', '>', '&', '[a](https://e.x)', '| a | b |\n', '# ', '- ', '> ', '😀', 'ж', 'word', '~~', '\\', '\n\n'];
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     for (let n = 0; n < 300; n++) {
       let md = '';
       const len = Math.floor(rnd() * 400);

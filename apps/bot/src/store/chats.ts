@@ -38,11 +38,9 @@ export async function updateChat(
   data: Partial<Pick<ChatDto, 'language' | 'selectedNodeId' | 'cardMessageId' | 'cardSessionId'>> & { flow?: object | null },
 ): Promise<void> {
   const { flow, ...rest } = data;
-  await db.telegramChat.update({
-    where: { chatId },
-    data: { ...rest, ...(flow === undefined ? {} : { flow: flow === null ? { set: null } as never : flow }) },
-    select: { chatId: true },
-  });
+  await db.telegramChat.update({ where: { chatId }, data: { ...rest, ...(flow ? { flow } : {}) }, select: { chatId: true } });
+  // A SQL NULL (not JSON null) ends a flow; Prisma's DbNull sentinel is not exported by core.
+  if (flow === null) await db.$executeRaw`update "TelegramChat" set flow = null where "chatId" = ${chatId}`;
 }
 
 /**

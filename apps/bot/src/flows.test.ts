@@ -1,0 +1,129 @@
+import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '@bria/core/db';
+import type { TestDatabase } from '@bria/testkit/postgres';
+import { type Harness, openDatabase, seedNode, seedSession, startHarness } from './testing/bot-harness.ts';
+
+// The flows up to the engine's door: real core services and database, the fake Bot API as Telegram.
+let tdb: TestDatabase;
+let db: Db;
+let h: Harness;
+const ADA = 100200300;
+type Btn = InlineKeyboardButton.CallbackButton;
+const buttons = (m: Message | undefined) => ((m?.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat() as Btn[];
+const press = (m: Message, label: string | RegExp) => {
+  const b = buttons(m).find((x) => (typeof label === 'string' ? x.text === label : label.test(x.text)));
+  if (!b) throw new Error(`no button ${label} in ${JSON.stringify(buttons(m).map((x) => x.text))}`);
+  h.fake.userPresses(m.message_id, b.callback_data);
+};
+const waitFor = async (pred: (m: Message) => boolean) => (await h.fake.waitForChat((ms) => ms.some(pred))).filter(pred).at(-1) as Message;
+
+beforeAll(async () => {
+  ({ tdb, db } = await openDatabase());
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await tdb.drop();
+});
+beforeEach(async () => {
+  await db.$executeRawUnsafe('truncate "Outbox", "ChatNodeState", "TelegramChat", "Message", "AgentCommand", "SessionEvidence", "SessionTimer", "Session", "Node", "Settings" cascade');
+  h = await startHarness(db, { allowed: [ADA] });
+});
+afterEach(() => h.stop());
+
+describe('/new', () => {
+  it('node → executor → typed folder → the session is created Starting and its card shows it', async () => {
+    await seedNode(db, { name: 'desk' });
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    h.fake.userSends('/new');
+    press(await waitFor((m) => m.text === 'New session — which computer?'), /laptop/);
+    const exec = await waitFor((m) => m.text === 'New session on laptop — which agent?');
+    expect(buttons(exec).map((b) => b.text)).toEqual(['Claude Code', 'Codex', 'Cancel']);
+    press(exec, 'Codex');
+    await waitFor((m) => m.text?.startsWith('Which folder?') ?? false);
+    h.fake.userSends('relative/path');
+    await waitFor((m) => m.text === 'Please type an absolute path, e.g. /home/me/project.');
+    h.fake.userSends('/srv/app');
+    const card = await waitFor((m) => m.text?.startsWith('Codex · laptop') ?? false);
+    expect(card.text).toContain('State: starting');
+    expect(card.text).toContain('Folder: /srv/app');
+    const s = await db.session.findFirstOrThrow({ where: { nodeId } });
+    expect([s.executor, s.folder, s.state]).toEqual(['codex', '/srv/app', 'Starting']);
+    expect(await db.agentCommand.count({ where: { sessionId: s.id } })).toBeGreaterThan(0);
+    const chat = await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } });
+    expect(chat.flow).toBeNull();
+    expect(chat.cardSessionId).toBe(s.id);
+    expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(s.id);
+  });
+
+  it('one node with one enabled executor: straight to the folder; recent folders are buttons; resume offered when the setting is on', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop', executors: ['claude'] });
+    const archived = await seedSession(db, { nodeId, state: 'Archived', title: 'fix the parser' });
+    await db.settings.create({ data: { id: 1, resumeRecommendations: true } });
+    h.fake.userSends('/new');
+    const folders = await waitFor((m) => m.text?.startsWith('Which folder?') ?? false);
+    expect(buttons(folders).map((b) => b.text)).toEqual(['/home/ada/project', 'Cancel']);
+    press(folders, '/home/ada/project');
+    const offer = await waitFor((m) => m.text?.startsWith('There are earlier Claude Code sessions') ?? false);
+    expect(buttons(offer).map((b) => b.text)).toEqual(['Resume: fix the parser', 'Start a new one']);
+    press(offer, 'Start a new one');
+    await waitFor((m) => m.text?.includes('State: starting') ?? false);
+    expect(await db.session.count({ where: { nodeId, state: 'Starting' } })).toBe(1);
+    expect((await db.session.findUniqueOrThrow({ where: { id: archived } })).state).toBe('Archived');
+  });
+
+  it('flow progress is kept in the database (TelegramChat.flow); a button of an earlier flow is out of date', async () => {
+    await seedNode(db, { name: 'a' });
+    await seedNode(db, { name: 'b' });
+    h.fake.userSends('/new');
+    const ask = await waitFor((m) => m.text === 'New session — which computer?');
+    const chatRow = await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } });
+    expect(chatRow.flow).toMatchObject({ kind: 'new', step: 'node' });
+    h.fake.userSends('/new');
+    await h.fake.waitForChat((ms) => ms.filter((m) => m.text === 'New session — which computer?').length === 2);
+    press(ask, /a$/);
+    await h.fake.waitForCall('answerCallbackQuery');
+    expect(h.fake.callbackAnswers().at(-1)?.text).toBe('This button is out of date.');
+  });
+});
+
+describe('sessions, background completion and archive', () => {
+  it('/sessions switches the active session without touching the other; a background notice opens its card', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const a = await seedSession(db, { nodeId, state: 'Running', title: 'A' });
+    const b = await seedSession(db, { nodeId, state: 'Ready', title: 'B' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: a } });
+    h.fake.userSends('/sessions');
+    const list = await waitFor((m) => m.text === 'Open sessions on laptop:');
+    expect(buttons(list)).toHaveLength(2);
+    press(list, /ready/);
+    await waitFor((m) => (m.text?.includes('State: ready') && m.text.includes('B')) ?? false);
+    expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(b);
+    expect((await db.session.findUniqueOrThrow({ where: { id: a } })).state).toBe('Running');
+
+    await db.outbox.create({
+      data: { channel: 'telegram', dedupeKey: `done:${a}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'background_done', sessionId: a, nodeId, title: 'A', jump: { sessionId: a, nodeId } } },
+    });
+    const notice = await waitFor((m) => m.text === 'A background session finished: A');
+    press(notice, 'Open');
+    await waitFor((m) => (m.text?.includes('State: working') && m.text.includes('\nA\n')) ?? false);
+    expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(a);
+    expect((await db.session.findUniqueOrThrow({ where: { id: b } })).state).toBe('Ready');
+  });
+
+  it('/archive is paginated, newest first', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    for (let i = 0; i < 7; i++) {
+      const id = await seedSession(db, { nodeId, state: 'Archived', title: `task ${i}` });
+      await db.session.update({ where: { id }, data: { nativeLastActivity: new Date(Date.UTC(2026, 0, 1 + i)) } });
+    }
+    h.fake.userSends('/archive');
+    const p1 = await waitFor((m) => m.text?.startsWith('Archive of laptop (page 1)') ?? false);
+    expect(p1.text?.match(/task \d/g)).toEqual(['task 6', 'task 5', 'task 4', 'task 3', 'task 2']);
+    expect(buttons(p1).map((b) => b.text)).toEqual(['Resume 1', 'Resume 2', 'Resume 3', 'Resume 4', 'Resume 5', 'More']);
+    press(p1, 'More');
+    const p2 = await waitFor((m) => m.text?.startsWith('Archive of laptop (page 2)') ?? false);
+    expect(p2.text?.match(/task \d/g)).toEqual(['task 1', 'task 0']);
+  });
+});
