@@ -52,8 +52,9 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       const nativeId = row.nativeSessionId ?? (typeof identity?.nativeSessionId === 'string' ? identity.nativeSessionId : null);
       await patchSession(ctx.tx, row.id, { ...(identity ? { identity: identity as object } : {}), nativeSessionId: nativeId });
       if (row.state === 'AwaitingRecovery') return fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' });
-      if (e.name === 'session_ready') return fact({ type: 'cli_ready', generation: g });
-      if (e.name === 'resume_confirmed') {
+      if (e.name === 'session_ready' && row.state !== 'Resuming') return fact({ type: 'cli_ready', generation: g });
+      // A resumed CLI reporting ready is the resume confirmation.
+      if (e.name === 'resume_confirmed' || (e.name === 'session_ready' && row.state === 'Resuming')) {
         const { lifetime } = await readSettings(ctx.tx);
         await patchSession(ctx.tx, row.id, { lifetimeStartedAt: ctx.now });
         return fact({ type: 'resume_confirmed', generation: g, lifetime });

@@ -3,7 +3,7 @@ import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, systemClock } from '../services/sessions/step-context.ts';
 import { NodeWatch } from './node-watch.ts';
-import { type EngineDeps, fireDueTimers, processNextEvent, pumpIfNeeded } from './session-work.ts';
+import { applyHubFact, type EngineDeps, fireDueTimers, processNextEvent, pumpIfNeeded } from './session-work.ts';
 
 export interface EngineOptions {
   db: Db;
@@ -115,6 +115,10 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
   await listener.query('LISTEN bria_session_wake');
 
   await watch.tick();
+  // A resume failure whose notice is stored but whose return to Archived did not commit is finished now.
+  for (const r of await d.db.session.findMany({ where: { state: 'ResumeFailed' }, select: { id: true } })) {
+    await guard('resume_failed', () => applyHubFact(d, r.id, { type: 'resume_failure_reported' }));
+  }
   await safetyPass();
   const every = (ms: number, what: string, fn: () => Promise<unknown>) => {
     let running = false;
