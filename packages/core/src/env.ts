@@ -14,7 +14,9 @@ export class ConfigError extends Error {
 }
 
 export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.output<S> {
-  const result = schema.safeParse(source);
+  // An empty variable (`DATABASE_URL=`) means "not set", as people expect from shells and .env files.
+  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(present);
   if (result.success) return result.data;
   throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
 }

@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../packages/core/src/db/embedded-postgres.ts';
+
+/**
+ * `npm start` as a user runs it: on an empty data folder, again on the same folder, Ctrl-C, and a
+ * busy port. Checks the physical result: health over HTTP, processes present and then gone.
+ */
+const root = path.resolve(import.meta.dirname, '..');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'bria-start-test-'));
+const launched: ChildProcess[] = [];
+afterAll(() => {
+  for (const p of launched) if (p.exitCode === null) p.kill('SIGKILL');
+});
+
+interface Ports { web: number; hub: number; pg: number }
+
+function launch(ports: Ports) {
+  const proc = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'scripts/start.ts')], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: '', BRIA_DATA_DIR: dataDir, BRIA_WEB_PORT: String(ports.web), BRIA_HUB_PORT: String(ports.hub), BRIA_PG_PORT: String(ports.pg), BRIA_HEARTBEAT_MS: '1000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  launched.push(proc);
+  let output = '';
+  proc.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  proc.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const waitFor = async (re: RegExp, ms: number) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (re.test(output)) return output;
+      if (proc.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`did not see ${re} in:\n${output.slice(-3000)}`);
+  };
+  return { proc, exited, waitFor, output: () => output };
+}
+
+/** Every process whose command line mentions the data folder or the ports (Bria's own processes). */
+function brianProcesses(ports: Ports): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let cmd = '';
+    let env = '';
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      env = readFileSync(`/proc/${pid}/environ`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (cmd.includes(dataDir) || env.includes(`BRIA_DATA_DIR=${dataDir}`) || env.includes(`BRIA_WEB_PORT=${ports.web}\0`)) found.push(Number(pid));
+  }
+  return found;
+}
+
+async function health(port: number): Promise<{ ok: boolean; nodesOnline: number; nodesTotal: number }> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+  return (await res.json()) as { ok: boolean; nodesOnline: number; nodesTotal: number };
+}
+
+async function untilHealthy(port: number, ms: number) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const h = await health(port).catch(() => undefined);
+    if (h?.ok && h.nodesOnline === 1) return h;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('not healthy with the local node online in time');
+}
+
+describe('npm start', () => {
+  const ports: Ports = { web: 0, hub: 0, pg: 0 };
+
+  it('starts everything on an empty data folder, shows the local node online, and Ctrl-C leaves nothing behind', async () => {
+    Object.assign(ports, { web: await freePort(), hub: await freePort(), pg: await freePort() });
+    const run = launch(ports);
+    await run.waitFor(/Bria is running/, 240_000);
+    const out = run.output();
+    expect(out).toMatch(/Creating the embedded PostgreSQL cluster/);
+    expect(out).toMatch(/This computer was enrolled as a node/);
+    expect(out).toMatch(/The Telegram bot is off/);
+    expect(out).toMatch(/Sign in once with this link .*\/login\?token=/);
+    const h = await untilHealthy(ports.web, 60_000);
+    expect(h.nodesTotal).toBe(1);
+    expect(existsSync(path.join(dataDir, 'postgres', 'pgdata', 'PG_VERSION'))).toBe(true);
+    const before = brianProcesses(ports);
+    expect(before.length).toBeGreaterThanOrEqual(5); // launcher, postgres, hub, web, agent
+    run.proc.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(before.filter((pid) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '))).toEqual([]);
+    await expect(health(ports.web)).rejects.toThrow();
+  }, 300_000);
+
+  it('reuses the data on the next start: same node, no new enrolment', async () => {
+    const run = launch(ports);
+    await run.waitFor(/Bria is running/, 240_000);
+    expect(run.output()).not.toMatch(/Creating the embedded PostgreSQL cluster/);
+    expect(run.output()).not.toMatch(/enrolled/);
+    const h = await untilHealthy(ports.web, 60_000);
+    expect(h.nodesTotal).toBe(1);
+    run.proc.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  }, 300_000);
+
+  it('refuses to start when a port is taken, naming the port', async () => {
+    const blocker = createServer().listen(ports.hub, '127.0.0.1');
+    await new Promise((r) => blocker.once('listening', r));
+    try {
+      const run = launch(ports);
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toMatch(new RegExp(`Port ${ports.hub} for the hub \\(BRIA_HUB_PORT\\) is already in use`));
+    } finally {
+      blocker.close();
+    }
+  }, 60_000);
+});
