@@ -1,3 +1,5 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/db';
@@ -171,5 +173,38 @@ describe('settings, status and login', () => {
     expect(text).toMatch(/^Your one-time dashboard link \(valid 15 minutes, single use\):\nhttp:\/\/127\.0\.0\.1:3999\/login\?token=\S+$/);
     const user = await db.dashboardUser.findUniqueOrThrow({ where: { telegramUserId: BigInt(ADA) }, include: { loginTokens: true } });
     expect(user.loginTokens).toHaveLength(1);
+  });
+});
+
+describe('lifecycle button and attachments through core services', () => {
+  it('Stop on a working session asks core to interrupt the current work; the card shows stopping', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const sid = await seedSession(db, { nodeId, state: 'Running' });
+    // The work in flight, as the engine records an accepted request.
+    await db.message.create({ data: { id: randomUUID(), sessionId: sid, seq: 1, source: 'telegram', text: 'long task', status: 'accepted', acceptedAt: new Date(), nativeRecordId: 'rec-1' } });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.userSends('/start');
+    const card = (await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('State: working')))).find((x) => x.text?.includes('State: working')) as Message;
+    h.fake.userPresses(card.message_id, (buttons(card).find((b) => b.text === 'Stop') as { callback_data: string }).callback_data);
+    await h.fake.waitForChat((m) => m.some((x) => x.message_id === card.message_id && x.text?.includes('State: stopping')));
+    expect((await db.session.findUniqueOrThrow({ where: { id: sid } })).state).toBe('Stopping');
+    expect((await db.agentCommand.findMany({ where: { sessionId: sid }, select: { type: true } })).map((c) => c.type)).toContain('interrupt');
+  });
+
+  it('a document is downloaded, checksummed, stored in a Bria-owned folder and referenced by the queued message', async () => {
+    const nodeId = await seedNode(db);
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    const bytes = new Uint8Array(Buffer.from('name,value\nα,1\n'));
+    const sent = h.fake.userSendsDocument(bytes, 'data.csv', 'text/csv', 'look at this file');
+    await h.fake.waitForCall('setMessageReaction');
+    const [row] = await db.message.findMany({ where: { sessionId: sid } });
+    expect(row?.text).toBe('look at this file');
+    expect(row?.sourceKey).toBe(`tg:${ADA}:${sent.message.message_id}`);
+    const [att] = row?.attachments as { name: string; mime: string; path: string; sizeBytes: number; sha256: string }[];
+    expect(att).toMatchObject({ name: 'data.csv', mime: 'text/csv', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    expect(readFileSync(att?.path as string)).toEqual(Buffer.from(bytes));
   });
 });
