@@ -20,7 +20,10 @@ import { firstUseLoginLink } from './launcher/login-link.ts';
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg: string) => console.log(formatLogLine('bria', msg));
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+// Children run as `node --import tsx <file>`: one process each (the tsx wrapper would add a second
+// process per child, which also survives a SIGKILL aimed at the wrapper).
+const node = process.execPath;
+const ts = (file: string) => ['--import', 'tsx', path.join(root, file)];
 const nextBin = path.join(root, 'node_modules', '.bin', 'next');
 
 async function main(): Promise<void> {
@@ -75,7 +78,7 @@ async function main(): Promise<void> {
       BRIA_PUBLIC_URL: publicUrl,
       BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${env.BRIA_HUB_PORT}/health`,
     };
-    supervisor.start({ name: 'hub', command: tsx, args: [path.join(root, 'packages/core/src/hub/main.ts')], env: childEnv });
+    supervisor.start({ name: 'hub', command: node, args: ts('packages/core/src/hub/main.ts'), cwd: root, env: childEnv });
 
     await ensureWebBuild();
     supervisor.start({
@@ -85,7 +88,7 @@ async function main(): Promise<void> {
 
     if (local) {
       supervisor.start({
-        name: 'agent', command: tsx, args: [path.join(root, 'apps/node-agent/src/main.ts')],
+        name: 'agent', command: node, args: ts('apps/node-agent/src/main.ts'), cwd: root,
         env: { ...childEnv, BRIA_HUB_URL: `ws://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token },
       });
       if (local.created) say('This computer was enrolled as a node (its agent token is kept in local-agent.json).');
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
     }
 
     if (env.TELEGRAM_BOT_TOKEN) {
-      supervisor.start({ name: 'bot', command: tsx, args: [path.join(root, 'apps/bot/src/main.ts')], env: childEnv });
+      supervisor.start({ name: 'bot', command: node, args: ts('apps/bot/src/main.ts'), cwd: root, env: childEnv });
     } else {
       say('The Telegram bot is off. To turn it on, set TELEGRAM_BOT_TOKEN (from @BotFather) and TELEGRAM_ALLOWED_USERS (your Telegram user id), then start again.');
     }
