@@ -8,7 +8,7 @@ import { codexDriver, codexHome } from './codex-driver.ts';
 import { childrenOf, isAlive, procExists, processTree } from './proc-tree.ts';
 import { isAtPrompt } from './screen.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, listFiles, NASTY, type Rig } from './test-rig.ts';
+import { createRig, listFiles, LONG, NASTY, type Rig } from './test-rig.ts';
 import { ExecutorError, type HostEvent, type SessionIdentity } from './types.ts';
 
 let rig: Rig;
@@ -55,7 +55,7 @@ describe('Codex in tmux', () => {
   });
 
   it('delivers exact bytes (also text starting with ! or /) and reports the final answer', async () => {
-    for (const text of [NASTY, '!echo not-a-shell-command', '/not-a-slash-command please']) {
+    for (const text of [NASTY, LONG, '!echo not-a-shell-command', '/not-a-slash-command please']) {
       const { final, nativeRef } = await sendAndFinish(a, text);
       const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1)!;
       // Codex trims the protective space Bria puts before ! and /; everything else is byte-exact.

@@ -1,25 +1,39 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tmux } from '../tmux/tmux.ts';
-import { claudeOffersClear, isAtPrompt } from './screen.ts';
+import { claudePromptBox } from './screen.ts';
 
 /**
  * Claude puts a prompt dropped before the first response byte back into its input box. It has to go,
- * or the next paste would be appended to it. One Esc makes Claude offer "Esc again to clear"; the
- * second Esc is sent only once that offer is on screen, because Esc-Esc on an EMPTY prompt opens the
+ * or the next paste would be appended to it. One Ctrl-C clears a non-empty box (it also arms "Press
+ * Ctrl-C again to exit" for ~2 s, and Bria never sends a second one). Esc is not used: its "Esc again
+ * to clear" offer is hidden behind other footer hints, and Esc-Esc on an EMPTY prompt opens the
  * Rewind dialog, which swallows later pastes.
  */
 export async function clearRefilledPrompt(tmux: Tmux, paneId: string): Promise<boolean> {
-  if (isAtPrompt(await tmux.capture(paneId))) return true;
-  await tmux.sendKeys(paneId, ['Escape']);
-  for (let i = 0; i < 20; i++) {
-    await sleep(50);
-    if (!claudeOffersClear(await tmux.capture(paneId))) continue;
-    await tmux.sendKeys(paneId, ['Escape']);
-    for (let j = 0; j < 40; j++) {
-      await sleep(50);
-      if (isAtPrompt(await tmux.capture(paneId))) return true;
-    }
-    return false;
+  const box = claudePromptBox(await tmux.capture(paneId));
+  if (box === '') return true;
+  if (box === null) return false;
+  await tmux.sendKeys(paneId, ['C-c']);
+  for (let i = 0; i < 40; i++) {
+    await sleep(25);
+    if (claudePromptBox(await tmux.capture(paneId)) === '') return true;
   }
   return false;
+}
+
+/**
+ * Pastes, waits until the TUI has drawn the paste (a long paste takes Claude ~100 ms to fold into
+ * "[Pasted text #1 +N lines]"; an Enter that arrives before that was observed to get lost), then
+ * presses Enter. The screen only times the key press; acceptance is proven by the journal.
+ */
+export async function submitPaste(tmux: Tmux, paneId: string, text: string): Promise<void> {
+  const before = await tmux.capture(paneId);
+  await tmux.paste(paneId, text, { submit: false });
+  for (let i = 0; i < 40; i++) {
+    await sleep(25);
+    if ((await tmux.capture(paneId)) !== before) break;
+  }
+  // Codex turns an Enter that follows input too closely into a newline.
+  await sleep(100);
+  await tmux.sendKeys(paneId, ['Enter']);
 }

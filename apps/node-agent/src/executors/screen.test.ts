@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { claudeOffersClear, detectBlockingPrompt, isAtPrompt, protectLeadingCommand, sessionIdFromStatus } from './screen.ts';
+import { claudePromptBox, detectBlockingPrompt, isAtPrompt, protectLeadingCommand, sessionIdFromStatus } from './screen.ts';
 
 // Screens as captured from Claude Code 2.1.197 and codex-cli 0.171.0 (trimmed).
-const CLAUDE_IDLE = `❯ \n────────\n  ? for shortcuts · ← for agents                      ● high · /effort`;
-const CLAUDE_REFILLED = `❯ HANG please\n────────\n                                        Esc again to clear`;
+const CLAUDE_IDLE = `❯ past prompt\n● answer\n❯\u00a0\n────────\n  ? for shortcuts · ← for agents                      ● high · /effort`;
+const CLAUDE_REFILLED = `❯\u00a0HANG please\n────────\n                                        Esc again to clear`;
 const CODEX_IDLE = `› Ask Codex to do anything\n  mock-model default · /tmp/w\n  ← for agents · ? for shortcuts`;
 const CODEX_STATUS = `  Session:             01a2368c-d855-7312-9f0e-4ffe2a850ce0\n  Token usage:         0 total`;
 const CLAUDE_TRUST = ` Accessing workspace:\n /tmp/x\n Is this a project you created or one you trust?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n Enter to confirm · Esc to cancel`;
@@ -21,11 +21,13 @@ describe('screen reading', () => {
     expect(detectBlockingPrompt(CLAUDE_IDLE)).toBeNull();
     expect(detectBlockingPrompt(CODEX_IDLE)).toBeNull();
   });
-  it('reads the Codex session id from /status and Claude\'s clear offer', () => {
+  it('reads the Codex session id from /status and the text in Claude\'s input box', () => {
     expect(sessionIdFromStatus(`${CODEX_IDLE}\n${CODEX_STATUS}`)).toBe('01a2368c-d855-7312-9f0e-4ffe2a850ce0');
     expect(sessionIdFromStatus(CODEX_IDLE)).toBeNull();
-    expect(claudeOffersClear(CLAUDE_REFILLED)).toBe(true);
-    expect(claudeOffersClear(CLAUDE_IDLE)).toBe(false);
+    expect(claudePromptBox(CLAUDE_REFILLED)).toBe('HANG please');
+    expect(claudePromptBox(CLAUDE_IDLE)).toBe('');
+    expect(claudePromptBox(`❯ old\n❯\u00a0HANG please\n  second line\n────────\n  paste again to expand`)).toBe('HANG please\nsecond line');
+    expect(claudePromptBox(CODEX_IDLE)).toBeNull();
   });
   it('protects text that would run a shell or slash command', () => {
     expect(protectLeadingCommand('!rm -rf /')).toBe(' !rm -rf /');

@@ -31,9 +31,24 @@ export function sessionIdFromStatus(screen: string): string | null {
   return all.length > 0 ? all[all.length - 1]![1]! : null;
 }
 
-/** Claude's box after an Esc on a non-empty prompt: a second Esc clears it (and only then is safe). */
-export function claudeOffersClear(screen: string): boolean {
-  return /Esc again to clear/.test(screen);
+/**
+ * The text in Claude's input box (the lines from `❯` down to the next rule); '' when empty, null
+ * when no box is on screen.
+ */
+export function claudePromptBox(screen: string): string | null {
+  const lines = screen.split('\n');
+  let start = -1;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    // Claude draws its box as `❯` + NO-BREAK SPACE; prompts in the transcript use a plain space.
+    if (/^❯(\u00a0|$)/.test(lines[i]!)) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return null;
+  const out: string[] = [lines[start]!.slice(1)];
+  for (let i = start + 1; i < lines.length && !/^─{3,}/.test(lines[i]!); i++) out.push(lines[i]!);
+  return out.map((l) => l.trim()).join('\n').trim();
 }
 
 /** Text leading with `!` or `/` would run a shell command or a slash command; a space makes it text. */

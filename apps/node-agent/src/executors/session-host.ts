@@ -7,7 +7,7 @@ import { type DeathReport, HealthMonitor } from './health.ts';
 import { procStat } from './proc-tree.ts';
 import { findReceipt } from './receipt.ts';
 import { awaitInterruptEvidence } from './interrupt-evidence.ts';
-import { clearRefilledPrompt } from './prompt-box.ts';
+import { clearRefilledPrompt, submitPaste } from './prompt-box.ts';
 import { protectLeadingCommand } from './screen.ts';
 import {
   type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
@@ -235,7 +235,7 @@ export class SessionHost extends HostEvents {
     const got = new Promise<string>((r) => (resolve = r));
     this.receipt = { messageId: m.messageId, sent, baseline, resolve };
     try {
-      await this.tmux.paste(id.paneId, sent);
+      await submitPaste(this.tmux, id.paneId, sent);
     } catch (err) {
       this.receipt = null;
       throw err;

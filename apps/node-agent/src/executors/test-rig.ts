@@ -62,3 +62,6 @@ export async function listFiles(dir: string): Promise<string[]> {
 export const NASTY = `Multi-line "double" and 'single' quotes, $HOME and \${PATH}, \`backticks\`, a \\ backslash,
 tabs\there, unicode ü ß 日本語 🙂, and a ; rm -rf / for good measure
 last line`;
+
+/** Long enough for Claude to fold it into "[Pasted text #1 +N lines]" on screen. */
+export const LONG = Array.from({ length: 120 }, (_, i) => `line ${i}: "quoted" $VAR \`tick\` ü`).join('\n');
