@@ -20,7 +20,7 @@ afterAll(() => {
 interface Ports { web: number; hub: number; pg: number }
 
 function launch(ports: Ports) {
-  const proc = spawn(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'scripts/start.ts')], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start.ts')], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: '', BRIA_DATA_DIR: dataDir, BRIA_WEB_PORT: String(ports.web), BRIA_HUB_PORT: String(ports.hub), BRIA_PG_PORT: String(ports.pg), BRIA_HEARTBEAT_MS: '1000' },
     stdio: ['ignore', 'pipe', 'pipe'],
