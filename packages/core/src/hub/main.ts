@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createDb } from '../db/client.ts';
 import { parseEnv, zLogLevel } from '../env.ts';
 import { createLogger } from '../log.ts';
+import { startEngine, type Engine } from '../engine/start-engine.ts';
 import { Hub } from './server.ts';
 
 // The hub process: `tsx packages/core/src/hub/main.ts` (started by `npm start`).
@@ -16,8 +17,11 @@ const env = parseEnv(z.object({
 const log = createLogger({ name: 'hub', level: env.LOG_LEVEL });
 const db = createDb(env.DATABASE_URL);
 const hub = new Hub({ db, databaseUrl: env.DATABASE_URL, host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, port: env.BRIA_HUB_PORT, heartbeatMs: env.BRIA_HEARTBEAT_MS, log });
+let engine: Engine | undefined;
 try {
   await hub.start();
+  // The session engine runs beside the hub: agent events in, commands and outbox rows out.
+  engine = await startEngine({ db, databaseUrl: env.DATABASE_URL, log });
 } catch (err) {
   log.error({ err: (err as Error).message }, 'hub.start_failed');
   console.error(`bria hub: ${(err as Error).message}`);
@@ -28,6 +32,6 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     if (stopping) return;
     stopping = true;
-    void hub.stop().then(() => db.$disconnect()).finally(() => process.exit(0));
+    void hub.stop().then(() => engine?.stop()).then(() => db.$disconnect()).finally(() => process.exit(0));
   });
 }

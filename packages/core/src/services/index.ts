@@ -1,0 +1,5 @@
+// Use cases shared by the dashboard, the bot and the launcher.
+export * from './auth/index.ts';
+export * from './nodes/index.ts';
+export * from './sessions/index.ts';
+export * from './settings/index.ts';
