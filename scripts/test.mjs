@@ -17,30 +17,32 @@ function run(cmd, args, env = {}) {
 
 let passed = 0;
 let failed = 0;
-let problems = 0;
 
 const vitestJson = path.join(out, 'vitest.json');
 const vitestCode = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`, ...extra]);
 if (existsSync(vitestJson)) {
   const r = JSON.parse(readFileSync(vitestJson, 'utf8'));
   passed += r.numPassedTests ?? 0;
-  failed += (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0 ? 0 : 0);
-  if (r.numFailedTestSuites && !r.numFailedTests) failed += r.numFailedTestSuites;
+  failed += r.numFailedTests ?? 0;
+  // A failing hook or an unloadable file fails its suite without failing a test: count it.
+  if (vitestCode !== 0 && !r.numFailedTests) failed += Math.max(1, r.numFailedTestSuites ?? 0);
+} else if (vitestCode !== 0) {
+  failed += 1;
 }
-if (vitestCode !== 0) problems += 1;
 
 const pwConfig = 'e2e/playwright.config.ts';
 if (existsSync(pwConfig) && extra.length === 0) {
   const pwJson = path.join(out, 'playwright.json');
   const pwCode = run('npx', ['playwright', 'test', '-c', pwConfig, '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  let pwFailed = 0;
   if (existsSync(pwJson)) {
     const s = JSON.parse(readFileSync(pwJson, 'utf8')).stats ?? {};
     passed += (s.expected ?? 0) + (s.flaky ?? 0);
-    failed += s.unexpected ?? 0;
+    pwFailed = s.unexpected ?? 0;
   }
-  if (pwCode !== 0) problems += 1;
+  // A web server that never came up fails the run without any test result.
+  failed += pwCode !== 0 ? Math.max(1, pwFailed) : pwFailed;
 }
 
-if (problems > 0 && failed === 0) failed = problems;
 console.log(`\nTests: ${passed} passed, ${failed} failed`);
-process.exit(failed > 0 || problems > 0 ? 1 : 0);
+process.exit(failed > 0 ? 1 : 0);
