@@ -196,6 +196,18 @@ describe('Anthropic mock over HTTP', () => {
     await expect(res.text()).rejects.toThrow();
   });
 
+  it('reads magic words from the last text block only, so texts merged after a failed turn do not fail again', async () => {
+    const res = await postJson(
+      `${mock.url}/v1/messages?beta=true`,
+      turn('', { messages: [{ role: 'user', content: [{ type: 'text', text: 'please FAIL400' }, { type: 'text', text: 'next question' }] }] }),
+      HEADERS,
+    );
+    expect(res.status).toBe(200);
+    const entry = mock.requests.at(-1);
+    expect(entry?.behaviour).toBe('reply');
+    expect(entry?.userText).toBe('please FAIL400\nnext question');
+  });
+
   it('waitForRequest rejects after its timeout', async () => {
     await expect(mock.waitForRequest((r) => r.kind === 'title', 200)).rejects.toThrow(/no matching mock request/);
   });

@@ -1,7 +1,7 @@
 import { estimateTokens } from './behaviour.ts';
 import { type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
 import { blockTexts, type Plan, totalDelay } from './plan.ts';
-import { asRecord, header, lastUserText } from './read-body.ts';
+import { asRecord, header, lastUserBlocks, lastUserText } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
 function isTitleRequest(body: Record<string, unknown>): boolean {
@@ -19,6 +19,7 @@ function classify(method: string, pathname: string, headers: Parameters<MockApi[
     kind: !isMessages || body === null ? 'other' : isTitleRequest(body) ? 'title' : 'turn',
     sessionId: header(headers, 'x-claude-code-session-id'),
     userText: messages ? lastUserText(messages, 'text') : null,
+    behaviourText: messages ? (lastUserBlocks(messages, 'text')?.at(-1) ?? null) : null,
     messageCount: messages ? messages.length : null,
     model: typeof body?.model === 'string' ? body.model : null,
     stream: typeof body?.stream === 'boolean' ? body.stream : null,

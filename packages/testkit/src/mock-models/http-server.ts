@@ -10,6 +10,7 @@ export interface Classified {
   kind: RequestKind;
   sessionId: string | null;
   userText: string | null;
+  behaviourText?: string | null;
   messageCount: number | null;
   model: string | null;
   stream: boolean | null;

@@ -1,7 +1,7 @@
 import { estimateTokens } from './behaviour.ts';
 import { type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
 import { type Plan, totalDelay } from './plan.ts';
-import { asRecord, header, lastUserText } from './read-body.ts';
+import { asRecord, header, lastUserBlocks, lastUserText } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
 function isTitleRequest(body: Record<string, unknown>): boolean {
@@ -20,6 +20,7 @@ function classify(method: string, pathname: string, headers: Parameters<MockApi[
     kind: !isResponses || body === null ? 'other' : isTitleRequest(body) ? 'title' : 'turn',
     sessionId: header(headers, 'session-id') ?? header(headers, 'thread-id'),
     userText: input ? lastUserText(input, 'input_text') : inputText,
+    behaviourText: input ? (lastUserBlocks(input, 'input_text')?.at(-1) ?? null) : null,
     messageCount: input ? input.length : inputText !== null ? 1 : null,
     model: typeof body?.model === 'string' ? body.model : null,
     stream: typeof body?.stream === 'boolean' ? body.stream : null,

@@ -39,7 +39,7 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     entry.reply = titleText(n);
     return { type: 'text', steps: [{ block: 0, text: entry.reply, delayMs: 0 }], stall: false };
   }
-  let behaviour: Behaviour = pickBehaviour(userText);
+  let behaviour: Behaviour = pickBehaviour(entry.behaviourText ?? userText);
   if (behaviour === 'twoblocks' && !opts.allowTwoBlocks) behaviour = 'reply';
   entry.behaviour = behaviour;
   const single = (text: string): Step[] => splitDeltas(text).map((t) => ({ block: 0, text: t, delayMs: 0 }));

@@ -29,12 +29,16 @@ function partTexts(content: unknown, textType: string): string[] {
  * Claude sends on resume, are skipped). `textType` is `text` (Anthropic) or `input_text` (OpenAI).
  */
 export function lastUserText(items: unknown[], textType: string): string | null {
+  return lastUserBlocks(items, textType)?.join('\n') ?? null;
+}
+
+/** The text blocks of the latest user message, without the blocks the CLIs inject themselves. */
+export function lastUserBlocks(items: unknown[], textType: string): string[] | null {
   for (let i = items.length - 1; i >= 0; i--) {
     const item = asRecord(items[i]);
     if (item?.role !== 'user') continue;
     if (item.type !== undefined && item.type !== 'message') continue;
-    const typed = partTexts(item.content, textType).filter((t) => !INJECTED.test(t.trim()));
-    return typed.join('\n');
+    return partTexts(item.content, textType).filter((t) => !INJECTED.test(t.trim()));
   }
   return null;
 }

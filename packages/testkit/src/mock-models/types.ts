@@ -17,6 +17,11 @@ export interface MockRequest {
   sessionId: string | null;
   /** Text of the latest user message (CLI-injected reminder/context blocks left out). */
   userText: string | null;
+  /**
+   * The last text block of that message: magic words are read from it alone, because a CLI merges
+   * the user texts that follow a failed turn into one message (FAIL400 would otherwise stick).
+   */
+  behaviourText?: string | null;
   /** Number of `messages` (Anthropic) or `input` items (OpenAI). */
   messageCount: number | null;
   model: string | null;
