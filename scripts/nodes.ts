@@ -1,0 +1,55 @@
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createDb } from '../packages/core/src/db/client.ts';
+import { startEmbeddedPostgres } from '../packages/core/src/db/embedded-postgres.ts';
+import { migrate } from '../packages/core/src/db/migrate.ts';
+import { defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
+import { addComputer, listDashboardNodes, revokeToken } from '../packages/core/src/services/nodes/index.ts';
+
+/**
+ * `npm run nodes -- list | add <name> [--hub ws://host:3001] | revoke <token id>`: manage computers
+ * and agent tokens without the dashboard. Uses DATABASE_URL, or the embedded database (reused if
+ * Bria is running, started for the duration of the command otherwise).
+ */
+const USAGE = 'Usage: npm run nodes -- list | add <name> [--hub ws://<server>:3001] | revoke <token id>';
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { hub: { type: 'string' } } });
+const [verb, arg] = positionals;
+if (!verb || !['list', 'add', 'revoke'].includes(verb) || (verb !== 'list' && !arg)) {
+  console.error(USAGE);
+  process.exit(2);
+}
+const env = parseEnv(zServerEnv);
+let url = env.DATABASE_URL;
+let stop: (() => Promise<void>) | undefined;
+if (!url) {
+  const pg = await startEmbeddedPostgres({ dir: path.join(path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()), 'postgres'), port: env.BRIA_PG_PORT });
+  url = pg.url;
+  if (pg.startedHere) stop = () => pg.stop();
+}
+await migrate({ url });
+const db = createDb(url, { max: 1 });
+let code = 0;
+try {
+  if (verb === 'list') {
+    for (const n of await listDashboardNodes({ db })) {
+      console.log(`${n.online ? 'online ' : 'offline'}  ${n.name}${n.isLocal ? ' (this computer)' : ''}  id ${n.id}  sessions open ${n.openSessions}`);
+      for (const t of n.tokens) console.log(`         token ${t.id}${t.label ? ` (${t.label})` : ''} created ${t.createdAt.toISOString()}`);
+    }
+  } else if (verb === 'add') {
+    // Default: this server's host name as the other computer would reach it; --hub overrides.
+    const host = env.BRIA_PUBLIC_URL ? new URL(env.BRIA_PUBLIC_URL).hostname : env.BRIA_HOST === '127.0.0.1' ? hostname() : env.BRIA_HOST;
+    const added = await addComputer({ db, name: arg!, hubPublicUrl: values.hub ?? `ws://${host}:${env.BRIA_HUB_PORT}/agent` });
+    console.log(`Added "${added.name}" (node ${added.nodeId}). Its token is shown only now.\nOn that computer run:\n  ${added.command}`);
+  } else {
+    const r = await revokeToken({ db, tokenId: arg! });
+    console.log(`Revoked token ${r.tokenId}; its agent is disconnected.`);
+  }
+} catch (err) {
+  console.error(`bria nodes: ${(err as Error).message}`);
+  code = 1;
+} finally {
+  await db.$disconnect();
+  await stop?.();
+}
+process.exit(code);
