@@ -1,8 +1,19 @@
 import { createCallerFactory, router } from './init.ts';
+import { archiveRouter } from './routers/archive/index.ts';
 import { authRouter } from './routers/auth/index.ts';
+import { liveRouter } from './routers/live/index.ts';
 import { nodesRouter } from './routers/nodes/index.ts';
+import { sessionsRouter } from './routers/sessions/index.ts';
+import { settingsRouter } from './routers/settings/index.ts';
 
-export const appRouter = router({ auth: authRouter, nodes: nodesRouter });
+export const appRouter = router({
+  auth: authRouter,
+  nodes: nodesRouter,
+  sessions: sessionsRouter,
+  archive: archiveRouter,
+  settings: settingsRouter,
+  live: liveRouter,
+});
 export type AppRouter = typeof appRouter;
 
 export const createCaller = createCallerFactory(appRouter);

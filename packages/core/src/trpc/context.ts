@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts';
+import type { ChangeFeed } from '../db/repos/change-feed.ts';
 import { resolveWebSession, type SessionUser } from '../services/auth/resolve-web-session.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from '../services/auth/secrets.ts';
 
@@ -14,6 +15,8 @@ export interface Context {
   hubPublicUrl: string;
   /** Response headers, so a procedure can set or clear the session cookie. */
   resHeaders: Headers | null;
+  /** The process's LISTEN connection for live updates (absent where nothing subscribes). */
+  changes: ChangeFeed | null;
 }
 
 export const DEFAULT_HUB_PUBLIC_URL = 'ws://127.0.0.1:3001/agent';
@@ -25,6 +28,7 @@ export interface InnerContextOptions {
   csrfHeader?: string | null;
   hubPublicUrl?: string;
   resHeaders?: Headers | null;
+  changes?: ChangeFeed | null;
 }
 
 /** The context without HTTP: tests and server-side callers build it directly. */
@@ -36,6 +40,7 @@ export function createContextInner(opts: InnerContextOptions): Context {
     csrfHeader: opts.csrfHeader ?? null,
     hubPublicUrl: opts.hubPublicUrl ?? DEFAULT_HUB_PUBLIC_URL,
     resHeaders: opts.resHeaders ?? null,
+    changes: opts.changes ?? null,
   };
 }
 
@@ -48,7 +53,7 @@ export function readCookie(header: string | null, name: string): string | undefi
 }
 
 /** The context of one HTTP request: the session cookie and the CSRF header. */
-export async function createContext(opts: { db: Db; headers: Headers; resHeaders?: Headers; hubPublicUrl?: string }): Promise<Context> {
+export async function createContext(opts: { db: Db; headers: Headers; resHeaders?: Headers; hubPublicUrl?: string; changes?: ChangeFeed }): Promise<Context> {
   const web = await resolveWebSession({ db: opts.db, secret: readCookie(opts.headers.get('cookie'), SESSION_COOKIE) });
   return createContextInner({
     db: opts.db,
@@ -57,5 +62,6 @@ export async function createContext(opts: { db: Db; headers: Headers; resHeaders
     csrfHeader: opts.headers.get(CSRF_HEADER),
     hubPublicUrl: opts.hubPublicUrl,
     resHeaders: opts.resHeaders ?? null,
+    changes: opts.changes ?? null,
   });
 }

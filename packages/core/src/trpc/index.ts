@@ -8,3 +8,5 @@ export {
   type LoginLinkDto, type LoginRefusal, type NewWebSessionDto, type SessionUser, type WebSessionContext,
 } from '../services/auth/index.ts';
 export { countNodes } from '../services/nodes/index.ts';
+// The web shell keeps one LISTEN connection per process for the live subscription.
+export { ChangeFeed, type Change } from '../db/repos/change-feed.ts';

@@ -4,6 +4,8 @@ import type { Context } from './context.ts';
 import { MappedError, toTRPCError } from './errors.ts';
 
 const t = initTRPC.context<Context>().create({
+  // Pings keep proxies from closing a quiet live-update stream; the client reconnects after silence.
+  sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 40_000 } },
   errorFormatter({ shape, error }) {
     // Stacks stay on the server; clients get the code and a safe message (or i18n key).
     const { stack: _stack, ...data } = shape.data;

@@ -1,0 +1,61 @@
+import { AppError } from '../../domain/index.ts';
+import { type EvidenceDto, listEvidence } from '../../db/repos/evidence.ts';
+import { getSessionRow } from '../../db/repos/sessions.ts';
+import {
+  type ConversationMessageDto, getNodeSummary, listConversation, listRecentFolders, listUsageHistory, type UsagePointDto,
+} from '../../db/repos/session-views.ts';
+import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
+
+export const CONVERSATION_LIMIT = 200;
+export const USAGE_POINTS_LIMIT = 300;
+
+export interface SessionViewDto {
+  session: SessionDto;
+  node: { id: string; name: string; online: boolean };
+  /** The latest usage report as the agent sent it (token counters, context use, compactions). */
+  usage: Record<string, unknown> | null;
+  conversation: { items: ConversationMessageDto[]; total: number };
+  /** Every transition with what was requested and what the node physically showed. */
+  evidence: (Omit<EvidenceDto, 'id'> & { id: string })[];
+  usageHistory: UsagePointDto[];
+}
+
+/**
+ * Everything the dashboard shows for one session, read in one go: state, conversation with
+ * outcomes, evidence timeline and usage over time. Message texts leave only through this DTO.
+ */
+export async function getSessionView(deps: ServiceDeps, input: { sessionId: string }): Promise<SessionViewDto> {
+  const { db } = depsOf(deps);
+  const row = await getSessionRow(db, input.sessionId);
+  if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
+  const [node, conversation, evidence, usageHistory] = await Promise.all([
+    getNodeSummary(db, row.nodeId),
+    listConversation(db, row.id, CONVERSATION_LIMIT),
+    listEvidence(db, row.id),
+    listUsageHistory(db, { nodeId: row.nodeId, sessionId: row.id, limit: USAGE_POINTS_LIMIT }),
+  ]);
+  if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
+  const usage = row.usage && typeof row.usage === 'object' && !Array.isArray(row.usage) ? (row.usage as Record<string, unknown>) : null;
+  return {
+    session: toSessionDto(row),
+    node: { id: node.id, name: node.name, online: node.online },
+    usage,
+    conversation,
+    evidence: evidence.map((e) => ({ ...e, id: e.id.toString() })),
+    usageHistory,
+  };
+}
+
+export interface NewSessionOptionsDto {
+  node: { id: string; name: string; online: boolean; enabledExecutors: ('claude' | 'codex')[] };
+  recentFolders: string[];
+}
+
+/** What the new-session form offers on a node: its enabled executors (disabled ones are not offered) and recent folders. */
+export async function newSessionOptions(deps: ServiceDeps, input: { nodeId: string; executor?: 'claude' | 'codex' }): Promise<NewSessionOptionsDto> {
+  const { db } = depsOf(deps);
+  const node = await getNodeSummary(db, input.nodeId);
+  if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
+  const recentFolders = await listRecentFolders(db, { nodeId: node.id, ...(input.executor ? { executor: input.executor } : {}), limit: 8 });
+  return { node, recentFolders };
+}

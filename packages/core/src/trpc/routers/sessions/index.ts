@@ -1,0 +1,19 @@
+import { router } from '../../init.ts';
+import { createRoute } from './create.ts';
+import { getRoute } from './get.ts';
+import { closeRoute, resumeRoute, stopRoute } from './lifecycle.ts';
+import { listOpenRoute } from './list-open.ts';
+import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
+import { sendMessageRoute } from './send-message.ts';
+
+export const sessionsRouter = router({
+  listOpen: listOpenRoute,
+  get: getRoute,
+  create: createRoute,
+  stop: stopRoute,
+  close: closeRoute,
+  resume: resumeRoute,
+  sendMessage: sendMessageRoute,
+  newSessionOptions: newSessionOptionsRoute,
+  resumeRecommendations: resumeRecommendationsRoute,
+});
