@@ -13,7 +13,9 @@ const BENCHES: Record<string, { file: string; args: string[] }> = {
   hub: { file: 'packages/core/src/hub/hub.bench.ts', args: ['--agents', '1000', '--idle-seconds', '30'] },
   discovery: { file: 'apps/node-agent/src/discovery/discovery.bench.ts', args: [] },
   queue: { file: 'packages/core/src/engine/queue.bench.ts', args: [] },
-  agent: { file: 'apps/node-agent/src/executors/agent-latency.bench.ts', args: [] },
+  agent: { file: 'apps/node-agent/src/executors/agent-latency.bench.ts', args: ['--messages', '100'] },
+  'journal-tail': { file: 'apps/node-agent/src/journal/journal-tail.bench.ts', args: ['--appends', '300'] },
+  'agent-idle': { file: 'apps/node-agent/src/executors/agent-idle.bench.ts', args: ['--claude', '10', '--codex', '10', '--seconds', '60'] },
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
