@@ -2,8 +2,11 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
+import path from 'node:path';
 import type { Command } from '@bria/core/protocol';
+import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import type { AgentConfig } from './env.ts';
+import { claudeConfigDir, codexHome, Tmux } from './executors/index.ts';
 import { HubClient } from './hub-client/hub-client.ts';
 import { Ledger } from './ledger/ledger.ts';
 
@@ -31,9 +34,12 @@ type Log = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<strin
 export class Agent {
   readonly ledger: Ledger;
   readonly client: HubClient;
+  readonly control: SessionControl;
+  readonly discovery: DiscoveryFeed;
   private executors: ExecutorProbe[] = [];
+  private discoveryStarted = false;
 
-  constructor(readonly cfg: AgentConfig, log: Log) {
+  constructor(readonly cfg: AgentConfig, private readonly log: Log) {
     this.ledger = new Ledger(cfg.dir, () => randomUUID());
     this.client = new HubClient({
       url: cfg.hubUrl,
@@ -43,24 +49,49 @@ export class Agent {
       hello: () => ({ agentVersion: AGENT_VERSION, hostname: hostname(), executors: this.executors }),
       onCommand: (cmd) => this.handle(cmd),
     });
+    // The CLIs get the agent's own environment, so the user's settings and logins apply.
+    const cliEnv = cfg.cliEnv ?? process.env;
+    const tmux = new Tmux({ socketName: cfg.tmuxSocket, runDir: path.join(cfg.dir, 'tmux') });
+    this.control = new SessionControl({
+      dir: path.join(cfg.dir, 'sessions'), tmux, env: cliEnv, log,
+      bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
+      emit: (e) => void this.client.emitEvent(e),
+    });
+    this.discovery = new DiscoveryFeed(
+      { claudeHome: claudeConfigDir(cliEnv), codexHome: codexHome(cliEnv), stateDir: cfg.dir },
+      (diff) => void this.client.emitEvent({ event: 'discovery_diff', payload: diff }),
+    );
   }
 
   async start(): Promise<void> {
     this.executors = await probeExecutors(this.cfg);
+    // Sessions this agent ran before a restart are re-attached first: their events are durable in
+    // the ledger and reach the hub right after the welcome.
+    await this.control.restore();
+    this.client.on('welcome', () => {
+      if (this.discoveryStarted) return;
+      this.discoveryStarted = true;
+      this.discovery.start().catch((err: Error) => this.log('warn', 'agent.discovery_failed', { err: err.message }));
+    });
     this.client.start();
   }
 
-  private async handle(cmd: Command): Promise<Record<string, unknown>> {
+  private handle(cmd: Command): Promise<Record<string, unknown>> {
     switch (cmd.command) {
       case 'probe':
-        return { ok: true, executors: await probeExecutors(this.cfg), hostname: hostname() };
+        return probeExecutors(this.cfg).then((executors) => ({ ok: true, executors, hostname: hostname() }));
+      case 'archive_journal':
+        return Promise.resolve({ ok: false, error: `The agent (version ${AGENT_VERSION}) archives journals as part of close_session.` });
       default:
-        return { ok: false, error: `The agent (version ${AGENT_VERSION}) does not handle "${cmd.command}" yet.` };
+        // No await before this call: commands of one session are queued in arrival order.
+        return handleSessionCommand(cmd, this.control, this.discovery);
     }
   }
 
   async stop(): Promise<void> {
     // Deliberately nothing is sent to the CLIs: they keep running in tmux without the agent.
+    this.control.detachAll();
+    this.discovery.close();
     await this.client.stop();
   }
 }

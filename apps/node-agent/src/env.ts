@@ -23,6 +23,8 @@ export interface AgentConfig {
   codexBin: string;
   tmuxSocket: string;
   logLevel: string;
+  /** The environment the CLIs run with: the agent's own, unchanged (HOME, CODEX_HOME, proxies, base URLs…). */
+  cliEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentConfig {
@@ -45,5 +47,6 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
     codexBin: e.BRIA_CODEX_BIN,
     tmuxSocket: e.BRIA_TMUX_SOCKET,
     logLevel: e.LOG_LEVEL,
+    cliEnv: { ...env },
   };
 }

@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { MAX_FRAME_BYTES } from '@bria/core/protocol';
+import { DiscoveryIndex, type DiscoveredSession, type SessionWatcher } from '../discovery/index.ts';
+
+type Diff = { added: Record<string, unknown>[]; changed: Record<string, unknown>[]; removed: { executor: string; nativeSessionId: string }[] };
+
+// A frame also carries its envelope; half the limit leaves ample room for it and for JSON escaping.
+const CHUNK_BYTES = Math.floor(MAX_FRAME_BYTES / 2);
+const CHUNK_ITEMS = 1000;
+
+const time = (s: string | null) => {
+  const t = s ? Date.parse(s) : Number.NaN;
+  return Number.isFinite(t) ? t : undefined;
+};
+
+/** One native session as the hub stores it (the index already clipped prompts and titles). */
+export function toWire(s: DiscoveredSession): Record<string, unknown> {
+  return {
+    executor: s.executor, nativeSessionId: s.nativeId, folder: s.cwd ?? '',
+    ...(s.title ? { title: s.title.slice(0, 500) } : {}),
+    ...(s.firstPrompt ? { firstPrompt: s.firstPrompt.slice(0, 2000) } : {}),
+    journalPath: s.file, startedAt: time(s.startedAt), lastActivityAt: time(s.lastActivityAt), userTurns: s.userTurns,
+  };
+}
+
+/** Splits a diff into pieces whose JSON stays well under the frame limit. */
+export function chunkDiff(diff: Diff): Diff[] {
+  const out: Diff[] = [];
+  let cur: Diff = { added: [], changed: [], removed: [] };
+  let bytes = 0;
+  const push = (key: keyof Diff, item: never) => {
+    const size = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (bytes + size > CHUNK_BYTES || cur[key].length >= CHUNK_ITEMS) {
+      out.push(cur);
+      cur = { added: [], changed: [], removed: [] };
+      bytes = 0;
+    }
+    (cur[key] as unknown[]).push(item);
+    bytes += size;
+  };
+  for (const key of ['added', 'changed', 'removed'] as const) for (const item of diff[key]) push(key, item as never);
+  if (cur.added.length + cur.changed.length + cur.removed.length > 0) out.push(cur);
+  return out;
+}
+
+/**
+ * Keeps the hub's archive of native sessions on this node current: the whole list on the agent's
+ * first connection (and on a `discover` command), then only what changed. Reads the CLIs' journals;
+ * copies nothing of other apps' data.
+ */
+export class DiscoveryFeed {
+  private readonly index: DiscoveryIndex;
+  private watcher: SessionWatcher | null = null;
+
+  constructor(o: { claudeHome: string | null; codexHome: string | null; stateDir: string }, private readonly emit: (payload: Diff) => void) {
+    this.index = new DiscoveryIndex({ claudeHome: o.claudeHome, codexHome: o.codexHome, stateDir: path.join(o.stateDir, 'discovery') });
+  }
+
+  /** Full list as `added` (the hub ignores what it already knows), then incremental diffs. */
+  async start(): Promise<number> {
+    if (this.watcher) return this.sendAll();
+    this.watcher = this.index.watch({ debounceMs: 150, safetyScanMs: 60_000, saveEveryMs: 30_000 });
+    this.watcher.on('diff', (d) => this.send({ added: d.added.map(toWire), changed: d.changed.map(toWire), removed: d.removed.map((s) => ({ executor: s.executor, nativeSessionId: s.nativeId })) }));
+    this.watcher.on('error', () => undefined);
+    const first = await this.watcher.ready;
+    this.send({ added: first.sessions.map(toWire), changed: [], removed: [] });
+    return first.sessions.length;
+  }
+
+  async sendAll(): Promise<number> {
+    const r = await this.index.scan();
+    this.send({ added: r.sessions.map(toWire), changed: [], removed: [] });
+    return r.sessions.length;
+  }
+
+  private send(diff: Diff): void {
+    for (const chunk of chunkDiff(diff)) this.emit(chunk);
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.index.save();
+  }
+}

@@ -1,0 +1,72 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import type { Executor, SessionIdentity } from '../executors/index.ts';
+
+/** A delivered message bound to its native turn (Claude user record uuid / Codex turn id). */
+export interface TurnRef { messageId: string; nativeRef: string }
+
+/**
+ * What the agent must remember about one Bria session across its own crash: which CLI process it
+ * is (identity), how far its journal was read, which turns are still open and which deliveries were
+ * typed without a receipt yet. `closed` records stay so a later exact resume can put the archived
+ * journal back where the CLI looks for it.
+ */
+export interface SessionRecord {
+  sessionId: string;
+  executor: Executor;
+  folder: string;
+  generation: number;
+  identity: SessionIdentity | null;
+  /** A journal offset before every open turn (Codex re-reads from here after a restart). */
+  journalOffset: number;
+  turns: TurnRef[];
+  /** Pasted (or about to be) without a receipt yet: never typed again, only re-checked. */
+  unconfirmed: string[];
+  status: 'live' | 'exited' | 'closed';
+  archivedJournal?: { path: string; sizeBytes: number; sha256: string } | null;
+}
+
+function writeAtomically(file: string, text: string): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/** Durable map of Bria session id → record, one small JSON file replaced atomically on every change. */
+export class SessionRegistry {
+  private readonly file: string;
+  private readonly records = new Map<string, SessionRecord>();
+
+  constructor(dir: string) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.file = path.join(dir, 'sessions.json');
+    if (existsSync(this.file)) {
+      const list = JSON.parse(readFileSync(this.file, 'utf8')) as SessionRecord[];
+      for (const r of list) this.records.set(r.sessionId, r);
+    }
+  }
+
+  get(sessionId: string): SessionRecord | undefined {
+    const r = this.records.get(sessionId);
+    return r ? structuredClone(r) : undefined;
+  }
+
+  all(): SessionRecord[] {
+    return [...this.records.values()].map((r) => structuredClone(r));
+  }
+
+  /** Writes the record (merged over the stored one) to disk before returning. */
+  put(sessionId: string, patch: Partial<SessionRecord> & Pick<SessionRecord, 'executor' | 'folder'> | Partial<SessionRecord>): SessionRecord {
+    const prev = this.records.get(sessionId);
+    const next = { ...(prev ?? { sessionId, generation: 0, identity: null, journalOffset: 0, turns: [], unconfirmed: [], status: 'live' }), ...patch, sessionId } as SessionRecord;
+    this.records.set(sessionId, next);
+    writeAtomically(this.file, JSON.stringify([...this.records.values()]));
+    return structuredClone(next);
+  }
+}

@@ -1,0 +1,316 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { archiveJournal, restoreJournal } from '../archive/index.ts';
+import {
+  claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, ExecutorError, type HostEvent,
+  type PermissionMode, SessionHost, type SessionIdentity, type Tmux,
+} from '../executors/index.ts';
+import { isAlive, procStat } from '../executors/proc-tree.ts';
+import { identityFromReport, mapHostEvent, reportIdentity } from './host-event-map.ts';
+import { type SessionRecord, SessionRegistry } from './registry.ts';
+
+export type Emit = (e: { event: string; sessionId: string; generation: number; payload: Record<string, unknown> }) => void;
+export type Log = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+export type Result = Record<string, unknown>;
+
+export interface SessionControlOptions {
+  dir: string;
+  tmux: Tmux;
+  bins: Record<Executor, string>;
+  /** The CLIs' whole environment: the agent's own, passed through unchanged. */
+  env: Env;
+  emit: Emit;
+  log: Log;
+}
+
+const MODES: readonly PermissionMode[] = ['default', 'accept-edits', 'full-access'];
+const modeOf = (m: string | undefined): PermissionMode => (MODES as readonly string[]).includes(m ?? '') ? (m as PermissionMode) : 'default';
+
+/**
+ * Runs the hub's session commands against real CLIs and remembers, on disk, which process each Bria
+ * session is. Commands of one session run one after another; an interrupt does not wait behind them.
+ * Nothing here ever sends a key because the hub went away, the agent stopped or a read failed.
+ */
+export class SessionControl {
+  readonly registry: SessionRegistry;
+  private readonly hosts = new Map<string, SessionHost>();
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly o: SessionControlOptions) {
+    this.registry = new SessionRegistry(o.dir);
+  }
+
+  /** Runs `fn` after the session's earlier commands. */
+  serial<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.chains.get(sessionId) ?? Promise.resolve()).then(fn);
+    this.chains.set(sessionId, run.catch(() => undefined));
+    return run;
+  }
+
+  /** Refuses a command issued under an older observer generation; adopts a newer one. */
+  claim(sessionId: string, generation: number): string | null {
+    const rec = this.registry.get(sessionId);
+    if (rec && generation < rec.generation) return `stale generation ${generation} (current ${rec.generation})`;
+    if (rec && generation > rec.generation) this.registry.put(sessionId, { generation });
+    return null;
+  }
+
+  host(sessionId: string): SessionHost | undefined {
+    return this.hosts.get(sessionId);
+  }
+
+  private send(sessionId: string, event: string, payload: Record<string, unknown>): void {
+    const generation = this.registry.get(sessionId)?.generation ?? 0;
+    this.o.emit({ event, sessionId, generation, payload });
+  }
+
+  private newHost(sessionId: string, executor: Executor, nativeId?: string): SessionHost {
+    const base = executor === 'claude' ? claudeDriver : codexDriver;
+    // Bria chooses a Claude session's id up front and stores it before the CLI starts.
+    const driver: ExecutorDriver = nativeId ? { ...base, chooseNativeId: () => nativeId } : base;
+    const host = new SessionHost({ driver, tmux: this.o.tmux, bin: this.o.bins[executor], env: this.o.env });
+    this.hosts.get(sessionId)?.detach();
+    this.hosts.set(sessionId, host);
+    host.on((e) => this.onHostEvent(sessionId, host, e));
+    return host;
+  }
+
+  private onHostEvent(sessionId: string, host: SessionHost, e: HostEvent): void {
+    if (this.hosts.get(sessionId) !== host) return;
+    let rec = this.registry.get(sessionId);
+    if (!rec) return;
+    if (e.type === 'accepted') {
+      rec = this.registry.put(sessionId, {
+        turns: [...rec.turns.filter((t) => t.messageId !== e.messageId), { messageId: e.messageId, nativeRef: e.nativeRef }],
+        unconfirmed: rec.unconfirmed.filter((m) => m !== e.messageId),
+        identity: safeIdentity(host) ?? rec.identity,
+      });
+    }
+    for (const out of mapHostEvent(rec, e)) this.send(sessionId, out.event, out.payload);
+    const ended = (e.type === 'completed' || e.type === 'interrupted' || e.type === 'api_error' || e.type === 'unknown') ? e.messageId : null;
+    if (ended) {
+      const turns = rec.turns.filter((t) => t.messageId !== ended);
+      // With no turn open, everything read so far is settled: a restart may continue from here.
+      this.registry.put(sessionId, { turns, unconfirmed: rec.unconfirmed.filter((m) => m !== ended), ...(turns.length === 0 ? { journalOffset: host.journalOffset } : {}) });
+    }
+    if (e.type === 'exited' && !e.expected) this.registry.put(sessionId, { status: 'exited' });
+  }
+
+  private sessionName(sessionId: string, generation: number): string {
+    return `bria-${sessionId.slice(0, 8)}-g${generation}`;
+  }
+
+  /** A dead pane of an earlier generation is only a leftover; a live one is never touched here. */
+  private async dropDeadPane(rec: SessionRecord | undefined): Promise<void> {
+    const id = rec?.identity;
+    if (!id) return;
+    const pane = await this.o.tmux.paneInfo(id.paneId).catch(() => null);
+    if (pane?.dead) await this.o.tmux.killSession(id.tmuxSession).catch(() => undefined);
+  }
+
+  async start(sessionId: string, p: { generation: number; executor: Executor; folder: string; permissionMode: string; nativeSessionId?: string }): Promise<Result> {
+    const rec = this.registry.get(sessionId);
+    const live = this.hosts.get(sessionId);
+    if (rec?.status === 'live' && rec.identity && live) {
+      // Idempotent: the CLI of this session already runs; it is reported, never started twice.
+      this.send(sessionId, 'session_ready', { identity: reportIdentity(rec.identity) });
+      return { ok: true, alreadyRunning: true };
+    }
+    await this.dropDeadPane(rec);
+    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], journalOffset: 0 });
+    const host = this.newHost(sessionId, p.executor, p.nativeSessionId);
+    try {
+      const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
+      this.registry.put(sessionId, { identity: id });
+      this.send(sessionId, 'session_ready', { identity: reportIdentity(id) });
+      return { ok: true, nativeSessionId: id.nativeId };
+    } catch (err) {
+      return this.launchFailed(sessionId, host, err, 'start');
+    }
+  }
+
+  async resume(sessionId: string, p: { generation: number; executor: Executor; folder: string; nativeSessionId: string; permissionMode?: string; archivedJournal?: { path: string; sizeBytes: number; sha256: string } }): Promise<Result> {
+    const rec = this.registry.get(sessionId);
+    const live = this.hosts.get(sessionId);
+    if (rec?.status === 'live' && rec.identity?.nativeId === p.nativeSessionId && live) {
+      this.send(sessionId, 'resume_confirmed', { identity: reportIdentity(rec.identity) });
+      return { ok: true, alreadyRunning: true };
+    }
+    const openTurns = rec?.status === 'exited' ? rec.turns : [];
+    const restored = await this.restoreJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
+    await this.dropDeadPane(rec);
+    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], unconfirmed: [], journalOffset: 0 });
+    const host = this.newHost(sessionId, p.executor);
+    try {
+      const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
+      this.registry.put(sessionId, { identity: id });
+      this.send(sessionId, 'resume_confirmed', { identity: reportIdentity(id) });
+      // Turns the dead process held ended without an outcome this agent saw: unknown, never re-sent.
+      for (const t of openTurns) this.send(sessionId, 'evidence_unknown', { messageId: t.messageId, processAlive: false });
+      return { ok: true, nativeSessionId: id.nativeId, ...restored };
+    } catch (err) {
+      return this.launchFailed(sessionId, host, err, 'resume');
+    }
+  }
+
+  /** Puts Bria's archived copy back where the CLI keeps the journal, if the CLI lost it. */
+  private async restoreJournal(rec: SessionRecord | undefined, p: { archivedJournal?: { path: string; sha256: string } }): Promise<Result> {
+    const target = rec?.identity?.journalPath;
+    if (!p.archivedJournal || !target || existsSync(target)) return {};
+    const r = await restoreJournal({ archived: p.archivedJournal.path, targetPath: target, sha256: p.archivedJournal.sha256 });
+    return { journalRestored: r.restored };
+  }
+
+  private async launchFailed(sessionId: string, host: SessionHost, err: unknown, what: 'start' | 'resume'): Promise<Result> {
+    const e = err instanceof ExecutorError ? err : new ExecutorError(what === 'start' ? 'start_failed' : 'resume_failed', (err as Error).message);
+    const said = typeof e.details.cliSaid === 'string' ? e.details.cliSaid : '';
+    this.o.log('warn', `agent.${what}_failed`, { sessionId, code: e.code });
+    if (e.code === 'blocked_on_prompt') return { ok: false, error: e.message, blocked: true };
+    if (what === 'resume') {
+      // A CLI that came up but did not confirm the id is ended: it is not the session asked for.
+      if (e.code !== 'not_ready') await host.close().catch(() => undefined);
+      this.registry.put(sessionId, { status: 'exited' });
+      this.send(sessionId, 'resume_failed', { reason: `${e.message}${said ? `: ${said}` : ''}`.slice(0, 500) });
+      return { ok: false, error: e.message };
+    }
+    const exitStatus = typeof e.details.exitStatus === 'number' ? e.details.exitStatus : null;
+    this.registry.put(sessionId, { status: 'exited' });
+    if (e.code === 'start_failed') this.send(sessionId, 'process_exited', { pids: [], exitStatus, paneDead: true, verified: true });
+    else this.send(sessionId, 'observer_lost', { reason: e.message.slice(0, 200) });
+    return { ok: false, error: e.message };
+  }
+
+  async deliver(sessionId: string, p: { messageId: string; text: string }): Promise<Result> {
+    const host = this.hosts.get(sessionId);
+    const rec = this.registry.get(sessionId);
+    if (!host || !rec || rec.status !== 'live') return { ok: false, error: 'no live session here' };
+    // Remembered before the paste: after a crash this message is re-checked, never typed again.
+    this.registry.put(sessionId, { unconfirmed: [...rec.unconfirmed.filter((m) => m !== p.messageId), p.messageId] });
+    const r = await host.deliver({ messageId: p.messageId, text: p.text });
+    return r.accepted ? { ok: true, nativeRef: r.nativeRef } : { ok: false, error: r.reason };
+  }
+
+  async interrupt(sessionId: string): Promise<Result> {
+    const host = this.hosts.get(sessionId);
+    if (!host) return { ok: false, error: 'no live session here' };
+    return { ok: true, ...(await host.interrupt()) };
+  }
+
+  async close(sessionId: string): Promise<Result> {
+    const rec = this.registry.get(sessionId);
+    if (!rec) return { ok: false, error: 'unknown session' };
+    if (rec.status === 'closed') {
+      // Asked again (the hub re-issues a close after a reconnect): the same verified facts, once more.
+      this.send(sessionId, 'session_closed', { evidence: { verified: true, repeated: true, nativeSessionId: rec.identity?.nativeId ?? null }, ...(rec.archivedJournal ? { archivedJournal: rec.archivedJournal } : {}) });
+      return { ok: true, already: true };
+    }
+    let host = this.hosts.get(sessionId);
+    if (!host && rec.identity) {
+      host = this.newHost(sessionId, rec.executor);
+      const a = await host.attach(rec.identity, { journalOffset: rec.journalOffset });
+      if (!a.ok && !(await processGone(rec.identity))) {
+        this.send(sessionId, 'identity_mismatch', { reason: 'identity_mismatch', expected: reportIdentity(rec.identity) });
+        return { ok: false, error: 'identity mismatch', mismatches: a.mismatches.map((m) => m.field) };
+      }
+      if (!a.ok) return this.closed(sessionId, rec, { pids: [rec.identity.cliPid], lingering: [], exitStatus: null, paneDead: true, escalation: [] });
+    }
+    if (!host) return this.closed(sessionId, rec, { pids: [], lingering: [], exitStatus: null, paneDead: true, escalation: [] });
+    const ev = await host.close();
+    return this.closed(sessionId, rec, ev);
+  }
+
+  private async closed(sessionId: string, rec: SessionRecord, ev: { pids: number[]; lingering: number[]; exitStatus: number | null; paneDead: boolean; escalation: string[] }): Promise<Result> {
+    const verified = ev.paneDead && ev.lingering.length === 0 && (rec.identity ? await processGone(rec.identity) : true);
+    const journal = rec.identity?.journalPath ?? (this.hosts.get(sessionId) ? safeIdentity(this.hosts.get(sessionId)!)?.journalPath : null) ?? null;
+    let archivedJournal: Result | undefined;
+    if (verified && journal && existsSync(journal) && rec.identity?.nativeId) {
+      archivedJournal = { ...(await archiveJournal({ file: journal, executor: rec.executor, nativeId: rec.identity.nativeId, dataDir: path.join(this.o.dir, 'archive') })) };
+    }
+    const evidence = {
+      verified, pids: ev.pids.join(','), lingering: ev.lingering.join(','), exitStatus: ev.exitStatus, paneDead: ev.paneDead,
+      escalation: ev.escalation.join(','), nativeSessionId: rec.identity?.nativeId ?? null,
+    };
+    if (verified) {
+      if (rec.identity) await this.o.tmux.killSession(rec.identity.tmuxSession).catch(() => undefined);
+      this.hosts.delete(sessionId);
+      this.registry.put(sessionId, { status: 'closed', turns: [], unconfirmed: [], archivedJournal: (archivedJournal as SessionRecord['archivedJournal']) ?? null, ...(journal && rec.identity ? { identity: { ...rec.identity, journalPath: journal } } : {}) });
+    }
+    this.send(sessionId, 'session_closed', { evidence, ...(archivedJournal ? { archivedJournal } : {}) });
+    return { ok: verified, evidence };
+  }
+
+  /**
+   * Binds to the session's running CLI only if its whole identity still holds. A CLI that is verifiably
+   * gone is reported as exited (the hub then resumes it exactly); anything else that differs is a
+   * mismatch and never a reason to start another process.
+   */
+  async attach(sessionId: string, p: { executor: Executor; folder: string; identity: Record<string, unknown> }): Promise<Result> {
+    const rec = this.registry.get(sessionId);
+    const live = this.hosts.get(sessionId);
+    if (live && rec?.status === 'live' && rec.identity) {
+      this.send(sessionId, 'reattached', { identity: reportIdentity(safeIdentity(live) ?? rec.identity) });
+      return { ok: true, already: true };
+    }
+    const identity = rec?.identity ?? identityFromReport(p.identity);
+    if (!rec) this.registry.put(sessionId, { executor: p.executor, folder: p.folder, identity, status: 'live' });
+    return this.bind(sessionId, identity);
+  }
+
+  /** Re-attach after an agent restart (or an attach command): the truthful event is sent either way. */
+  async bind(sessionId: string, identity: SessionIdentity | null): Promise<Result> {
+    const rec = this.registry.get(sessionId)!;
+    if (!identity) {
+      this.send(sessionId, 'identity_mismatch', { reason: 'not_found' });
+      return { ok: false, error: 'no identity known for this session' };
+    }
+    if (await processGone(identity)) {
+      this.registry.put(sessionId, { status: 'exited' });
+      const exitStatus = await this.o.tmux.readExitStatus(identity.exitFile).catch(() => null);
+      this.send(sessionId, 'process_exited', { pids: [identity.cliPid], exitStatus, paneDead: true, verified: true });
+      return { ok: true, exited: true };
+    }
+    const host = this.newHost(sessionId, rec.executor);
+    const watch = rec.turns.map((t) => ({ messageId: t.messageId, nativeRef: t.nativeRef }));
+    const a = await host.attach(identity, { journalOffset: rec.journalOffset, watch });
+    if (!a.ok) {
+      this.hosts.delete(sessionId);
+      this.o.log('warn', 'agent.attach_mismatch', { sessionId, fields: a.mismatches.map((m) => m.field) });
+      this.send(sessionId, 'identity_mismatch', { reason: 'identity_mismatch', expected: reportIdentity(identity) });
+      return { ok: false, mismatches: a.mismatches.map((m) => m.field) };
+    }
+    this.registry.put(sessionId, { status: 'live', identity: safeIdentity(host) ?? identity });
+    this.send(sessionId, 'reattached', { identity: reportIdentity(safeIdentity(host) ?? identity) });
+    // Typed before the crash without a receipt the agent saw: only a re-check, never a second paste.
+    for (const m of rec.unconfirmed) this.send(sessionId, 'evidence_unknown', { messageId: m, processAlive: true });
+    if (rec.unconfirmed.length > 0) this.registry.put(sessionId, { unconfirmed: [] });
+    return { ok: true };
+  }
+
+  /** After an agent restart: every session that was live is re-attached exactly (or reported gone). */
+  async restore(): Promise<void> {
+    for (const rec of this.registry.all()) {
+      if (rec.status !== 'live') continue;
+      await this.bind(rec.sessionId, rec.identity).catch((err: Error) => this.o.log('error', 'agent.reattach_failed', { sessionId: rec.sessionId, err: err.message }));
+    }
+  }
+
+  /** Observation ends; the CLIs keep running untouched in tmux. */
+  detachAll(): void {
+    for (const h of this.hosts.values()) h.detach();
+  }
+}
+
+function safeIdentity(host: SessionHost): SessionIdentity | null {
+  try {
+    return host.identity();
+  } catch {
+    return null;
+  }
+}
+
+/** The CLI process is gone: its pid is dead or now names another process (different start time). */
+export async function processGone(id: SessionIdentity): Promise<boolean> {
+  if (!(await isAlive(id.cliPid))) return true;
+  const st = await procStat(id.cliPid);
+  return !st || st.startTime !== id.cliStartTime || st.state === 'Z';
+}
