@@ -9,6 +9,8 @@ export const ACTIONS = [
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface CallbackData { a: Action; gen: number; sessionId?: string; version?: number; arg?: string }
 
 export const cb = {
@@ -19,7 +21,9 @@ export const cb = {
   },
   decode(s: string): CallbackData | undefined {
     const [a, gen, sessionId, version, ...rest] = s.split(':');
-    if (!a || !(ACTIONS as readonly string[]).includes(a) || !/^\d+$/.test(gen ?? '')) return undefined;
+    if (!a || !(ACTIONS as readonly string[]).includes(a) || !/^\d{1,9}$/.test(gen ?? '')) return undefined;
+    // Ids reach the database; anything not shaped like one is tampering, refused before it gets there.
+    if (sessionId && !UUID.test(sessionId)) return undefined;
     return {
       a: a as Action, gen: Number(gen),
       ...(sessionId ? { sessionId } : {}),

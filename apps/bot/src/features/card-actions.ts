@@ -29,10 +29,14 @@ export function cardActions(): Composer<BotContext> {
 
   c.callbackQuery(/^(stop|close|closeYes|closeNo|sessions|refresh|open):/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
-    if (!data) return void (await ctx.answerCallbackQuery());
+    if (!data) return void (await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
     const { deps, chatId } = ctx.bria;
     // Open is navigation (from a notice or a list), allowed while the session is open; the rest act on the current card only.
     if (data.a !== 'open' && (await staleButton(ctx, data))) return;
+    // A current generation does not make a button about another session current: such data was not drawn by this card.
+    if (data.a !== 'open' && data.sessionId && data.sessionId !== ctx.bria.chat.cardSessionId) {
+      return void (await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
+    }
     const sessionId = data.sessionId ?? ctx.bria.chat.cardSessionId;
     switch (data.a) {
       case 'sessions':

@@ -48,6 +48,10 @@ export function settings(): Composer<BotContext> {
     if (!data?.arg || (await staleButton(ctx, data))) return;
     const { deps } = ctx.bria;
     const [key, value] = data.arg.split('=') as [string, string];
+    // Only values this keyboard offers are acted on; anything else was not drawn by Bria.
+    const offered = (key === 'life' && LIFETIMES.some((h) => String(h ?? 'never') === value)) || (key === 'recs' && (value === '0' || value === '1'))
+      || (key === 'exec' && (EXECUTORS as string[]).includes(value)) || (key === 'lang' && (LANGUAGES as readonly string[]).includes(value));
+    if (!offered) return void (await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
     if (key === 'life') await deps.actions.updateSettings({ lifetimeHours: value === 'never' ? null : Number(value) });
     if (key === 'recs') await deps.actions.updateSettings({ resumeRecommendations: value === '1' });
     if (key === 'exec') {
