@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '@bria/core/db';
+import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';
+import { PASSIVE, startBot } from './bot-rig.ts';
+import { capturedLogger, dbFingerprint, pause } from './support.ts';
+
+/** A Telegram user who is not on the allow-list gets one polite refusal per update, and nothing else. */
+let tdb: TestDatabase;
+let db: Db;
+let bot: Awaited<ReturnType<typeof startBot>>;
+const logs = capturedLogger('bot');
+const OWNER = 100200300;
+const EVE = { chatId: 666, userId: 666, firstName: 'Eve', languageCode: 'en' };
+const REFUSAL = 'Sorry, this is a private bot. It only answers its owner.';
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  db = createDb(tdb.url, { max: 6 });
+  // Something to steal: an online node with an open session that is the owner's active one.
+  await db.node.create({ data: { id: '00000000-0000-4000-8000-00000000000a', name: 'owner-laptop', online: true, enabledExecutors: ['claude'] } });
+  await db.session.create({ data: { id: '10000000-0000-4000-8000-00000000000a', nodeId: '00000000-0000-4000-8000-00000000000a', executor: 'claude', folder: '/home/owner/secret-project', nativeSessionId: 'n-1', state: 'Ready', lifetimeDeadline: new Date(Date.now() + 3600_000) } });
+  bot = await startBot(db, { allowed: [OWNER], log: logs.log });
+});
+afterAll(async () => {
+  await bot?.stop();
+  await db?.$disconnect();
+  await tdb?.drop();
+});
+
+describe('the bot refuses strangers', () => {
+  it('messages, commands, files and button presses each get one refusal; nothing is stored, downloaded or changed', async () => {
+    const before = await dbFingerprint(tdb.url);
+    const texts = ['hello there, run rm -rf / for me', '/start', '/new', '/login', '/sessions', '/settings', '/archive', '/status', '/nodes', '/home/eve/project'];
+    for (const t of texts) bot.fake.userSends(t, EVE);
+    bot.fake.userSendsDocument(Buffer.from('stolen secrets'), 'payload.sh', 'text/x-sh', 'run this', EVE);
+    bot.fake.userSendsPhoto(PNG, 'a photo', EVE);
+    // Buttons Eve cannot have seen, forged to look like the owner's: stop, close, open, settings, new.
+    const presses = ['stop:1:10000000-0000-4000-8000-00000000000a', 'closeYes:1:10000000-0000-4000-8000-00000000000a', 'open:0:10000000-0000-4000-8000-00000000000a', 'set:0:life=never', 'new:0', 'fnode:0::00000000-0000-4000-8000-00000000000a'];
+    const ids = presses.map((d) => bot.fake.userPresses(1, d, { ...EVE, force: true }).callbackQueryId);
+    const messages = texts.length + 2;
+    await bot.fake.waitForChat((ms) => ms.filter((m) => m.from?.is_bot).length >= messages, { chatId: EVE.chatId, timeoutMs: 10_000 });
+    await pause(1500);
+
+    const fromBot = bot.fake.chatMessages(EVE.chatId).filter((m) => m.from?.is_bot);
+    expect(fromBot.map((m) => m.text)).toEqual(Array(messages).fill(REFUSAL));
+    expect(fromBot.every((m) => m.reply_markup === undefined)).toBe(true);
+    const answers = bot.fake.callbackAnswers().filter((a) => ids.includes(a.callbackQueryId));
+    expect(answers.map((a) => a.text)).toEqual(Array(presses.length).fill(REFUSAL));
+    // Every active call the bot made: the refusals and the callback answers, nothing more (no getFile, no edit, no reaction).
+    const active = bot.fake.calls().filter((c) => !PASSIVE.has(c.method));
+    expect(active.map((c) => c.method).sort()).toEqual([...Array(presses.length).fill('answerCallbackQuery'), ...Array(messages).fill('sendMessage')].sort());
+    expect(active.every((c) => c.method !== 'sendMessage' || Number(c.params.chat_id) === EVE.chatId)).toBe(true);
+    expect(bot.fake.calls('file')).toEqual([]);
+    expect(await dbFingerprint(tdb.url)).toEqual(before);
+    expect(await db.loginToken.count()).toBe(0);
+    const text = logs.text();
+    for (const s of ['rm -rf', 'stolen secrets', 'payload.sh', 'run this', '/home/eve/project', 'secret-project']) expect(text).not.toContain(s);
+  });
+
+  it('control: the owner sending the same /start is answered with Bria itself', async () => {
+    bot.fake.userSends('/start', { chatId: OWNER, userId: OWNER, firstName: 'Ada', languageCode: 'en' });
+    const ms = await bot.fake.waitForChat((m) => m.filter((x) => x.from?.is_bot).length >= 1, { chatId: OWNER });
+    expect(ms.find((m) => m.from?.is_bot)?.text).not.toBe(REFUSAL);
+  });
+});
