@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { expect } from 'vitest';
 import type { Executor, System } from '../../packages/testkit/src/system.ts';
 
@@ -30,4 +32,11 @@ export async function assertInvariants(sys: System, sessionIds: string[]): Promi
   for (const ex of ['claude', 'codex'] as const) {
     for (const r of sys.allTurns(ex)) if (r.sessionId) expect(natives.has(r.sessionId) || (await sys.db.session.count({ where: { nativeSessionId: r.sessionId } })) === 1, `native ${r.sessionId} belongs to a Bria session`).toBe(true);
   }
+}
+
+/** The CLI's own journal file of a native session (Claude `<id>.jsonl`, Codex `rollout-…-<id>.jsonl`), or null. */
+export function nativeJournal(sys: System, nativeId: string): string | null {
+  const files = readdirSync(sys.home, { recursive: true }).map(String);
+  const hit = files.find((f) => f.endsWith(`${nativeId}.jsonl`) && !f.includes('archive'));
+  return hit ? path.join(sys.home, hit) : null;
 }

@@ -189,9 +189,11 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       process.kill(id.cliPid, 'SIGKILL');
       return id.cliPid;
     },
+    /** null when the pane no longer exists at all. */
     paneDead(paneId: string): boolean | null {
-      const out = tmux('display-message', '-p', '-t', paneId, '#{pane_dead}');
-      return out === null ? null : out.trim() === '1';
+      const rows = (tmux('list-panes', '-a', '-F', '#{pane_id} #{pane_dead}') ?? '').split('\n').map((l) => l.split(' '));
+      const row = rows.find((r) => r[0] === paneId);
+      return row ? row[1] === '1' : null;
     },
 
     async dispose(): Promise<void> {

@@ -23,6 +23,11 @@ export interface SessionRecord {
   /** Pasted (or about to be) without a receipt yet: never typed again, only re-checked. */
   unconfirmed: string[];
   status: 'live' | 'exited' | 'closed';
+  /**
+   * The latest turn events sent. A re-attach under a newer generation sends them again, because the
+   * hub refuses what arrived under the older one (its re-check relies on the agent re-reporting).
+   */
+  recent?: { event: string; payload: Record<string, unknown> }[];
   archivedJournal?: { path: string; sizeBytes: number; sha256: string } | null;
 }
 

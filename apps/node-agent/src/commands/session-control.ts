@@ -23,6 +23,7 @@ export interface SessionControlOptions {
   log: Log;
 }
 
+const RECENT = 24;
 const MODES: readonly PermissionMode[] = ['default', 'accept-edits', 'full-access'];
 const modeOf = (m: string | undefined): PermissionMode => (MODES as readonly string[]).includes(m ?? '') ? (m as PermissionMode) : 'default';
 
@@ -86,7 +87,10 @@ export class SessionControl {
         identity: safeIdentity(host) ?? rec.identity,
       });
     }
-    for (const out of mapHostEvent(rec, e)) this.send(sessionId, out.event, out.payload);
+    const outs = mapHostEvent(rec, e);
+    for (const out of outs) this.send(sessionId, out.event, out.payload);
+    const turnEvents = outs.filter((x) => x.event.startsWith('turn_'));
+    if (turnEvents.length > 0) rec = this.registry.put(sessionId, { recent: [...(rec.recent ?? []), ...turnEvents].slice(-RECENT) });
     const ended = (e.type === 'completed' || e.type === 'interrupted' || e.type === 'api_error' || e.type === 'unknown') ? e.messageId : null;
     if (ended) {
       const turns = rec.turns.filter((t) => t.messageId !== ended);
@@ -117,7 +121,7 @@ export class SessionControl {
       return { ok: true, alreadyRunning: true };
     }
     await this.dropDeadPane(rec);
-    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], journalOffset: 0 });
+    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], recent: [], journalOffset: 0 });
     const host = this.newHost(sessionId, p.executor, p.nativeSessionId);
     try {
       const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
@@ -139,7 +143,7 @@ export class SessionControl {
     const openTurns = rec?.status === 'exited' ? rec.turns : [];
     const restored = await this.restoreJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
     await this.dropDeadPane(rec);
-    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], unconfirmed: [], journalOffset: 0 });
+    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], unconfirmed: [], recent: [], journalOffset: 0 });
     const host = this.newHost(sessionId, p.executor);
     try {
       const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
@@ -249,6 +253,7 @@ export class SessionControl {
     const live = this.hosts.get(sessionId);
     if (live && rec?.status === 'live' && rec.identity) {
       this.send(sessionId, 'reattached', { identity: reportIdentity(safeIdentity(live) ?? rec.identity) });
+      this.replayRecent(sessionId);
       return { ok: true, already: true };
     }
     const identity = rec?.identity ?? identityFromReport(p.identity);
@@ -280,10 +285,16 @@ export class SessionControl {
     }
     this.registry.put(sessionId, { status: 'live', identity: safeIdentity(host) ?? identity });
     this.send(sessionId, 'reattached', { identity: reportIdentity(safeIdentity(host) ?? identity) });
+    this.replayRecent(sessionId);
     // Typed before the crash without a receipt the agent saw: only a re-check, never a second paste.
     for (const m of rec.unconfirmed) this.send(sessionId, 'evidence_unknown', { messageId: m, processAlive: true });
     if (rec.unconfirmed.length > 0) this.registry.put(sessionId, { unconfirmed: [] });
     return { ok: true };
+  }
+
+  /** Outcomes are matched by message id and turn id, so a repeat never makes a second copy. */
+  private replayRecent(sessionId: string): void {
+    for (const e of this.registry.get(sessionId)?.recent ?? []) this.send(sessionId, e.event, e.payload);
   }
 
   /** After an agent restart: every session that was live is re-attached exactly (or reported gone). */
