@@ -2,6 +2,7 @@
 import type { AppRouter } from '@bria/core/trpc';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
+import Link from 'next/link';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { relativeTime, shortDate } from './relative-time.ts';
@@ -48,7 +49,7 @@ export function NodeCard({ node }: { node: NodeView }) {
       <dl className="facts">
         <div>
           <dt>{t('nodes.lastSeen')}</dt>
-          <dd>{node.lastSeenAt ? <time dateTime={node.lastSeenAt} title={shortDate(node.lastSeenAt, locale)}>{relativeTime(node.lastSeenAt, locale)}</time> : t('nodes.never')}</dd>
+          <dd>{node.online ? t('time.justNow') : node.lastSeenAt ? <time dateTime={node.lastSeenAt} title={shortDate(node.lastSeenAt, locale)}>{relativeTime(node.lastSeenAt, locale)}</time> : t('nodes.never')}</dd>
         </div>
         <div>
           <dt>{t('nodes.agentVersion')}</dt>
@@ -59,6 +60,10 @@ export function NodeCard({ node }: { node: NodeView }) {
           <dd data-testid="open-sessions">{node.openSessions}</dd>
         </div>
       </dl>
+      <div className="actions actions-start">
+        <Link className="btn btn-primary btn-small" href={`/nodes/${node.id}`} data-testid="node-sessions-link">{t('nodes.sessionsLink')}</Link>
+        {node.online && node.enabledExecutors.length > 0 && <Link className="btn btn-small" href={`/nodes/${node.id}/new`}>{t('node.newSession')}</Link>}
+      </div>
       <fieldset className="executors" disabled={setExecutors.isPending}>
         <legend>{t('nodes.executors')}</legend>
         {EXECUTORS.map((e) => (

@@ -1,10 +1,11 @@
 'use client';
 import type { AppRouter } from '@bria/core/trpc';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { useState, type ReactNode } from 'react';
 import type { Locale } from '../i18n/catalog.ts';
 import { I18nProvider } from './i18n-context.tsx';
+import { LiveUpdates } from './live.tsx';
 import { TRPCProvider } from './trpc.ts';
 
 export interface CsrfProps {
@@ -19,14 +20,21 @@ export function Providers({ csrf, locale, children }: { csrf: CsrfProps; locale:
   );
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: '/api/trpc', headers: () => ({ [csrf.header]: csrf.token }) })],
+      links: [
+        splitLink({
+          // Live updates arrive over Server-Sent Events; the session cookie goes with them (same origin).
+          condition: (op) => op.type === 'subscription',
+          true: httpSubscriptionLink({ url: '/api/trpc' }),
+          false: httpBatchLink({ url: '/api/trpc', headers: () => ({ [csrf.header]: csrf.token }) }),
+        }),
+      ],
     }),
   );
   return (
     <I18nProvider locale={locale}>
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-          {children}
+          <LiveUpdates>{children}</LiveUpdates>
         </TRPCProvider>
       </QueryClientProvider>
     </I18nProvider>

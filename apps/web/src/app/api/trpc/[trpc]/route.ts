@@ -1,7 +1,7 @@
 import { appRouter, createContext } from '@bria/core/trpc';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { hubPublicUrl, webEnv } from '../../../../env.ts';
-import { db, log } from '../../../../server/db.ts';
+import { changeFeed, db, log } from '../../../../server/db.ts';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,7 +11,7 @@ function handler(req: Request): Promise<Response> {
     req,
     router: appRouter,
     createContext: ({ resHeaders }) =>
-      createContext({ db: db(), headers: req.headers, resHeaders, hubPublicUrl: hubPublicUrl(webEnv(), req.headers.get('host')) }),
+      createContext({ db: db(), headers: req.headers, resHeaders, hubPublicUrl: hubPublicUrl(webEnv(), req.headers.get('host')), changes: changeFeed() }),
     onError({ error, path }) {
       // Only unexpected failures are logged; the cause's message may name internals, never user text.
       if (error.code === 'INTERNAL_SERVER_ERROR') {

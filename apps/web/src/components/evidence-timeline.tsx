@@ -1,0 +1,38 @@
+'use client';
+import { useI18n } from './i18n-context.tsx';
+import type { EvidenceItem } from './types.ts';
+
+/** Every recorded transition: what was requested, by whom, and the physical evidence the node reported. */
+export function EvidenceTimeline({ items }: { items: EvidenceItem[] }) {
+  const { t, locale } = useI18n();
+  const time = new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeStyle: 'medium' });
+  const actor = (a: string) => (['user', 'agent', 'hub', 'timer'].includes(a) ? t(`actor.${a}` as 'actor.user') : a);
+  return (
+    <section aria-labelledby="ev-title" className="block">
+      <h2 id="ev-title">{t('evidence.title')}</h2>
+      {items.length === 0 && <p className="muted">{t('evidence.empty')}</p>}
+      <ol className="timeline" data-testid="evidence">
+        {[...items].reverse().map((e) => (
+          <li key={e.id} data-testid="evidence-row" data-event={e.event}>
+            <div className="tl-head">
+              <strong className="mono">{e.event}</strong>
+              {e.fromState !== e.toState && e.toState && (
+                <span className="small">
+                  {e.fromState ? t(`state.${e.fromState}`) : '∅'} → {t(`state.${e.toState}`)}
+                </span>
+              )}
+              <span className="muted small">{t('evidence.requestedBy', { actor: actor(e.actor) })}</span>
+              <time className="muted small" dateTime={e.createdAt}>{time.format(new Date(e.createdAt))}</time>
+            </div>
+            {e.evidence !== null && e.evidence !== undefined && (
+              <details>
+                <summary className="small">{t('evidence.showed')}</summary>
+                <pre className="command small">{JSON.stringify(e.evidence, null, 2)}</pre>
+              </details>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

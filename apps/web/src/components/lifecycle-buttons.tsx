@@ -1,0 +1,64 @@
+'use client';
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useI18n } from './i18n-context.tsx';
+import { useTRPC } from './trpc.ts';
+import type { SessionItem } from './types.ts';
+import { useErrorText } from './use-error-text.ts';
+
+/**
+ * Stop while work runs, Close when idle (after a confirmation), Resume when archived — the bot's
+ * card rules. The services decide; the version the page shows goes along, so a press on an
+ * outdated page is refused as stale and explained.
+ */
+export function LifecycleButtons({ session }: { session: SessionItem }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const errorText = useErrorText();
+  const [confirming, setConfirming] = useState(false);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const opts = {
+    onSuccess: () => setMessage({ ok: true, text: t('session.done') }),
+    onError: (err: unknown) => setMessage({ ok: false, text: errorText(err) }),
+  };
+  const stop = useMutation(trpc.sessions.stop.mutationOptions(opts));
+  const close = useMutation(trpc.sessions.close.mutationOptions(opts));
+  const resume = useMutation(trpc.sessions.resume.mutationOptions(opts));
+  const busy = stop.isPending || close.isPending || resume.isPending;
+  const input = { sessionId: session.id, version: session.version };
+  const s = session.state;
+
+  return (
+    <div className="lifecycle" data-testid="lifecycle">
+      {s === 'Running' && (
+        <div>
+          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => { setMessage(null); stop.mutate(input); }}>{t('session.stop')}</button>
+          <p className="muted small">{t('session.stopHint')}</p>
+        </div>
+      )}
+      {s === 'Ready' && !confirming && (
+        <div>
+          <button type="button" className="btn" disabled={busy} onClick={() => { setMessage(null); setConfirming(true); }}>{t('session.close')}</button>
+          <p className="muted small">{t('session.closeHint')}</p>
+        </div>
+      )}
+      {s === 'Ready' && confirming && (
+        <div role="alertdialog" aria-labelledby="close-q" className="confirm">
+          <p id="close-q">{t('session.closeConfirm')}</p>
+          <div className="actions actions-start">
+            <button type="button" className="btn btn-danger" disabled={busy} onClick={() => { setConfirming(false); close.mutate(input); }}>{t('button.closeConfirm')}</button>
+            <button type="button" className="btn" onClick={() => setConfirming(false)}>{t('button.cancel')}</button>
+          </div>
+        </div>
+      )}
+      {s === 'Archived' && (
+        <div>
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => { setMessage(null); resume.mutate(input); }}>{t('session.resume')}</button>
+          <p className="muted small">{t('session.resumeHint')}</p>
+        </div>
+      )}
+      {!['Running', 'Ready', 'Archived'].includes(s) && <p className="muted small">{t('session.noActions')}</p>}
+      {message && <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">{message.text}</p>}
+    </div>
+  );
+}

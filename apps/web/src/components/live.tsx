@@ -1,0 +1,51 @@
+'use client';
+import { useQueryClient } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { createContext, useContext, useRef, type ReactNode } from 'react';
+import { useTRPC } from './trpc.ts';
+
+type LiveStatus = 'live' | 'connecting';
+const LiveContext = createContext<LiveStatus>('connecting');
+export const useLiveStatus = () => useContext(LiveContext);
+
+// Bursts (a transition writes session, messages and evidence) become one reload.
+const COALESCE_MS = 150;
+
+/**
+ * One subscription per page: Postgres announces which session or node changed (whoever changed
+ * it: the bot, the hub, another tab) and the queries on screen reload. A (re)connect reloads
+ * everything, because changes made while disconnected were not announced to us.
+ */
+export function LiveUpdates({ children }: { children: ReactNode }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const pending = useRef<{ sessions: boolean; nodes: boolean; all: boolean; timer: ReturnType<typeof setTimeout> | null }>({ sessions: false, nodes: false, all: false, timer: null });
+
+  const flush = () => {
+    const p = pending.current;
+    p.timer = null;
+    if (p.all) void queryClient.invalidateQueries();
+    else {
+      if (p.sessions) {
+        void queryClient.invalidateQueries(trpc.sessions.pathFilter());
+        void queryClient.invalidateQueries(trpc.archive.pathFilter());
+      }
+      if (p.nodes || p.sessions) void queryClient.invalidateQueries(trpc.nodes.pathFilter());
+    }
+    p.sessions = p.nodes = p.all = false;
+  };
+
+  const sub = useSubscription(
+    trpc.live.changes.subscriptionOptions(undefined, {
+      onData: (change) => {
+        const p = pending.current;
+        if (change.kind === 'resync') p.all = true;
+        else if (change.kind === 'session') p.sessions = true;
+        else p.nodes = true;
+        p.timer ??= setTimeout(flush, COALESCE_MS);
+      },
+    }),
+  );
+  const status: LiveStatus = sub.status === 'pending' ? 'live' : 'connecting';
+  return <LiveContext value={status}>{children}</LiveContext>;
+}

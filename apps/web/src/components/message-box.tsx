@@ -1,0 +1,51 @@
+'use client';
+import { useMutation } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { useI18n } from './i18n-context.tsx';
+import { useTRPC } from './trpc.ts';
+import { useErrorText } from './use-error-text.ts';
+
+const newKey = () => crypto.randomUUID().replaceAll('-', '');
+
+/**
+ * Writes into the session's durable queue. One key per typed message: a retry after a network
+ * hiccup returns the stored message instead of queueing it twice.
+ */
+export function MessageBox({ sessionId, accepting }: { sessionId: string; accepting: boolean }) {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const errorText = useErrorText();
+  const id = useId();
+  const [text, setText] = useState('');
+  const [key, setKey] = useState(newKey);
+  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  const send = useMutation(trpc.sessions.sendMessage.mutationOptions({
+    onSuccess: (r) => {
+      setStatus({ ok: true, text: t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq }) });
+      setText('');
+      setKey(newKey());
+    },
+    onError: (err) => setStatus({ ok: false, text: errorText(err) }),
+  }));
+  const submit = () => {
+    if (!text.trim() || send.isPending) return;
+    setStatus(null);
+    send.mutate({ sessionId, text, clientKey: key });
+  };
+
+  return (
+    <form className="card message-box" onSubmit={(e) => { e.preventDefault(); submit(); }}>
+      <label htmlFor={id}>{t('send.label')}</label>
+      <textarea
+        id={id} value={text} rows={3} maxLength={200_000} placeholder={t('send.placeholder')} data-testid="message-input"
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); submit(); } }}
+      />
+      <div className="actions">
+        {!accepting && <span className="muted small grow">{t('send.notAccepting')}</span>}
+        {status && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="send-status">{status.text}</span>}
+        <button type="submit" className="btn btn-primary" disabled={send.isPending || !text.trim()}>{t('send.submit')}</button>
+      </div>
+    </form>
+  );
+}

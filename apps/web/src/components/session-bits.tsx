@@ -1,0 +1,50 @@
+'use client';
+import { useEffect, useState } from 'react';
+import type { Locale, Translate } from '../i18n/catalog.ts';
+import { useI18n } from './i18n-context.tsx';
+import { relativeTime, shortDate } from './relative-time.ts';
+import type { SessionItem } from './types.ts';
+
+/** The current time, refreshed every `ms`: lifetimes count down without reloading anything. */
+export function useNow(ms = 30_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(id);
+  }, [ms]);
+  return now;
+}
+
+const TONE: Record<SessionItem['state'], string> = {
+  Starting: 'wait', Resuming: 'wait', Ready: 'ok', Running: 'busy', Stopping: 'wait', ClosingAfterWork: 'wait',
+  AwaitingRecovery: 'warn', Closing: 'wait', Archived: 'off', ResumeFailed: 'bad',
+};
+
+export function StateBadge({ state }: { state: SessionItem['state'] }) {
+  const { t } = useI18n();
+  return (
+    <span className={`badge state state-${TONE[state]}`} data-testid="session-state" data-state={state}>
+      <span className="dot" aria-hidden="true" />
+      {t(`state.${state}`)}
+    </span>
+  );
+}
+
+export function lifetimeLeft(s: Pick<SessionItem, 'lifetimeDeadline' | 'lifetimeExpired'>, now: number, t: Translate): string {
+  if (!s.lifetimeDeadline) return t('session.lifetimeNever');
+  const ms = new Date(s.lifetimeDeadline).getTime() - now;
+  if (s.lifetimeExpired || ms <= 0) return t('session.lifetimeExpired');
+  const minutes = Math.ceil(ms / 60_000);
+  const h = Math.floor(minutes / 60);
+  return h > 0 ? t('time.hm', { h, m: minutes % 60 }) : t('time.m', { m: minutes });
+}
+
+export function When({ iso, locale, now }: { iso: string | null; locale: Locale; now?: number }) {
+  const { t } = useI18n();
+  if (!iso) return <>{t('session.noActivity')}</>;
+  return <time dateTime={iso} title={shortDate(iso, locale)}>{relativeTime(iso, locale, now)}</time>;
+}
+
+export function sessionTitle(s: Pick<SessionItem, 'title' | 'folder'>, t: Translate): string {
+  return s.title?.trim() || s.folder.split('/').filter(Boolean).at(-1) || t('session.untitled');
+}

@@ -1,0 +1,74 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { Conversation, QueueTable } from './conversation.tsx';
+import { EvidenceTimeline } from './evidence-timeline.tsx';
+import { useI18n } from './i18n-context.tsx';
+import { LifecycleButtons } from './lifecycle-buttons.tsx';
+import { MessageBox } from './message-box.tsx';
+import { StateBadge, lifetimeLeft, sessionTitle, useNow, When } from './session-bits.tsx';
+import { useTRPC } from './trpc.ts';
+import { UsageChart } from './usage-chart.tsx';
+import { useErrorText } from './use-error-text.ts';
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** One session: state and buttons, the message box, the conversation, the queue, evidence and usage. */
+export function SessionPage({ sessionId }: { sessionId: string }) {
+  const { t, locale } = useI18n();
+  const trpc = useTRPC();
+  const errorText = useErrorText();
+  const now = useNow();
+  const q = useQuery(trpc.sessions.get.queryOptions({ sessionId }));
+  if (q.isPending) return <p className="muted" aria-busy="true">…</p>;
+  if (q.isError) return <p role="alert" className="error">{errorText(q.error)}</p>;
+  const { session: s, node, conversation, evidence, usage, usageHistory } = q.data;
+  const fmt = new Intl.NumberFormat(locale);
+  const ctx = num(usage?.contextWindowUsed);
+
+  return (
+    <>
+      <p className="crumbs"><Link href={`/nodes/${node.id}`}>← {t('session.back', { node: node.name })}</Link></p>
+      <div className="section-head">
+        <div>
+          <h1>{sessionTitle(s, t)}</h1>
+          <p className="muted small mono">{s.folder}</p>
+        </div>
+        <StateBadge state={s.state} />
+      </div>
+      <div className="session-top">
+        <dl className="facts card">
+          <div><dt>{t('session.executor')}</dt><dd>{t(`executor.${s.executor}`)}</dd></div>
+          <div><dt>{t('session.lifetimeLeft')}</dt><dd data-testid="lifetime-left">{lifetimeLeft(s, now, t)}</dd></div>
+          <div><dt>{t('session.lastActivity')}</dt><dd><When iso={s.lastActivityAt} locale={locale} now={now} /></dd></div>
+          <div><dt>{t('session.created')}</dt><dd><When iso={s.createdAt} locale={locale} now={now} /></dd></div>
+          <div className="span-2"><dt>{t('session.nativeId')}</dt><dd className="mono small">{s.nativeSessionId ?? '—'}</dd></div>
+        </dl>
+        <div className="card"><LifecycleButtons session={s} /></div>
+      </div>
+      {s.state !== 'Archived' && s.state !== 'ResumeFailed' && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} />}
+      <div className="two-col">
+        <div>
+          <Conversation items={conversation.items} total={conversation.total} discovered={s.launchSource === 'discovered'} />
+          <QueueTable items={conversation.items} />
+        </div>
+        <div>
+          <section aria-labelledby="usage-title" className="block">
+            <h2 id="usage-title">{t('usage.title')}</h2>
+            {!usage && usageHistory.length === 0 ? <p className="muted">{t('usage.empty')}</p> : (
+              <>
+                <dl className="facts">
+                  <div><dt>{t('usage.input')}</dt><dd>{fmt.format(num(usage?.inputTokens) ?? 0)}</dd></div>
+                  <div><dt>{t('usage.output')}</dt><dd>{fmt.format(num(usage?.outputTokens) ?? 0)}</dd></div>
+                  <div><dt>{t('usage.context')}</dt><dd>{ctx === null ? '—' : ctx <= 1 ? `${Math.round(ctx * 100)} %` : fmt.format(ctx)}</dd></div>
+                </dl>
+                <UsageChart points={usageHistory} />
+              </>
+            )}
+          </section>
+          <EvidenceTimeline items={evidence} />
+        </div>
+      </div>
+    </>
+  );
+}

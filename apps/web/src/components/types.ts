@@ -1,0 +1,11 @@
+import type { AppRouter } from '@bria/core/trpc';
+import type { inferRouterOutputs } from '@trpc/server';
+
+type Out = inferRouterOutputs<AppRouter>;
+export type SessionItem = Out['sessions']['listOpen']['sessions'][number];
+export type SessionDetail = Out['sessions']['get'];
+export type ConversationItem = SessionDetail['conversation']['items'][number];
+export type EvidenceItem = SessionDetail['evidence'][number];
+export type UsagePoint = SessionDetail['usageHistory'][number];
+export type Executor = SessionItem['executor'];
+export const EXECUTORS = ['claude', 'codex'] as const satisfies readonly Executor[];
