@@ -37,10 +37,10 @@ describe('live.changes', () => {
   it('streams ids of sessions, messages and nodes changed by anyone, never their content', async () => {
     const { web } = await signedInCaller(db);
     const headers = new Headers({ cookie: `bria_session=${web.secret}` });
-    const caller = createCaller(await createContext({ db, headers, changes: feed }));
     const ac = new AbortController();
+    const caller = createCaller(await createContext({ db, headers, changes: feed }), { signal: ac.signal });
     const { nodeId } = await createNodeWithToken(db, { name: 'live' });
-    const stream = await caller.live.changes(undefined, { signal: ac.signal });
+    const stream = await caller.live.changes();
     const sessionId = crypto.randomUUID();
 
     const got = collect(stream, (seen) => seen.some((c) => (c as { kind: string }).kind === 'session'));
