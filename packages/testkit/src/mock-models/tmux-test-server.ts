@@ -69,7 +69,12 @@ export function createTmuxTestServer(path: string): TmuxTestServer {
     },
     async submit(name, text) {
       await tmux('send-keys', '-t', target(name), '-l', text);
-      await sleep(150);
+      // On a busy machine the TUI may not have drawn the typed text yet, and an Enter that arrives
+      // first is lost: wait until the text's tail is on screen before pressing Enter.
+      const tail = text.slice(-12);
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline && !(await tmux('capture-pane', '-p', '-t', target(name))).includes(tail)) await sleep(50);
+      await sleep(100);
       await tmux('send-keys', '-t', target(name), 'Enter');
     },
     async destroy() {
