@@ -24,8 +24,9 @@ import { Tmux } from '../tmux/tmux.ts';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
 import { probeHealth } from './health.ts';
-import { processTree } from './proc-tree.ts';
+import { procStat, processTree } from './proc-tree.ts';
 import { SessionHost } from './session-host.ts';
+import type { SessionIdentity } from './types.ts';
 
 const { values } = parseArgs({ options: { claude: { type: 'string', default: '10' }, codex: { type: 'string', default: '10' }, seconds: { type: 'string', default: '60' } } });
 const SECONDS = Number(values.seconds);
@@ -91,9 +92,18 @@ try {
   const pct = (s: number, over = secs) => Number(((s / over) * 100).toFixed(2));
   // Where the agent's time goes: the CPU one health probe (one tmux call plus /proc reads) costs
   // this process, then the same process with only the journal tailers running, then with nothing.
-  const u0 = process.cpuUsage();
-  for (let i = 0; i < 100; i++) await probeHealth(tmux, hosts[i % hosts.length]!.identity());
-  const u1 = process.cpuUsage(u0);
+  const cpuPerCall = async (fn: (id: SessionIdentity) => Promise<unknown>) => {
+    const u0 = process.cpuUsage();
+    for (let i = 0; i < 100; i++) await fn(hosts[i % hosts.length]!.identity());
+    const u1 = process.cpuUsage(u0);
+    return Number(((u1.user + u1.system) / 1000 / 100).toFixed(2));
+  };
+  const perCallMs = {
+    healthProbe: await cpuPerCall((id) => probeHealth(tmux, id)),
+    tmuxPaneInfo: await cpuPerCall((id) => tmux.paneInfo(id.paneId)),
+    procStat: await cpuPerCall((id) => procStat(id.cliPid)),
+    processTree: await cpuPerCall((id) => processTree(id.panePid)),
+  };
   const phaseS = Math.min(SECONDS, 20);
   const phase = async () => {
     const c0 = cpu('self').own;
@@ -113,7 +123,7 @@ try {
     clisCpuPct: pct(after.cli - before.cli), cliProcesses: clis.length,
     tmuxCallsPerS: Number(((after.calls - before.calls) / secs).toFixed(1)),
     agentRssMb: Math.round(rssMb()), agentPeakRssMb: Math.round(peakRss), agentHeapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
-    agentCpuPerHealthProbeMs: Number(((u1.user + u1.system) / 1000 / 100).toFixed(2)),
+    agentCpuPerCallMs: perCallMs,
     agentTailersOnlyCpuPct: tailersOnlyPct, agentDetachedCpuPct: detachedPct, phaseS,
     goal: 'agent CPU ~0 %',
   };

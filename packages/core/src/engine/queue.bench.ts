@@ -6,6 +6,9 @@
  * 2. Throughput: messages accepted per second across the 100 sessions with N concurrent callers
  *    while the engine runs in the same process (each accept also wakes the dispatcher).
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pino';
 import pgClient from 'pg';
 import { createTestDatabase } from '../../../testkit/src/postgres.ts';
@@ -78,6 +81,13 @@ const stored = await db.message.count();
 console.log(`throughput: ${TOTAL} messages across ${SESSIONS} sessions, ${CONCURRENCY} concurrent callers: ${(TOTAL / secs).toFixed(0)} msg/s (${secs.toFixed(2)} s); rows stored ${stored}`);
 const dupes = await db.$queryRaw<{ n: bigint }[]>`select count(*) as n from (select "sessionId", seq from "Message" group by 1, 2 having count(*) > 1) x`;
 console.log(`duplicate (session, seq) pairs: ${dupes[0]?.n ?? 0n}`);
+// One JSON line for `npm run bench`, and the raw latency samples for scripts/bench-chart.ts.
+const summary = (xs: number[]) => ({ n: xs.length, median: Number(pct(xs, 50).toFixed(1)), p95: Number(pct(xs, 95).toFixed(1)), p99: Number(pct(xs, 99).toFixed(1)), max: Number(Math.max(...xs).toFixed(1)) });
+const throughput = Math.round(TOTAL / secs);
+console.log(JSON.stringify({ bench: 'queue', sessions: SESSIONS, messages: TOTAL, concurrency: CONCURRENCY, storedToNotifyMs: summary(notifyMs), dbRowGapMs: summary(gaps.map((g) => Number(g.ms))), throughputMsgPerS: throughput, duplicates: Number(dupes[0]?.n ?? 0n), goal: 'throughput >= 500 msg/s, p99 < 50 ms', pass: throughput >= 500 && pct(notifyMs, 99) < 50 }));
+const outDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../bench-out');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(path.join(outDir, 'queue-latency.json'), JSON.stringify({ bench: 'queue', unit: 'ms', samples: { notify: notifyMs } }));
 
 await listener.end();
 await engine.stop();
