@@ -31,7 +31,12 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
   if (!executor) throw new AppError('INVALID_INPUT', { message: 'executor required: several are enabled on this node' });
   if (!node.enabledExecutors.includes(executor)) throw new AppError('EXECUTOR_DISABLED', { message: 'executor disabled on node', userMessage: 'sessions.executor_disabled' });
   const folder = input.folder.trim();
-  if (!folder.startsWith('/') || folder.includes('\0') || folder.length > 4096) throw new AppError('INVALID_INPUT', { message: 'folder must be an absolute path' });
+  if (!folder.startsWith('/') || folder.length > 4096) throw new AppError('INVALID_INPUT', { message: 'folder must be an absolute path' });
+  // The folder is part of a session's identity (recent folders, resume matches, the CLI's project
+  // key): `/a/../b` and `/b` must not be two folders, and control characters never belong in one.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+  if (/[\u0000-\u001f\u007f]/.test(folder)) throw new AppError('INVALID_INPUT', { message: 'folder must not contain control characters' });
+  if (folder.split('/').some((seg) => seg === '.' || seg === '..')) throw new AppError('INVALID_INPUT', { message: 'folder must not contain . or .. segments' });
 
   const settings = await readSettings(db);
   return withSessionTx(db, { log, clock }, async (ctx) => {
