@@ -44,6 +44,10 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
       // Checked here: absolute, no NUL, sane length, node online. Existence on the node is checked by
       // the agent when the CLI starts (core has no folder-probe command yet).
       if (!i.folder.startsWith('/') || i.folder.includes('\0') || i.folder.length > 4096) return { ok: false, reason: 'not an absolute path' };
+      // The same shape rules as createSession, so the user reads the reason instead of a generic error.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+      if (/[\u0000-\u001f\u007f]/.test(i.folder)) return { ok: false, reason: 'the path contains control characters' };
+      if (i.folder.split('/').some((seg) => seg === '.' || seg === '..')) return { ok: false, reason: 'write the full path without . or .. parts' };
       const node = await o.db.node.findUnique({ where: { id: i.nodeId }, select: { online: true } });
       if (!node) return { ok: false, reason: 'unknown computer' };
       if (!node.online) return { ok: false, reason: 'the computer is offline' };
