@@ -63,4 +63,19 @@ describe('the bot refuses strangers', () => {
     const ms = await bot.fake.waitForChat((m) => m.filter((x) => x.from?.is_bot).length >= 1, { chatId: OWNER });
     expect(ms.find((m) => m.from?.is_bot)?.text).not.toBe(REFUSAL);
   });
+
+  it('a typed folder with .. or control characters is refused with its reason; no session is created', async () => {
+    const owner = { chatId: OWNER, userId: OWNER, firstName: 'Ada', languageCode: 'en' };
+    const sessions = await db.session.count();
+    for (const [folder, reason] of [['/home/owner/../../etc', 'without . or .. parts'], ['/srv/x\u001b[2J', 'control characters']]) {
+      bot.fake.userSends('/new', owner);
+      const seen = bot.fake.chatMessages(OWNER).length;
+      await bot.fake.waitForChat((m) => m.length > seen && m.at(-1)?.from?.is_bot === true, { chatId: OWNER });
+      bot.fake.userSends(folder, owner);
+      const ms = await bot.fake.waitForChat((m) => m.some((x) => x.from?.is_bot && x.text?.includes(reason)), { chatId: OWNER });
+      expect(ms.at(-1)?.text).toContain(reason);
+    }
+    expect(await db.session.count()).toBe(sessions);
+    expect(await db.agentCommand.count()).toBe(0);
+  });
 });

@@ -62,7 +62,7 @@ describe('tampered callback data', () => {
     ['a settings value outside the allowed ones', (gen) => `set:${gen}:::life=999`],
     ['an executor that does not exist', (gen) => `set:${gen}:::exec=rm`],
     ['an archive page that is not a number', (gen) => `arch:${gen}:::x`],
-    ['overlong garbage', (gen) => `stop:${'9'.repeat(500)}:${'x'.repeat(4000)}`],
+    ['overlong garbage', () => `stop:${'9'.repeat(500)}:${'x'.repeat(4000)}`],
     ['control characters', (gen) => `stop:${gen}:\u0000\u001b[2J\r\n`],
     ['an unknown action', (gen) => `rm:${gen}:${CARD}`],
   ];
