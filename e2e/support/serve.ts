@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { createDb, createNodeWithToken } from '@bria/core/db';
 import { freePort } from '@bria/core/db/admin';
 import { Hub } from '@bria/core/hub';
+import { startEngine } from '../../packages/core/src/engine/start-engine.ts';
+import { createCliHome } from '@bria/testkit/cli-homes';
+import { startAnthropicMock, startOpenAIMock } from '@bria/testkit/mock-models';
 import { createLogger } from '@bria/core/log';
 import { createLoginLink } from '@bria/core/trpc';
 import { ADMIN_URL_ENV, createTestDatabase, startTestCluster } from '@bria/testkit/postgres';
@@ -77,14 +80,32 @@ try {
   await hub.start();
   cleanups.push(() => hub?.stop());
 
+  // The session engine turns agent events into state, as the hub process does in production.
+  const engine = await startEngine({ db, databaseUrl: tdb.url, log, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
+  cleanups.push(() => engine.stop());
+
+  // The real CLIs talk to local mock model servers (the internet is the only thing faked).
+  const mocks = { claude: await startAnthropicMock({ slowChunks: 10, slowChunkMs: 100 }), codex: await startOpenAIMock({ slowChunks: 10, slowChunkMs: 100 }) };
+  cleanups.push(async () => { await mocks.claude.close(); await mocks.codex.close(); });
+  const cliRoot = mkdtempSync(path.join(tmpdir(), 'bria-e2e-cli-'));
+  const workDir = path.join(cliRoot, 'work');
+  mkdirSync(workDir, { recursive: true });
+  const { env: cliEnv } = await createCliHome({ root: cliRoot, trustedDirs: [workDir], anthropicUrl: mocks.claude.url, openaiUrl: mocks.codex.url });
+  cleanups.push(() => rmSync(cliRoot, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }));
+
   const { token } = await createNodeWithToken(db, { name: 'this computer', isLocal: true, label: 'local' });
   const agentDir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-agent-'));
   const agent = new Agent(
-    { hubUrl: `ws://127.0.0.1:${hubPort}/agent`, token, dir: agentDir, claudeBin: bin('claude'), codexBin: bin('codex'), tmuxSocket: 'bria-e2e', logLevel: 'warn' },
+    { hubUrl: `ws://127.0.0.1:${hubPort}/agent`, token, dir: agentDir, claudeBin: bin('claude'), codexBin: bin('codex'), tmuxSocket: 'bria-e2e', logLevel: 'warn', cliEnv },
     (level, msg) => { if (level !== 'info') say(`agent ${level}: ${msg}`); },
   );
   await agent.start();
-  cleanups.push(async () => { await agent.stop(); rmSync(agentDir, { recursive: true, force: true }); });
+  cleanups.push(async () => {
+    await agent.stop();
+    // The CLIs live in tmux on purpose; the test server owns that tmux server and ends it.
+    spawnSync('tmux', ['-L', 'bria-e2e', 'kill-server'], { stdio: 'ignore' });
+    rmSync(agentDir, { recursive: true, force: true });
+  });
 
   const t0 = Date.now();
   const build = run(bin('next'), ['build'], {});
@@ -131,7 +152,7 @@ try {
   await new Promise<void>((resolve) => control.listen(controlPort, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => control.close(() => resolve())));
 
-  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort, buildMs };
+  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort, buildMs, databaseUrl: tdb.url, workDir };
   mkdirSync(path.dirname(STATE_FILE), { recursive: true });
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
   process.stdout.write(`BRIA_E2E_READY ${baseURL}\n`);

@@ -9,6 +9,10 @@ export interface E2EState {
   controlURL: string;
   hubPort: number;
   buildMs: number;
+  /** The throw-away database, so a test can re-read Bria's state and call the services the bot calls. */
+  databaseUrl: string;
+  /** A folder both CLIs trust (no trust dialog); tests create session folders inside it. */
+  workDir: string;
 }
 
 export const STATE_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.tmp', 'state.json');
