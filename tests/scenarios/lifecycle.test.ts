@@ -78,8 +78,8 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     const row = await sys.waitState(id, 'Ready');
     expect(row.nativeSessionId).toBe(native);
     expect(row.executor).toBe(executor);
-    expect(row.lifetimeStartedAt.getTime()).toBeGreaterThanOrEqual(closedAt.getTime() - 1000);
-    expect(row.lifetimeStartedAt.getTime()).toBeGreaterThan(before.lifetimeStartedAt.getTime());
+    expect(row.lifetimeStartedAt!.getTime()).toBeGreaterThanOrEqual(closedAt.getTime() - 1000);
+    expect(row.lifetimeStartedAt!.getTime()).toBeGreaterThan(before.lifetimeStartedAt!.getTime());
     const ident = await sys.identity(id);
     expect(procAlive(ident.cliPid)).toBe(true);
     expect(ident.nativeId).toBe(native);

@@ -27,7 +27,7 @@ export async function handleSessionCommand(cmd: Command, control: SessionControl
   const p = parsed.payload as { generation: number } & Record<string, unknown>;
   const run = async (): Promise<Result> => {
     const stale = control.claim(sessionId, p.generation);
-    if (stale) return { ok: false, stale: true, error: stale };
+    if (stale) return { ok: false, stale: true, error: stale, ...(type === 'deliver' ? { typed: false, messageId: p.messageId } : {}) };
     switch (type) {
       case 'start_session':
         return control.start(sessionId, p as never);

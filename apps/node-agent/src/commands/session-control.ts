@@ -150,7 +150,7 @@ export class SessionControl {
       this.registry.put(sessionId, { identity: id });
       this.send(sessionId, 'resume_confirmed', { identity: reportIdentity(id) });
       // Turns the dead process held ended without an outcome this agent saw: unknown, never re-sent.
-      for (const t of openTurns) this.send(sessionId, 'evidence_unknown', { messageId: t.messageId, processAlive: false });
+      for (const t of openTurns) this.sendFact(sessionId, 'evidence_unknown', { messageId: t.messageId, processAlive: false });
       return { ok: true, nativeSessionId: id.nativeId, ...restored };
     } catch (err) {
       return this.launchFailed(sessionId, host, err, 'resume');
@@ -187,11 +187,21 @@ export class SessionControl {
   async deliver(sessionId: string, p: { messageId: string; text: string }): Promise<Result> {
     const host = this.hosts.get(sessionId);
     const rec = this.registry.get(sessionId);
-    if (!host || !rec || rec.status !== 'live') return { ok: false, error: 'no live session here' };
+    // `typed: false` is a proof that nothing reached the pane: the hub may hand the message over again.
+    if (!host || !rec || rec.status !== 'live') return { ok: false, typed: false, messageId: p.messageId, error: 'no live session here' };
     // Remembered before the paste: after a crash this message is re-checked, never typed again.
     this.registry.put(sessionId, { unconfirmed: [...rec.unconfirmed.filter((m) => m !== p.messageId), p.messageId] });
-    const r = await host.deliver({ messageId: p.messageId, text: p.text });
-    return r.accepted ? { ok: true, nativeRef: r.nativeRef } : { ok: false, error: r.reason };
+    try {
+      const r = await host.deliver({ messageId: p.messageId, text: p.text });
+      return r.accepted ? { ok: true, nativeRef: r.nativeRef } : { ok: false, error: r.reason };
+    } catch (err) {
+      // Refused before the paste, or the paste failed because the CLI is verifiably gone: nothing reached it.
+      const untyped = (err instanceof ExecutorError && err.code === 'not_ready') || (rec.identity !== null && (await processGone(rec.identity)));
+      if (!untyped) throw err;
+      const now = this.registry.get(sessionId);
+      if (now) this.registry.put(sessionId, { unconfirmed: now.unconfirmed.filter((m) => m !== p.messageId) });
+      return { ok: false, typed: false, messageId: p.messageId, error: err.message };
+    }
   }
 
   async interrupt(sessionId: string): Promise<Result> {
@@ -287,9 +297,16 @@ export class SessionControl {
     this.send(sessionId, 'reattached', { identity: reportIdentity(safeIdentity(host) ?? identity) });
     this.replayRecent(sessionId);
     // Typed before the crash without a receipt the agent saw: only a re-check, never a second paste.
-    for (const m of rec.unconfirmed) this.send(sessionId, 'evidence_unknown', { messageId: m, processAlive: true });
+    for (const m of rec.unconfirmed) this.sendFact(sessionId, 'evidence_unknown', { messageId: m, processAlive: true });
     if (rec.unconfirmed.length > 0) this.registry.put(sessionId, { unconfirmed: [] });
     return { ok: true };
+  }
+
+  /** Sends a turn fact and keeps it for a re-attach under a newer generation. */
+  private sendFact(sessionId: string, event: string, payload: Record<string, unknown>): void {
+    this.send(sessionId, event, payload);
+    const rec = this.registry.get(sessionId);
+    if (rec) this.registry.put(sessionId, { recent: [...(rec.recent ?? []), { event, payload }].slice(-RECENT) });
   }
 
   /** Outcomes are matched by message id and turn id, so a repeat never makes a second copy. */

@@ -10,6 +10,7 @@ import { applyEvent } from '../services/sessions/session-step.ts';
 import type { StepContext } from '../services/sessions/step-context.ts';
 import { applyDiscoveryDiff } from './discovery.ts';
 import type { StoredEvent } from './stored-event.ts';
+import { releaseUntypedDelivery } from './untyped-delivery.ts';
 
 /**
  * Maps one stored agent event onto the session: receipts and outcomes onto messages, facts onto
@@ -17,6 +18,7 @@ import type { StoredEvent } from './stored-event.ts';
  * Events of a superseded observer generation are refused and leave only an evidence row.
  */
 export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
+  if (ev.type === 'command_result') return releaseUntypedDelivery(ctx, ev);
   const parsed = parseSessionEvent(ev.type, ev.data);
   if (!parsed.ok) {
     if (ev.type !== 'command_result') ctx.log.warn({ nodeId: ev.nodeId, seq: Number(ev.seq), type: ev.type.slice(0, 64), error: parsed.error.slice(0, 200) }, 'engine.event_ignored');
