@@ -28,7 +28,7 @@ export function ArchiveList({ nodeId }: { nodeId: string }) {
   return (
     <section aria-labelledby={`${id}-title`} className="block">
       <h2 id={`${id}-title`}>{t('archive.title')}</h2>
-      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+      <form className="filters" onSubmit={(e) => e.preventDefault()}>
         <div className="grow">
           <label htmlFor={`${id}-q`}>{t('archive.search')}</label>
           <input id={`${id}-q`} type="search" value={search} maxLength={200} onChange={(e) => setSearch(e.target.value)} data-testid="archive-search" />

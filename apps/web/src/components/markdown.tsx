@@ -34,6 +34,7 @@ function inline(text: string, key = 'i'): ReactNode[] {
 
 function withBreaks(lines: string[], key: string): ReactNode[] {
   return lines.map((l, i) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: lines of one rendered text never reorder
     <Fragment key={`${key}-${i}`}>
       {i > 0 && <br />}
       {inline(l, `${key}-${i}`)}
@@ -89,6 +90,7 @@ function blocks(text: string): ReactNode[] {
         i++;
       }
       const k = `l${out.length}`;
+      // biome-ignore lint/suspicious/noArrayIndexKey: items of one rendered text never reorder
       const lis = items.map((it, j) => <li key={`${k}-${j}`}>{inline(it, `${k}-${j}`)}</li>);
       out.push(ordered ? <ol key={k}>{lis}</ol> : <ul key={k}>{lis}</ul>);
       continue;

@@ -66,7 +66,8 @@ export function NewSession({ nodeId }: { nodeId: string }) {
           <input id={`${id}-f`} value={folder} placeholder={t('new.folderPlaceholder')} autoComplete="off" spellCheck={false} className="mono"
             onChange={(e) => setFolder(e.target.value)} list={`${id}-recent`} aria-invalid={folder.trim() !== '' && !folder.trim().startsWith('/')} />
           {opts.data && opts.data.recentFolders.length > 0 && (
-            <div className="chips" aria-label={t('new.recent')}>
+            <div className="chips">
+              <span className="muted small">{t('new.recent')}:</span>
               {opts.data.recentFolders.map((f) => (
                 <button key={f} type="button" className="chip mono" onClick={() => setFolder(f)}>{f}</button>
               ))}

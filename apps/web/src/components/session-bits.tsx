@@ -42,7 +42,9 @@ export function lifetimeLeft(s: Pick<SessionItem, 'lifetimeDeadline' | 'lifetime
 export function When({ iso, locale, now }: { iso: string | null; locale: Locale; now?: number }) {
   const { t } = useI18n();
   if (!iso) return <>{t('session.noActivity')}</>;
-  return <time dateTime={iso} title={shortDate(iso, locale)}>{relativeTime(iso, locale, now)}</time>;
+  // `now` only makes the text tick; a timestamp newer than the last tick is "now", never "in 3 seconds".
+  const at = Math.max(now ?? 0, Date.now(), new Date(iso).getTime());
+  return <time dateTime={iso} title={shortDate(iso, locale)}>{relativeTime(iso, locale, at)}</time>;
 }
 
 export function sessionTitle(s: Pick<SessionItem, 'title' | 'folder'>, t: Translate): string {
