@@ -22,12 +22,17 @@ export function SettingsForm() {
   const [resume, setResume] = useState(false);
   const [users, setUsers] = useState('');
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  // The form takes the stored values when they really change (first load, a save here or in another
+  // tab), not on every live reload: a reload must never wipe what the user is typing.
+  const stored = settings.data;
+  const storedStamp = stored ? `${stored.updatedAt}|${stored.lifetime}|${stored.resumeRecommendations}|${stored.allowedTelegramUsers.join(',')}` : null;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the stored values' stamp on purpose
   useEffect(() => {
-    if (!settings.data) return;
-    setLifetime(settings.data.lifetime);
-    setResume(settings.data.resumeRecommendations);
-    setUsers(settings.data.allowedTelegramUsers.join('\n'));
-  }, [settings.data]);
+    if (!stored) return;
+    setLifetime(stored.lifetime);
+    setResume(stored.resumeRecommendations);
+    setUsers(stored.allowedTelegramUsers.join('\n'));
+  }, [storedStamp]);
   const save = useMutation(trpc.settings.update.mutationOptions({
     onSuccess: (data) => {
       queryClient.setQueryData(trpc.settings.get.queryKey(), data);
