@@ -67,7 +67,8 @@ describe('the bot refuses strangers', () => {
   it('a typed folder with .. or control characters is refused with its reason; no session is created', async () => {
     const owner = { chatId: OWNER, userId: OWNER, firstName: 'Ada', languageCode: 'en' };
     const sessions = await db.session.count();
-    for (const [folder, reason] of [['/home/owner/../../etc', 'without . or .. parts'], ['/srv/x\u001b[2J', 'control characters']]) {
+    const cases: [string, string][] = [['/home/owner/../../etc', 'without . or .. parts'], ['/srv/x\u001b[2J', 'control characters']];
+    for (const [folder, reason] of cases) {
       bot.fake.userSends('/new', owner);
       const seen = bot.fake.chatMessages(OWNER).length;
       await bot.fake.waitForChat((m) => m.length > seen && m.at(-1)?.from?.is_bot === true, { chatId: OWNER });

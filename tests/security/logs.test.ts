@@ -137,7 +137,7 @@ describe('logs of a full run', () => {
 
     // Texts from the owner (through the bot), from the services, and from a stranger.
     bot.fake.userSends(S.ownerText, owner);
-    await acceptMessage({ db, log: servicesLog.log }, { sessionId: session.id, text: S.serviceText, source: 'dashboard', sourceKey: 'sec-1' });
+    await acceptMessage({ db, log: servicesLog.log }, { sessionId: session.id, text: S.serviceText, source: 'web', sourceKey: 'sec-1' });
     bot.fake.userSends(S.strangerText, { chatId: 31337, userId: 31337, firstName: 'Eve', languageCode: 'en' });
     await bot.fake.waitForChat((m) => m.filter((x) => x.text?.startsWith(S.finalText)).length >= 2, { chatId: OWNER, timeoutMs: 20_000 });
     await bot.fake.waitForChat((m) => m.some((x) => x.from?.is_bot), { chatId: 31337 });
