@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Executor, procAlive, startSystem, type System } from '../../packages/testkit/src/system.ts';
-import { assertInvariants, reached } from './invariants.ts';
+import { assertInvariants, nativeJournal, reached } from './invariants.ts';
 
 let sys: System;
 beforeAll(async () => {
@@ -41,9 +41,10 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     for (const m of msgs) expect(m.finalText).toMatch(/MOCK-REPLY/);
     const id = await sys.identity(s.id);
     expect(procAlive(id.cliPid)).toBe(true);
-    // The journal the agent follows is the CLI's own, named by the native id.
-    expect(id.journalPath).toContain(native);
-    expect(existsSync(id.journalPath!)).toBe(true);
+    // The CLI's own journal, named by the native id, holds the three prompts.
+    const journal = nativeJournal(sys, native);
+    expect(journal).not.toBeNull();
+    for (const t of texts) expect(readFileSync(journal!, 'utf8')).toContain(t);
     await assertInvariants(sys, [s.id]);
   });
 });

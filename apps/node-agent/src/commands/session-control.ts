@@ -200,7 +200,7 @@ export class SessionControl {
       if (!untyped) throw err;
       const now = this.registry.get(sessionId);
       if (now) this.registry.put(sessionId, { unconfirmed: now.unconfirmed.filter((m) => m !== p.messageId) });
-      return { ok: false, typed: false, messageId: p.messageId, error: err.message };
+      return { ok: false, typed: false, messageId: p.messageId, error: (err as Error).message };
     }
   }
 
