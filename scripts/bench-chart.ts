@@ -32,6 +32,12 @@ const LABELS: Record<string, [string, string]> = {
   'poll 1 s': ['journal → event (synthetic appends)', 'baseline: poll every 1 s'],
   'poll 2 s': ['journal → event (synthetic appends)', 'baseline: poll every 2 s'],
   notify: ['hub queue', 'message stored → deliver command NOTIFY'],
+  'e2e claude/tgToPane': ['end to end (Telegram)', 'Claude: update → text drawn in pane'],
+  'e2e codex/tgToPane': ['end to end (Telegram)', 'Codex: update → text drawn in pane'],
+  'e2e claude/turnEndWriteToTelegram': ['end to end (Telegram)', 'Claude: turn-end written → final at Bot API'],
+  'e2e claude/turnEndTsToTelegram': ['end to end (Telegram)', 'Claude: turn-end timestamp → final at Bot API'],
+  'e2e codex/turnEndWriteToTelegram': ['end to end (Telegram)', 'Codex: turn-end written → final at Bot API'],
+  'e2e codex/turnEndTsToTelegram': ['end to end (Telegram)', 'Codex: turn-end timestamp → final at Bot API'],
 };
 
 function load(): Series[] {
