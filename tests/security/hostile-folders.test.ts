@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { claudeBin } from '@bria/testkit/cli-homes';
 import { claudeDriver } from '../../apps/node-agent/src/executors/claude-driver.ts';
 import { SessionHost } from '../../apps/node-agent/src/executors/session-host.ts';
 import { Tmux } from '../../apps/node-agent/src/tmux/tmux.ts';
+import { validateFolder } from '../../apps/node-agent/src/commands/validate-folder.ts';
 import { dbFingerprint } from './support.ts';
 
 /**
@@ -83,4 +84,33 @@ describe('the node refuses to start a CLI where the folder is not a folder', () 
       expect(readdirSync(root).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
     });
   }
+});
+
+describe("the agent's validate_folder names the reason", () => {
+  const outside = mkdtempSync(join(tmpdir(), 'bria-sec-outside-'));
+  const inside = join(root, 'inside');
+  mkdirSync(inside);
+  symlinkSync(outside, join(inside, 'escape'));
+  writeFileSync(join(root, 'plain-file'), 'x');
+  const cases: [string, string, RegExp][] = [
+    ['relative', 'inside', /absolute path/],
+    ['a NUL byte', `${inside}\u0000x`, /NUL/],
+    ['missing', join(root, 'nope'), /does not exist/],
+    ['a file', join(root, 'plain-file'), /file, not a folder/],
+    ['a symlink pointing outside', join(inside, 'escape'), /symbolic link to /],
+    ['a path through that symlink', join(inside, 'escape', '.'), /symbolic link to /],
+    ['very long', `/${'a'.repeat(5000)}`, /cannot be read|does not exist/],
+  ];
+  for (const [name, folder, reason] of cases) {
+    it(`${name}: refused with a reason`, async () => {
+      const r = await validateFolder(folder);
+      expect(r.ok, name).toBe(false);
+      expect(r.ok ? '' : r.reason, name).toMatch(reason);
+    });
+  }
+
+  it('control: a real folder is accepted under its real path', async () => {
+    expect(await validateFolder(inside)).toEqual({ ok: true, folder: inside });
+    rmSync(outside, { recursive: true, force: true });
+  });
 });
