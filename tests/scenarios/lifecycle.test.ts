@@ -14,7 +14,6 @@ afterAll(async () => {
   await sys?.dispose();
 });
 
-const done = (st: string[]) => st.every((x) => ['completed', 'terminal_failed', 'failed', 'unknown'].includes(x));
 
 describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
   let id = '';
