@@ -104,3 +104,21 @@ test('settings: saved from the page, and the bot reads the same values (lifetime
   await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
   expect((await resumeRecommendations({ db }, { nodeId, executor: 'claude', folder })).enabled).toBe(false);
 });
+
+test('the signed-in pages speak Russian to a Russian browser, with the bot\'s words for states and agents', async ({ browser, state, newLoginLink, saveShot }) => {
+  const context = await browser.newContext({ locale: 'ru-RU', baseURL: state.baseURL });
+  try {
+    const page = await context.newPage();
+    await page.goto(await newLoginLink());
+    await expect(page.getByRole('heading', { name: 'Компьютеры' })).toBeVisible();
+    await page.getByRole('link', { name: 'Настройки' }).click();
+    await expect(page.getByRole('heading', { name: 'Настройки' })).toBeVisible();
+    await expect(page.getByRole('radio', { name: '12 ч' })).toBeChecked();
+    await page.goto(`/nodes/${await localNode()}`);
+    await expect(page.getByRole('heading', { name: 'Архив' })).toBeVisible();
+    await expect(page.getByTestId('archived-session').first()).toContainText(/Claude Code|Codex/);
+    await saveShot(page, 'node-sessions-ru');
+  } finally {
+    await context.close();
+  }
+});
