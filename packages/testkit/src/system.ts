@@ -205,7 +205,10 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
           process.kill(p, 'SIGKILL');
         } catch {}
       }
+      // tmux leaves its socket file behind when the server is killed.
+      const socket = (tmux('display-message', '-p', '#{socket_path}') ?? '').trim();
       tmux('kill-server');
+      if (socket.endsWith(`/${tmuxSocket}`)) await rm(socket, { force: true });
       await engine.stop().catch(() => undefined);
       await hub.stop().catch(() => undefined);
       await mocks.claude.close();
