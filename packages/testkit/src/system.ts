@@ -206,7 +206,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
         } catch {}
       }
       // tmux leaves its socket file behind when the server is killed.
-      const socket = (tmux('display-message', '-p', '#{socket_path}') ?? '').trim();
+      const socket = (tmux('list-sessions', '-F', '#{socket_path}') ?? '').split('\n')[0]?.trim() ?? '';
       tmux('kill-server');
       if (socket.endsWith(`/${tmuxSocket}`)) await rm(socket, { force: true });
       await engine.stop().catch(() => undefined);
