@@ -26,6 +26,10 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   const { db, clock, log } = depsOf(deps);
   if (input.text.length === 0 && !input.attachments?.length) throw new AppError('INVALID_INPUT', { message: 'empty message' });
   if (input.text.length > 200_000) throw new AppError('INVALID_INPUT', { message: 'message too long' });
+  // A CLI's input box drops escape sequences and rewrites CR, so such a text could never be found in
+  // its journal as sent: it would end `unknown` though the CLI took it. Tab and newline are text.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(input.text)) throw new AppError('INVALID_INPUT', { message: 'message contains control characters' });
   const r = await withSessionTx(db, { log, clock }, async (ctx) => {
     const row = await lockSessionGate(ctx.tx, input.sessionId);
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
