@@ -22,6 +22,8 @@ export function SettingsForm() {
   const [resume, setResume] = useState(false);
   const [users, setUsers] = useState('');
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  // The form is usable only once it shows the stored values (not the defaults it started with).
+  const [applied, setApplied] = useState<string | null>(null);
   // The form takes the stored values when they really change (first load, a save here or in another
   // tab), not on every live reload: a reload must never wipe what the user is typing.
   const stored = settings.data;
@@ -32,7 +34,9 @@ export function SettingsForm() {
     setLifetime(stored.lifetime);
     setResume(stored.resumeRecommendations);
     setUsers(stored.allowedTelegramUsers.join('\n'));
+    setApplied(storedStamp);
   }, [storedStamp]);
+  const ready = applied !== null;
   const save = useMutation(trpc.settings.update.mutationOptions({
     onSuccess: (data) => {
       queryClient.setQueryData(trpc.settings.get.queryKey(), data);
@@ -52,7 +56,7 @@ export function SettingsForm() {
     <>
       <h1 className="page-title">{t('settings.title')}</h1>
       <form className="card stack" aria-busy={settings.isPending} onSubmit={(e) => { e.preventDefault(); submit(); }}>
-        <fieldset className="radios" disabled={!settings.data}>
+        <fieldset className="radios" disabled={!ready}>
           <legend>{t('settings.lifetime')}</legend>
           {LIFETIMES.map((l) => (
             <label key={l} className="check">
@@ -64,19 +68,19 @@ export function SettingsForm() {
         </fieldset>
         <div>
           <label className="check">
-            <input type="checkbox" checked={resume} onChange={(e) => setResume(e.target.checked)} disabled={!settings.data} />
+            <input type="checkbox" checked={resume} onChange={(e) => setResume(e.target.checked)} disabled={!ready} />
             {t('settings.resume')}
           </label>
           <p className="muted small">{t('settings.resumeHelp')}</p>
         </div>
         <div>
           <label htmlFor={`${id}-u`}>{t('settings.users')}</label>
-          <textarea id={`${id}-u`} rows={3} value={users} onChange={(e) => setUsers(e.target.value)} className="mono" disabled={!settings.data} />
+          <textarea id={`${id}-u`} rows={3} value={users} onChange={(e) => setUsers(e.target.value)} className="mono" disabled={!ready} />
           <p className="muted small">{t('settings.usersHelp')}</p>
         </div>
         <div className="actions">
           {status && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="settings-status">{status.text}</span>}
-          <button type="submit" className="btn btn-primary" disabled={save.isPending || !settings.data}>{t('settings.save')}</button>
+          <button type="submit" className="btn btn-primary" disabled={save.isPending || !ready}>{t('settings.save')}</button>
         </div>
       </form>
       <h2 className="page-title">{t('settings.executors')}</h2>
