@@ -106,9 +106,10 @@ describe('hostile texts and a hostile folder name reach Claude Code exactly and 
   }
 
   it('escape sequences and control characters never act on the terminal: no interrupt, no exit, no canary', async () => {
-    // Claude Code itself drops escape sequences and DEL and turns CR into LF (2.1.197), so this text
-    // cannot arrive byte-exact and Bria gets no receipt for it (reported); what must hold is that none
-    // of it acts: ^C does not interrupt, ^D does not exit, ^Z does not suspend, and nothing runs.
+    // Claude Code itself drops escape sequences (and, depending on the paste, DEL and CR), so such a
+    // text cannot arrive byte-exact: acceptMessage refuses it at the door (hostile-messages.test.ts).
+    // Typed into the pane anyway, none of it may act: ^C does not interrupt, ^D does not exit, ^Z does
+    // not suspend, and nothing runs.
     const text = `before \u001b[2J\u001b]0;pwned\u0007 \u0003 \u0004 \u001a \u0008 \u007f \r $(touch ${c('ctl')}) after`;
     const turnsBefore = rig.mock.requests.filter((r) => r.kind === 'turn').length;
     void host.deliver({ messageId: randomUUID(), text });

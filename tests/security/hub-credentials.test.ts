@@ -114,10 +114,13 @@ describe('agent connections need a live token of their own node', () => {
     const a = await createNodeWithToken(db, { name: 'node-a' });
     const b = await createNodeWithToken(db, { name: 'node-b' });
     await db.node.update({ where: { id: b.nodeId }, data: { hostname: 'b-host', agentInstanceId: 'b-inst' } });
+    // B's own agent is connected before B's session exists (the engine's node watch would put the
+    // session of a node it saw offline in AwaitingRecovery, whatever A does).
+    const own = await connect(b.token, { hostname: 'b-host', instanceId: 'b-inst' });
+    await until(async () => (await db.node.findUniqueOrThrow({ where: { id: b.nodeId } })).online, 5_000, 'B online');
+    await pause(1200);
     const sessionB = randomUUID();
     await db.session.create({ data: { id: sessionB, nodeId: b.nodeId, executor: 'claude', folder: '/srv/b', nativeSessionId: randomUUID(), state: 'Ready', observerGeneration: 1, lifetimeDeadline: new Date(Date.now() + 3600_000) } });
-    // B's own agent is connected (an offline node's sessions would be put in AwaitingRecovery).
-    const own = await connect(b.token, { hostname: 'b-host', instanceId: 'b-inst' });
     await engine.settle();
     const cmdB = randomUUID();
     await db.agentCommand.create({ data: { id: cmdB, nodeId: b.nodeId, sessionId: sessionB, type: 'probe', payload: {}, status: 'sent' } });
@@ -147,7 +150,7 @@ describe('agent connections need a live token of their own node', () => {
     own.ws.send(JSON.stringify({ type: 'event', seq: 1, at: Date.now(), event: 'process_exited', sessionId: sessionB, generation: 1, payload: { pids: [4242], exitStatus: 0, paneDead: true, verified: true } }));
     await until(() => own.frames.some((f) => f.type === 'event_ack' && f.upTo === 1), 5_000, 'event ack');
     await engine.settle();
-    await until(async () => (await db.session.findUniqueOrThrow({ where: { id: sessionB } })).version !== sBefore.version, 5_000, 'B acts on its own session');
+    await until(async () => (await db.session.findUniqueOrThrow({ where: { id: sessionB } })).version !== sBefore.version, 10_000, 'B acts on its own session');
     own.ws.close();
   });
 });
