@@ -33,3 +33,12 @@ export async function markCommandsSent(db: Db, ids: string[], now: Date): Promis
 export async function markCommandAcked(db: Db, nodeId: string, id: string, now: Date): Promise<void> {
   await db.agentCommand.updateMany({ where: { id, nodeId, status: { in: ['pending', 'sent'] } }, data: { status: 'acked', ackedAt: now } });
 }
+
+/** The agent's `command_result` for a command, once the hub has stored it (null until then). */
+export async function findCommandResult(db: Db, nodeId: string, commandId: string): Promise<Record<string, unknown> | null> {
+  const rows = await db.$queryRaw<{ payload: { data?: Record<string, unknown> } }[]>`
+    select payload from "AgentEvent"
+    where "nodeId" = ${nodeId}::uuid and type = 'command_result' and payload->>'commandId' = ${commandId}
+    limit 1`;
+  return rows[0]?.payload.data ?? null;
+}

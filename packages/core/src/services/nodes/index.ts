@@ -2,3 +2,4 @@ export { listDashboardNodes, countNodes, type DashboardNodeDto, type Executor } 
 export { addComputer, type AddComputerOptions, type AddedComputerDto } from './add-computer.ts';
 export { revokeToken } from './revoke-token.ts';
 export { setExecutors } from './set-executors.ts';
+export { validateFolderOnNode } from './validate-folder-on-node.ts';
