@@ -3,6 +3,7 @@ import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
 import { showCard } from '../card/card-service.ts';
 import { escapeHtml } from '../render/index.ts';
+import { releaseHeldFinal } from '../outbox/outbox-store.ts';
 import { setActiveSession } from '../store/chats.ts';
 import { getSessionView, listOpenSessions } from '../store/sessions-read.ts';
 import { selectedNode } from './home.ts';
@@ -49,6 +50,8 @@ export function cardActions(): Composer<BotContext> {
         await setActiveSession(deps.db, chatId, s.nodeId, s.id);
         await ctx.answerCallbackQuery();
         await showCard({ api: ctx.api, db: deps.db, chatId, sessionId: s.id, fresh: true });
+        // Its final, held while it finished in the background, follows the card (once, however often it is opened).
+        if (await releaseHeldFinal(deps.db, { chatId, sessionId: s.id })) deps.wakeOutbox?.();
         return;
       }
       case 'close':

@@ -115,8 +115,10 @@ export function newSession(): Composer<BotContext> {
     await ctx.answerCallbackQuery();
     await begin(ctx);
   });
-  c.callbackQuery(/^(fnode|exec|folder|resume|fresh|cancel):/, async (ctx) => {
+  c.callbackQuery(/^(fnode|exec|folder|resume|fresh|cancel):/, async (ctx, next) => {
     const data = cb.decode(ctx.callbackQuery.data);
+    // /archive's Resume buttons (arg `a`) share the action name; they are the archive feature's.
+    if (data?.a === 'resume' && data.arg === 'a') return next();
     const flow = readFlow(ctx);
     if (!data || !flow || data.gen !== flow.nonce) return void (await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
     await ctx.answerCallbackQuery();

@@ -47,6 +47,9 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
   };
   switch (payload.kind) {
     case 'final': {
+      // A background session's final never lands in the middle of the open conversation: its notice
+      // (background_done) offers Open, and opening the session shows this final (releaseHeldFinal).
+      if (!payload.active) return [];
       // A final is always new messages (never an edit), one per part, continuing after a restart.
       const parts = renderFinal(payload.text);
       const done = [...already];

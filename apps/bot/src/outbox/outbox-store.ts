@@ -53,3 +53,25 @@ export async function markFailed(db: Db, id: bigint, error: string): Promise<voi
 }
 
 export const partIds = (externalId: string | null): number[] => (externalId ? externalId.split(',').filter(Boolean).map(Number) : []);
+
+/**
+ * A background session's final is held (its row is finished without a message) until the user opens
+ * that session. Opening it queues the final once more, as an active one; the dedupe key carries the
+ * request's id, so opening it again (from the notice, then from /sessions) never shows it twice.
+ * Returns true when a held final was queued now.
+ */
+export async function releaseHeldFinal(db: Db, o: { chatId: bigint; sessionId: string; now?: Date }): Promise<boolean> {
+  const held = await db.outbox.findMany({
+    where: { channel: CHANNEL, chatId: o.chatId, sessionId: o.sessionId, kind: 'final' },
+    orderBy: { id: 'desc' }, take: 1, select: { dedupeKey: true, payload: true },
+  });
+  const row = held[0];
+  const payload = row?.payload as { active?: boolean } | undefined;
+  if (!row || payload?.active !== false) return false;
+  const now = o.now ?? new Date();
+  const r = await db.outbox.createMany({
+    data: [{ channel: CHANNEL, dedupeKey: `open:${row.dedupeKey}`, kind: 'final', chatId: o.chatId, sessionId: o.sessionId, payload: { ...(row.payload as object), active: true }, nextAttemptAt: now, createdAt: now }],
+    skipDuplicates: true,
+  });
+  return r.count === 1;
+}
