@@ -1,12 +1,12 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '@bria/core/db';
-import { AppError, type LifetimeSetting } from '@bria/core/domain';
+import { AppError, isAppError, type LifetimeSetting } from '@bria/core/domain';
 import type { Logger } from '@bria/core/log';
 import { createLoginLink } from '@bria/core/trpc';
 // Core has no `src/services/index.ts` yet (its `./services` export points at a missing file), so the
 // session, settings and node services are reached here, in this one adapter, until it exists.
-import { setExecutors } from '../../../packages/core/src/services/nodes/index.ts';
+import { setExecutors, validateFolderOnNode } from '../../../packages/core/src/services/nodes/index.ts';
 import { acceptMessage, closeSession, createSession, resumeSession, stopSession } from '../../../packages/core/src/services/sessions/index.ts';
 import { updateSettings } from '../../../packages/core/src/services/settings/index.ts';
 import type { AttachmentIn, SessionActions } from './deps.ts';
@@ -41,17 +41,23 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
       return { sessionId: s.id };
     },
     async validateFolder(i) {
-      // Checked here: absolute, no NUL, sane length, node online. Existence on the node is checked by
-      // the agent when the CLI starts (core has no folder-probe command yet).
+      // The same shape rules as createSession first, so the user reads the reason instead of a generic error.
       if (!i.folder.startsWith('/') || i.folder.includes('\0') || i.folder.length > 4096) return { ok: false, reason: 'not an absolute path' };
-      // The same shape rules as createSession, so the user reads the reason instead of a generic error.
       // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
       if (/[\u0000-\u001f\u007f]/.test(i.folder)) return { ok: false, reason: 'the path contains control characters' };
       if (i.folder.split('/').some((seg) => seg === '.' || seg === '..')) return { ok: false, reason: 'write the full path without . or .. parts' };
-      const node = await o.db.node.findUnique({ where: { id: i.nodeId }, select: { online: true } });
-      if (!node) return { ok: false, reason: 'unknown computer' };
-      if (!node.online) return { ok: false, reason: 'the computer is offline' };
-      return { ok: true };
+      // Then the node itself: a folder missing there would give a session that can never start.
+      try {
+        const r = await validateFolderOnNode({ db: o.db, nodeId: i.nodeId, folder: i.folder });
+        return { ok: true, folder: r.folder };
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        if (error.code === 'NOT_FOUND') return { ok: false, reason: 'unknown computer' };
+        if (error.code === 'NODE_OFFLINE' && error.userMessage?.startsWith('sessions.')) return { ok: false, reason: 'the computer is offline' };
+        // The catalog wraps the reason in its own sentence.
+        const reason = (error.userMessage ?? 'the folder cannot be used').replace(/\.$/, '');
+        return { ok: false, reason: reason.charAt(0).toLowerCase() + reason.slice(1) };
+      }
     },
     async stopSession(i) {
       await stopSession(deps, i);

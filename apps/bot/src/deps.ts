@@ -17,8 +17,8 @@ export interface AttachmentIn {
  */
 export interface SessionActions {
   createSession(o: { chatId: bigint; nodeId: string; executor: Executor; folder: string }): Promise<{ sessionId: string }>;
-  /** Validates a working folder on the node; `reason` is shown to the user. */
-  validateFolder(o: { nodeId: string; folder: string }): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Validates a working folder on the node (its real path comes back); `reason` is shown to the user. */
+  validateFolder(o: { nodeId: string; folder: string }): Promise<{ ok: true; folder?: string } | { ok: false; reason: string }>;
   stopSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
   closeSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
   resumeSession(o: { chatId: bigint; sessionId: string }): Promise<void>;

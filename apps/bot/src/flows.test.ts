@@ -2,7 +2,7 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@gramm
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/db';
 import type { TestDatabase } from '@bria/testkit/postgres';
-import { type Harness, openDatabase, seedNode, seedSession, startHarness } from './testing/bot-harness.ts';
+import { answerFolderChecks, type Harness, openDatabase, seedNode, seedSession, startHarness } from './testing/bot-harness.ts';
 
 // The flows up to the engine's door: real core services and database, the fake Bot API as Telegram.
 let tdb: TestDatabase;
@@ -35,6 +35,7 @@ describe('/new', () => {
   it('node → executor → typed folder → the session is created Starting and its card shows it', async () => {
     await seedNode(db, { name: 'desk' });
     const nodeId = await seedNode(db, { name: 'laptop' });
+    const stopAnswering = answerFolderChecks(db, nodeId, (f) => (f === '/srv/app' ? { ok: true, folder: f } : { ok: false, reason: 'The folder does not exist on this computer.' }));
     h.fake.userSends('/new');
     press(await waitFor((m) => m.text === 'New session — which computer?'), /laptop/);
     const exec = await waitFor((m) => m.text === 'New session on laptop — which agent?');
@@ -43,6 +44,10 @@ describe('/new', () => {
     await waitFor((m) => m.text?.startsWith('Which folder?') ?? false);
     h.fake.userSends('relative/path');
     await waitFor((m) => m.text === 'Please type an absolute path, e.g. /home/me/project.');
+    h.fake.userSends('/srv/missing');
+    // The node's own reason reaches the user, and nothing is created.
+    await waitFor((m) => m.text === 'That folder cannot be used: the folder does not exist on this computer. Type another absolute path.');
+    expect(await db.session.count()).toBe(0);
     h.fake.userSends('/srv/app');
     const card = await waitFor((m) => m.text?.startsWith('Codex · laptop') ?? false);
     expect(card.text).toContain('State: starting');
@@ -54,10 +59,12 @@ describe('/new', () => {
     expect(chat.flow).toBeNull();
     expect(chat.cardSessionId).toBe(s.id);
     expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(s.id);
+    stopAnswering();
   });
 
   it('one node with one enabled executor: straight to the folder; recent folders are buttons; resume offered when the setting is on', async () => {
     const nodeId = await seedNode(db, { name: 'laptop', executors: ['claude'] });
+    const stopAnswering = answerFolderChecks(db, nodeId);
     const archived = await seedSession(db, { nodeId, state: 'Archived', title: 'fix the parser' });
     await db.settings.create({ data: { id: 1, resumeRecommendations: true } });
     h.fake.userSends('/new');
@@ -70,6 +77,7 @@ describe('/new', () => {
     await waitFor((m) => m.text?.includes('State: starting') ?? false);
     expect(await db.session.count({ where: { nodeId, state: 'Starting' } })).toBe(1);
     expect((await db.session.findUniqueOrThrow({ where: { id: archived } })).state).toBe('Archived');
+    stopAnswering();
   });
 
   it('flow progress is kept in the database (TelegramChat.flow); a button of an earlier flow is out of date', async () => {

@@ -82,9 +82,9 @@ async function chooseFolder(ctx: BotContext, flow: Flow, folder: string): Promis
   if (!folder.startsWith('/')) return void (await ctx.reply(t('new.folderNotAbsolute')));
   const check = await deps.actions.validateFolder({ nodeId: flow.nodeId as string, folder });
   if (!check.ok) return void (await ctx.reply(escapeHtml(t('new.folderInvalid', { reason: check.reason })), { parse_mode: 'HTML' }));
-  const next: Flow = { ...flow, folder };
+  const next: Flow = { ...flow, folder: check.folder ?? folder };
   if ((await readSettingsView(deps.db)).resumeRecommendations) {
-    const { rows } = await listArchived(deps.db, { nodeId: next.nodeId as string, executor: next.executor, folder, page: 0, pageSize: 5 });
+    const { rows } = await listArchived(deps.db, { nodeId: next.nodeId as string, executor: next.executor, folder: next.folder, page: 0, pageSize: 5 });
     if (rows.length > 0) {
       await saveFlow(ctx, { ...next, step: 'resume' });
       const kb = new InlineKeyboard();

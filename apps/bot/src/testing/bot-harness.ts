@@ -59,3 +59,28 @@ export async function seedSession(db: Db, o: { nodeId: string; state: 'Ready' | 
   });
   return id;
 }
+
+/**
+ * The node's answer to folder checks, stored the way the hub stores an agent's `command_result`
+ * (no agent runs in these tests, as no engine does: a fixture of what the node would have said).
+ * Returns a function that stops answering.
+ */
+export function answerFolderChecks(db: Db, nodeId: string, check: (folder: string) => { ok: true; folder: string } | { ok: false; reason: string } = (folder) => ({ ok: true, folder })): () => void {
+  let seq = 1_000_000 + n * 1000;
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const cmds = await db.agentCommand.findMany({ where: { nodeId, type: 'validate_folder', status: 'pending' }, select: { id: true, payload: true } });
+      for (const c of cmds) {
+        const folder = String((c.payload as { folder?: unknown }).folder);
+        await db.agentEvent.create({ data: { nodeId, seq: seq++, type: 'command_result', payload: { commandId: c.id, data: check(folder) }, processedAt: new Date() } });
+        await db.agentCommand.update({ where: { id: c.id }, data: { status: 'acked', ackedAt: new Date() } });
+      }
+    } finally {
+      busy = false;
+    }
+  }, 30);
+  return () => clearInterval(timer);
+}
