@@ -21,16 +21,21 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const pending = useRef<{ sessions: boolean; nodes: boolean; all: boolean; timer: ReturnType<typeof setTimeout> | null }>({ sessions: false, nodes: false, all: false, timer: null });
 
+  // A fetch already in flight may have read the database before the change; invalidating alone
+  // would join that fetch (TanStack dedupes a first load), so it is cancelled and started again.
+  const reload = (filter?: { queryKey: readonly unknown[] }) => {
+    void queryClient.cancelQueries(filter).then(() => queryClient.invalidateQueries(filter));
+  };
   const flush = () => {
     const p = pending.current;
     p.timer = null;
-    if (p.all) void queryClient.invalidateQueries();
+    if (p.all) reload();
     else {
       if (p.sessions) {
-        void queryClient.invalidateQueries(trpc.sessions.pathFilter());
-        void queryClient.invalidateQueries(trpc.archive.pathFilter());
+        reload(trpc.sessions.pathFilter());
+        reload(trpc.archive.pathFilter());
       }
-      if (p.nodes || p.sessions) void queryClient.invalidateQueries(trpc.nodes.pathFilter());
+      if (p.nodes || p.sessions) reload(trpc.nodes.pathFilter());
     }
     p.sessions = p.nodes = p.all = false;
   };

@@ -1,6 +1,6 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { NodeCard } from './node-card.tsx';
 import { useTRPC } from './trpc.ts';
@@ -18,28 +18,20 @@ export function SettingsForm() {
   const id = useId();
   const settings = useQuery(trpc.settings.get.queryOptions());
   const nodes = useQuery(trpc.nodes.list.queryOptions());
-  const [lifetime, setLifetime] = useState<Lifetime>('12h');
-  const [resume, setResume] = useState(false);
-  const [users, setUsers] = useState('');
+  // Edits live in a draft over the stored values: live reloads refresh what is shown until the user
+  // starts editing, and never overwrite an edit. No copying of server data into state.
+  const [draft, setDraft] = useState<{ lifetime?: Lifetime; resume?: boolean; users?: string } | null>(null);
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
-  // The form is usable only once it shows the stored values (not the defaults it started with).
-  const [applied, setApplied] = useState<string | null>(null);
-  // The form takes the stored values when they really change (first load, a save here or in another
-  // tab), not on every live reload: a reload must never wipe what the user is typing.
   const stored = settings.data;
-  const storedStamp = stored ? `${stored.updatedAt}|${stored.lifetime}|${stored.resumeRecommendations}|${stored.allowedTelegramUsers.join(',')}` : null;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed on the stored values' stamp on purpose
-  useEffect(() => {
-    if (!stored) return;
-    setLifetime(stored.lifetime);
-    setResume(stored.resumeRecommendations);
-    setUsers(stored.allowedTelegramUsers.join('\n'));
-    setApplied(storedStamp);
-  }, [storedStamp]);
-  const ready = applied !== null;
+  const ready = stored !== undefined;
+  const lifetime = draft?.lifetime ?? stored?.lifetime ?? '12h';
+  const resume = draft?.resume ?? stored?.resumeRecommendations ?? false;
+  const users = draft?.users ?? stored?.allowedTelegramUsers.join('\n') ?? '';
+  const edit = (patch: NonNullable<typeof draft>) => setDraft((d) => ({ ...d, ...patch }));
   const save = useMutation(trpc.settings.update.mutationOptions({
     onSuccess: (data) => {
       queryClient.setQueryData(trpc.settings.get.queryKey(), data);
+      setDraft(null);
       setStatus({ ok: true, text: t('settings.saved') });
     },
     onError: (err) => setStatus({ ok: false, text: errorText(err) }),
@@ -60,7 +52,7 @@ export function SettingsForm() {
           <legend>{t('settings.lifetime')}</legend>
           {LIFETIMES.map((l) => (
             <label key={l} className="check">
-              <input type="radio" name="lifetime" value={l} checked={lifetime === l} onChange={() => setLifetime(l)} />
+              <input type="radio" name="lifetime" value={l} checked={lifetime === l} onChange={() => edit({ lifetime: l })} />
               {l === 'never' ? t('settings.lifetime.never') : t('settings.lifetime.hours', { hours: l.slice(0, -1) })}
             </label>
           ))}
@@ -68,14 +60,14 @@ export function SettingsForm() {
         </fieldset>
         <div>
           <label className="check">
-            <input type="checkbox" checked={resume} onChange={(e) => setResume(e.target.checked)} disabled={!ready} />
+            <input type="checkbox" checked={resume} onChange={(e) => edit({ resume: e.target.checked })} disabled={!ready} />
             {t('settings.resume')}
           </label>
           <p className="muted small">{t('settings.resumeHelp')}</p>
         </div>
         <div>
           <label htmlFor={`${id}-u`}>{t('settings.users')}</label>
-          <textarea id={`${id}-u`} rows={3} value={users} onChange={(e) => setUsers(e.target.value)} className="mono" disabled={!ready} />
+          <textarea id={`${id}-u`} rows={3} value={users} onChange={(e) => edit({ users: e.target.value })} className="mono" disabled={!ready} />
           <p className="muted small">{t('settings.usersHelp')}</p>
         </div>
         <div className="actions">
