@@ -15,7 +15,7 @@
  * Prints one JSON line per executor; raw samples go to bench-out/e2e-latency.json.
  */
 import { watch } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -181,6 +181,7 @@ try {
   await Promise.allSettled([bot.stop(), sender.stop()]);
   await fake.close();
   await sys.dispose();
+  await rm(attachmentsDir, { recursive: true, force: true });
 }
 await mkdir(path.join(root, 'bench-out'), { recursive: true });
 await writeFile(path.join(root, 'bench-out', 'e2e-latency.json'), JSON.stringify({ bench: 'e2e-latency', unit: 'ms', at: new Date().toISOString(), samples: raw }));
