@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '@grammyjs/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { procAlive, waitUntil } from '../../packages/testkit/src/system.ts';
+import { procAlive } from '../../packages/testkit/src/system.ts';
 import { startWorld, type World } from './world.ts';
 
 // Several sessions from one chat over the real system (real Claude Code, mock model): background
