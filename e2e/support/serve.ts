@@ -85,7 +85,7 @@ try {
   cleanups.push(() => engine.stop());
 
   // The real CLIs talk to local mock model servers (the internet is the only thing faked).
-  const mocks = { claude: await startAnthropicMock({ slowChunks: 10, slowChunkMs: 100 }), codex: await startOpenAIMock({ slowChunks: 10, slowChunkMs: 100 }) };
+  const mocks = { claude: await startAnthropicMock({ slowChunks: 40, slowChunkMs: 250 }), codex: await startOpenAIMock({ slowChunks: 40, slowChunkMs: 250 }) };
   cleanups.push(async () => { await mocks.claude.close(); await mocks.codex.close(); });
   const cliRoot = mkdtempSync(path.join(tmpdir(), 'bria-e2e-cli-'));
   const workDir = path.join(cliRoot, 'work');
