@@ -84,6 +84,19 @@ describe('Claude Code from the Telegram chat', () => {
     expect(all[0]?.text).toMatch(/^MOCK-REPLY-\d+/);
   });
 
+  it('a stranger gets one polite refusal and nothing else; nothing is stored', async () => {
+    const stranger = { userId: 5550001, firstName: 'Eve', languageCode: 'en' };
+    w.fake.userSends('/start', stranger);
+    w.fake.userSends('hello there', stranger);
+    await w.fake.waitForChat((ms) => ms.filter((m) => m.from?.is_bot).length >= 2, { chatId: stranger.userId, timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 1000));
+    const got = w.fake.chatMessages(stranger.userId).filter((m) => m.from?.is_bot);
+    expect(got.map((m) => m.text)).toEqual(['Sorry, this is a private bot. It only answers its owner.', 'Sorry, this is a private bot. It only answers its owner.']);
+    expect(got.every((m) => !m.reply_markup)).toBe(true);
+    expect(await w.sys.db.telegramChat.count({ where: { chatId: BigInt(stranger.userId) } })).toBe(0);
+    expect(await w.sys.db.message.count({ where: { text: 'hello there' } })).toBe(0);
+  });
+
   it('/status shows the native id, node, executor, state and queue', async () => {
     const from = w.lastId();
     w.say('/status');
@@ -117,7 +130,8 @@ describe('Claude Code lifecycle from the card', () => {
     const final = await w.waitFor((m) => m.message_id > next.message_id && (m.text?.includes('after the stop, continue') ?? false), 60_000);
     expect(final.text).toMatch(/^MOCK-REPLY-\d+/);
     const turns = w.sys.turns('claude', native).filter((r) => (r.userText ?? '').includes('after the stop, continue'));
-    expect(turns).toHaveLength(1);
+    const anywhere = w.sys.allTurns('claude').filter((r) => (r.userText ?? '').includes('after the stop, continue')).map((r) => r.sessionId);
+    expect(turns, `native ${native}; the model saw it under ${JSON.stringify(anywhere)}`).toHaveLength(1);
     // Same native session (the CLI's session header) with the earlier conversation in its context.
     expect(JSON.stringify(turns[0]?.body)).toContain('bold words');
     expect((await w.sys.identity(sessionId)).cliPid).toBe(pid);
