@@ -64,7 +64,7 @@ export function NewSession({ nodeId }: { nodeId: string }) {
         <div>
           <label htmlFor={`${id}-f`}>{t('new.folder')}</label>
           <input id={`${id}-f`} value={folder} placeholder={t('new.folderPlaceholder')} autoComplete="off" spellCheck={false} className="mono"
-            onChange={(e) => setFolder(e.target.value)} list={`${id}-recent`} aria-invalid={folder.trim() !== '' && !folder.trim().startsWith('/')} />
+            onChange={(e) => { setFolder(e.target.value); setError(null); }} list={`${id}-recent`} aria-invalid={folder.trim() !== '' && !folder.trim().startsWith('/')} />
           {opts.data && opts.data.recentFolders.length > 0 && (
             <div className="chips">
               <span className="muted small">{t('new.recent')}:</span>
