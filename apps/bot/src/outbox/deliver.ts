@@ -63,7 +63,11 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
     case 'card_update':
       return refreshCard(payload.sessionId);
     case 'progress':
-      if (payload.topic === 'close' && payload.phase === 'done') return send(escapeHtml(t('notice.closed')));
+      // The card leaves "closing" too (no later card update follows an archived session); edits are idempotent on a retry.
+      if (payload.topic === 'close' && payload.phase === 'done') {
+        await refreshCard(payload.sessionId);
+        return send(escapeHtml(t('notice.closed')));
+      }
       if (payload.topic === 'stop' && payload.phase === 'unconfirmed') return send(escapeHtml(t('notice.stopUnconfirmed')));
       return refreshCard(payload.sessionId);
     case 'background_done': {
@@ -71,6 +75,7 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return send(escapeHtml(t('background.done', { title: (payload.title ?? t('archive.untitled')).slice(0, 120) })), kb);
     }
     case 'resume_failed':
+      await refreshCard(payload.sessionId);
       return send(escapeHtml(t('resume.failed', { cause: payload.cause })));
     case 'final_save':
       return send(escapeHtml(payload.phase === 'failing' ? t('notice.finalSaveFailing', { cause: payload.cause ?? '—' }) : t('notice.finalSaveRecovered')));
