@@ -91,6 +91,9 @@ describe('sessions from the chat', () => {
     const closed = await w.waitFor((m) => m.message_id > card.message_id && m.text === 'The session was closed and moved to the archive.', 45_000);
     expect((await w.sys.session(a)).state).toBe('Archived');
     expect(procAlive(ident.cliPid)).toBe(false);
+    // The card says so too, and offers no lifecycle button any more.
+    const after = await w.waitCard((t) => t.includes('State: archived'), 10_000);
+    expect(w.buttons(after).map((x) => x.text)).toEqual(['Sessions', 'New session']);
     expect(w.sys.paneDead(ident.paneId)).toBeNull();
     w.say('/archive');
     const list = await w.waitFor((m) => m.message_id > closed.message_id && (m.text?.startsWith('Archive of node-1') ?? false));
@@ -133,6 +136,8 @@ describe('sessions from the chat', () => {
     await w.sys.waitState(ghost.id, 'Archived');
     await sleep(2500);
     expect(w.botMessagesAfter(list.message_id, isNotice)).toHaveLength(1);
+    // Whatever card the attempt showed does not claim it is still resuming.
+    expect((await w.card()).text).not.toContain('State: resuming');
     const after = await w.sys.session(ghost.id);
     expect([after.state, after.nativeSessionId, after.folder, after.title]).toEqual(['Archived', ghost.nativeSessionId, ghost.folder, ghost.title]);
     expect(await w.sys.db.session.count()).toBe(sessionsBefore);
