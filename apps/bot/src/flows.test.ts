@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/db';
@@ -110,12 +111,25 @@ describe('sessions, background completion and archive', () => {
     expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(b);
     expect((await db.session.findUniqueOrThrow({ where: { id: a } })).state).toBe('Running');
 
+    // A's final, written while A is in the background, is held: it does not land in B's conversation.
+    const msg = await db.message.create({ data: { id: randomUUID(), sessionId: a, seq: 1, source: 'telegram', text: 'q', status: 'completed', finalText: 'the **answer** of A' } });
+    await db.outbox.create({
+      data: { channel: 'telegram', dedupeKey: `final:${msg.id}:${ADA}`, kind: 'final', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'final', sessionId: a, nodeId, messageId: msg.id, text: 'the **answer** of A', active: false } },
+    });
     await db.outbox.create({
       data: { channel: 'telegram', dedupeKey: `done:${a}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'background_done', sessionId: a, nodeId, title: 'A', jump: { sessionId: a, nodeId } } },
     });
     const notice = await waitFor((m) => m.text === 'A background session finished: A');
+    expect(h.fake.chatMessages().some((m) => m.text === 'the answer of A')).toBe(false);
     press(notice, 'Open');
-    await waitFor((m) => (m.text?.includes('State: working') && m.text.includes('\nA\n')) ?? false);
+    const cardA = await waitFor((m) => (m.text?.includes('State: working') && m.text.includes('\nA\n')) ?? false);
+    // Opening it shows its final after its card, once, however often Open is pressed.
+    const final = await waitFor((m) => m.text === 'the answer of A');
+    expect(final.message_id).toBeGreaterThan(cardA.message_id);
+    press(notice, 'Open');
+    await h.fake.waitForChat((ms) => ms.filter((m) => m.text?.includes('\nA\n')).length >= 2);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.fake.chatMessages().filter((m) => m.text === 'the answer of A')).toHaveLength(1);
     expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(a);
     expect((await db.session.findUniqueOrThrow({ where: { id: b } })).state).toBe('Ready');
   });
@@ -133,5 +147,11 @@ describe('sessions, background completion and archive', () => {
     press(p1, 'More');
     const p2 = await waitFor((m) => m.text?.startsWith('Archive of laptop (page 2)') ?? false);
     expect(p2.text?.match(/task \d/g)).toEqual(['task 1', 'task 0']);
+    // Resume acts (the /new flow's resume buttons share the action name and must not swallow it).
+    press(p2, 'Resume 2');
+    await waitFor((m) => (m.text?.includes('State: resuming') && m.text.includes('task 0')) ?? false);
+    const resumed = await db.session.findFirstOrThrow({ where: { title: 'task 0' } });
+    expect(resumed.state).toBe('Resuming');
+    expect(await db.agentCommand.count({ where: { sessionId: resumed.id, type: 'resume_session' } })).toBe(1);
   });
 });
