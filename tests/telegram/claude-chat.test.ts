@@ -84,6 +84,20 @@ describe('Claude Code from the Telegram chat', () => {
     expect(all[0]?.text).toMatch(/^MOCK-REPLY-\d+/);
   });
 
+  it('Telegram answering 429 (retry_after) and then 502 to the final: it still arrives exactly once', async () => {
+    w.fake.failNext('sendMessage', { code: 429, retryAfter: 2 });
+    w.fake.failNext('sendMessage', { code: 502 });
+    const sent = w.say('rate limited answer please');
+    const final = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('rate limited answer please') ?? false), 60_000);
+    const tries = w.fake.calls('sendMessage').filter((c) => String(c.params.text ?? '').includes('rate limited answer please'));
+    expect(tries.map((c) => c.status)).toEqual([429, 502, 200]);
+    // The retry waited out retry_after.
+    expect((tries[1]?.at ?? 0) - (tries[0]?.at ?? 0)).toBeGreaterThanOrEqual(1900);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(w.botMessagesAfter(sent.message_id, (m) => m.text?.includes('rate limited answer please') ?? false).map((m) => m.message_id)).toEqual([final.message_id]);
+    await w.waitCard((t) => t.includes('State: ready'), 15_000);
+  });
+
   it('a stranger gets one polite refusal and nothing else; nothing is stored', async () => {
     const stranger = { userId: 5550001, firstName: 'Eve', languageCode: 'en' };
     w.fake.userSends('/start', stranger);
