@@ -2,6 +2,7 @@ import type { Db } from '../db/client.ts';
 import type { ChangeFeed } from '../db/repos/change-feed.ts';
 import { resolveWebSession, type SessionUser } from '../services/auth/resolve-web-session.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from '../services/auth/secrets.ts';
+import { validateFolderOnNode } from '../services/nodes/validate-folder-on-node.ts';
 
 export interface Context {
   db: Db;
@@ -17,6 +18,11 @@ export interface Context {
   resHeaders: Headers | null;
   /** The process's LISTEN connection for live updates (absent where nothing subscribes). */
   changes: ChangeFeed | null;
+  /**
+   * Asks the node to check a working folder before a session is created there. HTTP requests use
+   * the node's agent (`validateFolderOnNode`); router tests without an agent leave it out.
+   */
+  checkFolder: ((nodeId: string, folder: string) => Promise<{ folder: string }>) | null;
 }
 
 export const DEFAULT_HUB_PUBLIC_URL = 'ws://127.0.0.1:3001/agent';
@@ -29,6 +35,7 @@ export interface InnerContextOptions {
   hubPublicUrl?: string;
   resHeaders?: Headers | null;
   changes?: ChangeFeed | null;
+  checkFolder?: Context['checkFolder'];
 }
 
 /** The context without HTTP: tests and server-side callers build it directly. */
@@ -41,6 +48,7 @@ export function createContextInner(opts: InnerContextOptions): Context {
     hubPublicUrl: opts.hubPublicUrl ?? DEFAULT_HUB_PUBLIC_URL,
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
+    checkFolder: opts.checkFolder ?? null,
   };
 }
 
@@ -63,5 +71,6 @@ export async function createContext(opts: { db: Db; headers: Headers; resHeaders
     hubPublicUrl: opts.hubPublicUrl,
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
+    checkFolder: (nodeId, folder) => validateFolderOnNode({ db: opts.db, nodeId, folder }),
   });
 }

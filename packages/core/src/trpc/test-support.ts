@@ -3,21 +3,29 @@ import { createLoginLink } from '../services/auth/create-login-link.ts';
 import { redeemLoginToken, type NewWebSessionDto } from '../services/auth/redeem-login-token.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from '../services/auth/secrets.ts';
 import { createCaller } from './app-router.ts';
-import { createContext } from './context.ts';
+import { type Context, createContext } from './context.ts';
 
 /** Logs in the way a browser does (link → session) and returns a caller built from real request headers. */
-export async function signedInCaller(db: Db, opts: { csrf?: string | null; hubPublicUrl?: string } = {}) {
+type CallerOptions = { csrf?: string | null; hubPublicUrl?: string; checkFolder?: Context['checkFolder'] };
+
+export async function signedInCaller(db: Db, opts: CallerOptions = {}) {
   const link = await createLoginLink({ db, baseUrl: 'http://127.0.0.1:3000' });
   const web = await redeemLoginToken({ db, token: new URL(link.url).searchParams.get('token') ?? '' });
   return { web, ...(await callerFor(db, web, opts)) };
 }
 
-export async function callerFor(db: Db, web: NewWebSessionDto | null, opts: { csrf?: string | null; hubPublicUrl?: string } = {}) {
+/**
+ * Router tests run without a node agent, so the node's folder check answers "fine, same path"
+ * unless a test passes its own; the real check is tested against a real agent in
+ * apps/node-agent/src/commands/validate-folder-on-node.test.ts and in the browser tests.
+ */
+export async function callerFor(db: Db, web: NewWebSessionDto | null, opts: CallerOptions = {}) {
   const headers = new Headers();
   if (web) headers.set('cookie', `other=1; ${SESSION_COOKIE}=${web.secret}`);
   const csrf = opts.csrf === undefined ? web?.csrfToken : opts.csrf;
   if (csrf) headers.set(CSRF_HEADER, csrf);
   const resHeaders = new Headers();
-  const ctx = await createContext({ db, headers, resHeaders, hubPublicUrl: opts.hubPublicUrl });
+  const real = await createContext({ db, headers, resHeaders, hubPublicUrl: opts.hubPublicUrl });
+  const ctx: Context = { ...real, checkFolder: opts.checkFolder ?? (async (_nodeId, folder) => ({ folder })) };
   return { caller: createCaller(ctx), resHeaders, ctx };
 }

@@ -5,5 +5,8 @@ import { ZCreateSessionRequest, ZSessionView } from './sessions.types.ts';
 export const createRoute = authedProcedure
   .input(ZCreateSessionRequest)
   .output(ZSessionView)
-  .mutation(({ ctx, input }) =>
-    createSession({ db: ctx.db }, { nodeId: input.nodeId, folder: input.folder, ...(input.executor ? { executor: input.executor } : {}) }));
+  .mutation(async ({ ctx, input }) => {
+    // The node's own check first: a missing folder, a file or a symlink is refused with its reason.
+    const folder = ctx.checkFolder ? (await ctx.checkFolder(input.nodeId, input.folder.trim())).folder : input.folder;
+    return createSession({ db: ctx.db }, { nodeId: input.nodeId, folder, ...(input.executor ? { executor: input.executor } : {}) });
+  });

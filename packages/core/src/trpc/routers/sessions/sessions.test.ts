@@ -8,6 +8,7 @@ import { resumeRecommendations } from '../../../services/sessions/list-archive.t
 import { createCaller } from '../../app-router.ts';
 import { createContextInner } from '../../context.ts';
 import { MappedError } from '../../errors.ts';
+import { AppError } from '../../../domain/errors.ts';
 import { callerFor, signedInCaller } from '../../test-support.ts';
 
 let tdb: TestDatabase;
@@ -68,6 +69,26 @@ describe('sessions, archive, settings, live: access', () => {
 });
 
 describe('sessions router', () => {
+  it('asks the node about the folder first and creates nothing when it refuses; the node\'s real path is kept', async () => {
+    const asked: string[] = [];
+    const { caller: refusing } = await signedInCaller(db, {
+      checkFolder: async (_nodeId, folder) => {
+        asked.push(folder);
+        throw new AppError('INVALID_INPUT', { message: 'folder refused by the node', userMessage: 'The folder does not exist on this computer.' });
+      },
+    });
+    const before = await db.session.count();
+    const err = await refusal(refusing.sessions.create({ nodeId, executor: 'codex', folder: ' /srv/missing ' }));
+    expect(err).toMatchObject({ code: 'BAD_REQUEST', appCode: 'INVALID_INPUT' });
+    expect(asked).toEqual(['/srv/missing']);
+    expect(await db.session.count()).toBe(before);
+    const { caller: resolving } = await signedInCaller(db, { checkFolder: async () => ({ folder: '/srv/real-target' }) });
+    await db.node.update({ where: { id: nodeId }, data: { enabledExecutors: ['claude', 'codex'] } });
+    const created = await resolving.sessions.create({ nodeId, executor: 'codex', folder: '/srv/through-link' });
+    expect((await db.session.findUniqueOrThrow({ where: { id: created.id } })).folder).toBe('/srv/real-target');
+    await db.session.delete({ where: { id: created.id } });
+  });
+
   it('creates (executor required when two are enabled, auto-picked when one), lists, shows and queues a message', async () => {
     const { caller } = await signedInCaller(db);
     expect(await refusal(caller.sessions.create({ nodeId, folder: '/srv/a' }))).toMatchObject({ code: 'BAD_REQUEST', appCode: 'INVALID_INPUT' });
