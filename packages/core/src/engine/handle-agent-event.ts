@@ -53,7 +53,13 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       const identity = e.payload.identity ?? null;
       const nativeId = row.nativeSessionId ?? (typeof identity?.nativeSessionId === 'string' ? identity.nativeSessionId : null);
       await patchSession(ctx.tx, row.id, { ...(identity ? { identity: identity as object } : {}), nativeSessionId: nativeId });
-      if (row.state === 'AwaitingRecovery') return fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' });
+      if (row.state === 'AwaitingRecovery') {
+        await fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' });
+        // The agent reports an identity only once the CLI has finished starting, so a session that
+        // lost its binding while Starting is ready now: its own session_ready was refused as stale.
+        if (row.resumeState === 'Starting' && identity) await fact({ type: 'cli_ready', generation: g });
+        return;
+      }
       if (e.name === 'session_ready' && row.state !== 'Resuming') return fact({ type: 'cli_ready', generation: g });
       // A resumed CLI reporting ready is the resume confirmation.
       if (e.name === 'resume_confirmed' || (e.name === 'session_ready' && row.state === 'Resuming')) {
