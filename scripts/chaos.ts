@@ -1,0 +1,54 @@
+// `npm run chaos -- [--runs N] [--seed S] [--minutes M] [--active-seconds A]`: seeded chaos runs of
+// the whole system (see docs/reliability.md). Seeds S, S+1, … (S random when not given); stops after
+// N runs or M minutes, whichever comes first. Prints one line per run and a summary; exits 1 on any
+// violation and prints the command that replays each failing seed.
+import { parseArgs } from 'node:util';
+import { ChaosCluster } from '../tests/chaos/chaos-cluster.ts';
+import { emptyFaultCounts, runSeed } from '../tests/chaos/chaos-run.ts';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string' }, seed: { type: 'string' }, minutes: { type: 'string' },
+    'active-seconds': { type: 'string', default: '25' }, 'settle-seconds': { type: 'string', default: '120' }, verbose: { type: 'boolean', default: false },
+  },
+});
+const runs = values.runs ? Number(values.runs) : values.seed ? 1 : 10;
+const first = values.seed ? Number(values.seed) : Math.floor(Math.random() * 1_000_000);
+const deadline = Date.now() + (values.minutes ? Number(values.minutes) * 60_000 : Number.POSITIVE_INFINITY);
+const activeMs = Number(values['active-seconds']) * 1000;
+if (![runs, first, activeMs].every(Number.isFinite) || runs < 1) {
+  console.error('usage: npm run chaos -- [--runs N] [--seed S] [--minutes M] [--active-seconds A] [--settle-seconds S] [--verbose]');
+  process.exit(2);
+}
+
+const cluster = new ChaosCluster();
+await cluster.start();
+const faults = emptyFaultCounts();
+const failing: number[] = [];
+const unsettled: number[] = [];
+let done = 0;
+let violations = 0;
+const t0 = Date.now();
+try {
+  for (let i = 0; i < runs && Date.now() < deadline; i++) {
+    const seed = first + i;
+    const r = await runSeed(cluster, { seed, activeMs, settleMs: Number(values['settle-seconds']) * 1000, ...(values.verbose ? { log: (l: string) => console.log(l) } : {}) });
+    done++;
+    for (const [k, n] of Object.entries(r.faults)) faults[k as keyof typeof faults] += n;
+    violations += r.violations.length;
+    const f = Object.entries(r.faults).filter(([, n]) => n > 0).map(([k, n]) => `${k}=${n}`).join(' ');
+    console.log(`run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, violations ${r.violations.length}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ""}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`);
+    for (const line of r.violations) console.log(`  VIOLATION ${line}`);
+    for (const line of r.harness) console.log(`  note ${line}`);
+    if (r.violations.length) {
+      failing.push(seed);
+      console.log(`  replay: npm run chaos -- --seed ${seed} --active-seconds ${activeMs / 1000}`);
+    }
+    if (r.harness.length) unsettled.push(seed);
+  }
+} finally {
+  await cluster.stop();
+}
+const total = Object.values(faults).reduce((a, b) => a + b, 0);
+console.log(`\nChaos: ${done} runs in ${((Date.now() - t0) / 60_000).toFixed(1)} min, ${total} faults (${Object.entries(faults).map(([k, n]) => `${k}=${n}`).join(' ')}), ${violations} violations${failing.length ? ` in seeds ${failing.join(', ')}` : ''}${unsettled.length ? `; not at rest in time: seeds ${unsettled.join(', ')}` : ''}`);
+process.exit(violations > 0 ? 1 : 0);

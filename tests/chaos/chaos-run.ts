@@ -1,0 +1,128 @@
+import type { Db } from '../../packages/core/src/db/client.ts';
+import { waitUntil } from '../../packages/testkit/src/system.ts';
+import type { ChaosCluster } from './chaos-cluster.ts';
+import { startChaosSystem } from './chaos-system.ts';
+import { FAULT_KINDS, FaultInjector, type FaultKind } from './faults.ts';
+import { checkInvariants } from './invariants.ts';
+import { Prng } from './prng.ts';
+import { type ActionKind, User } from './user-actions.ts';
+
+export interface RunOptions {
+  seed: number;
+  /** How long users act and faults strike; the heal-and-settle phase comes on top, bounded too. */
+  activeMs: number;
+  settleMs?: number;
+  log?: (line: string) => void;
+}
+export interface RunResult {
+  seed: number;
+  ms: number;
+  actions: Record<ActionKind, number>;
+  faults: Record<FaultKind, number>;
+  sessions: number;
+  messages: number;
+  violations: string[];
+  /** Sessions left AwaitingRecovery because their exact resume failed (kept, never replaced). */
+  unrecoverable: number;
+  /** Harness trouble (a fault that could not be injected or healed): not Bria's violations. */
+  harness: string[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SETTLED = new Set(['Ready', 'Archived', 'ResumeFailed']);
+
+/** One seeded run: start everything, act and break things until `activeMs`, heal, settle, check. */
+export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<RunResult> {
+  const t0 = Date.now();
+  const rng = new Prng(o.seed);
+  const sys = await startChaosSystem(cluster, { slowChunks: rng.int(10, 30), slowChunkMs: 100 });
+  const user = new User(sys, rng, o.seed);
+  const faults = new FaultInjector(sys, rng, () => user.sessions.map((s) => s.id));
+  const natives = new Map<string, Set<string>>();
+  const harness: string[] = [];
+  const watchNatives = async () => {
+    const rows = await sys.db.session.findMany({ where: { id: { in: user.sessions.map((s) => s.id) } }, select: { id: true, nativeSessionId: true } }).catch(() => []);
+    for (const r of rows) if (r.nativeSessionId) natives.set(r.id, (natives.get(r.id) ?? new Set()).add(r.nativeSessionId));
+  };
+  try {
+    await sys.startHub();
+    await sys.startAgent();
+    await sys.waitOnline();
+    const end = Date.now() + o.activeMs;
+    while (Date.now() < end) {
+      if (user.sessions.length > 0 && rng.chance(0.3)) {
+        const kind = await faults.inject();
+        if (kind) o.log?.(`  fault ${kind} ${new Date().toISOString().slice(11, 23)}`);
+      } else {
+        const kind = await user.act();
+        o.log?.(`  action ${kind} ${JSON.stringify(user.refusals)}`);
+      }
+      await watchNatives();
+      await sleep(rng.int(100, 1500));
+    }
+    await faults.healAll();
+    if (!sys.agentRunning) await sys.startAgent();
+    await sys.waitOnline(60_000);
+    // Settle: every queue drained and every session at rest, every final out of the outbox.
+    const settleMs = o.settleMs ?? 120_000;
+    await waitUntil('the system at rest', async () => {
+      await watchNatives();
+      const ids = user.sessions.map((s) => s.id);
+      const busy = (await restless(sys.db, ids)).length;
+      const stuck = new Set(await unrecoverable(sys.db, ids));
+      const queued = await sys.db.message.count({ where: { sessionId: { in: ids.filter((i) => !stuck.has(i)) }, status: { in: ['pending', 'leased'] } } });
+      const outbox = await sys.db.outbox.count({ where: { status: { in: ['pending', 'sending'] } } });
+      return busy === 0 && queued === 0 && outbox === 0;
+    }, settleMs, 500).catch(async (err: Error) => {
+      const rows = await sys.db.session.findMany({ where: { id: { in: user.sessions.map((s) => s.id) } }, select: { id: true, state: true } });
+      const msgs = await sys.db.message.groupBy({ by: ['status'], _count: true });
+      const out = await sys.db.outbox.groupBy({ by: ['status'], _count: true });
+      const still = await restless(sys.db, rows.map((r) => r.id));
+      for (const r of rows.filter((x) => still.includes(x.id))) {
+        const ev = await sys.db.sessionEvidence.findMany({ where: { sessionId: r.id }, orderBy: { id: 'asc' } });
+        for (const e of ev) o.log?.(`    ${r.id.slice(0, 8)} ${e.createdAt.toISOString().slice(11, 23)} ${e.fromState}->${e.toState} ${e.event} ${e.actor} ${JSON.stringify(e.evidence).slice(0, 300)}`);
+      }
+      harness.push(`not at rest after ${settleMs} ms: sessions ${rows.map((r) => `${r.id.slice(0, 8)}=${r.state}`).join(' ')}; messages ${msgs.map((m) => `${m.status}=${m._count}`).join(' ')}; outbox ${out.map((m) => `${m.status}=${m._count}`).join(' ')} (${err.message.slice(0, 80)})`);
+    });
+    // Telegram finals need the outbox sender's last round trip.
+    await sleep(500);
+    const waiting = await unrecoverable(sys.db, user.sessions.map((s) => s.id));
+    const violations = await checkInvariants(sys, { sessions: user.sessions, sent: user.sent, natives });
+    if (violations.length && o.log) {
+      for (const m of sys.fake.chatMessages()) o.log(`    chat ${m.message_id}: ${(m.text ?? '').slice(0, 120).replace(/\n/g, ' | ')}`);
+      for (const m of await sys.db.message.findMany({ orderBy: [{ sessionId: 'asc' }, { seq: 'asc' }] })) o.log(`    msg ${m.sessionId.slice(0, 8)} #${m.seq} ${m.status} main=${m.mainMessageId?.slice(0, 8) ?? '-'} id=${m.id.slice(0, 8)} "${m.text}" final=${(m.finalText ?? '').slice(0, 60)} ${m.outcomeDetail ?? ''}`);
+      for (const r of await sys.db.outbox.findMany({ orderBy: { id: 'asc' } })) o.log(`    outbox ${r.id} ${r.kind} ${r.status} a=${r.attempts} next=${r.nextAttemptAt.toISOString().slice(11, 23)} err=${r.lastError ?? ""} ${r.dedupeKey.slice(0, 20)}`);
+    }
+    return {
+      seed: o.seed, ms: Date.now() - t0, actions: user.counts, faults: faults.counts, sessions: user.sessions.length,
+      messages: user.sent.length, violations, unrecoverable: waiting.length, harness: [...harness, ...faults.errors],
+    };
+  } finally {
+    faults.dispose();
+    await sys.dispose().catch(() => undefined);
+  }
+}
+
+/**
+ * Sessions that cannot get back by themselves: AwaitingRecovery whose last exact resume failed (for
+ * example a CLI killed before it ever wrote a journal). Bria keeps them waiting, never replaced.
+ */
+async function unrecoverable(db: Db, ids: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const s of await db.session.findMany({ where: { id: { in: ids }, state: 'AwaitingRecovery' }, select: { id: true } })) {
+    const last = await db.sessionEvidence.findFirst({ where: { sessionId: s.id, event: { in: ['resume_failed', 'reattach_refused', 'reattached', 'process_exited_verified'] } }, orderBy: { id: 'desc' } });
+    if (last && ['resume_failed', 'reattach_refused'].includes(last.event)) out.push(s.id);
+  }
+  return out;
+}
+
+/** Sessions not at rest: neither settled nor waiting unrecoverably. */
+async function restless(db: Db, ids: string[]): Promise<string[]> {
+  const stuck = new Set(await unrecoverable(db, ids));
+  const rows = await db.session.findMany({ where: { id: { in: ids } }, select: { id: true, state: true } });
+  return rows.filter((r) => !SETTLED.has(r.state) && !stuck.has(r.id)).map((r) => r.id);
+}
+
+export function emptyFaultCounts(): Record<FaultKind, number> {
+  return Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+}

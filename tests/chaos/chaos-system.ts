@@ -1,0 +1,171 @@
+// One whole Bria for one chaos run, composed so every part can be broken: the hub in its own
+// process (SIGKILL), a TCP proxy between agent and hub (cut, delay, away), the engine in this
+// process (final-save seam), the real bot against the fake Bot API, a real agent child process
+// with real CLIs in a private tmux server, and the suite's own restartable Postgres.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Api } from 'grammy';
+import pino from 'pino';
+import { createDb, type Db } from '../../packages/core/src/db/client.ts';
+import { freePort } from '../../packages/core/src/db/embedded-postgres.ts';
+import { createNodeWithToken } from '../../packages/core/src/db/repos/nodes.ts';
+import { type Engine, startEngine } from '../../packages/core/src/engine/start-engine.ts';
+import * as services from '../../packages/core/src/services/index.ts';
+import { createBot } from '../../apps/bot/src/bot.ts';
+import { coreActions } from '../../apps/bot/src/core-actions.ts';
+import { OutboxSender } from '../../apps/bot/src/outbox/outbox-sender.ts';
+import { claudeBin, codexBin, createCliHome } from '../../packages/testkit/src/cli-homes.ts';
+import { type FakeTelegram, startFakeTelegram } from '../../packages/testkit/src/fake-telegram/index.ts';
+import { type MockServer, startAnthropicMock, startOpenAIMock } from '../../packages/testkit/src/mock-models/index.ts';
+import { OffsetClock, processTree, waitUntil } from '../../packages/testkit/src/system.ts';
+import type { ChaosCluster } from './chaos-cluster.ts';
+import { TcpProxy } from './tcp-proxy.ts';
+
+export type Executor = 'claude' | 'codex';
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: number; slowChunkMs: number }) {
+  const root = await mkdtemp(path.join(tmpdir(), 'bria-chaos-'));
+  const work = path.join(root, 'work');
+  mkdirSync(work, { recursive: true });
+  const database = await cluster.createDatabase();
+  const db: Db = createDb(database.url, { max: 8 });
+  const log = pino({ level: 'silent' });
+  const clock = new OffsetClock();
+  const mockOpts = { slowChunks: o.slowChunks, slowChunkMs: o.slowChunkMs, keepBodies: false };
+  const mocks: Record<Executor, MockServer> = { claude: await startAnthropicMock(mockOpts), codex: await startOpenAIMock(mockOpts) };
+  const { env: cliEnv, home } = await createCliHome({ root, trustedDirs: [work], anthropicUrl: mocks.claude.url, openaiUrl: mocks.codex.url });
+  const { nodeId, token } = await createNodeWithToken(db, { name: 'chaos-node' });
+  await db.node.update({ where: { id: nodeId }, data: { enabledExecutors: ['claude', 'codex'] } });
+
+  const fake: FakeTelegram = await startFakeTelegram();
+  const chatId = BigInt(fake.user.id);
+  await db.telegramChat.create({ data: { chatId, userId: chatId } });
+  const deps = { db, clock, log };
+
+  const hubPort = await freePort();
+  const logs = createWriteStream(path.join(root, 'children.log'), { flags: 'a' });
+  let hub: ChildProcess | null = null;
+  const proxy = new TcpProxy(() => hubPort);
+  await proxy.start();
+  const engine: Engine = await startEngine({ db, databaseUrl: database.url, log, clock, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
+
+  const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 3 }), db, log, pollMs: 100, leaseMs: 8_000 });
+  const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: path.join(root, 'attachments') });
+  const bot = createBot(fake.token, { db, log, allowedUsers: new Set([fake.user.id]), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
+  await bot.init();
+  void bot.start({ timeout: 1 }).catch(() => undefined);
+  sender.start();
+
+  const tmuxSocket = `bria-chaos-${randomBytes(4).toString('hex')}`;
+  const agentDir = path.join(root, 'agent');
+  let agent: ChildProcess | null = null;
+  const tmux = (...args: string[]) => {
+    try {
+      return execFileSync('tmux', ['-L', tmuxSocket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      return null;
+    }
+  };
+  const killChild = async (c: ChildProcess | null) => {
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const gone = new Promise((r) => c.once('exit', r));
+    c.kill('SIGKILL');
+    await gone;
+  };
+
+  const sys = {
+    root, work, home, db, deps, clock, nodeId, chatId, mocks, fake, proxy, tmuxSocket, cluster,
+    /** Starts the hub process; tries again while Postgres is down (a real supervisor would too). */
+    async startHub(): Promise<void> {
+      for (let attempt = 0; ; attempt++) {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/chaos/hub-child.ts', database.url, String(hubPort)], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stderr?.pipe(logs, { end: false });
+        const ok = await new Promise<boolean>((resolve) => {
+          child.stdout?.on('data', (b: Buffer) => b.toString().includes('hub-ready') && resolve(true));
+          child.once('exit', () => resolve(false));
+        });
+        if (ok) {
+          hub = child;
+          return;
+        }
+        if (attempt > 40) throw new Error('the hub did not start');
+        await sleep(500);
+      }
+    },
+    async killHub(): Promise<void> {
+      await killChild(hub);
+      hub = null;
+    },
+    async startAgent(): Promise<void> {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${proxy.port}/agent`, '--token', token, '--dir', agentDir], {
+        cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'warn' },
+      });
+      child.stdout?.pipe(logs, { end: false });
+      child.stderr?.pipe(logs, { end: false });
+      agent = child;
+    },
+    async killAgent(): Promise<void> {
+      await killChild(agent);
+      agent = null;
+    },
+    get agentRunning(): boolean {
+      return agent !== null && agent.exitCode === null;
+    },
+    async waitOnline(ms = 60_000): Promise<void> {
+      await waitUntil('the node online', async () => (await db.node.findUniqueOrThrow({ where: { id: nodeId } })).online, ms, 200);
+    },
+    folder(name: string): string {
+      const dir = path.join(work, name);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    },
+    services: {
+      create: (executor: Executor, folder: string) => services.createSession(deps, { nodeId, executor, folder, chatId }),
+      send: (sessionId: string, text: string) => services.acceptMessage(deps, { sessionId, text, source: 'web' }),
+      stop: (sessionId: string) => services.stopSession(deps, { sessionId }),
+      close: (sessionId: string) => services.closeSession(deps, { sessionId }),
+      resume: (sessionId: string) => services.resumeSession(deps, { sessionId }),
+      jump: (sessionId: string) => services.jumpToSession(deps, { chatId, sessionId }),
+    },
+    /** Live panes of the private tmux server: pane id → [dead, pid]. */
+    panes(): Map<string, { dead: boolean; pid: number }> {
+      const out = new Map<string, { dead: boolean; pid: number }>();
+      for (const l of (tmux('list-panes', '-a', '-F', '#{pane_id} #{pane_dead} #{pane_pid}') ?? '').split('\n').filter(Boolean)) {
+        const [id, dead, pid] = l.split(' ');
+        out.set(id!, { dead: dead === '1', pid: Number(pid) });
+      }
+      return out;
+    },
+    async dispose(): Promise<void> {
+      await Promise.allSettled([bot.stop(), sender.stop()]);
+      await sys.killAgent().catch(() => undefined);
+      const pids = (tmux('list-panes', '-a', '-F', '#{pane_pid}') ?? '').split('\n').filter(Boolean).map(Number);
+      for (const p of pids.flatMap(processTree)) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {}
+      }
+      tmux('kill-server');
+      await engine.stop().catch(() => undefined);
+      await sys.killHub().catch(() => undefined);
+      await proxy.stop();
+      await fake.close();
+      await mocks.claude.close();
+      await mocks.codex.close();
+      await db.$disconnect().catch(() => undefined);
+      await database.drop().catch(() => undefined);
+      logs.end();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+  return sys;
+}
+export type ChaosSystem = Awaited<ReturnType<typeof startChaosSystem>>;

@@ -1,0 +1,106 @@
+import { procAlive, procStartTime } from '../../packages/testkit/src/system.ts';
+import type { ChaosSystem, Executor } from './chaos-system.ts';
+import type { SentText, TrackedSession } from './user-actions.ts';
+
+const STATES = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing', 'Archived', 'ResumeFailed']);
+/** Statuses that prove the text was typed into the CLI and accepted by it. */
+const TYPED = new Set(['accepted', 'completed', 'terminal_failed']);
+
+const endsWith = (userText: string | null | undefined, text: string) => (userText ?? '').trimEnd().endsWith(text);
+
+/**
+ * The run's invariants, read from the mock models' request logs, tmux, /proc and the database
+ * after everything healed. Returns one line per violation (empty when the run kept every promise).
+ * `natives` holds every native id each session was ever seen with during the run.
+ */
+export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSession[]; sent: SentText[]; natives: Map<string, Set<string>> }): Promise<string[]> {
+  const v: string[] = [];
+  const turns = (ex: Executor) => sys.mocks[ex].requests.filter((r) => r.kind === 'turn');
+  const byText = new Map(o.sent.map((s) => [s.text, s]));
+  const rows = await sys.db.session.findMany({ include: { archive: true } });
+  const mine = new Set(o.sessions.map((s) => s.id));
+
+  // Sessions: a known state, their own node, one native id for life, one row per native id.
+  for (const s of rows) {
+    if (!STATES.has(s.state)) v.push(`session ${s.id.slice(0, 8)} in a made-up state ${s.state}`);
+    if (s.nodeId !== sys.nodeId) v.push(`session ${s.id.slice(0, 8)} moved to node ${s.nodeId}`);
+    if (s.launchSource !== 'discovered' && !mine.has(s.id)) v.push(`session ${s.id.slice(0, 8)} was created by nobody (a replacement session)`);
+    if (s.nativeSessionId && rows.filter((r) => r.nativeSessionId === s.nativeSessionId).length !== 1) v.push(`native id ${s.nativeSessionId} maps to several Bria sessions`);
+  }
+  for (const t of o.sessions) {
+    const seen = o.natives.get(t.id) ?? new Set();
+    if (seen.size > 1) v.push(`session ${t.id.slice(0, 8)} changed its native id: ${[...seen].join(', ')}`);
+  }
+  // Every native session the models were asked about is one Bria session's.
+  for (const ex of ['claude', 'codex'] as const) {
+    for (const r of turns(ex)) {
+      if (r.sessionId && !rows.some((s) => s.nativeSessionId === r.sessionId)) v.push(`${ex} turn for native ${r.sessionId} that no Bria session owns`);
+    }
+  }
+
+  // Messages: typed exactly once, in order, only into their own session; never typed when not proven.
+  for (const t of o.sessions) {
+    const s = rows.find((r) => r.id === t.id);
+    if (!s) {
+      v.push(`session ${t.id.slice(0, 8)} disappeared from the database`);
+      continue;
+    }
+    const msgs = await sys.db.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' } });
+    const mineTurns = s.nativeSessionId ? turns(t.executor).filter((r) => r.sessionId === s.nativeSessionId) : [];
+    let lastSeq = -1;
+    for (const r of mineTurns) {
+      const m = msgs.find((x) => endsWith(r.userText, x.text));
+      if (!m) continue;
+      if (m.seq < lastSeq) v.push(`session ${s.id.slice(0, 8)}: "${m.text}" reached the model after a later message`);
+      lastSeq = Math.max(lastSeq, m.seq);
+    }
+    for (const m of msgs) {
+      const n = mineTurns.filter((r) => endsWith(r.userText, m.text)).length;
+      const elsewhere = (['claude', 'codex'] as const).flatMap((ex) => turns(ex)).filter((r) => r.sessionId !== s.nativeSessionId && endsWith(r.userText, m.text)).length;
+      if (elsewhere > 0) v.push(`"${m.text}" reached another native session`);
+      if (TYPED.has(m.status) && n !== 1) v.push(`"${m.text}" (${m.status}) reached the model ${n} times`);
+      else if (m.status === 'unknown' && n > 1) v.push(`unknown "${m.text}" was re-sent (${n} times)`);
+      else if (['pending', 'failed'].includes(m.status) && n !== 0) v.push(`"${m.text}" (${m.status}) reached the model ${n} times without proof`);
+      else if (m.status === 'leased' && n > 1) v.push(`leased "${m.text}" reached the model ${n} times`);
+      const sentAs = byText.get(m.text);
+      if (sentAs?.outcome === 'refused') v.push(`refused "${m.text}" was queued`);
+    }
+  }
+  // Nothing refused (or never stored) reached any model.
+  const stored = new Set((await sys.db.message.findMany({ select: { text: true } })).map((m) => m.text));
+  for (const s of o.sent) {
+    if (stored.has(s.text)) continue;
+    const n = (['claude', 'codex'] as const).flatMap((ex) => turns(ex)).filter((r) => endsWith(r.userText, s.text)).length;
+    if (n > 0) v.push(`"${s.text}" (${s.via}, ${s.outcome}, never stored) reached a model ${n} times`);
+  }
+
+  // Closed means closed: process gone, pane gone or dead, archive copy stored.
+  const panes = sys.panes();
+  for (const s of rows.filter((r) => r.state === 'Archived' && r.launchSource !== 'discovered')) {
+    const host = (s.identity as { host?: { cliPid: number; cliStartTime: string; paneId: string } } | null)?.host;
+    if (host && procAlive(host.cliPid) && procStartTime(host.cliPid) === host.cliStartTime) v.push(`archived session ${s.id.slice(0, 8)} still has its CLI process ${host.cliPid}`);
+    if (host && panes.get(host.paneId)?.dead === false) v.push(`archived session ${s.id.slice(0, 8)} still has a live pane ${host.paneId}`);
+    if (!s.archive) v.push(`archived session ${s.id.slice(0, 8)} has no archive record`);
+  }
+
+  // Every saved final reached Telegram exactly once: one answered sendMessage carrying it (the fake's
+  // call log, since the chat's current view changes as cards are redrawn) and no delete of it after.
+  const sends = sys.fake.calls('sendMessage').filter((c) => c.status === 200 && c.outcome === 'answered');
+  const deleted = new Set(sys.fake.calls('deleteMessage').filter((c) => c.status === 200).map((c) => Number(c.params.message_id)));
+  for (const m of await sys.db.message.findMany({ where: { finalText: { not: null } } })) {
+    // The mock's finals are unique (a per-server counter and the user's unique text); the bot may
+    // render or split them, so the first line, shortened, identifies one.
+    const head = (m.finalText ?? '').split('\n')[0]!.slice(0, 60);
+    const hits = sends.filter((c) => String(c.params.text ?? '').includes(head));
+    const row = await sys.db.outbox.findUnique({ where: { dedupeKey: `final:${m.id}:${sys.chatId}` } });
+    // A background session's final is held until the user opens that session (its notice offers it).
+    const held = (row?.payload as { active?: boolean } | undefined)?.active === false;
+    if (!row) v.push(`final of "${m.text}" was never queued for Telegram`);
+    else if (held ? hits.length > 1 : hits.length !== 1) v.push(`final of "${m.text}"${held ? ' (held, background)' : ''} reached Telegram ${hits.length} times`);
+    for (const h of hits) {
+      const id = (h.response as { result?: { message_id?: number } } | undefined)?.result?.message_id;
+      if (id !== undefined && deleted.has(id)) v.push(`final of "${m.text}" was deleted from the chat afterwards`);
+    }
+  }
+  return v;
+}
