@@ -31,11 +31,20 @@ export interface DeathReport {
 }
 
 /**
+ * A full probe (a tmux call and a walk of the process tree) costs ~16 ms of CPU; reading the CLI's
+ * /proc stat costs ~0.6 ms. While the very CLI process we started is alive its pane is too (the
+ * pane's process waits for it), so most ticks only read that stat and a full probe runs every
+ * FULL_PROBE_EVERY ticks, or at once when the stat says the CLI is gone.
+ */
+const FULL_PROBE_EVERY = 15;
+
+/**
  * Watches one pane once a second: the process tree while alive, a question on screen while work
  * runs, and the death of the pane or CLI (reported once, with the wrapper's exit status).
  */
 export class HealthMonitor {
   private timer: NodeJS.Timeout | null = null;
+  private ticks = 0;
   private knownPids: number[] = [];
   private lastBlocked: string | null = null;
   private busy = false;
@@ -64,13 +73,18 @@ export class HealthMonitor {
     this.busy = true;
     try {
       const { tmux, identity: id } = this.o;
+      this.ticks += 1;
+      if (this.knownPids.length > 0 && this.ticks % FULL_PROBE_EVERY !== 0) {
+        const st = await procStat(id.cliPid);
+        if (st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime) {
+          await this.checkBlocked();
+          return;
+        }
+      }
       const health = await probeHealth(tmux, id);
       if (health.alive) {
         this.knownPids = health.pids;
-        if (!this.o.workRunning()) return;
-        const text = await blockingPrompt(tmux, id.paneId);
-        if (text && text !== this.lastBlocked) this.o.onBlocked(text);
-        this.lastBlocked = text;
+        await this.checkBlocked();
         return;
       }
       if (!this.timer) return;
@@ -86,5 +100,12 @@ export class HealthMonitor {
     } finally {
       this.busy = false;
     }
+  }
+
+  private async checkBlocked(): Promise<void> {
+    if (!this.o.workRunning()) return;
+    const text = await blockingPrompt(this.o.tmux, this.o.identity.paneId);
+    if (text && text !== this.lastBlocked) this.o.onBlocked(text);
+    this.lastBlocked = text;
   }
 }
