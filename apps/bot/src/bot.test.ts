@@ -207,4 +207,15 @@ describe('lifecycle button and attachments through core services', () => {
     expect(att).toMatchObject({ name: 'data.csv', mime: 'text/csv', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
     expect(readFileSync(att?.path as string)).toEqual(Buffer.from(bytes));
   });
+
+  it('a file over the stated 512 KB limit is refused in the user\'s language and nothing is queued', async () => {
+    const nodeId = await seedNode(db);
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'ru', selectedNodeId: nodeId } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.userSendsDocument(new Uint8Array(512 * 1024 + 1), 'big.bin', 'application/octet-stream', 'too big');
+    await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('512 KB')));
+    expect(h.fake.chatMessages().some((x) => x.text?.startsWith('Не отправлено: файл больше 512 KB'))).toBe(true);
+    expect(await db.message.count({ where: { sessionId: sid } })).toBe(0);
+  });
 });

@@ -39,6 +39,6 @@ export interface BotDeps {
   /** Called after the bot itself wrote outbox rows, so the sender looks at once. */
   wakeOutbox?: () => void;
   now?: () => Date;
-  /** Largest attachment accepted (the Bot API's download limit is 20 MB). */
+  /** Largest attachment accepted; never above the protocol's MAX_ATTACHMENT_BYTES (512 KB). */
   maxAttachmentBytes?: number;
 }

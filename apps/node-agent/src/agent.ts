@@ -53,7 +53,7 @@ export class Agent {
     const cliEnv = cfg.cliEnv ?? process.env;
     const tmux = new Tmux({ socketName: cfg.tmuxSocket, runDir: path.join(cfg.dir, 'tmux') });
     this.control = new SessionControl({
-      dir: path.join(cfg.dir, 'sessions'), tmux, env: cliEnv, log,
+      dir: path.join(cfg.dir, 'sessions'), attachmentsDir: path.join(cfg.dir, 'attachments'), tmux, env: cliEnv, log,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
       emit: (e) => void this.client.emitEvent(e),
     });

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Composer } from 'grammy';
 import { isAppError } from '@bria/core/domain';
+import { MAX_ATTACHMENT_BYTES } from '@bria/core/protocol';
 import type { BotContext } from '../context.ts';
 import type { AttachmentIn } from '../deps.ts';
 import { activeSession, selectedNode } from './home.ts';
 
-const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
 
 /**
  * Plain text, photos and files go to the active session's durable queue. The user sees a reaction
@@ -23,10 +23,11 @@ export function messages(): Composer<BotContext> {
     if (!session) return void (await ctx.reply(t('msg.noActive')));
     let attachments: AttachmentIn[] | undefined;
     if (msg.photo || msg.document) {
-      const max = deps.maxAttachmentBytes ?? DEFAULT_MAX_BYTES;
+      // Files travel to the node inside one protocol frame: the limit is the protocol's, stated to the user.
+      const max = Math.min(deps.maxAttachmentBytes ?? MAX_ATTACHMENT_BYTES, MAX_ATTACHMENT_BYTES);
       const file = msg.document ?? msg.photo?.at(-1);
       if (!file) return;
-      if ((file.file_size ?? 0) > max) return void (await ctx.reply(t('attach.tooBig', { limit: `${Math.floor(max / 1024 / 1024)} MB` })));
+      if ((file.file_size ?? 0) > max) return void (await ctx.reply(t('attach.tooBig', { limit: `${Math.floor(max / 1024)} KB` })));
       try {
         attachments = [await download(ctx, file.file_id, msg.document?.file_name ?? `photo-${msg.message_id}.jpg`, msg.document?.mime_type ?? 'image/jpeg', max)];
       } catch (error) {

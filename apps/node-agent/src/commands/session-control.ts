@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { Attachment } from '@bria/core/protocol';
 import { archiveJournal, restoreJournal } from '../archive/index.ts';
 import {
   claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, ExecutorError, type HostEvent,
@@ -7,6 +8,7 @@ import {
 } from '../executors/index.ts';
 import { isAlive, procStat } from '../executors/proc-tree.ts';
 import { identityFromReport, mapHostEvent, reportIdentity } from './host-event-map.ts';
+import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
 import { type SessionRecord, SessionRegistry } from './registry.ts';
 
 export type Emit = (e: { event: string; sessionId: string; generation: number; payload: Record<string, unknown> }) => void;
@@ -15,6 +17,8 @@ export type Result = Record<string, unknown>;
 
 export interface SessionControlOptions {
   dir: string;
+  /** Bria-owned root of the files users sent: `<root>/<sessionId>/<messageId>-<name>` (default `<dir>/attachments`). */
+  attachmentsDir?: string;
   tmux: Tmux;
   bins: Record<Executor, string>;
   /** The CLIs' whole environment: the agent's own, passed through unchanged. */
@@ -184,15 +188,25 @@ export class SessionControl {
     return { ok: false, error: e.message };
   }
 
-  async deliver(sessionId: string, p: { messageId: string; text: string }): Promise<Result> {
+  async deliver(sessionId: string, p: { messageId: string; text: string; attachments?: Attachment[] }): Promise<Result> {
     const host = this.hosts.get(sessionId);
     const rec = this.registry.get(sessionId);
     // `typed: false` is a proof that nothing reached the pane: the hub may hand the message over again.
     if (!host || !rec || rec.status !== 'live') return { ok: false, typed: false, messageId: p.messageId, error: 'no live session here' };
+    let text = p.text;
+    if (p.attachments?.length) {
+      try {
+        text = textWithAttachments(p.text, await storeAttachments(this.o.attachmentsDir ?? path.join(this.o.dir, 'attachments'), sessionId, p.messageId, p.attachments), p.attachments);
+      } catch (err) {
+        if (!(err instanceof AttachmentNotStored)) throw err;
+        this.o.log('warn', 'agent.attachment_not_stored', { sessionId, reason: err.message });
+        return { ok: false, typed: false, messageId: p.messageId, attachmentError: err.message, error: `attachment could not be stored: ${err.message}` };
+      }
+    }
     // Remembered before the paste: after a crash this message is re-checked, never typed again.
     this.registry.put(sessionId, { unconfirmed: [...rec.unconfirmed.filter((m) => m !== p.messageId), p.messageId] });
     try {
-      const r = await host.deliver({ messageId: p.messageId, text: p.text });
+      const r = await host.deliver({ messageId: p.messageId, text });
       return r.accepted ? { ok: true, nativeRef: r.nativeRef } : { ok: false, error: r.reason };
     } catch (err) {
       // Refused before the paste, or the paste failed because the CLI is verifiably gone: nothing reached it.

@@ -63,7 +63,7 @@ export const en = {
   'msg.refusedExpired': 'Not sent: this session\'s lifetime has ended. It will close after its current work. Start a /new session.',
   'msg.refusedArchived': 'Not sent: this session is closed. Resume it from /archive or start a /new one.',
   'msg.refusedGeneric': 'Not sent: this session does not accept messages right now.',
-  'attach.tooBig': 'Not sent: the file is larger than {limit}.',
+  'attach.tooBig': 'Not sent: the file is larger than {limit}, the most Bria carries to your computer in one message.',
   'attach.failed': 'The attachment could not be stored, so the message was not sent. This is not an agent error; please send it again.',
   'sessions.title': 'Open sessions on {node}:',
   'sessions.none': 'No open sessions on {node}.',

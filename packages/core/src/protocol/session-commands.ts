@@ -22,7 +22,22 @@ export type SessionIdentity = z.infer<typeof zSessionIdentity>;
 
 export const zArchivedJournal = z.object({ path: z.string().max(4096), sizeBytes: z.number().int().nonnegative(), sha256: z.string().max(128) });
 
-export const zAttachment = z.object({ name: z.string().max(255), mime: z.string().max(255).optional(), path: z.string().max(4096), sizeBytes: z.number().int().nonnegative().optional() });
+/**
+ * Largest total of attachment bytes one message may carry. They travel base64-encoded inside the
+ * single `deliver` frame, which must stay under MAX_FRAME_BYTES (1 MiB) with the text beside it:
+ * 512 KiB becomes ~683 KiB of base64, leaving room for the message text and the envelope.
+ */
+export const MAX_ATTACHMENT_BYTES = 512 * 1024;
+
+/** One attachment as carried to the node: its bytes inline, checked there against size and SHA-256. */
+export const zAttachment = z.object({
+  name: z.string().min(1).max(255),
+  mime: z.string().max(255),
+  sizeBytes: z.number().int().nonnegative().max(MAX_ATTACHMENT_BYTES),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  contentBase64: z.string().max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/),
+});
+export type Attachment = z.infer<typeof zAttachment>;
 
 export const zStartSession = z.object({
   generation: zGeneration,
@@ -47,7 +62,8 @@ export const zDeliver = z.object({
   generation: zGeneration,
   messageId: z.uuid(),
   text: z.string().max(200_000),
-  attachments: z.array(zAttachment).max(20).optional(),
+  attachments: z.array(zAttachment).max(20)
+    .refine((a) => a.reduce((n, x) => n + x.sizeBytes, 0) <= MAX_ATTACHMENT_BYTES, `attachments exceed ${MAX_ATTACHMENT_BYTES} bytes in total`).optional(),
   /** Set for a follow-up that joins the running turn of this main request. */
   mainMessageId: z.uuid().optional(),
 });

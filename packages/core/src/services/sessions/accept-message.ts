@@ -6,6 +6,8 @@ import { chatsForNode, lockSessionGate } from '../../db/repos/sessions.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 import { TELEGRAM } from './session-notices.ts';
 import { withSessionTx } from './step-context.ts';
+import { MAX_ATTACHMENT_BYTES } from '../../protocol/index.ts';
+import type { StoredAttachment } from './carry-attachments.ts';
 
 export interface AcceptMessageInput {
   sessionId: string;
@@ -13,7 +15,8 @@ export interface AcceptMessageInput {
   source: 'telegram' | 'web' | 'api';
   /** Idempotency key of the source (e.g. `tg:<chat>:<message id>`): a repeat returns the stored message. */
   sourceKey?: string;
-  attachments?: { name: string; mime?: string; path: string; sizeBytes?: number }[];
+  /** Files already stored by the front end (path on this server, SHA-256 of the stored bytes). */
+  attachments?: StoredAttachment[];
 }
 export interface AcceptMessageResult { message: Omit<MessageDto, 'finalText'>; duplicate: boolean }
 
@@ -26,6 +29,7 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   const { db, clock, log } = depsOf(deps);
   if (input.text.length === 0 && !input.attachments?.length) throw new AppError('INVALID_INPUT', { message: 'empty message' });
   if (input.text.length > 200_000) throw new AppError('INVALID_INPUT', { message: 'message too long' });
+  if ((input.attachments ?? []).reduce((n, a) => n + a.sizeBytes, 0) > MAX_ATTACHMENT_BYTES) throw new AppError('INVALID_INPUT', { message: 'attachments too large' });
   // A CLI's input box drops escape sequences and rewrites CR, so such a text could never be found in
   // its journal as sent: it would end `unknown` though the CLI took it. Tab and newline are text.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point

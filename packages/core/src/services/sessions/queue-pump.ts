@@ -1,6 +1,7 @@
 import { type Deliverable, nextDeliverable, type QueueMessage, summarizeQueue, type SessionState } from '../../domain/index.ts';
 import { leaseMessage, listQueue } from '../../db/repos/messages.ts';
 import { getSessionRow, type SessionRow } from '../../db/repos/sessions.ts';
+import { ATTACHMENT_UNREADABLE, AttachmentUnreadable, failAttachmentMessage } from './carry-attachments.ts';
 import { sendSessionCommand } from './session-commands.ts';
 import { applyEvent } from './session-step.ts';
 import type { StepContext } from './step-context.ts';
@@ -48,7 +49,14 @@ export async function pumpQueue(ctx: StepContext, sessionId: string): Promise<st
     if (decision.kind === 'deliver') {
       const { d } = decision;
       const mainMessageId = d.mode === 'follow_up' ? d.mainMessageId : null;
-      const commandId = await sendSessionCommand(ctx.tx, row, { kind: 'deliver', generation: row.observerGeneration, messageId: d.message.id, ...(mainMessageId ? { mainMessageId } : {}) });
+      const commandId = await sendSessionCommand(ctx.tx, row, { kind: 'deliver', generation: row.observerGeneration, messageId: d.message.id, ...(mainMessageId ? { mainMessageId } : {}) })
+        .catch(async (err: unknown) => {
+          if (!(err instanceof AttachmentUnreadable)) throw err;
+          await failAttachmentMessage(ctx, row, d.message.id, ATTACHMENT_UNREADABLE, err.message);
+          return null;
+        });
+      // Never handed over: the message is failed as an attachment problem and the queue moves on.
+      if (commandId === null) continue;
       if (!(await leaseMessage(ctx.tx, d.message.id, commandId, mainMessageId))) throw new Error('lease lost under the session lock');
       // One acceptance at a time: nothing else is deliverable until this receipt arrives.
       return [d.message.id];

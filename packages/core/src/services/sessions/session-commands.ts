@@ -3,6 +3,7 @@ import type { CommandKind } from '../../domain/index.ts';
 import { getMessageForDelivery } from '../../db/repos/messages.ts';
 import { getArchiveCopy, insertSessionCommand, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
 import type { SessionCommandType } from '../../protocol/index.ts';
+import { carryAttachments } from './carry-attachments.ts';
 
 const TYPE: Record<CommandKind, SessionCommandType> = {
   start: 'start_session',
@@ -15,7 +16,8 @@ const TYPE: Record<CommandKind, SessionCommandType> = {
 
 /**
  * Builds the payload of a session command from the stored row (never from memory) and stores it
- * durably in the caller's transaction. Returns the command id.
+ * durably in the caller's transaction. Returns the command id. A `deliver` whose stored attachment
+ * cannot be read as stored throws `AttachmentUnreadable` before anything is written.
  */
 export async function sendSessionCommand(tx: Tx, row: SessionRow, c: { kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string }): Promise<string> {
   const id = randomUUID();
@@ -40,7 +42,9 @@ async function buildPayload(tx: Tx, row: SessionRow, c: { kind: CommandKind; gen
       if (!c.messageId) throw new Error('deliver needs a message id');
       const m = await getMessageForDelivery(tx, c.messageId);
       if (!m) throw new Error('deliver: message not found');
-      return { generation, messageId: c.messageId, text: m.text, ...(m.attachments ? { attachments: m.attachments } : {}), ...(c.mainMessageId ? { mainMessageId: c.mainMessageId } : {}) };
+      // The node cannot read this server's files: the bytes travel in the command, checked here first.
+      const attachments = await carryAttachments(c.messageId, m.attachments);
+      return { generation, messageId: c.messageId, text: m.text, ...(attachments.length ? { attachments } : {}), ...(c.mainMessageId ? { mainMessageId: c.mainMessageId } : {}) };
     }
     case 'interrupt':
     case 'close':

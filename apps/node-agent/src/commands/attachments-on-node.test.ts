@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptMessage } from '../../../../packages/core/src/services/sessions/index.ts';
+import { startSystem, type System } from '../../../../packages/testkit/src/system.ts';
+
+// The whole path of a file sent with a message: stored on the server, carried in the `deliver`
+// command to a real agent, written into the session's folder there, and named to the real Claude.
+let sys: System;
+let sessionId: string;
+let native: string;
+beforeAll(async () => {
+  sys = await startSystem({ executors: ['claude'], slowChunks: 1, slowChunkMs: 10 });
+  await sys.startAgent();
+  const s = await sys.createSession('claude', sys.folder('attachments'));
+  sessionId = s.id;
+  native = (await sys.waitState(s.id, 'Ready')).nativeSessionId!;
+}, 90_000);
+afterAll(async () => {
+  await sys?.dispose();
+});
+
+/** Stores a file as the bot does (a server folder plus its SHA-256) and returns the stored reference. */
+function serverFile(name: string, bytes: Buffer, sha256 = createHash('sha256').update(bytes).digest('hex')) {
+  const dir = path.join(sys.root, 'server-attachments', sessionId);
+  mkdirSync(dir, { recursive: true });
+  const p = path.join(dir, `${sha256}-${name.replace(/\//g, '_')}`);
+  writeFileSync(p, bytes);
+  return { name, mime: 'image/png', path: p, sizeBytes: bytes.length, sha256 };
+}
+const folder = () => path.join(sys.agentDir, 'attachments', sessionId);
+const list = (dir: string) => { try { return readdirSync(dir); } catch { return []; } };
+
+describe('attachments reach the CLI on its node', () => {
+  it('lands byte-exact in the session folder and the CLI receives its path after the caption', async () => {
+    const bytes = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255]), Buffer.alloc(40_000, 7)]);
+    const r = await acceptMessage(sys.deps, { sessionId, text: 'what is in this file', source: 'telegram', attachments: [serverFile('../../pic.png', bytes)] });
+    const done = await sys.waitMessages(sessionId, (st) => st.every((s) => s === 'completed'), 60_000);
+    expect(done.find((m) => m.id === r.message.id)?.finalText).toMatch(/MOCK-REPLY/);
+    // The hostile name is reduced to one segment inside the session folder.
+    const file = path.join(folder(), `${r.message.id}-_.._pic.png`);
+    expect(list(folder())).toEqual([path.basename(file)]);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    const texts = sys.turns('claude', native).map((t) => t.userText ?? '');
+    expect(texts.some((t) => t.includes('what is in this file') && t.includes(`[Attached file: ${file} (image/png, 39 KB)]`))).toBe(true);
+  }, 90_000);
+
+  it('a stored file whose bytes no longer match its checksum fails as an attachment problem; nothing is typed', async () => {
+    const before = sys.turns('claude', native).length;
+    const ref = serverFile('tampered.png', Buffer.from('original bytes'));
+    writeFileSync(ref.path, 'tampered bytes');
+    const r = await acceptMessage(sys.deps, { sessionId, text: 'never typed', source: 'telegram', attachments: [ref] });
+    const msgs = await sys.waitMessages(sessionId, (st) => st.at(-1) === 'failed', 30_000);
+    const m = msgs.find((x) => x.id === r.message.id)!;
+    expect(m.status).toBe('failed');
+    expect(m.outcomeDetail).toBe('attachment could not be read');
+    expect(list(folder()).some((f) => f.startsWith(r.message.id))).toBe(false);
+    // Still usable, and the failed one never reached the CLI.
+    await acceptMessage(sys.deps, { sessionId, text: 'after the bad file', source: 'telegram' });
+    await sys.waitMessages(sessionId, (st) => st.at(-1) === 'completed', 60_000);
+    const texts = sys.turns('claude', native).slice(before).map((t) => t.userText ?? '');
+    expect(texts.some((t) => t.includes('never typed'))).toBe(false);
+    expect(texts.some((t) => t.includes('after the bad file'))).toBe(true);
+    expect((await sys.session(sessionId)).state).toBe('Ready');
+  }, 90_000);
+
+  it('a file the node cannot store is refused before typing; the outcome says so, not the executor', async () => {
+    const other = await sys.createSession('claude', sys.folder('attachments-blocked'));
+    const otherNative = (await sys.waitState(other.id, 'Ready')).nativeSessionId!;
+    // The session's attachment folder cannot be created: a plain file stands where it would be.
+    mkdirSync(path.join(sys.agentDir, 'attachments'), { recursive: true });
+    writeFileSync(path.join(sys.agentDir, 'attachments', other.id), 'not a folder');
+    const bytes = Buffer.from('blocked');
+    const dir = path.join(sys.root, 'server-attachments', other.id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'b.txt'), bytes);
+    const ref = { name: 'b.txt', mime: 'text/plain', path: path.join(dir, 'b.txt'), sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    const r = await acceptMessage(sys.deps, { sessionId: other.id, text: 'must not be typed', source: 'telegram', attachments: [ref] });
+    const msgs = await sys.waitMessages(other.id, (st) => st.length === 1 && st[0] === 'failed', 30_000);
+    expect(msgs[0]!.id).toBe(r.message.id);
+    expect(msgs[0]!.outcomeDetail).toBe('attachment could not be stored');
+    expect(sys.turns('claude', otherNative).some((t) => (t.userText ?? '').includes('must not be typed'))).toBe(false);
+    expect((await sys.evidence(other.id)).some((e) => e.event === 'attachment_failed')).toBe(true);
+    expect((await sys.session(other.id)).state).toBe('Ready');
+  }, 90_000);
+});
