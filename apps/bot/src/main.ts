@@ -8,6 +8,7 @@ import { COMMANDS, createBot } from './bot.ts';
 import { coreActions } from './core-actions.ts';
 import { type BotConfig, loadBotConfig } from './env.ts';
 import { OutboxSender } from './outbox/outbox-sender.ts';
+import { OutboxWake } from './outbox/outbox-wake.ts';
 
 // The Telegram bot process: long polling by default, webhook mode when TELEGRAM_WEBHOOK_URL is set.
 let cfg: BotConfig;
@@ -21,6 +22,7 @@ const log = createLogger({ name: 'bot', level: cfg.logLevel });
 const db = createDb(cfg.databaseUrl, { max: 4 });
 const outboxApi = new Api(cfg.token, { apiRoot: cfg.apiRoot, timeoutSeconds: Math.max(1, Math.floor(cfg.outboxLeaseMs / 2000)) });
 const sender = new OutboxSender({ api: outboxApi, db, log: log.child({ part: 'outbox' }), leaseMs: cfg.outboxLeaseMs });
+const wake = new OutboxWake({ databaseUrl: cfg.databaseUrl, log: log.child({ part: 'outbox' }), onWake: () => sender.wake() });
 const bot = createBot(
   cfg.token,
   { db, log, allowedUsers: cfg.allowedUsers, apiRoot: cfg.apiRoot, actions: coreActions({ db, log, publicUrl: cfg.publicUrl, attachmentsDir: cfg.attachmentsDir }), wakeOutbox: () => sender.wake() },
@@ -35,6 +37,7 @@ async function start(): Promise<void> {
   await bot.api.setMyCommands(describe('en')).catch((e: unknown) => log.warn({ err: String(e) }, 'setMyCommands failed'));
   await bot.api.setMyCommands(describe('ru'), { language_code: 'ru' }).catch(() => undefined);
   sender.start();
+  await wake.start();
   if (cfg.webhook) {
     const wh = cfg.webhook;
     webhookServer = createServer(webhookCallback(bot, 'http', { secretToken: wh.secret }));
@@ -51,7 +54,7 @@ async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   // Finish the outbox request in flight (and record it) before leaving: an orderly stop never duplicates.
-  await Promise.allSettled([bot.isRunning() ? bot.stop() : Promise.resolve(), sender.stop()]);
+  await Promise.allSettled([bot.isRunning() ? bot.stop() : Promise.resolve(), sender.stop(), wake.stop()]);
   await new Promise<void>((resolve) => (webhookServer ? webhookServer.close(() => resolve()) : resolve()));
   await db.$disconnect().catch(() => undefined);
   process.exit(code);
