@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptMessage } from '../../../../packages/core/src/services/sessions/index.ts';
-import { startSystem, type System } from '../../../../packages/testkit/src/system.ts';
+import { insertSessionCommand } from '../../../../packages/core/src/db/repos/sessions.ts';
+import { startSystem, type System, waitUntil } from '../../../../packages/testkit/src/system.ts';
 
 // The whole path of a file sent with a message: stored on the server, carried in the `deliver`
 // command to a real agent, written into the session's folder there, and named to the real Claude.
@@ -84,4 +85,22 @@ describe('attachments reach the CLI on its node', () => {
     expect((await sys.evidence(other.id)).some((e) => e.event === 'attachment_failed')).toBe(true);
     expect((await sys.session(other.id)).state).toBe('Ready');
   }, 90_000);
+
+  it('the agent refuses a deliver whose bytes do not match the checksum it carries: nothing written, nothing typed', async () => {
+    const before = sys.turns('claude', native).length;
+    const row = await sys.session(sessionId);
+    const messageId = randomUUID();
+    const bytes = Buffer.from('bytes as sent');
+    const attachments = [{ name: 'x.txt', mime: 'text/plain', sizeBytes: bytes.length, sha256: createHash('sha256').update('other bytes').digest('hex'), contentBase64: bytes.toString('base64') }];
+    // Written as the engine writes commands, but tampered: the payload's checksum names other bytes.
+    await sys.db.$transaction(async (tx) => insertSessionCommand(tx, { id: randomUUID(), nodeId: sys.nodeId, sessionId, type: 'deliver', payload: { generation: row.observerGeneration, messageId, text: 'tampered must not be typed', attachments } }));
+    const result = await waitUntil('the deliver result', async () => {
+      const evs = await sys.db.agentEvent.findMany({ where: { nodeId: sys.nodeId, type: 'command_result' } });
+      return evs.map((e) => JSON.stringify(e.payload)).find((p) => p.includes(messageId));
+    }, 30_000);
+    expect(JSON.parse(result)).toMatchObject({ data: { command: 'deliver', typed: false, attachmentError: 'checksum differs' } });
+    expect(list(folder()).some((f) => f.startsWith(messageId))).toBe(false);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(sys.turns('claude', native).slice(before).some((t) => (t.userText ?? '').includes('tampered'))).toBe(false);
+  }, 60_000);
 });
