@@ -30,6 +30,8 @@ export class OutboxSender {
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  /** A wake that arrived while the loop was busy (claiming or sending): the next sleep is skipped. */
+  private woken = false;
   private pausedUntil = 0;
   private readonly pollMs: number;
   private readonly leaseMs: number;
@@ -49,6 +51,7 @@ export class OutboxSender {
 
   /** Something was just enqueued: look now instead of at the next poll. */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -126,10 +129,17 @@ export class OutboxSender {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
+      const self = this;
       function done() {
         clearTimeout(timer);
+        self.wakeUp = undefined;
+        self.woken = false;
         resolve();
       }
       this.wakeUp = done;
