@@ -25,7 +25,8 @@ export function messages(): Composer<BotContext> {
     if (msg.photo || msg.document) {
       // Files travel to the node inside one protocol frame: the limit is the protocol's, stated to the user.
       const max = Math.min(deps.maxAttachmentBytes ?? MAX_ATTACHMENT_BYTES, MAX_ATTACHMENT_BYTES);
-      const file = msg.document ?? msg.photo?.at(-1);
+      // Telegram offers a photo in several sizes: the largest one within the limit is taken.
+      const file = msg.document ?? msg.photo?.filter((p) => (p.file_size ?? 0) <= max).at(-1) ?? msg.photo?.at(-1);
       if (!file) return;
       if ((file.file_size ?? 0) > max) return void (await ctx.reply(t('attach.tooBig', { limit: `${Math.floor(max / 1024)} KB` })));
       try {

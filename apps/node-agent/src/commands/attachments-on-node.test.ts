@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptMessage } from '../../../../packages/core/src/services/sessions/index.ts';
+import { MAX_ATTACHMENT_BYTES } from '../../../../packages/core/src/protocol/index.ts';
 import { insertSessionCommand } from '../../../../packages/core/src/db/repos/sessions.ts';
 import { startSystem, type System, waitUntil } from '../../../../packages/testkit/src/system.ts';
 
@@ -65,6 +66,16 @@ describe('attachments reach the CLI on its node', () => {
     expect(texts.some((t) => t.includes('after the bad file'))).toBe(true);
     expect((await sys.session(sessionId)).state).toBe('Ready');
   }, 90_000);
+
+  it('a file at the limit beside a text too long for one frame is failed as an attachment problem, not sent', async () => {
+    const ref = serverFile('full.bin', Buffer.alloc(MAX_ATTACHMENT_BYTES, 1));
+    // 200 000 two-byte characters: within the text limit, but with the file it overflows 1 MiB.
+    const r = await acceptMessage(sys.deps, { sessionId, text: 'ж'.repeat(200_000), source: 'telegram', attachments: [ref] });
+    const msgs = await sys.waitMessages(sessionId, (st) => st.at(-1) === 'failed', 30_000);
+    expect(msgs.at(-1)).toMatchObject({ id: r.message.id, outcomeDetail: 'attachment could not be read' });
+    expect(await sys.db.agentCommand.count({ where: { sessionId, type: 'deliver', payload: { path: ['messageId'], equals: r.message.id } } })).toBe(0);
+    expect((await sys.session(sessionId)).state).toBe('Ready');
+  }, 60_000);
 
   it('a file the node cannot store is refused before typing; the outcome says so, not the executor', async () => {
     const other = await sys.createSession('claude', sys.folder('attachments-blocked'));

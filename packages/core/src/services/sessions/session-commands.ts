@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { CommandKind } from '../../domain/index.ts';
 import { getMessageForDelivery } from '../../db/repos/messages.ts';
 import { getArchiveCopy, insertSessionCommand, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
-import type { SessionCommandType } from '../../protocol/index.ts';
-import { carryAttachments } from './carry-attachments.ts';
+import { MAX_FRAME_BYTES, type SessionCommandType } from '../../protocol/index.ts';
+import { AttachmentUnreadable, carryAttachments } from './carry-attachments.ts';
+
+/** Room kept in a frame for the command envelope (ids, type, session) around the payload. */
+const FRAME_ENVELOPE_BYTES = 4096;
 
 const TYPE: Record<CommandKind, SessionCommandType> = {
   start: 'start_session',
@@ -44,7 +47,12 @@ async function buildPayload(tx: Tx, row: SessionRow, c: { kind: CommandKind; gen
       if (!m) throw new Error('deliver: message not found');
       // The node cannot read this server's files: the bytes travel in the command, checked here first.
       const attachments = await carryAttachments(c.messageId, m.attachments);
-      return { generation, messageId: c.messageId, text: m.text, ...(attachments.length ? { attachments } : {}), ...(c.mainMessageId ? { mainMessageId: c.mainMessageId } : {}) };
+      const payload = { generation, messageId: c.messageId, text: m.text, ...(attachments.length ? { attachments } : {}), ...(c.mainMessageId ? { mainMessageId: c.mainMessageId } : {}) };
+      // A long text beside the files could still overflow the one frame the command travels in.
+      if (attachments.length && Buffer.byteLength(JSON.stringify(payload)) > MAX_FRAME_BYTES - FRAME_ENVELOPE_BYTES) {
+        throw new AttachmentUnreadable(c.messageId, 'message and attachments exceed one frame');
+      }
+      return payload;
     }
     case 'interrupt':
     case 'close':
