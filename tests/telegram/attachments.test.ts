@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../packages/testkit/src/system.ts';
@@ -41,5 +41,19 @@ describe('files from the Telegram chat', () => {
     const notice = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('512 KB') ?? false), 15_000);
     expect(notice.text).toMatch(/^Not sent: the file is larger than 512 KB/);
     expect(await w.sys.messages(sessionId)).toHaveLength(1);
+  });
+
+  it('a file the node cannot store: the chat is told it was the file, the agent never sees the message', async () => {
+    // A plain file where the session's attachment folder belongs: the node cannot write there.
+    const dir = path.join(w.sys.agentDir, 'attachments', sessionId);
+    rmSync(dir, { recursive: true, force: true });
+    writeFileSync(dir, 'in the way');
+    const { message: sent } = w.fake.userSendsDocument(new Uint8Array(Buffer.from('blocked')), 'b.txt', 'text/plain', 'blocked file caption');
+    const notice = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('could not be passed on') ?? false), 30_000);
+    expect(notice.text).toContain('This is not an agent error');
+    const msgs = await w.sys.messages(sessionId);
+    expect(msgs.at(-1)).toMatchObject({ status: 'failed', outcomeDetail: 'attachment could not be stored' });
+    expect(w.sys.turns('claude', native).some((t) => (t.userText ?? '').includes('blocked file caption'))).toBe(false);
+    expect((await w.sys.session(sessionId)).state).toBe('Ready');
   });
 });

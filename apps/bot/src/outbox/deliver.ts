@@ -18,6 +18,7 @@ export const zPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('final_save'), ...ids, phase: z.enum(['failing', 'recovered']), cause: z.string().optional() }),
   z.object({ kind: z.literal('expiry_refusal'), ...ids }),
   z.object({ kind: z.literal('blocked_on_prompt'), ...ids, text: z.string() }),
+  z.object({ kind: z.literal('attachment_failed'), ...ids, detail: z.string() }),
   z.object({ kind: z.literal('notice'), key: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
 ]);
 export type Payload = z.infer<typeof zPayload>;
@@ -83,6 +84,8 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return send(escapeHtml(t('msg.refusedExpired')));
     case 'blocked_on_prompt':
       return send(`<pre>${escapeHtml(payload.text.slice(0, 3500))}</pre>`);
+    case 'attachment_failed':
+      return send(escapeHtml(t('attach.notDelivered')));
     case 'notice':
       return send(escapeHtml(t(payload.key as never, payload.params)));
     default:

@@ -57,6 +57,8 @@ describe('attachments reach the CLI on its node', () => {
     const m = msgs.find((x) => x.id === r.message.id)!;
     expect(m.status).toBe('failed');
     expect(m.outcomeDetail).toBe('attachment could not be read');
+    // The chat is told it was the attachment (the system's chat follows this node).
+    expect((await sys.outbox(sessionId)).filter((o) => o.kind === 'attachment_failed').map((o) => (o.payload as { messageId: string }).messageId)).toEqual([r.message.id]);
     expect(list(folder()).some((f) => f.startsWith(r.message.id))).toBe(false);
     // Still usable, and the failed one never reached the CLI.
     await acceptMessage(sys.deps, { sessionId, text: 'after the bad file', source: 'telegram' });
@@ -92,6 +94,7 @@ describe('attachments reach the CLI on its node', () => {
     const msgs = await sys.waitMessages(other.id, (st) => st.length === 1 && st[0] === 'failed', 30_000);
     expect(msgs[0]!.id).toBe(r.message.id);
     expect(msgs[0]!.outcomeDetail).toBe('attachment could not be stored');
+    expect((await sys.outbox(other.id)).filter((o) => o.kind === 'attachment_failed')).toHaveLength(1);
     expect(sys.turns('claude', otherNative).some((t) => (t.userText ?? '').includes('must not be typed'))).toBe(false);
     expect((await sys.evidence(other.id)).some((e) => e.event === 'attachment_failed')).toBe(true);
     expect((await sys.session(other.id)).state).toBe('Ready');

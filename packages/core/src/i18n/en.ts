@@ -64,6 +64,7 @@ export const en = {
   'msg.refusedArchived': 'Not sent: this session is closed. Resume it from /archive or start a /new one.',
   'msg.refusedGeneric': 'Not sent: this session does not accept messages right now.',
   'attach.tooBig': 'Not sent: the file is larger than {limit}, the most Bria carries to your computer in one message.',
+  'attach.notDelivered': 'Your file could not be passed on to the computer, so that message was not sent to the agent. This is not an agent error; please send it again.',
   'attach.failed': 'The attachment could not be stored, so the message was not sent. This is not an agent error; please send it again.',
   'sessions.title': 'Open sessions on {node}:',
   'sessions.none': 'No open sessions on {node}.',

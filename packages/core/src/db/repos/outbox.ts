@@ -20,6 +20,8 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('final_save'), sessionId: z.uuid(), nodeId: z.uuid(), phase: z.enum(['failing', 'recovered']) }),
   z.object({ kind: z.literal('expiry_refusal'), sessionId: z.uuid(), nodeId: z.uuid(), deadline: z.string().nullable() }),
   z.object({ kind: z.literal('blocked_on_prompt'), sessionId: z.uuid(), nodeId: z.uuid(), text: z.string() }),
+  /** A message failed because its attachment could not be read here or stored on the node (never the agent's failure). */
+  z.object({ kind: z.literal('attachment_failed'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), detail: z.string() }),
 ]);
 export type OutboxPayload = z.infer<typeof zOutboxPayload>;
 export type OutboxKind = OutboxPayload['kind'];

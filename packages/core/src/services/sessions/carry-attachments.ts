@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { recordEvidence } from '../../db/repos/evidence.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
 import { type Attachment, MAX_ATTACHMENT_BYTES } from '../../protocol/index.ts';
+import { notifyChats } from './session-notices.ts';
 import type { StepContext } from './step-context.ts';
 
 /** An attachment as the front end stored it with its message: a file on this server and its checksum. */
@@ -56,6 +57,7 @@ export async function failAttachmentMessage(ctx: StepContext, row: SessionRow, m
   });
   if (u.count === 1) {
     await recordEvidence(ctx.tx, { sessionId: row.id, event: 'attachment_failed', actor: 'hub', from: row.state, to: row.state, at: ctx.now, evidence: { messageId, detail, reason: reason.slice(0, 200) } });
+    await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `attachment_failed:${messageId}`, payload: { kind: 'attachment_failed', sessionId: row.id, nodeId: row.nodeId, messageId, detail } }));
   }
   return u.count === 1;
 }
