@@ -156,7 +156,7 @@ describe('Claude Code in tmux', () => {
     expect(err).toBeInstanceOf(ExecutorError);
     expect((err as ExecutorError).code).toBe('resume_failed');
     expect(String((err as ExecutorError).details.cliSaid)).toContain(`No conversation found with session ID: ${unknown}`);
-    expect((err as ExecutorError).details.exitStatus).toBe(1);
+    expect((err as ExecutorError).details.exitStatus, JSON.stringify({ ...(err as ExecutorError).details, message: (err as Error).message })).toBe(1);
     const after = (await listFiles(claudeConfigDir(rig.env))).filter((f) => f.endsWith('.jsonl') && !f.includes('history'));
     expect(after).toEqual(before.filter((f) => f.endsWith('.jsonl') && !f.includes('history')));
   });

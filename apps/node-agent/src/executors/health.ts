@@ -94,7 +94,7 @@ export class HealthMonitor {
       const stillAlive: number[] = [];
       for (const p of this.knownPids) if (await isAlive(p)) stillAlive.push(p);
       this.o.onDeath({
-        pids: this.knownPids, stillAlive, exitStatus: await tmux.readExitStatus(id.exitFile),
+        pids: this.knownPids, stillAlive, exitStatus: await tmux.readExitStatus(id.exitFile, 2_000),
         paneDead: after === null || after.dead, health,
       });
     } finally {

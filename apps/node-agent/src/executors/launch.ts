@@ -36,7 +36,7 @@ export async function waitForPrompt(opts: {
     screen = info ? await opts.tmux.capture(opts.paneId, { scrollback: 100 }).catch(() => screen) : screen;
     if (!info || info.dead || !(await isAlive(opts.cliPid))) {
       await sleep(100); // let the wrapper write the exit file
-      return { state: 'dead', screen, exitStatus: await opts.tmux.readExitStatus(opts.exitFile) };
+      return { state: 'dead', screen, exitStatus: await opts.tmux.readExitStatus(opts.exitFile, 2_000) };
     }
     const question = detectBlockingPrompt(screen);
     if (question && question !== reported) {
@@ -134,7 +134,7 @@ export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; ex
   }
   const after = await tmux.paneInfo(identity.paneId);
   const paneDead = after === null || after.dead;
-  const exitStatus = await tmux.readExitStatus(identity.exitFile);
+  const exitStatus = await tmux.readExitStatus(identity.exitFile, 2_000);
   // The dead pane has served as evidence; remove it so the server does not collect corpses.
   if (after) await tmux.killSession(identity.tmuxSession).catch(() => undefined);
   return { pids, lingering, exitStatus, paneDead, escalation, survivors, reapNudges: nudges.count, elapsedMs: Date.now() - started };

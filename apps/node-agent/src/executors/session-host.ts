@@ -112,7 +112,7 @@ export class SessionHost extends HostEvents {
     const cliPid = await waitForCliPid(this.tmux, pane.paneId, pane.panePid, 5000);
     if (cliPid === null) {
       const screen = await this.tmux.capture(pane.paneId).catch(() => '');
-      return fail('CLI did not start', { cliSaid: lastWords(screen), exitStatus: await this.tmux.readExitStatus(pane.exitFile) });
+      return fail('CLI did not start', { cliSaid: lastWords(screen), exitStatus: await this.tmux.readExitStatus(pane.exitFile, 2_000) });
     }
     const st = await procStat(cliPid);
     this.ident = {

@@ -189,8 +189,17 @@ export class Tmux {
   }
 
   /** The status the wrapper wrote after the CLI ended; null while it runs or if it never got there. */
-  async readExitStatus(exitFile: string): Promise<number | null> {
-    const text = await readFile(exitFile, 'utf8').catch(() => '');
-    return /^\d+\s*$/.test(text) ? Number(text.trim()) : null;
+  /**
+   * The CLI's exit status as the pane's wrapper recorded it. The wrapper writes it just after the
+   * CLI ends, so a caller that saw the CLI die may wait up to `waitMs` for the file to appear.
+   */
+  async readExitStatus(exitFile: string, waitMs = 0): Promise<number | null> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const text = await readFile(exitFile, 'utf8').catch(() => '');
+      if (/^\d+\s*$/.test(text)) return Number(text.trim());
+      if (Date.now() >= deadline) return null;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 }

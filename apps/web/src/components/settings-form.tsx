@@ -1,6 +1,6 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { NodeCard } from './node-card.tsx';
 import { useTRPC } from './trpc.ts';
@@ -23,7 +23,12 @@ export function SettingsForm() {
   const [draft, setDraft] = useState<{ lifetime?: Lifetime; resume?: boolean; users?: string } | null>(null);
   const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
   const stored = settings.data;
-  const ready = stored !== undefined;
+  // Inputs stay disabled until React has hydrated them: a click on the server-rendered markup
+  // before that would change the box on screen without reaching the draft (and Save would send
+  // the old value).
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const ready = hydrated && stored !== undefined;
   const lifetime = draft?.lifetime ?? stored?.lifetime ?? '12h';
   const resume = draft?.resume ?? stored?.resumeRecommendations ?? false;
   const users = draft?.users ?? stored?.allowedTelegramUsers.join('\n') ?? '';
