@@ -147,12 +147,17 @@ export class SessionControl {
     const openTurns = rec?.status === 'exited' ? rec.turns : [];
     const restored = await this.restoreJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
     await this.dropDeadPane(rec);
-    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], unconfirmed: [], recent: [], journalOffset: 0 });
+    // Outcomes this agent saw before the CLI died may have been refused as stale (sent under an
+    // older generation, e.g. while the node was away): they are kept and re-reported after the
+    // resume, matched by message and turn id, so a repeat never makes a second copy.
+    const recent = rec?.recent ?? [];
+    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], unconfirmed: [], recent, journalOffset: 0 });
     const host = this.newHost(sessionId, p.executor);
     try {
       const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
       this.registry.put(sessionId, { identity: id });
       this.send(sessionId, 'resume_confirmed', { identity: reportIdentity(id) });
+      this.replayRecent(sessionId);
       // Turns the dead process held ended without an outcome this agent saw: unknown, never re-sent.
       for (const t of openTurns) this.sendFact(sessionId, 'evidence_unknown', { messageId: t.messageId, processAlive: false });
       return { ok: true, nativeSessionId: id.nativeId, ...restored };
