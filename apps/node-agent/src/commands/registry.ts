@@ -1,5 +1,6 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomically } from '../durable-file.ts';
 import type { Executor, SessionIdentity } from '../executors/index.ts';
 
 /** A delivered message bound to its native turn (Claude user record uuid / Codex turn id). */
@@ -31,18 +32,6 @@ export interface SessionRecord {
   archivedJournal?: { path: string; sizeBytes: number; sha256: string } | null;
 }
 
-function writeAtomically(file: string, text: string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-}
-
 /** Durable map of Bria session id → record, one small JSON file replaced atomically on every change. */
 export class SessionRegistry {
   private readonly file: string;
@@ -71,7 +60,7 @@ export class SessionRegistry {
     const prev = this.records.get(sessionId);
     const next = { ...(prev ?? { sessionId, generation: 0, identity: null, journalOffset: 0, turns: [], unconfirmed: [], status: 'live' }), ...patch, sessionId } as SessionRecord;
     this.records.set(sessionId, next);
-    writeAtomically(this.file, JSON.stringify([...this.records.values()]));
+    writeFileAtomically(this.file, JSON.stringify([...this.records.values()]));
     return structuredClone(next);
   }
 }

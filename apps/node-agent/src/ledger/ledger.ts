@@ -1,5 +1,6 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { appendJsonLineDurably, writeFileAtomically } from '../durable-file.ts';
 
 /**
  * The agent's durable local ledger: what it must never forget across a crash.
@@ -28,28 +29,6 @@ function readJsonl<T>(file: string): T[] {
   return out;
 }
 
-function appendDurably(file: string, record: unknown): void {
-  const fd = openSync(file, 'a', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(record)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function writeAtomically(file: string, text: string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-}
-
 export class Ledger {
   private state: State;
   private events: StoredEvent[];
@@ -62,7 +41,7 @@ export class Ledger {
     this.state = existsSync(this.files.state)
       ? (JSON.parse(readFileSync(this.files.state, 'utf8')) as State)
       : { ackedUpTo: 0, instanceId: newInstanceId() };
-    if (!existsSync(this.files.state)) writeAtomically(this.files.state, JSON.stringify(this.state));
+    if (!existsSync(this.files.state)) writeFileAtomically(this.files.state, JSON.stringify(this.state));
     this.events = readJsonl<StoredEvent>(this.files.events).filter((e) => e.seq > this.state.ackedUpTo);
     for (const c of readJsonl<CommandRecord>(this.files.commands)) this.commands.set(c.id, { ...this.commands.get(c.id), ...c });
   }
@@ -82,7 +61,7 @@ export class Ledger {
   /** Writes an event durably and returns it with its seq. */
   appendEvent(e: Omit<StoredEvent, 'seq'>): StoredEvent {
     const ev: StoredEvent = { ...e, seq: this.lastSeq + 1 };
-    appendDurably(this.files.events, ev);
+    appendJsonLineDurably(this.files.events, ev);
     this.events.push(ev);
     return ev;
   }
@@ -95,14 +74,14 @@ export class Ledger {
   ack(upTo: number): void {
     if (upTo <= this.state.ackedUpTo) return;
     this.state = { ...this.state, ackedUpTo: Math.min(upTo, this.lastSeq) };
-    writeAtomically(this.files.state, JSON.stringify(this.state));
+    writeFileAtomically(this.files.state, JSON.stringify(this.state));
     this.events = this.events.filter((e) => e.seq > this.state.ackedUpTo);
     // Rewrite the event file once it holds mostly acknowledged records.
     if (this.events.length === 0 || this.events.length < 64) this.compact();
   }
 
   private compact(): void {
-    writeAtomically(this.files.events, this.events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    writeFileAtomically(this.files.events, this.events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   }
 
   command(id: string): CommandRecord | undefined {
@@ -110,7 +89,7 @@ export class Ledger {
   }
 
   recordCommand(rec: CommandRecord): void {
-    appendDurably(this.files.commands, rec);
+    appendJsonLineDurably(this.files.commands, rec);
     this.commands.set(rec.id, rec);
   }
 }
