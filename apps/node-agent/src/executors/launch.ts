@@ -118,7 +118,9 @@ export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; ex
   if (lingering.length > 0) {
     escalation.push('kill-session');
     await tmux.killSession(identity.tmuxSession).catch(() => undefined);
-    lingering = await waitGone(tmux, pids, 5000, nudges);
+    // SIGHUP lets the CLI save its state; Claude needed up to 3.5 s on a quiet machine and more
+    // than 5 s on a busy one, so it gets 10 s before the SIGKILL that would cut that short.
+    lingering = await waitGone(tmux, pids, 10_000, nudges);
   }
   if (lingering.length > 0) {
     escalation.push('sigkill');
