@@ -7,6 +7,10 @@ export default defineConfig({
     globalSetup: ['scripts/vitest-global-setup.ts'],
     include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts'],
     testTimeout: 60_000,
+    // Many tests drive real CLIs, tmux and Postgres on 2 cores, where a timing tail now and then
+    // exceeds a wait. A test gets one more try; one that fails twice fails the run, and the JSON
+    // report (.tmp/test-results/vitest.json) keeps the retry count, so flaky tests stay visible.
+    retry: 1,
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
