@@ -52,7 +52,10 @@ export function SettingsForm() {
   return (
     <>
       <h1 className="page-title">{t('settings.title')}</h1>
-      <form className="card stack" aria-busy={settings.isPending} onSubmit={(e) => { e.preventDefault(); submit(); }}>
+      {/* No controls until the stored values are in: a box drawn with a default (unchecked,
+          12 h) before that would show — and let the user "keep" — a value that is not the stored one. */}
+      {!ready && <p className="card muted" aria-busy="true" data-testid="settings-loading">…</p>}
+      {ready && <form className="card stack" onSubmit={(e) => { e.preventDefault(); submit(); }}>
         <fieldset className="radios" disabled={!ready}>
           <legend>{t('settings.lifetime')}</legend>
           {LIFETIMES.map((l) => (
@@ -79,7 +82,7 @@ export function SettingsForm() {
           {status && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="settings-status">{status.text}</span>}
           <button type="submit" className="btn btn-primary" disabled={save.isPending || !ready}>{t('settings.save')}</button>
         </div>
-      </form>
+      </form>}
       <h2 className="page-title">{t('settings.executors')}</h2>
       <div className="grid">{nodes.data?.nodes.map((n) => <NodeCard key={n.id} node={n} />)}</div>
     </>
