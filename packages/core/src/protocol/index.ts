@@ -2,3 +2,4 @@ export * from './messages.ts';
 export * from './backoff.ts';
 export * from './session-commands.ts';
 export * from './session-events.ts';
+export * from './read-journal.ts';

@@ -46,7 +46,7 @@ export const zPong = z.object({ type: z.literal('pong'), t: z.number() });
 
 export const zCommandType = z.enum([
   'start_session', 'resume_session', 'deliver', 'interrupt', 'close_session', 'attach_session',
-  'discover', 'validate_folder', 'archive_journal', 'probe',
+  'discover', 'validate_folder', 'archive_journal', 'probe', 'read_journal',
 ]);
 export type CommandType = z.infer<typeof zCommandType>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { zExecutor } from './messages.ts';
+import { zReadJournal } from './read-journal.ts';
 
 /**
  * Payloads of the session commands the hub sends (the `payload` of a `command` frame). Every
@@ -83,6 +84,7 @@ export const SESSION_COMMAND_PAYLOADS = {
   attach_session: zAttachSession,
   validate_folder: zValidateFolder,
   discover: zDiscover,
+  read_journal: zReadJournal,
 } as const;
 export type SessionCommandType = keyof typeof SESSION_COMMAND_PAYLOADS;
 export type SessionCommandPayload<T extends SessionCommandType> = z.infer<(typeof SESSION_COMMAND_PAYLOADS)[T]>;
