@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import path from 'node:path';
 import type { Command } from '@bria/core/protocol';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
+import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
 import { claudeConfigDir, codexHome, Tmux } from './executors/index.ts';
 import { HubClient } from './hub-client/hub-client.ts';
@@ -80,6 +81,8 @@ export class Agent {
     switch (cmd.command) {
       case 'probe':
         return probeExecutors(this.cfg).then((executors) => ({ ok: true, executors, hostname: hostname() }));
+      case 'read_journal':
+        return readJournalCommand(cmd.payload, { claudeHome: claudeConfigDir(this.cfg.cliEnv ?? process.env), codexHome: codexHome(this.cfg.cliEnv ?? process.env), archiveDir: path.join(this.cfg.dir, 'sessions', 'archive') });
       case 'archive_journal':
         return Promise.resolve({ ok: false, error: `The agent (version ${AGENT_VERSION}) archives journals as part of close_session.` });
       default:
