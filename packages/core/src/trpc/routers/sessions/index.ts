@@ -1,6 +1,7 @@
 import { router } from '../../init.ts';
 import { createRoute } from './create.ts';
 import { getRoute } from './get.ts';
+import { journalRoute } from './journal.ts';
 import { closeRoute, resumeRoute, stopRoute } from './lifecycle.ts';
 import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
@@ -9,6 +10,7 @@ import { sendMessageRoute } from './send-message.ts';
 export const sessionsRouter = router({
   listOpen: listOpenRoute,
   get: getRoute,
+  journal: journalRoute,
   create: createRoute,
   stop: stopRoute,
   close: closeRoute,

@@ -40,7 +40,7 @@ describe('sessions, archive, settings, live: access', () => {
     const sessionId = uuid();
     for (const c of [anon, cookieless]) {
       const calls: Promise<unknown>[] = [
-        c.sessions.listOpen({ nodeId }), c.sessions.get({ sessionId }), c.sessions.create({ nodeId, folder: '/tmp' }),
+        c.sessions.listOpen({ nodeId }), c.sessions.get({ sessionId }), c.sessions.journal({ sessionId }), c.sessions.create({ nodeId, folder: '/tmp' }),
         c.sessions.stop({ sessionId }), c.sessions.close({ sessionId }), c.sessions.resume({ sessionId }),
         c.sessions.sendMessage({ sessionId, text: 'x', clientKey: 'abcdefgh' }), c.sessions.newSessionOptions({ nodeId }),
         c.sessions.resumeRecommendations({ nodeId, executor: 'claude', folder: '/tmp' }), c.archive.list({ nodeId }),

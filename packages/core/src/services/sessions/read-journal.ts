@@ -1,0 +1,74 @@
+import { enqueueCommand, findCommandResult } from '../../db/repos/agent-commands.ts';
+import { getSessionRow } from '../../db/repos/sessions.ts';
+import { AppError } from '../../domain/index.ts';
+import { type JournalTurn, READ_JOURNAL_MAX_TURNS, zReadJournalResult } from '../../protocol/index.ts';
+import { depsOf, type ServiceDeps } from './session-dto.ts';
+
+/**
+ * The conversation as the CLI recorded it, read on the node (`read_journal`). When it cannot be
+ * read (node offline, no native id yet, the node did not answer in time, no journal on the node)
+ * the answer says why and the page falls back to Bria's stored turns; it never throws for that.
+ *
+ * Decision: the command goes out without a session id, so the engine treats its result as a
+ * node-level reply and no session's queue waits behind it. Each read is one small AgentCommand
+ * row and one `command_result` event (stored like every other, the texts included).
+ * The command type is new in this protocol version: an older agent refuses the frame and
+ * reconnects, which is why an unanswered read is withdrawn at its timeout (below).
+ */
+/** A journal turn plus the Bria message bound to it by its receipt (null: typed outside Bria). */
+export type JournalTurnDto = JournalTurn & { message: { id: string; seq: number; status: string; outcomeDetail: string | null } | null };
+
+export type JournalViewDto =
+  | { available: true; source: 'native' | 'archive'; totalTurns: number; offset: number; nextOffset: number | null; turns: JournalTurnDto[] }
+  | { available: false; reason: 'node_offline' | 'no_native_id' | 'not_found' | 'timeout' | 'failed'; detail: string | null };
+
+export async function readSessionJournal(
+  deps: ServiceDeps,
+  input: { sessionId: string; offset?: number; limit?: number; timeoutMs?: number; pollMs?: number },
+): Promise<JournalViewDto> {
+  const { db } = depsOf(deps);
+  const row = await getSessionRow(db, input.sessionId);
+  if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
+  if (!row.nativeSessionId) return { available: false, reason: 'no_native_id', detail: null };
+  const node = await db.node.findUnique({ where: { id: row.nodeId }, select: { online: true } });
+  if (!node?.online) return { available: false, reason: 'node_offline', detail: null };
+  const identity = row.identity && typeof row.identity === 'object' && !Array.isArray(row.identity) ? (row.identity as Record<string, unknown>) : {};
+  const hint = typeof identity.journalPath === 'string' ? identity.journalPath : row.journalPath;
+  const commandId = await enqueueCommand(db, {
+    nodeId: row.nodeId, type: 'read_journal',
+    payload: {
+      executor: row.executor, nativeSessionId: row.nativeSessionId,
+      ...(hint ? { journalPath: hint } : {}),
+      ...(input.offset !== undefined ? { offset: input.offset } : {}),
+      limit: Math.min(input.limit ?? 30, READ_JOURNAL_MAX_TURNS),
+    },
+  });
+  const deadline = Date.now() + (input.timeoutMs ?? 8_000);
+  while (Date.now() < deadline) {
+    const raw = await findCommandResult(db, row.nodeId, commandId);
+    if (raw) {
+      const { command: _command, ...rest } = raw;
+      const r = zReadJournalResult.safeParse(rest);
+      if (!r.success) return { available: false, reason: 'failed', detail: 'the node answered in an unexpected form' };
+      if (!r.data.ok) return { available: false, reason: r.data.code === 'not_found' ? 'not_found' : 'failed', detail: r.data.error };
+      const d = r.data;
+      // Receipts: Claude binds a message to its user record uuid, Codex to its turn id.
+      const refs = d.turns.map((t) => t.nativeRef);
+      const bound = refs.length === 0 ? [] : await db.message.findMany({
+        where: { sessionId: row.id, ...(row.executor === 'claude' ? { nativeRecordId: { in: refs } } : { nativeTurnId: { in: refs } }) },
+        select: { id: true, seq: true, status: true, outcomeDetail: true, nativeRecordId: true, nativeTurnId: true },
+      });
+      const byRef = new Map(bound.map((m) => [(row.executor === 'claude' ? m.nativeRecordId : m.nativeTurnId) ?? '', m]));
+      const turns = d.turns.map((t) => {
+        const m = byRef.get(t.nativeRef);
+        return { ...t, message: m ? { id: m.id, seq: m.seq, status: m.status, outcomeDetail: m.outcomeDetail } : null };
+      });
+      return { available: true, source: d.source, totalTurns: d.totalTurns, offset: d.offset, nextOffset: d.nextOffset ?? null, turns };
+    }
+    await new Promise((res) => setTimeout(res, input.pollMs ?? 50));
+  }
+  // Nobody waits for this answer any more: a read not yet acknowledged is withdrawn, so it is not
+  // delivered after a reconnect (and an agent too old to know the command is not sent it again).
+  await db.agentCommand.updateMany({ where: { id: commandId, status: { in: ['pending', 'sent'] } }, data: { status: 'failed', doneAt: new Date() } });
+  return { available: false, reason: 'timeout', detail: null };
+}
