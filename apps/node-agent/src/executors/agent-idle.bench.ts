@@ -7,7 +7,7 @@
  * (health monitor, journal tailer). The mock model servers run in their own process so their CPU is
  * not counted. Each session answers one message first, so every journal is being tailed. Then,
  * over the window, from /proc: the agent's own CPU, the CPU of the tmux client processes it spawned
- * (reaped children), the tmux server's CPU, the CLIs' own CPU (every process of every pane), and the
+ * (reaped children) and of its long-lived tmux control-mode client, the tmux server's CPU, the CLIs' own CPU (every process of every pane), and the
  * agent's RSS. Goal: agent CPU ~0 %. Prints one JSON line.
  */
 import { spawn } from 'node:child_process';
@@ -46,9 +46,10 @@ const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status
 
 class CountingTmux extends Tmux {
   calls = 0;
-  override run(args: readonly string[], input?: string): Promise<string> {
+  // Every call goes through `sequence` (`run` is one command of it).
+  override sequence(cmds: readonly (readonly string[])[], input?: string): Promise<string> {
     this.calls++;
-    return super.run(args, input);
+    return super.sequence(cmds, input);
   }
 }
 
@@ -80,7 +81,10 @@ try {
   const clis: number[] = [];
   for (const h of hosts) clis.push(...(await processTree(h.identity().panePid)));
   const sumCli = () => clis.reduce((a, p) => a + cpu(p).own, 0);
-  const before = { self: cpu('self'), server: cpu(serverPid).own, cli: sumCli(), calls: tmux.calls, at: performance.now() };
+  // The control-mode client is a long-lived child: its CPU is not in the reaped children's figure.
+  const ctlPid = tmux.controlClientPid;
+  const ctlCpu = () => (ctlPid ? cpu(ctlPid).own : 0);
+  const before = { self: cpu('self'), server: cpu(serverPid).own, cli: sumCli(), ctl: ctlCpu(), calls: tmux.calls, at: performance.now() };
   let peakRss = rssMb();
   const until = Date.now() + SECONDS * 1000;
   while (Date.now() < until) {
@@ -88,7 +92,7 @@ try {
     peakRss = Math.max(peakRss, rssMb());
   }
   const secs = (performance.now() - before.at) / 1000;
-  const after = { self: cpu('self'), server: cpu(serverPid).own, cli: sumCli(), calls: tmux.calls };
+  const after = { self: cpu('self'), server: cpu(serverPid).own, cli: sumCli(), ctl: ctlCpu(), calls: tmux.calls };
   const pct = (s: number, over = secs) => Number(((s / over) * 100).toFixed(2));
   // Where the agent's time goes: the CPU one health probe (one tmux call plus /proc reads) costs
   // this process, then the same process with only the journal tailers running, then with nothing.
@@ -119,6 +123,7 @@ try {
     bench: 'agent_idle', sessions: hosts.length, claude: Number(values.claude), codex: Number(values.codex), windowS: Math.round(secs), setupS: Math.round(setupS),
     agentCpuPct: pct(after.self.own - before.self.own),
     agentTmuxClientsCpuPct: pct(after.self.children - before.self.children),
+    tmuxControlClientCpuPct: pct(after.ctl - before.ctl), tmuxControlClient: ctlPid !== undefined,
     tmuxServerCpuPct: pct(after.server - before.server),
     clisCpuPct: pct(after.cli - before.cli), cliProcesses: clis.length,
     tmuxCallsPerS: Number(((after.calls - before.calls) / secs).toFixed(1)),

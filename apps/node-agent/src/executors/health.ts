@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Tmux } from '../tmux/tmux.ts';
-import { isAlive, procStat, processTree } from './proc-tree.ts';
+import type { PaneStates, Tmux } from '../tmux/tmux.ts';
+import { isAliveSync, procStatSync, processTreeSync } from './proc-tree.ts';
 import { detectBlockingPrompt } from './screen.ts';
 import type { SessionIdentity } from './types.ts';
 
@@ -11,9 +11,9 @@ export type Health =
 /** Is the pane alive and is its CLI still the very process we started (same pid and start time)? */
 export async function probeHealth(tmux: Tmux, id: SessionIdentity): Promise<Health> {
   const pane = await tmux.paneInfo(id.paneId);
-  const st = await procStat(id.cliPid);
+  const st = procStatSync(id.cliPid);
   const cliAlive = st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime;
-  if (pane && !pane.dead && cliAlive) return { alive: true, pids: await processTree(id.panePid) };
+  if (pane && !pane.dead && cliAlive) return { alive: true, pids: processTreeSync(id.panePid) };
   return { alive: false, paneDead: pane?.dead ?? true, paneGone: pane === null, cliAlive };
 }
 
@@ -31,16 +31,25 @@ export interface DeathReport {
 }
 
 /**
- * A full probe (a tmux call and a walk of the process tree) costs ~16 ms of CPU; reading the CLI's
- * /proc stat costs ~0.6 ms. While the very CLI process we started is alive its pane is too (the
- * pane's process waits for it), so most ticks only read that stat and a full probe runs every
- * FULL_PROBE_EVERY ticks, or at once when the stat says the CLI is gone.
+ * How often (in ticks of `intervalMs`) a full probe runs: the pane (one tmux command) and the CLI's
+ * process tree (kept for the death report: which pids to check for survivors).
+ *
+ * Event-driven (the normal case): the tmux server reports every pane's dead flag through the
+ * control client's subscription (`Tmux.watchPanes`), once a second and only on change, so death
+ * costs the agent nothing to watch. The wrapper shell waits for the CLI and exits right after it,
+ * so the CLI's death turns the pane dead: a killed CLI is reported ≤ ~1 s (tmux's subscription
+ * timer) + 200 ms (the exit-status pause) after it died, as with the former 1 s poll. An idle tick
+ * then does nothing; the full probe is only a safety net and a refresh of the process tree: every
+ * 15 ticks while a turn runs (tools come and go), every 60 at idle.
+ *
+ * Without the subscription (no control client): each tick reads the CLI's /proc stat (a few µs)
+ * and a full probe runs every 15th tick, or at once when the stat says the CLI is gone.
  */
-const FULL_PROBE_EVERY = 15;
+const FULL_PROBE_EVERY = { working: 15, idle: 60, polling: 15 };
 
 /**
- * Watches one pane once a second: the process tree while alive, a question on screen while work
- * runs, and the death of the pane or CLI (reported once, with the wrapper's exit status).
+ * Watches one pane: its death (reported once, with the wrapper's exit status), the process tree
+ * while alive, and, while work runs, a question on screen (one capture per tick).
  */
 export class HealthMonitor {
   private timer: NodeJS.Timeout | null = null;
@@ -48,6 +57,8 @@ export class HealthMonitor {
   private knownPids: number[] = [];
   private lastBlocked: string | null = null;
   private busy = false;
+  private probeAgain = false;
+  private unwatch: (() => void) | null = null;
 
   constructor(private readonly o: {
     tmux: Tmux;
@@ -59,51 +70,79 @@ export class HealthMonitor {
   }) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.tick().catch(() => undefined), this.o.intervalMs);
+    this.timer = setInterval(() => void this.tick(false).catch(() => undefined), this.o.intervalMs);
     this.timer.unref();
+    this.unwatch = this.o.tmux.watchPanes((panes) => this.onPanes(panes));
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.unwatch?.();
+    this.unwatch = null;
   }
 
-  private async tick(): Promise<void> {
-    if (this.busy || !this.timer) return;
+  // The pane is dead or gone (its session was killed): probe now. A probe also confirms a pane that
+  // merely is not in a notification sent before it was created.
+  private onPanes(panes: PaneStates): void {
+    if (panes === null || panes.get(this.o.identity.paneId) === false) return;
+    void this.tick(true).catch(() => undefined);
+  }
+
+  private async tick(full: boolean): Promise<void> {
+    if (!this.timer) return;
+    if (this.busy) {
+      // A death notification comes once; it must not be lost behind a running tick.
+      if (full) this.probeAgain = true;
+      return;
+    }
     this.busy = true;
     try {
-      const { tmux, identity: id } = this.o;
-      this.ticks += 1;
-      if (this.knownPids.length > 0 && this.ticks % FULL_PROBE_EVERY !== 0) {
-        const st = await procStat(id.cliPid);
-        if (st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime) {
-          await this.checkBlocked();
-          return;
-        }
-      }
-      const health = await probeHealth(tmux, id);
-      if (health.alive) {
-        this.knownPids = health.pids;
-        await this.checkBlocked();
-        return;
-      }
-      if (!this.timer) return;
-      this.stop();
-      await sleep(200); // the wrapper records the status right after the CLI ends
-      const after = await tmux.paneInfo(id.paneId);
-      const stillAlive: number[] = [];
-      for (const p of this.knownPids) if (await isAlive(p)) stillAlive.push(p);
-      this.o.onDeath({
-        pids: this.knownPids, stillAlive, exitStatus: await tmux.readExitStatus(id.exitFile, 2_000),
-        paneDead: after === null || after.dead, health,
-      });
+      await this.check(full);
     } finally {
       this.busy = false;
     }
+    if (this.probeAgain && this.timer) {
+      this.probeAgain = false;
+      await this.tick(true);
+    }
+  }
+
+  private async check(forced: boolean): Promise<void> {
+    const { tmux, identity: id } = this.o;
+    this.ticks += 1;
+    const watched = tmux.paneStates !== null;
+    const working = this.o.workRunning();
+    const every = !watched ? FULL_PROBE_EVERY.polling : working ? FULL_PROBE_EVERY.working : FULL_PROBE_EVERY.idle;
+    if (!forced && this.knownPids.length > 0 && this.ticks % every !== 0) {
+      if (watched) {
+        if (working) await this.checkBlocked();
+        return;
+      }
+      const st = procStatSync(id.cliPid);
+      if (st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime) {
+        if (working) await this.checkBlocked();
+        return;
+      }
+    }
+    const health = await probeHealth(tmux, id);
+    if (health.alive) {
+      this.knownPids = health.pids;
+      if (working) await this.checkBlocked();
+      return;
+    }
+    if (!this.timer) return;
+    this.stop();
+    await sleep(200); // the wrapper records the status right after the CLI ends
+    const after = await tmux.paneInfo(id.paneId);
+    const stillAlive = this.knownPids.filter((p) => isAliveSync(p));
+    this.o.onDeath({
+      pids: this.knownPids, stillAlive, exitStatus: await tmux.readExitStatus(id.exitFile, 2_000),
+      paneDead: after === null || after.dead, health,
+    });
   }
 
   private async checkBlocked(): Promise<void> {
-    if (!this.o.workRunning()) return;
     const text = await blockingPrompt(this.o.tmux, this.o.identity.paneId);
     if (text && text !== this.lastBlocked) this.o.onBlocked(text);
     this.lastBlocked = text;

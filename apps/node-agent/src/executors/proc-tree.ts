@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 
 /** Children of every thread of `pid` (a child may have been forked by any thread). */
@@ -64,4 +65,54 @@ export async function isAlive(pid: number): Promise<boolean> {
 /** Whether `/proc/<pid>` still exists at all (zombies included). */
 export async function procExists(pid: number): Promise<boolean> {
   return (await procStat(pid)) !== null;
+}
+
+// Synchronous variants for the health monitor: /proc is in memory, so a read never waits for a
+// disk, and one sync read costs a few microseconds where an async `readFile` (thread pool and
+// promise) costs ~0.1 ms of CPU. Measured: a whole async process-tree walk of a Codex pane ~5 ms.
+
+export function childrenOfSync(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out = new Set<number>();
+  for (const task of tasks) {
+    let text = '';
+    try {
+      text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
+    } catch {
+      // the thread ended meanwhile
+    }
+    for (const p of text.split(/\s+/)) if (/^\d+$/.test(p)) out.add(Number(p));
+  }
+  return [...out];
+}
+
+export function procStatSync(pid: number): ProcStat | null {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+export function isAliveSync(pid: number): boolean {
+  const st = procStatSync(pid);
+  return st !== null && st.state !== 'Z' && st.state !== 'X';
+}
+
+/** `pid` and all of its descendants, parents first (sync; see above). */
+export function processTreeSync(pid: number): number[] {
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const p = queue.shift()!;
+    if (out.includes(p) || !isAliveSync(p)) continue;
+    out.push(p);
+    queue.push(...childrenOfSync(p));
+  }
+  return out;
 }

@@ -25,10 +25,11 @@ export async function clearRefilledPrompt(tmux: Tmux, paneId: string): Promise<b
  * Pastes, waits until the TUI has drawn the paste (a long paste takes Claude ~100 ms to fold into
  * "[Pasted text #1 +N lines]"; an Enter that arrives before that was observed to get lost), then
  * presses Enter. The screen only times the key press; acceptance is proven by the journal.
+ * The "before" screen is captured in the same tmux unit as the paste (one control-mode write, or
+ * one tmux process without a control client), so nothing can be drawn between the two.
  */
 export async function submitPaste(tmux: Tmux, paneId: string, text: string): Promise<void> {
-  const before = await tmux.capture(paneId);
-  await tmux.paste(paneId, text, { submit: false });
+  const before = await tmux.paste(paneId, text, { submit: false, captureBefore: true });
   for (let i = 0; i < 40; i++) {
     await sleep(25);
     if ((await tmux.capture(paneId)) !== before) break;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertSessionName, PANE_FORMAT, parsePaneLine, parsePaneList, type PaneInfo } from './pane-format.ts';
 import { buildWrapperScript } from './shell-script.ts';
+import { ControlClient } from './control.ts';
 
 export interface TmuxOptions {
   /** Name of the private server socket (`tmux -L <name>`). */
@@ -12,6 +13,11 @@ export interface TmuxOptions {
   /** Where wrapper scripts and exit files are written. */
   runDir: string;
   tmuxBin?: string;
+  /**
+   * Send commands through one control-mode client (`tmux -C`) instead of one process per call
+   * (default true). Without a server, and with false, every call spawns a tmux client.
+   */
+  control?: boolean;
 }
 
 export interface NewSessionOptions {
@@ -38,20 +44,89 @@ export class TmuxError extends Error {
 }
 
 const KEEPER = 'bria-keeper';
+const PANES_SUB = 'bria-panes';
+// Evaluated by the tmux server once a second; a notification comes only when the value changes.
+const PANES_FORMAT = '#{S:#{P:#{pane_id}=#{pane_dead} }}';
+
+/** Pane id → dead, for every pane of the server; null while unknown (no control client). */
+export type PaneStates = ReadonlyMap<string, boolean> | null;
 
 /** Adapter over one private tmux server; every call is an argument array, never a shell string. */
 export class Tmux {
   readonly socketName: string;
   readonly runDir: string;
   private readonly bin: string;
+  private readonly useControl: boolean;
+  private ctl: ControlClient | null = null;
+  private opening: Promise<ControlClient | null> | null = null;
+  private ctlRetryAt = 0;
+  private panes: PaneStates = null;
+  private readonly paneListeners = new Set<(panes: PaneStates) => void>();
 
   constructor(opts: TmuxOptions) {
     this.socketName = opts.socketName;
     this.runDir = opts.runDir;
     this.bin = opts.tmuxBin ?? 'tmux';
+    this.useControl = opts.control ?? true;
+  }
+
+  /** The open control client, opening it when needed; null without a server (retried after 1 s). */
+  private async control(): Promise<ControlClient | null> {
+    if (!this.useControl) return null;
+    if (this.ctl && !this.ctl.closed) return this.ctl;
+    if (this.opening) return this.opening;
+    if (Date.now() < this.ctlRetryAt) return null;
+    this.opening = ControlClient.open(this.bin, this.socketName, KEEPER).then((c) => {
+      this.opening = null;
+      if (!c) {
+        this.ctlRetryAt = Date.now() + 1000;
+        return null;
+      }
+      this.ctl = c;
+      c.onNotification((line) => this.onNotification(line));
+      c.onClose(() => {
+        if (this.ctl === c) this.ctl = null;
+        this.setPanes(null);
+      });
+      if (this.paneListeners.size > 0) this.subscribePanes(c);
+      return c;
+    });
+    return this.opening;
+  }
+
+  /** Pid of the open control-mode client (a long-lived child of this process), if any. */
+  get controlClientPid(): number | undefined {
+    return this.ctl && !this.ctl.closed ? this.ctl.pid : undefined;
+  }
+
+  /** Ends the control client (the server and its panes stay). */
+  close(): void {
+    this.ctl?.close();
+    this.ctl = null;
+  }
+
+  /**
+   * Runs commands in this order as one unit: one control-mode write, or (without a control client)
+   * one tmux process with `;` between the commands. Resolves with their outputs concatenated.
+   */
+  async sequence(cmds: readonly (readonly string[])[], input?: string): Promise<string> {
+    const c = input === undefined ? await this.control() : null;
+    if (c) {
+      try {
+        return (await Promise.all(c.execAll(cmds))).join('');
+      } catch (err) {
+        const e = err as Error & { stderr?: string };
+        throw new TmuxError(e.message, e.stderr ?? '');
+      }
+    }
+    return this.spawnRun(cmds.flatMap((c, i) => (i === 0 ? [...c] : [';', ...c])), input);
   }
 
   run(args: readonly string[], input?: string): Promise<string> {
+    return this.sequence([args], input);
+  }
+
+  private spawnRun(args: readonly string[], input?: string): Promise<string> {
     const full = ['-L', this.socketName, ...args];
     if (input === undefined) {
       return new Promise((resolve, reject) => {
@@ -93,8 +168,58 @@ export class Tmux {
         await this.run(['has-session', '-t', `=${KEEPER}`]).catch(() => Promise.reject(err));
       }
     }
-    await this.run(['set-option', '-g', 'exit-empty', 'off']);
-    await this.run(['set-option', '-g', 'remain-on-exit', 'on']);
+    this.ctlRetryAt = 0;
+    await this.sequence([['set-option', '-g', 'exit-empty', 'off'], ['set-option', '-g', 'remain-on-exit', 'on']]);
+  }
+
+  /**
+   * Follows every pane's dead flag without polling from here: a control-mode subscription that the
+   * tmux server evaluates once a second and reports only when it changes (so a pane that died, or
+   * vanished with its session, is known within ~1 s). The listener gets null while this cannot be
+   * followed (no control client); callers then poll.
+   */
+  watchPanes(listener: (panes: PaneStates) => void): () => void {
+    this.paneListeners.add(listener);
+    if (this.paneListeners.size === 1) {
+      if (this.ctl && !this.ctl.closed) this.subscribePanes(this.ctl);
+      else void this.control();
+    }
+    return () => {
+      this.paneListeners.delete(listener);
+      if (this.paneListeners.size === 0 && this.ctl && !this.ctl.closed) {
+        void this.ctl.exec(['refresh-client', '-B', PANES_SUB]).catch(() => undefined);
+        this.panes = null;
+      }
+    };
+  }
+
+  /** The last pane states the subscription reported; null when not followed. */
+  get paneStates(): PaneStates {
+    return this.panes;
+  }
+
+  private subscribePanes(c: ControlClient): void {
+    void c.exec(['refresh-client', '-B', `${PANES_SUB}::${PANES_FORMAT}`]).catch(() => undefined);
+  }
+
+  private onNotification(line: string): void {
+    const prefix = `%subscription-changed ${PANES_SUB} `;
+    if (!line.startsWith(prefix)) return;
+    const value = line.slice(line.indexOf(' : ', prefix.length) + 3);
+    const panes = new Map<string, boolean>();
+    for (const m of value.matchAll(/(%\d+)=([01])/g)) panes.set(m[1]!, m[2] === '1');
+    this.setPanes(panes);
+  }
+
+  private setPanes(panes: PaneStates): void {
+    this.panes = panes;
+    for (const l of this.paneListeners) {
+      try {
+        l(panes);
+      } catch {
+        // a listener's failure must not stop the others
+      }
+    }
   }
 
   async newSession(opts: NewSessionOptions): Promise<NewSessionResult> {
@@ -117,15 +242,33 @@ export class Tmux {
     return { sessionName: opts.name, paneId: pane.paneId, panePid: pane.panePid, scriptPath, exitFile };
   }
 
-  /** Bracketed paste (embedded newlines stay newlines), then Enter as a separate key press. */
-  async paste(target: string, text: string, opts: { submit?: boolean; gapMs?: number } = {}): Promise<void> {
+  /**
+   * Bracketed paste (embedded newlines stay newlines), then Enter as a separate key press. The
+   * buffer is filled and pasted in one unit: one control-mode write (`set-buffer` with the text
+   * quoted byte for byte) or, without a control client, one tmux process (`load-buffer -` from
+   * stdin `;` `paste-buffer`). With `captureBefore` a `capture-pane` runs first in the same unit and
+   * its output (the screen just before the paste) is returned.
+   */
+  async paste(target: string, text: string, opts: { submit?: boolean; gapMs?: number; captureBefore?: boolean } = {}): Promise<string> {
     const buffer = `bria-${randomUUID()}`;
-    await this.run(['load-buffer', '-b', buffer, '-'], text);
-    await this.run(['paste-buffer', '-p', '-d', '-b', buffer, '-t', target]);
-    if (opts.submit === false) return;
+    const capture = opts.captureBefore ? [['capture-pane', '-p', '-t', target]] : [];
+    const pasteCmd = ['paste-buffer', '-p', '-d', '-b', buffer, '-t', target];
+    const c = await this.control();
+    let before: string;
+    try {
+      before = c
+        ? await this.sequence([...capture, ['set-buffer', '-b', buffer, '--', text], pasteCmd])
+        : await this.sequence([...capture, ['load-buffer', '-b', buffer, '-'], pasteCmd], text);
+    } catch (err) {
+      // A buffer that was filled but not pasted (pane gone) must not linger in the server.
+      await this.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
+      throw err;
+    }
+    if (opts.submit === false) return before;
     // Codex turns an Enter that follows input too closely into a newline.
     await sleep(opts.gapMs ?? 120);
     await this.sendKeys(target, ['Enter']);
+    return before;
   }
 
   async sendKeys(target: string, keys: readonly string[]): Promise<void> {
@@ -185,6 +328,7 @@ export class Tmux {
   async killServer(): Promise<void> {
     const socket = (await this.run(['display-message', '-p', '#{socket_path}']).catch(() => '')).trim();
     await this.run(['kill-server']).catch(() => undefined);
+    this.close();
     if (socket.endsWith(`/${this.socketName}`)) await rm(socket, { force: true }).catch(() => undefined);
   }
 

@@ -1,0 +1,211 @@
+// One long-lived tmux control-mode client (`tmux -C`) per private server: commands are written to its
+// stdin as lines and answered in `%begin … %end` / `%error` blocks, so a call costs no process spawn.
+// Measured on the 2-core VM: a spawned `tmux` client costs ~6–10 ms of CPU and waits for a CPU on a
+// busy machine; a control-mode round trip is well under a millisecond.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+
+export class TmuxControlError extends Error {
+  constructor(message: string, readonly stderr: string) {
+    super(message);
+  }
+}
+
+/**
+ * Quotes one argument for tmux's command parser (control mode parses each line like a config file
+ * line, unlike argv, which tmux takes as is): double quotes, with `\`, `"` and `$` escaped and every
+ * control character written as an escape, so the argument reaches the command byte for byte.
+ * `#{…}` and `~` are not expanded inside double quotes. NUL cannot be passed to tmux at all.
+ */
+export function quoteTmuxArg(arg: string): string {
+  let out = '"';
+  for (const ch of arg) {
+    const code = ch.codePointAt(0)!;
+    if (ch === '\\' || ch === '"' || ch === '$') out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (code === 0) throw new TmuxControlError('tmux arguments cannot contain NUL bytes', '');
+    else if (code < 0x20 || code === 0x7f) out += `\\${code.toString(8).padStart(3, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+export function commandLine(args: readonly string[]): string {
+  return args.map(quoteTmuxArg).join(' ');
+}
+
+interface Pending {
+  cmd: string;
+  resolve: (out: string) => void;
+  reject: (err: Error) => void;
+}
+
+const BLOCK = /^%(begin|end|error) (\d+) (\d+) (\d+)$/;
+
+/**
+ * A control-mode client attached (read-only for output: `no-output`, `ignore-size`) to the server's
+ * keeper session. Replies arrive in the order the commands were written; notifications never arrive
+ * inside a reply block (tmux guarantees it), so a FIFO of pending calls is enough.
+ */
+export class ControlClient {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly pending: Pending[] = [];
+  private block: { id: string; ours: boolean; lines: string[] } | null = null;
+  private attached = false;
+  private rest = '';
+  private stderr = '';
+  private closedValue = false;
+  private readonly notifyListeners = new Set<(line: string) => void>();
+  private readonly closeListeners = new Set<() => void>();
+
+  private constructor(child: ChildProcessWithoutNullStreams) {
+    this.child = child;
+  }
+
+  /** Attaches to `session`; null when there is no server or no such session. */
+  static open(bin: string, socketName: string, session: string): Promise<ControlClient | null> {
+    // -u: tmux would otherwise replace non-ASCII output with `_` when the agent's locale is not UTF-8.
+    const child = spawn(bin, ['-u', '-L', socketName, '-C', 'attach-session', '-f', 'no-output,ignore-size', '-t', `=${session}`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const c = new ControlClient(child);
+    return new Promise((resolve) => {
+      // The attach itself answers with one block that is not ours (flags 0): its end means "attached".
+      c.pending.push({
+        cmd: 'attach-session',
+        resolve: () => resolve(c),
+        reject: () => {
+          c.close();
+          resolve(null);
+        },
+      });
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (d: string) => c.onData(d));
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (d: string) => (c.stderr = (c.stderr + d).slice(-2000)));
+      child.on('error', () => c.onClosed());
+      child.on('close', () => c.onClosed());
+      child.stdin.on('error', () => undefined);
+    });
+  }
+
+  get closed(): boolean {
+    return this.closedValue;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  onNotification(listener: (line: string) => void): () => void {
+    this.notifyListeners.add(listener);
+    return () => this.notifyListeners.delete(listener);
+  }
+
+  onClose(listener: () => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  /**
+   * Writes all commands in one write (they run in this order, with nothing of ours in between) and
+   * resolves with each one's output, in order. A failing command rejects its own promise only.
+   */
+  execAll(cmds: readonly (readonly string[])[]): Promise<string>[] {
+    if (this.closedValue) return cmds.map((c) => Promise.reject(new TmuxControlError(`tmux ${c[0]} failed: control client closed`, this.stderr)));
+    let text = '';
+    const out = cmds.map((args) => {
+      text += `${commandLine(args)}\n`;
+      return new Promise<string>((resolve, reject) => this.pending.push({ cmd: args[0] ?? '', resolve, reject }));
+    });
+    this.updateRef();
+    this.child.stdin.write(text);
+    return out;
+  }
+
+  exec(args: readonly string[]): Promise<string> {
+    return this.execAll([args])[0]!;
+  }
+
+  /** Ends the client (the server and its sessions stay). */
+  close(): void {
+    if (this.closedValue) return;
+    this.child.stdin.end();
+    this.child.kill('SIGTERM');
+    this.onClosed();
+  }
+
+  // Idle, the client must not keep the agent's event loop alive; with a call in flight it must.
+  private updateRef(): void {
+    const busy = this.pending.length > 0;
+    for (const s of [this.child.stdout, this.child.stderr, this.child.stdin] as unknown as { ref(): void; unref(): void }[]) {
+      if (busy) s.ref?.();
+      else s.unref?.();
+    }
+    if (busy) this.child.ref();
+    else this.child.unref();
+  }
+
+  private onData(d: string): void {
+    this.rest += d;
+    let nl = this.rest.indexOf('\n');
+    while (nl >= 0) {
+      this.onLine(this.rest.slice(0, nl));
+      this.rest = this.rest.slice(nl + 1);
+      nl = this.rest.indexOf('\n');
+    }
+  }
+
+  private onLine(line: string): void {
+    if (this.block) {
+      const m = BLOCK.exec(line);
+      if (m && m[1] !== 'begin' && `${m[2]} ${m[3]} ${m[4]}` === this.block.id) {
+        const { lines, ours } = this.block;
+        this.block = null;
+        if (!ours) return;
+        const p = this.pending.shift();
+        this.updateRef();
+        if (!p) return;
+        if (m[1] === 'end') p.resolve(lines.map((l) => `${l}\n`).join(''));
+        else p.reject(new TmuxControlError(`tmux ${p.cmd} failed: ${lines.join('\n').trim()}`, lines.join('\n')));
+        return;
+      }
+      this.block.lines.push(line);
+      return;
+    }
+    const m = BLOCK.exec(line);
+    if (m && m[1] === 'begin') {
+      // The first block answers the attach; after it only blocks flagged 1 (our commands) are ours.
+      const ours = !this.attached || m[4] === '1';
+      this.attached = true;
+      this.block = { id: `${m[2]} ${m[3]} ${m[4]}`, ours, lines: [] };
+      return;
+    }
+    if (line === '%exit' || line.startsWith('%exit ')) {
+      this.onClosed();
+      return;
+    }
+    for (const l of this.notifyListeners) {
+      try {
+        l(line);
+      } catch {
+        // a listener's failure must not stop the reader
+      }
+    }
+  }
+
+  private onClosed(): void {
+    if (this.closedValue) return;
+    this.closedValue = true;
+    const err = new TmuxControlError(`tmux control client ended${this.stderr.trim() ? `: ${this.stderr.trim()}` : ''}`, this.stderr);
+    for (const p of this.pending.splice(0)) p.reject(new TmuxControlError(`tmux ${p.cmd} failed: ${err.message}`, this.stderr));
+    this.updateRef();
+    if (!this.child.killed && this.child.exitCode === null) this.child.kill('SIGTERM');
+    for (const l of this.closeListeners) {
+      try {
+        l();
+      } catch {
+        // ignore
+      }
+    }
+  }
+}
