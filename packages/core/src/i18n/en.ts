@@ -97,6 +97,7 @@ export const en = {
   'settings.saved': 'Saved.',
   'status.none': 'No active session.',
   'status.nativeId': 'Native id: {id}',
+  'status.output': 'Output: {tokens} tokens (last request)',
   'status.queue': 'Queue: {count} waiting',
   'status.node': 'Computer: {node}',
   'login.link': 'Your one-time dashboard link (valid {minutes} minutes, single use):',

@@ -95,6 +95,7 @@ export const ru: Record<MessageKey, string> = {
   'settings.saved': 'Сохранено.',
   'status.none': 'Нет активной сессии.',
   'status.nativeId': 'Собственный id: {id}',
+  'status.output': 'Ответ: {tokens} токенов (последний запрос)',
   'status.queue': 'Очередь: ожидает {count}',
   'status.node': 'Компьютер: {node}',
   'login.link': 'Ваша одноразовая ссылка в панель управления (действует {minutes} мин, один раз):',
