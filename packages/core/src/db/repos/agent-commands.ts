@@ -38,7 +38,7 @@ export async function markCommandAcked(db: Db, nodeId: string, id: string, now: 
 export async function findCommandResult(db: Db, nodeId: string, commandId: string): Promise<Record<string, unknown> | null> {
   const rows = await db.$queryRaw<{ payload: { data?: Record<string, unknown> } }[]>`
     select payload from "AgentEvent"
-    where "nodeId" = ${nodeId}::uuid and type = 'command_result' and payload->>'commandId' = ${commandId}
+    where "commandId" = ${commandId}::uuid and type = 'command_result' and "nodeId" = ${nodeId}::uuid
     limit 1`;
   return rows[0]?.payload.data ?? null;
 }

@@ -14,7 +14,7 @@ export async function storeAgentEvent(db: Db, nodeId: string, ev: AgentEventFram
     if (seq !== node.lastEventSeq + 1n) return { ackUpTo: node.lastEventSeq, stored: false };
     await tx.agentEvent.create({
       data: {
-        nodeId, seq, type: ev.event,
+        nodeId, seq, type: ev.event, sessionId: ev.sessionId ?? null, commandId: ev.commandId ?? null,
         payload: { at: ev.at, commandId: ev.commandId ?? null, sessionId: ev.sessionId ?? null, generation: ev.generation ?? null, data: ev.payload } as object,
       },
     });

@@ -31,12 +31,12 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 
 /**
  * Usage reports of one session over time, from the stored agent events (the session row keeps
- * only the latest). Bounded to the newest `limit` reports.
+ * only the latest). Bounded to the newest `limit` reports; served by the (sessionId, type, id) index.
  */
 export async function listUsageHistory(db: DbOrTx, q: { nodeId: string; sessionId: string; limit: number }): Promise<UsagePointDto[]> {
   const rows = await db.$queryRaw<{ receivedAt: Date; data: Record<string, unknown> | null }[]>`
     select "receivedAt", payload->'data' as data from "AgentEvent"
-    where "nodeId" = ${q.nodeId}::uuid and type = 'usage' and payload->>'sessionId' = ${q.sessionId}
+    where "sessionId" = ${q.sessionId}::uuid and type = 'usage' and "nodeId" = ${q.nodeId}::uuid
     order by id desc limit ${q.limit}`;
   return rows.reverse().map((r) => ({
     at: r.receivedAt, inputTokens: num(r.data?.inputTokens), outputTokens: num(r.data?.outputTokens), contextWindowUsed: num(r.data?.contextWindowUsed),
