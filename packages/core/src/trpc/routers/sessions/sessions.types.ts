@@ -32,6 +32,8 @@ const zMessage = z.object({
   id: zId, seq: z.number().int(), source: z.string(), text: z.string(), finalText: z.string().nullable(), status: zMessageStatus,
   mainMessageId: zId.nullable(), outcomeDetail: z.string().nullable(), createdAt: zIsoDate, acceptedAt: zIsoDateOrNull, outcomeAt: zIsoDateOrNull,
   attachmentCount: z.number().int().nonnegative(),
+  /** Set when the message failed because of its attachment (never the executor's failure). */
+  attachmentFailure: z.enum(['not_stored', 'unreadable']).nullable(),
 });
 const zEvidence = z.object({
   id: z.string(), event: z.string(), actor: z.string(), fromState: zSessionState.nullable(), toState: zSessionState.nullable(),

@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../../../testkit/src/postgres.ts';
+import { createDb, type Db } from '../../../db/client.ts';
+import { createNodeWithToken } from '../../../db/repos/nodes.ts';
+import { ATTACHMENT_NOT_STORED, ATTACHMENT_UNREADABLE } from '../../../services/sessions/carry-attachments.ts';
+import { signedInCaller } from '../../test-support.ts';
+
+// The queue view tells an attachment failure apart from the executor's failure.
+let tdb: TestDatabase;
+let db: Db;
+let nodeId: string;
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  db = createDb(tdb.url);
+  ({ nodeId } = await createNodeWithToken(db, { name: 'box' }));
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await tdb.drop();
+});
+
+describe('sessions.get: attachment failures', () => {
+  it('marks messages failed by their attachment, and only those', async () => {
+    const sessionId = randomUUID();
+    await db.session.create({ data: { id: sessionId, nodeId, executor: 'claude', folder: '/w', state: 'Ready', nativeSessionId: randomUUID() } });
+    const rows: [string, 'failed' | 'terminal_failed' | 'completed', string | null][] = [
+      ['a', 'failed', ATTACHMENT_NOT_STORED], ['b', 'failed', ATTACHMENT_UNREADABLE], ['c', 'terminal_failed', 'turn_api_error'], ['d', 'completed', 'turn_completed'],
+    ];
+    for (const [i, [text, status, outcomeDetail]] of rows.entries()) {
+      await db.message.create({ data: { id: randomUUID(), sessionId, seq: i + 1, source: 'web', text, status, outcomeDetail } });
+    }
+    const { caller } = await signedInCaller(db);
+    const view = await caller.sessions.get({ sessionId });
+    expect(view.conversation.items.map((m) => [m.text, m.attachmentFailure])).toEqual([['a', 'not_stored'], ['b', 'unreadable'], ['c', null], ['d', null]]);
+  });
+});
