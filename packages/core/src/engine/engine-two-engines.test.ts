@@ -2,6 +2,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { acceptMessage, createSession } from '../services/sessions/index.ts';
+import { pumpSession } from './session-work.ts';
 import { type Engine, startEngine } from './start-engine.ts';
 import { engineRig, type Rig } from './testing.ts';
 
@@ -40,5 +41,19 @@ describe('two engines on one database', () => {
       expect(ev.filter((e) => e.event === 'cli_ready')).toHaveLength(1);
       expect(ev.filter((e) => e.event === 'turn_started')).toHaveLength(1);
     }
+  });
+
+  it('concurrent pumps of one session (wake-ups racing an event) lease the message once and none fails', async () => {
+    // Before the pump took the session lock itself, a wake-up pump and another transaction's pump
+    // both saw the message pending; the loser's conditional lease found 0 rows and its transaction
+    // failed with "lease lost under the session lock" (seen in test logs).
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder: '/race' });
+    await rig.emit(s.id, 'session_ready', { identity: { pid: 7 } });
+    const d = { db: rig.db, log: pino({ level: 'silent' }), clock: rig.clock, jitter: () => 0.5 };
+    const m = await acceptMessage(rig.deps, { sessionId: s.id, text: 'once', source: 'web' });
+    const results = await Promise.allSettled(Array.from({ length: 12 }, () => pumpSession(d, s.id)));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect((await rig.commands(s.id)).filter((c) => c.type === 'deliver').map((c) => c.payload.messageId)).toEqual([m.message.id]);
+    expect((await rig.db.message.findUniqueOrThrow({ where: { id: m.message.id } })).status).toBe('leased');
   });
 });

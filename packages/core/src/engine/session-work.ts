@@ -3,8 +3,7 @@ import type { Db } from '../db/client.ts';
 import { sessionIdsInStates } from '../db/repos/sessions.ts';
 import { claimDueTimers, consumeTimer, type TimerDto } from '../db/repos/timers.ts';
 import type { Logger } from '../log.ts';
-import { listQueue } from '../db/repos/messages.ts';
-import { getSessionRow } from '../db/repos/sessions.ts';
+import { readPumpView } from '../db/repos/messages.ts';
 import { pumpDecision, pumpQueue } from '../services/sessions/queue-pump.ts';
 import { applyEvent, type Actor } from '../services/sessions/session-step.ts';
 import { type Clock, type StepContext, withSessionTx } from '../services/sessions/step-context.ts';
@@ -93,9 +92,9 @@ export async function pumpSession(d: EngineDeps, sessionId: string): Promise<voi
  * open a gate pumps inside its own transaction; this only saves work on busy sessions.
  */
 export async function pumpIfNeeded(d: EngineDeps, sessionId: string): Promise<void> {
-  const row = await getSessionRow(d.db, sessionId);
-  if (!row) return;
-  if (pumpDecision(row, await listQueue(d.db, sessionId)).kind === 'none') return;
+  const view = await readPumpView(d.db, sessionId);
+  if (!view) return;
+  if (pumpDecision(view.row, view.queue).kind === 'none') return;
   await pumpSession(d, sessionId);
 }
 

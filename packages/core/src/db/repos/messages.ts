@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MessageStatus, QueueMessage, StatusUpdate } from '../../domain/index.ts';
+import type { MessageStatus, QueueMessage, SessionState, StatusUpdate } from '../../domain/index.ts';
 import type { Prisma } from '../generated/client.ts';
 import type { DbOrTx, Tx } from './sessions.ts';
 
@@ -27,6 +27,36 @@ export async function listQueue(db: DbOrTx, sessionId: string): Promise<(QueueMe
   }));
 }
 
+/**
+ * The dispatcher's view in one round trip, without a lock: the session fields the pump decides on,
+ * the messages in flight and only the HEAD of the pending ones. The gates (`nextDeliverable`,
+ * `summarizeQueue`) look at nothing else — FIFO means only the oldest pending message can go next —
+ * so a session with a long backlog costs the same as one with a single waiting message.
+ */
+export async function readPumpView(db: DbOrTx, sessionId: string): Promise<{ row: { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean }; queue: (QueueMessage & { finalText: boolean })[] } | null> {
+  const rows = await db.$queryRaw<{
+    state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; id: string | null; seq: number | null; status: MessageStatus | null;
+    mainMessageId: string | null; nativeTurnId: string | null; nativeRecordId: string | null; leaseOwner: string | null; hasFinal: boolean | null;
+  }[]>`
+    select s.state::text as state, s."pendingFinalEventId", s."lifetimeExpired", m.id, m.seq, m.status, m."mainMessageId", m."nativeTurnId",
+      m."nativeRecordId", m."leaseOwner", m."hasFinal"
+    from "Session" s left join lateral (
+      (select id, seq, status::text as status, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "finalText" is not null as "hasFinal"
+        from "Message" where "sessionId" = s.id and status in ('leased', 'accepted'))
+      union all
+      (select id, seq, status::text, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "finalText" is not null
+        from "Message" where "sessionId" = s.id and status = 'pending' order by seq limit 1)
+    ) m on true
+    where s.id = ${sessionId}::uuid`;
+  const first = rows[0];
+  if (!first) return null;
+  const queue = rows.filter((r) => r.id !== null).map((r) => ({
+    id: r.id as string, seq: r.seq as number, status: r.status as MessageStatus, mainMessageId: r.mainMessageId,
+    nativeTurnId: r.nativeTurnId ?? r.nativeRecordId, claimedBy: r.leaseOwner, finalText: r.hasFinal === true,
+  })).sort((a, b) => a.seq - b.seq);
+  return { row: { state: first.state, pendingFinalEventId: first.pendingFinalEventId, lifetimeExpired: first.lifetimeExpired }, queue };
+}
+
 export async function listMessages(db: DbOrTx, sessionId: string): Promise<MessageDto[]> {
   return db.message.findMany({ where: { sessionId }, orderBy: { seq: 'asc' }, select: dtoSelect });
 }
@@ -47,27 +77,56 @@ export async function insertMessage(tx: Tx, m: { sessionId: string; source: stri
   });
 }
 
+/** What `appendMessageIfUnchanged` checks again under the row lock: every field the accept gate reads. */
+export interface MessageGate {
+  id: string; state: string; version: number; observerGeneration: number; nativeSessionId: string | null;
+  lifetimeDeadline: Date | null; lifetimeExpired: boolean; exitVerified: boolean;
+}
+export type AppendResult = { kind: 'stored'; message: MessageDto } | { kind: 'not_stored'; locked: boolean };
+
 /**
- * Appends a message in one statement (next seq, idempotent by source key) and wakes the dispatcher
- * on commit. The caller holds the session row lock, so seq is gap-free and ordered. Null means the
- * source key is already stored.
+ * Appends a message at the end of its session's queue in ONE statement (its own transaction, durable
+ * when it returns), if the session still has exactly the gate fields the caller decided on, and
+ * wakes the dispatcher on commit.
+ *
+ * The caller ran the domain gate on `gate` read without a lock. Here the session row is locked
+ * (`for update`); under READ COMMITTED a row changed meanwhile is re-checked in its newest version,
+ * so the insert happens only if every gate field is still what the decision saw — the same result
+ * as deciding under the lock. The next `seq` is taken from the statement's snapshot, which may miss
+ * a message committed by a concurrent append while this one waited for the lock: then the unique
+ * (sessionId, seq) makes the insert do nothing, exactly like a repeated source key.
+ * `not_stored` + `locked: false` = the session changed (or is gone): decide again.
+ * `not_stored` + `locked: true` = the source key is already stored, or the seq raced: look up the key, else retry.
  */
-export async function appendMessage(tx: Tx, m: { sessionId: string; source: string; sourceKey?: string; text: string; attachments?: unknown }): Promise<MessageDto | null> {
+export async function appendMessageIfUnchanged(db: DbOrTx, gate: MessageGate, m: { source: string; sourceKey?: string; text: string; attachments?: unknown }): Promise<AppendResult> {
   const id = randomUUID();
   const attachments = m.attachments === undefined ? null : JSON.stringify(m.attachments);
-  const rows = await tx.$queryRaw<{ seq: number; createdAt: Date }[]>`
-    with ins as (
+  const rows = await db.$queryRaw<{ locked: number; seq: number | null; createdAt: Date | null }[]>`
+    with s as (
+      select id from "Session"
+      where id = ${gate.id}::uuid and version = ${gate.version} and state::text = ${gate.state}
+        and "observerGeneration" = ${gate.observerGeneration} and "nativeSessionId" is not distinct from ${gate.nativeSessionId}
+        and "lifetimeDeadline" is not distinct from ${gate.lifetimeDeadline}::timestamptz
+        and "lifetimeExpired" = ${gate.lifetimeExpired} and "exitVerified" = ${gate.exitVerified}
+      for update),
+    ins as (
       insert into "Message" (id, "sessionId", seq, source, "sourceKey", text, attachments)
-      select ${id}::uuid, ${m.sessionId}::uuid, coalesce(max(seq), 0) + 1, ${m.source}, ${m.sourceKey ?? null}, ${m.text}, ${attachments}::jsonb
-      from "Message" where "sessionId" = ${m.sessionId}::uuid
-      on conflict ("sourceKey") do nothing
+      select ${id}::uuid, s.id, (select coalesce(max(seq), 0) + 1 from "Message" where "sessionId" = ${gate.id}::uuid),
+        ${m.source}, ${m.sourceKey ?? null}, ${m.text}, ${attachments}::jsonb
+      from s
+      on conflict do nothing
       returning seq, "createdAt")
-    select ins.seq, ins."createdAt", pg_notify('bria_session_wake', ${m.sessionId})::text as n from ins`;
+    select (select count(*) from s)::int as locked, ins.seq, ins."createdAt",
+      case when ins.seq is null then null else pg_notify('bria_session_wake', ${gate.id})::text end as n
+    from (select 1) one left join ins on true`;
   const r = rows[0];
-  if (!r) return null;
+  if (!r || r.seq === null || r.createdAt === null) return { kind: 'not_stored', locked: (r?.locked ?? 0) > 0 };
   return {
-    id, sessionId: m.sessionId, seq: r.seq, source: m.source, sourceKey: m.sourceKey ?? null, status: 'pending', mainMessageId: null, nativeTurnId: null,
-    nativeRecordId: null, finalText: null, outcomeDetail: null, createdAt: r.createdAt, acceptedAt: null, outcomeAt: null,
+    kind: 'stored',
+    message: {
+      id, sessionId: gate.id, seq: r.seq, source: m.source, sourceKey: m.sourceKey ?? null, status: 'pending', mainMessageId: null, nativeTurnId: null,
+      nativeRecordId: null, finalText: null, outcomeDetail: null, createdAt: r.createdAt, acceptedAt: null, outcomeAt: null,
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import type { Db } from '../client.ts';
-import type { Prisma } from '../generated/client.ts';
+import { Prisma } from '../generated/client.ts';
+
+const { sql, join } = Prisma;
 import type { SessionState } from '../../domain/index.ts';
 
 /** A Prisma interactive-transaction client; repositories accept either it or the pool client. */
@@ -55,25 +57,35 @@ export async function sessionIdsInStates(db: DbOrTx, nodeId: string, states: Ses
 
 export interface ArchiveQuery { nodeId: string; search?: string; executor?: Executor; cursor?: string; limit: number }
 
-/** Keyset pagination over (archiveSortAt desc, id desc); the cursor is the last row's id. */
+/**
+ * Keyset pagination over (archiveSortAt desc, id desc); the cursor is the last row's id.
+ * The cursor condition is one row-value comparison, `("archiveSortAt", id) < (cursor's)`, which the
+ * index `Session(nodeId, state, archiveSortAt desc, id desc)` answers as a single range scan that
+ * stops after `limit` rows — an `a < x or (a = x and id < y)` form is not an index range, and its
+ * cost grows with the pages already passed. The ids come from that scan, the rows from one lookup.
+ * Rows without `archiveSortAt` (none are written so; kept for safety) sort first, as in
+ * Postgres' `desc` order.
+ */
 export async function listArchiveRows(db: DbOrTx, q: ArchiveQuery): Promise<SessionRow[]> {
-  const where: Prisma.SessionWhereInput = { nodeId: q.nodeId, state: 'Archived', ...(q.executor ? { executor: q.executor } : {}) };
+  const conds: Prisma.Sql[] = [sql`s."nodeId" = ${q.nodeId}::uuid`, sql`s.state = 'Archived'`];
+  if (q.executor) conds.push(sql`s.executor::text = ${q.executor}`);
   if (q.search) {
-    const s = q.search;
-    where.OR = [
-      { title: { contains: s, mode: 'insensitive' } },
-      { folder: { contains: s, mode: 'insensitive' } },
-      { firstPrompt: { contains: s, mode: 'insensitive' } },
-      { nativeSessionId: { startsWith: s } },
-    ];
+    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const prefix = `${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(sql`(s.title ilike ${like} or s.folder ilike ${like} or s."firstPrompt" ilike ${like} or s."nativeSessionId" like ${prefix})`);
   }
   if (q.cursor) {
     const c = await db.session.findUnique({ where: { id: q.cursor }, select: { archiveSortAt: true, id: true } });
-    if (c?.archiveSortAt) {
-      where.AND = [{ OR: [{ archiveSortAt: { lt: c.archiveSortAt } }, { archiveSortAt: c.archiveSortAt, id: { lt: c.id } }] }];
-    }
+    if (c?.archiveSortAt) conds.push(sql`(s."archiveSortAt", s.id) < (${c.archiveSortAt}::timestamptz, ${c.id}::uuid)`);
+    else if (c) conds.push(sql`(s."archiveSortAt" is not null or s.id < ${c.id}::uuid)`);
   }
-  return db.session.findMany({ where, orderBy: [{ archiveSortAt: 'desc' }, { id: 'desc' }], take: q.limit, select: sessionSelect });
+  const ids = await db.$queryRaw<{ id: string }[]>`
+    select s.id from "Session" s where ${join(conds, ' and ')}
+    order by s."archiveSortAt" desc, s.id desc limit ${q.limit}`;
+  if (ids.length === 0) return [];
+  const rows = await db.session.findMany({ where: { id: { in: ids.map((r) => r.id) } }, select: sessionSelect });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((r) => byId.get(r.id)).filter((r): r is SessionRow => r !== undefined);
 }
 
 export async function findArchivedMatches(db: DbOrTx, q: { nodeId: string; executor: Executor; folder: string; limit: number }): Promise<SessionRow[]> {
@@ -119,10 +131,10 @@ export async function insertSessionCommand(tx: Tx, c: { id: string; nodeId: stri
 
 export interface SessionGateRow { id: string; nodeId: string; state: SessionState; version: number; observerGeneration: number; nativeSessionId: string | null; lifetimeDeadline: Date | null; lifetimeExpired: boolean; exitVerified: boolean }
 
-/** The hot path of message acceptance: one round trip that locks the row and returns what the gate needs. */
-export async function lockSessionGate(tx: Tx, id: string): Promise<SessionGateRow | null> {
-  const rows = await tx.$queryRaw<SessionGateRow[]>`
+/** The hot path of message acceptance: one round trip, no lock, returning what the gate needs (see `appendMessageIfUnchanged`). */
+export async function readSessionGate(db: DbOrTx, id: string): Promise<SessionGateRow | null> {
+  const rows = await db.$queryRaw<SessionGateRow[]>`
     select id, "nodeId", state::text as state, version, "observerGeneration", "nativeSessionId", "lifetimeDeadline", "lifetimeExpired", "exitVerified"
-    from "Session" where id = ${id}::uuid for update`;
+    from "Session" where id = ${id}::uuid`;
   return rows[0] ?? null;
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, acceptRefusalToAppError, canAcceptMessage, isLifetimeDue } from '../../domain/index.ts';
-import { appendMessage, findMessageBySourceKey, type MessageDto } from '../../db/repos/messages.ts';
+import { AppError, type AcceptDecision, acceptRefusalToAppError, canAcceptMessage, isLifetimeDue } from '../../domain/index.ts';
+import { appendMessageIfUnchanged, findMessageBySourceKey, type MessageDto } from '../../db/repos/messages.ts';
 import { enqueueOutbox } from '../../db/repos/outbox.ts';
-import { chatsForNode, lockSessionGate } from '../../db/repos/sessions.ts';
+import type { Db } from '../../db/client.ts';
+import { chatsForNode, readSessionGate, type SessionGateRow } from '../../db/repos/sessions.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 import { TELEGRAM } from './session-notices.ts';
-import { withSessionTx } from './step-context.ts';
 import { MAX_ATTACHMENT_BYTES } from '../../protocol/index.ts';
 import type { StoredAttachment } from './carry-attachments.ts';
 
@@ -26,7 +26,7 @@ export interface AcceptMessageResult { message: Omit<MessageDto, 'finalText'>; d
  * expiry refusal also leaves one notice in the outbox. The engine is woken by NOTIFY to dispatch.
  */
 export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput): Promise<AcceptMessageResult> {
-  const { db, clock, log } = depsOf(deps);
+  const { db, clock } = depsOf(deps);
   if (input.text.length === 0 && !input.attachments?.length) throw new AppError('INVALID_INPUT', { message: 'empty message' });
   if (input.text.length > 200_000) throw new AppError('INVALID_INPUT', { message: 'message too long' });
   if ((input.attachments ?? []).reduce((n, a) => n + a.sizeBytes, 0) > MAX_ATTACHMENT_BYTES) throw new AppError('INVALID_INPUT', { message: 'attachments too large' });
@@ -34,35 +34,7 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   // its journal as sent: it would end `unknown` though the CLI took it. Tab and newline are text.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
   if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(input.text)) throw new AppError('INVALID_INPUT', { message: 'message contains control characters' });
-  const r = await withSessionTx(db, { log, clock }, async (ctx) => {
-    const row = await lockSessionGate(ctx.tx, input.sessionId);
-    if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
-    const existing = async () => {
-      const m = input.sourceKey ? await findMessageBySourceKey(ctx.tx, input.sourceKey) : null;
-      if (m && m.sessionId !== row.id) throw new AppError('CONFLICT', { message: 'source key belongs to another session' });
-      return m;
-    };
-    // The timer may lag behind the deadline by a poll: the deadline itself decides.
-    const decision = canAcceptMessage({
-      state: row.state, version: row.version, resumeState: null, observerGeneration: row.observerGeneration, hasNativeId: row.nativeSessionId !== null,
-      lifetimeDeadline: row.lifetimeDeadline, lifetimeExpired: row.lifetimeExpired || isLifetimeDue(row.lifetimeDeadline, ctx.now),
-      exitVerified: row.exitVerified, queue: { inFlight: false, waiting: false },
-    });
-    if (!decision.ok) {
-      // A repeat of input stored before the refusal started gets its original answer.
-      const m = await existing();
-      if (m) return { kind: 'stored' as const, message: m, duplicate: true };
-      return { kind: 'refused' as const, decision, row, now: ctx.now };
-    }
-    const message = await appendMessage(ctx.tx, {
-      sessionId: row.id, source: input.source, text: input.text,
-      ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}), ...(input.attachments ? { attachments: input.attachments } : {}),
-    });
-    if (message) return { kind: 'stored' as const, message, duplicate: false };
-    const m = await existing();
-    if (!m) throw new AppError('CONFLICT', { message: 'source key raced' });
-    return { kind: 'stored' as const, message: m, duplicate: true };
-  });
+  const r = await storeOrRefuse(db, clock.now(), input);
   if (r.kind === 'refused') {
     if (r.decision.code === 'LIFETIME_EXPIRED') {
       for (const c of await chatsForNode(db, r.row.nodeId)) {
@@ -76,4 +48,49 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   }
   const { finalText: _f, ...message } = r.message;
   return { message, duplicate: r.duplicate };
+}
+
+type StoreResult = { kind: 'stored'; message: MessageDto; duplicate: boolean } | { kind: 'refused'; decision: Extract<AcceptDecision, { ok: false }>; row: SessionGateRow; now: Date };
+
+/**
+ * The accept hot path: two round trips and no interactive transaction. The gate is decided by the
+ * pure domain on an unlocked read; the append then commits only if the session row, locked, still
+ * has those exact gate fields (`appendMessageIfUnchanged`), otherwise it reads and decides again.
+ * That is the same linearization as deciding under the lock: a refusal writes nothing, so it is
+ * ordered at its read; a stored message is ordered at its commit, before any later transition of
+ * the session (which locks the row and then reads the queue).
+ */
+async function storeOrRefuse(db: Db, now: Date, input: AcceptMessageInput): Promise<StoreResult> {
+  const existing = async (sessionId: string) => {
+    const m = input.sourceKey ? await findMessageBySourceKey(db, input.sourceKey) : null;
+    if (m && m.sessionId !== sessionId) throw new AppError('CONFLICT', { message: 'source key belongs to another session' });
+    return m;
+  };
+  for (let attempt = 1; attempt <= 20; attempt++) {
+    const row = await readSessionGate(db, input.sessionId);
+    if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
+    // The timer may lag behind the deadline by a poll: the deadline itself decides.
+    const decision = canAcceptMessage({
+      state: row.state, version: row.version, resumeState: null, observerGeneration: row.observerGeneration, hasNativeId: row.nativeSessionId !== null,
+      lifetimeDeadline: row.lifetimeDeadline, lifetimeExpired: row.lifetimeExpired || isLifetimeDue(row.lifetimeDeadline, now),
+      exitVerified: row.exitVerified, queue: { inFlight: false, waiting: false },
+    });
+    if (!decision.ok) {
+      // A repeat of input stored before the refusal started gets its original answer.
+      const m = await existing(row.id);
+      if (m) return { kind: 'stored', message: m, duplicate: true };
+      return { kind: 'refused', decision, row, now };
+    }
+    const a = await appendMessageIfUnchanged(db, row, {
+      source: input.source, text: input.text,
+      ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}), ...(input.attachments ? { attachments: input.attachments } : {}),
+    });
+    if (a.kind === 'stored') return { kind: 'stored', message: a.message, duplicate: false };
+    if (a.locked) {
+      const m = await existing(row.id);
+      if (m) return { kind: 'stored', message: m, duplicate: true };
+    }
+    // The session changed between the read and the lock, or a concurrent append took this seq: decide again.
+  }
+  throw new AppError('CONFLICT', { message: 'session kept changing; message not stored' });
 }

@@ -1,6 +1,6 @@
 import { type Deliverable, nextDeliverable, type QueueMessage, summarizeQueue, type SessionState } from '../../domain/index.ts';
-import { leaseMessage, listQueue } from '../../db/repos/messages.ts';
-import { getSessionRow, type SessionRow } from '../../db/repos/sessions.ts';
+import { leaseMessage, readPumpView } from '../../db/repos/messages.ts';
+import { getSessionRow, lockSession, type SessionRow } from '../../db/repos/sessions.ts';
 import { ATTACHMENT_UNREADABLE, AttachmentUnreadable, failAttachmentMessage } from './carry-attachments.ts';
 import { sendSessionCommand } from './session-commands.ts';
 import { applyEvent } from './session-step.ts';
@@ -43,9 +43,16 @@ export function pumpDecision(row: PumpRow, queue: readonly (QueueMessage & { fin
  */
 export async function pumpQueue(ctx: StepContext, sessionId: string): Promise<string[]> {
   for (let i = 0; i < 16; i++) {
-    const row = await getSessionRow(ctx.tx, sessionId);
+    // The session lock is taken here, not assumed: a pump woken by a stored message (`pumpSession`)
+    // has no event that locked the row first, and without it two pumps (this engine's wake and
+    // another transaction's event) could both pick the same pending message; the loser's
+    // conditional lease then found 0 rows and its transaction failed with "lease lost".
+    // Within a transaction that already holds the lock this is a re-lock and costs nothing more.
+    const row = i === 0 ? await lockSession(ctx.tx, sessionId) : await getSessionRow(ctx.tx, sessionId);
     if (!row) return [];
-    const decision = pumpDecision(row, await listQueue(ctx.tx, sessionId));
+    const view = await readPumpView(ctx.tx, sessionId);
+    if (!view) return [];
+    const decision = pumpDecision(row, view.queue);
     if (decision.kind === 'deliver') {
       const { d } = decision;
       const mainMessageId = d.mode === 'follow_up' ? d.mainMessageId : null;

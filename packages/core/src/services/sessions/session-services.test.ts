@@ -70,6 +70,30 @@ describe('session services', () => {
     expect((await listOpenSessions({ db }, { nodeId })).map((s) => s.id)).toEqual(expect.arrayContaining([a.id, b.id]));
   });
 
+  it('archive pages: equal activity times are ordered by id and no row is skipped or repeated across pages; search wildcards are literal', async () => {
+    const other = (await createNodeWithToken(db, { name: 'ties' })).nodeId;
+    const base = Date.parse('2026-03-01T00:00:00Z');
+    // 5 distinct times, 40 rows each: most page boundaries fall inside a group of equal times.
+    const rows = Array.from({ length: 200 }, (_, i) => ({
+      id: randomUUID(), nodeId: other, executor: 'claude' as const, folder: `/ties/${i}`, nativeSessionId: `tie-${i}`, state: 'Archived' as const,
+      launchSource: 'discovered', title: i === 7 ? '100% done_ok' : `tie ${i}`, archiveSortAt: new Date(base + (i % 5) * 60_000), archivedAt: new Date(base),
+    }));
+    await db.session.createMany({ data: rows });
+    const expected = [...rows].sort((a, b) => (b.archiveSortAt.getTime() - a.archiveSortAt.getTime()) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((r) => r.id);
+    const got: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listArchive({ db }, { nodeId: other, limit: 7, ...(cursor ? { cursor } : {}) });
+      got.push(...page.items.map((i) => i.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(got).toEqual(expected);
+    // `%` and `_` typed by the user are matched as characters, not as LIKE wildcards.
+    expect((await listArchive({ db }, { nodeId: other, search: '100% done_' })).items.map((i) => i.nativeSessionId)).toEqual(['tie-7']);
+    expect((await listArchive({ db }, { nodeId: other, search: '1_0' })).items).toEqual([]);
+    expect((await listArchive({ db }, { nodeId: other, search: 'tie-19' })).items.map((i) => i.nativeSessionId).sort()).toEqual(['tie-19', 'tie-190', 'tie-191', 'tie-192', 'tie-193', 'tie-194', 'tie-195', 'tie-196', 'tie-197', 'tie-198', 'tie-199']);
+  });
+
   it('archive: 10k rows, keyset pages, search, executor filter, recommendations only when enabled', async () => {
     const base = Date.parse('2026-01-01T00:00:00Z');
     const rows = Array.from({ length: 10_000 }, (_, i) => ({
