@@ -77,8 +77,17 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       const rows = await sys.db.session.findMany({ where: { id: { in: user.sessions.map((s) => s.id) } }, select: { id: true, state: true } });
       const msgs = await sys.db.message.groupBy({ by: ['status'], _count: true });
       const out = await sys.db.outbox.groupBy({ by: ['status'], _count: true });
-      const still = await restless(sys.db, rows.map((r) => r.id));
-      for (const r of rows.filter((x) => still.includes(x.id))) {
+      const still = new Set(await restless(sys.db, rows.map((r) => r.id)));
+      // A session can look settled (Ready) while its queue is stuck: print those too.
+      const blocked = await sys.db.message.findMany({ where: { sessionId: { in: rows.map((r) => r.id) }, status: { in: ['pending', 'leased'] } }, select: { sessionId: true }, distinct: ['sessionId'] });
+      for (const b of blocked) still.add(b.sessionId);
+      for (const r of rows.filter((x) => still.has(x.id))) {
+        for (const m of await sys.db.message.findMany({ where: { sessionId: r.id }, orderBy: { seq: 'asc' } })) {
+          o.log?.(`    ${r.id.slice(0, 8)} msg #${m.seq} ${m.status} id=${m.id.slice(0, 8)} ${m.outcomeDetail ?? ''}`);
+        }
+        for (const c of await sys.db.agentCommand.findMany({ where: { sessionId: r.id }, orderBy: { createdAt: 'asc' } })) {
+          o.log?.(`    ${r.id.slice(0, 8)} cmd ${c.createdAt.toISOString().slice(11, 23)} ${c.type} ${c.status} a=${c.attempts} id=${c.id.slice(0, 8)} ${JSON.stringify(c.payload).slice(0, 160)} -> ${JSON.stringify(c.result ?? null).slice(0, 200)}`);
+        }
         const ev = await sys.db.sessionEvidence.findMany({ where: { sessionId: r.id }, orderBy: { id: 'asc' } });
         for (const e of ev) o.log?.(`    ${r.id.slice(0, 8)} ${e.createdAt.toISOString().slice(11, 23)} ${e.fromState}->${e.toState} ${e.event} ${e.actor} ${JSON.stringify(e.evidence).slice(0, 300)}`);
       }
