@@ -68,6 +68,8 @@ describe('final-save failure', () => {
     const out = await listOutbox(rig.db, { sessionId: s.id });
     expect(out.filter((o) => o.kind === 'final')).toHaveLength(1);
     expect(out.filter((o) => o.kind === 'final_save').map((o) => (o.payload.kind === 'final_save' ? o.payload.phase : ''))).toEqual(['failing', 'recovered']);
+    // The failing notice says why in a few safe words (the bot shows "could not be saved yet (<cause>)").
+    expect(out.filter((o) => o.kind === 'final_save').map((o) => (o.payload.kind === 'final_save' ? o.payload.cause ?? null : ''))).toEqual(['server disk full', null]);
     const failures = lines.filter((l) => l.includes('session.final_save persist_failed'));
     expect(failures).toHaveLength(4);
     expect(lines.join('\n')).not.toContain('SECRET-FINAL-TEXT');

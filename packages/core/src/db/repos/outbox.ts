@@ -17,7 +17,7 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('background_done'), sessionId: z.uuid(), nodeId: z.uuid(), title: z.string().nullable(), jump: z.object({ sessionId: z.uuid(), nodeId: z.uuid() }) }),
   z.object({ kind: z.literal('progress'), sessionId: z.uuid(), nodeId: z.uuid(), topic: z.enum(['recovery', 'stop', 'close']), phase: z.enum(['started', 'waiting', 'unconfirmed', 'done']) }),
   z.object({ kind: z.literal('resume_failed'), sessionId: z.uuid(), nodeId: z.uuid(), cause: z.string() }),
-  z.object({ kind: z.literal('final_save'), sessionId: z.uuid(), nodeId: z.uuid(), phase: z.enum(['failing', 'recovered']) }),
+  z.object({ kind: z.literal('final_save'), sessionId: z.uuid(), nodeId: z.uuid(), phase: z.enum(['failing', 'recovered']), cause: z.string().max(60).optional() }),
   z.object({ kind: z.literal('expiry_refusal'), sessionId: z.uuid(), nodeId: z.uuid(), deadline: z.string().nullable() }),
   z.object({ kind: z.literal('blocked_on_prompt'), sessionId: z.uuid(), nodeId: z.uuid(), text: z.string() }),
   /** A message failed because its attachment could not be read here or stored on the node (never the agent's failure). */

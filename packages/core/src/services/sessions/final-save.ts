@@ -43,15 +43,57 @@ export async function writeFinal(ctx: StepContext, row: SessionRow, f: { message
   return { kind: r.value ? 'stored' : 'duplicate' };
 }
 
+/** Error codes and kinds found on an error and its causes (Prisma wraps the driver's error in `meta` and `cause`). */
+function errorSignals(error: unknown): { codes: string[]; texts: string[] } {
+  const codes: string[] = [];
+  const texts: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (e: unknown, depth: number) => {
+    if (!e || typeof e !== 'object' || seen.has(e) || depth > 6) return;
+    seen.add(e);
+    const o = e as Record<string, unknown>;
+    for (const k of ['code', 'originalCode', 'kind', 'errno']) if (typeof o[k] === 'string') codes.push(o[k] as string);
+    for (const k of ['name', 'message', 'originalMessage']) if (typeof o[k] === 'string') texts.push(o[k] as string);
+    visit(o.cause, depth + 1);
+    visit(o.meta, depth + 1);
+    visit(o.driverAdapterError, depth + 1);
+  };
+  visit(error, 0);
+  return { codes, texts };
+}
+
+/**
+ * A short cause for the user's "could not be saved yet (…)" notice. It is one of a few fixed phrases,
+ * chosen from the error's SQLSTATE / driver code (and, for errors without a code, its wording), so
+ * the notice never carries an error text, a path, a query or the final itself.
+ */
+export function finalSaveCause(error: unknown): string {
+  const { codes, texts } = errorSignals(error);
+  const has = (re: RegExp) => codes.some((c) => re.test(c));
+  // Codes first: Prisma's own message quotes the calling source code, so its wording proves little.
+  if (has(/^53100$|^ENOSPC$/)) return 'server disk full';
+  if (has(/^53/)) return 'database out of resources';
+  if (has(/^08|^57P0[123]$|^E(CONNREFUSED|CONNRESET|PIPE|HOSTUNREACH|NOTFOUND)$|^P100[12]$|^P1017$|ConnectionClosed|DatabaseNotReachable|DatabaseDoesNotExist|TlsConnectionError/)) return 'database unavailable';
+  if (has(/^57014$|^P1008$|^P2024$|^P2028$|^ETIMEDOUT$|SocketTimeout/)) return 'database timed out';
+  if (has(/^40001$|^40P01$|^55P03$|TransactionWriteConflict/)) return 'database busy';
+  if (has(/^25006$/)) return 'database is read-only';
+  const text = texts.join(' ');
+  if (/no space left|disk.?full/i.test(text)) return 'server disk full';
+  if (/connection (terminated|refused|closed|reset)|server closed the connection|can't reach database/i.test(text)) return 'database unavailable';
+  return 'database write failed';
+}
+
 function logPersistFailed(ctx: StepContext, row: SessionRow, attempt: number, error: unknown): void {
   // Cause class only: never the final text or a path.
   const cause = error instanceof Error ? error.name : 'unknown';
-  ctx.log.warn({ sessionId: row.id, nodeId: row.nodeId, attempt, cause }, 'session.final_save persist_failed');
+  ctx.log.warn({ sessionId: row.id, nodeId: row.nodeId, attempt, cause, reason: finalSaveCause(error) }, 'session.final_save persist_failed');
 }
 
 /** First failure of a final write: remember the event (it holds the final durably) and block the queue. */
 export async function onFinalWriteFailed(ctx: StepContext, row: SessionRow, eventId: bigint, error: unknown): Promise<SessionEvent> {
   logPersistFailed(ctx, row, 1, error);
+  // The domain's `final_save_failing` notice (first failure only) carries this; see session-step.ts.
+  ctx.finalSaveCause = finalSaveCause(error);
   await patchSession(ctx.tx, row.id, { pendingFinalEventId: eventId, finalSaveAttempts: 1 });
   return { type: 'final_save_failed', attempt: 1 };
 }

@@ -33,7 +33,7 @@ export async function notifyEffect(tx: Tx, row: SessionRow, kind: NotifyKind, o:
     case 'final_save_failing':
     case 'final_save_recovered': {
       const phase = kind === 'final_save_failing' ? 'failing' : 'recovered';
-      return notifyChats(tx, row, o.now, () => ({ key: `final_save:${phase}:${row.id}:${row.pendingFinalEventId ?? row.version}`, payload: { kind: 'final_save', ...base, phase } }));
+      return notifyChats(tx, row, o.now, () => ({ key: `final_save:${phase}:${row.id}:${row.pendingFinalEventId ?? row.version}`, payload: { kind: 'final_save', ...base, phase, ...(phase === 'failing' ? { cause: o.detail ?? 'database write failed' } : {}) } }));
     }
     case 'stop_unconfirmed':
       return notifyChats(tx, row, o.now, () => ({ key: `progress:stop:unconfirmed:${row.id}:${row.version}`, payload: { kind: 'progress', ...base, topic: 'stop', phase: 'unconfirmed' } }));

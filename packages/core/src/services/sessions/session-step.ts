@@ -50,9 +50,12 @@ async function runEffects(ctx: StepContext, before: SessionRow, row: SessionRow,
       case 'send_command':
         await sendSessionCommand(tx, row, fx);
         break;
-      case 'notify':
-        await notifyEffect(tx, row, fx.kind, { now, ...(fx.detail ? { detail: fx.detail } : {}) });
+      case 'notify': {
+        // The domain does not know why a write failed; the step that saw the failure does.
+        const detail = fx.detail ?? (fx.kind === 'final_save_failing' ? ctx.finalSaveCause : undefined);
+        await notifyEffect(tx, row, fx.kind, { now, ...(detail ? { detail } : {}) });
         break;
+      }
       case 'schedule':
         await scheduleTimer(tx, { sessionId: row.id, name: fx.timer, dueAt: fx.at, attempt: fx.attempt ?? 0 });
         break;

@@ -15,6 +15,8 @@ export interface StepContext {
   jitter: () => number;
   /** Agent events deferred during a final-save failure, to be replayed once the final is saved. */
   replay: bigint[];
+  /** Set when a final write failed in this step: the short, safe cause the `final_save/failing` notice shows. */
+  finalSaveCause?: string;
 }
 
 export class VersionConflict extends Error {
