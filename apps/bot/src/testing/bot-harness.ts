@@ -48,7 +48,7 @@ export async function seedNode(db: Db, o: { name?: string; online?: boolean; exe
 }
 
 /** A session row as the engine would have left it (state fixtures; no engine runs in these tests). */
-export async function seedSession(db: Db, o: { nodeId: string; state: 'Ready' | 'Running' | 'Archived'; deadline?: Date | null; title?: string }): Promise<string> {
+export async function seedSession(db: Db, o: { nodeId: string; state: 'Ready' | 'Running' | 'Closing' | 'Archived'; deadline?: Date | null; title?: string }): Promise<string> {
   const id = `10000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
   await db.session.create({
     data: {
@@ -75,7 +75,7 @@ export function answerFolderChecks(db: Db, nodeId: string, check: (folder: strin
       const cmds = await db.agentCommand.findMany({ where: { nodeId, type: 'validate_folder', status: 'pending' }, select: { id: true, payload: true } });
       for (const c of cmds) {
         const folder = String((c.payload as { folder?: unknown }).folder);
-        await db.agentEvent.create({ data: { nodeId, seq: seq++, type: 'command_result', payload: { commandId: c.id, data: check(folder) }, processedAt: new Date() } });
+        await db.agentEvent.create({ data: { nodeId, seq: seq++, type: 'command_result', commandId: c.id, payload: { commandId: c.id, data: check(folder) }, processedAt: new Date() } });
         await db.agentCommand.update({ where: { id: c.id }, data: { status: 'acked', ackedAt: new Date() } });
       }
     } finally {
