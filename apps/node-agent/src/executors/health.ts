@@ -31,28 +31,29 @@ export interface DeathReport {
 }
 
 /**
- * How often (in ticks of `intervalMs`) a full probe runs: the pane (one tmux command) and the CLI's
- * process tree (kept for the death report: which pids to check for survivors).
- *
  * Event-driven (the normal case): the tmux server reports every pane's dead flag through the
  * control client's subscription (`Tmux.watchPanes`), once a second and only on change, so death
  * costs the agent nothing to watch. The wrapper shell waits for the CLI and exits right after it,
  * so the CLI's death turns the pane dead: a killed CLI is reported ≤ ~1 s (tmux's subscription
- * timer) + 200 ms (the exit-status pause) after it died, as with the former 1 s poll. An idle tick
- * then does nothing; the full probe is only a safety net and a refresh of the process tree: every
- * 15 ticks while a turn runs (tools come and go), every 60 at idle.
- *
- * Without the subscription (no control client): each tick reads the CLI's /proc stat (a few µs)
- * and a full probe runs every 15th tick, or at once when the stat says the CLI is gone.
+ * timer) + 200 ms (the exit-status pause) after it died, as with the former 1 s poll.
+ *  - idle (no turn running): one full probe (the pane, one tmux command, and the CLI's process tree,
+ *    kept for the death report) every IDLE_PROBE_MS, as a safety net; nothing in between.
+ *  - a turn running: a tick every `intervalMs` looks for a question on screen (one capture), and a
+ *    full probe every FULL_PROBE_EVERY ticks refreshes the process tree (tools come and go).
+ * Without the subscription (no control client): each tick (`intervalMs`) reads the CLI's /proc stat
+ * (a few µs) and a full probe runs every FULL_PROBE_EVERY ticks, or at once when the CLI is gone.
  */
-const FULL_PROBE_EVERY = { working: 15, idle: 60, polling: 15 };
+const FULL_PROBE_EVERY = 15;
+const IDLE_PROBE_MS = 60_000;
 
 /**
  * Watches one pane: its death (reported once, with the wrapper's exit status), the process tree
- * while alive, and, while work runs, a question on screen (one capture per tick).
+ * while alive, and, while work runs, a question on screen.
  */
 export class HealthMonitor {
   private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private slow = false;
   private ticks = 0;
   private knownPids: number[] = [];
   private lastBlocked: string | null = null;
@@ -70,39 +71,62 @@ export class HealthMonitor {
   }) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(false).catch(() => undefined), this.o.intervalMs);
-    this.timer.unref();
+    this.running = true;
     this.unwatch = this.o.tmux.watchPanes((panes) => this.onPanes(panes));
+    this.schedule();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.unwatch?.();
     this.unwatch = null;
   }
 
-  // The pane is dead or gone (its session was killed): probe now. A probe also confirms a pane that
-  // merely is not in a notification sent before it was created.
+  /** A turn started: leave the slow idle rhythm at once (questions on screen are looked for). */
+  poke(): void {
+    if (this.running && this.slow) this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.running) return;
+    this.slow = this.knownPids.length > 0 && this.o.tmux.paneStates !== null && !this.o.workRunning();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.tick(false).catch(() => undefined).finally(() => this.schedule());
+    }, this.slow ? IDLE_PROBE_MS : this.o.intervalMs);
+    this.timer.unref();
+  }
+
+  // The pane is dead or gone (its session was killed): probe now. A probe also settles a pane that
+  // merely is not in a notification sent before it was created. Unknown states (no control client)
+  // switch to polling.
   private onPanes(panes: PaneStates): void {
-    if (panes === null || panes.get(this.o.identity.paneId) === false) return;
+    if (panes === null) {
+      if (this.slow) this.schedule();
+      return;
+    }
+    if (panes.get(this.o.identity.paneId) === false) return;
     void this.tick(true).catch(() => undefined);
   }
 
-  private async tick(full: boolean): Promise<void> {
-    if (!this.timer) return;
+  private async tick(forced: boolean): Promise<void> {
+    if (!this.running) return;
     if (this.busy) {
       // A death notification comes once; it must not be lost behind a running tick.
-      if (full) this.probeAgain = true;
+      if (forced) this.probeAgain = true;
       return;
     }
     this.busy = true;
     try {
-      await this.check(full);
+      await this.check(forced);
     } finally {
       this.busy = false;
     }
-    if (this.probeAgain && this.timer) {
+    if (this.probeAgain && this.running) {
       this.probeAgain = false;
       await this.tick(true);
     }
@@ -113,10 +137,10 @@ export class HealthMonitor {
     this.ticks += 1;
     const watched = tmux.paneStates !== null;
     const working = this.o.workRunning();
-    const every = !watched ? FULL_PROBE_EVERY.polling : working ? FULL_PROBE_EVERY.working : FULL_PROBE_EVERY.idle;
-    if (!forced && this.knownPids.length > 0 && this.ticks % every !== 0) {
+    const idle = watched && !working;
+    if (!forced && !idle && this.knownPids.length > 0 && this.ticks % FULL_PROBE_EVERY !== 0) {
       if (watched) {
-        if (working) await this.checkBlocked();
+        await this.checkBlocked();
         return;
       }
       const st = procStatSync(id.cliPid);
@@ -131,7 +155,7 @@ export class HealthMonitor {
       if (working) await this.checkBlocked();
       return;
     }
-    if (!this.timer) return;
+    if (!this.running) return;
     this.stop();
     await sleep(200); // the wrapper records the status right after the CLI ends
     const after = await tmux.paneInfo(id.paneId);

@@ -184,6 +184,7 @@ export class SessionHost extends HostEvents {
     if (r && hit) {
       this.receipt = null;
       this.turns.push({ messageId: r.messageId, nativeRef: hit.nativeRef, promptOffset: hit.offset, done: false });
+      this.monitor?.poke();
       this.emit({ type: 'accepted', messageId: r.messageId, nativeRef: hit.nativeRef, evidence: { offset: hit.offset, end: hit.end, journalPath: this.ident?.journalPath } });
       r.resolve(hit.nativeRef);
     }
