@@ -35,8 +35,6 @@ afterAll(async () => {
   await tdb.drop();
 });
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-
 describe('archive router with 10,000 archived sessions', () => {
   it('pages through the whole archive by cursor: every row once, newest first, no row of another node', async () => {
     const { caller } = await signedInCaller(db);
@@ -74,7 +72,7 @@ describe('archive router with 10,000 archived sessions', () => {
     expect((await caller.archive.list({ nodeId, search: 'nothing like this' })).items).toEqual([]);
   });
 
-  it('benchmark: pages come from the keyset index, deep or not (figure printed)', async () => {
+  it('pages come from the keyset index, deep or not (timings: archive.bench.ts via npm run bench -- archive)', async () => {
     const { caller } = await signedInCaller(db);
     // A cursor near the end of the archive: an OFFSET or unindexed sort would have to walk 9,900 rows.
     const rows = await db.session.findMany({ where: { nodeId, state: 'Archived' }, orderBy: [{ archiveSortAt: 'desc' }, { id: 'desc' }], skip: 9_899, take: 1, select: { id: true } });
@@ -82,21 +80,7 @@ describe('archive router with 10,000 archived sessions', () => {
     const plan = await db.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
       `explain select id from "Session" where "nodeId" = $1::uuid and state = 'Archived' order by "archiveSortAt" desc, id desc limit 31`, nodeId);
     expect(plan.map((p) => p['QUERY PLAN']).join('\n')).toMatch(/Index (Only )?Scan using "Session_nodeId_state_archiveSortAt_id_idx"/);
-
-    const timings: Record<string, number[]> = { first: [], deep: [], search: [], executor: [] };
-    for (let i = 0; i < 15; i++) {
-      for (const [name, input] of [
-        ['first', { nodeId }], ['deep', { nodeId, cursor: deepCursor }], ['search', { nodeId, search: 'project-7' }], ['executor', { nodeId, executor: 'codex' as const, cursor: deepCursor }],
-      ] as const) {
-        const t0 = performance.now();
-        const page = await caller.archive.list(input);
-        timings[name]?.push(performance.now() - t0);
-        expect(page.items.length).toBeGreaterThan(0);
-      }
-    }
-    const figures = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Number(median(v).toFixed(2))]));
-    console.log(`[bench] archive.list median ms over 15 runs with ${ROWS} archived rows:`, JSON.stringify(figures));
-    // The figure is reported, not asserted (timing on a shared 2-core machine is noise); the plan check above is the regression guard.
-    expect(Object.keys(figures)).toHaveLength(4);
+    const deepPage = await caller.archive.list({ nodeId, cursor: deepCursor });
+    expect(deepPage.items.map((s) => s.nativeSessionId)).toEqual(Array.from({ length: deepPage.items.length }, (_, i) => `native-${100 - i}`));
   });
 });
