@@ -101,6 +101,24 @@ describe('/start and the card', () => {
     expect(await db.session.findUniqueOrThrow({ where: { id: sid }, select: { state: true, version: true } })).toEqual(before);
   });
 
+  it('unparseable or tampered button data is answered "out of date" and the card refreshed; nothing acts', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.userSends('/start');
+    const card = (await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Claude Code')))).find((x) => x.text?.startsWith('Claude Code')) as Message;
+    const gen = (await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).cardGeneration;
+    for (const data of ['arch:zz', 'resume:1:x:a', `node:${gen}`, `set:${gen}`, `set:${gen}:::exec=gemini`, 'zzz', `open:${gen}:${randomUUID()}`]) {
+      const edits = h.fake.calls('editMessageText').length;
+      const { callbackQueryId } = h.fake.userPresses(card.message_id, data, { force: true });
+      await expect.poll(() => h.fake.callbackAnswers().find((a) => a.callbackQueryId === callbackQueryId)?.text, { timeout: 5000 }).toBe('This button is out of date.');
+      await expect.poll(() => h.fake.calls('editMessageText').slice(edits).some((c) => Number(c.params.message_id) === card.message_id), { timeout: 5000 }).toBe(true);
+    }
+    expect((await db.session.findUniqueOrThrow({ where: { id: sid } })).state).toBe('Ready');
+    expect(await db.settings.count()).toBe(0);
+  });
+
   it('Close asks for confirmation on the card itself; Cancel goes back', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const sid = await seedSession(db, { nodeId, state: 'Ready' });
@@ -142,6 +160,26 @@ describe('messages', () => {
     expect(await db.message.count({ where: { sessionId: sid } })).toBe(0);
   });
 
+  it('a refusal names its reason: closing, closed after its lifetime, control characters (in Russian too)', async () => {
+    const nodeId = await seedNode(db);
+    const sid = await seedSession(db, { nodeId, state: 'Closing' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.userSends('one more');
+    await h.fake.waitForChat((m) => m.some((x) => x.text === 'Not sent: this session is closing. Once it is in the /archive you can resume it, or start a /new one.'));
+    await db.session.update({ where: { id: sid }, data: { state: 'Archived', lifetimeExpired: true } });
+    h.fake.userSends('and another');
+    await h.fake.waitForChat((m) => m.some((x) => x.text === 'Not sent: this session\'s lifetime ended and it was closed. Resume it from /archive or start a /new one.'));
+    const ready = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.chatNodeState.update({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } }, data: { activeSessionId: ready } });
+    await db.telegramChat.update({ where: { chatId: BigInt(ADA) }, data: { language: 'ru' } });
+    h.fake.userSends('bell \u0007 here');
+    await h.fake.waitForChat((m) => m.some((x) => x.text === 'Не отправлено: в сообщении есть управляющие символы, которые терминал не примет. Уберите их и отправьте снова.'));
+    await pause(300);
+    expect(h.fake.chatMessages().filter((x) => /^(Not sent|Не отправлено)/.test(x.text ?? ''))).toHaveLength(3);
+    expect(await db.message.count()).toBe(0);
+  });
+
   it('without an active session the user is told how to start one', async () => {
     await seedNode(db);
     h.fake.userSends('hello?');
@@ -164,6 +202,25 @@ describe('settings, status and login', () => {
     h.fake.userPresses(msg.message_id, (buttons(updated).find((b) => b.text === 'Русский') as { callback_data: string }).callback_data);
     await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Настройки')));
     expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).language).toBe('ru');
+  });
+
+  it('/settings sets the lifetime and the agents of the selected computer; a disabled agent is not offered by /new', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    h.fake.userSends('/settings');
+    const msg = (await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Settings')))).find((x) => x.text?.startsWith('Settings')) as Message;
+    expect(msg.text).toContain('Agents on laptop: Claude Code, Codex');
+    const shown = () => h.fake.chatMessages().find((x) => x.message_id === msg.message_id) as Message;
+    const pressOn = (label: string) => h.fake.userPresses(msg.message_id, (buttons(shown()).find((b) => b.text === label) as { callback_data: string }).callback_data);
+    pressOn('24 h');
+    await expect.poll(() => shown().text).toContain('Session lifetime: 24 h');
+    expect((await db.settings.findUniqueOrThrow({ where: { id: 1 } })).lifetimeHours).toBe(24);
+    pressOn('☑ Codex');
+    await expect.poll(() => shown().text).toContain('Agents on laptop: Claude Code\n');
+    expect((await db.node.findUniqueOrThrow({ where: { id: nodeId } })).enabledExecutors).toEqual(['claude']);
+    expect(buttons(shown()).map((b) => b.text)).toContain('☐ Codex');
+    h.fake.userSends('/new');
+    await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Which folder?')));
+    expect(h.fake.chatMessages().some((x) => x.text?.includes('which agent?'))).toBe(false);
   });
 
   it('/login sends a one-time dashboard link for this Telegram user', async () => {
@@ -203,7 +260,7 @@ describe('lifecycle button and attachments through core services', () => {
     const [row] = await db.message.findMany({ where: { sessionId: sid } });
     expect(row?.text).toBe('look at this file');
     expect(row?.sourceKey).toBe(`tg:${ADA}:${sent.message.message_id}`);
-    const [att] = row?.attachments as { name: string; mime: string; path: string; sizeBytes: number; sha256: string }[];
+    const [att] = (row?.attachments ?? []) as { name: string; mime: string; path: string; sizeBytes: number; sha256: string }[];
     expect(att).toMatchObject({ name: 'data.csv', mime: 'text/csv', sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
     expect(readFileSync(att?.path as string)).toEqual(Buffer.from(bytes));
   });

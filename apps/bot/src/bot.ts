@@ -10,6 +10,7 @@ import { messages } from './features/messages.ts';
 import { newSession } from './features/new-session.ts';
 import { nodes } from './features/nodes.ts';
 import { settings } from './features/settings.ts';
+import { answerEveryCallback, refuseButton } from './features/stale.ts';
 
 export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'settings', 'login'] as const;
 
@@ -17,8 +18,10 @@ export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status
 export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<BotContext>): Bot<BotContext> {
   const bot = new Bot<BotContext>(token, config);
   bot.use(access(deps));
+  bot.use(answerEveryCallback);
   bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), messages());
-  bot.callbackQuery(/.*/, (ctx) => ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
+  // Data no feature recognises (an old build's button, or tampered): out of date, and the card refreshed.
+  bot.callbackQuery(/.*/, refuseButton);
 
   bot.catch(async (err) => {
     const ctx = err.ctx;

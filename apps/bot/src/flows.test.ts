@@ -154,4 +154,49 @@ describe('sessions, background completion and archive', () => {
     expect(resumed.state).toBe('Resuming');
     expect(await db.agentCommand.count({ where: { sessionId: resumed.id, type: 'resume_session' } })).toBe(1);
   });
+  const activeOn = async (nodeId: string) => (await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId;
+
+  it('a failed resume: one notice with a New session button, and the session active before is active again under it', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const b = await seedSession(db, { nodeId, state: 'Ready', title: 'B' });
+    const ghost = await seedSession(db, { nodeId, state: 'Archived', title: 'old one' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: b } });
+    h.fake.userSends('/archive');
+    press(await waitFor((m) => m.text?.startsWith('Archive of laptop') ?? false), 'Resume 1');
+    await waitFor((m) => (m.text?.includes('State: resuming') && m.text.includes('old one')) ?? false);
+    expect(await activeOn(nodeId)).toBe(ghost);
+    // What the engine does when the CLI cannot reopen it: the record stays archived, one resume_failed row.
+    await db.session.update({ where: { id: ghost }, data: { state: 'Archived' } });
+    await db.outbox.create({
+      data: { channel: 'telegram', dedupeKey: `resume_failed:${ghost}`, kind: 'resume_failed', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_failed', sessionId: ghost, nodeId, cause: 'the CLI exited at once' } },
+    });
+    const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the CLI exited at once.') ?? false);
+    expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
+    const card = await waitFor((m) => (m.message_id > notice.message_id && m.text?.includes('\nB\n')) ?? false);
+    expect(card.text).toContain('State: ready');
+    expect(await activeOn(nodeId)).toBe(b);
+    const chat = await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } });
+    expect([chat.cardSessionId, chat.flow]).toEqual([b, null]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.fake.chatMessages().filter((m) => m.text?.startsWith('The archived session could not be resumed'))).toHaveLength(1);
+    // Its New session button starts the /new flow.
+    press(notice, 'New session');
+    await waitFor((m) => m.text === 'New session on laptop — which agent?');
+  });
+
+  it('a resume that cannot be asked for (computer offline): the same notice with that cause at once; nothing changes', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop', online: false });
+    const b = await seedSession(db, { nodeId, state: 'Ready', title: 'B' });
+    const ghost = await seedSession(db, { nodeId, state: 'Archived', title: 'old one' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'ru', selectedNodeId: nodeId } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: b } });
+    h.fake.userSends('/archive');
+    press(await waitFor((m) => m.text?.startsWith('Архив') ?? false), /1$/);
+    await waitFor((m) => m.text?.startsWith('Не удалось возобновить сессию из архива: её компьютер не в сети.') ?? false);
+    expect(await activeOn(nodeId)).toBe(b);
+    expect((await db.session.findUniqueOrThrow({ where: { id: ghost } })).state).toBe('Archived');
+    expect(await db.agentCommand.count({ where: { sessionId: ghost } })).toBe(0);
+    expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).flow).toBeNull();
+  });
 });

@@ -5,7 +5,9 @@ import type { SessionView } from '../store/sessions-read.ts';
 import { cb } from './callback-data.ts';
 
 const WORKING = new Set(['Running', 'Stopping', 'ClosingAfterWork']);
-const CLOSABLE = new Set(['Ready', 'Starting', 'AwaitingRecovery']);
+// The session table takes close_requested in Ready only (SPEC §3: Close when no work runs); a card in
+// Starting or AwaitingRecovery offers no lifecycle button (no manual "Recover" either).
+const CLOSABLE = new Set(['Ready']);
 
 export function formatLeft(t: Translator, deadline: Date | null, now: Date): string {
   if (!deadline) return t('card.lifetimeNever');
@@ -17,12 +19,25 @@ export function formatLeft(t: Translator, deadline: Date | null, now: Date): str
   return t('card.lifetime', { left: h > 0 ? t('time.hm', { h, m }) : t('time.m', { m }) });
 }
 
-function tokens(usage: unknown): number | undefined {
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * The context the last request used, from the agent's `usage` report ({ inputTokens, outputTokens,
+ * cachedInputTokens }). Claude reports cache reads apart from its input (the agent folds cache
+ * writes into input), so both count; Codex's input already includes its cached part.
+ */
+export function contextTokens(executor: string, usage: unknown): number | undefined {
   if (!usage || typeof usage !== 'object') return undefined;
   const u = usage as Record<string, unknown>;
-  const v = u.contextTokens ?? u.totalTokens ?? u.inputTokens;
-  return typeof v === 'number' ? v : undefined;
+  const explicit = num(u.contextTokens) ?? num(u.totalTokens);
+  if (explicit !== undefined) return explicit;
+  const input = num(u.inputTokens);
+  if (input === undefined) return undefined;
+  return executor === 'claude' ? input + (num(u.cachedInputTokens) ?? 0) : input;
 }
+
+/** Output tokens of the last request, when reported. */
+export const outputTokens = (usage: unknown): number | undefined => (usage && typeof usage === 'object' ? num((usage as Record<string, unknown>).outputTokens) : undefined);
 
 /** The card: one message per chat, edited in place, with the lifecycle button of SPEC §3. */
 export function renderCard(o: { t: Translator; session: SessionView; nodeName: string; generation: number; now: Date; confirmClose?: boolean }): { html: string; keyboard: InlineKeyboard } {
@@ -34,7 +49,7 @@ export function renderCard(o: { t: Translator; session: SessionView; nodeName: s
   ];
   if (s.title) lines.push(`<i>${escapeHtml(s.title.slice(0, 200))}</i>`);
   if (s.state !== 'Archived' && s.state !== 'ResumeFailed') lines.push(escapeHtml(formatLeft(t, s.lifetimeDeadline, o.now)));
-  const tk = tokens(s.usage);
+  const tk = contextTokens(s.executor, s.usage);
   if (tk !== undefined) lines.push(escapeHtml(t('card.usage', { tokens: tk.toLocaleString('en-US') })));
   const last = s.nativeLastActivity ?? s.lastActivityAt;
   if (last) lines.push(escapeHtml(t('card.lastActivity', { when: last.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' })));

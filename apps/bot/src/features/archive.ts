@@ -1,12 +1,11 @@
 import { Composer, InlineKeyboard } from 'grammy';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
-import { showCard } from '../card/card-service.ts';
 import { escapeHtml } from '../render/index.ts';
-import { setActiveSession } from '../store/chats.ts';
 import { listArchived } from '../store/sessions-read.ts';
-import { selectedNode } from './home.ts';
-import { staleButton } from './stale.ts';
+import { askForNode, selectedNode } from './home.ts';
+import { resumeFromChat } from './resume.ts';
+import { refuseButton, staleButton } from './stale.ts';
 
 const PAGE = 5;
 
@@ -16,7 +15,7 @@ export function archive(): Composer<BotContext> {
   const show = async (ctx: BotContext, page: number) => {
     const { t, deps } = ctx.bria;
     const node = await selectedNode(ctx);
-    if (!node) return void (await ctx.reply(t('nodes.none')));
+    if (!node) return askForNode(ctx);
     const { rows, more } = await listArchived(deps.db, { nodeId: node.id, page, pageSize: PAGE });
     if (rows.length === 0 && page === 0) return void (await ctx.reply(t('archive.none', { node: node.name })));
     const gen = ctx.bria.chat.cardGeneration;
@@ -34,20 +33,18 @@ export function archive(): Composer<BotContext> {
   c.command('archive', (ctx) => show(ctx, 0));
   c.callbackQuery(/^arch:/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
-    if (!data || (await staleButton(ctx, data))) return;
+    if (!data) return refuseButton(ctx);
+    if (await staleButton(ctx, data)) return;
     await ctx.answerCallbackQuery();
     await show(ctx, Number(data.arg ?? 0));
   });
   // Resume from the archive list (the /new flow's resume buttons carry the flow nonce and no `a` arg).
   c.callbackQuery(/^resume:.*:a$/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
-    if (!data?.sessionId || (await staleButton(ctx, data))) return;
+    if (!data?.sessionId) return refuseButton(ctx);
+    if (await staleButton(ctx, data)) return;
     await ctx.answerCallbackQuery();
-    const { deps, chatId } = ctx.bria;
-    await deps.actions.resumeSession({ chatId, sessionId: data.sessionId });
-    const node = await selectedNode(ctx);
-    if (node) await setActiveSession(deps.db, chatId, node.id, data.sessionId);
-    await showCard({ api: ctx.api, db: deps.db, chatId, sessionId: data.sessionId, fresh: true });
+    await resumeFromChat(ctx, data.sessionId);
   });
   return c;
 }

@@ -1,6 +1,6 @@
 import { Composer } from 'grammy';
 import type { BotContext } from '../context.ts';
-import { formatLeft } from '../card/card-view.ts';
+import { contextTokens, formatLeft, outputTokens } from '../card/card-view.ts';
 import { escapeHtml } from '../render/index.ts';
 import { queueLength } from '../store/sessions-read.ts';
 import { activeSession, selectedNode, showHome } from './home.ts';
@@ -17,14 +17,15 @@ export function basics(): Composer<BotContext> {
     const node = await selectedNode(ctx);
     const s = node ? await activeSession(ctx, node.id) : null;
     if (!node || !s) return void (await ctx.reply(t('status.none')));
-    const usage = s.usage && typeof s.usage === 'object' ? (s.usage as Record<string, unknown>) : {};
-    const tokens = usage.contextTokens ?? usage.totalTokens;
+    const tokens = contextTokens(s.executor, s.usage);
+    const out = outputTokens(s.usage);
     const lines = [
       t('card.title', { executor: t(`executor.${s.executor}`), node: node.name }),
       t('status.nativeId', { id: s.nativeSessionId ?? '—' }),
       t('card.state', { state: t(`state.${s.state}`) }),
       formatLeft(t, s.lifetimeDeadline, deps.now?.() ?? new Date()),
-      ...(typeof tokens === 'number' ? [t('card.usage', { tokens })] : []),
+      ...(tokens !== undefined ? [t('card.usage', { tokens: tokens.toLocaleString('en-US') })] : []),
+      ...(out !== undefined ? [t('status.output', { tokens: out.toLocaleString('en-US') })] : []),
       t('status.queue', { count: await queueLength(deps.db, s.id) }),
     ];
     await ctx.reply(`<pre>${escapeHtml(lines.join('\n'))}</pre>`, { parse_mode: 'HTML' });

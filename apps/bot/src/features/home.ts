@@ -1,9 +1,11 @@
+import { InlineKeyboard } from 'grammy';
 import type { BotContext } from '../context.ts';
+import { cb } from '../card/callback-data.ts';
 import { showCard } from '../card/card-service.ts';
 import { getActiveSession, getChat, updateChat } from '../store/chats.ts';
 import { escapeHtml } from '../render/index.ts';
 import { nodesKeyboard } from './nodes.ts';
-import { getSessionView, listNodeViews, type NodeView } from '../store/sessions-read.ts';
+import { getSessionView, listNodeViews, listOpenSessions, type NodeView } from '../store/sessions-read.ts';
 
 /** The chat's selected node; with exactly one node, that one is selected without asking. */
 export async function selectedNode(ctx: BotContext): Promise<NodeView | undefined> {
@@ -18,6 +20,17 @@ export async function selectedNode(ctx: BotContext): Promise<NodeView | undefine
   return only;
 }
 
+/**
+ * No node is selected: with none enrolled the user is told how to add one; with several, they are
+ * asked which (a command about "this computer" cannot guess between them).
+ */
+export async function askForNode(ctx: BotContext): Promise<void> {
+  const { t } = ctx.bria;
+  const nodes = await listNodeViews(ctx.bria.deps.db);
+  if (nodes.length === 0) return void (await ctx.reply(escapeHtml(t('firstSteps.noNodes')), { parse_mode: 'HTML' }));
+  await ctx.reply(escapeHtml(t('nodes.title')), { parse_mode: 'HTML', reply_markup: nodesKeyboard(ctx, nodes) });
+}
+
 const OPEN = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing']);
 
 /** The selected node's active session (if still open). */
@@ -27,18 +40,38 @@ export async function activeSession(ctx: BotContext, nodeId: string) {
   return s && OPEN.has(s.state) ? s : null;
 }
 
-/** Shows the card of the selected node's active session, or what to do first. */
+/** The node's remembered active session in whatever state it is now (closed ones included). */
+export async function rememberedSession(ctx: BotContext, nodeId: string) {
+  const id = await getActiveSession(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
+  return id ? getSessionView(ctx.bria.deps.db, id) : null;
+}
+
+/** `/sessions`: the selected node's open sessions only, each an Open button. */
+export async function sessionsList(ctx: BotContext): Promise<void> {
+  const { t, deps } = ctx.bria;
+  const node = await selectedNode(ctx);
+  if (!node) return askForNode(ctx);
+  const open = await listOpenSessions(deps.db, node.id);
+  if (open.length === 0) return void (await ctx.reply(t('sessions.none', { node: node.name })));
+  const kb = new InlineKeyboard();
+  for (const s of open) {
+    const label = t('sessions.line', { executor: t(`executor.${s.executor}`), state: t(`state.${s.state}`), folder: s.folder.split('/').slice(-2).join('/') });
+    kb.text(label.slice(0, 60), cb.encode({ a: 'open', gen: ctx.bria.chat.cardGeneration, sessionId: s.id })).row();
+  }
+  await ctx.reply(escapeHtml(t('sessions.title', { node: node.name })), { parse_mode: 'HTML', reply_markup: kb });
+}
+
+/**
+ * Shows the card of the selected node's active session; without one, that node's open sessions to
+ * pick from, or what to do first.
+ */
 export async function showHome(ctx: BotContext, o: { fresh?: boolean } = {}): Promise<void> {
   const { t } = ctx.bria;
   const node = await selectedNode(ctx);
-  if (!node) {
-    const nodes = await listNodeViews(ctx.bria.deps.db);
-    if (nodes.length === 0) await ctx.reply(escapeHtml(t('firstSteps.noNodes')), { parse_mode: 'HTML' });
-    else await ctx.reply(escapeHtml(t('nodes.title')), { parse_mode: 'HTML', reply_markup: nodesKeyboard(ctx, nodes) });
-    return;
-  }
+  if (!node) return askForNode(ctx);
   const s = await activeSession(ctx, node.id);
   if (!s) {
+    if (node.openSessions > 0) return sessionsList(ctx);
     await ctx.reply(escapeHtml(t('firstSteps.noSession', { node: node.name })), { parse_mode: 'HTML' });
     return;
   }

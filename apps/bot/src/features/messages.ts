@@ -4,7 +4,25 @@ import { isAppError } from '@bria/core/domain';
 import { MAX_ATTACHMENT_BYTES } from '@bria/core/protocol';
 import type { BotContext } from '../context.ts';
 import type { AttachmentIn } from '../deps.ts';
-import { activeSession, selectedNode } from './home.ts';
+import type { MessageKey } from '@bria/core/i18n';
+import { getSessionView } from '../store/sessions-read.ts';
+import { activeSession, rememberedSession, selectedNode } from './home.ts';
+
+/**
+ * Why core refused a message, in the user's words. The session is re-read: its state now is what
+ * the refusal was about (it changed between the active-session check and the refusal).
+ */
+async function refusalKey(ctx: BotContext, sessionId: string, code: string, message: string, withAttachment: boolean): Promise<MessageKey> {
+  if (code === 'PERSIST_FAILED' && withAttachment) return 'attach.failed';
+  if (code === 'INVALID_INPUT') return /control characters/.test(message) ? 'msg.refusedControlChars' : /too long|too large/.test(message) ? 'msg.refusedTooLong' : 'msg.refusedGeneric';
+  if (code === 'NOT_FOUND') return 'msg.refusedGone';
+  if (code !== 'SESSION_NOT_ACCEPTING') return 'msg.refusedGeneric';
+  const s = await getSessionView(ctx.bria.deps.db, sessionId);
+  if (!s) return 'msg.refusedGone';
+  if (s.state === 'Closing' || s.state === 'ClosingAfterWork') return s.lifetimeExpired ? 'msg.refusedExpired' : 'msg.refusedClosing';
+  if (s.state === 'Archived' || s.state === 'ResumeFailed') return s.lifetimeExpired ? 'msg.refusedClosedExpired' : 'msg.refusedArchived';
+  return 'msg.refusedGeneric';
+}
 
 
 /**
@@ -20,7 +38,11 @@ export function messages(): Composer<BotContext> {
     if (msg.text?.startsWith('/')) return;
     const node = await selectedNode(ctx);
     const session = node ? await activeSession(ctx, node.id) : null;
-    if (!session) return void (await ctx.reply(t('msg.noActive')));
+    if (!session) {
+      // The remembered session closed meanwhile (lifetime, Close, a failed resume): say which, not just "none".
+      const gone = node ? await rememberedSession(ctx, node.id) : null;
+      return void (await ctx.reply(t(gone ? (gone.lifetimeExpired ? 'msg.refusedClosedExpired' : 'msg.refusedArchived') : 'msg.noActive')));
+    }
     let attachments: AttachmentIn[] | undefined;
     if (msg.photo || msg.document) {
       // Files travel to the node inside one protocol frame: the limit is the protocol's, stated to the user.
@@ -45,8 +67,7 @@ export function messages(): Composer<BotContext> {
       if (!isAppError(error)) throw error;
       // The engine leaves its own expiry notice in the outbox (exactly one); do not add a second.
       if (error.code === 'LIFETIME_EXPIRED') return void deps.wakeOutbox?.();
-      const key = error.code === 'SESSION_NOT_ACCEPTING' ? 'msg.refusedArchived' : error.code === 'PERSIST_FAILED' && attachments ? 'attach.failed' : 'msg.refusedGeneric';
-      return void (await ctx.reply(t(key)));
+      return void (await ctx.reply(t(await refusalKey(ctx, session.id, error.code, error.message, attachments !== undefined))));
     }
     await ctx.react('👀').catch(() => undefined);
   });

@@ -7,6 +7,8 @@ import { cb } from '../card/callback-data.ts';
 import { showCard } from '../card/card-service.ts';
 import { escapeHtml } from '../render/index.ts';
 import { setActiveSession, updateChat } from '../store/chats.ts';
+import { resumeFromChat } from './resume.ts';
+import { refuseButton } from './stale.ts';
 import { listArchived, listNodeViews, readSettingsView, recentFolders } from '../store/sessions-read.ts';
 
 /**
@@ -120,7 +122,7 @@ export function newSession(): Composer<BotContext> {
     // /archive's Resume buttons (arg `a`) share the action name; they are the archive feature's.
     if (data?.a === 'resume' && data.arg === 'a') return next();
     const flow = readFlow(ctx);
-    if (!data || !flow || data.gen !== flow.nonce) return void (await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
+    if (!data || !flow || data.gen !== flow.nonce) return void (await refuseButton(ctx));
     await ctx.answerCallbackQuery();
     if (data.a === 'cancel') {
       await saveFlow(ctx, null);
@@ -135,10 +137,7 @@ export function newSession(): Composer<BotContext> {
     if (data.a === 'fresh' && flow.step === 'resume') return start(ctx, flow);
     if (data.a === 'resume' && flow.step === 'resume' && data.sessionId) {
       await saveFlow(ctx, null);
-      await ctx.bria.deps.actions.resumeSession({ chatId: ctx.bria.chatId, sessionId: data.sessionId });
-      await setActiveSession(ctx.bria.deps.db, ctx.bria.chatId, flow.nodeId as string, data.sessionId);
-      await showCard({ api: ctx.api, db: ctx.bria.deps.db, chatId: ctx.bria.chatId, sessionId: data.sessionId, fresh: true });
-      return;
+      return resumeFromChat(ctx, data.sessionId);
     }
   });
   // A typed folder while the flow waits for one; any other text goes on to the session.

@@ -5,7 +5,7 @@ import { escapeHtml } from '../render/index.ts';
 import { updateChat } from '../store/chats.ts';
 import { listNodeViews, type NodeView } from '../store/sessions-read.ts';
 import { showHome } from './home.ts';
-import { staleButton } from './stale.ts';
+import { refuseButton } from './stale.ts';
 
 export function nodesKeyboard(ctx: BotContext, nodes: NodeView[]): InlineKeyboard {
   const kb = new InlineKeyboard();
@@ -25,9 +25,11 @@ export function nodes(): Composer<BotContext> {
   });
   c.callbackQuery(/^node:/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
-    if (!data?.arg || (await staleButton(ctx, data))) return;
+    // Choosing a computer is navigation (like Open): it acts on nothing, so a list drawn before the
+    // current card still works; a node that does not exist (any more) is refused.
+    if (!data?.arg) return refuseButton(ctx);
     const node = (await listNodeViews(ctx.bria.deps.db)).find((n) => n.id === data.arg);
-    if (!node) return void (await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
+    if (!node) return void (await refuseButton(ctx));
     await updateChat(ctx.bria.deps.db, ctx.bria.chatId, { selectedNodeId: node.id });
     ctx.bria.chat.selectedNodeId = node.id;
     await ctx.answerCallbackQuery({ text: ctx.bria.t('nodes.selected', { name: node.name }) });

@@ -7,7 +7,7 @@ import { escapeHtml } from '../render/index.ts';
 import { updateChat } from '../store/chats.ts';
 import { readSettingsView } from '../store/sessions-read.ts';
 import { selectedNode } from './home.ts';
-import { staleButton } from './stale.ts';
+import { refuseButton, staleButton } from './stale.ts';
 
 const LIFETIMES: (number | null)[] = [null, 6, 12, 24, 48];
 const EXECUTORS: Executor[] = ['claude', 'codex'];
@@ -45,13 +45,14 @@ export function settings(): Composer<BotContext> {
   });
   c.callbackQuery(/^set:/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
-    if (!data?.arg || (await staleButton(ctx, data))) return;
+    if (!data?.arg) return refuseButton(ctx);
+    if (await staleButton(ctx, data)) return;
     const { deps } = ctx.bria;
     const [key, value] = data.arg.split('=') as [string, string];
     // Only values this keyboard offers are acted on; anything else was not drawn by Bria.
     const offered = (key === 'life' && LIFETIMES.some((h) => String(h ?? 'never') === value)) || (key === 'recs' && (value === '0' || value === '1'))
       || (key === 'exec' && (EXECUTORS as string[]).includes(value)) || (key === 'lang' && (LANGUAGES as readonly string[]).includes(value));
-    if (!offered) return void (await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') }));
+    if (!offered) return void (await refuseButton(ctx));
     if (key === 'life') await deps.actions.updateSettings({ lifetimeHours: value === 'never' ? null : Number(value) });
     if (key === 'recs') await deps.actions.updateSettings({ resumeRecommendations: value === '1' });
     if (key === 'exec') {

@@ -4,7 +4,8 @@ import type { Db } from '@bria/core/db';
 import { chatTranslator, showCard } from '../card/card-service.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
-import { getChat } from '../store/chats.ts';
+import { getActiveSession, getChat, readResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
+import { getSessionView, OPEN_STATES } from '../store/sessions-read.ts';
 import type { ClaimedRow } from './outbox-store.ts';
 
 /** The payloads the engine writes (mirrors core's `zOutboxPayload`; unknown extra fields are ignored). */
@@ -28,6 +29,24 @@ export interface DeliverContext {
   db: Db;
   /** Called after each delivered part; the row's progress is durable when it resolves. */
   onPart: (messageIds: number[]) => Promise<void>;
+}
+
+/**
+ * After a failed resume the chat is not left without an active session: if the failed one is still
+ * the node's active session, the one that was active before Resume was pressed (if still open)
+ * becomes active again and its card is posted under the notice. Without one, the failed session's
+ * card (edited above: archived, Sessions / New session) and the notice's New session button say
+ * what to do next. Running it twice changes nothing (the failed session is no longer active).
+ */
+async function restoreAfterFailedResume(ctx: DeliverContext, chatId: bigint, p: { sessionId: string; nodeId: string }): Promise<void> {
+  if ((await getActiveSession(ctx.db, chatId, p.nodeId)) !== p.sessionId) return;
+  const chat = await getChat(ctx.db, chatId);
+  const back = readResumeReturn(chat?.flow, p.sessionId);
+  const previous = back ? await getSessionView(ctx.db, back.previousSessionId) : null;
+  if (back) await updateChat(ctx.db, chatId, { flow: null });
+  if (!previous || !(OPEN_STATES as readonly string[]).includes(previous.state)) return;
+  await setActiveSession(ctx.db, chatId, p.nodeId, previous.id);
+  await showCard({ api: ctx.api, db: ctx.db, chatId, sessionId: previous.id, fresh: true });
 }
 
 /** Delivers one row; returns the Telegram message ids it produced (all parts). Throws Bot API errors. */
@@ -75,9 +94,14 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       const kb = new InlineKeyboard().text(t('button.open'), cb.encode({ a: 'open', gen: chat?.cardGeneration ?? 0, sessionId: payload.sessionId }));
       return send(escapeHtml(t('background.done', { title: (payload.title ?? t('archive.untitled')).slice(0, 120) })), kb);
     }
-    case 'resume_failed':
+    case 'resume_failed': {
       await refreshCard(payload.sessionId);
-      return send(escapeHtml(t('resume.failed', { cause: payload.cause })));
+      // Exactly one notice: recorded as a part before anything else happens, so a retry skips it.
+      const ids = already.length > 0 ? [...already] : await send(escapeHtml(t('resume.failed', { cause: payload.cause })), new InlineKeyboard().text(t('button.newSession'), cb.encode({ a: 'new', gen: chat?.cardGeneration ?? 0 })));
+      if (already.length === 0) await ctx.onPart(ids);
+      await restoreAfterFailedResume(ctx, row.chatId, payload);
+      return ids;
+    }
     case 'final_save':
       return send(escapeHtml(payload.phase === 'failing' ? t('notice.finalSaveFailing', { cause: payload.cause ?? '—' }) : t('notice.finalSaveRecovered')));
     case 'expiry_refusal':

@@ -75,3 +75,16 @@ export async function setActiveSession(db: Db, chatId: bigint, nodeId: string, s
     select: { chatId: true },
   });
 }
+
+/**
+ * Where a chat goes back to when an exact resume fails: the session that was active on that node
+ * before Resume was pressed. Kept in `TelegramChat.flow` (durable, so it survives a bot restart
+ * between the press and the engine's `resume_failed` notice). Starting a /new flow replaces it:
+ * the user has then chosen where to go next themselves.
+ */
+export interface ResumeReturn { kind: 'resumeReturn'; sessionId: string; nodeId: string; previousSessionId: string }
+
+export function readResumeReturn(flow: unknown, sessionId: string): ResumeReturn | undefined {
+  const f = flow as Partial<ResumeReturn> | null;
+  return f?.kind === 'resumeReturn' && f.sessionId === sessionId && typeof f.previousSessionId === 'string' ? (f as ResumeReturn) : undefined;
+}
