@@ -10,6 +10,7 @@ import type { AgentConfig } from './env.ts';
 import { claudeConfigDir, codexHome, Tmux } from './executors/index.ts';
 import { HubClient } from './hub-client/hub-client.ts';
 import { Ledger } from './ledger/ledger.ts';
+import { crashPoint } from './test-crash.ts';
 
 const run = promisify(execFile);
 export const AGENT_VERSION = '0.1.0';
@@ -49,6 +50,7 @@ export class Agent {
       log,
       hello: () => ({ agentVersion: AGENT_VERSION, hostname: hostname(), executors: this.executors }),
       onCommand: (cmd) => this.handle(cmd),
+      onInterrupted: (rec) => this.control.interruptedResult(rec),
     });
     // The CLIs get the agent's own environment, so the user's settings and logins apply.
     const cliEnv = cfg.cliEnv ?? process.env;
@@ -66,6 +68,10 @@ export class Agent {
 
   async start(): Promise<void> {
     this.executors = await probeExecutors(this.cfg);
+    // Commands an earlier run died running are answered first (never run again): their answers
+    // precede the re-attach events in the ledger, so the hub learns the delivery outcome before
+    // anything about the turn it may have started.
+    await this.client.answerAllInterrupted();
     // Sessions this agent ran before a restart are re-attached first: their events are durable in
     // the ledger and reach the hub right after the welcome.
     await this.control.restore();
@@ -78,6 +84,7 @@ export class Agent {
   }
 
   private handle(cmd: Command): Promise<Record<string, unknown>> {
+    if (cmd.command === 'deliver') crashPoint('deliver:received');
     switch (cmd.command) {
       case 'probe':
         return probeExecutors(this.cfg).then((executors) => ({ ok: true, executors, hostname: hostname() }));

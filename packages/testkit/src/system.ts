@@ -91,17 +91,27 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       return hub;
     },
 
-    /** Starts the node agent process and waits until the hub has it online. */
-    async startAgent(): Promise<void> {
+    /** Starts the node agent process and waits until the hub has it online (`env`: test seams, e.g. BRIA_AGENT_TEST_CRASH). */
+    async startAgent(o: { env?: Record<string, string> } = {}): Promise<void> {
       const out = createWriteStream(agentLog, { flags: 'a' });
       const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${hubPort}/agent`, '--token', token, '--dir', agentDir], {
         cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info' },
+        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info', ...o.env },
       });
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);
       agent = child;
       await waitUntil('the agent online', async () => (await db.node.findUniqueOrThrow({ where: { id: nodeId } })).online, 30_000);
+    },
+    /** Resolves when the agent process ends by itself (a test seam's SIGKILL); with its signal. */
+    agentExited(): Promise<string | null> {
+      const a = agent;
+      if (!a) return Promise.resolve(null);
+      if (a.exitCode !== null || a.signalCode !== null) return Promise.resolve(a.signalCode);
+      return new Promise((r) => a.once('exit', (_code, signal) => {
+        if (agent === a) agent = null;
+        r(signal);
+      }));
     },
     get agentPid(): number | null {
       return agent?.exitCode === null ? (agent.pid ?? null) : null;

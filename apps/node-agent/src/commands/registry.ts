@@ -7,6 +7,16 @@ import type { Executor, SessionIdentity } from '../executors/index.ts';
 export interface TurnRef { messageId: string; nativeRef: string }
 
 /**
+ * One paste into the CLI, written (fsync) before the first byte is typed and completed with the
+ * native ref once its receipt is bound. After an agent crash it decides the answer of a `deliver`
+ * that was cut short: no mark → provably never typed; a mark with a ref → typed and accepted; a
+ * mark without one → unknown (typed or not, nobody can prove it; never typed again).
+ */
+export interface DeliveryMark { messageId: string; at: number; nativeRef?: string }
+/** Marks kept per session (one delivery at a time per session, so the latest is always there). */
+export const DELIVERY_MARKS = 32;
+
+/**
  * What the agent must remember about one Bria session across its own crash: which CLI process it
  * is (identity), how far its journal was read, which turns are still open and which deliveries were
  * typed without a receipt yet. `closed` records stay so a later exact resume can put the archived
@@ -23,6 +33,8 @@ export interface SessionRecord {
   turns: TurnRef[];
   /** Pasted (or about to be) without a receipt yet: never typed again, only re-checked. */
   unconfirmed: string[];
+  /** Pastes begun, newest last (absent in records written before marks existed: then nothing is proven). */
+  deliveries?: DeliveryMark[];
   status: 'live' | 'exited' | 'closed';
   /**
    * The latest turn events sent. A re-attach under a newer generation sends them again, because the

@@ -9,7 +9,8 @@ import {
 import { isAlive, procStat } from '../executors/proc-tree.ts';
 import { identityFromReport, mapHostEvent, reportIdentity } from './host-event-map.ts';
 import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
-import { type SessionRecord, SessionRegistry } from './registry.ts';
+import { DELIVERY_MARKS, type SessionRecord, SessionRegistry } from './registry.ts';
+import { crashPoint } from '../test-crash.ts';
 
 export type Emit = (e: { event: string; sessionId: string; generation: number; payload: Record<string, unknown> }) => void;
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -85,9 +86,11 @@ export class SessionControl {
     let rec = this.registry.get(sessionId);
     if (!rec) return;
     if (e.type === 'accepted') {
+      crashPoint('deliver:receipt');
       rec = this.registry.put(sessionId, {
         turns: [...rec.turns.filter((t) => t.messageId !== e.messageId), { messageId: e.messageId, nativeRef: e.nativeRef }],
         unconfirmed: rec.unconfirmed.filter((m) => m !== e.messageId),
+        deliveries: rec.deliveries?.map((d) => (d.messageId === e.messageId ? { ...d, nativeRef: e.nativeRef } : d)),
         identity: safeIdentity(host) ?? rec.identity,
       });
     }
@@ -102,6 +105,7 @@ export class SessionControl {
       this.registry.put(sessionId, { turns, unconfirmed: rec.unconfirmed.filter((m) => m !== ended), ...(turns.length === 0 ? { journalOffset: host.journalOffset } : {}) });
     }
     if (e.type === 'exited' && !e.expected) this.registry.put(sessionId, { status: 'exited' });
+    if (e.type === 'accepted') crashPoint('deliver:accepted');
   }
 
   private sessionName(sessionId: string, generation: number): string {
@@ -125,7 +129,7 @@ export class SessionControl {
       return { ok: true, alreadyRunning: true };
     }
     await this.dropDeadPane(rec);
-    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], recent: [], journalOffset: 0 });
+    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], deliveries: [], recent: [], journalOffset: 0 });
     const host = this.newHost(sessionId, p.executor, p.nativeSessionId);
     try {
       const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
@@ -151,7 +155,7 @@ export class SessionControl {
     // older generation, e.g. while the node was away): they are kept and re-reported after the
     // resume, matched by message and turn id, so a repeat never makes a second copy.
     const recent = rec?.recent ?? [];
-    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], unconfirmed: [], recent, journalOffset: 0 });
+    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], unconfirmed: [], deliveries: rec?.deliveries ?? [], recent, journalOffset: 0 });
     const host = this.newHost(sessionId, p.executor);
     try {
       const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
@@ -209,16 +213,21 @@ export class SessionControl {
       }
     }
     // Remembered before the paste: after a crash this message is re-checked, never typed again.
-    this.registry.put(sessionId, { unconfirmed: [...rec.unconfirmed.filter((m) => m !== p.messageId), p.messageId] });
+    const now = this.registry.get(sessionId) ?? rec;
+    this.registry.put(sessionId, {
+      unconfirmed: [...now.unconfirmed.filter((m) => m !== p.messageId), p.messageId],
+      deliveries: [...(now.deliveries ?? []).filter((d) => d.messageId !== p.messageId), { messageId: p.messageId, at: Date.now() }].slice(-DELIVERY_MARKS),
+    });
     try {
       const r = await host.deliver({ messageId: p.messageId, text });
-      return r.accepted ? { ok: true, nativeRef: r.nativeRef } : { ok: false, error: r.reason };
+      // Without a receipt in time the text may or may not have reached the CLI: unknown, never retyped.
+      return r.accepted ? { ok: true, delivery: 'accepted', messageId: p.messageId, nativeRef: r.nativeRef } : { ok: false, delivery: 'unknown', messageId: p.messageId, error: r.reason };
     } catch (err) {
       // Refused before the paste, or the paste failed because the CLI is verifiably gone: nothing reached it.
       const untyped = (err instanceof ExecutorError && err.code === 'not_ready') || (rec.identity !== null && (await processGone(rec.identity)));
       if (!untyped) throw err;
-      const now = this.registry.get(sessionId);
-      if (now) this.registry.put(sessionId, { unconfirmed: now.unconfirmed.filter((m) => m !== p.messageId) });
+      const after = this.registry.get(sessionId);
+      if (after) this.registry.put(sessionId, { unconfirmed: after.unconfirmed.filter((m) => m !== p.messageId), deliveries: after.deliveries?.filter((d) => d.messageId !== p.messageId) });
       return { ok: false, typed: false, messageId: p.messageId, error: (err as Error).message };
     }
   }
@@ -286,7 +295,7 @@ export class SessionControl {
       return { ok: true, already: true };
     }
     const identity = rec?.identity ?? identityFromReport(p.identity);
-    if (!rec) this.registry.put(sessionId, { executor: p.executor, folder: p.folder, identity, status: 'live' });
+    if (!rec) this.registry.put(sessionId, { executor: p.executor, folder: p.folder, identity, status: 'live', deliveries: [] });
     return this.bind(sessionId, identity);
   }
 
@@ -305,7 +314,7 @@ export class SessionControl {
     }
     const host = this.newHost(sessionId, rec.executor);
     const watch = rec.turns.map((t) => ({ messageId: t.messageId, nativeRef: t.nativeRef }));
-    const a = await host.attach(identity, { journalOffset: rec.journalOffset, watch });
+    const a = await host.attach(journalNotYetWritten(rec, identity) ? { ...identity, journalPath: null } : identity, { journalOffset: rec.journalOffset, watch });
     if (!a.ok) {
       this.hosts.delete(sessionId);
       this.o.log('warn', 'agent.attach_mismatch', { sessionId, fields: a.mismatches.map((m) => m.field) });
@@ -333,6 +342,44 @@ export class SessionControl {
     for (const e of this.registry.get(sessionId)?.recent ?? []) this.send(sessionId, e.event, e.payload);
   }
 
+  /**
+   * The answer for a session command an earlier run of this agent died running (its id is in the
+   * ledger as received, never done). Nothing is run again; only what is known is reported:
+   * - `deliver`: from the delivery mark (see `DeliveryMark`): `not_typed` (typed: false, the hub hands
+   *   the message over again), `accepted` with the native ref of the receipt the agent bound, or
+   *   `unknown` (never typed again, never guessed, never matched by text afterwards);
+   * - `start_session` / `resume_session`: a CLI that was never confirmed (no identity recorded) is
+   *   ended, since nothing was ever typed into it and nobody could bind it, and the session is marked
+   *   exited, so the hub sees a verified exit and recovers it (see the engine's command-result);
+   * - `close_session`, `interrupt`, `attach_session`: interrupted; the hub re-issues what it needs.
+   */
+  async interruptedResult(c: { command: string; sessionId?: string; messageId?: string; generation?: number }): Promise<Result> {
+    const sessionId = c.sessionId;
+    if (!sessionId) return { ok: false, error: 'interrupted by an agent restart' };
+    const rec = this.registry.get(sessionId);
+    if (c.command === 'deliver') {
+      const messageId = c.messageId;
+      if (!messageId) return { ok: false, delivery: 'unknown', error: 'interrupted by an agent restart' };
+      const mark = rec?.deliveries?.find((d) => d.messageId === messageId);
+      const turn = rec?.turns.find((t) => t.messageId === messageId);
+      const nativeRef = mark?.nativeRef ?? turn?.nativeRef;
+      if (nativeRef) return { ok: true, delivery: 'accepted', messageId, nativeRef, evidence: 'receipt bound before the agent stopped' };
+      if (mark || rec?.unconfirmed.includes(messageId)) return { ok: false, delivery: 'unknown', messageId, error: 'the agent stopped between the paste and its receipt' };
+      // A mark is written before every paste; without one (in a record that keeps marks) nothing was typed.
+      if (!rec || rec.deliveries) return { ok: false, typed: false, delivery: 'not_typed', messageId, error: 'the agent stopped before typing' };
+      return { ok: false, delivery: 'unknown', messageId, error: 'interrupted by an agent restart (no delivery marks in this record)' };
+    }
+    if ((c.command === 'start_session' || c.command === 'resume_session') && rec && !rec.identity && rec.status === 'live' && c.generation === rec.generation) {
+      // Never confirmed: no key was ever sent to it. Its tmux session is ended (a CLI started again
+      // under the same id beside it would compete for the same journal).
+      const name = this.sessionName(sessionId, rec.generation);
+      const leftover = await this.o.tmux.killSession(name).then(() => true, () => false);
+      this.registry.put(sessionId, { status: 'exited' });
+      return { ok: false, error: `interrupted by an agent restart before the CLI was confirmed${leftover ? '; its tmux session was ended' : ''}`, leftoverEnded: leftover, exited: true };
+    }
+    return { ok: false, error: 'interrupted by an agent restart' };
+  }
+
   /** After an agent restart: every session that was live is re-attached exactly (or reported gone). */
   async restore(): Promise<void> {
     for (const rec of this.registry.all()) {
@@ -345,6 +392,19 @@ export class SessionControl {
   detachAll(): void {
     for (const h of this.hosts.values()) h.detach();
   }
+}
+
+/**
+ * Claude's journal path is known from the start, but the file appears only with the first prompt. A
+ * missing journal of a session that never took one is not a different session (an agent restarted
+ * before the first message could otherwise never re-attach); once a receipt was bound, or anything
+ * was read from it, a missing journal stays an identity mismatch.
+ */
+function journalNotYetWritten(rec: SessionRecord, identity: SessionIdentity): boolean {
+  if (!identity.journalPath || existsSync(identity.journalPath)) return false;
+  if (!rec.deliveries) return false;
+  const bound = rec.deliveries.some((d) => d.nativeRef) || rec.turns.length > 0 || rec.journalOffset > 0 || (rec.recent?.length ?? 0) > 0;
+  return !bound;
 }
 
 function safeIdentity(host: SessionHost): SessionIdentity | null {

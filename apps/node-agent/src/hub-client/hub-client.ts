@@ -4,7 +4,7 @@ import {
   BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseHubToAgent, reconnectDelay,
   type AgentToHub, type Command, type Hello, type Welcome,
 } from '@bria/core/protocol';
-import type { Ledger, StoredEvent } from '../ledger/ledger.ts';
+import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
 
 export interface HubClientOptions {
   url: string;
@@ -13,6 +13,11 @@ export interface HubClientOptions {
   hello: () => Omit<Hello, 'type' | 'protocol' | 'lastEventSeq' | 'instanceId'>;
   /** Handles a command the first time its id is seen. Its result becomes a `command_result` event. */
   onCommand: (cmd: Command) => Promise<Record<string, unknown>>;
+  /**
+   * The answer for a command an earlier run of the agent recorded as received but never finished
+   * (it was SIGKILLed while running it). Never runs the command again: it only reports what is known.
+   */
+  onInterrupted?: (rec: CommandRecord) => Promise<Record<string, unknown>>;
   log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
   random?: () => number;
 }
@@ -32,6 +37,8 @@ export class HubClient extends EventEmitter {
   private watchdog?: NodeJS.Timeout;
   private heartbeatMs = 10_000;
   private lastHeard = 0;
+  /** Command ids this process is running now (a redelivery of one of them is only acknowledged). */
+  private readonly running = new Set<string>();
   state: ConnectionState = 'offline';
   nodeId?: string;
 
@@ -183,19 +190,58 @@ export class HubClient extends EventEmitter {
   private async onCommand(cmd: Command): Promise<void> {
     const ledger = this.opts.ledger;
     const seen = ledger.command(cmd.id);
-    if (!seen) ledger.recordCommand({ id: cmd.id, command: cmd.command, receivedAt: Date.now(), status: 'received' });
+    const messageId = typeof cmd.payload.messageId === 'string' ? cmd.payload.messageId : undefined;
+    const generation = typeof cmd.payload.generation === 'number' ? cmd.payload.generation : undefined;
+    if (!seen) ledger.recordCommand({ id: cmd.id, command: cmd.command, receivedAt: Date.now(), status: 'received', sessionId: cmd.sessionId, messageId, generation });
     this.send({ type: 'command_ack', id: cmd.id });
     // A repeated id is answered from the ledger: its result event is already durable (and
-    // replayed if unacked), so nothing is executed a second time.
-    if (seen) return;
+    // replayed if unacked), so nothing is executed a second time. One an earlier run of the agent
+    // died running is answered as interrupted (normally already done at start).
+    if (seen) {
+      if (seen.status === 'received' && !this.running.has(cmd.id)) await this.answerInterrupted(seen);
+      return;
+    }
+    this.running.add(cmd.id);
     let result: Record<string, unknown>;
     try {
       result = await this.opts.onCommand(cmd);
     } catch (err) {
       result = { ok: false, error: (err as Error).message };
+    } finally {
+      this.running.delete(cmd.id);
     }
-    ledger.recordCommand({ id: cmd.id, command: cmd.command, receivedAt: Date.now(), status: 'done', result });
-    this.emitEvent({ event: 'command_result', commandId: cmd.id, sessionId: cmd.sessionId, payload: { command: cmd.command, ...result } });
+    this.finish(ledger.command(cmd.id)!, result);
+  }
+
+  /**
+   * Answers every command an earlier run of the agent recorded as received and never finished. Run
+   * once at start, before the connection, so the answers precede anything the hub could send again.
+   */
+  async answerAllInterrupted(): Promise<number> {
+    const open = this.opts.ledger.unfinishedCommands().filter((c) => !this.running.has(c.id));
+    for (const rec of open) await this.answerInterrupted(rec);
+    return open.length;
+  }
+
+  private async answerInterrupted(rec: CommandRecord): Promise<void> {
+    let result: Record<string, unknown>;
+    try {
+      result = this.opts.onInterrupted ? await this.opts.onInterrupted(rec) : { ok: false };
+    } catch (err) {
+      result = { ok: false, error: (err as Error).message };
+    }
+    this.opts.log('warn', 'agent.command_interrupted', { commandId: rec.id, command: rec.command, sessionId: rec.sessionId });
+    this.finish(rec, { ...result, interrupted: true });
+  }
+
+  /**
+   * The result event is written before the `done` mark: a crash between the two answers the command
+   * once more on the next start, which the hub tolerates (every effect of an answer is conditional on
+   * the exact command id), while the other order could lose the only answer.
+   */
+  private finish(rec: CommandRecord, result: Record<string, unknown>): void {
+    this.emitEvent({ event: 'command_result', commandId: rec.id, sessionId: rec.sessionId, payload: { command: rec.command, ...result } });
+    this.opts.ledger.recordCommand({ ...rec, receivedAt: Date.now(), status: 'done', result });
   }
 
   /** Records an event durably, then sends it if the hub is reachable (otherwise it waits). */

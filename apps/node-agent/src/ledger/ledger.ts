@@ -6,12 +6,23 @@ import { appendJsonLineDurably, writeFileAtomically } from '../durable-file.ts';
  * The agent's durable local ledger: what it must never forget across a crash.
  * - events not yet acknowledged by the hub (with their seq), replayed after a reconnect;
  * - commands received (by id) and their results, so a repeated command id is answered from here
- *   and never executed twice.
+ *   and never executed twice. A command recorded `received` but never `done` was cut short by a
+ *   crash of the agent: it is never run again, but it is answered (as interrupted) on the next start.
  * Storage is append-only JSONL with an fsync per record, plus a small state file replaced
  * atomically (write temp, fsync, rename). A torn last line after a crash is ignored.
  */
 export interface StoredEvent { seq: number; at: number; event: string; commandId?: string; sessionId?: string; generation?: number; payload: Record<string, unknown> }
-export interface CommandRecord { id: string; command: string; receivedAt: number; status: 'received' | 'done'; result?: Record<string, unknown> }
+export interface CommandRecord {
+  id: string;
+  command: string;
+  receivedAt: number;
+  status: 'received' | 'done';
+  result?: Record<string, unknown>;
+  /** What an interrupted command's answer needs after a crash (the payload itself is not kept). */
+  sessionId?: string;
+  messageId?: string;
+  generation?: number;
+}
 
 interface State { ackedUpTo: number; instanceId: string }
 
@@ -86,6 +97,11 @@ export class Ledger {
 
   command(id: string): CommandRecord | undefined {
     return this.commands.get(id);
+  }
+
+  /** Commands recorded as received and never finished: an earlier run of the agent died running them. */
+  unfinishedCommands(): CommandRecord[] {
+    return [...this.commands.values()].filter((c) => c.status === 'received');
   }
 
   recordCommand(rec: CommandRecord): void {

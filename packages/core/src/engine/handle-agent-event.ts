@@ -10,7 +10,7 @@ import { applyEvent } from '../services/sessions/session-step.ts';
 import type { StepContext } from '../services/sessions/step-context.ts';
 import { applyDiscoveryDiff } from './discovery.ts';
 import type { StoredEvent } from './stored-event.ts';
-import { releaseUntypedDelivery } from './untyped-delivery.ts';
+import { handleCommandResult } from './command-result.ts';
 
 /**
  * Maps one stored agent event onto the session: receipts and outcomes onto messages, facts onto
@@ -18,7 +18,7 @@ import { releaseUntypedDelivery } from './untyped-delivery.ts';
  * Events of a superseded observer generation are refused and leave only an evidence row.
  */
 export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
-  if (ev.type === 'command_result') return releaseUntypedDelivery(ctx, ev);
+  if (ev.type === 'command_result') return handleCommandResult(ctx, ev);
   const parsed = parseSessionEvent(ev.type, ev.data);
   if (!parsed.ok) {
     if (ev.type !== 'command_result') ctx.log.warn({ nodeId: ev.nodeId, seq: Number(ev.seq), type: ev.type.slice(0, 64), error: parsed.error.slice(0, 200) }, 'engine.event_ignored');
@@ -85,11 +85,9 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       return fact({ type: e.payload.evidence.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence: e.payload.evidence });
     }
     case 'turn_accepted': {
-      const ok = await acceptReceipt(ctx.tx, { id: e.payload.messageId, sessionId: row.id, now: ctx.now,
-        ...(e.payload.nativeTurnId ? { nativeTurnId: e.payload.nativeTurnId } : {}), ...(e.payload.nativeRecordId ? { nativeRecordId: e.payload.nativeRecordId } : {}) });
+      const ok = await acceptTurn(ctx, row, ev, e.payload);
       if (!ok) return refuse(ctx, row, ev, 'NOT_LEASED');
-      await patchSession(ctx.tx, row.id, { userTurns: { increment: 1 }, nativeLastActivity: ctx.now });
-      return fact({ type: 'turn_started', generation: g }, { messageId: e.payload.messageId, offset: e.payload.offset ?? null });
+      return;
     }
     case 'turn_final': {
       if (row.pendingFinalEventId !== null) return defer(ctx, row, ev);
@@ -135,6 +133,21 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
     default:
       return e satisfies never;
   }
+}
+
+/**
+ * A receipt: `leased → accepted` with the native turn / record id in one write, then `turn_started`.
+ * False when the message is not leased (already accepted, or never handed over).
+ */
+export async function acceptTurn(ctx: StepContext, row: SessionRow, ev: StoredEvent,
+  p: { messageId: string; nativeTurnId?: string | undefined; nativeRecordId?: string | undefined; offset?: number | undefined }): Promise<boolean> {
+  const ok = await acceptReceipt(ctx.tx, { id: p.messageId, sessionId: row.id, now: ctx.now,
+    ...(p.nativeTurnId ? { nativeTurnId: p.nativeTurnId } : {}), ...(p.nativeRecordId ? { nativeRecordId: p.nativeRecordId } : {}) });
+  if (!ok) return false;
+  await patchSession(ctx.tx, row.id, { userTurns: { increment: 1 }, nativeLastActivity: ctx.now });
+  const r = await applyEvent(ctx, row.id, { type: 'turn_started', generation: row.observerGeneration }, 'agent', { seq: Number(ev.seq), messageId: p.messageId, offset: p.offset ?? null });
+  if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
+  return true;
 }
 
 /** While a final cannot be saved, later turn events wait and are replayed in order once it is. */

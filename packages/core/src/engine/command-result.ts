@@ -1,0 +1,100 @@
+import { recordEvidence } from '../db/repos/evidence.ts';
+import { applyStatusUpdates } from '../db/repos/messages.ts';
+import { lockSession, type SessionRow } from '../db/repos/sessions.ts';
+import { applyEvent } from '../services/sessions/session-step.ts';
+import type { StepContext } from '../services/sessions/step-context.ts';
+import { acceptTurn } from './handle-agent-event.ts';
+import type { StoredEvent } from './stored-event.ts';
+import { releaseUntypedDelivery } from './untyped-delivery.ts';
+
+/** The fields of a `command_result` payload the engine reads (the rest is kept as evidence only). */
+interface CommandResult {
+  command?: unknown;
+  /** The agent died running the command and answered it after its restart (never ran it twice). */
+  interrupted?: unknown;
+  typed?: unknown;
+  /** `deliver`: `accepted` (receipt bound), `not_typed` (also `typed: false`), `unknown`. */
+  delivery?: unknown;
+  messageId?: unknown;
+  nativeRef?: unknown;
+  error?: unknown;
+}
+
+/**
+ * What a command's answer changes. Every effect is conditional on the exact command id (the message's
+ * `deliveryId`, the session's current state), so an answer that arrives twice changes nothing the
+ * second time. Session facts travel as their own events; this covers what only the answer can tell:
+ * - `deliver` `typed: false`: the lease is released (see `untyped-delivery.ts`);
+ * - `deliver` `unknown` (no receipt in time, or the agent died between the paste and the receipt):
+ *   the leased message becomes `unknown`, never handed over again, and the queue moves on;
+ * - `deliver` `accepted` after an interruption: the receipt the agent bound before it died is
+ *   applied if its own `turn_accepted` was not (refused as stale, say);
+ * - an interrupted `close_session`: the close is asked for again (as when a node returns);
+ * - an interrupted `start_session` / `resume_session`: the agent ended the never-confirmed CLI; the
+ *   session is treated as after a verified exit of its process (recovery takes over).
+ * Returns the session to pump, or null.
+ */
+export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
+  const r = (ev.data ?? {}) as CommandResult;
+  if (r.command === 'deliver') {
+    if (r.typed === false) return releaseUntypedDelivery(ctx, ev);
+    if (r.delivery === 'unknown') return deliveryUnknown(ctx, ev, r);
+    if (r.delivery === 'accepted' && r.interrupted === true) return interruptedReceipt(ctx, ev, r);
+    return null;
+  }
+  if (r.interrupted !== true || !ev.sessionId || !ev.commandId) return null;
+  const row = await ownSession(ctx, ev);
+  if (!row) return null;
+  await recordEvidence(ctx.tx, { sessionId: row.id, event: 'command_interrupted', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+    evidence: { seq: Number(ev.seq), command: String(r.command).slice(0, 32), commandId: ev.commandId } });
+  const generation = await commandGeneration(ctx, ev.commandId);
+  if (r.command === 'close_session' && row.state === 'Closing') {
+    const s = await applyEvent(ctx, row.id, { type: 'node_returned', evidence: { reason: 'close_interrupted' } }, 'hub', { seq: Number(ev.seq) });
+    if (!s.ok) ctx.log.warn({ sessionId: row.id, refusal: s.refusal }, 'engine.interrupted_close_refused');
+  }
+  const launch = r.command === 'start_session' || r.command === 'resume_session';
+  if (launch && (r as { exited?: unknown }).exited === true && generation === row.observerGeneration) {
+    const s = await applyEvent(ctx, row.id, { type: 'process_exited_verified', generation: row.observerGeneration, evidence: { reason: `${String(r.command)}_interrupted` } }, 'agent', { seq: Number(ev.seq) });
+    if (!s.ok) ctx.log.info({ sessionId: row.id, refusal: s.refusal }, 'engine.interrupted_launch_refused');
+  }
+  return row.id;
+}
+
+async function ownSession(ctx: StepContext, ev: StoredEvent): Promise<SessionRow | null> {
+  if (!ev.sessionId) return null;
+  const row = await lockSession(ctx.tx, ev.sessionId);
+  return row && row.nodeId === ev.nodeId ? row : null;
+}
+
+/** The generation the command was issued under, read from its stored row (never from the answer). */
+async function commandGeneration(ctx: StepContext, commandId: string): Promise<number | null> {
+  const c = await ctx.tx.agentCommand.findUnique({ where: { id: commandId }, select: { payload: true } });
+  const g = (c?.payload as { generation?: unknown } | null)?.generation;
+  return typeof g === 'number' ? g : null;
+}
+
+async function leasedBy(ctx: StepContext, row: SessionRow, ev: StoredEvent, messageId: unknown) {
+  if (typeof messageId !== 'string' || !ev.commandId) return null;
+  return ctx.tx.message.findFirst({ where: { id: messageId, sessionId: row.id, status: 'leased', deliveryId: ev.commandId }, select: { id: true } });
+}
+
+async function deliveryUnknown(ctx: StepContext, ev: StoredEvent, r: CommandResult): Promise<string | null> {
+  const row = await ownSession(ctx, ev);
+  if (!row) return null;
+  const m = await leasedBy(ctx, row, ev, r.messageId);
+  if (!m) return row.id;
+  await applyStatusUpdates(ctx.tx, [{ id: m.id, from: 'leased', to: 'unknown' }], { now: ctx.now, detail: r.interrupted === true ? 'delivery_interrupted' : 'no_receipt' });
+  await recordEvidence(ctx.tx, { sessionId: row.id, event: 'delivery_unknown', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+    evidence: { seq: Number(ev.seq), messageId: m.id, commandId: ev.commandId ?? null, interrupted: r.interrupted === true } });
+  return row.id;
+}
+
+async function interruptedReceipt(ctx: StepContext, ev: StoredEvent, r: CommandResult): Promise<string | null> {
+  const row = await ownSession(ctx, ev);
+  if (!row) return null;
+  const m = await leasedBy(ctx, row, ev, r.messageId);
+  if (!m || typeof r.nativeRef !== 'string' || r.nativeRef.length === 0 || r.nativeRef.length > 200) return row.id;
+  const ref = row.executor === 'codex' ? { nativeTurnId: r.nativeRef } : { nativeRecordId: r.nativeRef };
+  await acceptTurn(ctx, row, ev, { messageId: m.id, ...ref });
+  return row.id;
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Executor, startSystem, type System } from '../../packages/testkit/src/system.ts';
+import { assertInvariants, reached } from './invariants.ts';
+
+// The agent SIGKILLs itself at an exact step of a `deliver` (test seam `BRIA_AGENT_TEST_CRASH`,
+// apps/node-agent/src/test-crash.ts). After its restart the command must be answered, never run
+// again: the hub learns the outcome from evidence, the queue moves on, and the model sees the text
+// at most once (chaos seed 100: without an answer the lease was held forever).
+let sys: System;
+beforeAll(async () => {
+  sys = await startSystem();
+});
+afterAll(async () => {
+  await sys?.dispose();
+});
+
+const detail = async (sessionId: string) => (await sys.messages(sessionId)).map((m) => `${m.status}:${m.outcomeDetail ?? ''}`);
+
+/** Starts an agent that dies at `point` on its first delivery, sends two messages, restarts it clean. */
+async function crashDuringDelivery(executor: Executor, point: string, tag: string) {
+  await sys.killAgent();
+  await sys.startAgent({ env: { BRIA_AGENT_TEST_CRASH: point } });
+  const s = await sys.createSession(executor, sys.folder(`crash-deliver-${tag}-${executor}`));
+  await sys.waitState(s.id, 'Ready');
+  const died = sys.agentExited();
+  const first = `${tag} ${executor} first`;
+  const second = `${tag} ${executor} second`;
+  await sys.send(s.id, first);
+  await sys.send(s.id, second);
+  expect(await died).toBe('SIGKILL');
+  // Killed holding the lease (its receipt may have left just before the kill): the second waits.
+  const held = (await sys.messages(s.id)).map((m) => m.status);
+  expect(['leased', 'accepted']).toContain(held[0]);
+  expect(held[1]).toBe('pending');
+  await sys.startAgent();
+  const msgs = await sys.waitMessages(s.id, (st) => st[1] === 'completed', 90_000).catch(async (err: Error) => {
+    const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
+    throw new Error(`${err.message}; messages ${(await detail(s.id)).join(', ')}; state ${(await sys.session(s.id)).state}; evidence ${ev}; agent log tail ${sys.agentLog().slice(-3000)}`);
+  });
+  const native = (await sys.session(s.id)).nativeSessionId!;
+  return { s, msgs, native, first, second };
+}
+
+describe.each(['claude', 'codex'] as Executor[])('%s: agent SIGKILLed in the middle of a deliver', { timeout: 180_000 }, (executor) => {
+  it('after recording it, before typing: answered not typed, handed over again once, the queue moves on', async () => {
+    const { s, msgs, native, first, second } = await crashDuringDelivery(executor, 'deliver:received', 'untyped');
+    expect(msgs[0]!.status).toBe('completed');
+    expect(reached(sys, executor, native, first)).toBe(1);
+    expect(reached(sys, executor, native, second)).toBe(1);
+    const ev = (await sys.evidence(s.id)).map((e) => e.event);
+    expect(ev).toContain('delivery_not_typed');
+    await assertInvariants(sys, [s.id]);
+  });
+
+  it('after the paste reached the CLI, before the receipt was recorded: unknown, never typed again, the queue moves on', async () => {
+    const { s, msgs, native, first, second } = await crashDuringDelivery(executor, 'deliver:receipt', 'pasted');
+    const row = (await sys.messages(s.id))[0]!;
+    expect(row.status).toBe('unknown');
+    expect(row.outcomeDetail).toBe('delivery_interrupted');
+    expect(msgs[0]!.id).toBe(row.id);
+    expect(reached(sys, executor, native, first)).toBe(1);
+    expect(reached(sys, executor, native, second)).toBe(1);
+    expect((await sys.evidence(s.id)).some((e) => e.event === 'delivery_unknown')).toBe(true);
+    await assertInvariants(sys, [s.id]);
+  });
+
+  it('after the receipt was recorded: accepted from that receipt and completed, never typed again', async () => {
+    const { s, msgs, native, first, second } = await crashDuringDelivery(executor, 'deliver:accepted', 'accepted');
+    expect(msgs[0]!.status).toBe('completed');
+    expect(msgs[0]!.nativeTurnId ?? msgs[0]!.nativeRecordId).toBeTruthy();
+    expect(reached(sys, executor, native, first)).toBe(1);
+    expect(reached(sys, executor, native, second)).toBe(1);
+    await assertInvariants(sys, [s.id]);
+  });
+});
