@@ -58,8 +58,11 @@ test('a message goes into the durable queue, the final answer appears as Markdow
   const stored = await db.message.findFirstOrThrow({ where: { sessionId }, orderBy: { seq: 'asc' } });
   expect(stored).toMatchObject({ seq: 1, source: 'web', text: 'Hello <b>bold</b> from the dashboard' });
 
-  const turn = page.getByTestId('turn').first();
+  // The conversation is the CLI's own journal, read on the node by the agent (read_journal).
+  await expect(page.getByTestId('conv-source')).toHaveAttribute('data-source', 'native', { timeout: 30_000 });
+  const turn = page.locator('[data-testid="conversation"][data-source="journal"] [data-testid="turn"]').first();
   await expect(turn.getByTestId('final')).toContainText('MOCK-REPLY', { timeout: 90_000 });
+  await expect(turn).toHaveAttribute('data-state', 'completed');
   await expect(page.getByTestId('queue-row').first()).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
   // The user's markup is shown as text, never as HTML.
   await expect(turn).toContainText('<b>bold</b>');
@@ -71,6 +74,29 @@ test('a message goes into the durable queue, the final answer appears as Markdow
   await saveShot(page, 'session');
   await page.setViewportSize({ width: 390, height: 844 });
   await saveShot(page, 'session-phone');
+  // Nothing on a phone-sized page is wider than the screen.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});
+
+test('with the node away, the page says so and shows Bria\'s stored turns instead', async ({ signedInPage: page, state, request, saveShot }) => {
+  test.setTimeout(90_000);
+  expect((await request.post(`${state.controlURL}/hub/stop`)).status()).toBe(204);
+  try {
+    await expect.poll(async () => (await db.node.findFirstOrThrow({ where: { name: 'this computer' } })).online, { timeout: 20_000 }).toBe(false);
+    await page.goto(`/sessions/${sessionId}`);
+    const note = page.getByTestId('conv-fallback');
+    await expect(note).toHaveAttribute('data-reason', 'node_offline', { timeout: 15_000 });
+    await expect(note).toHaveText("Node offline — showing Bria's stored turns.");
+    const stored = page.locator('[data-testid="conversation"][data-source="stored"] [data-testid="turn"]').first();
+    await expect(stored.getByTestId('final')).toContainText('MOCK-REPLY');
+    await saveShot(page, 'session-node-offline');
+  } finally {
+    expect((await request.post(`${state.controlURL}/hub/start`)).status()).toBe(204);
+  }
+  await expect.poll(async () => (await db.node.findFirstOrThrow({ where: { name: 'this computer' } })).online, { timeout: 30_000 }).toBe(true);
+  // Back online: the journal is read again (the live stream's resync reloads the page's queries).
+  await page.reload();
+  await expect(page.getByTestId('conv-source')).toHaveAttribute('data-source', 'native', { timeout: 30_000 });
 });
 
 test('close asks first, then the session is archived and found by search; resume reopens it', async ({ signedInPage: page, saveShot }) => {
@@ -119,7 +145,10 @@ test('stop interrupts the current answer only; the session stays open', async ({
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 60_000 });
   const last = await db.message.findFirstOrThrow({ where: { sessionId }, orderBy: { seq: 'desc' } });
   expect(last.status).toBe('terminal_failed');
-  await expect(page.getByTestId('turn-failed').last()).toBeVisible();
+  // The journal marks the stopped turn (interrupted, or ended per Bria's record when Claude wrote no end).
+  const stopped = page.locator('[data-testid="conversation"][data-source="journal"] [data-testid="turn"]').last();
+  await expect(stopped).toContainText('Please answer SLOW');
+  await expect(stopped.getByTestId('turn-failed')).toBeVisible({ timeout: 30_000 });
   // Clean up: close it so the node's list stays short for the other tests.
   await page.getByRole('button', { name: 'Close', exact: true }).click();
   await page.getByRole('button', { name: 'Yes, close' }).click();

@@ -4,11 +4,12 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { useI18n } from './i18n-context.tsx';
+import { LanguageSwitch } from './language-switch.tsx';
 import { useLiveStatus } from './live.tsx';
 import { useTRPC } from './trpc.ts';
 
-/** The frame of every signed-in page: brand, navigation, live status, sign-out. */
-export function AppShell({ userName, children }: { userName: string; children: ReactNode }) {
+/** The frame of every signed-in page: brand, navigation, live status, language, sign-out. */
+export function AppShell({ userName, chosenLocale, children }: { userName: string; chosenLocale: string | null; children: ReactNode }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const live = useLiveStatus();
@@ -29,6 +30,7 @@ export function AppShell({ userName, children }: { userName: string; children: R
             <span className="dot" aria-hidden="true" />
             {live === 'live' ? t('live.on') : t('live.connecting')}
           </span>
+          <LanguageSwitch chosen={chosenLocale} />
           <span className="muted user">{t('nav.signedInAs', { name: userName })}</span>
           <button type="button" className="btn btn-small" onClick={() => logout.mutate()} disabled={logout.isPending}>
             {t('nav.signOut')}

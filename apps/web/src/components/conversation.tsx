@@ -1,20 +1,114 @@
 'use client';
+import type { AnyKey } from '../i18n/catalog.ts';
 import { useI18n } from './i18n-context.tsx';
 import { Markdown } from './markdown.tsx';
-import type { ConversationItem } from './types.ts';
+import type { ConversationItem, JournalView } from './types.ts';
 
 const FAILED = new Set(['terminal_failed', 'failed', 'unknown']);
+type JournalTurn = Extract<JournalView, { available: true }>['turns'][number];
 
-/** User turns and final answers from what Bria stored; interrupted or failed turns are marked. */
-export function Conversation({ items, total, discovered }: { items: ConversationItem[]; total: number; discovered: boolean }) {
+/**
+ * The conversation as the CLI recorded it (the native journal, read on the node), with Bria's
+ * stored turns as the fallback when the journal cannot be read (and while it is being read).
+ */
+export function Conversation(props: {
+  journal: JournalView | undefined;
+  journalLoading: boolean;
+  items: ConversationItem[];
+  total: number;
+  discovered: boolean;
+  open: boolean;
+  onEarlier?: () => void;
+}) {
   const { t } = useI18n();
+  const { journal } = props;
   return (
     <section aria-labelledby="conv-title" className="block">
       <h2 id="conv-title">{t('conv.title')}</h2>
-      {discovered && <p className="muted small">{t('conv.discovered')}</p>}
+      {journal?.available ? (
+        <JournalTurns turns={journal.turns} total={journal.totalTurns} source={journal.source} open={props.open} onEarlier={journal.offset > 0 ? props.onEarlier : undefined} />
+      ) : (
+        <>
+          <p className="notice notice-warn small" role="status" data-testid="conv-fallback" data-reason={journal?.reason ?? (props.journalLoading ? 'loading' : 'failed')}>
+            {journal
+              ? t(`conv.unavailable.${journal.reason}` as AnyKey, { detail: journal.detail ?? '' })
+              : props.journalLoading ? t('conv.reading') : t('conv.unavailable.failed', { detail: t('error.generic') })}
+          </p>
+          {props.discovered && <p className="muted small">{t('conv.discovered')}</p>}
+          <StoredTurns items={props.items} total={props.total} />
+        </>
+      )}
+    </section>
+  );
+}
+
+const MARK: Partial<Record<JournalTurn['state'], AnyKey>> = {
+  interrupted: 'conv.mark.interrupted',
+  api_error: 'conv.mark.api_error',
+  dropped: 'conv.mark.dropped',
+  unknown: 'conv.mark.unknown',
+};
+
+function JournalTurns({ turns, total, source, open, onEarlier }: { turns: JournalTurn[]; total: number; source: 'native' | 'archive'; open: boolean; onEarlier: (() => void) | undefined }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <p className="muted small" data-testid="conv-source" data-source={source}>{t(source === 'native' ? 'conv.fromJournal' : 'conv.fromArchive')}</p>
+      {total > turns.length && (
+        <p className="muted small">
+          {t('conv.olderTurns', { shown: turns.length, total })}
+          {onEarlier && <> <button type="button" className="btn btn-small" onClick={onEarlier}>{t('conv.showEarlier')}</button></>}
+        </p>
+      )}
+      {turns.length === 0 && <p className="muted">{t('conv.emptyJournal')}</p>}
+      <ol className="conversation" data-testid="conversation" data-source="journal">
+        {turns.map((turn, i) => {
+          const last = i === turns.length - 1;
+          const ended = turn.message && FAILED.has(turn.message.status) ? turn.message : null;
+          const mark = MARK[turn.state];
+          return (
+            <li key={turn.nativeRef} className="turn" data-testid="turn" data-state={turn.state}>
+              <div className="bubble bubble-user">
+                <p className="who">{t('conv.you')}{turn.message ? '' : <span className="muted"> · {t('conv.outsideBria')}</span>}</p>
+                <div className="plain">{turn.prompt}</div>
+              </div>
+              {turn.final !== undefined && (
+                <div className="bubble bubble-agent" data-testid="final">
+                  <p className="who">{t('conv.agent')}</p>
+                  <Markdown text={turn.final} />
+                </div>
+              )}
+              {mark && (
+                <p className="turn-mark" role="note" data-testid="turn-failed">
+                  {t(mark)}{turn.detail && turn.state !== 'interrupted' ? `: ${turn.detail}` : ''}
+                </p>
+              )}
+              {turn.state === 'pending' && ended && (
+                // Claude writes no end record for a turn stopped before its first byte; Bria's queue knows.
+                <p className="turn-mark" role="note" data-testid="turn-failed">
+                  {t('conv.mark.endedPerBria', { status: t(`status.${ended.status}` as AnyKey), detail: ended.outcomeDetail ?? '' })}
+                </p>
+              )}
+              {turn.state === 'pending' && !ended && (
+                <p className="muted small">{open && last ? t('conv.waiting') : t('conv.noEnd')}</p>
+              )}
+              {turn.clipped && <p className="muted small">{t('conv.clipped')}</p>}
+            </li>
+          );
+        })}
+      </ol>
+    </>
+  );
+}
+
+/** Bria's own record of the turns sent through it (the fallback). */
+function StoredTurns({ items, total }: { items: ConversationItem[]; total: number }) {
+  const { t } = useI18n();
+  return (
+    <>
       {total > items.length && <p className="muted small">{t('conv.older', { shown: items.length, total })}</p>}
       {items.length === 0 && <p className="muted">{t('conv.empty')}</p>}
-      <ol className="conversation" data-testid="conversation">
+      <ol className="conversation" data-testid="conversation" data-source="stored">
         {items.map((m) => (
           <li key={m.id} className="turn" data-testid="turn" data-status={m.status}>
             <div className="bubble bubble-user">
@@ -31,16 +125,18 @@ export function Conversation({ items, total, discovered }: { items: Conversation
                 <Markdown text={m.finalText} />
               </div>
             )}
-            {FAILED.has(m.status) && (
+            {FAILED.has(m.status) && (m.attachmentFailure ? (
+              <p className="turn-mark turn-mark-attachment" role="note" data-testid="turn-attachment-failed">{t(`queue.attachment.${m.attachmentFailure}`)}</p>
+            ) : (
               <p className="turn-mark" role="note" data-testid="turn-failed">
-                {t('conv.interrupted')}: {t(`status.${m.status}` as 'status.failed')}{m.outcomeDetail ? ` (${m.outcomeDetail})` : ''}
+                {t('conv.interrupted')}: {t(`status.${m.status}` as AnyKey)}{m.outcomeDetail ? ` (${m.outcomeDetail})` : ''}
               </p>
-            )}
+            ))}
             {m.finalText === null && (m.status === 'accepted' || m.status === 'leased') && <p className="muted small">{t('conv.waiting')}</p>}
           </li>
         ))}
       </ol>
-    </section>
+    </>
   );
 }
 
@@ -59,11 +155,15 @@ export function QueueTable({ items }: { items: ConversationItem[] }) {
             </thead>
             <tbody>
               {items.map((m) => (
-                <tr key={m.id} data-testid="queue-row" data-status={m.status}>
+                <tr key={m.id} data-testid="queue-row" data-status={m.status} data-attachment-failure={m.attachmentFailure ?? undefined}>
                   <td>{m.seq}</td>
-                  <td><span className={`pill pill-${m.status}`}>{t(`status.${m.status}` as 'status.failed')}</span></td>
+                  <td>
+                    {m.attachmentFailure
+                      ? <span className="pill pill-attachment" data-testid="queue-attachment-failed">{t(`queue.attachment.${m.attachmentFailure}`)}</span>
+                      : <span className={`pill pill-${m.status}`}>{t(`status.${m.status}` as AnyKey)}</span>}
+                  </td>
                   <td><time dateTime={m.createdAt}>{time.format(new Date(m.createdAt))}</time></td>
-                  <td className="muted small">{m.outcomeDetail ?? ''}</td>
+                  <td className="muted small">{m.attachmentFailure ? t('queue.attachment.note') : (m.outcomeDetail ?? '')}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,5 +1,5 @@
 'use client';
-import { useQueryClient } from '@tanstack/react-query';
+import { type QueryFilters, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { createContext, useContext, useRef, type ReactNode } from 'react';
 import { useTRPC } from './trpc.ts';
@@ -23,7 +23,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
 
   // A fetch already in flight may have read the database before the change; invalidating alone
   // would join that fetch (TanStack dedupes a first load), so it is cancelled and started again.
-  const reload = (filter?: { queryKey: readonly unknown[] }) => {
+  const reload = (filter?: QueryFilters) => {
     void queryClient.cancelQueries(filter).then(() => queryClient.invalidateQueries(filter));
   };
   const flush = () => {
@@ -32,7 +32,9 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     if (p.all) reload();
     else {
       if (p.sessions) {
-        reload(trpc.sessions.pathFilter());
+        // Not the journal: reading it is a command to the node; the session page reloads it itself.
+        const journal = JSON.stringify(trpc.sessions.journal.pathKey()[0]);
+        reload({ ...trpc.sessions.pathFilter(), predicate: (query) => JSON.stringify(query.queryKey[0]) !== journal });
         reload(trpc.archive.pathFilter());
       }
       if (p.nodes || p.sessions) reload(trpc.nodes.pathFilter());

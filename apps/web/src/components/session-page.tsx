@@ -1,5 +1,6 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
 import { Conversation, QueueTable } from './conversation.tsx';
 import { EvidenceTimeline } from './evidence-timeline.tsx';
@@ -11,6 +12,9 @@ import { useTRPC } from './trpc.ts';
 import { UsageChart } from './usage-chart.tsx';
 import { useErrorText } from './use-error-text.ts';
 
+const JOURNAL_PAGE = 30;
+/** READ_JOURNAL_MAX_TURNS: one read returns at most this many turns. */
+const JOURNAL_MAX = 100;
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** One session: state and buttons, the message box, the conversation, the queue, evidence and usage. */
@@ -20,6 +24,19 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const errorText = useErrorText();
   const now = useNow();
   const q = useQuery(trpc.sessions.get.queryOptions({ sessionId }));
+  // The journal is read on the node (one command per read), so it is not reloaded on every live
+  // change: only when the session or a message outcome changed (the signature below), or on demand.
+  const [limit, setLimit] = useState(JOURNAL_PAGE);
+  const journal = useQuery(trpc.sessions.journal.queryOptions({ sessionId, limit }, { staleTime: Number.POSITIVE_INFINITY, retry: false, placeholderData: (prev) => prev }));
+  const signature = q.data ? `${q.data.session.version}|${q.data.node.online}|${q.data.conversation.total}|${q.data.conversation.items.map((m) => m.status).join(',')}` : '';
+  const seen = useRef('');
+  const refetchJournal = journal.refetch;
+  useEffect(() => {
+    if (!signature || seen.current === signature) return;
+    const first = seen.current === '';
+    seen.current = signature;
+    if (!first) void refetchJournal();
+  }, [signature, refetchJournal]);
   if (q.isPending) return <p className="muted" aria-busy="true">…</p>;
   if (q.isError) return <p role="alert" className="error">{errorText(q.error)}</p>;
   const { session: s, node, conversation, evidence, usage, usageHistory } = q.data;
@@ -49,7 +66,15 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       {s.state !== 'Archived' && s.state !== 'ResumeFailed' && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} />}
       <div className="two-col">
         <div>
-          <Conversation items={conversation.items} total={conversation.total} discovered={s.launchSource === 'discovered'} />
+          <Conversation
+            journal={journal.data}
+            journalLoading={journal.isPending}
+            items={conversation.items}
+            total={conversation.total}
+            discovered={s.launchSource === 'discovered'}
+            open={s.state !== 'Archived' && s.state !== 'ResumeFailed'}
+            onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}
+          />
           <QueueTable items={conversation.items} />
         </div>
         <div>

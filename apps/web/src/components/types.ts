@@ -9,3 +9,4 @@ export type EvidenceItem = SessionDetail['evidence'][number];
 export type UsagePoint = SessionDetail['usageHistory'][number];
 export type Executor = SessionItem['executor'];
 export const EXECUTORS = ['claude', 'codex'] as const satisfies readonly Executor[];
+export type JournalView = Out['sessions']['journal'];

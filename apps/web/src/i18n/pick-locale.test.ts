@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogs, translator } from './catalog.ts';
-import { pickLocale } from './pick-locale.ts';
+import { pickLocale, savedLocale } from './pick-locale.ts';
 
 describe('pickLocale', () => {
   it.each([
@@ -26,5 +26,13 @@ describe('catalog', () => {
     }
     expect(translator('ru')('nav.signedInAs', { name: 'Аня' })).toBe('Вы вошли как Аня');
     expect(translator('en')('nav.signedInAs')).toBe('Signed in as {name}');
+  });
+});
+
+describe('savedLocale (the language switch cookie)', () => {
+  it('accepts only supported languages; anything else means the browser language', () => {
+    expect(savedLocale('ru')).toBe('ru');
+    expect(savedLocale('en')).toBe('en');
+    for (const v of [undefined, null, '', 'de', 'RU', 'ru;']) expect(savedLocale(v)).toBeNull();
   });
 });

@@ -14,3 +14,15 @@ export function pickLocale(acceptLanguage: string | null | undefined): Locale {
   for (const r of ranked) if ((LOCALES as readonly string[]).includes(r.lang)) return r.lang as Locale;
   return 'en';
 }
+
+/**
+ * The language chosen in the dashboard, kept in a plain cookie for a year. Decision: a cookie, not
+ * a per-user setting, because it also applies on the sign-in page (before anyone is known) and it
+ * is a display preference of one browser, like the browser's own language.
+ */
+export const LOCALE_COOKIE = 'bria_locale';
+
+/** A stored choice, if it names a supported language (anything else means "browser language"). */
+export function savedLocale(value: string | null | undefined): Locale | null {
+  return value && (LOCALES as readonly string[]).includes(value) ? (value as Locale) : null;
+}

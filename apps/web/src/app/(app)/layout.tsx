@@ -10,10 +10,10 @@ export const dynamic = 'force-dynamic';
 /** Everything in this group needs a signed-in browser; one live-update stream serves all its pages. */
 export default async function SignedInLayout({ children }: { children: ReactNode }) {
   const session = await requireSession();
-  const { locale } = await requestLocale();
+  const { locale, chosen } = await requestLocale();
   return (
     <Providers csrf={{ header: CSRF_HEADER, token: session.csrfToken }} locale={locale}>
-      <AppShell userName={session.user.name}>{children}</AppShell>
+      <AppShell userName={session.user.name} chosenLocale={chosen}>{children}</AppShell>
     </Providers>
   );
 }
