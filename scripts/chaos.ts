@@ -14,7 +14,7 @@ const { values } = parseArgs({
 });
 const runs = values.runs ? Number(values.runs) : values.seed ? 1 : 10;
 const first = values.seed ? Number(values.seed) : Math.floor(Math.random() * 1_000_000);
-const deadline = Date.now() + (values.minutes ? Number(values.minutes) * 60_000 : Number.POSITIVE_INFINITY);
+let deadline = Date.now() + (values.minutes ? Number(values.minutes) * 60_000 : Number.POSITIVE_INFINITY);
 const activeMs = Number(values['active-seconds']) * 1000;
 if (![runs, first, activeMs].every(Number.isFinite) || runs < 1) {
   console.error('usage: npm run chaos -- [--runs N] [--seed S] [--minutes M] [--active-seconds A] [--settle-seconds S] [--verbose]');
@@ -23,6 +23,19 @@ if (![runs, first, activeMs].every(Number.isFinite) || runs < 1) {
 
 const cluster = new ChaosCluster();
 await cluster.start();
+// Ctrl-C (or SIGTERM) finishes the current run, cleans up its processes and prints the summary; a
+// second one stops the cluster at once (a run's CLIs and tmux server may then be left behind).
+let interrupts = 0;
+const onSignal = (sig: NodeJS.Signals) => {
+  if (++interrupts === 1) {
+    deadline = 0;
+    console.log(`\n${sig}: stopping after the current run (again to stop now)`);
+    return;
+  }
+  void cluster.stop().finally(() => process.exit(130));
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
 const faults = emptyFaultCounts();
 const failing: number[] = [];
 const unsettled: number[] = [];
