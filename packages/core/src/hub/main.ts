@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { z } from 'zod';
 import { createDb } from '../db/client.ts';
 import { parseEnv, zLogLevel } from '../env.ts';
@@ -15,6 +16,12 @@ const env = parseEnv(z.object({
   LOG_LEVEL: zLogLevel,
 }));
 const log = createLogger({ name: 'hub', level: env.LOG_LEVEL });
+// V8 flags for this process, set before the first query compiles Prisma's WebAssembly query
+// compiler (it is compiled lazily). `--liftoff-only` keeps V8's baseline code for that module and
+// never builds optimized code for it: 50-60 MB less RSS (docs/benchmarks.md, "Hub with 1,000
+// simulated agents"). Set BRIA_HUB_V8_FLAGS="" to turn it off.
+const v8Flags = process.env.BRIA_HUB_V8_FLAGS ?? '--liftoff-only';
+for (const flag of v8Flags.split(/\s+/).filter(Boolean)) setFlagsFromString(flag);
 const db = createDb(env.DATABASE_URL);
 const hub = new Hub({ db, databaseUrl: env.DATABASE_URL, host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, port: env.BRIA_HUB_PORT, heartbeatMs: env.BRIA_HEARTBEAT_MS, log });
 let engine: Engine | undefined;

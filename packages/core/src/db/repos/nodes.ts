@@ -64,16 +64,24 @@ export async function revokeAgentToken(db: Db, tokenId: string): Promise<void> {
   await db.$executeRaw`select pg_notify('bria_token_revoked', ${tokenId})`;
 }
 
+/**
+ * One statement (both updates in one CTE, atomic as a statement), not a Prisma batch transaction:
+ * under a burst of 1,000 agents connecting at once, each hello waited for a pool connection to
+ * START a transaction and some hit Prisma's transaction-start timeout ("Unable to start a
+ * transaction in the given time"). A single statement just waits its turn in the pool.
+ */
 export async function markNodeOnline(db: Db, nodeId: string, info: { agentVersion: string; hostname: string; instanceId: string; tokenId: string }, now: Date): Promise<{ lastEventSeq: bigint; name: string }> {
-  const [node] = await db.$transaction([
-    db.node.update({
-      where: { id: nodeId },
-      data: { online: true, connectedAt: now, lastSeenAt: now, agentVersion: info.agentVersion, hostname: info.hostname, agentInstanceId: info.instanceId },
-      select: { lastEventSeq: true, name: true },
-    }),
-    db.agentToken.update({ where: { id: info.tokenId }, data: { lastUsedAt: now } }),
-  ]);
-  return node;
+  const rows = await db.$queryRaw<{ lastEventSeq: bigint; name: string }[]>`
+    with n as (
+      update "Node" set online = true, "connectedAt" = ${now}, "lastSeenAt" = ${now}, "agentVersion" = ${info.agentVersion},
+        hostname = ${info.hostname}, "agentInstanceId" = ${info.instanceId}
+      where id = ${nodeId}::uuid
+      returning "lastEventSeq", name),
+    t as (update "AgentToken" set "lastUsedAt" = ${now} where id = ${info.tokenId}::uuid returning id)
+    select n."lastEventSeq", n.name, (select count(*) from t)::int as tokens from n`;
+  const node = rows[0];
+  if (!node) throw new Error('node not found');
+  return { lastEventSeq: BigInt(node.lastEventSeq), name: node.name };
 }
 
 export async function touchNodes(db: Db, nodeIds: string[], now: Date): Promise<void> {
