@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '@grammyjs/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeBin } from '../../packages/testkit/src/cli-homes.ts';
 import { procAlive, waitUntil } from '../../packages/testkit/src/system.ts';
 import { enrolSecondNode, type SecondNode } from './second-node.ts';
 import { startWorld, type World } from './world.ts';
@@ -14,6 +15,9 @@ let n2: SecondNode;
 beforeAll(async () => {
   w = await startWorld({ executors: ['claude'] });
   n2 = await enrolSecondNode(w.sys, { name: 'node-2', executors: ['claude'] });
+  // Someone used Claude Code on node-2 by hand before Bria's agent ever ran there.
+  handFolder = n2.folder('by-hand');
+  expect(await n2.runByHand(claudeBin, ['-p', 'a question typed by hand'], handFolder)).toBe(0);
 });
 afterAll(async () => {
   await n2?.dispose();
@@ -29,6 +33,7 @@ let a = '';
 let b = '';
 let folderA = '';
 let folderB = '';
+let handFolder = '';
 
 /** `/new` with two computers: the computer, then (one executor enabled) straight to the folder. */
 async function newSessionOn(nodeButton: string, folder: string, nodeName: string): Promise<string> {
@@ -238,5 +243,32 @@ describe('two computers in one chat', () => {
     await sleep(1000);
     expect(w.botMessagesAfter(bell.message_id, (m) => /^(Not sent|Не отправлено)/.test(m.text ?? ''))).toHaveLength(4);
     expect(await count()).toBe(before);
+    // Back to English for what follows.
+    const ruSettings = w.messages().find((m) => m.message_id === settings.message_id) as Message;
+    w.press(ruSettings, 'English');
+    await w.waitFor((m) => m.message_id === settings.message_id && (m.text?.startsWith('Settings') ?? false));
+  });
+  it('a session run by hand on the computer is in its /archive; Resume reopens that same native session with its history', async () => {
+    const hand = w.sys.allTurns('claude').find((r) => r.userText === 'a question typed by hand');
+    const nativeHand = hand?.sessionId as string;
+    expect(nativeHand).toMatch(/^[0-9a-f-]{36}$/);
+    const row = await waitUntil('the discovered session', async () => w.sys.db.session.findFirst({ where: { nodeId: n2.nodeId, nativeSessionId: nativeHand } }), 30_000);
+    expect([row.state, row.folder, row.launchSource]).toEqual(['Archived', handFolder, 'discovered']);
+    const from = w.lastId();
+    w.say('/archive');
+    const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-2') ?? false));
+    const n = (list.text ?? '').split(/\n(?=\d+\. )/).find((e) => e.includes('a question typed by hand'))?.match(/^(\d+)\. /)?.[1];
+    expect(n, list.text).toBeTruthy();
+    expect(list.text).toContain(handFolder);
+    expect(list.text).not.toContain('nodes-a');
+    w.press(list, `Resume ${n}`);
+    await w.waitFor((m) => m.message_id > list.message_id && has(`Folder: ${handFolder}`)(m));
+    await w.waitCard((t) => t.includes(`Folder: ${handFolder}`) && t.includes('State: ready'), 45_000);
+    expect(await activeOn(n2.nodeId)).toBe(row.id);
+    await finalFor('what did I type by hand before?');
+    const turns = w.sys.turns('claude', nativeHand).filter((r) => (r.userText ?? '').includes('what did I type by hand before?'));
+    expect(turns).toHaveLength(1);
+    expect(JSON.stringify(turns[0]?.body)).toContain('a question typed by hand');
+    expect((await w.sys.session(row.id)).nativeSessionId).toBe(nativeHand);
   });
 });

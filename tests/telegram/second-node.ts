@@ -1,7 +1,7 @@
 // A second computer for the Telegram tests: its own enrolled node, its own CLI home, tmux server and
 // agent directory, and a real node agent process connected to the scenario system's hub. The CLIs
 // it runs talk to the same mock model servers, so its turns are visible in `sys.turns`.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -38,6 +38,13 @@ export async function enrolSecondNode(sys: System, o: { name: string; executors:
       const dir = path.join(work, name);
       mkdirSync(dir, { recursive: true });
       return dir;
+    },
+    /** Runs a CLI on this computer by hand (not through Bria), e.g. `claude -p …`; resolves with its exit code. */
+    runByHand(bin: string, args: string[], cwd: string): Promise<number> {
+      return new Promise((resolve) => {
+        const child = execFile(bin, args, { cwd, env: cliEnv, timeout: 60_000, killSignal: 'SIGKILL' }, (err) => resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0));
+        child.stdin?.end();
+      });
     },
     /** Starts its agent (once: a retried test must not start a second agent with the same token). */
     async startAgent(): Promise<void> {
