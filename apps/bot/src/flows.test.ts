@@ -199,4 +199,22 @@ describe('sessions, background completion and archive', () => {
     expect(await db.agentCommand.count({ where: { sessionId: ghost } })).toBe(0);
     expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).flow).toBeNull();
   });
+  it('Open on a notice about another computer\'s session selects that computer, so the next text goes to the session shown', async () => {
+    const desk = await seedNode(db, { name: 'desk' });
+    const laptop = await seedNode(db, { name: 'laptop' });
+    const onDesk = await seedSession(db, { nodeId: desk, state: 'Ready', title: 'D' });
+    const onLaptop = await seedSession(db, { nodeId: laptop, state: 'Ready', title: 'L' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: laptop } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId: laptop, activeSessionId: onLaptop } });
+    await db.outbox.create({
+      data: { channel: 'telegram', dedupeKey: `done:${onDesk}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: onDesk, payload: { kind: 'background_done', sessionId: onDesk, nodeId: desk, title: 'D', jump: { sessionId: onDesk, nodeId: desk } } },
+    });
+    press(await waitFor((m) => m.text === 'A background session finished: D'), 'Open');
+    await waitFor((m) => (m.text?.startsWith('Claude Code · desk') && m.text.includes('\nD\n')) ?? false);
+    expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).selectedNodeId).toBe(desk);
+    h.fake.userSends('for the desk session');
+    await h.fake.waitForCall('setMessageReaction');
+    expect((await db.message.findMany({ where: { text: 'for the desk session' } })).map((m) => m.sessionId)).toEqual([onDesk]);
+    expect(await activeOn(laptop)).toBe(onLaptop);
+  });
 });

@@ -4,7 +4,7 @@ import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
 import { showCard } from '../card/card-service.ts';
 import { releaseHeldFinal } from '../outbox/outbox-store.ts';
-import { setActiveSession } from '../store/chats.ts';
+import { setActiveSession, updateChat } from '../store/chats.ts';
 import { getSessionView } from '../store/sessions-read.ts';
 import { sessionsList } from './home.ts';
 import { refuseButton, staleButton } from './stale.ts';
@@ -34,7 +34,13 @@ export function cardActions(): Composer<BotContext> {
         const s = sessionId ? await getSessionView(deps.db, sessionId) : null;
         if (!s || s.state === 'Archived' || s.state === 'ResumeFailed') return void (await refuseButton(ctx));
         // Switching only changes what is shown: the previous session keeps working in the background.
+        // A notice can be about another computer's session: its computer becomes the selected one, so
+        // what the user types next goes to the session whose card they see.
         await setActiveSession(deps.db, chatId, s.nodeId, s.id);
+        if (ctx.bria.chat.selectedNodeId !== s.nodeId) {
+          await updateChat(deps.db, chatId, { selectedNodeId: s.nodeId });
+          ctx.bria.chat.selectedNodeId = s.nodeId;
+        }
         await ctx.answerCallbackQuery();
         await showCard({ api: ctx.api, db: deps.db, chatId, sessionId: s.id, fresh: true });
         // Its final, held while it finished in the background, follows the card (once, however often it is opened).
