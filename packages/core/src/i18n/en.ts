@@ -82,6 +82,7 @@ export const en = {
   'background.done': 'A background session finished: {title}',
   'resume.failed': 'The archived session could not be resumed: {cause}. Its archive record is unchanged. You can open a new session and ask the agent to recover the context from the archived one.',
   'notice.closed': 'The session was closed and moved to the archive.',
+  'notice.closedOther': 'A session on {node} was closed and moved to the archive: {title}',
   'notice.finalSaveFailing': 'The answer arrived but could not be saved yet ({cause}). Bria keeps retrying; nothing is re-sent to the agent.',
   'notice.finalSaveRecovered': 'The answer was saved.',
   'notice.stopUnconfirmed': 'Stopping is taking longer than expected; trying again.',
