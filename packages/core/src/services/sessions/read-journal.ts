@@ -33,7 +33,10 @@ export async function readSessionJournal(
   const node = await db.node.findUnique({ where: { id: row.nodeId }, select: { online: true } });
   if (!node?.online) return { available: false, reason: 'node_offline', detail: null };
   const identity = row.identity && typeof row.identity === 'object' && !Array.isArray(row.identity) ? (row.identity as Record<string, unknown>) : {};
-  const hint = typeof identity.journalPath === 'string' ? identity.journalPath : row.journalPath;
+  // The agent reports the path either at the top of the identity or under `host`; the agent trusts
+  // it only if it is this id's journal in the CLI's folder, and otherwise looks the id up itself.
+  const host = identity.host && typeof identity.host === 'object' ? (identity.host as Record<string, unknown>) : {};
+  const hint = [identity.journalPath, host.journalPath, row.journalPath].find((p): p is string => typeof p === 'string' && p.length > 0);
   const commandId = await enqueueCommand(db, {
     nodeId: row.nodeId, type: 'read_journal',
     payload: {
