@@ -136,7 +136,9 @@ describe('sessions from the chat', () => {
     await w.sys.waitState(ghost.id, 'Archived');
     await sleep(2500);
     expect(w.botMessagesAfter(list.message_id, isNotice)).toHaveLength(1);
-    // Whatever card the attempt showed does not claim it is still resuming.
+    // The session active before the attempt is active again, its card under the notice.
+    expect((await w.sys.db.chatNodeState.findFirstOrThrow({ where: { chatId: BigInt(w.userId) } })).activeSessionId).toBe(a);
+    expect((await w.waitCard((t) => t.includes('bg-a'), 10_000)).message_id).toBeGreaterThan(notice.message_id);
     expect((await w.card()).text).not.toContain('State: resuming');
     const after = await w.sys.session(ghost.id);
     expect([after.state, after.nativeSessionId, after.folder, after.title]).toEqual(['Archived', ghost.nativeSessionId, ghost.folder, ghost.title]);
