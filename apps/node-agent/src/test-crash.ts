@@ -3,7 +3,8 @@
  * scenario can cut a command short at an exact step (no goodbye, nothing flushed but what is already
  * durable). Production never sets the variable. Points: `deliver:received` (command recorded, nothing
  * typed), `deliver:receipt` (pasted, receipt found in the journal, not yet recorded),
- * `deliver:accepted` (receipt recorded and `turn_accepted` written, command not finished).
+ * `deliver:accepted` (receipt recorded and `turn_accepted` written, command not finished),
+ * `start:launching` (a start recorded in the session registry, the CLI about to be launched).
  */
 export function crashPoint(name: string): void {
   if (process.env.BRIA_AGENT_TEST_CRASH === name) process.kill(process.pid, 'SIGKILL');

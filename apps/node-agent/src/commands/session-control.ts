@@ -129,7 +129,12 @@ export class SessionControl {
       return { ok: true, alreadyRunning: true };
     }
     await this.dropDeadPane(rec);
+    // A CLI of an earlier attempt that was never confirmed (no identity recorded) never received a
+    // key and cannot be bound: it is ended first, so two CLIs never share one session id.
+    const earlier = !rec?.identity && live ? safeIdentity(live) : null;
+    if (earlier) await this.o.tmux.killSession(earlier.tmuxSession).catch(() => undefined);
     this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], deliveries: [], recent: [], journalOffset: 0 });
+    crashPoint('start:launching');
     const host = this.newHost(sessionId, p.executor, p.nativeSessionId);
     try {
       const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });

@@ -34,8 +34,13 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
     next.observerGeneration += 1;
     return next.observerGeneration;
   };
+  // A session that never reached Ready has no native conversation yet (Claude writes its journal
+  // with the first prompt; a Codex id is only known from session_ready): it cannot be resumed, so it
+  // is started again, under the id it was given (Claude) — the same session, never a replacement.
+  // Resuming it instead failed every time and held its queue forever (docs/reliability.md).
+  const neverReady = from.state === 'Starting' || (from.state === 'AwaitingRecovery' && from.resumeState === 'Starting');
   const recover = (): void => {
-    fx.push({ type: 'send_command', kind: from.hasNativeId ? 'resume' : 'start', generation: claim() });
+    fx.push({ type: 'send_command', kind: from.hasNativeId && !neverReady ? 'resume' : 'start', generation: claim() });
   };
 
   if (changed && from.state === 'AwaitingRecovery') {
@@ -71,9 +76,11 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       if (from.state === 'Closing') {
         next.exitVerified = true;
         fx.push({ type: 'commit_archive', attempt: 1 });
-      } else if (to === 'AwaitingRecovery') {
+      } else if (to === 'AwaitingRecovery' && !(from.state === 'AwaitingRecovery' && neverReady)) {
         recover();
       }
+      // A start that failed again is retried on the recovery schedule (below), not at once: a CLI
+      // that cannot start would otherwise be relaunched in a tight loop.
       break;
     case 'reattached':
       fx.push({ type: 'queue', op: 'recheck_outcomes' });
@@ -113,7 +120,9 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       next.lifetimeExpired = true;
       break;
     case 'recovery_retry_due':
-      fx.push({ type: 'send_command', kind: 'reattach', generation: claim() });
+      // Never ready: nothing to re-attach to unless a start got through (the agent then answers a
+      // repeated start with the running CLI), so the start itself is what is retried.
+      fx.push({ type: 'send_command', kind: neverReady ? 'start' : 'reattach', generation: claim() });
       fx.push({ type: 'schedule', timer: 'recovery_retry', at: at(now, recoveryDelay(event.attempt + 1, jitter)), attempt: event.attempt + 1 });
       break;
     case 'stop_drain_expired':

@@ -229,6 +229,27 @@ describe('edge sequences the SPEC implies', () => {
     const r = run(snapshotIn('Starting', { hasNativeId: false }), [{ event: fact('process_exited_verified'), at: t(0) }]);
     expect(commands(r.effects[0] ?? [])).toEqual(['start']);
   });
+
+  it('a new Claude session (id chosen up front) whose CLI died before Ready is started again under that id, not resumed', () => {
+    const r = run(snapshotIn('Starting', { hasNativeId: true }), [{ event: fact('process_exited_verified'), at: t(0) }]);
+    expect(r.snapshot.state).toBe('AwaitingRecovery');
+    expect(r.snapshot.resumeState).toBe('Starting');
+    expect(commands(r.effects[0] ?? [])).toEqual(['start']);
+  });
+
+  it('a start that fails again is retried on the recovery schedule only, never in a tight loop', () => {
+    const waiting = snapshotIn('AwaitingRecovery', { hasNativeId: true, resumeState: 'Starting' });
+    const again = run(waiting, [{ event: fact('process_exited_verified'), at: t(0) }]);
+    expect(again.snapshot.state).toBe('AwaitingRecovery');
+    expect(commands(again.effects[0] ?? [])).toEqual([]);
+    const due = run(waiting, [{ event: { type: 'recovery_retry_due', attempt: 0 }, at: t(1000) }]);
+    expect(commands(due.effects[0] ?? [])).toEqual(['start']);
+    // A session that was Ready before is re-attached, never started afresh.
+    const wasRunning = run(snapshotIn('AwaitingRecovery', { resumeState: 'Running' }), [{ event: { type: 'recovery_retry_due', attempt: 0 }, at: t(1000) }]);
+    expect(commands(wasRunning.effects[0] ?? [])).toEqual(['reattach']);
+    const crashed = run(snapshotIn('AwaitingRecovery', { resumeState: 'Ready' }), [{ event: fact('process_exited_verified'), at: t(0) }]);
+    expect(commands(crashed.effects[0] ?? [])).toEqual(['resume']);
+  });
 });
 
 describe('stop after expiry', () => {

@@ -73,3 +73,29 @@ describe.each(['claude', 'codex'] as Executor[])('%s: agent SIGKILLed in the mid
     await assertInvariants(sys, [s.id]);
   });
 });
+
+describe.each(['claude', 'codex'] as Executor[])('%s: agent SIGKILLed while starting a new session', { timeout: 180_000 }, (executor) => {
+  it('the interrupted start is answered, the session is started again (never resumed), and the message stored meanwhile runs once', async () => {
+    await sys.killAgent();
+    await sys.startAgent({ env: { BRIA_AGENT_TEST_CRASH: 'start:launching' } });
+    const died = sys.agentExited();
+    const s = await sys.createSession(executor, sys.folder(`crash-start-${executor}`));
+    const text = `started after a crash ${executor}`;
+    await sys.send(s.id, text);
+    expect(await died).toBe('SIGKILL');
+    expect((await sys.session(s.id)).state).not.toBe('Ready');
+    await sys.startAgent();
+    const msgs = await sys.waitMessages(s.id, (st) => st[0] === 'completed', 90_000).catch(async (err: Error) => {
+      const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
+      throw new Error(`${err.message}; messages ${(await detail(s.id)).join(', ')}; state ${(await sys.session(s.id)).state}; evidence ${ev}`);
+    });
+    const row = await sys.session(s.id);
+    expect(row.state).toBe('Ready');
+    const native = row.nativeSessionId!;
+    expect(reached(sys, executor, native, text)).toBe(1);
+    expect(msgs).toHaveLength(1);
+    // Neither a resume of a conversation that never existed nor a second CLI: one live pane for it.
+    expect((await sys.evidence(s.id)).some((e) => e.event === 'resume_failed')).toBe(false);
+    await assertInvariants(sys, [s.id]);
+  });
+});
