@@ -32,10 +32,10 @@ export async function engineRig(o: { executors?: ('claude' | 'codex')[]; logLine
   const log = lines ? pino({ level: 'debug' }, { write: (l: string) => void lines.push(l) }) : pino({ level: 'silent' });
   const engine: Engine = await startEngine({ db, databaseUrl: tdb.url, log, clock, jitter: () => 0.5, safetyPollMs: 60_000, timerPollMs: 60_000, nodePollMs: 60_000 });
   let seq = 0;
-  const emit = async (sessionId: string | undefined, event: string, payload: Record<string, unknown>, generation?: number) => {
+  const emit = async (sessionId: string | undefined, event: string, payload: Record<string, unknown>, generation?: number, commandId?: string) => {
     const gen = generation ?? (sessionId ? (await db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { observerGeneration: true } })).observerGeneration : undefined);
     seq += 1;
-    await storeAgentEvent(db, nodeId, { type: 'event', seq, at: clock.t, event, ...(sessionId ? { sessionId } : {}), ...(gen === undefined ? {} : { generation: gen }), payload });
+    await storeAgentEvent(db, nodeId, { type: 'event', seq, at: clock.t, event, ...(sessionId ? { sessionId } : {}), ...(gen === undefined ? {} : { generation: gen }), ...(commandId ? { commandId } : {}), payload });
     await engine.settle();
   };
   const commands = async (sessionId: string) =>

@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acceptMessage, closeSession, createSession } from '../services/sessions/index.ts';
+import { engineRig, type Rig } from './testing.ts';
+
+let rig: Rig;
+beforeEach(async () => { rig = await engineRig(); });
+afterEach(async () => { await rig.close(); });
+
+async function readyWithTwo(executor: 'claude' | 'codex' = 'claude') {
+  const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor, folder: '/work/proj', chatId: rig.chatId });
+  await rig.emit(s.id, 'session_ready', { identity: { tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
+  const a = await acceptMessage(rig.deps, { sessionId: s.id, text: 'first', source: 'web' });
+  await acceptMessage(rig.deps, { sessionId: s.id, text: 'second', source: 'web' });
+  await rig.engine.settle();
+  const deliver = (await rig.commands(s.id)).find((c) => c.type === 'deliver')!;
+  expect(deliver.payload.messageId).toBe(a.message.id);
+  return { s, a, deliver };
+}
+
+const result = (sessionId: string, commandId: string, payload: Record<string, unknown>) =>
+  rig.emit(sessionId, 'command_result', payload, undefined, commandId);
+
+describe('command results', () => {
+  it('a deliver answered unknown (no receipt; or cut short by an agent crash) becomes unknown and the queue moves on; a repeated answer changes nothing', async () => {
+    const { s, a, deliver } = await readyWithTwo();
+    await result(s.id, deliver.id, { command: 'deliver', ok: false, delivery: 'unknown', messageId: a.message.id, interrupted: true });
+    let msgs = await rig.messages(s.id);
+    expect(msgs.map((m) => m.status)).toEqual(['unknown', 'leased']);
+    expect(msgs[0]!.outcomeDetail).toBe('delivery_interrupted');
+    const delivers = (await rig.commands(s.id)).filter((c) => c.type === 'deliver');
+    expect(delivers.map((c) => c.payload.text)).toEqual(['first', 'second']);
+    await result(s.id, deliver.id, { command: 'deliver', ok: false, delivery: 'unknown', messageId: a.message.id, interrupted: true });
+    msgs = await rig.messages(s.id);
+    expect(msgs.map((m) => m.status)).toEqual(['unknown', 'leased']);
+    expect((await rig.commands(s.id)).filter((c) => c.type === 'deliver')).toHaveLength(2);
+  });
+
+  it('an answer names its exact command: one for another command id leaves the lease alone', async () => {
+    const { s, a } = await readyWithTwo();
+    await result(s.id, '00000000-0000-4000-8000-000000000000', { command: 'deliver', ok: false, delivery: 'unknown', messageId: a.message.id, interrupted: true });
+    expect((await rig.messages(s.id)).map((m) => m.status)).toEqual(['leased', 'pending']);
+  });
+
+  it('an interrupted deliver whose receipt the agent had bound is accepted from it if its turn_accepted never landed', async () => {
+    const { s, a, deliver } = await readyWithTwo();
+    await result(s.id, deliver.id, { command: 'deliver', ok: true, delivery: 'accepted', messageId: a.message.id, nativeRef: 'rec-1', interrupted: true });
+    const m = (await rig.messages(s.id))[0]!;
+    expect(m.status).toBe('accepted');
+    expect(m.nativeRecordId).toBe('rec-1');
+    expect((await rig.session(s.id)).state).toBe('Running');
+  });
+
+  it('an interrupted close is asked for again', async () => {
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder: '/work/proj', chatId: rig.chatId });
+    await rig.emit(s.id, 'session_ready', { identity: { tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
+    await closeSession(rig.deps, { sessionId: s.id });
+    await rig.engine.settle();
+    expect((await rig.session(s.id)).state).toBe('Closing');
+    const close = (await rig.commands(s.id)).filter((c) => c.type === 'close_session');
+    expect(close).toHaveLength(1);
+    await result(s.id, close[0]!.id, { command: 'close_session', ok: false, interrupted: true, error: 'interrupted by an agent restart' });
+    expect((await rig.commands(s.id)).filter((c) => c.type === 'close_session')).toHaveLength(2);
+    expect((await rig.session(s.id)).state).toBe('Closing');
+  });
+
+  it('an interrupted start whose CLI the agent ended is started again (never resumed), under a new generation', async () => {
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder: '/work/proj', chatId: rig.chatId });
+    await rig.engine.settle();
+    const start = (await rig.commands(s.id))[0]!;
+    expect(start.type).toBe('start_session');
+    await result(s.id, start.id, { command: 'start_session', ok: false, interrupted: true, exited: true });
+    const row = await rig.session(s.id);
+    expect(row.state).toBe('AwaitingRecovery');
+    const cmds = await rig.commands(s.id);
+    expect(cmds.map((c) => c.type)).toEqual(['start_session', 'start_session']);
+    expect(cmds[1]!.payload.generation).toBe(row.observerGeneration);
+    expect(cmds[1]!.payload.nativeSessionId).toBe(row.nativeSessionId);
+  });
+});
