@@ -19,6 +19,8 @@ export const zTurnAccepted = z.object({
   nativeTurnId: zTurnId.optional(),
   nativeRecordId: zTurnId.optional(),
   offset: z.number().int().nonnegative().optional(),
+  /** The session's identity, when the receipt taught the agent something new (a Codex rollout path appears with the first prompt). */
+  identity: zSessionIdentity.optional(),
 }).refine((v) => v.nativeTurnId !== undefined || v.nativeRecordId !== undefined, 'nativeTurnId or nativeRecordId is required');
 export const zTurnFinal = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, text: z.string().max(1_000_000) });
 const zTurnEnd = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, offset: z.number().int().nonnegative().optional() });
