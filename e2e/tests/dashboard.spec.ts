@@ -18,6 +18,8 @@ test('the dashboard shows the local node online with its facts', async ({ signed
   await saveShot(page, 'dashboard');
   await page.setViewportSize({ width: 390, height: 844 });
   await saveShot(page, 'dashboard-phone');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expect(page.getByTestId('language-switch')).toBeInViewport();
 });
 
 test('adding a computer shows its token and command once, and that command connects it', async ({ signedInPage: page, state, saveShot }) => {

@@ -82,6 +82,10 @@ test('settings: saved from the page, and the bot reads the same values (lifetime
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
   await saveShot(page, 'settings');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveShot(page, 'settings-phone');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // The bot's /new flow and its allow-list read these through the same services.
   expect(await getSettings({ db })).toMatchObject({ lifetime: '24h', resumeRecommendations: true, allowedTelegramUsers: [123456789n, 987654321n] });

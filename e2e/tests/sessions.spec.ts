@@ -125,6 +125,10 @@ test('close asks first, then the session is archived and found by search; resume
   await expect(page.getByText('Nothing in the archive matches.')).toBeVisible();
   await page.getByTestId('archive-search').fill(path.basename(folder));
   await saveShot(page, 'node-sessions');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await saveShot(page, 'node-sessions-phone');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   await hit.getByRole('link').click();
   await page.getByRole('button', { name: 'Resume' }).click();

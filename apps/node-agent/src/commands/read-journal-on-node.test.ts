@@ -66,6 +66,9 @@ describe('read_journal through the hub, the agent and tRPC', () => {
     const fromArchive = await caller.sessions.journal({ sessionId: s.id, offset: 0, limit: 2 });
     expect(fromArchive).toMatchObject({ available: true, source: 'archive', totalTurns: 4, offset: 0 });
     expect(fromArchive.available && fromArchive.turns.map((t) => t.prompt)).toEqual(['hello one', 'FAIL400 please']);
+    // Neither the CLI's journal nor Bria's copy: the page is told so (and shows Bria's stored turns).
+    rmSync(archive!.path);
+    expect(await caller.sessions.journal({ sessionId: s.id })).toEqual({ available: false, reason: 'not_found', detail: null });
   }, 240_000);
 
   it('Codex: the turns by turn id', async () => {
@@ -76,6 +79,11 @@ describe('read_journal through the hub, the agent and tRPC', () => {
     if (!r.available) throw new Error(`not available: ${r.reason} ${r.detail}`);
     expect(r.turns.map((t) => [t.prompt, t.state])).toEqual([['hello one', 'completed'], ['second turn', 'completed']]);
     expect(r.turns[1]?.final).toBe((await sys.messages(s.id))[1]?.finalText);
+    // An open session without a journal file is one the CLI has not written yet, not a lost one.
+    const journal = (await sys.identity(s.id)).journalPath ?? (await sys.session(s.id)).journalPath;
+    expect(journal).toBeTruthy();
+    rmSync(journal!);
+    expect(await caller.sessions.journal({ sessionId: s.id })).toEqual({ available: false, reason: 'not_written_yet', detail: null });
   }, 180_000);
 
   it('says "node offline" instead of waiting when the agent is away', async () => {

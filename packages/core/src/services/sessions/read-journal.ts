@@ -20,7 +20,7 @@ export type JournalTurnDto = JournalTurn & { message: { id: string; seq: number;
 
 export type JournalViewDto =
   | { available: true; source: 'native' | 'archive'; totalTurns: number; offset: number; nextOffset: number | null; turns: JournalTurnDto[] }
-  | { available: false; reason: 'node_offline' | 'no_native_id' | 'not_found' | 'timeout' | 'failed'; detail: string | null };
+  | { available: false; reason: 'node_offline' | 'no_native_id' | 'not_written_yet' | 'not_found' | 'timeout' | 'failed'; detail: string | null };
 
 export async function readSessionJournal(
   deps: ServiceDeps,
@@ -53,7 +53,12 @@ export async function readSessionJournal(
       const { command: _command, ...rest } = raw;
       const r = zReadJournalResult.safeParse(rest);
       if (!r.success) return { available: false, reason: 'failed', detail: 'the node answered in an unexpected form' };
-      if (!r.data.ok) return { available: false, reason: r.data.code === 'not_found' ? 'not_found' : 'failed', detail: r.data.error };
+      if (!r.data.ok) {
+        if (r.data.code !== 'not_found') return { available: false, reason: 'failed', detail: r.data.error };
+        // A CLI writes its journal with the first prompt: an open session without one is simply new.
+        const open = row.state !== 'Archived' && row.state !== 'ResumeFailed';
+        return { available: false, reason: open ? 'not_written_yet' : 'not_found', detail: null };
+      }
       const d = r.data;
       // Receipts: Claude binds a message to its user record uuid, Codex to its turn id.
       const refs = d.turns.map((t) => t.nativeRef);
