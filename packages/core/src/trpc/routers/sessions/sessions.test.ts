@@ -154,7 +154,7 @@ describe('sessions router', () => {
     const { caller } = await signedInCaller(db);
     const s = await caller.sessions.create({ nodeId, executor: 'claude', folder: '/srv/u' });
     for (const [i, used] of [1000, 5000, 12000].entries()) {
-      await db.agentEvent.create({ data: { nodeId, seq: BigInt(100 + i), type: 'usage', payload: { sessionId: s.id, generation: 1, data: { inputTokens: used, outputTokens: 10 * i, contextWindowUsed: used / 200000 } } } });
+      await db.agentEvent.create({ data: { nodeId, seq: BigInt(100 + i), type: 'usage', sessionId: s.id, payload: { sessionId: s.id, generation: 1, data: { inputTokens: used, outputTokens: 10 * i, contextWindowUsed: used / 200000 } } } });
     }
     await recordEvidence(db, { sessionId: s.id, event: 'session_ready', actor: 'agent', from: 'Starting', to: 'Ready', evidence: { pid: 4242 }, at: new Date() });
     const view = await caller.sessions.get({ sessionId: s.id });
