@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Executor, startSystem, type System } from '../../packages/testkit/src/system.ts';
-import { assertInvariants, reached } from './invariants.ts';
+import { assertInvariants, nativeJournal, reached } from './invariants.ts';
 
 // The agent SIGKILLs itself at an exact step of a `deliver` (test seam `BRIA_AGENT_TEST_CRASH`,
 // apps/node-agent/src/test-crash.ts). After its restart the command must be answered, never run
@@ -97,5 +98,20 @@ describe.each(['claude', 'codex'] as Executor[])('%s: agent SIGKILLed while star
     // Neither a resume of a conversation that never existed nor a second CLI: one live pane for it.
     expect((await sys.evidence(s.id)).some((e) => e.event === 'resume_failed')).toBe(false);
     await assertInvariants(sys, [s.id]);
+  });
+});
+
+describe('codex identity', () => {
+  it('the rollout path, known only once the first prompt created it, is stored with the identity and names the real file', async () => {
+    if (!sys.agentPid) await sys.startAgent();
+    const s = await sys.createSession('codex', sys.folder('codex-identity'));
+    await sys.waitState(s.id, 'Ready');
+    expect((await sys.identity(s.id)).journalPath).toBeFalsy();
+    await sys.send(s.id, 'identity codex first');
+    await sys.waitMessages(s.id, (st) => st[0] === 'completed', 60_000);
+    const id = await sys.identity(s.id);
+    const native = (await sys.session(s.id)).nativeSessionId!;
+    expect(id.journalPath).toBe(nativeJournal(sys, native));
+    expect(existsSync(id.journalPath!)).toBe(true);
   });
 });

@@ -85,6 +85,7 @@ export class SessionControl {
     if (this.hosts.get(sessionId) !== host) return;
     let rec = this.registry.get(sessionId);
     if (!rec) return;
+    const journalBefore = rec.identity?.journalPath ?? null;
     if (e.type === 'accepted') {
       crashPoint('deliver:receipt');
       rec = this.registry.put(sessionId, {
@@ -95,6 +96,11 @@ export class SessionControl {
       });
     }
     const outs = mapHostEvent(rec, e);
+    // A Codex rollout path is known only once the first prompt created the file (and a Claude journal
+    // path left out at a re-attach before it existed): the hub's stored identity learns it here.
+    if (e.type === 'accepted' && rec.identity?.journalPath && rec.identity.journalPath !== journalBefore) {
+      for (const out of outs) if (out.event === 'turn_accepted') out.payload.identity = reportIdentity(rec.identity);
+    }
     for (const out of outs) this.send(sessionId, out.event, out.payload);
     const turnEvents = outs.filter((x) => x.event.startsWith('turn_'));
     if (turnEvents.length > 0) rec = this.registry.put(sessionId, { recent: [...(rec.recent ?? []), ...turnEvents].slice(-RECENT) });

@@ -77,3 +77,19 @@ describe('command results', () => {
     expect(cmds[1]!.payload.nativeSessionId).toBe(row.nativeSessionId);
   });
 });
+
+describe('identity learned with a receipt', () => {
+  it('turn_accepted carrying the identity (a Codex rollout path) stores it; one naming another native session is ignored', async () => {
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'codex', folder: '/work/proj', chatId: rig.chatId });
+    await rig.emit(s.id, 'session_ready', { identity: { nativeSessionId: 'thread-1', tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
+    const a = await acceptMessage(rig.deps, { sessionId: s.id, text: 'first', source: 'web' });
+    await rig.engine.settle();
+    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1', identity: { nativeSessionId: 'thread-1', tmuxPane: '%1', pid: 100, pidStartTime: '1', journalPath: '/home/u/.codex/sessions/rollout-thread-1.jsonl' } });
+    let row = await rig.session(s.id);
+    expect((row.identity as { journalPath?: string }).journalPath).toBe('/home/u/.codex/sessions/rollout-thread-1.jsonl');
+    expect((await rig.messages(s.id))[0]!.status).toBe('accepted');
+    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1', identity: { nativeSessionId: 'other', journalPath: '/elsewhere.jsonl' } });
+    row = await rig.session(s.id);
+    expect((row.identity as { journalPath?: string }).journalPath).toBe('/home/u/.codex/sessions/rollout-thread-1.jsonl');
+  });
+});

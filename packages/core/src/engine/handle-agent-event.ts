@@ -85,6 +85,12 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       return fact({ type: e.payload.evidence.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence: e.payload.evidence });
     }
     case 'turn_accepted': {
+      // The identity learned with the receipt (a Codex rollout path), for the same native session only.
+      const id = e.payload.identity;
+      const idNative = typeof id?.nativeSessionId === 'string' ? id.nativeSessionId : null;
+      if (id && (!row.nativeSessionId || !idNative || idNative === row.nativeSessionId)) {
+        await patchSession(ctx.tx, row.id, { identity: id as object, ...(row.nativeSessionId ? {} : idNative ? { nativeSessionId: idNative } : {}) });
+      }
       const ok = await acceptTurn(ctx, row, ev, e.payload);
       if (!ok) return refuse(ctx, row, ev, 'NOT_LEASED');
       return;
