@@ -63,7 +63,10 @@ export class DiscoveryFeed {
     this.watcher.on('diff', (d) => this.send({ added: d.added.map(toWire), changed: d.changed.map(toWire), removed: d.removed.map((s) => ({ executor: s.executor, nativeSessionId: s.nativeId })) }));
     this.watcher.on('error', () => undefined);
     const first = await this.watcher.ready;
-    this.send({ added: first.sessions.map(toWire), changed: [], removed: [] });
+    // Journals deleted while the agent was down were never seen going: reported against what the
+    // last run's state file knew.
+    const removed = this.index.takeGoneSinceLastRun(first.sessions).map((g) => ({ executor: g.executor, nativeSessionId: g.nativeId }));
+    this.send({ added: first.sessions.map(toWire), changed: [], removed });
     return first.sessions.length;
   }
 

@@ -51,6 +51,9 @@ export class DiscoveryIndex {
   // Session objects are rebuilt only for journals that changed, so an idle re-scan allocates
   // almost nothing and watchers can compare by identity.
   private readonly views = new Map<string, DiscoveredSession | null>();
+  /** Journals the state file knew when this index was opened (what an earlier run reported). */
+  private readonly loaded = new Map<string, { executor: FileEntry['executor']; nativeId: string }>();
+  private gone: { executor: FileEntry['executor']; nativeId: string }[] = [];
   private running: Promise<ScanResult> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -60,6 +63,18 @@ export class DiscoveryIndex {
     this.stateDir = options.stateDir ?? null;
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE;
     this.state = this.stateDir ? loadState(this.stateDir, this.claudeHome, this.codexHome) : emptyState(this.claudeHome, this.codexHome);
+    for (const [file, e] of Object.entries(this.state.files)) this.loaded.set(file, { executor: e.executor, nativeId: e.nativeId });
+  }
+
+  /**
+   * Sessions an earlier run knew whose journals were found gone (deleted while the agent was down),
+   * once each; the caller reports them as `removed`, since no watcher saw them go.
+   */
+  takeGoneSinceLastRun(current: readonly DiscoveredSession[]): { executor: FileEntry['executor']; nativeId: string }[] {
+    const still = new Set(current.map((s) => `${s.executor}:${s.nativeId}`));
+    const out = this.gone.filter((g) => !still.has(`${g.executor}:${g.nativeId}`));
+    this.gone = [];
+    return out;
   }
 
   /** Full scan; concurrent callers share one running scan. */
@@ -145,6 +160,11 @@ export class DiscoveryIndex {
   }
 
   private forget(file: string): void {
+    const was = this.loaded.get(file);
+    if (was) {
+      this.loaded.delete(file);
+      this.gone.push(was);
+    }
     if (!(file in this.state.files)) return;
     delete this.state.files[file];
     this.views.delete(file);
