@@ -67,7 +67,7 @@ export class Tmux {
     this.socketName = opts.socketName;
     this.runDir = opts.runDir;
     this.bin = opts.tmuxBin ?? 'tmux';
-    this.useControl = opts.control ?? true;
+    this.useControl = opts.control ?? false;
   }
 
   /** The open control client, opening it when needed; null without a server (retried after 1 s). */
@@ -143,6 +143,9 @@ export class Tmux {
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('error', reject);
+      // tmux may end before reading stdin (an earlier command of the sequence failed): the exit code
+      // tells the outcome, the broken pipe must not become an uncaught error.
+      child.stdin.on('error', () => undefined);
       child.on('close', (code) => {
         if (code === 0) resolve(stdout);
         else reject(new TmuxError(`tmux ${args[0]} failed: ${stderr.trim()}`, stderr));
