@@ -30,6 +30,12 @@ export const zHello = z.object({
   executors: z.array(z.object({ executor: zExecutor, available: z.boolean(), version: z.string().max(128).optional() })).max(8),
   /** Highest event seq the agent has written (the hub may ask for a replay). */
   lastEventSeq: zSeq,
+  /**
+   * Commands added to protocol 1 after its first release that this agent handles (see
+   * OPTIONAL_COMMANDS). Additive: an agent from before it sends none, and the hub then sends it
+   * none of them (an older agent would refuse the frame as malformed and reconnect).
+   */
+  capabilities: z.array(z.string().min(1).max(64)).max(64).optional(),
 });
 
 export const zWelcome = z.object({
@@ -49,6 +55,13 @@ export const zCommandType = z.enum([
   'discover', 'validate_folder', 'archive_journal', 'probe', 'read_journal',
 ]);
 export type CommandType = z.infer<typeof zCommandType>;
+
+/**
+ * Command types an agent may not know: sent only to agents that list them in `hello.capabilities`.
+ * A new command type goes here; the agent adds it to its capabilities with its handler.
+ */
+export const OPTIONAL_COMMANDS = ['read_journal'] as const satisfies readonly CommandType[];
+export type OptionalCommand = (typeof OPTIONAL_COMMANDS)[number];
 
 export const zCommand = z.object({
   type: z.literal('command'),
@@ -112,6 +125,19 @@ function parseWith<T>(schema: z.ZodType<T>, raw: unknown): ParseResult<T> {
 
 export const parseAgentToHub = (raw: unknown) => parseWith(zAgentToHub, raw);
 export const parseHubToAgent = (raw: unknown) => parseWith(zHubToAgent, raw);
+
+const zAnyCommand = zCommand.extend({ command: z.string().min(1).max(64) });
+
+/**
+ * A frame `parseHubToAgent` refused that is a well-formed command except that its type is not one
+ * this build knows (a newer hub). The agent answers it `unsupported` and keeps the connection,
+ * instead of closing as for a malformed frame. Null for anything else.
+ */
+export function unknownCommand(raw: unknown): { id: string; command: string; sessionId?: string } | null {
+  const r = parseWith(zAnyCommand, raw);
+  if (!r.ok || zCommandType.safeParse(r.message.command).success) return null;
+  return { id: r.message.id, command: r.message.command, ...(r.message.sessionId ? { sessionId: r.message.sessionId } : {}) };
+}
 
 /** WebSocket close codes used by both ends. */
 export const CloseCode = {

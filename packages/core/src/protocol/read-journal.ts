@@ -64,8 +64,11 @@ export const zReadJournalResult = z.discriminatedUnion('ok', [
   }),
   z.object({
     ok: z.literal(false),
-    /** `not_found`: neither the CLI's journal nor an archive copy exists on this node. */
-    code: z.enum(['not_found', 'invalid', 'failed']).optional(),
+    /**
+     * `not_found`: neither the CLI's journal nor an archive copy exists on this node;
+     * `unsupported`: the agent does not know the command (any agent's answer to an unknown type).
+     */
+    code: z.enum(['not_found', 'invalid', 'failed', 'unsupported']).optional(),
     error: z.string().max(500),
   }),
 ]);
