@@ -68,4 +68,21 @@ describe('acceptMessage under concurrency', () => {
     const rows = await dbA.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' }, select: { text: true } });
     expect(rows.map((r) => r.text)).toEqual(Array.from({ length: 20 }, (_, i) => `t${i}`));
   });
+
+  it('a gate decided on an older read never stores: any gate field changed underneath (with or without a version bump) is seen', async () => {
+    const s = await createSession({ db: dbA, log }, { nodeId, executor: 'claude', folder: '/w' });
+    await acceptMessage({ db: dbA, log }, { sessionId: s.id, text: 'first', source: 'web' });
+    // Changed without a version bump (a patch-style write): lifetime expired.
+    await dbB.session.update({ where: { id: s.id }, data: { lifetimeExpired: true } });
+    await expect(acceptMessage({ db: dbA, log }, { sessionId: s.id, text: 'after expiry', source: 'web' })).rejects.toMatchObject({ code: 'LIFETIME_EXPIRED' });
+    // A state change with a version bump: the session is archived.
+    const row = await dbB.session.findUniqueOrThrow({ where: { id: s.id }, select: { version: true } });
+    await dbB.session.update({ where: { id: s.id }, data: { lifetimeExpired: false, state: 'Archived', version: row.version + 1 } });
+    await expect(acceptMessage({ db: dbA, log }, { sessionId: s.id, text: 'after archive', source: 'web' })).rejects.toMatchObject({ code: expect.any(String) });
+    // Back to Starting (takes input): accepted again, on the fresh fields.
+    await dbB.session.update({ where: { id: s.id }, data: { state: 'Starting', version: row.version + 2 } });
+    await acceptMessage({ db: dbA, log }, { sessionId: s.id, text: 'again', source: 'web' });
+    const rows = await dbA.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' }, select: { text: true, seq: true } });
+    expect(rows).toEqual([{ text: 'first', seq: 1 }, { text: 'again', seq: 2 }]);
+  });
 });

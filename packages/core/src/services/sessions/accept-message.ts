@@ -50,10 +50,22 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   return { message, duplicate: r.duplicate };
 }
 
+/** Gate fields of recently appended-to sessions (bounded; see `storeOrRefuse`). */
+const gateCache = new Map<string, SessionGateRow>();
+const GATE_CACHE_MAX = 1000;
+function rememberGate(row: SessionGateRow): void {
+  gateCache.delete(row.id);
+  gateCache.set(row.id, row);
+  if (gateCache.size > GATE_CACHE_MAX) {
+    const oldest = gateCache.keys().next().value;
+    if (oldest !== undefined) gateCache.delete(oldest);
+  }
+}
+
 type StoreResult = { kind: 'stored'; message: MessageDto; duplicate: boolean } | { kind: 'refused'; decision: Extract<AcceptDecision, { ok: false }>; row: SessionGateRow; now: Date };
 
 /**
- * The accept hot path: two round trips and no interactive transaction. The gate is decided by the
+ * The accept hot path: one or two round trips and no interactive transaction. The gate is decided by the
  * pure domain on an unlocked read; the append then commits only if the session row, locked, still
  * has those exact gate fields (`appendMessageIfUnchanged`), otherwise it reads and decides again.
  * That is the same linearization as deciding under the lock: a refusal writes nothing, so it is
@@ -66,8 +78,14 @@ async function storeOrRefuse(db: Db, now: Date, input: AcceptMessageInput): Prom
     if (m && m.sessionId !== sessionId) throw new AppError('CONFLICT', { message: 'source key belongs to another session' });
     return m;
   };
+  let fresh = false;
   for (let attempt = 1; attempt <= 20; attempt++) {
-    const row = await readSessionGate(db, input.sessionId);
+    // The gate fields seen at this process's last successful append to this session may be reused:
+    // the append re-checks every one of them under the row lock, so a stale copy only costs a retry.
+    // A refusal or a "not found" is never decided on a cached copy.
+    const cached = fresh ? undefined : gateCache.get(input.sessionId);
+    const row = cached ?? (await readSessionGate(db, input.sessionId));
+    fresh = true;
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
     // The timer may lag behind the deadline by a poll: the deadline itself decides.
     const decision = canAcceptMessage({
@@ -76,6 +94,7 @@ async function storeOrRefuse(db: Db, now: Date, input: AcceptMessageInput): Prom
       exitVerified: row.exitVerified, queue: { inFlight: false, waiting: false },
     });
     if (!decision.ok) {
+      if (cached) continue;
       // A repeat of input stored before the refusal started gets its original answer.
       const m = await existing(row.id);
       if (m) return { kind: 'stored', message: m, duplicate: true };
@@ -85,10 +104,15 @@ async function storeOrRefuse(db: Db, now: Date, input: AcceptMessageInput): Prom
       source: input.source, text: input.text,
       ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}), ...(input.attachments ? { attachments: input.attachments } : {}),
     });
-    if (a.kind === 'stored') return { kind: 'stored', message: a.message, duplicate: false };
+    if (a.kind === 'stored') {
+      rememberGate(row);
+      return { kind: 'stored', message: a.message, duplicate: false };
+    }
     if (a.locked) {
       const m = await existing(row.id);
       if (m) return { kind: 'stored', message: m, duplicate: true };
+    } else {
+      gateCache.delete(row.id);
     }
     // The session changed between the read and the lock, or a concurrent append took this seq: decide again.
   }
