@@ -167,7 +167,9 @@ describe('messages', () => {
     await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
     h.fake.userSends('one more');
     await h.fake.waitForChat((m) => m.some((x) => x.text === 'Not sent: this session is closing. Once it is in the /archive you can resume it, or start a /new one.'));
-    await db.session.update({ where: { id: sid }, data: { state: 'Archived', lifetimeExpired: true } });
+    // Closed because its lifetime ended, as the engine records it (archiving clears the lifetime fields).
+    await db.sessionEvidence.create({ data: { sessionId: sid, fromState: 'Ready', toState: 'Closing', event: 'lifetime_expired', actor: 'timer' } });
+    await db.session.update({ where: { id: sid }, data: { state: 'Archived', lifetimeDeadline: null } });
     h.fake.userSends('and another');
     await h.fake.waitForChat((m) => m.some((x) => x.text === 'Not sent: this session\'s lifetime ended and it was closed. Resume it from /archive or start a /new one.'));
     const ready = await seedSession(db, { nodeId, state: 'Ready' });

@@ -5,7 +5,7 @@ import { MAX_ATTACHMENT_BYTES } from '@bria/core/protocol';
 import type { BotContext } from '../context.ts';
 import type { AttachmentIn } from '../deps.ts';
 import type { MessageKey } from '@bria/core/i18n';
-import { getSessionView } from '../store/sessions-read.ts';
+import { closedByLifetime, getSessionView } from '../store/sessions-read.ts';
 import { activeSession, rememberedSession, selectedNode } from './home.ts';
 
 /**
@@ -20,7 +20,7 @@ async function refusalKey(ctx: BotContext, sessionId: string, code: string, mess
   const s = await getSessionView(ctx.bria.deps.db, sessionId);
   if (!s) return 'msg.refusedGone';
   if (s.state === 'Closing' || s.state === 'ClosingAfterWork') return s.lifetimeExpired ? 'msg.refusedExpired' : 'msg.refusedClosing';
-  if (s.state === 'Archived' || s.state === 'ResumeFailed') return s.lifetimeExpired ? 'msg.refusedClosedExpired' : 'msg.refusedArchived';
+  if (s.state === 'Archived' || s.state === 'ResumeFailed') return (await closedByLifetime(ctx.bria.deps.db, s.id)) ? 'msg.refusedClosedExpired' : 'msg.refusedArchived';
   return 'msg.refusedGeneric';
 }
 
@@ -41,7 +41,8 @@ export function messages(): Composer<BotContext> {
     if (!session) {
       // The remembered session closed meanwhile (lifetime, Close, a failed resume): say which, not just "none".
       const gone = node ? await rememberedSession(ctx, node.id) : null;
-      return void (await ctx.reply(t(gone ? (gone.lifetimeExpired ? 'msg.refusedClosedExpired' : 'msg.refusedArchived') : 'msg.noActive')));
+      if (!gone) return void (await ctx.reply(t('msg.noActive')));
+      return void (await ctx.reply(t((await closedByLifetime(deps.db, gone.id)) ? 'msg.refusedClosedExpired' : 'msg.refusedArchived')));
     }
     let attachments: AttachmentIn[] | undefined;
     if (msg.photo || msg.document) {

@@ -5,7 +5,7 @@ import { chatTranslator, showCard } from '../card/card-service.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
 import { getActiveSession, getChat, readResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
-import { getSessionView, OPEN_STATES } from '../store/sessions-read.ts';
+import { getNodeView, getSessionView, OPEN_STATES } from '../store/sessions-read.ts';
 import type { ClaimedRow } from './outbox-store.ts';
 
 /** The payloads the engine writes (mirrors core's `zOutboxPayload`; unknown extra fields are ignored). */
@@ -86,7 +86,12 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       // The card leaves "closing" too (no later card update follows an archived session); edits are idempotent on a retry.
       if (payload.topic === 'close' && payload.phase === 'done') {
         await refreshCard(payload.sessionId);
-        return send(escapeHtml(t('notice.closed')));
+        if (chat?.cardSessionId === payload.sessionId) return send(escapeHtml(t('notice.closed')));
+        // Another session (in the background, or on another computer; e.g. its lifetime ended): say which.
+        const s = await getSessionView(ctx.db, payload.sessionId);
+        const node = s ? await getNodeView(ctx.db, s.nodeId) : null;
+        const title = (s?.title ?? s?.firstPrompt ?? s?.folder ?? t('archive.untitled')).replace(/\s+/g, ' ').slice(0, 120);
+        return send(escapeHtml(t('notice.closedOther', { node: node?.name ?? '?', title })));
       }
       if (payload.topic === 'stop' && payload.phase === 'unconfirmed') return send(escapeHtml(t('notice.stopUnconfirmed')));
       return refreshCard(payload.sessionId);

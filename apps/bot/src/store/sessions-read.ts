@@ -58,6 +58,19 @@ export async function recentFolders(db: Db, nodeId: string, executor: Executor, 
   return [...new Set(rows.map((r) => r.folder))].slice(0, limit);
 }
 
+/**
+ * Whether a closed session was closed because its lifetime ended. Archiving clears the session's
+ * lifetime fields, so the transition evidence says it: the latest of lifetime_expired /
+ * close_requested / resume_requested is the lifetime's.
+ */
+export async function closedByLifetime(db: Db, sessionId: string): Promise<boolean> {
+  const last = await db.sessionEvidence.findFirst({
+    where: { sessionId, event: { in: ['lifetime_expired', 'close_requested', 'resume_requested'] } },
+    orderBy: { id: 'desc' }, select: { event: true },
+  });
+  return last?.event === 'lifetime_expired';
+}
+
 export async function queueLength(db: Db, sessionId: string): Promise<number> {
   return db.message.count({ where: { sessionId, status: { in: ['pending', 'leased'] } } });
 }
