@@ -271,4 +271,47 @@ describe('two computers in one chat', () => {
     expect(JSON.stringify(turns[0]?.body)).toContain('a question typed by hand');
     expect((await w.sys.session(row.id)).nativeSessionId).toBe(nativeHand);
   });
+  it('lifetime ends while the agent works: the answer still arrives, new text gets one notice and is not queued, then it closes; a closed session elsewhere is named', async () => {
+    const from = w.lastId();
+    w.say('/nodes');
+    const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Computers:') ?? false));
+    w.press(list, '🟢 node-1');
+    await w.waitFor((m) => m.message_id > list.message_id && has(`Folder: ${folderA}`)(m));
+    await w.waitCard((t) => t.includes(`Folder: ${folderA}`) && t.includes('State: ready'), 15_000);
+    const other = (await activeOn(n2.nodeId)) as string;
+    expect((await w.sys.session(other)).state).toBe('Ready');
+    const pid = (await w.sys.identity(a)).cliPid;
+    const nativeA = (await w.sys.session(a)).nativeSessionId as string;
+    const slow = w.say('SLOW the last long answer');
+    await w.waitCard((t) => t.includes('State: working'), 30_000);
+    // The lifetime runs out now. (Not by moving the engine's clock: the bot process keeps real time, so
+    // outbox rows the engine dated 12 h ahead would wait 12 h. The deadline and its timer are moved
+    // instead, for this session and node-2's idle one, as if both had been started 12 h ago.)
+    const due = new Date(Date.now() + 1000);
+    for (const id of [a, other]) {
+      await w.sys.db.session.update({ where: { id }, data: { lifetimeDeadline: due } });
+      expect((await w.sys.db.sessionTimer.updateMany({ where: { sessionId: id, name: 'lifetime' }, data: { dueAt: due } })).count).toBe(1);
+    }
+    await w.sys.waitState(a, 'ClosingAfterWork', 15_000);
+    await w.waitCard((t) => t.includes('State: finishing, then closing'), 15_000);
+    expect(procAlive(pid)).toBe(true);
+    const late = w.say('too late for this one');
+    const expired = 'Not sent: this session\'s lifetime has ended. It will close after its current work. Start a /new session.';
+    await w.waitFor((m) => m.message_id > late.message_id && is(expired)(m));
+    const final = await w.waitFor((m) => m.message_id > slow.message_id && has('SLOW the last long answer')(m) && (m.text?.startsWith('MOCK-REPLY') ?? false), 60_000);
+    expect(final.text).toContain('[40/40]');
+    await w.sys.waitState(a, 'Archived', 45_000);
+    await w.waitFor((m) => m.message_id > slow.message_id && is('The session was closed and moved to the archive.')(m), 15_000);
+    // node-2's idle session expired too; its notice says which session on which computer.
+    await w.sys.waitState(other, 'Archived', 45_000);
+    await w.waitFor((m) => m.message_id > slow.message_id && (m.text?.startsWith('A session on node-2 was closed and moved to the archive: ') ?? false), 15_000);
+    expect(procAlive(pid)).toBe(false);
+    const after = w.say('still there?');
+    await w.waitFor((m) => m.message_id > after.message_id && is('Not sent: this session\'s lifetime ended and it was closed. Resume it from /archive or start a /new one.')(m));
+    await sleep(1000);
+    expect(w.botMessagesAfter(slow.message_id, is(expired))).toHaveLength(1);
+    expect(w.botMessagesAfter(slow.message_id, is('The session was closed and moved to the archive.'))).toHaveLength(1);
+    expect(await w.sys.db.message.count({ where: { text: { in: ['too late for this one', 'still there?'] } } })).toBe(0);
+    expect(w.sys.turns('claude', nativeA).filter((r) => /too late|still there/.test(r.userText ?? ''))).toHaveLength(0);
+  });
 });
