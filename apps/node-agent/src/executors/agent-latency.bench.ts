@@ -54,7 +54,7 @@ class TimedTmux extends Tmux {
     const end = performance.now();
     this.calls.push({ cmd: cmds.map((c) => c[0]).join('+'), start, end });
     if (this.calls.length > 1000) this.calls.splice(0, 500);
-    if (cmds.some((c) => c[0] === 'paste-buffer')) this.lastPaste = end;
+    if (cmds.some((c) => c.includes('if-shell') || c[0] === 'paste-buffer')) this.lastPaste = end;
     return out;
   }
 }

@@ -37,8 +37,20 @@ export function commandLine(args: readonly string[]): string {
 
 interface Pending {
   cmd: string;
+  /** Reply blocks still expected: `if-shell -F` answers with its own block, then its branch's. */
+  blocks: number;
+  out: string;
   resolve: (out: string) => void;
   reject: (err: Error) => void;
+}
+
+/**
+ * Blocks one command answers with. `if-shell -F` (format only, no shell) runs the command of the
+ * chosen branch right after itself, and control mode gives that command its own block; every
+ * branch Bria passes is one command. A failing if-shell (bad target) has no second block.
+ */
+function blocksFor(args: readonly string[]): number {
+  return args[0] === 'if-shell' && args.includes('-F') ? 2 : 1;
 }
 
 const BLOCK = /^%(begin|end|error) (\d+) (\d+) (\d+)$/;
@@ -71,7 +83,7 @@ export class ControlClient {
     return new Promise((resolve) => {
       // The attach itself answers with one block that is not ours (flags 0): its end means "attached".
       c.pending.push({
-        cmd: 'attach-session',
+        cmd: 'attach-session', blocks: 1, out: '',
         resolve: () => resolve(c),
         reject: () => {
           c.close();
@@ -115,7 +127,7 @@ export class ControlClient {
     let text = '';
     const out = cmds.map((args) => {
       text += `${commandLine(args)}\n`;
-      return new Promise<string>((resolve, reject) => this.pending.push({ cmd: args[0] ?? '', resolve, reject }));
+      return new Promise<string>((resolve, reject) => this.pending.push({ cmd: args[0] ?? '', blocks: blocksFor(args), out: '', resolve, reject }));
     });
     this.updateRef();
     this.child.stdin.write(text);
@@ -162,11 +174,19 @@ export class ControlClient {
         const { lines, ours } = this.block;
         this.block = null;
         if (!ours) return;
-        const p = this.pending.shift();
-        this.updateRef();
+        const p = this.pending[0];
         if (!p) return;
-        if (m[1] === 'end') p.resolve(lines.map((l) => `${l}\n`).join(''));
-        else p.reject(new TmuxControlError(`tmux ${p.cmd} failed: ${lines.join('\n').trim()}`, lines.join('\n')));
+        if (m[1] === 'end') {
+          p.out += lines.map((l) => `${l}\n`).join('');
+          p.blocks -= 1;
+          if (p.blocks > 0) return;
+          this.pending.shift();
+          p.resolve(p.out);
+        } else {
+          this.pending.shift();
+          p.reject(new TmuxControlError(`tmux ${p.cmd} failed: ${lines.join('\n').trim()}`, lines.join('\n')));
+        }
+        this.updateRef();
         return;
       }
       this.block.lines.push(line);

@@ -82,6 +82,20 @@ describe('Tmux on a private server', () => {
     await spawned.killSession('paste2');
   });
 
+  it('never pastes into a dead pane (tmux 3.3a would segfault): the paste fails, the server lives on', async () => {
+    for (const control of [true, false]) {
+      const t = new Tmux({ socketName: tmux.socketName, runDir: tmux.runDir, control });
+      const s = await t.newSession({ name: `dead-${control}`, cwd: dir, command: ['sh', '-c', 'exit 3'], env: { PATH: '/usr/bin:/bin' } });
+      await until(async () => (await t.paneInfo(s.paneId))?.dead === true);
+      const serverPid = await t.serverPid();
+      await expect(t.paste(s.paneId, 'into the dead', { submit: false, captureBefore: true })).rejects.toThrow(/is dead/);
+      expect(await t.serverPid()).toBe(serverPid);
+      expect((await t.run(['list-buffers', '-F', '#{buffer_name}'])).trim()).toBe('');
+      await t.killSession(`dead-${control}`);
+      t.close();
+    }
+  });
+
   it('reports a pane that died and a session that vanished through the pane subscription', async () => {
     const seen: PaneStates[] = [];
     const stop = tmux.watchPanes((p) => seen.push(p));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertSessionName, PANE_FORMAT, parsePaneLine, parsePaneList, type PaneInfo } from './pane-format.ts';
 import { buildWrapperScript } from './shell-script.ts';
-import { ControlClient } from './control.ts';
+import { ControlClient, commandLine } from './control.ts';
 
 export interface TmuxOptions {
   /** Name of the private server socket (`tmux -L <name>`). */
@@ -67,7 +67,7 @@ export class Tmux {
     this.socketName = opts.socketName;
     this.runDir = opts.runDir;
     this.bin = opts.tmuxBin ?? 'tmux';
-    this.useControl = opts.control ?? false;
+    this.useControl = opts.control ?? true;
   }
 
   /** The open control client, opening it when needed; null without a server (retried after 1 s). */
@@ -255,18 +255,26 @@ export class Tmux {
   async paste(target: string, text: string, opts: { submit?: boolean; gapMs?: number; captureBefore?: boolean } = {}): Promise<string> {
     const buffer = `bria-${randomUUID()}`;
     const capture = opts.captureBefore ? [['capture-pane', '-p', '-t', target]] : [];
-    const pasteCmd = ['paste-buffer', '-p', '-d', '-b', buffer, '-t', target];
+    // tmux 3.3a segfaults (the whole server) on paste-buffer into a dead pane; a CLI may die just
+    // before a delivery, so the paste runs only if the pane is alive at that very moment (if-shell -F
+    // evaluates the format inside the server, no shell; nothing runs between it and the paste; a
+    // dead pane gets its buffer deleted instead). The last command reports the pane's state.
+    const guardedPaste = ['if-shell', '-F', '-t', target, '#{pane_dead}', commandLine(['delete-buffer', '-b', buffer]), commandLine(['paste-buffer', '-p', '-d', '-b', buffer, '-t', target])];
+    const deadNow = ['display-message', '-p', '-t', target, '#{pane_dead}'];
     const c = await this.control();
-    let before: string;
+    let out: string;
     try {
-      before = c
-        ? await this.sequence([...capture, ['set-buffer', '-b', buffer, '--', text], pasteCmd])
-        : await this.sequence([...capture, ['load-buffer', '-b', buffer, '-'], pasteCmd], text);
+      out = c
+        ? await this.sequence([...capture, ['set-buffer', '-b', buffer, '--', text], guardedPaste, deadNow])
+        : await this.sequence([...capture, ['load-buffer', '-b', buffer, '-'], guardedPaste, deadNow], text);
     } catch (err) {
       // A buffer that was filled but not pasted (pane gone) must not linger in the server.
       await this.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
       throw err;
     }
+    const cut = out.lastIndexOf('\n', out.length - 2) + 1;
+    const before = out.slice(0, cut);
+    if (out.slice(cut) !== '0\n') throw new TmuxError(`tmux paste-buffer failed: pane ${target} is dead`, '');
     if (opts.submit === false) return before;
     // Codex turns an Enter that follows input too closely into a newline.
     await sleep(opts.gapMs ?? 120);
