@@ -52,7 +52,7 @@ export function renderCard(o: { t: Translator; session: SessionView; nodeName: s
   const tk = contextTokens(s.executor, s.usage);
   if (tk !== undefined) lines.push(escapeHtml(t('card.usage', { tokens: tk.toLocaleString('en-US') })));
   const last = s.nativeLastActivity ?? s.lastActivityAt;
-  if (last) lines.push(escapeHtml(t('card.lastActivity', { when: last.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' })));
+  if (last) lines.push(escapeHtml(t('card.lastActivity', { when: `${last.toISOString().slice(0, 16).replace('T', ' ')} UTC` })));
   if (s.state === 'AwaitingRecovery') lines.push(escapeHtml(t('card.recovery')));
   const kb = new InlineKeyboard();
   const ref = { gen: o.generation, sessionId: s.id, version: s.version };

@@ -144,7 +144,7 @@ export function newSession(): Composer<BotContext> {
   c.on('message:text', async (ctx, next) => {
     const flow = readFlow(ctx);
     // Absolute paths start with '/' too: only one of Bria's own commands leaves the folder step.
-    if (!flow || flow.step !== 'folder' || isBriaCommand(ctx.message.text)) return next();
+    if (flow?.step !== 'folder' || isBriaCommand(ctx.message.text)) return next();
     await chooseFolder(ctx, flow, ctx.message.text.trim());
   });
   return c;
