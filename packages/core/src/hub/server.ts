@@ -205,6 +205,7 @@ export class Hub {
   private async onHello(conn: AgentConnection, hello: Hello): Promise<void> {
     const node = await markNodeOnline(this.opts.db, conn.nodeId, {
       agentVersion: hello.agentVersion, hostname: hello.hostname, instanceId: hello.instanceId, tokenId: conn.tokenId,
+      capabilities: hello.capabilities ?? [],
     }, this.now());
     conn.helloDone = true;
     conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
