@@ -10,7 +10,9 @@ import { until } from './support.ts';
 
 /**
  * The other direction: a hostile (or compromised) hub. The agent must close on oversized (1009) and
- * malformed (1002) frames, execute nothing, record nothing, and reconnect cleanly afterwards.
+ * malformed (1002) frames, execute nothing, record nothing, and reconnect cleanly afterwards. A
+ * well-formed command of a type it does not know is answered `unsupported` (nothing run) and the
+ * connection kept, so a newer hub cannot make an older agent reconnect over and over.
  */
 const dir = mkdtempSync(join(tmpdir(), 'bria-sec-agent-'));
 let wss: WebSocketServer;
@@ -19,6 +21,8 @@ const executed: string[] = [];
 const closes: number[] = [];
 let hostile: (string | Buffer)[] = [];
 let connections = 0;
+/** Every frame the agent sent, in order. */
+const received: Record<string, unknown>[] = [];
 const ledger = new Ledger(dir, () => randomUUID());
 
 const welcome = JSON.stringify({ type: 'welcome', nodeId: randomUUID(), nodeName: 'n', heartbeatMs: 60_000, lastEventSeq: 0 });
@@ -30,6 +34,11 @@ beforeAll(async () => {
   wss.on('connection', (ws) => {
     connections += 1;
     ws.on('close', (code) => closes.push(code));
+    ws.on('message', (raw) => {
+      try {
+        received.push(JSON.parse(raw.toString()) as Record<string, unknown>);
+      } catch {}
+    });
     ws.once('message', () => {
       ws.send(welcome);
       const next = hostile.shift();
@@ -74,7 +83,6 @@ describe('hostile frames from the hub', () => {
   const MALFORMED: [string, string | Buffer][] = [
     ['not JSON', '{"type":"command"'],
     ['binary garbage', Buffer.from([0xff, 0x00, 0xfe])],
-    ['an unknown command', JSON.stringify(command({ command: 'rm_rf' }))],
     ['a command id that is not a uuid', JSON.stringify(command({ id: '../../ledger' }))],
     ['a negative generation', JSON.stringify(command({ generation: -1 }))],
     ['a payload that is not an object', JSON.stringify(command({ payload: 'sh -c reboot' }))],
@@ -88,6 +96,21 @@ describe('hostile frames from the hub', () => {
       expect(executed).toEqual([]);
     });
   }
+
+  it('a well-formed command of an unknown type: answered unsupported, nothing run, the connection kept', async () => {
+    // After the last case the agent is reconnecting: wait for its new connection to be welcomed.
+    const ws = await until(() => client.state === 'online' && [...wss.clients].find((c) => c.readyState === c.OPEN), 15_000, 'reconnected');
+    const unknown = command({ command: 'rm_rf' });
+    const before = closes.length;
+    ws.send(JSON.stringify(unknown));
+    const answer = await until(() => received.find((f) => f.type === 'event' && f.commandId === unknown.id), 15_000, 'the answer');
+    expect(answer).toMatchObject({ event: 'command_result', payload: { command: 'rm_rf', ok: false, code: 'unsupported' } });
+    expect(received.find((f) => f.type === 'command_ack' && f.id === unknown.id)).toBeDefined();
+    expect(executed).toEqual([]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(closes.length).toBe(before);
+    expect(ws.readyState).toBe(ws.OPEN);
+  });
 
   it('afterwards a well-formed command is run exactly once (the agent stayed consistent)', async () => {
     const ok = command();

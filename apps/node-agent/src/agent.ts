@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import type { Command } from '@bria/core/protocol';
+import type { Command, OptionalCommand } from '@bria/core/protocol';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
@@ -14,6 +14,8 @@ import { crashPoint } from './test-crash.ts';
 
 const run = promisify(execFile);
 export const AGENT_VERSION = '0.1.0';
+/** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
+export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal'];
 
 export interface ExecutorProbe { executor: 'claude' | 'codex'; available: boolean; version?: string }
 
@@ -48,7 +50,7 @@ export class Agent {
       token: cfg.token,
       ledger: this.ledger,
       log,
-      hello: () => ({ agentVersion: AGENT_VERSION, hostname: hostname(), executors: this.executors }),
+      hello: () => ({ agentVersion: AGENT_VERSION, hostname: hostname(), executors: this.executors, capabilities: [...AGENT_CAPABILITIES] }),
       onCommand: (cmd) => this.handle(cmd),
       onInterrupted: (rec) => this.control.interruptedResult(rec),
     });

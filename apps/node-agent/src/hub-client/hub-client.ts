@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import {
-  BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseHubToAgent, reconnectDelay,
+  BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseHubToAgent, reconnectDelay, unknownCommand,
   type AgentToHub, type Command, type Hello, type Welcome,
 } from '@bria/core/protocol';
 import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
@@ -131,6 +131,8 @@ export class HubClient extends EventEmitter {
     this.lastHeard = Date.now();
     const parsed = parseHubToAgent(raw);
     if (!parsed.ok) {
+      const unknown = unknownCommand(raw);
+      if (unknown) return this.onUnknownCommand(unknown);
       this.opts.log('warn', 'Malformed message from the hub; reconnecting.', { error: parsed.error.slice(0, 200) });
       this.ws?.close(CloseCode.protocolError, 'malformed');
       return;
@@ -214,6 +216,20 @@ export class HubClient extends EventEmitter {
   }
 
   /**
+   * A well-formed command of a type this agent does not know (a newer hub): acknowledged and
+   * answered `unsupported`, nothing run, the connection kept (closing would only make the hub send
+   * it again after the reconnect). A repeated id is only acknowledged.
+   */
+  private onUnknownCommand(u: { id: string; command: string; sessionId?: string }): void {
+    const seen = this.opts.ledger.command(u.id);
+    this.send({ type: 'command_ack', id: u.id });
+    if (seen) return;
+    this.opts.log('warn', 'agent.command_unsupported', { commandId: u.id, command: u.command });
+    this.finish({ id: u.id, command: u.command, receivedAt: Date.now(), status: 'received', sessionId: u.sessionId },
+      { ok: false, code: 'unsupported', error: `This agent does not know the command "${u.command}"; update the agent.` });
+  }
+
+  /**
    * Answers every command an earlier run of the agent recorded as received and never finished. Run
    * once at start, before the connection, so the answers precede anything the hub could send again.
    */
@@ -241,7 +257,8 @@ export class HubClient extends EventEmitter {
    */
   private finish(rec: CommandRecord, result: Record<string, unknown>): void {
     this.emitEvent({ event: 'command_result', commandId: rec.id, sessionId: rec.sessionId, payload: { command: rec.command, ...result } });
-    this.opts.ledger.recordCommand({ ...rec, receivedAt: Date.now(), status: 'done', result });
+    // A read_journal answer is conversation text already durable in the event: the ledger keeps no copy.
+    this.opts.ledger.recordCommand({ ...rec, receivedAt: Date.now(), status: 'done', ...(rec.command === 'read_journal' ? {} : { result }) });
   }
 
   /** Records an event durably, then sends it if the hub is reachable (otherwise it waits). */
