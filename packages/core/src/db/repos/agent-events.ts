@@ -12,6 +12,18 @@ export async function storeAgentEvent(db: Db, nodeId: string, ev: AgentEventFram
     const seq = BigInt(ev.seq);
     if (seq <= node.lastEventSeq) return { ackUpTo: node.lastEventSeq, stored: false };
     if (seq !== node.lastEventSeq + 1n) return { ackUpTo: node.lastEventSeq, stored: false };
+    if (isReadJournalResult(ev)) {
+      // A read_journal answer holds conversation text and serves one waiting reader: it goes into
+      // its command's own row, which the reader deletes once it has it; an answer to a read already
+      // withdrawn (row gone) is dropped. Never an AgentEvent row, so nothing is left behind. The seq
+      // still advances here, so the ack and replay rules are unchanged.
+      await tx.agentCommand.updateMany({
+        where: { id: ev.commandId, nodeId, type: 'read_journal', status: { not: 'done' } },
+        data: { status: 'done', result: ev.payload as object, doneAt: new Date() },
+      });
+      await tx.node.update({ where: { id: nodeId }, data: { lastEventSeq: seq }, select: { id: true } });
+      return { ackUpTo: seq, stored: true };
+    }
     await tx.agentEvent.create({
       data: {
         nodeId, seq, type: ev.event, sessionId: ev.sessionId ?? null, commandId: ev.commandId ?? null,
@@ -22,4 +34,8 @@ export async function storeAgentEvent(db: Db, nodeId: string, ev: AgentEventFram
     await tx.$executeRaw`select pg_notify('bria_agent_events', ${nodeId})`;
     return { ackUpTo: seq, stored: true };
   });
+}
+
+function isReadJournalResult(ev: AgentEventFrame): ev is AgentEventFrame & { commandId: string } {
+  return ev.event === 'command_result' && ev.commandId !== undefined && ev.payload.command === 'read_journal';
 }

@@ -24,7 +24,7 @@ export const ZJournalResponse = z.discriminatedUnion('available', [
   }),
   z.object({
     available: z.literal(false),
-    reason: z.enum(['node_offline', 'no_native_id', 'not_written_yet', 'not_found', 'timeout', 'failed']),
+    reason: z.enum(['node_offline', 'agent_too_old', 'no_native_id', 'not_written_yet', 'not_found', 'timeout', 'failed']),
     detail: z.string().nullable(),
   }),
 ]);
