@@ -114,7 +114,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       }));
     },
     get agentPid(): number | null {
-      return agent?.exitCode === null ? (agent.pid ?? null) : null;
+      return agent?.exitCode === null && agent.signalCode === null ? (agent.pid ?? null) : null;
     },
     /** SIGKILL: no goodbye, no chance to touch the CLIs. */
     async killAgent(): Promise<void> {
