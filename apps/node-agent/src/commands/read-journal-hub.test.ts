@@ -181,6 +181,20 @@ describe('agents that do not know read_journal', () => {
     expect(frames.filter((f) => f.type === 'command')).toEqual([]);
   });
 
+  it('the hub itself never sends such an agent a read_journal queued for its node (say, by a reader that checked before a downgrade)', async () => {
+    const { frames } = await rawAgent(nodes.old.token);
+    const id = randomUUID();
+    const probe = randomUUID();
+    await db.agentCommand.create({ data: { id, nodeId: nodes.old.nodeId, type: 'read_journal', payload: { executor: 'claude', nativeSessionId: CLAUDE_ID } } });
+    await db.agentCommand.create({ data: { id: probe, nodeId: nodes.old.nodeId, type: 'probe', payload: {} } });
+    await db.$executeRaw`select pg_notify('bria_agent_commands', ${nodes.old.nodeId})`;
+    // The probe queued after it goes out: the flush ran and skipped only the read.
+    await until(() => frames.find((f) => f.type === 'command' && f.id === probe), 5_000, 'the probe');
+    expect(frames.filter((f) => f.type === 'command').map((f) => f.command)).toEqual(['probe']);
+    expect((await db.agentCommand.findUniqueOrThrow({ where: { id } })).status).toBe('pending');
+    await db.agentCommand.deleteMany({ where: { nodeId: nodes.old.nodeId } });
+  });
+
   it('the real agent answers a command type it does not know as unsupported and keeps its connection', async () => {
     const node = () => db.node.findUniqueOrThrow({ where: { id: nodes.real.nodeId } });
     const connectedAt = (await node()).connectedAt;

@@ -6,6 +6,8 @@ import { CloseCode, type Command, type HubToAgent } from '../protocol/index.ts';
 export class AgentConnection {
   lastHeard = Date.now();
   helloDone = false;
+  /** The optional commands (OPTIONAL_COMMANDS) this agent's hello listed; no others of them are sent. */
+  capabilities: ReadonlySet<string> = new Set();
   private inFlight = new Set<string>();
   private chain: Promise<void> = Promise.resolve();
 

@@ -7,7 +7,7 @@ import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
 import type { Logger } from '../log.ts';
-import { CloseCode, MAX_FRAME_BYTES, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
+import { CloseCode, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
 import { AgentConnection } from './agent-connection.ts';
 import { bearerToken } from './tokens.ts';
 
@@ -207,6 +207,7 @@ export class Hub {
       agentVersion: hello.agentVersion, hostname: hello.hostname, instanceId: hello.instanceId, tokenId: conn.tokenId,
       capabilities: hello.capabilities ?? [],
     }, this.now());
+    conn.capabilities = new Set(hello.capabilities ?? []);
     conn.helloDone = true;
     conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
     conn.log.info({ agentVersion: hello.agentVersion }, 'hub.agent_online');
@@ -221,6 +222,9 @@ export class Hub {
     const sent: string[] = [];
     for (const c of cmds) {
       if (conn.isInFlight(c.id)) continue;
+      // An agent that did not list an optional command would refuse it as malformed and reconnect:
+      // it stays queued (its sender withdraws it), e.g. after a node's agent was downgraded.
+      if ((OPTIONAL_COMMANDS as readonly string[]).includes(c.type) && !conn.capabilities.has(c.type)) continue;
       const ok = conn.sendCommand({
         type: 'command', id: c.id, command: c.type as never, sessionId: c.sessionId ?? undefined,
         payload: (c.payload ?? {}) as Record<string, unknown>, issuedAt: c.createdAt.getTime(),
