@@ -91,6 +91,11 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         const ev = await sys.db.sessionEvidence.findMany({ where: { sessionId: r.id }, orderBy: { id: 'asc' } });
         for (const e of ev) o.log?.(`    ${r.id.slice(0, 8)} ${e.createdAt.toISOString().slice(11, 23)} ${e.fromState}->${e.toState} ${e.event} ${e.actor} ${JSON.stringify(e.evidence).slice(0, 300)}`);
       }
+      if (o.log) {
+        const events = await sys.db.agentEvent.findMany({ where: { processedAt: null }, orderBy: { id: 'asc' }, take: 20, select: { seq: true, type: true, sessionId: true, receivedAt: true } });
+        for (const e of events) o.log(`    unprocessed event #${e.seq} ${e.type} ${e.sessionId?.slice(0, 8) ?? '-'} received ${e.receivedAt.toISOString().slice(11, 23)}`);
+        for (const line of sys.diagnose()) o.log(`    ${line}`);
+      }
       harness.push(`not at rest after ${settleMs} ms: sessions ${rows.map((r) => `${r.id.slice(0, 8)}=${r.state}`).join(' ')}; messages ${msgs.map((m) => `${m.status}=${m._count}`).join(' ')}; outbox ${out.map((m) => `${m.status}=${m._count}`).join(' ')} (${err.message.slice(0, 80)})`);
     });
     // Telegram finals need the outbox sender's last round trip.

@@ -4,7 +4,7 @@
 // with real CLIs in a private tmux server, and the suite's own restartable Postgres.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -134,6 +134,20 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       close: (sessionId: string) => services.closeSession(deps, { sessionId }),
       resume: (sessionId: string) => services.resumeSession(deps, { sessionId }),
       jump: (sessionId: string) => services.jumpToSession(deps, { chatId, sessionId }),
+    },
+    /** For a run that did not come to rest: what every pane shows and the children's last log lines. */
+    diagnose(): string[] {
+      const out: string[] = [];
+      for (const l of (tmux('list-panes', '-a', '-F', '#{pane_id} #{session_name} dead=#{pane_dead} pid=#{pane_pid}') ?? '').split('\n').filter(Boolean)) {
+        out.push(`pane ${l}`);
+        const shown = (tmux('capture-pane', '-p', '-t', l.split(' ')[0]!) ?? '').split('\n').map((x) => x.trimEnd()).filter(Boolean).slice(-12);
+        for (const x of shown) out.push(`  | ${x.slice(0, 160)}`);
+      }
+      try {
+        const text = readFileSync(path.join(root, 'children.log'), 'utf8').split('\n').filter(Boolean).slice(-30);
+        for (const x of text) out.push(`log ${x.slice(0, 300)}`);
+      } catch {}
+      return out;
     },
     /** Live panes of the private tmux server: pane id → [dead, pid]. */
     panes(): Map<string, { dead: boolean; pid: number }> {
