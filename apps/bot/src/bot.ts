@@ -10,6 +10,7 @@ import { messages } from './features/messages.ts';
 import { newSession } from './features/new-session.ts';
 import { nodes } from './features/nodes.ts';
 import { settings } from './features/settings.ts';
+import { plainTextFallback } from './render/plain-fallback.ts';
 import { answerEveryCallback, refuseButton } from './features/stale.ts';
 
 export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'settings', 'login'] as const;
@@ -17,6 +18,8 @@ export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status
 /** The Telegram front end: features as composers behind the allow-list, one error boundary. */
 export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<BotContext>): Bot<BotContext> {
   const bot = new Bot<BotContext>(token, config);
+  // Copied to every update's ctx.api: a reply with markup Telegram cannot parse is sent as plain text.
+  bot.api.config.use(plainTextFallback((method, description) => deps.log.warn({ method, description: description.slice(0, 200) }, 'Telegram refused the markup; sent as plain text')));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
   bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), messages());

@@ -115,6 +115,25 @@ describe('outbox sender', () => {
     expect(fake.chatMessages().map((m) => m.text)).toEqual(['lost answer', 'lost answer']);
   });
 
+  it('a final Telegram refuses as malformed markup (400 can\'t parse entities) arrives once, as plain text', async () => {
+    const refusal = 'Bad Request: can\'t parse entities: Can\'t find end tag corresponding to start tag "b" at byte offset 0';
+    fake.failNext('sendMessage', { code: 400, description: refusal });
+    const id = await enqueueFinal('**bold** words & <angle> `code`');
+    await enqueueFinal('the next one');
+    startSender();
+    await fake.waitForChat((ms) => ms.length === 2, { timeoutMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fake.chatMessages().map((m) => m.text)).toEqual(['bold words & <angle> code', 'the next one']);
+    // The refused call, its plain retry (no parse_mode), then the next row: nothing sent twice.
+    const calls = fake.calls('sendMessage');
+    expect(calls.map((c) => c.status)).toEqual([400, 200, 200]);
+    expect(calls[0]?.params.parse_mode).toBe('HTML');
+    expect(calls[1]?.params.parse_mode).toBeUndefined();
+    expect(fake.chatMessages()[0]?.entities ?? []).toEqual([]);
+    const row = await db.outbox.findUniqueOrThrow({ where: { id } });
+    expect([row.status, row.externalId]).toEqual(['sent', String(fake.chatMessages()[0]?.message_id)]);
+  });
+
   it('a payload the bot cannot render is marked failed, not retried forever', async () => {
     const row = await db.outbox.create({ data: { channel: 'telegram', dedupeKey: 'bad', kind: 'weird', chatId: BigInt(fake.user.id), payload: { kind: 'weird' } }, select: { id: true } });
     await enqueueFinal('after the bad one');

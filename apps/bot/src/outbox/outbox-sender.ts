@@ -2,6 +2,7 @@ import type { Api } from 'grammy';
 import { ZodError } from 'zod';
 import type { Db } from '@bria/core/db';
 import type { Logger } from '@bria/core/log';
+import { plainTextFallback } from '../render/plain-fallback.ts';
 import { deliver } from './deliver.ts';
 import { type ClaimedRow, claimRows, markFailed, markRetry, markSent, partIds, recordPart, release } from './outbox-store.ts';
 import { backoffMs, classifySendError } from './telegram-errors.ts';
@@ -41,6 +42,8 @@ export class OutboxSender {
     this.pollMs = o.pollMs ?? 500;
     this.leaseMs = o.leaseMs ?? 60_000;
     this.batch = o.batch ?? 10;
+    // Markup Telegram cannot parse: the text is sent plain instead of the row failing (render/plain-fallback.ts).
+    o.api.config.use(plainTextFallback((method, description) => o.log.warn({ method, description: description.slice(0, 200) }, 'Telegram refused the markup; sent as plain text')));
   }
 
   start(): void {
