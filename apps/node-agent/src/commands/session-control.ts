@@ -102,7 +102,8 @@ export class SessionControl {
       for (const out of outs) if (out.event === 'turn_accepted') out.payload.identity = reportIdentity(rec.identity);
     }
     for (const out of outs) this.send(sessionId, out.event, out.payload);
-    const turnEvents = outs.filter((x) => x.event.startsWith('turn_'));
+    // Kept for a replay under a newer generation, without the identity: by then it may name a dead process.
+    const turnEvents = outs.filter((x) => x.event.startsWith('turn_')).map(({ event, payload: { identity: _, ...payload } }) => ({ event, payload }));
     if (turnEvents.length > 0) rec = this.registry.put(sessionId, { recent: [...(rec.recent ?? []), ...turnEvents].slice(-RECENT) });
     const ended = (e.type === 'completed' || e.type === 'interrupted' || e.type === 'api_error' || e.type === 'unknown') ? e.messageId : null;
     if (ended) {

@@ -88,7 +88,9 @@ describe('identity learned with a receipt', () => {
     let row = await rig.session(s.id);
     expect((row.identity as { journalPath?: string }).journalPath).toBe('/home/u/.codex/sessions/rollout-thread-1.jsonl');
     expect((await rig.messages(s.id))[0]!.status).toBe('accepted');
-    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1', identity: { nativeSessionId: 'other', journalPath: '/elsewhere.jsonl' } });
+    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1', identity: { nativeSessionId: 'other', pid: 100, journalPath: '/elsewhere.jsonl' } });
+    // A receipt replayed after a resume names the dead process: it never replaces the live identity.
+    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1', identity: { nativeSessionId: 'thread-1', pid: 99, journalPath: '/old.jsonl' } });
     row = await rig.session(s.id);
     expect((row.identity as { journalPath?: string }).journalPath).toBe('/home/u/.codex/sessions/rollout-thread-1.jsonl');
   });

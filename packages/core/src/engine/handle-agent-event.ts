@@ -85,10 +85,13 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       return fact({ type: e.payload.evidence.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence: e.payload.evidence });
     }
     case 'turn_accepted': {
-      // The identity learned with the receipt (a Codex rollout path), for the same native session only.
+      // The identity learned with the receipt (a Codex rollout path), for the same native session and
+      // the same process only: a replayed receipt must never put back the identity of a dead CLI.
       const id = e.payload.identity;
       const idNative = typeof id?.nativeSessionId === 'string' ? id.nativeSessionId : null;
-      if (id && (!row.nativeSessionId || !idNative || idNative === row.nativeSessionId)) {
+      const storedPid = (row.identity as { pid?: unknown } | null)?.pid;
+      const sameProcess = storedPid === undefined || storedPid === id?.pid;
+      if (id && sameProcess && (!row.nativeSessionId || !idNative || idNative === row.nativeSessionId)) {
         await patchSession(ctx.tx, row.id, { identity: id as object, ...(row.nativeSessionId ? {} : idNative ? { nativeSessionId: idNative } : {}) });
       }
       const ok = await acceptTurn(ctx, row, ev, e.payload);
