@@ -53,6 +53,8 @@ export async function fireTimer(d: EngineDeps, t: TimerDto): Promise<void> {
   await withSessionTx(d.db, d, async (ctx) => {
     await ctx.tx.$queryRaw`select id from "Session" where id = ${t.sessionId}::uuid for update`;
     if (!(await consumeTimer(ctx.tx, t))) return;
+    // Not a session event: the wait after a `typed: false` answer is over, the pump looks again.
+    if (t.name === 'delivery_retry') return finish(ctx, t.sessionId);
     const r = await applyEvent(ctx, t.sessionId, TIMER_EVENT[t.name](t.attempt), 'timer');
     if (!r.ok) d.log.info({ sessionId: t.sessionId, timer: t.name, refusal: r.refusal }, 'engine.timer_refused');
     await finish(ctx, t.sessionId);
@@ -94,7 +96,7 @@ export async function pumpSession(d: EngineDeps, sessionId: string): Promise<voi
 export async function pumpIfNeeded(d: EngineDeps, sessionId: string): Promise<void> {
   const view = await readPumpView(d.db, sessionId);
   if (!view) return;
-  if (pumpDecision(view.row, view.queue).kind === 'none') return;
+  if (pumpDecision(view.row, view.queue, view.hold, d.clock.now()).kind === 'none') return;
   await pumpSession(d, sessionId);
 }
 

@@ -1,19 +1,48 @@
 import { recordEvidence } from '../db/repos/evidence.ts';
+import { releaseUntypedLease } from '../db/repos/messages.ts';
 import { lockSession } from '../db/repos/sessions.ts';
+import { scheduleTimer } from '../db/repos/timers.ts';
 import { ATTACHMENT_NOT_STORED, failAttachmentMessage } from '../services/sessions/carry-attachments.ts';
 import type { StepContext } from '../services/sessions/step-context.ts';
 import type { StoredEvent } from './stored-event.ts';
 
 /**
+ * Waits before a message the agent refused with `typed: false` is handed over again, by the number of
+ * refusals of that message while the session stayed at the same version (1-based). A fixed table, as
+ * in `domain/retry-schedule.ts`: the first wait is short (a CLI that was not ready a moment ago often
+ * is now), the steady one bounds the cost of a session that keeps refusing without any transition to
+ * one hand-over every 15 s. Any transition of the session ends the wait at once (see below).
+ */
+const UNTYPED_RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000] as const;
+const UNTYPED_RETRY_STEADY_MS = 15_000;
+export function untypedRetryDelay(refusals: number): number {
+  return UNTYPED_RETRY_DELAYS_MS[Math.max(0, refusals - 1)] ?? UNTYPED_RETRY_STEADY_MS;
+}
+
+/**
  * A `deliver` the agent answered with `typed: false` never reached the CLI (no live process there,
- * not ready, or a stale generation): its lease is released (`leased → pending`, allowed by the queue
- * rules only on such proof) so the queue hands it over again once the session can take it. Only the
- * exact delivery (message id + the command that leased it) is released; anything else is left alone.
- * One the node refused because it could not store an attachment is failed instead (see below).
+ * not ready, a stale generation, or the agent died before typing): its lease is released
+ * (`leased → pending`, allowed by the queue rules only on such proof) so the queue hands it over
+ * again once the session can take it. Only the exact delivery (message id + the command that leased
+ * it) is released; anything else is left alone. One the node refused because it could not store an
+ * attachment is failed instead (see below).
+ *
+ * Not at once: the pump runs right after this in the same transaction, and the session's state has
+ * not changed, so it would hand the message over again and get the same answer, in a loop (seen in
+ * the chaos run, seed 225: a Codex CLI killed, five `deliver`s of one message in 0.8 s until the
+ * agent itself was killed). The answer says why only in free text (`error`; `stale: true` for a
+ * stale generation), and every reason has the same cure — something about the session must change
+ * — so the rule is one:
+ * - refused under an older observer generation than the session's current one: no wait (the new
+ *   observer is another situation; the next hand-over carries the new generation);
+ * - otherwise the message is held (`DeliveryHold`) until the session's version moves on (any
+ *   transition: process exit → recovery, reattach / resume under a new generation, Ready confirmed,
+ *   work drained) or the wait of `untypedRetryDelay` ends, whichever comes first; a `delivery_retry`
+ *   timer wakes the pump at the end of the wait, so the message is never left pending.
  * Returns the session to pump, or null.
  */
 export async function releaseUntypedDelivery(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
-  const r = (ev.data ?? {}) as { command?: unknown; typed?: unknown; messageId?: unknown; attachmentError?: unknown };
+  const r = (ev.data ?? {}) as { command?: unknown; typed?: unknown; messageId?: unknown; attachmentError?: unknown; error?: unknown; stale?: unknown; interrupted?: unknown };
   if (r.command !== 'deliver' || r.typed !== false || typeof r.messageId !== 'string' || !ev.sessionId || !ev.commandId) return null;
   const row = await lockSession(ctx.tx, ev.sessionId);
   if (!row || row.nodeId !== ev.nodeId) return null;
@@ -24,13 +53,36 @@ export async function releaseUntypedDelivery(ctx: StepContext, ev: StoredEvent):
     if (m) await failAttachmentMessage(ctx, row, m.id, ATTACHMENT_NOT_STORED, r.attachmentError);
     return row.id;
   }
-  const u = await ctx.tx.message.updateMany({
-    where: { id: r.messageId, sessionId: row.id, status: 'leased', deliveryId: ev.commandId },
-    data: { status: 'pending', deliveryId: null, mainMessageId: null, leaseOwner: null },
-  });
-  if (u.count === 1) {
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'delivery_not_typed', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-      evidence: { seq: Number(ev.seq), messageId: r.messageId } });
-  }
+  const generation = await commandGeneration(ctx, ev.commandId);
+  const sameObserver = generation === null || generation === row.observerGeneration;
+  const refusals = sameObserver ? (await refusalsAtVersion(ctx, row.id, r.messageId, row.version)) + 1 : 0;
+  const waitMs = sameObserver ? untypedRetryDelay(refusals) : 0;
+  const until = new Date(ctx.now.getTime() + waitMs);
+  const moved = await releaseUntypedLease(ctx.tx, { id: r.messageId, sessionId: row.id, commandId: ev.commandId, hold: waitMs > 0 ? { version: row.version, until } : null });
+  if (!moved) return row.id;
+  if (waitMs > 0) await scheduleTimer(ctx.tx, { sessionId: row.id, name: 'delivery_retry', dueAt: until, attempt: refusals });
+  await recordEvidence(ctx.tx, { sessionId: row.id, event: 'delivery_not_typed', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+    evidence: {
+      seq: Number(ev.seq), messageId: r.messageId, commandId: ev.commandId, commandGeneration: generation, generation: row.observerGeneration, version: row.version,
+      refusals, waitMs, ...(typeof r.error === 'string' ? { reason: r.error.slice(0, 200) } : {}), ...(r.stale === true ? { stale: true } : {}),
+      ...(r.interrupted === true ? { interrupted: true } : {}),
+    } });
+  ctx.log.info({ sessionId: row.id, messageId: r.messageId, refusals, waitMs }, 'engine.delivery_not_typed');
   return row.id;
+}
+
+/** The generation the command was issued under, read from its stored row (never from the answer). */
+async function commandGeneration(ctx: StepContext, commandId: string): Promise<number | null> {
+  const c = await ctx.tx.agentCommand.findUnique({ where: { id: commandId }, select: { payload: true } });
+  const g = (c?.payload as { generation?: unknown } | null)?.generation;
+  return typeof g === 'number' ? g : null;
+}
+
+/** Earlier `typed: false` refusals of this message while the session was at this version (a rare path). */
+async function refusalsAtVersion(ctx: StepContext, sessionId: string, messageId: string, version: number): Promise<number> {
+  const rows = await ctx.tx.$queryRaw<{ n: number }[]>`
+    select count(*)::int as n from "SessionEvidence"
+    where "sessionId" = ${sessionId}::uuid and event = 'delivery_not_typed'
+      and evidence->>'messageId' = ${messageId} and evidence->>'version' = ${String(version)} and (evidence->>'waitMs')::int > 0`;
+  return rows[0]?.n ?? 0;
 }

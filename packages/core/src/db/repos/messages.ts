@@ -23,8 +23,47 @@ export async function listQueue(db: DbOrTx, sessionId: string): Promise<(QueueMe
   });
   return rows.map((r) => ({
     id: r.id, seq: r.seq, status: r.status, mainMessageId: r.mainMessageId, nativeTurnId: r.nativeTurnId ?? r.nativeRecordId,
-    claimedBy: r.leaseOwner, finalText: r.finalText !== null,
+    claimedBy: claimOf(r.leaseOwner), finalText: r.finalText !== null,
   }));
+}
+
+/**
+ * A `pending` message whose hand-over the agent refused (`typed: false`) waits before it is handed
+ * over again (`engine/untyped-delivery.ts`): `leaseOwner` = `untyped@v<session version>` and
+ * `leaseUntil` = when the wait ends. The wait is over when that time has passed or the session's
+ * version moved on (any transition: a new observer generation, Ready confirmed, recovery…). It is
+ * not a dispatcher claim, so the domain gates never see it as one (`claimedBy` stays null).
+ */
+export interface DeliveryHold { messageId: string; version: number; until: Date }
+const HOLD_PREFIX = 'untyped@v';
+export const holdOwner = (version: number): string => `${HOLD_PREFIX}${version}`;
+const claimOf = (leaseOwner: string | null): string | null => (leaseOwner?.startsWith(HOLD_PREFIX) ? null : leaseOwner);
+function holdOf(r: { id: string | null; status: string | null; leaseOwner: string | null; leaseUntil: Date | null }): DeliveryHold | null {
+  if (r.id === null || r.status !== 'pending' || !r.leaseOwner?.startsWith(HOLD_PREFIX) || r.leaseUntil === null) return null;
+  const version = Number(r.leaseOwner.slice(HOLD_PREFIX.length));
+  return Number.isInteger(version) ? { messageId: r.id, version, until: r.leaseUntil } : null;
+}
+/** Whether the hold still applies to a session now at `version`. */
+export const holdActive = (h: DeliveryHold | null, version: number, now: Date): h is DeliveryHold =>
+  h !== null && h.version === version && now.getTime() < h.until.getTime();
+
+/**
+ * `leased → pending` for the exact delivery the agent answered `typed: false`, held until `hold.until`
+ * while the session stays at `hold.version` (no hold: handed over again at once). Returns whether it moved.
+ */
+export async function releaseUntypedLease(tx: Tx, m: { id: string; sessionId: string; commandId: string; hold: { version: number; until: Date } | null }): Promise<boolean> {
+  const u = await tx.message.updateMany({
+    where: { id: m.id, sessionId: m.sessionId, status: 'leased', deliveryId: m.commandId },
+    data: { status: 'pending', deliveryId: null, mainMessageId: null, leaseOwner: m.hold ? holdOwner(m.hold.version) : null, leaseUntil: m.hold?.until ?? null },
+  });
+  return u.count === 1;
+}
+
+export interface PumpView {
+  row: { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number };
+  queue: (QueueMessage & { finalText: boolean })[];
+  /** The head's wait after a `typed: false` answer (whether it still applies: `holdActive`). */
+  hold: DeliveryHold | null;
 }
 
 /**
@@ -33,28 +72,30 @@ export async function listQueue(db: DbOrTx, sessionId: string): Promise<(QueueMe
  * `summarizeQueue`) look at nothing else — FIFO means only the oldest pending message can go next —
  * so a session with a long backlog costs the same as one with a single waiting message.
  */
-export async function readPumpView(db: DbOrTx, sessionId: string): Promise<{ row: { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean }; queue: (QueueMessage & { finalText: boolean })[] } | null> {
+export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpView | null> {
   const rows = await db.$queryRaw<{
-    state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; id: string | null; seq: number | null; status: MessageStatus | null;
-    mainMessageId: string | null; nativeTurnId: string | null; nativeRecordId: string | null; leaseOwner: string | null; hasFinal: boolean | null;
+    state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number; id: string | null; seq: number | null; status: MessageStatus | null;
+    mainMessageId: string | null; nativeTurnId: string | null; nativeRecordId: string | null; leaseOwner: string | null; leaseUntil: Date | null; hasFinal: boolean | null;
   }[]>`
-    select s.state::text as state, s."pendingFinalEventId", s."lifetimeExpired", m.id, m.seq, m.status, m."mainMessageId", m."nativeTurnId",
-      m."nativeRecordId", m."leaseOwner", m."hasFinal"
+    select s.state::text as state, s."pendingFinalEventId", s."lifetimeExpired", s.version, m.id, m.seq, m.status, m."mainMessageId", m."nativeTurnId",
+      m."nativeRecordId", m."leaseOwner", m."leaseUntil", m."hasFinal"
     from "Session" s left join lateral (
-      (select id, seq, status::text as status, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "finalText" is not null as "hasFinal"
+      (select id, seq, status::text as status, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "leaseUntil", "finalText" is not null as "hasFinal"
         from "Message" where "sessionId" = s.id and status in ('leased', 'accepted'))
       union all
-      (select id, seq, status::text, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "finalText" is not null
+      (select id, seq, status::text, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "leaseUntil", "finalText" is not null
         from "Message" where "sessionId" = s.id and status = 'pending' order by seq limit 1)
     ) m on true
     where s.id = ${sessionId}::uuid`;
   const first = rows[0];
   if (!first) return null;
-  const queue = rows.filter((r) => r.id !== null).map((r) => ({
+  const present = rows.filter((r) => r.id !== null);
+  const queue = present.map((r) => ({
     id: r.id as string, seq: r.seq as number, status: r.status as MessageStatus, mainMessageId: r.mainMessageId,
-    nativeTurnId: r.nativeTurnId ?? r.nativeRecordId, claimedBy: r.leaseOwner, finalText: r.hasFinal === true,
+    nativeTurnId: r.nativeTurnId ?? r.nativeRecordId, claimedBy: claimOf(r.leaseOwner), finalText: r.hasFinal === true,
   })).sort((a, b) => a.seq - b.seq);
-  return { row: { state: first.state, pendingFinalEventId: first.pendingFinalEventId, lifetimeExpired: first.lifetimeExpired }, queue };
+  const hold = present.map(holdOf).find((h) => h !== null) ?? null;
+  return { row: { state: first.state, pendingFinalEventId: first.pendingFinalEventId, lifetimeExpired: first.lifetimeExpired, version: first.version }, queue, hold };
 }
 
 export async function listMessages(db: DbOrTx, sessionId: string): Promise<MessageDto[]> {
@@ -135,7 +176,7 @@ export async function getMessageForDelivery(db: DbOrTx, id: string): Promise<{ t
 }
 
 export async function leaseMessage(tx: Tx, id: string, commandId: string, mainMessageId: string | null): Promise<boolean> {
-  const r = await tx.message.updateMany({ where: { id, status: 'pending' }, data: { status: 'leased', deliveryId: commandId, leaseOwner: null, mainMessageId } });
+  const r = await tx.message.updateMany({ where: { id, status: 'pending' }, data: { status: 'leased', deliveryId: commandId, leaseOwner: null, leaseUntil: null, mainMessageId } });
   return r.count === 1;
 }
 
