@@ -130,12 +130,22 @@ describe('sessions from the chat', () => {
     const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-1') ?? false));
     expect(entry(list, 1)).toContain('an old session');
     w.press(list, 'Resume 1');
+    // While it resumes: a plain status, no card (SPEC §3: a failed resume creates no card).
+    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming an old session…') ?? false), 15_000);
+    expect(w.buttons(status)).toEqual([]);
     const isNotice = (m: Message) => m.text?.startsWith('The archived session could not be resumed') ?? false;
     const notice = await w.waitFor((m) => m.message_id > list.message_id && isNotice(m), 45_000);
     expect(notice.text).toContain('You can open a new session and ask the agent to recover the context from the archived one.');
     await w.sys.waitState(ghost.id, 'Archived');
     await sleep(2500);
     expect(w.botMessagesAfter(list.message_id, isNotice)).toHaveLength(1);
+    // The status itself became the notice; what the chat shows now holds no card of the failed
+    // session (nor the status), and no card of it was ever sent or edited in.
+    expect(notice.message_id).toBe(status.message_id);
+    expect(w.botMessagesAfter(list.message_id, (m) => has(ghost.folder)(m) || has('an old session')(m) || has('Resuming')(m))).toEqual([]);
+    const cardsOfGhost = [...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) => String(c.params.text).includes(`Folder: ${ghost.folder}`));
+    expect(cardsOfGhost).toEqual([]);
+    expect((await w.sys.db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(w.userId) } })).cardSessionId).not.toBe(ghost.id);
     // The session active before the attempt is active again, its card under the notice.
     expect((await w.sys.db.chatNodeState.findFirstOrThrow({ where: { chatId: BigInt(w.userId) } })).activeSessionId).toBe(a);
     expect((await w.waitCard((t) => t.includes('bg-a'), 10_000)).message_id).toBeGreaterThan(notice.message_id);

@@ -149,10 +149,26 @@ describe('sessions, background completion and archive', () => {
     expect(p2.text?.match(/task \d/g)).toEqual(['task 1', 'task 0']);
     // Resume acts (the /new flow's resume buttons share the action name and must not swallow it).
     press(p2, 'Resume 2');
-    await waitFor((m) => (m.text?.includes('State: resuming') && m.text.includes('task 0')) ?? false);
+    // While it resumes the chat shows a plain status, not a card (a failure must leave no card behind).
+    const status = await waitFor((m) => m.text?.startsWith('Resuming task 0…') ?? false);
+    expect(buttons(status)).toEqual([]);
     const resumed = await db.session.findFirstOrThrow({ where: { title: 'task 0' } });
-    expect(resumed.state).toBe('Resuming');
+    await expect.poll(async () => (await db.session.findUniqueOrThrow({ where: { id: resumed.id } })).state).toBe('Resuming');
     expect(await db.agentCommand.count({ where: { sessionId: resumed.id, type: 'resume_session' } })).toBe(1);
+    expect(h.fake.chatMessages().some((m) => m.text?.includes('State:'))).toBe(false);
+    // What the engine does once the CLI reopened it: Ready and a card update. The status becomes the card, in place.
+    await db.session.update({ where: { id: resumed.id }, data: { state: 'Ready' } });
+    await db.outbox.create({
+      data: { channel: 'telegram', dedupeKey: `card:${resumed.id}:ready`, kind: 'card_update', chatId: BigInt(ADA), sessionId: resumed.id, payload: { kind: 'card_update', sessionId: resumed.id, nodeId, state: 'Ready', version: 9, active: true } },
+    });
+    const card = await waitFor((m) => (m.message_id === status.message_id && m.text?.includes('State: ready')) ?? false);
+    expect(card.text).toContain('task 0');
+    expect(buttons(card).map((b) => b.text)).toEqual(['Close', 'Sessions', 'New session']);
+    await expect.poll(async () => {
+      const chat = await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } });
+      return [chat.cardSessionId, chat.cardMessageId];
+    }).toEqual([resumed.id, status.message_id]);
+    expect(h.fake.chatMessages().filter((m) => m.text?.includes('task 0') && !m.text.startsWith('Archive'))).toHaveLength(1);
   });
   const activeOn = async (nodeId: string) => (await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId;
 
@@ -164,7 +180,7 @@ describe('sessions, background completion and archive', () => {
     await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: b } });
     h.fake.userSends('/archive');
     press(await waitFor((m) => m.text?.startsWith('Archive of laptop') ?? false), 'Resume 1');
-    await waitFor((m) => (m.text?.includes('State: resuming') && m.text.includes('old one')) ?? false);
+    const status = await waitFor((m) => m.text?.startsWith('Resuming old one…') ?? false);
     expect(await activeOn(nodeId)).toBe(ghost);
     // What the engine does when the CLI cannot reopen it: the record stays archived, one resume_failed row.
     await db.session.update({ where: { id: ghost }, data: { state: 'Archived' } });
@@ -173,6 +189,10 @@ describe('sessions, background completion and archive', () => {
     });
     const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the CLI exited at once.') ?? false);
     expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
+    // The status became the notice: no card of the failed session was ever shown, none is left.
+    expect(notice.message_id).toBe(status.message_id);
+    expect(h.fake.chatMessages().filter((m) => m.text?.includes('old one') && !m.text.startsWith('Archive'))).toEqual([]);
+    expect(h.fake.calls('sendMessage').some((c) => String(c.params.text).includes('old one') && String(c.params.text).includes('State:'))).toBe(false);
     const card = await waitFor((m) => (m.message_id > notice.message_id && m.text?.includes('\nB\n')) ?? false);
     expect(card.text).toContain('State: ready');
     expect(await activeOn(nodeId)).toBe(b);
@@ -193,8 +213,13 @@ describe('sessions, background completion and archive', () => {
     await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: b } });
     h.fake.userSends('/archive');
     press(await waitFor((m) => m.text?.startsWith('Архив') ?? false), /1$/);
-    await waitFor((m) => m.text?.startsWith('Не удалось возобновить сессию из архива: её компьютер не в сети.') ?? false);
+    const notice = await waitFor((m) => m.text?.startsWith('Не удалось возобновить сессию из архива: её компьютер не в сети.') ?? false);
     expect(await activeOn(nodeId)).toBe(b);
+    // One message: the status "Возобновляю …" became the notice; no card was posted.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.fake.chatMessages().filter((m) => m.from?.is_bot && m.message_id >= notice.message_id)).toHaveLength(1);
+    expect(h.fake.calls('sendMessage').some((c) => String(c.params.text).includes('old one'))).toBe(true);
+    expect(h.fake.chatMessages().some((m) => m.text?.includes('old one') && !m.text.startsWith('Архив'))).toBe(false);
     expect((await db.session.findUniqueOrThrow({ where: { id: ghost } })).state).toBe('Archived');
     expect(await db.agentCommand.count({ where: { sessionId: ghost } })).toBe(0);
     expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).flow).toBeNull();

@@ -15,8 +15,11 @@ const editGone = (e: unknown) => e instanceof GrammyError && /message to edit no
 /**
  * Shows a session's card. `fresh` posts a new card message (older cards' buttons become stale);
  * otherwise the current card is edited in place, or posted when the chat has none for this session.
+ * `into` turns an existing message of the bot (the "Resuming …" status) into the new card; an edit is
+ * repeatable, so a retry after a crash never makes a second card. A message that is gone is replaced
+ * by a new one.
  */
-export async function showCard(o: { api: Api; db: Db; chatId: bigint; sessionId: string; fresh?: boolean; confirmClose?: boolean; now?: Date }): Promise<number | undefined> {
+export async function showCard(o: { api: Api; db: Db; chatId: bigint; sessionId: string; fresh?: boolean; into?: number; confirmClose?: boolean; now?: Date }): Promise<number | undefined> {
   const chat = await getChat(o.db, o.chatId);
   const session = await getSessionView(o.db, o.sessionId);
   if (!chat || !session) return undefined;
@@ -25,7 +28,7 @@ export async function showCard(o: { api: Api; db: Db; chatId: bigint; sessionId:
   const now = o.now ?? new Date();
   const chatId = Number(o.chatId);
   const sameCard = chat.cardSessionId === o.sessionId && chat.cardMessageId !== null;
-  if (!o.fresh && sameCard) {
+  if (!o.fresh && o.into === undefined && sameCard) {
     const view = renderCard({ t, session, nodeName: node?.name ?? '?', generation: chat.cardGeneration, now, confirmClose: o.confirmClose });
     try {
       await o.api.editMessageText(chatId, chat.cardMessageId as number, view.html, { parse_mode: 'HTML', reply_markup: view.keyboard });
@@ -37,6 +40,19 @@ export async function showCard(o: { api: Api; db: Db; chatId: bigint; sessionId:
   }
   const generation = await bumpCardGeneration(o.db, o.chatId, o.sessionId);
   const view = renderCard({ t, session, nodeName: node?.name ?? '?', generation, now, confirmClose: o.confirmClose });
+  if (o.into !== undefined) {
+    try {
+      await o.api.editMessageText(chatId, o.into, view.html, { parse_mode: 'HTML', reply_markup: view.keyboard });
+      await setCardMessage(o.db, o.chatId, generation, o.into);
+      return o.into;
+    } catch (e) {
+      if (notModified(e)) {
+        await setCardMessage(o.db, o.chatId, generation, o.into);
+        return o.into;
+      }
+      if (!editGone(e)) throw e;
+    }
+  }
   const sent = await o.api.sendMessage(chatId, view.html, { parse_mode: 'HTML', reply_markup: view.keyboard });
   await setCardMessage(o.db, o.chatId, generation, sent.message_id);
   return sent.message_id;

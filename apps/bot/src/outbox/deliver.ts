@@ -1,4 +1,4 @@
-import { type Api, InlineKeyboard } from 'grammy';
+import { type Api, GrammyError, InlineKeyboard } from 'grammy';
 import { z } from 'zod';
 import type { Db } from '@bria/core/db';
 import { chatTranslator, showCard } from '../card/card-service.ts';
@@ -6,7 +6,7 @@ import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
 import { getActiveSession, getChat, readResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
 import { getNodeView, getSessionView, OPEN_STATES } from '../store/sessions-read.ts';
-import type { ClaimedRow } from './outbox-store.ts';
+import { type ClaimedRow, openResumeStatus, settleResumeStatus } from './outbox-store.ts';
 
 /** The payloads the engine writes (mirrors core's `zOutboxPayload`; unknown extra fields are ignored). */
 const ids = { sessionId: z.string(), nodeId: z.string() };
@@ -20,6 +20,8 @@ export const zPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('expiry_refusal'), ...ids }),
   z.object({ kind: z.literal('blocked_on_prompt'), ...ids, text: z.string() }),
   z.object({ kind: z.literal('attachment_failed'), ...ids, detail: z.string() }),
+  /** Written by the bot when Resume is pressed: a plain status, never a card (features/resume.ts). */
+  z.object({ kind: z.literal('resume_status'), ...ids, title: z.string(), settled: z.boolean().optional() }),
   z.object({ kind: z.literal('notice'), key: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
 ]);
 export type Payload = z.infer<typeof zPayload>;
@@ -47,6 +49,47 @@ async function restoreAfterFailedResume(ctx: DeliverContext, chatId: bigint, p: 
   if (!previous || !(OPEN_STATES as readonly string[]).includes(previous.state)) return;
   await setActiveSession(ctx.db, chatId, p.nodeId, previous.id);
   await showCard({ api: ctx.api, db: ctx.db, chatId, sessionId: previous.id, fresh: true });
+}
+
+const OPEN = new Set<string>(OPEN_STATES);
+const notModified = (e: unknown) => e instanceof GrammyError && /message is not modified/.test(e.description);
+const editGone = (e: unknown) => e instanceof GrammyError && /message to edit not found|message can't be edited/.test(e.description);
+
+/**
+ * The resume asked for from this chat succeeded: its "Resuming …" status message becomes the
+ * session's card (edited in place: no second message, and a repeat after a crash edits the same
+ * message again). If the user made another session active meanwhile, the status says the session
+ * resumed in the background and offers Open instead. Returns false when there is nothing to settle
+ * (no open status, or the session is still resuming or did not resume: the failure has its own row).
+ */
+async function settleResumed(ctx: DeliverContext, chatId: bigint, sessionId: string): Promise<boolean> {
+  const st = await openResumeStatus(ctx.db, chatId, sessionId);
+  if (!st || st.messageId === undefined) return false;
+  const s = await getSessionView(ctx.db, sessionId);
+  if (!s || s.state === 'Resuming' || !OPEN.has(s.state)) return false;
+  if ((await getActiveSession(ctx.db, chatId, s.nodeId)) === s.id) {
+    await showCard({ api: ctx.api, db: ctx.db, chatId, sessionId, into: st.messageId });
+  } else {
+    const chat = await getChat(ctx.db, chatId);
+    const t = chatTranslator(chat);
+    const kb = new InlineKeyboard().text(t('button.open'), cb.encode({ a: 'open', gen: chat?.cardGeneration ?? 0, sessionId }));
+    await editOrSend(ctx.api, Number(chatId), st.messageId, escapeHtml(t('resume.resumedAway', { title: String(st.payload.title ?? '') })), kb);
+  }
+  await settleResumeStatus(ctx.db, st.id, st.payload);
+  return true;
+}
+
+/** Edits a message of the bot into `html`; a message that is gone is replaced by a new one. Returns the id shown. */
+async function editOrSend(api: Api, chatId: number, messageId: number, html: string, keyboard: InlineKeyboard): Promise<number> {
+  try {
+    await api.editMessageText(chatId, messageId, html, { parse_mode: 'HTML', reply_markup: keyboard, link_preview_options: { is_disabled: true } });
+    return messageId;
+  } catch (e) {
+    if (notModified(e)) return messageId;
+    if (!editGone(e)) throw e;
+  }
+  const m = await api.sendMessage(chatId, html, { parse_mode: 'HTML', reply_markup: keyboard, link_preview_options: { is_disabled: true } });
+  return m.message_id;
 }
 
 /** Delivers one row; returns the Telegram message ids it produced (all parts). Throws Bot API errors. */
@@ -81,7 +124,11 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return done;
     }
     case 'card_update':
+      if (await settleResumed(ctx, row.chatId, payload.sessionId)) return [];
       return refreshCard(payload.sessionId);
+    case 'resume_status':
+      // Plain text without buttons: nothing in it can go stale. It becomes the card or the one notice.
+      return send(escapeHtml(t('resume.resuming', { title: payload.title })));
     case 'progress':
       // The card leaves "closing" too (no later card update follows an archived session); edits are idempotent on a retry.
       if (payload.topic === 'close' && payload.phase === 'done') {
@@ -100,10 +147,18 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return send(escapeHtml(t('background.done', { title: (payload.title ?? t('archive.untitled')).slice(0, 120) })), kb);
     }
     case 'resume_failed': {
-      await refreshCard(payload.sessionId);
+      const html = escapeHtml(t('resume.failed', { cause: payload.cause }));
+      const kb = new InlineKeyboard().text(t('button.newSession'), cb.encode({ a: 'new', gen: chat?.cardGeneration ?? 0 }));
+      // A Resume pressed in this chat showed a status, never a card (SPEC §3: no card is created):
+      // that status message becomes the one notice. Otherwise (e.g. a crash recovery that could not
+      // resume) the session's card, if shown, says it is closed and the notice is a new message.
+      const st = await openResumeStatus(ctx.db, row.chatId, payload.sessionId);
+      if (st?.messageId === undefined) await refreshCard(payload.sessionId);
       // Exactly one notice: recorded as a part before anything else happens, so a retry skips it.
-      const ids = already.length > 0 ? [...already] : await send(escapeHtml(t('resume.failed', { cause: payload.cause })), new InlineKeyboard().text(t('button.newSession'), cb.encode({ a: 'new', gen: chat?.cardGeneration ?? 0 })));
+      let ids = [...already];
+      if (ids.length === 0) ids = st?.messageId !== undefined ? [await editOrSend(ctx.api, chatId, st.messageId, html, kb)] : await send(html, kb);
       if (already.length === 0) await ctx.onPart(ids);
+      if (st) await settleResumeStatus(ctx.db, st.id, st.payload);
       await restoreAfterFailedResume(ctx, row.chatId, payload);
       return ids;
     }

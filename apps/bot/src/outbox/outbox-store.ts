@@ -75,3 +75,36 @@ export async function releaseHeldFinal(db: Db, o: { chatId: bigint; sessionId: s
   });
   return r.count === 1;
 }
+
+/**
+ * A row the bot itself writes (the resume status and a resume refused at once): through the same
+ * outbox as the engine's rows, so it keeps the chat's order and its Telegram message id is recorded
+ * durably. A repeat of the key is a no-op. Returns whether it was new.
+ */
+export async function enqueueBotRow(db: Db, o: { dedupeKey: string; kind: string; chatId: bigint; sessionId: string; payload: object; now?: Date }): Promise<boolean> {
+  const now = o.now ?? new Date();
+  const r = await db.outbox.createMany({
+    data: [{ channel: CHANNEL, dedupeKey: o.dedupeKey, kind: o.kind, chatId: o.chatId, sessionId: o.sessionId, payload: o.payload, nextAttemptAt: now, createdAt: now }],
+    skipDuplicates: true,
+  });
+  return r.count === 1;
+}
+
+/**
+ * The "Resuming …" status of a chat's latest Resume of this session that has not yet become the card
+ * or the failure notice: its row and, once sent, its Telegram message id.
+ */
+export async function openResumeStatus(db: Db, chatId: bigint, sessionId: string): Promise<{ id: bigint; status: string; messageId: number | undefined; payload: Record<string, unknown> } | null> {
+  const row = await db.outbox.findFirst({
+    where: { channel: CHANNEL, chatId, sessionId, kind: 'resume_status' },
+    orderBy: { id: 'desc' }, select: { id: true, status: true, externalId: true, payload: true },
+  });
+  const payload = (row?.payload ?? {}) as Record<string, unknown>;
+  if (!row || row.status === 'failed' || payload.settled === true) return null;
+  return { id: row.id, status: row.status, messageId: partIds(row.externalId)[0], payload };
+}
+
+/** The status message became the card or the notice: it is never turned into anything again. */
+export async function settleResumeStatus(db: Db, id: bigint, payload: Record<string, unknown>): Promise<void> {
+  await db.outbox.update({ where: { id }, data: { payload: { ...payload, settled: true } }, select: { id: true } });
+}
