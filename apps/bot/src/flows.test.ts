@@ -182,6 +182,9 @@ describe('sessions, background completion and archive', () => {
     press(await waitFor((m) => m.text?.startsWith('Archive of laptop') ?? false), 'Resume 1');
     const status = await waitFor((m) => m.text?.startsWith('Resuming old one…') ?? false);
     expect(await activeOn(nodeId)).toBe(ghost);
+    // The edit that turns the status into the notice reaches Telegram but its answer is lost (the
+    // window a killed bot leaves): the row is tried again and edits the same message once more.
+    h.fake.failNext('editMessageText', { drop: true, afterExecute: true });
     // What the engine does when the CLI cannot reopen it: the record stays archived, one resume_failed row.
     await db.session.update({ where: { id: ghost }, data: { state: 'Archived' } });
     await db.outbox.create({
@@ -191,6 +194,8 @@ describe('sessions, background completion and archive', () => {
     expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
     // The status became the notice: no card of the failed session was ever shown, none is left.
     expect(notice.message_id).toBe(status.message_id);
+    await expect.poll(async () => (await db.outbox.findFirstOrThrow({ where: { kind: 'resume_failed', sessionId: ghost } })).status, { timeout: 8000 }).toBe('sent');
+    expect(h.fake.calls('editMessageText').filter((c) => c.params.message_id === status.message_id).length).toBeGreaterThanOrEqual(2);
     expect(h.fake.chatMessages().filter((m) => m.text?.includes('old one') && !m.text.startsWith('Archive'))).toEqual([]);
     expect(h.fake.calls('sendMessage').some((c) => String(c.params.text).includes('old one') && String(c.params.text).includes('State:'))).toBe(false);
     const card = await waitFor((m) => (m.message_id > notice.message_id && m.text?.includes('\nB\n')) ?? false);
