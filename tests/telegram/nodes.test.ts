@@ -142,16 +142,23 @@ describe('two computers in one chat', () => {
     const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-2') ?? false));
     expect(list.text).toContain('1. a vanished session');
     w.press(list, 'Resume 1');
+    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming a vanished session…') ?? false), 15_000);
+    expect(w.buttons(status)).toEqual([]);
     const isNotice = (m: Message) => m.text?.startsWith('The archived session could not be resumed') ?? false;
     const notice = await w.waitFor((m) => m.message_id > list.message_id && isNotice(m), 45_000);
     expect(notice.text).toContain('You can open a new session and ask the agent to recover the context from the archived one.');
     expect(w.buttons(notice).map((x) => x.text)).toEqual(['New session']);
+    // No card of the failed session: the status became the notice, nothing else names it.
+    expect(notice.message_id).toBe(status.message_id);
     // Under the notice: the card of the session that was active before, which is active again.
     const back = await w.waitFor((m) => m.message_id > notice.message_id && has('Claude Code · node-2')(m) && has(`Folder: ${folderB}`)(m), 15_000);
     expect((await w.waitCard((t) => t.includes(`Folder: ${folderB}`), 10_000)).message_id).toBe(back.message_id);
     expect(await activeOn(n2.nodeId)).toBe(b);
     await sleep(2500);
     expect(w.botMessagesAfter(list.message_id, isNotice)).toHaveLength(1);
+    // What the chat shows after the list: the notice and the card of the session active before. Nothing else.
+    expect(w.botMessagesAfter(list.message_id).map((m) => m.message_id)).toEqual([notice.message_id, back.message_id]);
+    expect([...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) => String(c.params.text).includes(`Folder: ${ghost.folder}`))).toEqual([]);
     const after = await w.sys.session(ghost.id);
     expect([after.state, after.nativeSessionId, after.title]).toEqual(['Archived', ghost.nativeSessionId, ghost.title]);
     // And text goes to that session's CLI at once.
