@@ -98,6 +98,23 @@ describe('Claude Code from the Telegram chat', () => {
     await w.waitCard((t) => t.includes('State: ready'), 15_000);
   });
 
+  it('Telegram refusing the final as malformed markup (400 can\'t parse entities): it arrives once, as plain text', async () => {
+    w.fake.failNext('sendMessage', { code: 400, description: 'Bad Request: can\'t parse entities: Can\'t find end tag corresponding to start tag "b" at byte offset 12' });
+    const sent = w.say('refused markup with **strong words** please');
+    const final = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('refused markup with') ?? false), 60_000);
+    const tries = w.fake.calls('sendMessage').filter((c) => String(c.params.text ?? '').includes('refused markup with'));
+    expect(tries.map((c) => [c.status, c.params.parse_mode])).toEqual([[400, 'HTML'], [200, undefined]]);
+    // The words arrive without formatting: no markup characters, no entities.
+    expect(final.text).toContain('strong words');
+    expect(final.text).not.toMatch(/<\/?b>|\*\*/);
+    expect(kinds(final)).not.toContain('bold');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(w.botMessagesAfter(sent.message_id, (m) => m.text?.includes('refused markup with') ?? false).map((m) => m.message_id)).toEqual([final.message_id]);
+    const rows = (await w.sys.outbox(sessionId)).filter((r) => r.kind === 'final' && JSON.stringify(r.payload).includes('refused markup with'));
+    expect(rows.map((r) => [r.status, r.externalId])).toEqual([['sent', String(final.message_id)]]);
+    await w.waitCard((t) => t.includes('State: ready'), 15_000);
+  });
+
   it('a stranger gets one polite refusal and nothing else; nothing is stored', async () => {
     const stranger = { userId: 5550001, firstName: 'Eve', languageCode: 'en' };
     w.fake.userSends('/start', stranger);
