@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageStatus, QueueMessage, SessionState, StatusUpdate } from '../../domain/index.ts';
 import type { Prisma } from '../generated/client.ts';
+import { preparedQuery } from './prepared.ts';
 import type { DbOrTx, Tx } from './sessions.ts';
 
 const ACTIVE: MessageStatus[] = ['pending', 'leased', 'accepted'];
@@ -66,17 +67,7 @@ export interface PumpView {
   hold: DeliveryHold | null;
 }
 
-/**
- * The dispatcher's view in one round trip, without a lock: the session fields the pump decides on,
- * the messages in flight and only the HEAD of the pending ones. The gates (`nextDeliverable`,
- * `summarizeQueue`) look at nothing else — FIFO means only the oldest pending message can go next —
- * so a session with a long backlog costs the same as one with a single waiting message.
- */
-export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpView | null> {
-  const rows = await db.$queryRaw<{
-    state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number; id: string | null; seq: number | null; status: MessageStatus | null;
-    mainMessageId: string | null; nativeTurnId: string | null; nativeRecordId: string | null; leaseOwner: string | null; leaseUntil: Date | null; hasFinal: boolean | null;
-  }[]>`
+const PUMP_VIEW_SQL = `
     select s.state::text as state, s."pendingFinalEventId", s."lifetimeExpired", s.version, m.id, m.seq, m.status, m."mainMessageId", m."nativeTurnId",
       m."nativeRecordId", m."leaseOwner", m."leaseUntil", m."hasFinal"
     from "Session" s left join lateral (
@@ -86,7 +77,19 @@ export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpV
       (select id, seq, status::text, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "leaseUntil", "finalText" is not null
         from "Message" where "sessionId" = s.id and status = 'pending' order by seq limit 1)
     ) m on true
-    where s.id = ${sessionId}::uuid`;
+    where s.id = $1::uuid`;
+
+/**
+ * The dispatcher's view in one round trip, without a lock: the session fields the pump decides on,
+ * the messages in flight and only the HEAD of the pending ones. The gates (`nextDeliverable`,
+ * `summarizeQueue`) look at nothing else — FIFO means only the oldest pending message can go next —
+ * so a session with a long backlog costs the same as one with a single waiting message.
+ */
+export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpView | null> {
+  const rows = await preparedQuery<{
+    state: SessionState; pendingFinalEventId: bigint | string | null; lifetimeExpired: boolean; version: number; id: string | null; seq: number | null; status: MessageStatus | null;
+    mainMessageId: string | null; nativeTurnId: string | null; nativeRecordId: string | null; leaseOwner: string | null; leaseUntil: Date | null; hasFinal: boolean | null;
+  }>(db, 'bria_pump_view_v1', PUMP_VIEW_SQL, [sessionId]);
   const first = rows[0];
   if (!first) return null;
   const present = rows.filter((r) => r.id !== null);
@@ -95,7 +98,8 @@ export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpV
     nativeTurnId: r.nativeTurnId ?? r.nativeRecordId, claimedBy: claimOf(r.leaseOwner), finalText: r.hasFinal === true,
   })).sort((a, b) => a.seq - b.seq);
   const hold = present.map(holdOf).find((h) => h !== null) ?? null;
-  return { row: { state: first.state, pendingFinalEventId: first.pendingFinalEventId, lifetimeExpired: first.lifetimeExpired, version: first.version }, queue, hold };
+  const pendingFinalEventId = first.pendingFinalEventId === null ? null : BigInt(first.pendingFinalEventId);
+  return { row: { state: first.state, pendingFinalEventId, lifetimeExpired: first.lifetimeExpired, version: first.version }, queue, hold };
 }
 
 export async function listMessages(db: DbOrTx, sessionId: string): Promise<MessageDto[]> {
@@ -125,6 +129,25 @@ export interface MessageGate {
 }
 export type AppendResult = { kind: 'stored'; message: MessageDto } | { kind: 'not_stored'; locked: boolean };
 
+const APPEND_SQL = `
+    with s as (
+      select id from "Session"
+      where id = $1::uuid and version = $2::int and state::text = $3::text
+        and "observerGeneration" = $4::int and "nativeSessionId" is not distinct from $5::text
+        and "lifetimeDeadline" is not distinct from $6::timestamptz
+        and "lifetimeExpired" = $7::boolean and "exitVerified" = $8::boolean
+      for update),
+    ins as (
+      insert into "Message" (id, "sessionId", seq, source, "sourceKey", text, attachments)
+      select $9::uuid, s.id, (select coalesce(max(seq), 0) + 1 from "Message" where "sessionId" = $1::uuid),
+        $10::text, $11::text, $12::text, $13::jsonb
+      from s
+      on conflict do nothing
+      returning seq, "createdAt")
+    select (select count(*) from s)::int as locked, ins.seq, ins."createdAt",
+      case when ins.seq is null then null else pg_notify('bria_session_wake', $1::uuid::text)::text end as n
+    from (select 1) one left join ins on true`;
+
 /**
  * Appends a message at the end of its session's queue in ONE statement (its own transaction, durable
  * when it returns), if the session still has exactly the gate fields the caller decided on, and
@@ -142,24 +165,11 @@ export type AppendResult = { kind: 'stored'; message: MessageDto } | { kind: 'no
 export async function appendMessageIfUnchanged(db: DbOrTx, gate: MessageGate, m: { source: string; sourceKey?: string; text: string; attachments?: unknown }): Promise<AppendResult> {
   const id = randomUUID();
   const attachments = m.attachments === undefined ? null : JSON.stringify(m.attachments);
-  const rows = await db.$queryRaw<{ locked: number; seq: number | null; createdAt: Date | null }[]>`
-    with s as (
-      select id from "Session"
-      where id = ${gate.id}::uuid and version = ${gate.version} and state::text = ${gate.state}
-        and "observerGeneration" = ${gate.observerGeneration} and "nativeSessionId" is not distinct from ${gate.nativeSessionId}
-        and "lifetimeDeadline" is not distinct from ${gate.lifetimeDeadline}::timestamptz
-        and "lifetimeExpired" = ${gate.lifetimeExpired} and "exitVerified" = ${gate.exitVerified}
-      for update),
-    ins as (
-      insert into "Message" (id, "sessionId", seq, source, "sourceKey", text, attachments)
-      select ${id}::uuid, s.id, (select coalesce(max(seq), 0) + 1 from "Message" where "sessionId" = ${gate.id}::uuid),
-        ${m.source}, ${m.sourceKey ?? null}, ${m.text}, ${attachments}::jsonb
-      from s
-      on conflict do nothing
-      returning seq, "createdAt")
-    select (select count(*) from s)::int as locked, ins.seq, ins."createdAt",
-      case when ins.seq is null then null else pg_notify('bria_session_wake', ${gate.id})::text end as n
-    from (select 1) one left join ins on true`;
+  // A named prepared statement (`prepared.ts`): parsed and planned once per connection, not per message.
+  const rows = await preparedQuery<{ locked: number; seq: number | null; createdAt: Date | null }>(db, 'bria_append_message_v1', APPEND_SQL, [
+    gate.id, gate.version, gate.state, gate.observerGeneration, gate.nativeSessionId, gate.lifetimeDeadline,
+    gate.lifetimeExpired, gate.exitVerified, id, m.source, m.sourceKey ?? null, m.text, attachments,
+  ]);
   const r = rows[0];
   if (!r || r.seq === null || r.createdAt === null) return { kind: 'not_stored', locked: (r?.locked ?? 0) > 0 };
   return {
