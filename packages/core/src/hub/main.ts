@@ -4,6 +4,7 @@ import { createDb } from '../db/client.ts';
 import { parseEnv, zLogLevel } from '../env.ts';
 import { createLogger } from '../log.ts';
 import { startEngine, type Engine } from '../engine/start-engine.ts';
+import { startRetention } from './retention.ts';
 import { Hub } from './server.ts';
 
 // The hub process: `tsx packages/core/src/hub/main.ts` (started by `npm start`).
@@ -14,6 +15,9 @@ const env = parseEnv(z.object({
   BRIA_HUB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   LOG_LEVEL: zLogLevel,
+  // Retention of old agent commands, agent events and sent outbox rows (retention.ts); 0 = keep all.
+  BRIA_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+  BRIA_RETENTION_SWEEP_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
 }));
 const log = createLogger({ name: 'hub', level: env.LOG_LEVEL });
 // V8 flags for this process, set before the first query compiles Prisma's WebAssembly query
@@ -25,10 +29,12 @@ for (const flag of v8Flags.split(/\s+/).filter(Boolean)) setFlagsFromString(flag
 const db = createDb(env.DATABASE_URL);
 const hub = new Hub({ db, databaseUrl: env.DATABASE_URL, host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, port: env.BRIA_HUB_PORT, heartbeatMs: env.BRIA_HEARTBEAT_MS, log });
 let engine: Engine | undefined;
+let retention: ReturnType<typeof startRetention> | undefined;
 try {
   await hub.start();
   // The session engine runs beside the hub: agent events in, commands and outbox rows out.
   engine = await startEngine({ db, databaseUrl: env.DATABASE_URL, log });
+  retention = startRetention(db, log, { days: env.BRIA_RETENTION_DAYS, sweepMinutes: env.BRIA_RETENTION_SWEEP_MINUTES });
 } catch (err) {
   log.error({ err: (err as Error).message }, 'hub.start_failed');
   console.error(`bria hub: ${(err as Error).message}`);
@@ -39,6 +45,6 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     if (stopping) return;
     stopping = true;
-    void hub.stop().then(() => engine?.stop()).then(() => db.$disconnect()).finally(() => process.exit(0));
+    void hub.stop().then(() => retention?.stop()).then(() => engine?.stop()).then(() => db.$disconnect()).finally(() => process.exit(0));
   });
 }

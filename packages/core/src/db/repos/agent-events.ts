@@ -30,6 +30,12 @@ export async function storeAgentEvent(db: Db, nodeId: string, ev: AgentEventFram
         payload: { at: ev.at, commandId: ev.commandId ?? null, sessionId: ev.sessionId ?? null, generation: ev.generation ?? null, data: ev.payload } as object,
       },
     });
+    if (ev.event === 'command_result' && ev.commandId !== undefined) {
+      // An answer proves the agent received the command: it is never sent again, even when its
+      // command_ack was lost with a connection. The agent's ledger relies on this to forget an id
+      // once this event is acknowledged (docs/architecture.md, "Retention").
+      await tx.agentCommand.updateMany({ where: { id: ev.commandId, nodeId, status: { in: ['pending', 'sent'] } }, data: { status: 'acked', ackedAt: new Date() } });
+    }
     await tx.node.update({ where: { id: nodeId }, data: { lastEventSeq: seq }, select: { id: true } });
     await tx.$executeRaw`select pg_notify('bria_agent_events', ${nodeId})`;
     return { ackUpTo: seq, stored: true };

@@ -1,0 +1,133 @@
+import type { Db } from '../db/client.ts';
+import type { Logger } from '../log.ts';
+
+/**
+ * Database retention (docs/architecture.md, "Retention"): a periodic sweep in the hub process that
+ * deletes, in small batches (each its own short statement, so no long locks), rows nothing needs
+ * any more once they are older than `days`:
+ * - `AgentCommand` rows that were answered: `done`/`failed`, or `acked` with a processed
+ *   `command_result` event. Never `pending`/`sent` (the hub still sends those), never one with an
+ *   unprocessed event (the engine reads the command's payload while applying its answer), never an
+ *   `acked` one without an answer (the agent answers it as interrupted at its next start).
+ * - `AgentEvent` rows processed more than `days` ago, except those a session still points to
+ *   (`Session.pendingFinalEventId`, `deferredEventIds`: replayed by the final-save retry) and a
+ *   `command_result` whose command row is still there (it is that row's proof of an answer).
+ *   Unprocessed events are never touched. Evidence rows copy what they need (seq, command id as
+ *   text), they do not refer to event rows. The usage chart reads `usage` events: it shows the
+ *   retention window.
+ * - `Outbox` rows `sent` more than `days` ago, except the newest row of each (channel, chat,
+ *   session, kind): the bot reads the latest `final` (a held final) and `resume_status` of a chat
+ *   and session. No dedupe depends on an old sent row: every dedupe key is derived from something
+ *   that never comes back (a message's final is guarded by `Message.finalText`, cards and notices by
+ *   the session's version or generation, an event's seq).
+ * Deletes by age only ever remove rows in a final state, so several hubs may sweep at once.
+ */
+export interface RetentionOptions {
+  /** Rows older than this many days are deleted. */
+  days: number;
+  batchSize?: number;
+  /** At most this many batches per kind in one sweep (the rest waits for the next sweep). */
+  maxBatches?: number;
+  /** Pause between batches, so the sweep never hogs the database. */
+  pauseMs?: number;
+  now?: Date;
+  /** Checked between batches: a stopping hub ends the sweep there (the rest waits for the next one). */
+  shouldStop?: () => boolean;
+}
+
+export interface SweepResult { commands: number; events: number; outbox: number }
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function inBatches(o: { batchSize: number; maxBatches: number; pauseMs: number; shouldStop: () => boolean }, run: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < o.maxBatches && !o.shouldStop(); i++) {
+    const n = await run();
+    total += n;
+    if (n < o.batchSize) break;
+    if (o.pauseMs > 0) await pause(o.pauseMs);
+  }
+  return total;
+}
+
+export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<SweepResult> {
+  const batchSize = opts.batchSize ?? 1_000;
+  const b = { batchSize, maxBatches: opts.maxBatches ?? 500, pauseMs: opts.pauseMs ?? 20, shouldStop: opts.shouldStop ?? (() => false) };
+  const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.days * 24 * 3600_000);
+
+  // Commands first, so the answers of the ones deleted here may go in the same sweep. Per node and
+  // status, so each batch is a range of the (nodeId, status, createdAt) index.
+  let commands = 0;
+  const nodes = await db.node.findMany({ select: { id: true } });
+  for (const { id: nodeId } of nodes) {
+    for (const status of ['done', 'failed', 'acked'] as const) {
+      commands += await inBatches(b, () => db.$executeRaw`
+        delete from "AgentCommand" where id in (
+          select c.id from "AgentCommand" c
+          where c."nodeId" = ${nodeId}::uuid and c.status = ${status}::"CommandStatus" and c."createdAt" < ${cutoff}
+            and (c.status <> 'acked' or exists (
+              select 1 from "AgentEvent" e where e."commandId" = c.id and e.type = 'command_result' and e."processedAt" is not null))
+            and not exists (select 1 from "AgentEvent" e where e."commandId" = c.id and e."processedAt" is null)
+          limit ${batchSize})`);
+    }
+  }
+
+  const events = await inBatches(b, () => db.$executeRaw`
+    with kept as (
+      select "pendingFinalEventId" as id from "Session" where "pendingFinalEventId" is not null
+      union select unnest("deferredEventIds") from "Session" where cardinality("deferredEventIds") > 0)
+    delete from "AgentEvent" where id in (
+      select e.id from "AgentEvent" e
+      where e."processedAt" < ${cutoff}
+        and not exists (select 1 from kept where kept.id = e.id)
+        and not (e.type = 'command_result' and e."commandId" is not null
+                 and exists (select 1 from "AgentCommand" c where c.id = e."commandId"))
+      order by e."processedAt" limit ${batchSize})`);
+
+  // The newest row of each group is kept; computed once (rows written meanwhile only keep more).
+  const newest = (await db.$queryRaw<{ id: bigint }[]>`
+    select max(id) as id from "Outbox" group by channel, "chatId", "sessionId", kind`).map((r) => r.id);
+  const outbox = await inBatches(b, () => db.$executeRaw`
+    delete from "Outbox" where id in (
+      select o.id from "Outbox" o
+      where o.status = 'sent' and o."sentAt" < ${cutoff} and o.id <> all(${newest}::bigint[])
+      order by o.id limit ${batchSize})`);
+
+  return { commands, events, outbox };
+}
+
+/** Retention settings from the environment (`BRIA_RETENTION_DAYS`, `BRIA_RETENTION_SWEEP_MINUTES`). */
+export interface RetentionConfig { days: number; sweepMinutes: number }
+
+/**
+ * Runs the sweep every `sweepMinutes` (the first one a minute after start, so a start is never
+ * slowed by it). `days: 0` turns retention off. Failures are logged and retried at the next sweep.
+ */
+export function startRetention(db: Db, log: Logger, cfg: RetentionConfig): { stop: () => Promise<void> } {
+  if (cfg.days <= 0) {
+    log.info('hub.retention_off');
+    return { stop: async () => {} };
+  }
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const sweep = () => {
+    if (running || stopped) return;
+    const t0 = Date.now();
+    running = sweepRetention(db, { days: cfg.days, shouldStop: () => stopped })
+      .then((r) => log.info({ ...r, days: cfg.days, ms: Date.now() - t0 }, 'hub.retention_sweep'))
+      .catch((err) => log.warn({ err: (err as Error).message }, 'hub.retention_sweep_failed'))
+      .finally(() => (running = undefined));
+  };
+  const first = setTimeout(sweep, Math.min(60_000, cfg.sweepMinutes * 60_000));
+  const timer = setInterval(sweep, cfg.sweepMinutes * 60_000);
+  first.unref();
+  timer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
