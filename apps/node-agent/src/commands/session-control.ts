@@ -135,6 +135,19 @@ export class SessionControl {
       this.send(sessionId, 'session_ready', { identity: reportIdentity(rec.identity) });
       return { ok: true, alreadyRunning: true };
     }
+    if (rec?.identity && !(await processGone(rec.identity))) {
+      // The CLI this session was bound to still runs (the hub asks for a start while recovering a
+      // session that never took a message): it is bound again exactly, never doubled by a second CLI.
+      return this.bind(sessionId, rec.identity);
+    }
+    const typed = mayHaveTyped(rec);
+    if (typed) {
+      // Starting again is only for a CLI that never held a conversation; here something may have
+      // reached the earlier one. Nothing is started; the session keeps waiting with the reason.
+      this.o.log('warn', 'agent.start_refused', { sessionId, reason: typed });
+      this.send(sessionId, 'resume_failed', { reason: `not started again: ${typed}` });
+      return { ok: false, error: `not started again: ${typed}`, refused: true };
+    }
     await this.dropDeadPane(rec);
     // A CLI of an earlier attempt that was never confirmed (no identity recorded) never received a
     // key and cannot be bound: it is ended first, so two CLIs never share one session id.
@@ -417,6 +430,23 @@ function journalNotYetWritten(rec: SessionRecord, identity: SessionIdentity): bo
   if (!rec.deliveries) return false;
   const bound = rec.deliveries.some((d) => d.nativeRef) || rec.turns.length > 0 || rec.journalOffset > 0 || (rec.recent?.length ?? 0) > 0;
   return !bound;
+}
+
+/**
+ * Why a start under this record could put a second CLI on a conversation that exists, or null when
+ * nothing was ever typed into this session's CLI here: a delivery mark (written before every paste),
+ * a bound or unconfirmed turn, a turn fact kept for replay, journal bytes read, or a journal file on
+ * disk (Claude's appears with the first prompt; a Codex rollout path is learned with it).
+ */
+export function mayHaveTyped(rec: SessionRecord | undefined): string | null {
+  if (!rec) return null;
+  if (!rec.deliveries) return 'its record predates delivery marks (nothing is proven)';
+  if (rec.deliveries.length > 0) return 'a message was typed into its CLI (delivery mark)';
+  if (rec.turns.length > 0 || rec.unconfirmed.length > 0 || (rec.recent?.length ?? 0) > 0) return 'its CLI took a turn';
+  if (rec.journalOffset > 0) return 'its journal was read';
+  const journal = rec.identity?.journalPath;
+  if (journal && existsSync(journal)) return `its journal exists (${path.basename(journal)})`;
+  return null;
 }
 
 function safeIdentity(host: SessionHost): SessionIdentity | null {

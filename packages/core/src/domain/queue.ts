@@ -73,6 +73,25 @@ export function summarizeQueue(messages: readonly QueueMessage[]): QueueSummary 
   };
 }
 
+/**
+ * Whether it is certain that no native conversation exists for a session, so that starting its CLI
+ * again replaces nothing the user had (domain README, decision 7). All of it must hold:
+ * - Bria created the session (a discovered one has a native conversation on disk) and it was never
+ *   archived (every archived session is only ever resumed);
+ * - no receipt was ever bound to it (`userTurns`);
+ * - every message is `pending`: never handed to a CLI, or handed back with the agent's proof that
+ *   nothing was typed. A `leased`, `accepted`, `completed`, `terminal_failed`, `unknown` or `failed`
+ *   message may have reached a CLI (a `failed` one may have been leased before it failed), so any
+ *   of them means "maybe".
+ * The agent checks its own delivery marks and journal before it starts again (session-control).
+ */
+export function conversationNeverBegan(
+  row: { launchSource: string; archivedAt: Date | null; userTurns: number },
+  messages: readonly Pick<QueueMessage, 'status'>[],
+): boolean {
+  return row.launchSource === 'bria' && row.archivedAt === null && row.userTurns === 0 && messages.every((m) => m.status === 'pending');
+}
+
 /** Work Bria already took for this session and has not finished: lifetime expiry waits for it. */
 export function hasAcceptedWork(summary: QueueSummary): boolean {
   return summary.inFlight || summary.waiting;

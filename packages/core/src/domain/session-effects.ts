@@ -38,9 +38,13 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
   // with the first prompt; a Codex id is only known from session_ready): it cannot be resumed, so it
   // is started again, under the id it was given (Claude) — the same session, never a replacement.
   // Resuming it instead failed every time and held its queue forever (docs/reliability.md).
+  // The same holds for a session whose CLI reached Ready but never took a message (`noConversation`:
+  // no receipt, nothing ever handed over, never archived): Codex writes its rollout, and Claude its
+  // journal, only with the first prompt, so the id it showed at start cannot be resumed.
   const neverReady = from.state === 'Starting' || (from.state === 'AwaitingRecovery' && from.resumeState === 'Starting');
+  const startAgain = neverReady || from.noConversation === true;
   const recover = (): void => {
-    fx.push({ type: 'send_command', kind: from.hasNativeId && !neverReady ? 'resume' : 'start', generation: claim() });
+    fx.push({ type: 'send_command', kind: from.hasNativeId && !startAgain ? 'resume' : 'start', generation: claim() });
   };
 
   if (changed && from.state === 'AwaitingRecovery') {
@@ -76,7 +80,7 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       if (from.state === 'Closing') {
         next.exitVerified = true;
         fx.push({ type: 'commit_archive', attempt: 1 });
-      } else if (to === 'AwaitingRecovery' && !(from.state === 'AwaitingRecovery' && neverReady)) {
+      } else if (to === 'AwaitingRecovery' && !(from.state === 'AwaitingRecovery' && startAgain)) {
         recover();
       }
       // A start that failed again is retried on the recovery schedule (below), not at once: a CLI
@@ -122,7 +126,9 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
     case 'recovery_retry_due':
       // Never ready: nothing to re-attach to unless a start got through (the agent then answers a
       // repeated start with the running CLI), so the start itself is what is retried.
-      fx.push({ type: 'send_command', kind: neverReady ? 'start' : 'reattach', generation: claim() });
+      // Nor is there for a CLI that never took a message once its process is gone; while it lives the
+      // agent answers a start by binding to it (it never starts a second CLI beside a live one).
+      fx.push({ type: 'send_command', kind: startAgain ? 'start' : 'reattach', generation: claim() });
       fx.push({ type: 'schedule', timer: 'recovery_retry', at: at(now, recoveryDelay(event.attempt + 1, jitter)), attempt: event.attempt + 1 });
       break;
     case 'stop_drain_expired':

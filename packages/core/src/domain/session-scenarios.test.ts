@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyTurnOutcome, deliverCommand, nextDeliverable, type QueueMessage, summarizeQueue } from './queue.ts';
+import { applyTurnOutcome, conversationNeverBegan, deliverCommand, type MessageStatus, nextDeliverable, type QueueMessage, summarizeQueue } from './queue.ts';
 import { canAcceptMessage, newSession, type SessionState, transition } from './session-machine.ts';
 import { commands, fact, notices, queueOps, run } from './testing/run.ts';
 import { snapshotIn } from './testing/fixtures.ts';
@@ -249,6 +249,43 @@ describe('edge sequences the SPEC implies', () => {
     expect(commands(wasRunning.effects[0] ?? [])).toEqual(['reattach']);
     const crashed = run(snapshotIn('AwaitingRecovery', { resumeState: 'Ready' }), [{ event: fact('process_exited_verified'), at: t(0) }]);
     expect(commands(crashed.effects[0] ?? [])).toEqual(['resume']);
+  });
+});
+
+describe('a CLI that reached Ready but never took a message (decision 7)', () => {
+  const bria = { launchSource: 'bria', archivedAt: null, userTurns: 0 };
+  const msgs = (...st: MessageStatus[]) => st.map((status) => ({ status }));
+
+  it('no conversation only when Bria made it, it was never archived, no receipt was bound and every message is pending', () => {
+    expect(conversationNeverBegan(bria, [])).toBe(true);
+    expect(conversationNeverBegan(bria, msgs('pending', 'pending'))).toBe(true);
+    for (const st of ['leased', 'accepted', 'completed', 'terminal_failed', 'failed', 'unknown'] as const) {
+      expect(conversationNeverBegan(bria, msgs('pending', st))).toBe(false);
+    }
+    expect(conversationNeverBegan({ ...bria, userTurns: 1 }, [])).toBe(false);
+    expect(conversationNeverBegan({ ...bria, launchSource: 'discovered' }, [])).toBe(false);
+    expect(conversationNeverBegan({ ...bria, archivedAt: t(0) }, [])).toBe(false);
+  });
+
+  it('its dead CLI is started again (the id it showed was never written anywhere), retried on the schedule, never in a tight loop', () => {
+    const r = run(snapshotIn('Ready', { noConversation: true }), [{ event: fact('process_exited_verified'), at: t(0) }]);
+    expect(r.snapshot.state).toBe('AwaitingRecovery');
+    expect(r.snapshot.resumeState).toBe('Ready');
+    expect(commands(r.effects[0] ?? [])).toEqual(['start']);
+    const waiting = snapshotIn('AwaitingRecovery', { resumeState: 'Ready', noConversation: true });
+    expect(commands(run(waiting, [{ event: fact('process_exited_verified'), at: t(0) }]).effects[0] ?? [])).toEqual([]);
+    expect(commands(run(waiting, [{ event: { type: 'recovery_retry_due', attempt: 0 }, at: t(1000) }]).effects[0] ?? [])).toEqual(['start']);
+    // The new CLI's ready returns the session to Ready.
+    expect(run(waiting, [{ event: fact('reattached', { mode: 'exact_resume' }), at: t(2000) }]).snapshot.state).toBe('Ready');
+  });
+
+  it('anything that may have reached the CLI (or an unknown answer) keeps the exact resume', () => {
+    const crashed = run(snapshotIn('Ready', { noConversation: false }), [{ event: fact('process_exited_verified'), at: t(0) }]);
+    expect(commands(crashed.effects[0] ?? [])).toEqual(['resume']);
+    const unknown = run(snapshotIn('Ready'), [{ event: fact('process_exited_verified'), at: t(0) }]);
+    expect(commands(unknown.effects[0] ?? [])).toEqual(['resume']);
+    const due = run(snapshotIn('AwaitingRecovery', { resumeState: 'Ready', noConversation: false }), [{ event: { type: 'recovery_retry_due', attempt: 0 }, at: t(1000) }]);
+    expect(commands(due.effects[0] ?? [])).toEqual(['reattach']);
   });
 });
 

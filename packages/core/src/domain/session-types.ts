@@ -145,6 +145,12 @@ export interface SessionSnapshot {
   /** Closing only: the agent verified the process is gone. Derived from the evidence log. */
   exitVerified: boolean;
   queue: QueueSummary;
+  /**
+   * True only when it is certain that no native conversation exists for this session (see
+   * `conversationNeverBegan` in queue.ts): its CLI may then be started again, never resumed.
+   * Absent or false means "there may be one" — the session is only ever resumed or re-attached.
+   */
+  noConversation?: boolean;
 }
 
 export type CommandKind = 'start' | 'resume' | 'deliver' | 'interrupt' | 'close' | 'reattach';

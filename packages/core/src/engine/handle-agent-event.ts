@@ -1,4 +1,4 @@
-import { applyTurnOutcome, recheckStatus, type SessionEvent } from '../domain/index.ts';
+import { applyTurnOutcome, conversationNeverBegan, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '../db/repos/messages.ts';
 import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
@@ -51,7 +51,17 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
     case 'resume_confirmed':
     case 'reattached': {
       const identity = e.payload.identity ?? null;
-      const nativeId = row.nativeSessionId ?? (typeof identity?.nativeSessionId === 'string' ? identity.nativeSessionId : null);
+      const reported = typeof identity?.nativeSessionId === 'string' ? identity.nativeSessionId : null;
+      let nativeId = row.nativeSessionId ?? reported;
+      // A Codex CLI started again (its first one died before any message, so it never wrote a
+      // rollout) shows a new id: the id shown by the dead one named nothing that exists, and is only
+      // replaced when that is certain (domain README, decision 7). Otherwise the stored id is kept.
+      if (e.name === 'session_ready' && row.executor === 'codex' && row.nativeSessionId && reported && reported !== row.nativeSessionId
+        && conversationNeverBegan(row, await listQueue(ctx.tx, row.id))) {
+        nativeId = reported;
+        await recordEvidence(ctx.tx, { sessionId: row.id, event: 'native_id_replaced', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+          evidence: { seq: Number(ev.seq), previous: row.nativeSessionId, now: reported, reason: 'no_conversation_began' } });
+      }
       await patchSession(ctx.tx, row.id, { ...(identity ? { identity: identity as object } : {}), nativeSessionId: nativeId });
       if (row.state === 'AwaitingRecovery') {
         await fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' });
@@ -70,7 +80,7 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       return fact({ type: 'reattached', generation: g, mode: 'observer' });
     }
     case 'resume_failed':
-      return fact({ type: 'resume_failed', generation: g, cause: e.payload.reason });
+      return fact({ type: 'resume_failed', generation: g, cause: e.payload.reason }, { cause: e.payload.reason.slice(0, 300) });
     case 'observer_lost':
       return fact({ type: 'observer_lost', generation: g });
     case 'identity_mismatch':

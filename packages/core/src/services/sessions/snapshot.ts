@@ -1,4 +1,4 @@
-import { summarizeQueue, type QueueMessage, type RecoverableState, type SessionSnapshot } from '../../domain/index.ts';
+import { conversationNeverBegan, summarizeQueue, type QueueMessage, type RecoverableState, type SessionSnapshot } from '../../domain/index.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
 
 export function toSnapshot(row: SessionRow, queue: readonly QueueMessage[]): SessionSnapshot {
@@ -12,6 +12,7 @@ export function toSnapshot(row: SessionRow, queue: readonly QueueMessage[]): Ses
     lifetimeExpired: row.lifetimeExpired,
     exitVerified: row.exitVerified,
     queue: summarizeQueue(queue),
+    noConversation: conversationNeverBegan(row, queue),
   };
 }
 

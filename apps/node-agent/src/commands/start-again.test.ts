@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SessionRecord } from './registry.ts';
+import { mayHaveTyped } from './session-control.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'bria-start-again-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const identity = (journalPath: string | null) => ({
+  tmuxSocket: 's', tmuxSession: 't', paneId: '%1', panePid: 1, cliPid: 2, cliStartTime: '3', cwd: dir, nativeId: 'n', journalPath, exitFile: 'x',
+}) as unknown as SessionRecord['identity'];
+
+const rec = (over: Partial<SessionRecord> = {}): SessionRecord => ({
+  sessionId: 's1', executor: 'codex', folder: dir, generation: 2, identity: identity(path.join(dir, 'absent.jsonl')), journalOffset: 0,
+  turns: [], unconfirmed: [], deliveries: [], status: 'exited', recent: [], ...over,
+});
+
+// The agent's own check before it starts a session's CLI again (domain README, decision 7).
+describe('mayHaveTyped', () => {
+  it('nothing ever typed: a start again is allowed', () => {
+    expect(mayHaveTyped(undefined)).toBeNull();
+    expect(mayHaveTyped(rec())).toBeNull();
+    expect(mayHaveTyped(rec({ identity: null }))).toBeNull();
+  });
+
+  it('any trace of a message refuses it', () => {
+    expect(mayHaveTyped(rec({ deliveries: [{ messageId: 'm', at: 1 }] }))).toMatch(/delivery mark/);
+    expect(mayHaveTyped(rec({ deliveries: undefined }))).toMatch(/predates delivery marks/);
+    expect(mayHaveTyped(rec({ unconfirmed: ['m'] }))).toMatch(/took a turn/);
+    expect(mayHaveTyped(rec({ turns: [{ messageId: 'm', nativeRef: 'r' }] as SessionRecord['turns'] }))).toMatch(/took a turn/);
+    expect(mayHaveTyped(rec({ recent: [{ event: 'evidence_unknown', payload: {} }] }))).toMatch(/took a turn/);
+    expect(mayHaveTyped(rec({ journalOffset: 10 }))).toMatch(/journal was read/);
+    const journal = path.join(dir, 'present.jsonl');
+    writeFileSync(journal, '{}\n');
+    expect(mayHaveTyped(rec({ identity: identity(journal) }))).toMatch(/journal exists/);
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Executor, procAlive, procStartTime, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
+import { assertInvariants, nativeJournal, reached } from './invariants.ts';
+
+let sys: System;
+beforeAll(async () => {
+  sys = await startSystem();
+  await sys.startAgent();
+});
+afterAll(async () => {
+  await sys?.dispose();
+});
+
+const commandTypes = async (sessionId: string) =>
+  (await sys.db.agentCommand.findMany({ where: { sessionId }, orderBy: { createdAt: 'asc' }, select: { type: true } })).map((c) => c.type);
+
+// Domain README decision 7: a CLI that reached Ready but never took a message has no native
+// conversation (Codex writes its rollout, Claude its journal, only with the first prompt), so after
+// its process dies it is started again for the same Bria session instead of a resume that can never
+// work (before this, every retry ended resume_failed and the queue waited for ever).
+describe.each(['codex', 'claude'] as Executor[])('%s', (executor) => {
+  it('CLI killed after Ready, before any message → started again for the same session; the queue then reaches the model once', async () => {
+    const s = await sys.createSession(executor, sys.folder(`fresh-${executor}`));
+    await sys.waitState(s.id, 'Ready');
+    const first = await sys.session(s.id);
+    const oldNative = first.nativeSessionId!;
+    expect(oldNative).toBeTruthy();
+    expect(nativeJournal(sys, oldNative)).toBeNull();
+    const old = await sys.identity(s.id);
+    await sys.killCli(s.id);
+    await waitUntil('AwaitingRecovery recorded', async () => (await sys.evidence(s.id)).some((e) => e.toState === 'AwaitingRecovery'), 20_000);
+    await sys.send(s.id, `fresh ${executor} one`);
+    await sys.send(s.id, `fresh ${executor} two`);
+    const msgs = await sys.waitMessages(s.id, (st) => st.length === 2 && st.every((x) => x === 'completed'), 90_000);
+    expect(msgs.map((m) => m.finalText ?? '')).toEqual([expect.stringMatching(/\w/), expect.stringMatching(/\w/)]);
+
+    // Re-read: the same Bria session, Ready on a new CLI process of the same node and executor.
+    const row = await sys.session(s.id);
+    expect(row.state).toBe('Ready');
+    expect(row.executor).toBe(executor);
+    expect(row.nodeId).toBe(sys.nodeId);
+    const now = await sys.identity(s.id);
+    expect(now.cliPid).not.toBe(old.cliPid);
+    expect(procAlive(old.cliPid) && procStartTime(old.cliPid) === old.cliStartTime).toBe(false);
+    expect(procAlive(now.cliPid)).toBe(true);
+    const native = row.nativeSessionId!;
+    if (executor === 'claude') {
+      // Bria chose the id up front: the CLI was started again under it.
+      expect(native).toBe(oldNative);
+    } else {
+      // The dead Codex showed an id it never wrote anywhere; the new one's id replaced it, on record.
+      expect(native).not.toBe(oldNative);
+      const ev = (await sys.evidence(s.id)).find((e) => e.event === 'native_id_replaced');
+      expect(ev?.evidence).toMatchObject({ previous: oldNative, now: native, reason: 'no_conversation_began' });
+      expect(sys.turns(executor, oldNative)).toHaveLength(0);
+    }
+    expect(nativeJournal(sys, native)).not.toBeNull();
+    for (const m of msgs) expect(reached(sys, executor, native, m.text)).toBe(1);
+    const order = sys.turns(executor, native).map((r) => r.userText ?? '');
+    expect(order.findIndex((t) => t.endsWith(`fresh ${executor} one`))).toBeLessThan(order.findIndex((t) => t.endsWith(`fresh ${executor} two`)));
+    // Started again, never resumed; never a second Bria session.
+    const types = await commandTypes(s.id);
+    expect(types.filter((t) => t === 'start_session').length).toBeGreaterThanOrEqual(2);
+    expect(types).not.toContain('resume_session');
+    expect(await sys.db.session.count({ where: { folder: first.folder } })).toBe(1);
+    await assertInvariants(sys, [s.id]);
+  });
+
+  it('CLI killed after its first message → exact resume as before, never started again', async () => {
+    const s = await sys.createSession(executor, sys.folder(`typed-${executor}`));
+    await sys.send(s.id, `typed ${executor} one`);
+    await sys.waitMessages(s.id, (st) => st[0] === 'completed');
+    const native = (await sys.session(s.id)).nativeSessionId!;
+    await sys.killCli(s.id);
+    await waitUntil('AwaitingRecovery recorded', async () => (await sys.evidence(s.id)).some((e) => e.toState === 'AwaitingRecovery'), 20_000);
+    await sys.send(s.id, `typed ${executor} two`);
+    await sys.waitMessages(s.id, (st) => st.length === 2 && st[1] === 'completed', 90_000);
+    expect((await sys.session(s.id)).nativeSessionId).toBe(native);
+    const types = await commandTypes(s.id);
+    expect(types.filter((t) => t === 'start_session')).toHaveLength(1);
+    expect(types).toContain('resume_session');
+    expect(reached(sys, executor, native, `typed ${executor} two`)).toBe(1);
+    await assertInvariants(sys, [s.id]);
+  });
+});
