@@ -19,6 +19,7 @@ const BENCHES: Record<string, { file: string; args: string[] }> = {
   e2e: { file: 'scripts/e2e-latency.bench.ts', args: ['--messages', '40'] },
   archive: { file: 'packages/core/src/trpc/routers/archive/archive.bench.ts', args: ['10000', '30'] },
   'agent-idle': { file: 'apps/node-agent/src/executors/agent-idle.bench.ts', args: ['--claude', '10', '--codex', '10', '--seconds', '60'] },
+  ledger: { file: 'apps/node-agent/src/ledger/ledger.bench.ts', args: ['--commands', '100000', '--days', '90'] },
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(BENCHES);
