@@ -61,7 +61,8 @@ export class FaultInjector {
       case 'cli_kill': {
         const ids = this.sessionIds();
         if (ids.length === 0) return;
-        const s = await sys.db.session.findUnique({ where: { id: rng.pick(ids) } });
+        // Postgres may be restarting (another fault): then this fault has no target and is skipped.
+        const s = await sys.db.session.findUnique({ where: { id: rng.pick(ids) } }).catch(() => null);
         const pid = (s?.identity as { host?: { cliPid?: number } } | null)?.host?.cliPid;
         if (pid && procAlive(pid)) process.kill(pid, 'SIGKILL');
         return;
