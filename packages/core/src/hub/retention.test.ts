@@ -126,6 +126,21 @@ describe('retention sweep', () => {
     expect(await db.agentEvent.count({ where: { nodeId } })).toBe(2);
   });
 
+  it('each batch reads an index, not the whole table', async () => {
+    const plan = async (sql: string) => {
+      const out = await db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('set local enable_seqscan = off');
+        return tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`explain ${sql}`);
+      });
+      return out.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    const node = randomUUID();
+    expect(await plan(`select c.id from "AgentCommand" c where c."nodeId" = '${node}'::uuid and c.status = 'acked' and c."createdAt" < now() limit 1000`))
+      .toContain('AgentCommand_nodeId_status_createdAt_idx');
+    expect(await plan(`select e.id from "AgentEvent" e where e."processedAt" < now() order by e."processedAt" limit 1000`)).toContain('AgentEvent_processedAt_idx');
+    expect(await plan(`select 1 from "AgentEvent" e where e."commandId" = '${node}'::uuid and e."processedAt" is null`)).toContain('AgentEvent_commandId_idx');
+  });
+
   it('a stored answer marks its command acknowledged, so a command whose ack was lost is not sent again', async () => {
     const { nodeId } = await createNodeWithToken(db, { name: 'lost-ack' });
     const id = randomUUID();

@@ -33,26 +33,45 @@ export interface RetentionOptions {
   now?: Date;
   /** Checked between batches: a stopping hub ends the sweep there (the rest waits for the next one). */
   shouldStop?: () => boolean;
+  /** Called after each batch (benchmarks: how long one delete statement holds its rows). */
+  onBatch?: (kind: keyof SweepResult, deleted: number, ms: number) => void;
 }
 
 export interface SweepResult { commands: number; events: number; outbox: number }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function inBatches(o: { batchSize: number; maxBatches: number; pauseMs: number; shouldStop: () => boolean }, run: () => Promise<number>): Promise<number> {
+interface BatchOpts { batchSize: number; maxBatches: number; pauseMs: number; shouldStop: () => boolean; onBatch?: RetentionOptions['onBatch'] }
+
+/** One batch: how many rows it deleted, how many candidates it looked at, and where the next one starts. */
+interface Step<K> { deleted: number; scanned: number; last: K | null }
+
+/**
+ * Runs batches until one looks at fewer candidates than a batch. Each batch starts after the last
+ * candidate of the one before (a keyset cursor), so rows kept and the dead index entries of rows
+ * just deleted are never scanned again: a first sweep over millions of rows stays linear.
+ */
+async function inBatches<K>(o: BatchOpts, kind: keyof SweepResult, first: K, run: (after: K) => Promise<Step<K>>): Promise<number> {
   let total = 0;
+  let after = first;
   for (let i = 0; i < o.maxBatches && !o.shouldStop(); i++) {
-    const n = await run();
-    total += n;
-    if (n < o.batchSize) break;
+    const t0 = performance.now();
+    const r = await run(after);
+    o.onBatch?.(kind, r.deleted, performance.now() - t0);
+    total += r.deleted;
+    if (r.scanned < o.batchSize || r.last === null) break;
+    after = r.last;
     if (o.pauseMs > 0) await pause(o.pauseMs);
   }
   return total;
 }
 
+type Row = { deleted: number; scanned: number; lastAt: Date | null; lastId: string | bigint | null };
+const EPOCH = new Date(0);
+
 export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<SweepResult> {
   const batchSize = opts.batchSize ?? 1_000;
-  const b = { batchSize, maxBatches: opts.maxBatches ?? 500, pauseMs: opts.pauseMs ?? 20, shouldStop: opts.shouldStop ?? (() => false) };
+  const b: BatchOpts = { batchSize, maxBatches: opts.maxBatches ?? 500, pauseMs: opts.pauseMs ?? 20, shouldStop: opts.shouldStop ?? (() => false), onBatch: opts.onBatch };
   const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.days * 24 * 3600_000);
 
   // Commands first, so the answers of the ones deleted here may go in the same sweep. Per node and
@@ -61,37 +80,65 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
   const nodes = await db.node.findMany({ select: { id: true } });
   for (const { id: nodeId } of nodes) {
     for (const status of ['done', 'failed', 'acked'] as const) {
-      commands += await inBatches(b, () => db.$executeRaw`
-        delete from "AgentCommand" where id in (
-          select c.id from "AgentCommand" c
-          where c."nodeId" = ${nodeId}::uuid and c.status = ${status}::"CommandStatus" and c."createdAt" < ${cutoff}
-            and (c.status <> 'acked' or exists (
-              select 1 from "AgentEvent" e where e."commandId" = c.id and e.type = 'command_result' and e."processedAt" is not null))
-            and not exists (select 1 from "AgentEvent" e where e."commandId" = c.id and e."processedAt" is null)
-          limit ${batchSize})`);
+      commands += await inBatches(b, 'commands', { at: EPOCH, id: '00000000-0000-0000-0000-000000000000' }, async (after) => {
+        const [r] = await db.$queryRaw<Row[]>`
+          with batch as (
+            select c.id, c."createdAt" from "AgentCommand" c
+            where c."nodeId" = ${nodeId}::uuid and c.status = ${status}::"CommandStatus" and c."createdAt" < ${cutoff}
+              and (c."createdAt", c.id) > (${after.at}, ${after.id}::uuid)
+            order by c."createdAt", c.id limit ${batchSize}),
+          del as (
+            delete from "AgentCommand" d using batch
+            where d.id = batch.id
+              and (d.status <> 'acked' or exists (
+                select 1 from "AgentEvent" e where e."commandId" = d.id and e.type = 'command_result' and e."processedAt" is not null))
+              and not exists (select 1 from "AgentEvent" e where e."commandId" = d.id and e."processedAt" is null)
+            returning d.id)
+          select (select count(*) from del)::int as deleted, (select count(*) from batch)::int as scanned,
+                 l."createdAt" as "lastAt", l.id::text as "lastId"
+          from (select 1) one left join (select * from batch order by "createdAt" desc, id desc limit 1) l on true`;
+        return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastAt ? { at: r!.lastAt, id: String(r!.lastId) } : null };
+      });
     }
   }
 
-  const events = await inBatches(b, () => db.$executeRaw`
-    with kept as (
-      select "pendingFinalEventId" as id from "Session" where "pendingFinalEventId" is not null
-      union select unnest("deferredEventIds") from "Session" where cardinality("deferredEventIds") > 0)
-    delete from "AgentEvent" where id in (
-      select e.id from "AgentEvent" e
-      where e."processedAt" < ${cutoff}
-        and not exists (select 1 from kept where kept.id = e.id)
-        and not (e.type = 'command_result' and e."commandId" is not null
-                 and exists (select 1 from "AgentCommand" c where c.id = e."commandId"))
-      order by e."processedAt" limit ${batchSize})`);
+  const events = await inBatches(b, 'events', { at: EPOCH, id: 0n }, async (after) => {
+    const [r] = await db.$queryRaw<Row[]>`
+      with kept as (
+        select "pendingFinalEventId" as id from "Session" where "pendingFinalEventId" is not null
+        union select unnest("deferredEventIds") from "Session" where cardinality("deferredEventIds") > 0),
+      batch as (
+        select e.id, e."processedAt" from "AgentEvent" e
+        where e."processedAt" < ${cutoff} and (e."processedAt", e.id) > (${after.at}, ${after.id})
+        order by e."processedAt", e.id limit ${batchSize}),
+      del as (
+        delete from "AgentEvent" d using batch
+        where d.id = batch.id
+          and not exists (select 1 from kept where kept.id = d.id)
+          and not (d.type = 'command_result' and d."commandId" is not null
+                   and exists (select 1 from "AgentCommand" c where c.id = d."commandId"))
+        returning d.id)
+      select (select count(*) from del)::int as deleted, (select count(*) from batch)::int as scanned,
+             l."processedAt" as "lastAt", l.id as "lastId"
+      from (select 1) one left join (select * from batch order by "processedAt" desc, id desc limit 1) l on true`;
+    return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastAt ? { at: r!.lastAt, id: BigInt(r!.lastId!) } : null };
+  });
 
   // The newest row of each group is kept; computed once (rows written meanwhile only keep more).
   const newest = (await db.$queryRaw<{ id: bigint }[]>`
     select max(id) as id from "Outbox" group by channel, "chatId", "sessionId", kind`).map((r) => r.id);
-  const outbox = await inBatches(b, () => db.$executeRaw`
-    delete from "Outbox" where id in (
-      select o.id from "Outbox" o
-      where o.status = 'sent' and o."sentAt" < ${cutoff} and o.id <> all(${newest}::bigint[])
-      order by o.id limit ${batchSize})`);
+  const outbox = await inBatches(b, 'outbox', 0n, async (after) => {
+    const [r] = await db.$queryRaw<Row[]>`
+      with batch as (
+        select o.id from "Outbox" o
+        where o.id > ${after} and o.status = 'sent' and o."sentAt" < ${cutoff}
+        order by o.id limit ${batchSize}),
+      del as (
+        delete from "Outbox" d using batch where d.id = batch.id and d.id <> all(${newest}::bigint[]) returning d.id)
+      select (select count(*) from del)::int as deleted, (select count(*) from batch)::int as scanned,
+             null::timestamptz as "lastAt", (select max(id) from batch) as "lastId"`;
+    return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
+  });
 
   return { commands, events, outbox };
 }
