@@ -83,3 +83,47 @@ describe.each(['codex', 'claude'] as Executor[])('%s', (executor) => {
     await assertInvariants(sys, [s.id]);
   });
 });
+
+// Domain README decision 15: a session closed before any message has no journal to archive (the CLI
+// writes it with the first prompt). That is said in the close evidence (`journal: 'none'`), and a
+// resume fails at once with that reason — no CLI is started, the record stays as it was.
+describe.each(['codex', 'claude'] as Executor[])('%s closed before any message', (executor) => {
+  it('archived without an archive copy, the close evidence says journal none; resume fails cleanly with "nothing to resume"', async () => {
+    const s = await sys.createSession(executor, sys.folder(`empty-${executor}`));
+    await sys.waitState(s.id, 'Ready');
+    const old = await sys.identity(s.id);
+    await sys.close(s.id);
+    const archived = await sys.waitState(s.id, 'Archived');
+    expect(procAlive(old.cliPid) && procStartTime(old.cliPid) === old.cliStartTime).toBe(false);
+    const close = (await sys.evidence(s.id)).filter((e) => e.event === 'process_exited_verified' && e.fromState === 'Closing').at(-1);
+    const copy = await sys.db.archiveCopy.findUnique({ where: { sessionId: s.id } });
+    // Codex writes nothing before the first prompt. Claude sometimes leaves, on exit, a journal of
+    // only its mode lines: it is archived, and said to hold no conversation.
+    if (copy) {
+      expect(executor).toBe('claude');
+      expect(close?.evidence).toMatchObject({ verified: true, journal: 'archived_empty' });
+    } else {
+      expect(close?.evidence).toMatchObject({ verified: true, journal: 'none' });
+    }
+
+    const commandsBefore = (await commandTypes(s.id)).length;
+    await sys.resume(s.id);
+    await waitUntil('resume failure reported', async () => (await sys.outbox(s.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'), 45_000);
+    const after = await sys.waitState(s.id, 'Archived');
+    const strip = (r: Record<string, unknown>) => {
+      const { state, version, observerGeneration, updatedAt, ...rest } = r;
+      return rest;
+    };
+    expect(strip(after)).toEqual(strip(archived));
+    const notices = (await sys.outbox(s.id)).filter((o) => (o.payload as { kind?: string }).kind === 'resume_failed');
+    expect(notices).toHaveLength(1);
+    expect((notices[0]!.payload as { cause?: string }).cause).toMatch(/^nothing to resume/);
+    // Only the resume command itself; the agent started no CLI for it.
+    expect((await commandTypes(s.id)).slice(commandsBefore)).toEqual(['resume_session']);
+    const cmd = await sys.db.agentCommand.findFirstOrThrow({ where: { sessionId: s.id, type: 'resume_session' }, select: { id: true } });
+    await waitUntil('the resume answered', async () => sys.db.agentEvent.findFirst({ where: { commandId: cmd.id, type: 'command_result' } }), 20_000);
+    const answer = await sys.db.agentEvent.findFirstOrThrow({ where: { commandId: cmd.id, type: 'command_result' } });
+    expect(JSON.stringify(answer.payload)).toContain('"empty":true');
+    expect(sys.turns(executor, archived.nativeSessionId ?? 'none')).toHaveLength(0);
+  });
+});

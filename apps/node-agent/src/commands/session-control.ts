@@ -9,6 +9,7 @@ import {
 import { isAlive, procStat } from '../executors/proc-tree.ts';
 import { identityFromReport, mapHostEvent, reportIdentity } from './host-event-map.ts';
 import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
+import { journalHoldsConversation } from './journal-content.ts';
 import { DELIVERY_MARKS, type SessionRecord, SessionRegistry } from './registry.ts';
 import { crashPoint } from '../test-crash.ts';
 
@@ -173,6 +174,14 @@ export class SessionControl {
       this.send(sessionId, 'resume_confirmed', { identity: reportIdentity(rec.identity) });
       return { ok: true, alreadyRunning: true };
     }
+    if (rec?.status === 'closed' && journalState(rec, [rec.identity?.journalPath, p.archivedJournal?.path, rec.archivedJournal?.path]) === 'none') {
+      // Closed before its CLI held any conversation (no journal, or one with no conversation in it,
+      // and nothing ever typed): there is nothing to reopen, and no CLI is started to find that out
+      // (domain README, decision 15).
+      const reason = 'nothing to resume: this session was closed before it held any conversation (no journal was written)';
+      this.send(sessionId, 'resume_failed', { reason });
+      return { ok: false, error: reason, empty: true };
+    }
     const openTurns = rec?.status === 'exited' ? rec.turns : [];
     const restored = await this.restoreJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
     await this.dropDeadPane(rec);
@@ -268,7 +277,7 @@ export class SessionControl {
     if (!rec) return { ok: false, error: 'unknown session' };
     if (rec.status === 'closed') {
       // Asked again (the hub re-issues a close after a reconnect): the same verified facts, once more.
-      this.send(sessionId, 'session_closed', { evidence: { verified: true, repeated: true, nativeSessionId: rec.identity?.nativeId ?? null }, ...(rec.archivedJournal ? { archivedJournal: rec.archivedJournal } : {}) });
+      this.send(sessionId, 'session_closed', { evidence: { verified: true, repeated: true, nativeSessionId: rec.identity?.nativeId ?? null, journal: closeJournal(rec, null, rec.archivedJournal) }, ...(rec.archivedJournal ? { archivedJournal: rec.archivedJournal } : {}) });
       return { ok: true, already: true };
     }
     let host = this.hosts.get(sessionId);
@@ -296,6 +305,7 @@ export class SessionControl {
     const evidence = {
       verified, pids: ev.pids.join(','), lingering: ev.lingering.join(','), exitStatus: ev.exitStatus, paneDead: ev.paneDead,
       escalation: ev.escalation.join(','), nativeSessionId: rec.identity?.nativeId ?? null,
+      journal: closeJournal(rec, journal, archivedJournal),
     };
     if (verified) {
       if (rec.identity) await this.o.tmux.killSession(rec.identity.tmuxSession).catch(() => undefined);
@@ -445,8 +455,26 @@ export function mayHaveTyped(rec: SessionRecord | undefined): string | null {
   if (rec.turns.length > 0 || rec.unconfirmed.length > 0 || (rec.recent?.length ?? 0) > 0) return 'its CLI took a turn';
   if (rec.journalOffset > 0) return 'its journal was read';
   const journal = rec.identity?.journalPath;
-  if (journal && existsSync(journal)) return `its journal exists (${path.basename(journal)})`;
+  if (journal && existsSync(journal) && journalHoldsConversation(journal)) return `its journal holds a conversation (${path.basename(journal)})`;
   return null;
+}
+
+/**
+ * What a close found of the session's native journal when none was archived: `none` when no journal
+ * file exists and nothing was ever typed into this session's CLI here (the CLI writes its journal only
+ * with the first prompt), `missing` when something may have been typed but no file is found.
+ */
+function journalState(rec: SessionRecord, files: (string | null | undefined)[]): 'none' | 'missing' | 'present' {
+  const existing = files.filter((f): f is string => typeof f === 'string' && existsSync(f));
+  if (existing.some((f) => journalHoldsConversation(f))) return 'present';
+  return mayHaveTyped({ ...rec, identity: null }) === null ? 'none' : 'missing';
+}
+
+/** The close evidence's `journal`: `archived`, `archived_empty` (a copy of a journal without any conversation), `none`, `missing`, `present`. */
+function closeJournal(rec: SessionRecord, journal: string | null, archived: { path?: unknown } | null | undefined): string {
+  const state = journalState(rec, [journal, rec.identity?.journalPath, typeof archived?.path === 'string' ? archived.path : null]);
+  if (!archived) return state;
+  return state === 'none' ? 'archived_empty' : 'archived';
 }
 
 function safeIdentity(host: SessionHost): SessionIdentity | null {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionRecord } from './registry.ts';
+import { journalHoldsConversation } from './journal-content.ts';
 import { mayHaveTyped } from './session-control.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'bria-start-again-'));
@@ -33,7 +34,29 @@ describe('mayHaveTyped', () => {
     expect(mayHaveTyped(rec({ recent: [{ event: 'evidence_unknown', payload: {} }] }))).toMatch(/took a turn/);
     expect(mayHaveTyped(rec({ journalOffset: 10 }))).toMatch(/journal was read/);
     const journal = path.join(dir, 'present.jsonl');
-    writeFileSync(journal, '{}\n');
-    expect(mayHaveTyped(rec({ identity: identity(journal) }))).toMatch(/journal exists/);
+    writeFileSync(journal, '{"type":"user"}\n');
+    expect(mayHaveTyped(rec({ identity: identity(journal) }))).toMatch(/journal holds a conversation/);
+    // Claude's mode-only journal (written on exit before any prompt) is no conversation.
+    const meta = path.join(dir, 'meta-only.jsonl');
+    writeFileSync(meta, '{"type":"mode","mode":"normal"}\n');
+    expect(mayHaveTyped(rec({ identity: identity(meta) }))).toBeNull();
+  });
+});
+
+describe('journalHoldsConversation', () => {
+  const file = (name: string, text: string) => {
+    const f = path.join(dir, name);
+    writeFileSync(f, text);
+    return f;
+  };
+  it('a journal of only mode lines (Claude exiting before its first prompt) holds none', () => {
+    expect(journalHoldsConversation(file('meta.jsonl', '{"type":"mode","mode":"normal"}\n{"type":"permission-mode","permissionMode":"default"}\n'))).toBe(false);
+    expect(journalHoldsConversation(file('blank.jsonl', ''))).toBe(false);
+  });
+  it('anything else, or doubt, holds one', () => {
+    expect(journalHoldsConversation(file('user.jsonl', '{"type":"mode"}\n{"type":"user","message":{}}\n'))).toBe(true);
+    expect(journalHoldsConversation(file('codex.jsonl', '{"type":"session_meta","payload":{}}\n'))).toBe(true);
+    expect(journalHoldsConversation(file('torn.jsonl', '{"type":"mode"}\n{"type":'))).toBe(true);
+    expect(journalHoldsConversation(path.join(dir, 'nope.jsonl'))).toBe(true);
   });
 });

@@ -92,7 +92,13 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
     }
     case 'session_closed': {
       if (e.payload.archivedJournal) await upsertArchiveCopy(ctx.tx, row.id, e.payload.archivedJournal);
-      return fact({ type: e.payload.evidence.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence: e.payload.evidence });
+      // The close evidence says what became of the journal: `archived` / `archived_empty` (an
+      // ArchiveCopy row), `none` (the CLI never wrote one: closed before any message, so the session
+      // is archived without a copy — domain README, decision 15), `missing` or `present` (not
+      // archived), `unreported` (an agent from before this field).
+      const said = e.payload.evidence.journal;
+      const journal = typeof said === 'string' ? said.slice(0, 32) : e.payload.archivedJournal ? 'archived' : 'unreported';
+      return fact({ type: e.payload.evidence.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence: { ...e.payload.evidence, journal } });
     }
     case 'turn_accepted': {
       // The identity learned with the receipt (a Codex rollout path), for the same native session and
