@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from '@grammyjs/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { procAlive } from '../../packages/testkit/src/system.ts';
+import { procAlive, waitUntil } from '../../packages/testkit/src/system.ts';
 import { startWorld, type World } from './world.ts';
 
 // Several sessions from one chat over the real system (real Claude Code, mock model): background
@@ -154,6 +154,36 @@ describe('sessions from the chat', () => {
     expect([after.state, after.nativeSessionId, after.folder, after.title]).toEqual(['Archived', ghost.nativeSessionId, ghost.folder, ghost.title]);
     expect(await w.sys.db.session.count()).toBe(sessionsBefore);
     expect(w.sys.turns('claude', ghost.nativeSessionId as string)).toHaveLength(0);
+  });
+
+  it('a resume that fails while the bot is down: after its restart the status becomes the one notice; no card', async () => {
+    const ghost = await w.sys.db.session.create({ data: {
+      id: randomUUID(), nodeId: w.sys.nodeId, executor: 'claude', nativeSessionId: randomUUID(), folder: w.sys.folder('gone-too'), state: 'Archived',
+      launchSource: 'discovered', observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), nativeLastActivity: new Date(), title: 'another old session',
+    } });
+    const from = w.lastId();
+    w.say('/archive');
+    const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-1') ?? false));
+    w.press(list, 'Resume 1');
+    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming another old session…') ?? false), 15_000);
+    // Killed once the status is recorded as sent (a kill between Telegram's answer and that record is
+    // the outbox's documented window: the status could then be shown twice).
+    await waitUntil('the status recorded', async () => (await w.sys.outbox(ghost.id)).find((r) => r.kind === 'resume_status' && r.status === 'sent'), 10_000);
+    await w.bot.kill();
+    // The engine decides while no bot runs: its resume_failed row waits in the outbox.
+    await waitUntil('the resume_failed row', async () => (await w.sys.outbox(ghost.id)).find((r) => r.kind === 'resume_failed'), 45_000);
+    expect(w.botMessagesAfter(list.message_id).map((m) => m.message_id)).toEqual([status.message_id]);
+    await w.bot.start();
+    const notice = await w.waitFor((m) => m.message_id === status.message_id && (m.text?.startsWith('The archived session could not be resumed') ?? false), 30_000);
+    expect(w.buttons(notice).map((x) => x.text)).toEqual(['New session']);
+    await w.waitCard((t) => t.includes('bg-a'), 15_000);
+    await sleep(2500);
+    // Exactly one message about the attempt, then the card of the session active before; no card of the ghost ever.
+    const after = w.botMessagesAfter(list.message_id);
+    expect(after.map((m) => m.message_id)).toEqual([status.message_id, (await w.card()).message_id]);
+    expect([...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) => String(c.params.text).includes(`Folder: ${ghost.folder}`))).toEqual([]);
+    expect((await w.sys.session(ghost.id)).state).toBe('Archived');
+    expect((await w.sys.outbox(ghost.id)).map((r) => [r.kind, r.status])).toEqual(expect.arrayContaining([['resume_status', 'sent'], ['resume_failed', 'sent']]));
   });
 
   it('the bot SIGKILLed mid-turn and started again delivers the final exactly once', async () => {

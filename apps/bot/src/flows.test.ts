@@ -220,15 +220,35 @@ describe('sessions, background completion and archive', () => {
     press(await waitFor((m) => m.text?.startsWith('Архив') ?? false), /1$/);
     const notice = await waitFor((m) => m.text?.startsWith('Не удалось возобновить сессию из архива: её компьютер не в сети.') ?? false);
     expect(await activeOn(nodeId)).toBe(b);
-    // One message: the status "Возобновляю …" became the notice; no card was posted.
+    // One message: the status row, still held back, became the notice; no status or card was sent.
     await new Promise((r) => setTimeout(r, 300));
     expect(h.fake.chatMessages().filter((m) => m.from?.is_bot && m.message_id >= notice.message_id)).toHaveLength(1);
-    expect(h.fake.calls('sendMessage').some((c) => String(c.params.text).includes('old one'))).toBe(true);
+    expect(h.fake.calls('sendMessage').some((c) => String(c.params.text).includes('old one') && !String(c.params.text).includes('Архив'))).toBe(false);
     expect(h.fake.chatMessages().some((m) => m.text?.includes('old one') && !m.text.startsWith('Архив'))).toBe(false);
     expect((await db.session.findUniqueOrThrow({ where: { id: ghost } })).state).toBe('Archived');
     expect(await db.agentCommand.count({ where: { sessionId: ghost } })).toBe(0);
     expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).flow).toBeNull();
   });
+  it('the bot stopped between Resume and asking core: the held status, once due, is the one notice and the chat goes back', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const b = await seedSession(db, { nodeId, state: 'Ready', title: 'B' });
+    const ghost = await seedSession(db, { nodeId, state: 'Archived', title: 'old one' });
+
+    // What a press leaves behind when the process dies before resumeSession: the active session
+    // switched, the way back recorded, the status row written (held, now due); nothing asked of core.
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId, flow: { kind: 'resumeReturn', sessionId: ghost, nodeId, previousSessionId: b } } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: ghost } });
+    await db.outbox.create({
+      data: { channel: 'telegram', dedupeKey: `resume_status:${ADA}:${ghost}:1`, kind: 'resume_status', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_status', sessionId: ghost, nodeId, title: 'old one', askedAfter: '0' } },
+    });
+    const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the bot stopped before it could ask the computer; press Resume again.') ?? false);
+    expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
+    await waitFor((m) => (m.message_id > notice.message_id && m.text?.includes('\nB\n')) ?? false);
+    expect(await activeOn(nodeId)).toBe(b);
+    expect(h.fake.chatMessages().some((m) => m.text?.startsWith('Resuming'))).toBe(false);
+    expect((await db.session.findUniqueOrThrow({ where: { id: ghost } })).state).toBe('Archived');
+  });
+
   it('Open on a notice about another computer\'s session selects that computer, so the next text goes to the session shown', async () => {
     const desk = await seedNode(db, { name: 'desk' });
     const laptop = await seedNode(db, { name: 'laptop' });

@@ -1,27 +1,37 @@
 import { isAppError } from '@bria/core/domain';
 import type { BotContext } from '../context.ts';
 import { showCard } from '../card/card-service.ts';
-import { enqueueBotRow, openResumeStatus } from '../outbox/outbox-store.ts';
+import { enqueueBotRow, openResumeStatus, releaseBotRow, rewriteBotRow, withdrawBotRow } from '../outbox/outbox-store.ts';
 import { getActiveSession, type ResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
-import { getSessionView, OPEN_STATES, type SessionView } from '../store/sessions-read.ts';
+import { getSessionView, lastEvidenceId, OPEN_STATES, type SessionView } from '../store/sessions-read.ts';
 
 const OPEN = new Set<string>(OPEN_STATES);
 
 const titleOf = (s: SessionView) => (s.title ?? s.firstPrompt ?? s.folder).replace(/\s+/g, ' ').slice(0, 80);
+
+/** How long a status waits for the press to finish asking core (the bot may die in between). */
+export const STATUS_HOLD_MS = 30_000;
 
 /**
  * Queues the plain "Resuming <title>…" status (SPEC §3: a failed resume creates no card, so none is
  * shown before the resume succeeded). It goes through the outbox, ahead of every row the engine
  * writes about this resume, so the engine's card update turns it into the card and its
  * `resume_failed` turns it into the one notice (outbox/deliver.ts), whichever process sends them.
- * The key holds the session version at the press: two presses of the same archived session give one
- * status; a later attempt (the version moved on) gets its own.
+ * The row is held back until the press
+ * has asked core (`releaseBotRow`); if the bot dies before that, it becomes due after
+ * STATUS_HOLD_MS and, finding the session untouched, is delivered as the notice instead.
  */
-async function queueStatus(ctx: BotContext, s: SessionView): Promise<string> {
+async function queueStatus(ctx: BotContext, s: SessionView, hold: boolean): Promise<string> {
   const { deps, chatId } = ctx.bria;
-  const key = `resume_status:${chatId}:${s.id}:${s.version}`;
-  await enqueueBotRow(deps.db, { dedupeKey: key, kind: 'resume_status', chatId, sessionId: s.id, payload: { kind: 'resume_status', sessionId: s.id, nodeId: s.nodeId, title: titleOf(s) } });
-  deps.wakeOutbox?.();
+  // One status per press: the update id (a redelivered update gives the same key, so no second status).
+  const key = `resume_status:${chatId}:${s.id}:${ctx.update.update_id}`;
+  const now = new Date();
+  await enqueueBotRow(deps.db, {
+    dedupeKey: key, kind: 'resume_status', chatId, sessionId: s.id, now, dueAt: hold ? new Date(now.getTime() + STATUS_HOLD_MS) : now,
+    // The newest transition record before the press: a resume_requested after it means core was asked.
+    payload: { kind: 'resume_status', sessionId: s.id, nodeId: s.nodeId, title: titleOf(s), askedAfter: String(await lastEvidenceId(deps.db, s.id)) },
+  });
+  if (!hold) deps.wakeOutbox?.();
   return key;
 }
 
@@ -29,9 +39,8 @@ async function queueStatus(ctx: BotContext, s: SessionView): Promise<string> {
  * Resume pressed (in /archive or in the /new flow's offer). The resumed session becomes the node's
  * active one at once (messages typed while it resumes are queued for it), but no card is posted
  * until it has resumed: the chat shows a status message instead. A resume that cannot even be asked
- * for (computer offline, no native id, an unexpected error) turns that status into the one notice
- * through a `resume_failed` row of the bot's own; one that fails on the node does so through the
- * engine's `resume_failed` row.
+ * for (computer offline, no native id, an unexpected error) turns the status row, still unsent, into
+ * the one notice; one that fails on the node does so through the engine's `resume_failed` row.
  */
 export async function resumeFromChat(ctx: BotContext, sessionId: string): Promise<void> {
   const { deps, chatId, t } = ctx.bria;
@@ -41,7 +50,7 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
   if (s.state === 'Resuming') {
     // Pressed again, or resumed from the dashboard: this chat follows it through a status of its own.
     await setActiveSession(deps.db, chatId, s.nodeId, sessionId);
-    if (!(await openResumeStatus(deps.db, chatId, sessionId))) await queueStatus(ctx, s);
+    if (!(await openResumeStatus(deps.db, chatId, sessionId))) await queueStatus(ctx, s, false);
     return;
   }
   if (OPEN.has(s.state)) {
@@ -54,14 +63,21 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
   const back: ResumeReturn | null = previous && previous !== sessionId ? { kind: 'resumeReturn', sessionId, nodeId: s.nodeId, previousSessionId: previous } : null;
   if (back) await updateChat(deps.db, chatId, { flow: back });
   await setActiveSession(deps.db, chatId, s.nodeId, sessionId);
-  const statusKey = await queueStatus(ctx, s);
+  const statusKey = await queueStatus(ctx, s, true);
   if (back) ctx.bria.chat.flow = back;
   try {
     await deps.actions.resumeSession({ chatId, sessionId });
+    await releaseBotRow(deps.db, statusKey);
+    deps.wakeOutbox?.();
   } catch (error) {
     const now = await getSessionView(deps.db, sessionId);
-    // Resumed from elsewhere in the meantime: the engine's rows settle the status as for this press.
-    if (now !== null && OPEN.has(now.state)) return;
+    // Pressed twice, or resumed from elsewhere in the meantime: the status of the press that asked
+    // (or the card) tells the user; this one is withdrawn unsent.
+    if (now !== null && OPEN.has(now.state)) {
+      await withdrawBotRow(deps.db, statusKey);
+      if (!(await openResumeStatus(deps.db, chatId, sessionId))) await showCard({ api: ctx.api, db: deps.db, chatId, sessionId, fresh: true });
+      return;
+    }
     // Nothing was started: the chat stays where it was, and the status becomes the one notice.
     await setActiveSession(deps.db, chatId, s.nodeId, previous);
     if (back) {
@@ -72,7 +88,11 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
     if (isAppError(error) && error.code === 'NODE_OFFLINE') cause = t('resume.causeOffline');
     else if (isAppError(error) && /native id/.test(error.message)) cause = t('resume.causeNoNativeId');
     else deps.log.error({ sessionId, code: isAppError(error) ? error.code : undefined, err: error instanceof Error ? error.message.slice(0, 200) : 'unknown' }, 'resume could not be asked for');
-    await enqueueBotRow(deps.db, { dedupeKey: `resume_refused:${statusKey}`, kind: 'resume_failed', chatId, sessionId, payload: { kind: 'resume_failed', sessionId, nodeId: s.nodeId, cause } });
+    // The status, not sent yet, becomes the notice itself: one message, no "Resuming" shown first.
+    const notice = { kind: 'resume_failed', sessionId, nodeId: s.nodeId, cause };
+    if (!(await rewriteBotRow(deps.db, statusKey, { kind: 'resume_failed', payload: notice }))) {
+      await enqueueBotRow(deps.db, { dedupeKey: `resume_refused:${statusKey}`, kind: 'resume_failed', chatId, sessionId, payload: notice });
+    }
     deps.wakeOutbox?.();
   }
 }

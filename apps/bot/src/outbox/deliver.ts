@@ -5,7 +5,7 @@ import { chatTranslator, showCard } from '../card/card-service.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
 import { getActiveSession, getChat, readResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
-import { getNodeView, getSessionView, OPEN_STATES } from '../store/sessions-read.ts';
+import { getNodeView, getSessionView, OPEN_STATES, resumeAskedSince } from '../store/sessions-read.ts';
 import { type ClaimedRow, openResumeStatus, settleResumeStatus } from './outbox-store.ts';
 
 /** The payloads the engine writes (mirrors core's `zOutboxPayload`; unknown extra fields are ignored). */
@@ -21,7 +21,7 @@ export const zPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('blocked_on_prompt'), ...ids, text: z.string() }),
   z.object({ kind: z.literal('attachment_failed'), ...ids, detail: z.string() }),
   /** Written by the bot when Resume is pressed: a plain status, never a card (features/resume.ts). */
-  z.object({ kind: z.literal('resume_status'), ...ids, title: z.string(), settled: z.boolean().optional() }),
+  z.object({ kind: z.literal('resume_status'), ...ids, title: z.string(), askedAfter: z.string().regex(/^\d+$/).optional(), settled: z.boolean().optional() }),
   z.object({ kind: z.literal('notice'), key: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
 ]);
 export type Payload = z.infer<typeof zPayload>;
@@ -126,9 +126,34 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
     case 'card_update':
       if (await settleResumed(ctx, row.chatId, payload.sessionId)) return [];
       return refreshCard(payload.sessionId);
-    case 'resume_status':
+    case 'resume_status': {
+      const s = await getSessionView(ctx.db, payload.sessionId);
+      const self = payload as unknown as Record<string, unknown>;
+      if (!s || (payload.askedAfter !== undefined && !OPEN.has(s.state) && !(await resumeAskedSince(ctx.db, s.id, BigInt(payload.askedAfter))))) {
+        // Never asked for: the bot stopped between the press and asking core (this row was held
+        // back, features/resume.ts). The session is untouched; the status is the one notice.
+        const kb = new InlineKeyboard().text(t('button.newSession'), cb.encode({ a: 'new', gen: chat?.cardGeneration ?? 0 }));
+        const ids = already.length > 0 ? [...already] : await send(escapeHtml(t('resume.failed', { cause: t('resume.causeInterrupted') })), kb);
+        if (already.length === 0) await ctx.onPart(ids);
+        await settleResumeStatus(ctx.db, row.id, self);
+        await restoreAfterFailedResume(ctx, row.chatId, payload);
+        return ids;
+      }
+      if (OPEN.has(s.state) && s.state !== 'Resuming') {
+        // Resumed before its status went out: the card (or, if another session is active now, a line with Open).
+        let ids: number[];
+        if ((await getActiveSession(ctx.db, row.chatId, s.nodeId)) === s.id) {
+          const id = await showCard({ api: ctx.api, db: ctx.db, chatId: row.chatId, sessionId: s.id, fresh: true });
+          ids = id === undefined ? [] : [id];
+        } else {
+          ids = await send(escapeHtml(t('resume.resumedAway', { title: payload.title })), new InlineKeyboard().text(t('button.open'), cb.encode({ a: 'open', gen: chat?.cardGeneration ?? 0, sessionId: s.id })));
+        }
+        await settleResumeStatus(ctx.db, row.id, self);
+        return ids;
+      }
       // Plain text without buttons: nothing in it can go stale. It becomes the card or the one notice.
       return send(escapeHtml(t('resume.resuming', { title: payload.title })));
+    }
     case 'progress':
       // The card leaves "closing" too (no later card update follows an archived session); edits are idempotent on a retry.
       if (payload.topic === 'close' && payload.phase === 'done') {

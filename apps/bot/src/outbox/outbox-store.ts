@@ -81,10 +81,10 @@ export async function releaseHeldFinal(db: Db, o: { chatId: bigint; sessionId: s
  * outbox as the engine's rows, so it keeps the chat's order and its Telegram message id is recorded
  * durably. A repeat of the key is a no-op. Returns whether it was new.
  */
-export async function enqueueBotRow(db: Db, o: { dedupeKey: string; kind: string; chatId: bigint; sessionId: string; payload: object; now?: Date }): Promise<boolean> {
+export async function enqueueBotRow(db: Db, o: { dedupeKey: string; kind: string; chatId: bigint; sessionId: string; payload: object; now?: Date; dueAt?: Date }): Promise<boolean> {
   const now = o.now ?? new Date();
   const r = await db.outbox.createMany({
-    data: [{ channel: CHANNEL, dedupeKey: o.dedupeKey, kind: o.kind, chatId: o.chatId, sessionId: o.sessionId, payload: o.payload, nextAttemptAt: now, createdAt: now }],
+    data: [{ channel: CHANNEL, dedupeKey: o.dedupeKey, kind: o.kind, chatId: o.chatId, sessionId: o.sessionId, payload: o.payload, nextAttemptAt: o.dueAt ?? now, createdAt: now }],
     skipDuplicates: true,
   });
   return r.count === 1;
@@ -107,4 +107,21 @@ export async function openResumeStatus(db: Db, chatId: bigint, sessionId: string
 /** The status message became the card or the notice: it is never turned into anything again. */
 export async function settleResumeStatus(db: Db, id: bigint, payload: Record<string, unknown>): Promise<void> {
   await db.outbox.update({ where: { id }, data: { payload: { ...payload, settled: true } }, select: { id: true } });
+}
+
+/** A bot row held back (`dueAt`) becomes due now; false when it was already claimed or sent. */
+export async function releaseBotRow(db: Db, dedupeKey: string, now = new Date()): Promise<boolean> {
+  const r = await db.outbox.updateMany({ where: { channel: CHANNEL, dedupeKey, status: 'pending' }, data: { nextAttemptAt: now } });
+  return r.count === 1;
+}
+
+/** A held-back row, still unsent, becomes another one (same place in the chat's order); false when it was already claimed or sent. */
+export async function rewriteBotRow(db: Db, dedupeKey: string, o: { kind: string; payload: object; now?: Date }): Promise<boolean> {
+  const r = await db.outbox.updateMany({ where: { channel: CHANNEL, dedupeKey, status: 'pending' }, data: { kind: o.kind, payload: o.payload, nextAttemptAt: o.now ?? new Date() } });
+  return r.count === 1;
+}
+
+/** A held-back row that has nothing to say any more is withdrawn before it is sent. */
+export async function withdrawBotRow(db: Db, dedupeKey: string): Promise<void> {
+  await db.outbox.deleteMany({ where: { channel: CHANNEL, dedupeKey, status: 'pending' } });
 }

@@ -79,3 +79,14 @@ export async function readSettingsView(db: Db): Promise<{ lifetimeHours: number 
   const row = await db.settings.findUnique({ where: { id: 1 }, select: { lifetimeHours: true, resumeRecommendations: true, allowedTelegramUsers: true } });
   return row ?? { lifetimeHours: 12, resumeRecommendations: false, allowedTelegramUsers: [] };
 }
+
+/** The newest transition record of a session (0 without one): a mark to compare later records with. */
+export async function lastEvidenceId(db: Db, sessionId: string): Promise<bigint> {
+  const row = await db.sessionEvidence.findFirst({ where: { sessionId }, orderBy: { id: 'desc' }, select: { id: true } });
+  return row?.id ?? 0n;
+}
+
+/** Whether a resume of this session was asked for after the mark (its `resume_requested` record). */
+export async function resumeAskedSince(db: Db, sessionId: string, mark: bigint): Promise<boolean> {
+  return (await db.sessionEvidence.count({ where: { sessionId, event: 'resume_requested', id: { gt: mark } } })) > 0;
+}

@@ -82,6 +82,7 @@ export const en = {
   'background.done': 'A background session finished: {title}',
   'resume.resuming': 'Resuming {title}… Messages you send now go to it once it is ready.',
   'resume.resumedAway': 'Resumed in the background: {title}',
+  'resume.causeInterrupted': 'the bot stopped before it could ask the computer; press Resume again',
   'resume.causeUnexpected': 'Bria could not ask for it (an unexpected error)',
   'resume.failed': 'The archived session could not be resumed: {cause}. Its archive record is unchanged. You can open a new session and ask the agent to recover the context from the archived one.',
   'notice.closed': 'The session was closed and moved to the archive.',
