@@ -36,9 +36,9 @@ export interface DeliverContext {
 /**
  * After a failed resume the chat is not left without an active session: if the failed one is still
  * the node's active session, the one that was active before Resume was pressed (if still open)
- * becomes active again and its card is posted under the notice. Without one, the failed session's
- * card (edited above: archived, Sessions / New session) and the notice's New session button say
- * what to do next. Running it twice changes nothing (the failed session is no longer active).
+ * becomes active again and its card is posted under the notice. Without one, the notice's New
+ * session button says what to do next (no card of the failed session was ever shown, SPEC §3).
+ * Running it twice changes nothing (the failed session is no longer active).
  */
 async function restoreAfterFailedResume(ctx: DeliverContext, chatId: bigint, p: { sessionId: string; nodeId: string }): Promise<void> {
   if ((await getActiveSession(ctx.db, chatId, p.nodeId)) !== p.sessionId) return;
