@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Ledger } from './ledger.ts';
 
 // A crash (SIGKILL, no goodbye) at each step of a ledger rewrite leaves a valid ledger that still
@@ -18,9 +18,15 @@ function runChild(dir: string, now: number, crash: string, ...extra: string[]) {
   });
 }
 
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
 /** 300 old done commands (answers acked), 1 old done with its answer unacked, 1 unfinished, 5 recent. */
 function buildLedger(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'bria-ledger-crash-'));
+  dirs.push(dir);
   const l = new Ledger(dir, () => 'instance', { now: () => 0 });
   const run = (id: string, at: number) => {
     l.recordCommand({ id, command: 'probe', receivedAt: at, status: 'received' });

@@ -1,10 +1,18 @@
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Ledger } from './ledger.ts';
 
-const fresh = () => mkdtempSync(path.join(tmpdir(), 'bria-ledger-'));
+const dirs: string[] = [];
+const fresh = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bria-ledger-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 let n = 0;
 const newId = () => `instance-${++n}`;
 
