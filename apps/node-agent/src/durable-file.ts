@@ -1,19 +1,14 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { replaceFileDurably } from './ledger/replace-file.ts';
 
 /**
  * Crash-safe file writes for the agent's own state (ledger, session registry): what these return
  * from is on disk, and a crash leaves either the old or the new content, never a mix.
  */
 export function writeFileAtomically(file: string, text: string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
+  // One implementation for every state file: temp, fsync, rename, fsync of the folder (without the
+  // last step a power cut may bring back the old file).
+  replaceFileDurably(file, text);
 }
 
 /** Appends one JSON line and fsyncs it; a crash mid-write leaves at most a torn last line. */
