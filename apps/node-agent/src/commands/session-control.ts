@@ -9,6 +9,7 @@ import {
 import { isAlive, procStat } from '../executors/proc-tree.ts';
 import { identityFromReport, mapHostEvent, reportIdentity } from './host-event-map.ts';
 import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
+import { waitOutStartDialog } from './blocked-start.ts';
 import { journalHoldsConversation } from './journal-content.ts';
 import { DELIVERY_MARKS, type SessionRecord, SessionRegistry } from './registry.ts';
 import { crashPoint } from '../test-crash.ts';
@@ -42,6 +43,8 @@ export class SessionControl {
   readonly registry: SessionRegistry;
   private readonly hosts = new Map<string, SessionHost>();
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Starts left on a CLI dialog and watched until the user answers it (host, generation it reports under). */
+  private readonly dialogs = new Map<string, { host: SessionHost; generation: number }>();
 
   constructor(private readonly o: SessionControlOptions) {
     this.registry = new SessionRegistry(o.dir);
@@ -136,6 +139,13 @@ export class SessionControl {
       this.send(sessionId, 'session_ready', { identity: reportIdentity(rec.identity) });
       return { ok: true, alreadyRunning: true };
     }
+    const dialog = this.dialogs.get(sessionId);
+    if (dialog && this.hosts.get(sessionId) === dialog.host && !rec?.identity && rec?.status === 'live') {
+      // Its CLI still waits for the user on a dialog: asked again (recovery retry), that same CLI is
+      // kept and watched under the new generation — never ended and shown again every minute.
+      dialog.generation = p.generation;
+      return { ok: false, blocked: true, error: 'the CLI waits for the user to answer its dialog on the computer' };
+    }
     if (rec?.identity && !(await processGone(rec.identity))) {
       // The CLI this session was bound to still runs (the hub asks for a start while recovering a
       // session that never took a message): it is bound again exactly, never doubled by a second CLI.
@@ -157,14 +167,62 @@ export class SessionControl {
     this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], deliveries: [], recent: [], journalOffset: 0 });
     crashPoint('start:launching');
     const host = this.newHost(sessionId, p.executor, p.nativeSessionId);
+    const startedAt = Date.now();
     try {
       const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
       this.registry.put(sessionId, { identity: id });
       this.send(sessionId, 'session_ready', { identity: reportIdentity(id) });
       return { ok: true, nativeSessionId: id.nativeId };
     } catch (err) {
+      if (err instanceof ExecutorError && err.code === 'blocked_on_prompt') this.watchBlockedStart(sessionId, host, err, p, startedAt);
       return this.launchFailed(sessionId, host, err, 'start');
     }
+  }
+
+  /**
+   * A start that ended on a dialog the CLI shows (trust, permission, login): the CLI is left on it
+   * (never answered by Bria; the chat was told its text as `blocked_on_prompt`) and watched until the
+   * user answers it on the computer. Then the start is finished and `session_ready` sent, so the
+   * session does not stay Starting for ever; a CLI that died instead is a verified exit (the hub
+   * starts it again on its recovery schedule). Nothing was ever typed into it.
+   */
+  private watchBlockedStart(sessionId: string, host: SessionHost, err: ExecutorError, p: { generation: number; executor: Executor; nativeSessionId?: string }, startedAt: number): void {
+    const identity = err.details.identity as SessionIdentity | undefined;
+    if (!identity) return;
+    const watch = { host, generation: p.generation };
+    this.dialogs.set(sessionId, watch);
+    const current = () => {
+      const rec = this.registry.get(sessionId);
+      return this.dialogs.get(sessionId) === watch && this.hosts.get(sessionId) === host && rec?.generation === watch.generation && rec.status === 'live' && !rec.identity;
+    };
+    const driver = p.executor === 'claude' ? claudeDriver : codexDriver;
+    const reported = typeof err.details.promptText === 'string' ? err.details.promptText : null;
+    void waitOutStartDialog({
+      tmux: this.o.tmux, driver, env: this.o.env, identity, expectedId: p.nativeSessionId ?? null, startedAt, current, reported,
+      onBlocked: (text) => this.send(sessionId, 'blocked_on_prompt', { text: text.slice(0, 4000) }),
+    }).then((r) => this.serial(sessionId, async () => {
+      const still = current();
+      if (this.dialogs.get(sessionId) === watch) this.dialogs.delete(sessionId);
+      if (!still) return;
+      this.o.log('info', 'agent.blocked_start_ended', { sessionId, state: r.state, ...(r.state === 'mismatch' ? { reason: r.reason } : {}) });
+      if (r.state === 'ready') {
+        const h = this.newHost(sessionId, p.executor, r.identity.nativeId);
+        // Claude's journal appears only with the first prompt: until then it is found at the first delivery.
+        const j = r.identity.journalPath;
+        const a = await h.attach({ ...r.identity, journalPath: j && existsSync(j) ? j : null });
+        if (a.ok) {
+          const id = safeIdentity(h) ?? r.identity;
+          this.registry.put(sessionId, { identity: id });
+          this.send(sessionId, 'session_ready', { identity: reportIdentity(id) });
+          return;
+        }
+      }
+      if (r.state === 'abandoned') return;
+      // Died on (or after) its dialog, or not the CLI asked for: ended, never bound.
+      if (r.state !== 'dead') await this.o.tmux.killSession(identity.tmuxSession).catch(() => undefined);
+      this.registry.put(sessionId, { status: 'exited' });
+      this.send(sessionId, 'process_exited', { pids: [identity.cliPid], exitStatus: r.state === 'dead' ? r.exitStatus : null, paneDead: true, verified: true });
+    })).catch((e: Error) => this.o.log('error', 'agent.blocked_start_watch_failed', { sessionId, err: e.message }));
   }
 
   async resume(sessionId: string, p: { generation: number; executor: Executor; folder: string; nativeSessionId: string; permissionMode?: string; archivedJournal?: { path: string; sizeBytes: number; sha256: string } }): Promise<Result> {

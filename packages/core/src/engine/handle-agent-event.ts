@@ -144,7 +144,9 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       await patchSession(ctx.tx, row.id, { usage: e.payload as object });
       return;
     case 'blocked_on_prompt':
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'blocked_on_prompt', actor: 'agent', from: row.state, to: row.state, evidence: { seq: Number(ev.seq) }, at: ctx.now });
+      // Also while Starting: a CLI on a dialog (trust, permission, login) waits for the user on the
+      // computer; the text is kept with the evidence so the session's page can say what it waits for.
+      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'blocked_on_prompt', actor: 'agent', from: row.state, to: row.state, evidence: { seq: Number(ev.seq), text: e.payload.text.slice(0, 1000) }, at: ctx.now });
       await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `blocked:${row.id}:${ev.seq}`, payload: { kind: 'blocked_on_prompt', sessionId: row.id, nodeId: row.nodeId, text: e.payload.text } }));
       return;
     case 'evidence_unknown': {
