@@ -16,6 +16,7 @@ interface Fixtures {
 }
 
 export const test = base.extend<Fixtures>({
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright requires a destructured first parameter
   state: async ({}, use) => use(readState()),
   baseURL: async ({ state }, use) => use(state.baseURL),
   newLoginLink: async ({ state, request }, use) => {
@@ -30,6 +31,7 @@ export const test = base.extend<Fixtures>({
     await expect(page).toHaveURL(/\/$/);
     await use(page);
   },
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright requires a destructured first parameter
   saveShot: async ({}, use) => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await use(async (page, name) => {

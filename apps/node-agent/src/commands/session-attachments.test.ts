@@ -31,6 +31,7 @@ describe('storeAttachments (real files)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'bria-att-'));
     const [file] = await storeAttachments(path.join(dir, 'attachments'), 'sess', 'msg', [att(name, Buffer.from('x'))]);
     expect(path.dirname(file!)).toBe(path.join(dir, 'attachments', 'sess'));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the name must contain no control character
     expect(path.basename(file!)).toMatch(/^msg-[^./\\\u0000-\u001f][^/\\\u0000-\u001f]*$/);
     expect(readdirSync(path.join(dir, 'attachments'))).toEqual(['sess']);
   });

@@ -14,6 +14,7 @@ export class AttachmentNotStored extends Error {
 /** A file name reduced to one harmless path segment: no separators, control characters or leading dots. */
 export function safeFileName(name: string): string {
   const cleaned = name
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
     .replace(/[\u0000-\u001f\u007f/\\]/g, '_')
     .replace(/^[.\s]+/, '')
     .trim()
@@ -62,6 +63,7 @@ export async function storeAttachments(root: string, sessionId: string, messageI
 export function attachmentLine(file: string, a: Pick<Attachment, 'mime' | 'sizeBytes'>): string {
   const size = a.sizeBytes < 1024 ? `${a.sizeBytes} B` : `${Math.round(a.sizeBytes / 1024)} KB`;
   // The mime type comes from the sender: it must not add lines or keys to what the CLI reads.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is removed
   const mime = a.mime.replace(/[\u0000-\u001f\u007f()\]]/g, '').slice(0, 100) || 'application/octet-stream';
   return `[Attached file: ${file} (${mime}, ${size})]`;
 }

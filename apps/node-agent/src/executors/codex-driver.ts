@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CodexJournal } from '../journal/codex-journal.ts';
 import { asObject, asString } from '../journal/types.ts';
 import { detectBlockingPrompt, isAtPrompt, sessionIdFromStatus } from './screen.ts';
-import type { DriverContext, Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
+import type { Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
 
 export function codexHome(env: Env): string {
   return env.CODEX_HOME ?? join(env.HOME ?? '/', '.codex');

@@ -216,8 +216,10 @@ export class SessionHost extends HostEvents {
       case 'unknown':
         this.emit({ type: 'unknown', messageId, reason: o.reason, evidence: { records: o.evidence } });
         break;
-      default:
-        return o satisfies never;
+      default: {
+        const unexpected: never = o;
+        throw new Error(`unexpected turn outcome ${JSON.stringify(unexpected)}`);
+      }
     }
     turn.done = true;
   }

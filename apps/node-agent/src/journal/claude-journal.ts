@@ -138,7 +138,7 @@ export class ClaudeJournal {
       return { state: 'interrupted', reason: 'interrupted by user', evidence: { ...ref(terminal), recordIds: [terminal.uuid] } };
     }
     const last = terminal.parentUuid ? this.byUuid.get(terminal.parentUuid) : undefined;
-    if (!last || last.type !== 'assistant') {
+    if (last?.type !== 'assistant') {
       return { state: 'unknown', reason: 'turn_duration does not follow an assistant record', evidence: [ref(terminal)] };
     }
     const blocks = this.finalMessage(last);

@@ -24,6 +24,7 @@ describe('buildWrapperScript', () => {
     const script = join(dir, 'x.sh');
     writeFileSync(script, buildWrapperScript({
       cwd: dir,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, not JS templates
       command: ['sh', '-c', 'printf "%s|%s|%s|%s" "$PWD" "$NASTY" "${LEAK-unset}" "${TMUX-none}" > out; exit 3'],
       env: { NASTY: nasty, PATH: process.env.PATH ?? '/usr/bin:/bin', SKIPPED: undefined },
       exitFile,

@@ -31,6 +31,7 @@ export function buildWrapperScript(opts: WrapperScriptOptions): string {
     assignments.push(shellQuote(`${name}=${value}`));
   }
   // TERM describes the terminal tmux emulates for this pane, so it comes from the pane itself.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a JS template
   assignments.push('"TERM=${TERM:-tmux-256color}"');
   const exitFile = shellQuote(opts.exitFile);
   return [

@@ -10,6 +10,7 @@ export function LanguageSwitch({ chosen }: { chosen: string | null }) {
   const router = useRouter();
   const pick = (value: string) => {
     const secure = window.location.protocol === 'https:' ? '; Secure' : '';
+    // biome-ignore lint/suspicious/noDocumentCookie: one plain cookie the server reads; the Cookie Store API is missing in some browsers
     document.cookie = value
       ? `${LOCALE_COOKIE}=${value}; Path=/; Max-Age=31536000; SameSite=Lax${secure}`
       : `${LOCALE_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax${secure}`;

@@ -24,7 +24,7 @@ export class NodeWatch {
       this.seen.set(n.id, { online: n.online, instanceId: n.agentInstanceId });
       const restarted = prev?.online === true && n.online && prev.instanceId !== n.agentInstanceId;
       if ((!n.online && (!prev || prev.online)) || restarted) await this.each(n.id, WORKING, 'node_lost');
-      if (n.online && (!prev || !prev.online || restarted)) await this.each(n.id, WAITING_FOR_NODE, 'node_returned');
+      if (n.online && (!prev?.online || restarted)) await this.each(n.id, WAITING_FOR_NODE, 'node_returned');
     }
   }
 

@@ -46,7 +46,9 @@ try {
       const page = await caller.archive.list(input);
       const ms = performance.now() - t0;
       hits[name] = page.items.length;
-      if (run >= 3) (timings[name] ??= []).push(ms); // 3 warm-up rounds
+      if (run < 3) continue; // 3 warm-up rounds
+      timings[name] ??= [];
+      timings[name].push(ms);
     }
   }
   const summary = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, { p50: Number(pct(v, 50).toFixed(1)), p95: Number(pct(v, 95).toFixed(1)), rows: hits[k] }]));
