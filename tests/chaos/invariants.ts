@@ -27,8 +27,19 @@ export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSe
     if (s.launchSource !== 'discovered' && !mine.has(s.id)) v.push(`session ${s.id.slice(0, 8)} was created by nobody (a replacement session)`);
     if (s.nativeSessionId && rows.filter((r) => r.nativeSessionId === s.nativeSessionId).length !== 1) v.push(`native id ${s.nativeSessionId} maps to several Bria sessions`);
   }
+  // One exception, by decision (domain README 7): a Codex CLI that died before any conversation began
+  // is started again and shows a new id. Allowed only with the engine's `native_id_replaced`
+  // evidence for exactly that change, and only if no model ever saw the id that was replaced.
+  const replaced = await sys.db.sessionEvidence.findMany({ where: { event: 'native_id_replaced' }, select: { sessionId: true, evidence: true } });
+  const modelSaw = new Set((['claude', 'codex'] as const).flatMap((ex) => turns(ex)).map((r) => r.sessionId));
   for (const t of o.sessions) {
-    const seen = o.natives.get(t.id) ?? new Set();
+    const seen = new Set(o.natives.get(t.id) ?? []);
+    for (const r of replaced.filter((x) => x.sessionId === t.id)) {
+      const e = r.evidence as { previous?: string; now?: string };
+      if (!e.previous || !seen.has(e.previous)) continue;
+      if (modelSaw.has(e.previous)) v.push(`session ${t.id.slice(0, 8)} replaced native id ${e.previous}, which a model had already seen`);
+      else seen.delete(e.previous);
+    }
     if (seen.size > 1) v.push(`session ${t.id.slice(0, 8)} changed its native id: ${[...seen].join(', ')}`);
   }
   // Every native session the models were asked about is one Bria session's.
