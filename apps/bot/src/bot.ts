@@ -12,6 +12,7 @@ import { nodes } from './features/nodes.ts';
 import { settings } from './features/settings.ts';
 import { plainTextFallback } from './render/plain-fallback.ts';
 import { answerEveryCallback, refuseButton } from './features/stale.ts';
+import { replyWith } from './outbox/queue.ts';
 
 export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'settings', 'login'] as const;
 
@@ -35,8 +36,9 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
     const { t } = ctx.bria;
     const text = code === 'STALE_BUTTON' || code === 'STALE_GENERATION' ? t('button.stale') : code === 'INTERNAL' && /not available/.test(String((e as Error).message)) ? t('error.engineMissing') : t('error.generic');
     try {
-      if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text }).catch(() => ctx.reply(text));
-      else await ctx.reply(text);
+      // The apology to a press is the ephemeral answer; to a message, a reply through the outbox.
+      if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text }).catch(() => replyWith(ctx, deps, text, 'error'));
+      else await replyWith(ctx, deps, text, 'error');
     } catch {
       // The error boundary never throws: a failed apology is only logged above.
     }

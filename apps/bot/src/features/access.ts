@@ -4,6 +4,7 @@ import type { BotContext } from '../context.ts';
 import type { BotDeps } from '../deps.ts';
 import { readSettingsView } from '../store/sessions-read.ts';
 import { ensureChat } from '../store/chats.ts';
+import { replyWith } from '../outbox/queue.ts';
 
 /**
  * The door: only private chats with allow-listed users get through. Anyone else gets one polite
@@ -20,7 +21,7 @@ export function access(deps: BotDeps): Composer<BotContext> {
       deps.log.warn({ telegramUserId: from.id, update: ctx.message ? 'message' : ctx.callbackQuery ? 'callback' : 'other' }, 'refused a user who is not allow-listed');
       const t = translator(pickLanguage(from.language_code));
       if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: t('refusal') });
-      else if (ctx.message) await ctx.reply(t('refusal'));
+      else if (ctx.message) await replyWith(ctx, deps, t('refusal'));
       return;
     }
     const chatId = BigInt(ctx.chat?.id ?? from.id);

@@ -6,6 +6,7 @@ import { listArchived } from '../store/sessions-read.ts';
 import { askForNode, selectedNode } from './home.ts';
 import { resumeFromChat } from './resume.ts';
 import { refuseButton, staleButton } from './stale.ts';
+import { reply } from '../outbox/queue.ts';
 
 const PAGE = 5;
 
@@ -17,7 +18,7 @@ export function archive(): Composer<BotContext> {
     const node = await selectedNode(ctx);
     if (!node) return askForNode(ctx);
     const { rows, more } = await listArchived(deps.db, { nodeId: node.id, page, pageSize: PAGE });
-    if (rows.length === 0 && page === 0) return void (await ctx.reply(t('archive.none', { node: node.name })));
+    if (rows.length === 0 && page === 0) return void (await reply(ctx, t('archive.none', { node: node.name })));
     const gen = ctx.bria.chat.cardGeneration;
     const lines = [`<b>${escapeHtml(t('archive.title', { node: node.name, page: page + 1 }))}</b>`];
     const kb = new InlineKeyboard();
@@ -28,7 +29,7 @@ export function archive(): Composer<BotContext> {
       kb.text(`${t('button.resume')} ${i + 1}`, cb.encode({ a: 'resume', gen, sessionId: s.id, arg: 'a' }));
     });
     if (more) kb.row().text(t('button.more'), cb.encode({ a: 'arch', gen, arg: String(page + 1) }));
-    await ctx.reply(lines.join('\n'), { parse_mode: 'HTML', reply_markup: kb });
+    await reply(ctx, lines.join('\n'), { html: true, keyboard: kb });
   };
   c.command('archive', (ctx) => show(ctx, 0));
   c.callbackQuery(/^arch:/, async (ctx) => {

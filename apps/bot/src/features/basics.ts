@@ -4,19 +4,20 @@ import { contextTokens, formatLeft, outputTokens } from '../card/card-view.ts';
 import { escapeHtml } from '../render/index.ts';
 import { queueLength } from '../store/sessions-read.ts';
 import { activeSession, selectedNode, showHome } from './home.ts';
+import { reply } from '../outbox/queue.ts';
 
 /** `/start`, `/status`, `/login`. */
 export function basics(): Composer<BotContext> {
   const c = new Composer<BotContext>();
   c.command('start', async (ctx) => {
-    await ctx.reply(escapeHtml(ctx.bria.t('intro')), { parse_mode: 'HTML' });
+    await reply(ctx, escapeHtml(ctx.bria.t('intro')), { html: true });
     await showHome(ctx);
   });
   c.command('status', async (ctx) => {
     const { t, deps } = ctx.bria;
     const node = await selectedNode(ctx);
     const s = node ? await activeSession(ctx, node.id) : null;
-    if (!node || !s) return void (await ctx.reply(t('status.none')));
+    if (!node || !s) return void (await reply(ctx, t('status.none')));
     const tokens = contextTokens(s.executor, s.usage);
     const out = outputTokens(s.usage);
     const lines = [
@@ -28,7 +29,7 @@ export function basics(): Composer<BotContext> {
       ...(out !== undefined ? [t('status.output', { tokens: out.toLocaleString('en-US') })] : []),
       t('status.queue', { count: await queueLength(deps.db, s.id) }),
     ];
-    await ctx.reply(`<pre>${escapeHtml(lines.join('\n'))}</pre>`, { parse_mode: 'HTML' });
+    await reply(ctx, `<pre>${escapeHtml(lines.join('\n'))}</pre>`, { html: true });
   });
   c.command('login', async (ctx) => {
     const { t, deps } = ctx.bria;
@@ -37,7 +38,7 @@ export function basics(): Composer<BotContext> {
     const link = await deps.actions.createLoginLink({ telegramUserId: BigInt(from.id), name: from.first_name });
     const minutes = Math.max(1, Math.round((link.expiresAt.getTime() - (deps.now?.() ?? new Date()).getTime()) / 60_000));
     // The link is a secret: it goes to this private chat only and is never logged.
-    await ctx.reply(`${escapeHtml(t('login.link', { minutes }))}\n${escapeHtml(link.url)}`, { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });
+    await reply(ctx, `${escapeHtml(t('login.link', { minutes }))}\n${escapeHtml(link.url)}`, { html: true, noPreview: true });
   });
   return c;
 }

@@ -2,7 +2,7 @@ import { Composer } from 'grammy';
 import { isAppError } from '@bria/core/domain';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
-import { showCard } from '../card/card-service.ts';
+import { queueCard } from '../outbox/queue.ts';
 import { releaseHeldFinal } from '../outbox/outbox-store.ts';
 import { setActiveSession, updateChat } from '../store/chats.ts';
 import { getSessionView } from '../store/sessions-read.ts';
@@ -42,7 +42,7 @@ export function cardActions(): Composer<BotContext> {
           ctx.bria.chat.selectedNodeId = s.nodeId;
         }
         await ctx.answerCallbackQuery();
-        await showCard({ api: ctx.api, db: deps.db, chatId, sessionId: s.id, fresh: true });
+        await queueCard(ctx, { sessionId: s.id, fresh: true });
         // Its final, held while it finished in the background, follows the card (once, however often it is opened).
         if (await releaseHeldFinal(deps.db, { chatId, sessionId: s.id })) deps.wakeOutbox?.();
         return;
@@ -51,7 +51,7 @@ export function cardActions(): Composer<BotContext> {
       case 'closeNo':
       case 'refresh':
         await ctx.answerCallbackQuery();
-        if (sessionId) await showCard({ api: ctx.api, db: deps.db, chatId, sessionId, confirmClose: data.a === 'close' });
+        if (sessionId) await queueCard(ctx, { sessionId, confirmClose: data.a === 'close' });
         return;
       case 'stop':
       case 'closeYes': {
@@ -66,7 +66,7 @@ export function cardActions(): Composer<BotContext> {
           throw error;
         }
         await ctx.answerCallbackQuery();
-        await showCard({ api: ctx.api, db: deps.db, chatId, sessionId });
+        await queueCard(ctx, { sessionId });
         return;
       }
       default:

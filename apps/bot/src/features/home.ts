@@ -1,11 +1,11 @@
 import { InlineKeyboard } from 'grammy';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
-import { showCard } from '../card/card-service.ts';
-import { getActiveSession, getChat, updateChat } from '../store/chats.ts';
+import { getActiveSession, updateChat } from '../store/chats.ts';
 import { escapeHtml } from '../render/index.ts';
 import { nodesKeyboard } from './nodes.ts';
 import { getSessionView, listNodeViews, listOpenSessions, type NodeView } from '../store/sessions-read.ts';
+import { queueCard, reply } from '../outbox/queue.ts';
 
 /** The chat's selected node; with exactly one node, that one is selected without asking. */
 export async function selectedNode(ctx: BotContext): Promise<NodeView | undefined> {
@@ -27,8 +27,8 @@ export async function selectedNode(ctx: BotContext): Promise<NodeView | undefine
 export async function askForNode(ctx: BotContext): Promise<void> {
   const { t } = ctx.bria;
   const nodes = await listNodeViews(ctx.bria.deps.db);
-  if (nodes.length === 0) return void (await ctx.reply(escapeHtml(t('firstSteps.noNodes')), { parse_mode: 'HTML' }));
-  await ctx.reply(escapeHtml(t('nodes.title')), { parse_mode: 'HTML', reply_markup: nodesKeyboard(ctx, nodes) });
+  if (nodes.length === 0) return void (await reply(ctx, escapeHtml(t('firstSteps.noNodes')), { html: true }));
+  await reply(ctx, escapeHtml(t('nodes.title')), { html: true, keyboard: nodesKeyboard(ctx, nodes) });
 }
 
 const OPEN = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing']);
@@ -52,13 +52,13 @@ export async function sessionsList(ctx: BotContext): Promise<void> {
   const node = await selectedNode(ctx);
   if (!node) return askForNode(ctx);
   const open = await listOpenSessions(deps.db, node.id);
-  if (open.length === 0) return void (await ctx.reply(t('sessions.none', { node: node.name })));
+  if (open.length === 0) return void (await reply(ctx, t('sessions.none', { node: node.name })));
   const kb = new InlineKeyboard();
   for (const s of open) {
     const label = t('sessions.line', { executor: t(`executor.${s.executor}`), state: t(`state.${s.state}`), folder: s.folder.split('/').slice(-2).join('/') });
     kb.text(label.slice(0, 60), cb.encode({ a: 'open', gen: ctx.bria.chat.cardGeneration, sessionId: s.id })).row();
   }
-  await ctx.reply(escapeHtml(t('sessions.title', { node: node.name })), { parse_mode: 'HTML', reply_markup: kb });
+  await reply(ctx, escapeHtml(t('sessions.title', { node: node.name })), { html: true, keyboard: kb });
 }
 
 /**
@@ -72,10 +72,8 @@ export async function showHome(ctx: BotContext, o: { fresh?: boolean } = {}): Pr
   const s = await activeSession(ctx, node.id);
   if (!s) {
     if (node.openSessions > 0) return sessionsList(ctx);
-    await ctx.reply(escapeHtml(t('firstSteps.noSession', { node: node.name })), { parse_mode: 'HTML' });
+    await reply(ctx, escapeHtml(t('firstSteps.noSession', { node: node.name })), { html: true });
     return;
   }
-  await showCard({ api: ctx.api, db: ctx.bria.deps.db, chatId: ctx.bria.chatId, sessionId: s.id, fresh: o.fresh ?? true });
-  const chat = await getChat(ctx.bria.deps.db, ctx.bria.chatId);
-  if (chat) ctx.bria.chat = chat;
+  await queueCard(ctx, { sessionId: s.id, fresh: o.fresh ?? true });
 }

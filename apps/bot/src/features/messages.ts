@@ -7,6 +7,7 @@ import type { AttachmentIn } from '../deps.ts';
 import type { MessageKey } from '@bria/core/i18n';
 import { closedByLifetime, getSessionView } from '../store/sessions-read.ts';
 import { activeSession, rememberedSession, selectedNode } from './home.ts';
+import { reply } from '../outbox/queue.ts';
 
 /**
  * Why core refused a message, in the user's words. The session is re-read: its state now is what
@@ -41,8 +42,8 @@ export function messages(): Composer<BotContext> {
     if (!session) {
       // The remembered session closed meanwhile (lifetime, Close, a failed resume): say which, not just "none".
       const gone = node ? await rememberedSession(ctx, node.id) : null;
-      if (!gone) return void (await ctx.reply(t('msg.noActive')));
-      return void (await ctx.reply(t((await closedByLifetime(deps.db, gone.id)) ? 'msg.refusedClosedExpired' : 'msg.refusedArchived')));
+      if (!gone) return void (await reply(ctx, t('msg.noActive')));
+      return void (await reply(ctx, t((await closedByLifetime(deps.db, gone.id)) ? 'msg.refusedClosedExpired' : 'msg.refusedArchived')));
     }
     let attachments: AttachmentIn[] | undefined;
     if (msg.photo || msg.document) {
@@ -51,12 +52,12 @@ export function messages(): Composer<BotContext> {
       // Telegram offers a photo in several sizes: the largest one within the limit is taken.
       const file = msg.document ?? msg.photo?.filter((p) => (p.file_size ?? 0) <= max).at(-1) ?? msg.photo?.at(-1);
       if (!file) return;
-      if ((file.file_size ?? 0) > max) return void (await ctx.reply(t('attach.tooBig', { limit: `${Math.floor(max / 1024)} KB` })));
+      if ((file.file_size ?? 0) > max) return void (await reply(ctx, t('attach.tooBig', { limit: `${Math.floor(max / 1024)} KB` })));
       try {
         attachments = [await download(ctx, file.file_id, msg.document?.file_name ?? `photo-${msg.message_id}.jpg`, msg.document?.mime_type ?? 'image/jpeg', max)];
       } catch (error) {
         deps.log.warn({ err: error instanceof Error ? error.name : 'unknown' }, 'attachment download failed');
-        return void (await ctx.reply(t('attach.failed')));
+        return void (await reply(ctx, t('attach.failed')));
       }
     }
     try {
@@ -68,7 +69,7 @@ export function messages(): Composer<BotContext> {
       if (!isAppError(error)) throw error;
       // The engine leaves its own expiry notice in the outbox (exactly one); do not add a second.
       if (error.code === 'LIFETIME_EXPIRED') return void deps.wakeOutbox?.();
-      return void (await ctx.reply(t(await refusalKey(ctx, session.id, error.code, error.message, attachments !== undefined))));
+      return void (await reply(ctx, t(await refusalKey(ctx, session.id, error.code, error.message, attachments !== undefined))));
     }
     await ctx.react('👀').catch(() => undefined);
   });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { BotContext } from '../context.ts';
 import type { Executor } from '../deps.ts';
 import { cb } from '../card/callback-data.ts';
-import { showCard } from '../card/card-service.ts';
+import { queueCard, reply } from '../outbox/queue.ts';
 import { escapeHtml } from '../render/index.ts';
 import { setActiveSession, updateChat } from '../store/chats.ts';
 import { resumeFromChat } from './resume.ts';
@@ -41,13 +41,13 @@ const btn = (flow: Flow, a: 'fnode' | 'exec' | 'folder' | 'resume' | 'fresh' | '
 
 async function askNode(ctx: BotContext, flow: Flow): Promise<void> {
   const nodes = await listNodeViews(ctx.bria.deps.db);
-  if (nodes.length === 0) return void (await ctx.reply(ctx.bria.t('firstSteps.noNodes')));
+  if (nodes.length === 0) return void (await reply(ctx, ctx.bria.t('firstSteps.noNodes')));
   if (nodes.length === 1) return chooseNode(ctx, { ...flow, nodeId: nodes[0]?.id });
   await saveFlow(ctx, { ...flow, step: 'node' });
   const kb = new InlineKeyboard();
   for (const n of nodes) kb.text(`${n.online ? '🟢' : '⚪'} ${n.name}`, btn(flow, 'fnode', { arg: n.id })).row();
   kb.text(ctx.bria.t('button.cancel'), btn(flow, 'cancel'));
-  await ctx.reply(escapeHtml(ctx.bria.t('new.pickNode')), { parse_mode: 'HTML', reply_markup: kb });
+  await reply(ctx, escapeHtml(ctx.bria.t('new.pickNode')), { html: true, keyboard: kb });
 }
 
 async function chooseNode(ctx: BotContext, flow: Flow): Promise<void> {
@@ -59,14 +59,14 @@ async function chooseNode(ctx: BotContext, flow: Flow): Promise<void> {
   const execs = node.enabledExecutors;
   if (execs.length === 0) {
     await saveFlow(ctx, null);
-    return void (await ctx.reply(t('new.noExecutors', { node: node.name })));
+    return void (await reply(ctx, t('new.noExecutors', { node: node.name })));
   }
   if (execs.length === 1) return chooseExecutor(ctx, { ...flow, executor: execs[0] });
   await saveFlow(ctx, { ...flow, step: 'executor' });
   const kb = new InlineKeyboard();
   for (const e of execs) kb.text(t(`executor.${e}`), btn(flow, 'exec', { arg: e }));
   kb.row().text(t('button.cancel'), btn(flow, 'cancel'));
-  await ctx.reply(escapeHtml(t('new.pickExecutor', { node: node.name })), { parse_mode: 'HTML', reply_markup: kb });
+  await reply(ctx, escapeHtml(t('new.pickExecutor', { node: node.name })), { html: true, keyboard: kb });
 }
 
 async function chooseExecutor(ctx: BotContext, flow: Flow): Promise<void> {
@@ -76,14 +76,14 @@ async function chooseExecutor(ctx: BotContext, flow: Flow): Promise<void> {
   const kb = new InlineKeyboard();
   for (const [i, f] of folders.entries()) kb.text(f.length > 40 ? `…${f.slice(-39)}` : f, btn(next, 'folder', { arg: String(i) })).row();
   kb.text(ctx.bria.t('button.cancel'), btn(next, 'cancel'));
-  await ctx.reply(escapeHtml(ctx.bria.t('new.pickFolder')), { parse_mode: 'HTML', reply_markup: kb });
+  await reply(ctx, escapeHtml(ctx.bria.t('new.pickFolder')), { html: true, keyboard: kb });
 }
 
 async function chooseFolder(ctx: BotContext, flow: Flow, folder: string): Promise<void> {
   const { t, deps } = ctx.bria;
-  if (!folder.startsWith('/')) return void (await ctx.reply(t('new.folderNotAbsolute')));
+  if (!folder.startsWith('/')) return void (await reply(ctx, t('new.folderNotAbsolute')));
   const check = await deps.actions.validateFolder({ nodeId: flow.nodeId as string, folder });
-  if (!check.ok) return void (await ctx.reply(escapeHtml(t('new.folderInvalid', { reason: check.reason })), { parse_mode: 'HTML' }));
+  if (!check.ok) return void (await reply(ctx, escapeHtml(t('new.folderInvalid', { reason: check.reason })), { html: true }));
   const next: Flow = { ...flow, folder: check.folder ?? folder };
   if ((await readSettingsView(deps.db)).resumeRecommendations) {
     const { rows } = await listArchived(deps.db, { nodeId: next.nodeId as string, executor: next.executor, folder: next.folder, page: 0, pageSize: 5 });
@@ -92,7 +92,7 @@ async function chooseFolder(ctx: BotContext, flow: Flow, folder: string): Promis
       const kb = new InlineKeyboard();
       for (const s of rows) kb.text(`${t('button.resume')}: ${(s.title ?? s.firstPrompt ?? t('archive.untitled')).slice(0, 40)}`, btn(next, 'resume', { sessionId: s.id })).row();
       kb.text(t('button.startFresh'), btn(next, 'fresh'));
-      return void (await ctx.reply(escapeHtml(t('new.resumeOffer', { executor: t(`executor.${next.executor as Executor}`) })), { parse_mode: 'HTML', reply_markup: kb }));
+      return void (await reply(ctx, escapeHtml(t('new.resumeOffer', { executor: t(`executor.${next.executor as Executor}`) })), { html: true, keyboard: kb }));
     }
   }
   return start(ctx, next);
@@ -103,7 +103,7 @@ async function start(ctx: BotContext, flow: Flow): Promise<void> {
   await saveFlow(ctx, null);
   const { sessionId } = await deps.actions.createSession({ chatId, nodeId: flow.nodeId as string, executor: flow.executor as Executor, folder: flow.folder as string });
   await setActiveSession(deps.db, chatId, flow.nodeId as string, sessionId);
-  await showCard({ api: ctx.api, db: deps.db, chatId, sessionId, fresh: true });
+  await queueCard(ctx, { sessionId, fresh: true });
 }
 
 const BRIA_COMMANDS = new Set(['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'settings', 'login']);
@@ -126,7 +126,7 @@ export function newSession(): Composer<BotContext> {
     await ctx.answerCallbackQuery();
     if (data.a === 'cancel') {
       await saveFlow(ctx, null);
-      return void (await ctx.reply(ctx.bria.t('new.cancelled')));
+      return void (await reply(ctx, ctx.bria.t('new.cancelled')));
     }
     if (data.a === 'fnode' && flow.step === 'node') return chooseNode(ctx, { ...flow, nodeId: data.arg });
     if (data.a === 'exec' && flow.step === 'executor' && (data.arg === 'claude' || data.arg === 'codex')) return chooseExecutor(ctx, { ...flow, executor: data.arg });

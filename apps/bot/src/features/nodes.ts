@@ -6,6 +6,7 @@ import { updateChat } from '../store/chats.ts';
 import { listNodeViews, type NodeView } from '../store/sessions-read.ts';
 import { showHome } from './home.ts';
 import { refuseButton } from './stale.ts';
+import { reply } from '../outbox/queue.ts';
 
 export function nodesKeyboard(ctx: BotContext, nodes: NodeView[]): InlineKeyboard {
   const kb = new InlineKeyboard();
@@ -19,9 +20,9 @@ export function nodes(): Composer<BotContext> {
   c.command('nodes', async (ctx) => {
     const { t } = ctx.bria;
     const list = await listNodeViews(ctx.bria.deps.db);
-    if (list.length === 0) return void (await ctx.reply(t('nodes.none')));
+    if (list.length === 0) return void (await reply(ctx, t('nodes.none')));
     const lines = list.map((n) => t('nodes.line', { name: n.name, status: t(n.online ? 'nodes.online' : 'nodes.offline'), open: n.openSessions }));
-    await ctx.reply(escapeHtml([t('nodes.title'), ...lines].join('\n')), { parse_mode: 'HTML', reply_markup: nodesKeyboard(ctx, list) });
+    await reply(ctx, escapeHtml([t('nodes.title'), ...lines].join('\n')), { html: true, keyboard: nodesKeyboard(ctx, list) });
   });
   c.callbackQuery(/^node:/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);

@@ -1,6 +1,6 @@
 import { isAppError } from '@bria/core/domain';
 import type { BotContext } from '../context.ts';
-import { showCard } from '../card/card-service.ts';
+import { queueCard, reply } from '../outbox/queue.ts';
 import { enqueueBotRow, openResumeStatus, releaseBotRow, rewriteBotRow, withdrawBotRow } from '../outbox/outbox-store.ts';
 import { getActiveSession, type ResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
 import { getSessionView, lastEvidenceId, OPEN_STATES, type SessionView } from '../store/sessions-read.ts';
@@ -46,7 +46,7 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
   const { deps, chatId, t } = ctx.bria;
   const s = await getSessionView(deps.db, sessionId);
   // The callback is answered by the caller; an id that names no session is told as an old button.
-  if (!s) return void (await ctx.reply(t('button.stale')));
+  if (!s) return void (await reply(ctx, t('button.stale')));
   if (s.state === 'Resuming') {
     // Pressed again, or resumed from the dashboard: this chat follows it through a status of its own.
     await setActiveSession(deps.db, chatId, s.nodeId, sessionId);
@@ -56,7 +56,7 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
   if (OPEN.has(s.state)) {
     // Already resumed (pressed twice, or from elsewhere): an open session is simply shown.
     await setActiveSession(deps.db, chatId, s.nodeId, sessionId);
-    return void (await showCard({ api: ctx.api, db: deps.db, chatId, sessionId, fresh: true }));
+    return void (await queueCard(ctx, { sessionId, fresh: true }));
   }
   const previous = await getActiveSession(deps.db, chatId, s.nodeId);
   // Recorded before the resume is asked for, so even a failure reported at once finds the way back.
@@ -75,7 +75,7 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
     // (or the card) tells the user; this one is withdrawn unsent.
     if (now !== null && OPEN.has(now.state)) {
       await withdrawBotRow(deps.db, statusKey);
-      if (!(await openResumeStatus(deps.db, chatId, sessionId))) await showCard({ api: ctx.api, db: deps.db, chatId, sessionId, fresh: true });
+      if (!(await openResumeStatus(deps.db, chatId, sessionId))) await queueCard(ctx, { sessionId, fresh: true });
       return;
     }
     // Nothing was started: the chat stays where it was, and the status becomes the one notice.

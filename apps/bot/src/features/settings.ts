@@ -8,6 +8,7 @@ import { updateChat } from '../store/chats.ts';
 import { readSettingsView } from '../store/sessions-read.ts';
 import { selectedNode } from './home.ts';
 import { refuseButton, staleButton } from './stale.ts';
+import { edit, reply } from '../outbox/queue.ts';
 
 const LIFETIMES: (number | null)[] = [null, 6, 12, 24, 48];
 const EXECUTORS: Executor[] = ['claude', 'codex'];
@@ -41,7 +42,7 @@ export function settings(): Composer<BotContext> {
   };
   c.command('settings', async (ctx) => {
     const v = await render(ctx);
-    await ctx.reply(v.html, { parse_mode: 'HTML', reply_markup: v.kb });
+    await reply(ctx, v.html, { html: true, keyboard: v.kb });
   });
   c.callbackQuery(/^set:/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
@@ -71,7 +72,8 @@ export function settings(): Composer<BotContext> {
     }
     await ctx.answerCallbackQuery({ text: ctx.bria.t('settings.saved') });
     const v = await render(ctx);
-    await ctx.editMessageText(v.html, { parse_mode: 'HTML', reply_markup: v.kb }).catch(() => undefined);
+    const shown = ctx.callbackQuery.message?.message_id;
+    if (shown !== undefined) await edit(ctx, shown, v.html, { html: true, keyboard: v.kb });
   });
   return c;
 }

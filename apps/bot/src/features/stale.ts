@@ -1,7 +1,7 @@
 import type { NextFunction } from 'grammy';
 import type { BotContext } from '../context.ts';
 import type { CallbackData } from '../card/callback-data.ts';
-import { showCard } from '../card/card-service.ts';
+import { queueCard } from '../outbox/queue.ts';
 
 /**
  * A button that may not act (drawn by an older card or flow, unparseable or tampered data, or about
@@ -11,7 +11,7 @@ import { showCard } from '../card/card-service.ts';
 export async function refuseButton(ctx: BotContext): Promise<void> {
   await ctx.answerCallbackQuery({ text: ctx.bria.t('button.stale') });
   const { chat } = ctx.bria;
-  if (chat.cardSessionId) await showCard({ api: ctx.api, db: ctx.bria.deps.db, chatId: ctx.bria.chatId, sessionId: chat.cardSessionId });
+  if (chat.cardSessionId) await queueCard(ctx, { sessionId: chat.cardSessionId });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type Api, GrammyError, InlineKeyboard } from 'grammy';
+import type { InlineKeyboardButton } from 'grammy/types';
 import { z } from 'zod';
 import type { Db } from '@bria/core/db';
 import { chatTranslator, showCard } from '../card/card-service.ts';
@@ -8,8 +9,14 @@ import { getActiveSession, getChat, readResumeReturn, setActiveSession, updateCh
 import { getNodeView, getSessionView, OPEN_STATES, resumeAskedSince } from '../store/sessions-read.ts';
 import { type ClaimedRow, openResumeStatus, settleResumeStatus } from './outbox-store.ts';
 
-/** The payloads the engine writes (mirrors core's `zOutboxPayload`; unknown extra fields are ignored). */
+/**
+ * The payloads of the `telegram` outbox, in one place: those the engine writes (mirrors core's
+ * `zOutboxPayload`; unknown extra fields are ignored) and the bot's own kinds (`resume_status`,
+ * `reply`, `edit`, `card`), which core's schema does not know — they carry no sessionId column, so
+ * core's `listOutbox({ sessionId })` never meets them.
+ */
 const ids = { sessionId: z.string(), nodeId: z.string() };
+const zKeyboard = z.array(z.array(z.record(z.string(), z.unknown())));
 export const zPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('card_update'), ...ids }),
   z.object({ kind: z.literal('final'), ...ids, text: z.string(), active: z.boolean().default(true) }),
@@ -22,6 +29,10 @@ export const zPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('attachment_failed'), ...ids, detail: z.string() }),
   /** Written by the bot when Resume is pressed: a plain status, never a card (features/resume.ts). */
   z.object({ kind: z.literal('resume_status'), ...ids, title: z.string(), askedAfter: z.string().regex(/^\d+$/).optional(), settled: z.boolean().optional() }),
+  /** Written by the bot's handlers (outbox/queue.ts): a reply or an edit rendered at the update, and a card shown at delivery. */
+  z.object({ kind: z.literal('reply'), text: z.string(), html: z.boolean(), keyboard: zKeyboard.optional(), noPreview: z.boolean().default(false) }),
+  z.object({ kind: z.literal('edit'), messageId: z.number().int(), text: z.string(), html: z.boolean(), keyboard: zKeyboard.optional(), noPreview: z.boolean().default(false) }),
+  z.object({ kind: z.literal('card'), sessionId: z.string(), fresh: z.boolean().default(false), confirmClose: z.boolean().default(false) }),
   z.object({ kind: z.literal('notice'), key: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
 ]);
 export type Payload = z.infer<typeof zPayload>;
@@ -91,6 +102,12 @@ async function editOrSend(api: Api, chatId: number, messageId: number, html: str
   const m = await api.sendMessage(chatId, html, { parse_mode: 'HTML', reply_markup: keyboard, link_preview_options: { is_disabled: true } });
   return m.message_id;
 }
+
+const textOptions = (p: { html: boolean; keyboard?: Record<string, unknown>[][] | undefined; noPreview: boolean }) => ({
+  ...(p.html ? { parse_mode: 'HTML' as const } : {}),
+  ...(p.keyboard ? { reply_markup: { inline_keyboard: p.keyboard as unknown as InlineKeyboardButton[][] } } : {}),
+  ...(p.noPreview ? { link_preview_options: { is_disabled: true } } : {}),
+});
 
 /** Delivers one row; returns the Telegram message ids it produced (all parts). Throws Bot API errors. */
 export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverContext): Promise<number[]> {
@@ -197,6 +214,22 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return send(escapeHtml(t('attach.notDelivered')));
     case 'notice':
       return send(escapeHtml(t(payload.key as never, payload.params)));
+    case 'reply': {
+      const m = await ctx.api.sendMessage(chatId, payload.text, textOptions(payload));
+      return [m.message_id];
+    }
+    case 'edit':
+      try {
+        await ctx.api.editMessageText(chatId, payload.messageId, payload.text, textOptions(payload));
+      } catch (e) {
+        // Unchanged, or the message is gone (deleted by the user): there is nothing left to show.
+        if (!notModified(e) && !editGone(e)) throw e;
+      }
+      return [payload.messageId];
+    case 'card': {
+      const id = await showCard({ api: ctx.api, db: ctx.db, chatId: row.chatId, sessionId: payload.sessionId, fresh: payload.fresh, confirmClose: payload.confirmClose });
+      return id === undefined ? [] : [id];
+    }
     default:
       return payload satisfies never;
   }

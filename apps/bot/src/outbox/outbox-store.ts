@@ -77,11 +77,12 @@ export async function releaseHeldFinal(db: Db, o: { chatId: bigint; sessionId: s
 }
 
 /**
- * A row the bot itself writes (the resume status and a resume refused at once): through the same
+ * A row the bot itself writes (every handler reply, card and edit — outbox/queue.ts —, the resume
+ * status and a resume refused at once): through the same
  * outbox as the engine's rows, so it keeps the chat's order and its Telegram message id is recorded
  * durably. A repeat of the key is a no-op. Returns whether it was new.
  */
-export async function enqueueBotRow(db: Db, o: { dedupeKey: string; kind: string; chatId: bigint; sessionId: string; payload: object; now?: Date; dueAt?: Date }): Promise<boolean> {
+export async function enqueueBotRow(db: Db, o: { dedupeKey: string; kind: string; chatId: bigint; sessionId: string | null; payload: object; now?: Date; dueAt?: Date }): Promise<boolean> {
   const now = o.now ?? new Date();
   const r = await db.outbox.createMany({
     data: [{ channel: CHANNEL, dedupeKey: o.dedupeKey, kind: o.kind, chatId: o.chatId, sessionId: o.sessionId, payload: o.payload, nextAttemptAt: o.dueAt ?? now, createdAt: now }],

@@ -1,0 +1,107 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '@bria/core/db';
+import { createLogger } from '@bria/core/log';
+import type { TestDatabase } from '@bria/testkit/postgres';
+import { createBot } from './bot.ts';
+import { coreActions } from './core-actions.ts';
+import { type Harness, openDatabase, seedNode, seedSession, startHarness } from './testing/bot-harness.ts';
+
+// Handler replies go through the durable outbox (README "Handler replies"): a 429 or 5xx on the
+// first attempt delays a reply but never loses it, and a redelivered update never answers twice.
+let tdb: TestDatabase;
+let db: Db;
+let h: Harness;
+const ADA = 100200300;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const botTexts = () => h.fake.chatMessages(ADA).filter((m) => m.from?.is_bot).map((m) => m.text ?? '');
+
+beforeAll(async () => {
+  ({ tdb, db } = await openDatabase());
+});
+afterAll(async () => {
+  await db.$disconnect();
+  await tdb.drop();
+});
+beforeEach(async () => {
+  await db.$executeRawUnsafe('truncate "Outbox", "ChatNodeState", "TelegramChat", "Message", "Session", "Node", "Settings", "LoginToken", "DashboardUser" cascade');
+  h = await startHarness(db, { allowed: [ADA] });
+});
+afterEach(() => h.stop());
+
+async function twoOpenSessions(): Promise<void> {
+  const nodeId = await seedNode(db, { name: 'laptop' });
+  await seedSession(db, { nodeId, state: 'Ready' });
+  await seedSession(db, { nodeId, state: 'Running' });
+}
+
+describe('handler replies through the outbox', () => {
+  it('a 429 (retry_after 1) on the first sendMessage of a /sessions reply: the list arrives once, after the wait', async () => {
+    await twoOpenSessions();
+    h.fake.failNext('sendMessage', { code: 429, retryAfter: 1 });
+    h.fake.userSends('/sessions');
+    await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text?.startsWith('Open sessions')), { chatId: ADA, timeoutMs: 10_000 });
+    await pause(600);
+    expect(botTexts().filter((t) => t.startsWith('Open sessions'))).toHaveLength(1);
+    const calls = h.fake.calls('sendMessage');
+    expect(calls.map((c) => c.status)).toEqual([429, 200]);
+    expect((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0)).toBeGreaterThanOrEqual(1_000);
+    const rows = await db.outbox.findMany({ where: { kind: 'reply' } });
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([['sent', 2]]);
+    expect(rows[0]?.externalId).toBe(String(h.fake.chatMessages(ADA).filter((m) => m.from?.is_bot)[0]?.message_id));
+  });
+
+  it('a 502 from the front proxy on the first sendMessage of a /status reply: it still arrives exactly once', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    h.fake.failNext('sendMessage', { code: 502, html: true });
+    h.fake.userSends('/status');
+    await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text?.includes('State: ready')), { chatId: ADA, timeoutMs: 10_000 });
+    await pause(600);
+    expect(botTexts()).toHaveLength(1);
+    expect(h.fake.calls('sendMessage').map((c) => c.status)).toEqual([502, 200]);
+  });
+
+  it('the same update handled again (a restart before the offset was confirmed) gets one reply, not two', async () => {
+    await twoOpenSessions();
+    const sent = h.fake.userSends('/sessions');
+    await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text?.startsWith('Open sessions')), { chatId: ADA });
+    // A second bot process receives the very same update twice more, as Telegram redelivers it.
+    const log = createLogger({ name: 'bot-test-2', level: 'silent' });
+    const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: mkdtempSync(path.join(tmpdir(), 'bria-bot-att-')) });
+    const again = createBot(h.fake.token, { db, log, allowedUsers: new Set([ADA]), apiRoot: h.fake.apiRoot, actions }, { client: { apiRoot: h.fake.apiRoot } });
+    await again.init();
+    await again.handleUpdate(structuredClone(sent.update));
+    await again.handleUpdate(structuredClone(sent.update));
+    await pause(800);
+    expect(botTexts().filter((t) => t.startsWith('Open sessions'))).toHaveLength(1);
+    expect(h.fake.calls('sendMessage')).toHaveLength(1);
+    expect(await db.outbox.count({ where: { kind: 'reply' } })).toBe(1);
+  });
+
+  it('/start after a crash mid-handler: the intro and the card each arrive once when the update comes again', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
+    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    const sent = h.fake.userSends('/start');
+    await h.fake.waitForChat((ms) => ms.some((m) => m.text?.startsWith('Claude Code · laptop')), { chatId: ADA });
+    const log = createLogger({ name: 'bot-test-2', level: 'silent' });
+    const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: mkdtempSync(path.join(tmpdir(), 'bria-bot-att-')) });
+    const again = createBot(h.fake.token, { db, log, allowedUsers: new Set([ADA]), apiRoot: h.fake.apiRoot, actions }, { client: { apiRoot: h.fake.apiRoot } });
+    await again.init();
+    await again.handleUpdate(structuredClone(sent.update));
+    await pause(800);
+    const texts = botTexts();
+    expect(texts.filter((t) => t.startsWith('Bria runs your Claude Code'))).toHaveLength(1);
+    expect(texts.filter((t) => t.startsWith('Claude Code · laptop'))).toHaveLength(1);
+    const card = await db.outbox.findFirst({ where: { kind: 'card' } });
+    const chat = await db.telegramChat.findUnique({ where: { chatId: BigInt(ADA) } });
+    // The card's message id, kept for later edits, is the one the outbox row recorded when it was sent.
+    expect(card?.externalId).toBe(String(chat?.cardMessageId));
+  });
+});
