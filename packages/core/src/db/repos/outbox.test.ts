@@ -22,6 +22,17 @@ const nodeId = randomUUID();
 const card = (version: number) => ({ kind: 'card_update' as const, sessionId, nodeId, state: 'Ready', version, active: true });
 
 describe('outbox', () => {
+  it("the bot's own kinds in the same table are left alone by core's readers (no parse error)", async () => {
+    const now = new Date();
+    const s2 = randomUUID();
+    await a.outbox.create({ data: { channel: 'mixed', dedupeKey: 'bot:1:2:m3:0:resume_status', kind: 'resume_status', chatId: 1n, sessionId: s2, payload: { kind: 'resume_status', text: 'Resuming…' }, nextAttemptAt: now, createdAt: now } });
+    await enqueueOutbox(a, { channel: 'mixed', dedupeKey: 'card:mixed', chatId: 1n, payload: { ...card(1), sessionId: s2 }, now });
+    expect((await listOutbox(a, { sessionId: s2 })).map((r) => r.kind)).toEqual(['card_update']);
+    expect((await claimOutbox(a, { channel: 'mixed', limit: 10, leaseMs: 60_000 })).map((r) => r.kind)).toEqual(['card_update']);
+    // The bot's row is still there, untouched, for the bot's own sender.
+    expect(await a.outbox.findFirstOrThrow({ where: { channel: 'mixed', kind: 'resume_status' }, select: { status: true } })).toEqual({ status: 'pending' });
+  });
+
   it('a dedupe key is stored once', async () => {
     const now = new Date();
     expect(await enqueueOutbox(a, { channel: 'dedupe', dedupeKey: 'final:x:1', chatId: 1n, payload: card(1), now })).toBe(true);

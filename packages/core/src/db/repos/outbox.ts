@@ -25,6 +25,11 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
 ]);
 export type OutboxPayload = z.infer<typeof zOutboxPayload>;
 export type OutboxKind = OutboxPayload['kind'];
+/**
+ * The kinds core writes. The Telegram bot also keeps its own kinds in this table (handler replies,
+ * resume status; schema in apps/bot/src/outbox/deliver.ts); core's readers leave those alone.
+ */
+export const CORE_OUTBOX_KINDS: readonly OutboxKind[] = zOutboxPayload.options.map((o) => o.shape.kind.value);
 
 export interface OutboxRow { id: bigint; channel: string; dedupeKey: string; kind: OutboxKind; chatId: bigint | null; sessionId: string | null; payload: OutboxPayload; attempts: number }
 
@@ -50,7 +55,7 @@ export async function claimOutbox(db: Db, o: { channel: string; limit: number; l
     update "Outbox" o set status = 'sending', "nextAttemptAt" = ${until}, attempts = o.attempts + 1
     where o.id in (
       select id from "Outbox"
-      where channel = ${o.channel} and status in ('pending', 'sending') and "nextAttemptAt" <= ${now}
+      where channel = ${o.channel} and status in ('pending', 'sending') and "nextAttemptAt" <= ${now} and kind = any(${CORE_OUTBOX_KINDS as string[]})
       order by id limit ${o.limit} for update skip locked)
     returning o.id, o.channel, o."dedupeKey", o.kind, o."chatId", o."sessionId", o.payload, o.attempts`;
   return rows
@@ -71,6 +76,6 @@ export async function markFailed(db: DbOrTx, id: bigint, o: { retryAfter: Date |
 }
 
 export async function listOutbox(db: DbOrTx, where: { sessionId?: string; kind?: OutboxKind } = {}): Promise<OutboxRow[]> {
-  const rows = await db.outbox.findMany({ where, orderBy: { id: 'asc' }, select: { id: true, channel: true, dedupeKey: true, kind: true, chatId: true, sessionId: true, payload: true, attempts: true } });
+  const rows = await db.outbox.findMany({ where: { kind: where.kind ?? { in: [...CORE_OUTBOX_KINDS] }, ...(where.sessionId ? { sessionId: where.sessionId } : {}) }, orderBy: { id: 'asc' }, select: { id: true, channel: true, dedupeKey: true, kind: true, chatId: true, sessionId: true, payload: true, attempts: true } });
   return rows.map((r) => ({ ...r, kind: r.kind as OutboxKind, payload: zOutboxPayload.parse(r.payload) }));
 }
