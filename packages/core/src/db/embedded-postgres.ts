@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, chownSync, chmodSync } from 'node:fs';
+import { accessSync, chmodSync, chownSync, constants, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -60,6 +60,48 @@ async function lookupUser(name: string): Promise<{ uid: number; gid: number } | 
   } catch {
     return undefined;
   }
+}
+
+/** Whether every directory above `dir` can be entered by `uid` (other users' execute bit, or the owner's). */
+function reachableBy(dir: string, uid: number): boolean {
+  let current = path.resolve(dir);
+  while (true) {
+    const parent = path.dirname(current);
+    if (parent === current) return true;
+    current = parent;
+    if (!existsSync(current)) continue;
+    const st = statSync(current);
+    if (!(st.uid === uid ? (st.mode & 0o100) !== 0 : (st.mode & 0o001) !== 0)) return false;
+  }
+}
+
+/**
+ * The folder holding Postgres' `bin/`, `lib/` and `share/`, reachable by the user it runs as. When
+ * Bria is installed somewhere that user cannot enter (a checkout under a private 0700 folder, as
+ * `mktemp -d` makes), the binaries are copied once to a world-readable cache beside the default
+ * data folder: `/var/cache/bria/postgres-<version>` (or `BRIA_PG_BIN_CACHE`). Nothing of the user's
+ * own folders is opened up.
+ */
+function reachableNativeDir(uid: number | undefined): string {
+  const native = path.dirname(postgresBinDir());
+  if (uid === undefined || reachableBy(path.join(native, 'bin', 'postgres'), uid)) return native;
+  const version = (JSON.parse(readFileSync(path.join(native, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const target = path.join(process.env.BRIA_PG_BIN_CACHE ?? '/var/cache/bria', `postgres-${version}`);
+  const done = path.join(target, '.complete');
+  if (!existsSync(done)) {
+    const tmp = `${target}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(path.dirname(target), { recursive: true, mode: 0o755 });
+    cpSync(native, tmp, { recursive: true, verbatimSymlinks: true });
+    chmodSync(tmp, 0o755);
+    writeFileSync(path.join(tmp, '.complete'), `${version}\n`);
+    rmSync(target, { recursive: true, force: true });
+    renameSync(tmp, target);
+  }
+  if (!reachableBy(path.join(target, 'bin', 'postgres'), uid)) {
+    throw new Error(`The embedded database runs as the "postgres" user, which cannot reach its binaries in ${native} nor in ${target}. Set BRIA_PG_BIN_CACHE to a folder it can enter, or use your own server with DATABASE_URL.`);
+  }
+  return target;
 }
 
 /** Every directory above `dir` must be traversable by the user Postgres runs as. */
@@ -136,8 +178,8 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const log = opts.log ?? (() => {});
   const database = opts.database ?? 'bria';
-  const bin = postgresBinDir();
   const owner = await runAsUser();
+  const bin = path.join(reachableNativeDir(owner?.uid), 'bin');
   const base = path.resolve(opts.dir);
   const pgdata = path.join(base, 'pgdata');
   const credFile = path.join(base, 'credentials.json');
