@@ -95,8 +95,14 @@ function reachableNativeDir(uid: number | undefined): string {
     cpSync(native, tmp, { recursive: true, verbatimSymlinks: true });
     chmodSync(tmp, 0o755);
     writeFileSync(path.join(tmp, '.complete'), `${version}\n`);
-    rmSync(target, { recursive: true, force: true });
-    renameSync(tmp, target);
+    // Another process may have finished the same copy meanwhile (and may be running from it): the
+    // first rename wins, a later one fails on the existing folder and only removes its own copy.
+    try {
+      renameSync(tmp, target);
+    } catch (err) {
+      rmSync(tmp, { recursive: true, force: true });
+      if (!existsSync(done)) throw err;
+    }
   }
   if (!reachableBy(path.join(target, 'bin', 'postgres'), uid)) {
     throw new Error(`The embedded database runs as the "postgres" user, which cannot reach its binaries in ${native} nor in ${target}. Set BRIA_PG_BIN_CACHE to a folder it can enter, or use your own server with DATABASE_URL.`);
