@@ -4,7 +4,6 @@ import type { BotContext } from '../context.ts';
 import type { BotDeps } from '../deps.ts';
 import { readSettingsView } from '../store/sessions-read.ts';
 import { ensureChat } from '../store/chats.ts';
-import { replyWith } from '../outbox/queue.ts';
 
 /**
  * The door: only private chats with allow-listed users get through. Anyone else gets one polite
@@ -21,7 +20,10 @@ export function access(deps: BotDeps): Composer<BotContext> {
       deps.log.warn({ telegramUserId: from.id, update: ctx.message ? 'message' : ctx.callbackQuery ? 'callback' : 'other' }, 'refused a user who is not allow-listed');
       const t = translator(pickLanguage(from.language_code));
       if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text: t('refusal') });
-      else if (ctx.message) await replyWith(ctx, deps, t('refusal'));
+      // Sent directly, not through the outbox: a stranger gets nothing stored about them (no row
+      // holding their chat id), and a flood of strangers cannot grow Bria's tables. The refusal is
+      // best-effort: lost on a 429/5xx, which costs nothing Bria promised.
+      else if (ctx.message) await ctx.reply(t('refusal')).catch((err: unknown) => deps.log.warn({ telegramUserId: from.id, err: String(err).slice(0, 120) }, 'refusal not sent'));
       return;
     }
     const chatId = BigInt(ctx.chat?.id ?? from.id);
