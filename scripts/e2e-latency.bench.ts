@@ -25,6 +25,7 @@ import pino from 'pino';
 import { createBot } from '../apps/bot/src/bot.ts';
 import { coreActions } from '../apps/bot/src/core-actions.ts';
 import { OutboxSender } from '../apps/bot/src/outbox/outbox-sender.ts';
+import { OutboxWake } from '../apps/bot/src/outbox/outbox-wake.ts';
 import { Tmux } from '../apps/node-agent/src/tmux/tmux.ts';
 import { startFakeTelegram } from '../packages/testkit/src/fake-telegram/index.ts';
 import { type Executor, startSystem } from '../packages/testkit/src/system.ts';
@@ -105,6 +106,9 @@ const bot = createBot(fake.token, { db: sys.db, log, allowedUsers: new Set([USER
 await bot.init();
 void bot.start();
 sender.start();
+// As in apps/bot/src/main.ts: the engine's rows (finals) wake the sender through NOTIFY bria_outbox.
+const outboxWake = new OutboxWake({ databaseUrl: sys.databaseUrl, log, onWake: () => sender.wake() });
+await outboxWake.start();
 const tmux = new Tmux({ socketName: sys.tmuxSocket, runDir: path.join(sys.root, 'bench-run') });
 const raw: Record<string, number[]> = {};
 try {
@@ -178,7 +182,7 @@ try {
     await sys.waitState(created.id, 'Archived', 60_000).catch(() => undefined);
   }
 } finally {
-  await Promise.allSettled([bot.stop(), sender.stop()]);
+  await Promise.allSettled([bot.stop(), sender.stop(), outboxWake.stop()]);
   await fake.close();
   await sys.dispose();
   await rm(attachmentsDir, { recursive: true, force: true });

@@ -86,7 +86,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
   };
 
   const sys = {
-    root, work, home, db, deps, clock, nodeId, chatId, mocks, tmuxSocket, agentDir, cliEnv, engine,
+    root, work, home, db, deps, clock, nodeId, chatId, mocks, tmuxSocket, agentDir, cliEnv, engine, databaseUrl: tdb.url,
     get hub() {
       return hub;
     },
