@@ -88,7 +88,16 @@ export class OutboxSender {
           await release(this.o.db, rows.slice(i).map((r) => r.id), new Date(Math.max(Date.now(), this.pausedUntil)));
           break;
         }
-        await this.sendOne(rows[i] as ClaimedRow);
+        try {
+          await this.sendOne(rows[i] as ClaimedRow);
+        } catch (error) {
+          // Recording the outcome failed (Postgres restarting, say): the loop must live on. The rows
+          // still claimed come back when their lease runs out (chaos seed 479: one such error stopped
+          // the sender for good and every later final stayed pending).
+          this.o.log.warn({ err: errName(error) }, 'outbox bookkeeping failed; retrying after the lease');
+          await this.sleep(this.pollMs * 4);
+          break;
+        }
       }
     }
   }
