@@ -26,6 +26,8 @@ export interface RunResult {
   unrecoverable: number;
   /** Harness trouble (a fault that could not be injected or healed): not Bria's violations. */
   harness: string[];
+  /** Repeats the invariants allow by design, each with its proof (the bot-kill duplicate window). */
+  explained: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,6 +48,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
   };
   try {
     await sys.startHub();
+    await sys.startBot();
     await sys.startAgent();
     await sys.waitOnline();
     const end = Date.now() + o.activeMs;
@@ -62,6 +65,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
     }
     await faults.healAll();
     if (!sys.agentRunning) await sys.startAgent();
+    if (!sys.botRunning) await sys.startBot();
     await sys.waitOnline(60_000);
     // Settle: every queue drained and every session at rest, every final out of the outbox.
     const settleMs = o.settleMs ?? 120_000;
@@ -101,7 +105,8 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
     // Telegram finals need the outbox sender's last round trip.
     await sleep(500);
     const waiting = await unrecoverable(sys.db, user.sessions.map((s) => s.id));
-    const violations = await checkInvariants(sys, { sessions: user.sessions, sent: user.sent, natives });
+    const explained: string[] = [];
+    const violations = await checkInvariants(sys, { sessions: user.sessions, sent: user.sent, natives, explained });
     if (violations.length && o.log) {
       for (const m of sys.fake.chatMessages()) o.log(`    chat ${m.message_id}: ${(m.text ?? '').slice(0, 120).replace(/\n/g, ' | ')}`);
       for (const m of await sys.db.message.findMany({ orderBy: [{ sessionId: 'asc' }, { seq: 'asc' }] })) o.log(`    msg ${m.sessionId.slice(0, 8)} #${m.seq} ${m.status} main=${m.mainMessageId?.slice(0, 8) ?? '-'} id=${m.id.slice(0, 8)} "${m.text}" final=${(m.finalText ?? '').slice(0, 60)} ${m.outcomeDetail ?? ''}`);
@@ -109,7 +114,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
     }
     return {
       seed: o.seed, ms: Date.now() - t0, actions: user.counts, faults: faults.counts, sessions: user.sessions.length,
-      messages: user.sent.length, violations, unrecoverable: waiting.length, harness: [...harness, ...faults.errors],
+      messages: user.sent.length, violations, explained, unrecoverable: waiting.length, harness: [...harness, ...faults.errors],
     };
   } finally {
     faults.dispose();

@@ -1,7 +1,8 @@
 // One whole Bria for one chaos run, composed so every part can be broken: the hub in its own
 // process (SIGKILL), a TCP proxy between agent and hub (cut, delay, away), the engine in this
-// process (final-save seam), the real bot against the fake Bot API, a real agent child process
-// with real CLIs in a private tmux server, and the suite's own restartable Postgres.
+// process (final-save seam), the bot's own production process (apps/bot/src/main.ts, SIGKILL)
+// against the fake Bot API, a real agent child process with real CLIs in a private tmux server,
+// and the suite's own restartable Postgres.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
@@ -9,16 +10,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Api } from 'grammy';
 import pino from 'pino';
 import { createDb, type Db } from '../../packages/core/src/db/client.ts';
 import { freePort } from '../../packages/core/src/db/embedded-postgres.ts';
 import { createNodeWithToken } from '../../packages/core/src/db/repos/nodes.ts';
 import { type Engine, startEngine } from '../../packages/core/src/engine/start-engine.ts';
 import * as services from '../../packages/core/src/services/index.ts';
-import { createBot } from '../../apps/bot/src/bot.ts';
-import { coreActions } from '../../apps/bot/src/core-actions.ts';
-import { OutboxSender } from '../../apps/bot/src/outbox/outbox-sender.ts';
 import { claudeBin, codexBin, createCliHome } from '../../packages/testkit/src/cli-homes.ts';
 import { type FakeTelegram, startFakeTelegram } from '../../packages/testkit/src/fake-telegram/index.ts';
 import { type MockServer, startAnthropicMock, startOpenAIMock } from '../../packages/testkit/src/mock-models/index.ts';
@@ -56,12 +53,21 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
   await proxy.start();
   const engine: Engine = await startEngine({ db, databaseUrl: database.url, log, clock, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
 
-  const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 3 }), db, log, pollMs: 100, leaseMs: 8_000 });
-  const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: path.join(root, 'attachments') });
-  const bot = createBot(fake.token, { db, log, allowedUsers: new Set([fake.user.id]), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
-  await bot.init();
-  void bot.start({ timeout: 1 }).catch(() => undefined);
-  sender.start();
+  // The bot is the production bot process; its outbox lease is short so a row a killed bot held
+  // comes back within the settle time (8 s instead of 60 s; its Bot API timeout is half of it).
+  let bot: ChildProcess | null = null;
+  const botEnv = {
+    ...process.env, TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_ALLOWED_USERS: String(fake.user.id),
+    DATABASE_URL: database.url, BRIA_DATA_DIR: path.join(root, 'bot-data'), BRIA_PUBLIC_URL: 'http://127.0.0.1:3999',
+    BRIA_BOT_OUTBOX_LEASE_MS: '8000', LOG_LEVEL: 'warn',
+  };
+  /**
+   * Every SIGKILL of the bot, with the outbox rows it held at that moment (`sending`, never marked
+   * after: the process is gone). A row whose Telegram call was answered before the kill is the
+   * outbox's one duplicate window (Telegram has no idempotency key): it is sent once more after its
+   * lease. The invariants allow exactly that and nothing else.
+   */
+  const botKills: { at: number; sending: string[] }[] = [];
 
   const tmuxSocket = `bria-chaos-${randomBytes(4).toString('hex')}`;
   const agentDir = path.join(root, 'agent');
@@ -99,6 +105,35 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
         await sleep(500);
       }
     },
+    /**
+     * Starts the bot process and waits until it polls the fake Bot API. A bot that exits at start
+     * (Postgres restarting, an injected Bot API fault on getMe) is started again, as a supervisor would.
+     */
+    async startBot(): Promise<void> {
+      for (let attempt = 0; ; attempt++) {
+        const polls = fake.calls('getUpdates').length;
+        const child = spawn(process.execPath, ['--import', 'tsx', 'apps/bot/src/main.ts'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: botEnv });
+        child.stdout?.pipe(logs, { end: false });
+        child.stderr?.pipe(logs, { end: false });
+        bot = child;
+        await waitUntil('the bot polling', async () => fake.calls('getUpdates').length > polls || child.exitCode !== null, 60_000, 100);
+        if (child.exitCode === null) return;
+        bot = null;
+        if (attempt > 40) throw new Error(`the bot did not start (exit code ${child.exitCode})`);
+        await sleep(500);
+      }
+    },
+    async killBot(): Promise<void> {
+      if (!bot) return;
+      await killChild(bot);
+      bot = null;
+      const sending = await db.outbox.findMany({ where: { status: 'sending' }, select: { dedupeKey: true } }).catch(() => null);
+      botKills.push({ at: Date.now(), sending: sending?.map((r) => r.dedupeKey) ?? [] });
+    },
+    get botRunning(): boolean {
+      return bot !== null && bot.exitCode === null;
+    },
+    botKills,
     async killHub(): Promise<void> {
       await killChild(hub);
       hub = null;
@@ -159,7 +194,7 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       return out;
     },
     async dispose(): Promise<void> {
-      await Promise.allSettled([bot.stop(), sender.stop()]);
+      await killChild(bot).catch(() => undefined);
       await sys.killAgent().catch(() => undefined);
       const pids = (tmux('list-panes', '-a', '-F', '#{pane_pid}') ?? '').split('\n').filter(Boolean).map(Number);
       for (const p of pids.flatMap(processTree)) {

@@ -3,10 +3,10 @@ import { procAlive } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
 
-export const FAULT_KINDS = ['hub_kill', 'agent_kill', 'cli_kill', 'pg_restart', 'ws_cut', 'ws_delay', 'bot_api', 'final_save', 'node_away'] as const;
+export const FAULT_KINDS = ['hub_kill', 'bot_kill', 'agent_kill', 'cli_kill', 'pg_restart', 'ws_cut', 'ws_delay', 'bot_api', 'final_save', 'node_away'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Faults that take a whole part of the system away; one at a time, so each one heals as planned. */
-const OUTAGES = new Set<FaultKind>(['hub_kill', 'agent_kill', 'pg_restart', 'node_away']);
+const OUTAGES = new Set<FaultKind>(['hub_kill', 'bot_kill', 'agent_kill', 'pg_restart', 'node_away']);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,7 +29,7 @@ export class FaultInjector {
 
   /** Picks and starts one fault; returns its kind, or null when an outage is still healing. */
   async inject(): Promise<FaultKind | null> {
-    const kind = this.rng.weighted<FaultKind>({ hub_kill: 2, agent_kill: 2, cli_kill: 2, pg_restart: 1, ws_cut: 3, ws_delay: 2, bot_api: 3, final_save: 2, node_away: 1 });
+    const kind = this.rng.weighted<FaultKind>({ hub_kill: 2, bot_kill: 2, agent_kill: 2, cli_kill: 2, pg_restart: 1, ws_cut: 3, ws_delay: 2, bot_api: 3, final_save: 2, node_away: 1 });
     if (OUTAGES.has(kind) && this.outage) return null;
     const done = this.run(kind).catch((err: Error) => {
       this.errors.push(`${kind}: ${err.message}`);
@@ -52,6 +52,11 @@ export class FaultInjector {
         await sys.killHub();
         await sleep(rng.int(200, 2500));
         await sys.startHub();
+        return;
+      case 'bot_kill':
+        await sys.killBot();
+        await sleep(rng.int(200, 3000));
+        await sys.startBot();
         return;
       case 'agent_kill':
         await sys.killAgent();
