@@ -4,7 +4,9 @@
  * durable). Production never sets the variable. Points: `deliver:received` (command recorded, nothing
  * typed), `deliver:receipt` (pasted, receipt found in the journal, not yet recorded),
  * `deliver:accepted` (receipt recorded and `turn_accepted` written, command not finished),
- * `start:launching` (a start recorded in the session registry, the CLI about to be launched).
+ * `start:launching` (a start recorded in the session registry, the CLI about to be launched),
+ * `resume:launching` (a resume recorded, the dead CLI's open turns written down, nothing launched),
+ * `resume:confirmed` (the resumed CLI runs and confirmed its id, its identity not yet recorded).
  */
 export function crashPoint(name: string): void {
   if (process.env.BRIA_AGENT_TEST_CRASH === name) process.kill(process.pid, 'SIGKILL');

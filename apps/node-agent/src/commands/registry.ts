@@ -35,6 +35,12 @@ export interface SessionRecord {
   unconfirmed: string[];
   /** Pastes begun, newest last (absent in records written before marks existed: then nothing is proven). */
   deliveries?: DeliveryMark[];
+  /**
+   * Messages whose turn was still open when their CLI died. They are reported once as
+   * `evidence_unknown` (process not alive) after the session has a CLI again, and kept here until
+   * then, so an agent restart in the middle of the resume cannot forget them (chaos seed 511).
+   */
+  orphans?: string[];
   status: 'live' | 'exited' | 'closed';
   /**
    * The latest turn events sent. A re-attach under a newer generation sends them again, because the

@@ -240,22 +240,25 @@ export class SessionControl {
       this.send(sessionId, 'resume_failed', { reason });
       return { ok: false, error: reason, empty: true };
     }
-    const openTurns = rec?.status === 'exited' ? rec.turns : [];
+    // Turns the dead process held ended without an outcome this agent saw: unknown, never re-sent.
+    // They are written down before anything is launched and forgotten only once reported.
+    const orphans = [...new Set([...(rec?.orphans ?? []), ...(rec?.status === 'exited' ? rec.turns.map((t) => t.messageId) : [])])];
     const restored = await this.restoreJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
     await this.dropDeadPane(rec);
     // Outcomes this agent saw before the CLI died may have been refused as stale (sent under an
     // older generation, e.g. while the node was away): they are kept and re-reported after the
     // resume, matched by message and turn id, so a repeat never makes a second copy.
     const recent = rec?.recent ?? [];
-    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], unconfirmed: [], deliveries: rec?.deliveries ?? [], recent, journalOffset: 0 });
+    this.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], orphans, unconfirmed: [], deliveries: rec?.deliveries ?? [], recent, journalOffset: 0 });
+    crashPoint('resume:launching');
     const host = this.newHost(sessionId, p.executor);
     try {
       const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: this.sessionName(sessionId, p.generation) });
+      crashPoint('resume:confirmed');
       this.registry.put(sessionId, { identity: id });
       this.send(sessionId, 'resume_confirmed', { identity: reportIdentity(id) });
       this.replayRecent(sessionId);
-      // Turns the dead process held ended without an outcome this agent saw: unknown, never re-sent.
-      for (const t of openTurns) this.sendFact(sessionId, 'evidence_unknown', { messageId: t.messageId, processAlive: false });
+      this.reportOrphans(sessionId);
       return { ok: true, nativeSessionId: id.nativeId, ...restored };
     } catch (err) {
       return this.launchFailed(sessionId, host, err, 'resume');
@@ -417,6 +420,7 @@ export class SessionControl {
     this.registry.put(sessionId, { status: 'live', identity: safeIdentity(host) ?? identity });
     this.send(sessionId, 'reattached', { identity: reportIdentity(safeIdentity(host) ?? identity) });
     this.replayRecent(sessionId);
+    this.reportOrphans(sessionId);
     // Typed before the crash without a receipt the agent saw: only a re-check, never a second paste.
     for (const m of rec.unconfirmed) this.sendFact(sessionId, 'evidence_unknown', { messageId: m, processAlive: true });
     if (rec.unconfirmed.length > 0) this.registry.put(sessionId, { unconfirmed: [] });
@@ -428,6 +432,13 @@ export class SessionControl {
     this.send(sessionId, event, payload);
     const rec = this.registry.get(sessionId);
     if (rec) this.registry.put(sessionId, { recent: [...(rec.recent ?? []), { event, payload }].slice(-RECENT) });
+  }
+
+  /** The open turns of a CLI that died, once the session has a live CLI again: unknown, never re-sent. */
+  private reportOrphans(sessionId: string): void {
+    const orphans = this.registry.get(sessionId)?.orphans ?? [];
+    for (const messageId of orphans) this.sendFact(sessionId, 'evidence_unknown', { messageId, processAlive: false });
+    if (orphans.length > 0) this.registry.put(sessionId, { orphans: [] });
   }
 
   /** Outcomes are matched by message id and turn id, so a repeat never makes a second copy. */
@@ -462,10 +473,12 @@ export class SessionControl {
       if (!rec || rec.deliveries) return { ok: false, typed: false, delivery: 'not_typed', messageId, error: 'the agent stopped before typing' };
       return { ok: false, delivery: 'unknown', messageId, error: 'interrupted by an agent restart (no delivery marks in this record)' };
     }
-    if ((c.command === 'start_session' || c.command === 'resume_session') && rec && !rec.identity && rec.status === 'live' && c.generation === rec.generation) {
-      // Never confirmed: no key was ever sent to it. Its tmux session is ended (a CLI started again
+    const launched = rec ? this.sessionName(sessionId, rec.generation) : null;
+    if ((c.command === 'start_session' || c.command === 'resume_session') && rec && rec.identity?.tmuxSession !== launched && rec.status === 'live' && c.generation === rec.generation) {
+      // Never confirmed (no identity recorded, or still the one of the dead process a resume was
+      // replacing): no key was ever sent to it. Its tmux session is ended (a CLI started again
       // under the same id beside it would compete for the same journal).
-      const name = this.sessionName(sessionId, rec.generation);
+      const name = launched!;
       const leftover = await this.o.tmux.killSession(name).then(() => true, () => false);
       this.registry.put(sessionId, { status: 'exited' });
       return { ok: false, error: `interrupted by an agent restart before the CLI was confirmed${leftover ? '; its tmux session was ended' : ''}`, leftoverEnded: leftover, exited: true };
@@ -510,7 +523,7 @@ export function mayHaveTyped(rec: SessionRecord | undefined): string | null {
   if (!rec) return null;
   if (!rec.deliveries) return 'its record predates delivery marks (nothing is proven)';
   if (rec.deliveries.length > 0) return 'a message was typed into its CLI (delivery mark)';
-  if (rec.turns.length > 0 || rec.unconfirmed.length > 0 || (rec.recent?.length ?? 0) > 0) return 'its CLI took a turn';
+  if (rec.turns.length > 0 || rec.unconfirmed.length > 0 || (rec.recent?.length ?? 0) > 0 || (rec.orphans?.length ?? 0) > 0) return 'its CLI took a turn';
   if (rec.journalOffset > 0) return 'its journal was read';
   const journal = rec.identity?.journalPath;
   if (journal && existsSync(journal) && journalHoldsConversation(journal)) return `its journal holds a conversation (${path.basename(journal)})`;
