@@ -4,7 +4,7 @@ import type { Attachment } from '@bria/core/protocol';
 import { archiveJournal, restoreJournal } from '../archive/index.ts';
 import {
   claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, ExecutorError, type HostEvent,
-  type PermissionMode, SessionHost, type SessionIdentity, type Tmux,
+  type PermissionMode, SessionHost, type SessionHostOptions, type SessionIdentity, type Tmux,
 } from '../executors/index.ts';
 import { isAlive, procStat } from '../executors/proc-tree.ts';
 import { identityFromReport, mapHostEvent, reportIdentity } from './host-event-map.ts';
@@ -28,6 +28,8 @@ export interface SessionControlOptions {
   env: Env;
   emit: Emit;
   log: Log;
+  /** The CLI hosts' waits (tests shorten them; production keeps the host's defaults). */
+  hostTimeouts?: SessionHostOptions['timeouts'];
 }
 
 const RECENT = 24;
@@ -78,7 +80,7 @@ export class SessionControl {
     const base = executor === 'claude' ? claudeDriver : codexDriver;
     // Bria chooses a Claude session's id up front and stores it before the CLI starts.
     const driver: ExecutorDriver = nativeId ? { ...base, chooseNativeId: () => nativeId } : base;
-    const host = new SessionHost({ driver, tmux: this.o.tmux, bin: this.o.bins[executor], env: this.o.env });
+    const host = new SessionHost({ driver, tmux: this.o.tmux, bin: this.o.bins[executor], env: this.o.env, ...(this.o.hostTimeouts ? { timeouts: this.o.hostTimeouts } : {}) });
     this.hosts.get(sessionId)?.detach();
     this.hosts.set(sessionId, host);
     host.on((e) => this.onHostEvent(sessionId, host, e));
@@ -279,8 +281,11 @@ export class SessionControl {
     this.o.log('warn', `agent.${what}_failed`, { sessionId, code: e.code });
     if (e.code === 'blocked_on_prompt') return { ok: false, error: e.message, blocked: true };
     if (what === 'resume') {
-      // A CLI that came up but did not confirm the id is ended: it is not the session asked for.
-      if (e.code !== 'not_ready') await host.close().catch(() => undefined);
+      // A CLI that came up but did not confirm the id, or never reached its prompt in time, is
+      // ended: it is not (or not yet proven to be) the session asked for, and the hub's next
+      // attempt launches another one, which it would hold the conversation against (Codex: "This
+      // conversation is open in another app"; chaos seed 636).
+      await host.close().catch(() => undefined);
       this.registry.put(sessionId, { status: 'exited' });
       this.send(sessionId, 'resume_failed', { reason: `${e.message}${said ? `: ${said}` : ''}`.slice(0, 500) });
       return { ok: false, error: e.message };
