@@ -105,6 +105,14 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
     // Telegram finals need the outbox sender's last round trip.
     await sleep(500);
     const waiting = await unrecoverable(sys.db, user.sessions.map((s) => s.id));
+    if (o.log) {
+      // Why each of them waits: the exact resume's refusal, as the agent reported it.
+      for (const id of waiting) {
+        const why = await sys.db.sessionEvidence.findFirst({ where: { sessionId: id, event: { in: ['resume_failed', 'reattach_refused'] } }, orderBy: { id: 'desc' } });
+        const s = await sys.db.session.findUnique({ where: { id }, select: { executor: true, lastResumeError: true } });
+        o.log(`    waiting ${id.slice(0, 8)} (${s?.executor}): ${why?.event} ${JSON.stringify(why?.evidence ?? null).slice(0, 300)} ${s?.lastResumeError ?? ''}`);
+      }
+    }
     const explained: string[] = [];
     const violations = await checkInvariants(sys, { sessions: user.sessions, sent: user.sent, natives, explained });
     if (violations.length && o.log) {
