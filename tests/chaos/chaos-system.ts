@@ -16,6 +16,11 @@ import { freePort } from '../../packages/core/src/db/embedded-postgres.ts';
 import { createNodeWithToken } from '../../packages/core/src/db/repos/nodes.ts';
 import { type Engine, startEngine } from '../../packages/core/src/engine/start-engine.ts';
 import * as services from '../../packages/core/src/services/index.ts';
+import { createLoginLink } from '../../packages/core/src/services/auth/create-login-link.ts';
+import { redeemLoginToken } from '../../packages/core/src/services/auth/redeem-login-token.ts';
+import { CSRF_HEADER, SESSION_COOKIE } from '../../packages/core/src/services/auth/secrets.ts';
+import { createCaller } from '../../packages/core/src/trpc/app-router.ts';
+import { createContext } from '../../packages/core/src/trpc/context.ts';
 import { claudeBin, codexBin, createCliHome } from '../../packages/testkit/src/cli-homes.ts';
 import { type FakeTelegram, startFakeTelegram } from '../../packages/testkit/src/fake-telegram/index.ts';
 import { type MockServer, startAnthropicMock, startOpenAIMock } from '../../packages/testkit/src/mock-models/index.ts';
@@ -45,6 +50,14 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
   const chatId = BigInt(fake.user.id);
   await db.telegramChat.create({ data: { chatId, userId: chatId } });
   const deps = { db, clock, log };
+  // The dashboard user, signed in the way a browser is (one-time link → session cookie + CSRF
+  // token). Every web action is one request through the dashboard's tRPC routers with those headers.
+  const link = await createLoginLink({ db, baseUrl: 'http://127.0.0.1:3999' });
+  const login = await redeemLoginToken({ db, token: new URL(link.url).searchParams.get('token') ?? '' });
+  const dashboard = async () => {
+    const headers = new Headers({ cookie: `${SESSION_COOKIE}=${login.secret}`, [CSRF_HEADER]: login.csrfToken });
+    return createCaller(await createContext({ db, headers, resHeaders: new Headers() }));
+  };
 
   const hubPort = await freePort();
   const logs = createWriteStream(path.join(root, 'children.log'), { flags: 'a' });
@@ -162,12 +175,18 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       mkdirSync(dir, { recursive: true });
       return dir;
     },
+    /**
+     * What the user does besides typing in Telegram. Sending, stopping, closing and resuming go
+     * through the dashboard's API (tRPC routers, signed-in session, CSRF header; a message carries
+     * the page's one-time client key). Creating is the Telegram chat's (/new binds the session to
+     * the chat, so its finals are checked "exactly once" there), and switching is a chat action.
+     */
     services: {
       create: (executor: Executor, folder: string) => services.createSession(deps, { nodeId, executor, folder, chatId }),
-      send: (sessionId: string, text: string) => services.acceptMessage(deps, { sessionId, text, source: 'web' }),
-      stop: (sessionId: string) => services.stopSession(deps, { sessionId }),
-      close: (sessionId: string) => services.closeSession(deps, { sessionId }),
-      resume: (sessionId: string) => services.resumeSession(deps, { sessionId }),
+      send: async (sessionId: string, text: string) => (await dashboard()).sessions.sendMessage({ sessionId, text, clientKey: randomBytes(9).toString('base64url') }),
+      stop: async (sessionId: string) => (await dashboard()).sessions.stop({ sessionId }),
+      close: async (sessionId: string) => (await dashboard()).sessions.close({ sessionId }),
+      resume: async (sessionId: string) => (await dashboard()).sessions.resume({ sessionId }),
       jump: (sessionId: string) => services.jumpToSession(deps, { chatId, sessionId }),
     },
     /** For a run that did not come to rest: what every pane shows and the children's last log lines. */

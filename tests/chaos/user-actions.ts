@@ -1,4 +1,5 @@
 import { isAppError } from '../../packages/core/src/domain/index.ts';
+import { MappedError } from '../../packages/core/src/trpc/errors.ts';
 import type { ChaosSystem, Executor } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
 
@@ -91,9 +92,11 @@ export class User {
       await fn();
       return 'accepted';
     } catch (err) {
-      const key = isAppError(err) ? `${kind}:${err.code}` : `${kind}:error`;
+      // A domain refusal comes as an AppError from a service, or mapped onto a tRPC error by the dashboard's API.
+      const code = isAppError(err) ? err.code : err instanceof MappedError ? err.appCode : null;
+      const key = code ? `${kind}:${code}` : `${kind}:error`;
       this.refusals[key] = (this.refusals[key] ?? 0) + 1;
-      return isAppError(err) && err.code !== 'PERSIST_FAILED' && err.code !== 'INTERNAL' ? 'refused' : 'uncertain';
+      return code && code !== 'PERSIST_FAILED' && code !== 'INTERNAL' ? 'refused' : 'uncertain';
     }
   }
 }
