@@ -24,7 +24,7 @@ import { createContext } from '../../packages/core/src/trpc/context.ts';
 import { claudeBin, codexBin, createCliHome } from '../../packages/testkit/src/cli-homes.ts';
 import { type FakeTelegram, startFakeTelegram } from '../../packages/testkit/src/fake-telegram/index.ts';
 import { type MockServer, startAnthropicMock, startOpenAIMock } from '../../packages/testkit/src/mock-models/index.ts';
-import { OffsetClock, processTree, waitUntil } from '../../packages/testkit/src/system.ts';
+import { killTmuxServer, OffsetClock, waitUntil } from '../../packages/testkit/src/system.ts';
 import type { ChaosCluster } from './chaos-cluster.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
@@ -215,13 +215,7 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
     async dispose(): Promise<void> {
       await killChild(bot).catch(() => undefined);
       await sys.killAgent().catch(() => undefined);
-      const pids = (tmux('list-panes', '-a', '-F', '#{pane_pid}') ?? '').split('\n').filter(Boolean).map(Number);
-      for (const p of pids.flatMap(processTree)) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {}
-      }
-      tmux('kill-server');
+      await killTmuxServer(tmuxSocket);
       await engine.stop().catch(() => undefined);
       await sys.killHub().catch(() => undefined);
       await proxy.stop();

@@ -1,15 +1,14 @@
 // A second computer for the Telegram tests: its own enrolled node, its own CLI home, tmux server and
 // agent directory, and a real node agent process connected to the scenario system's hub. The CLIs
 // it runs talk to the same mock model servers, so its turns are visible in `sys.turns`.
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeWithToken } from '../../packages/core/src/db/repos/nodes.ts';
 import { claudeBin, codexBin, createCliHome } from '../../packages/testkit/src/cli-homes.ts';
-import { type Executor, processTree, type System, waitUntil } from '../../packages/testkit/src/system.ts';
+import { type Executor, killTmuxServer, type System, waitUntil } from '../../packages/testkit/src/system.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,13 +20,6 @@ export async function enrolSecondNode(sys: System, o: { name: string; executors:
   mkdirSync(work, { recursive: true });
   const { env: cliEnv } = await createCliHome({ root, trustedDirs: [work], anthropicUrl: sys.mocks.claude.url, openaiUrl: sys.mocks.codex.url });
   const tmuxSocket = `bria-sys2-${randomBytes(4).toString('hex')}`;
-  const tmux = (...args: string[]) => {
-    try {
-      return execFileSync('tmux', ['-L', tmuxSocket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    } catch {
-      return null;
-    }
-  };
   let agent: ChildProcess | null = null;
   const online = async () => (await sys.db.node.findUniqueOrThrow({ where: { id: nodeId } })).online;
 
@@ -79,15 +71,7 @@ export async function enrolSecondNode(sys: System, o: { name: string; executors:
         await gone;
       }
       agent = null;
-      const pids = (tmux('list-panes', '-a', '-F', '#{pane_pid}') ?? '').split('\n').filter(Boolean).map(Number);
-      for (const p of pids.flatMap(processTree)) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {}
-      }
-      const socket = (tmux('list-sessions', '-F', '#{socket_path}') ?? '').split('\n')[0]?.trim() ?? '';
-      tmux('kill-server');
-      if (socket.endsWith(`/${tmuxSocket}`)) await rm(socket, { force: true });
+      await killTmuxServer(tmuxSocket);
     },
   };
   return node;

@@ -208,17 +208,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
 
     async dispose(): Promise<void> {
       await sys.killAgent().catch(() => undefined);
-      // Every CLI process of every pane, then the tmux server itself.
-      const pids = (tmux('list-panes', '-a', '-F', '#{pane_pid}') ?? '').split('\n').filter(Boolean).map(Number);
-      for (const p of pids.flatMap(processTree)) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {}
-      }
-      // tmux leaves its socket file behind when the server is killed.
-      const socket = (tmux('list-sessions', '-F', '#{socket_path}') ?? '').split('\n')[0]?.trim() ?? '';
-      tmux('kill-server');
-      if (socket.endsWith(`/${tmuxSocket}`)) await rm(socket, { force: true });
+      await killTmuxServer(tmuxSocket);
       await engine.stop().catch(() => undefined);
       await hub.stop().catch(() => undefined);
       await mocks.claude.close();
@@ -231,6 +221,29 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
   return sys;
 }
 export type System = Awaited<ReturnType<typeof startSystem>>;
+
+/**
+ * Ends a private tmux server for good: every CLI process of every pane (with its children), then
+ * the server, then the socket file tmux leaves behind when its server is killed.
+ */
+export async function killTmuxServer(socketName: string): Promise<void> {
+  const tmux = (...args: string[]) => {
+    try {
+      return execFileSync('tmux', ['-L', socketName, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      return null;
+    }
+  };
+  const pids = (tmux('list-panes', '-a', '-F', '#{pane_pid}') ?? '').split('\n').filter(Boolean).map(Number);
+  for (const p of pids.flatMap(processTree)) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {}
+  }
+  const socket = (tmux('list-sessions', '-F', '#{socket_path}') ?? '').split('\n')[0]?.trim() ?? '';
+  tmux('kill-server');
+  if (socket.endsWith(`/${socketName}`)) await rm(socket, { force: true });
+}
 
 /** A process and all its descendants (from `ps`), parents first. */
 export function processTree(root: number): number[] {
