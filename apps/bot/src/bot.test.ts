@@ -1,30 +1,19 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { InlineKeyboardMarkup, Message } from '@grammyjs/types';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/db';
-import type { TestDatabase } from '@bria/testkit/postgres';
-import { type Harness, openDatabase, seedNode, seedSession, startHarness } from './testing/bot-harness.ts';
+import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
-let tdb: TestDatabase;
 let db: Db;
 let h: Harness;
 const ADA = 100200300;
 const buttons = (m: Message | undefined) => ((m?.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat();
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-beforeAll(async () => {
-  ({ tdb, db } = await openDatabase());
+useBotHarness({ allowed: [ADA] }, (x) => {
+  ({ db, h } = x);
 });
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
-});
-beforeEach(async () => {
-  await db.$executeRawUnsafe('truncate "Outbox", "ChatNodeState", "TelegramChat", "Message", "Session", "Node", "Settings", "LoginToken", "DashboardUser" cascade');
-  h = await startHarness(db, { allowed: [ADA] });
-});
-afterEach(() => h.stop());
 
 describe('access', () => {
   it('an unknown user gets exactly one polite refusal per message, no buttons, and nothing is stored', async () => {

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/db';
-import type { TestDatabase } from '@bria/testkit/postgres';
-import { answerFolderChecks, type Harness, openDatabase, seedNode, seedSession, startHarness } from './testing/bot-harness.ts';
+import { answerFolderChecks, type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // The flows up to the engine's door: real core services and database, the fake Bot API as Telegram.
-let tdb: TestDatabase;
 let db: Db;
 let h: Harness;
 const ADA = 100200300;
@@ -19,18 +17,9 @@ const press = (m: Message, label: string | RegExp) => {
 };
 const waitFor = async (pred: (m: Message) => boolean) => (await h.fake.waitForChat((ms) => ms.some(pred))).filter(pred).at(-1) as Message;
 
-beforeAll(async () => {
-  ({ tdb, db } = await openDatabase());
+useBotHarness({ allowed: [ADA] }, (x) => {
+  ({ db, h } = x);
 });
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
-});
-beforeEach(async () => {
-  await db.$executeRawUnsafe('truncate "Outbox", "ChatNodeState", "TelegramChat", "Message", "AgentCommand", "SessionEvidence", "SessionTimer", "Session", "Node", "Settings" cascade');
-  h = await startHarness(db, { allowed: [ADA] });
-});
-afterEach(() => h.stop());
 
 describe('/new', () => {
   it('node → executor → typed folder → the session is created Starting and its card shows it', async () => {

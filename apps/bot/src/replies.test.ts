@@ -1,35 +1,24 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
-import type { TestDatabase } from '@bria/testkit/postgres';
 import { createBot } from './bot.ts';
 import { coreActions } from './core-actions.ts';
-import { type Harness, openDatabase, seedNode, seedSession, startHarness } from './testing/bot-harness.ts';
+import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // Handler replies go through the durable outbox (README "Handler replies"): a 429 or 5xx on the
 // first attempt delays a reply but never loses it, and a redelivered update never answers twice.
-let tdb: TestDatabase;
 let db: Db;
 let h: Harness;
 const ADA = 100200300;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const botTexts = () => h.fake.chatMessages(ADA).filter((m) => m.from?.is_bot).map((m) => m.text ?? '');
 
-beforeAll(async () => {
-  ({ tdb, db } = await openDatabase());
+useBotHarness({ allowed: [ADA] }, (x) => {
+  ({ db, h } = x);
 });
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
-});
-beforeEach(async () => {
-  await db.$executeRawUnsafe('truncate "Outbox", "ChatNodeState", "TelegramChat", "Message", "Session", "Node", "Settings", "LoginToken", "DashboardUser" cascade');
-  h = await startHarness(db, { allowed: [ADA] });
-});
-afterEach(() => h.stop());
 
 async function twoOpenSessions(): Promise<void> {
   const nodeId = await seedNode(db, { name: 'laptop' });

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Api } from 'grammy';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createDb, type Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
@@ -15,6 +16,32 @@ export interface Harness {
   fake: FakeTelegram;
   db: Db;
   stop(): Promise<void>;
+}
+
+/** Every table a bot test writes to, emptied before each test. */
+const TABLES = ['Outbox', 'ChatNodeState', 'TelegramChat', 'Message', 'AgentCommand', 'SessionEvidence', 'SessionTimer', 'Session', 'Node', 'Settings', 'LoginToken', 'DashboardUser'];
+
+/**
+ * The bot tests' set-up: one database for the file, emptied before each test, and a fresh bot
+ * against a fresh fake Bot API for each test (stopped after it). `use` receives both every time.
+ */
+export function useBotHarness(o: { allowed: number[] }, use: (x: { db: Db; h: Harness }) => void): void {
+  let tdb: TestDatabase;
+  let db: Db;
+  let h: Harness;
+  beforeAll(async () => {
+    ({ tdb, db } = await openDatabase());
+  });
+  afterAll(async () => {
+    await db.$disconnect();
+    await tdb.drop();
+  });
+  beforeEach(async () => {
+    await db.$executeRawUnsafe(`truncate ${TABLES.map((t) => `"${t}"`).join(', ')} cascade`);
+    h = await startHarness(db, o);
+    use({ db, h });
+  });
+  afterEach(() => h.stop());
 }
 
 export async function openDatabase(): Promise<{ tdb: TestDatabase; db: Db }> {
