@@ -51,7 +51,7 @@ try {
     for (const [k, n] of Object.entries(r.faults)) faults[k as keyof typeof faults] += n;
     violations += r.violations.length;
     const f = Object.entries(r.faults).filter(([, n]) => n > 0).map(([k, n]) => `${k}=${n}`).join(' ');
-    console.log(`run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, violations ${r.violations.length}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ""}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`);
+    console.log(`run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ""}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`);
     for (const line of r.violations) console.log(`  VIOLATION ${line}`);
     for (const line of r.explained) console.log(`  allowed ${line}`);
     explained += r.explained.length;

@@ -28,6 +28,8 @@ export interface RunResult {
   harness: string[];
   /** Repeats the invariants allow by design, each with its proof (the bot-kill duplicate window). */
   explained: string[];
+  /** Final writes the engine refused under `final_save` (its evidence rows): proof the fault bit. */
+  finalSaveFailures: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,6 +116,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       }
     }
     const explained: string[] = [];
+    const finalSaveFailures = await sys.db.sessionEvidence.count({ where: { event: 'final_save_failed' } });
     const violations = await checkInvariants(sys, { sessions: user.sessions, sent: user.sent, natives, explained });
     if (violations.length && o.log) {
       for (const m of sys.fake.chatMessages()) o.log(`    chat ${m.message_id}: ${(m.text ?? '').slice(0, 120).replace(/\n/g, ' | ')}`);
@@ -122,7 +125,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
     }
     return {
       seed: o.seed, ms: Date.now() - t0, actions: user.counts, faults: faults.counts, sessions: user.sessions.length,
-      messages: user.sent.length, violations, explained, unrecoverable: waiting.length, harness: [...harness, ...faults.errors],
+      messages: user.sent.length, violations, explained, finalSaveFailures, unrecoverable: waiting.length, harness: [...harness, ...faults.errors],
     };
   } finally {
     faults.dispose();

@@ -1,6 +1,6 @@
-// One whole Bria for one chaos run, composed so every part can be broken: the hub in its own
-// process (SIGKILL), a TCP proxy between agent and hub (cut, delay, away), the engine in this
-// process (final-save seam), the bot's own production process (apps/bot/src/main.ts, SIGKILL)
+// One whole Bria for one chaos run, composed so every part can be broken: the hub with its session
+// engine in their own process (SIGKILL; final-save seam through a file), a TCP proxy between agent
+// and hub (cut, delay, away), the bot's own production process (apps/bot/src/main.ts, SIGKILL)
 // against the fake Bot API, a real agent child process with real CLIs in a private tmux server,
 // and the suite's own restartable Postgres.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -14,7 +14,6 @@ import pino from 'pino';
 import { createDb, type Db } from '../../packages/core/src/db/client.ts';
 import { freePort } from '../../packages/core/src/db/embedded-postgres.ts';
 import { createNodeWithToken } from '../../packages/core/src/db/repos/nodes.ts';
-import { type Engine, startEngine } from '../../packages/core/src/engine/start-engine.ts';
 import * as services from '../../packages/core/src/services/index.ts';
 import { createLoginLink } from '../../packages/core/src/services/auth/create-login-link.ts';
 import { redeemLoginToken } from '../../packages/core/src/services/auth/redeem-login-token.ts';
@@ -64,7 +63,8 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
   let hub: ChildProcess | null = null;
   const proxy = new TcpProxy(() => hubPort);
   await proxy.start();
-  const engine: Engine = await startEngine({ db, databaseUrl: database.url, log, clock, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
+  /** While the time written here lies ahead, the engine refuses every final write (`final_save`). */
+  const finalSaveFile = path.join(root, 'final-save-fault');
 
   // The bot is the production bot process; its outbox lease is short so a row a killed bot held
   // comes back within the settle time (8 s instead of 60 s; its Bot API timeout is half of it).
@@ -100,11 +100,11 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
   };
 
   const sys = {
-    root, work, home, db, deps, clock, nodeId, chatId, mocks, fake, proxy, tmuxSocket, cluster,
+    root, work, home, db, deps, clock, finalSaveFile, nodeId, chatId, mocks, fake, proxy, tmuxSocket, cluster,
     /** Starts the hub process; tries again while Postgres is down (a real supervisor would too). */
     async startHub(): Promise<void> {
       for (let attempt = 0; ; attempt++) {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/chaos/hub-child.ts', database.url, String(hubPort)], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/chaos/hub-child.ts', database.url, String(hubPort), finalSaveFile], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
         child.stderr?.pipe(logs, { end: false });
         const ok = await new Promise<boolean>((resolve) => {
           child.stdout?.on('data', (b: Buffer) => b.toString().includes('hub-ready') && resolve(true));
@@ -216,7 +216,6 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       await killChild(bot).catch(() => undefined);
       await sys.killAgent().catch(() => undefined);
       await killTmuxServer(tmuxSocket);
-      await engine.stop().catch(() => undefined);
       await sys.killHub().catch(() => undefined);
       await proxy.stop();
       await fake.close();

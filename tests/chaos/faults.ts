@@ -1,4 +1,4 @@
-import { finalSaveFaults } from '../../packages/core/src/db/repos/messages.ts';
+import { writeFileSync } from 'node:fs';
 import { procAlive } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
@@ -18,13 +18,13 @@ export class FaultInjector {
   readonly counts: Record<FaultKind, number> = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
   private outage: Promise<void> | null = null;
   private healing = new Set<Promise<void>>();
-  private finalSaveUntil = 0;
   readonly errors: string[] = [];
 
-  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng, private readonly sessionIds: () => string[]) {
-    finalSaveFaults.hook = () => {
-      if (Date.now() < this.finalSaveUntil) throw new Error('chaos: final save refused (simulated full disk)');
-    };
+  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng, private readonly sessionIds: () => string[]) {}
+
+  /** The engine (in the hub's process) refuses every final write until `until` (ms since the epoch). */
+  private refuseFinalsUntil(until: number): void {
+    writeFileSync(this.sys.finalSaveFile, String(until));
   }
 
   /** Picks and starts one fault; returns its kind, or null when an outage is still healing. */
@@ -90,7 +90,7 @@ export class FaultInjector {
         return;
       }
       case 'final_save':
-        this.finalSaveUntil = Date.now() + rng.int(1000, 12_000);
+        this.refuseFinalsUntil(Date.now() + rng.int(1000, 12_000));
         return;
       case 'node_away': {
         // The node's network is gone past the quick part of the re-attach schedule (1, 2, 5, 10 s,
@@ -109,7 +109,7 @@ export class FaultInjector {
 
   /** Ends every fault and waits for the running outage to finish healing. */
   async healAll(): Promise<void> {
-    this.finalSaveUntil = 0;
+    this.refuseFinalsUntil(0);
     await this.outage;
     await Promise.allSettled([...this.healing]);
     this.sys.proxy.delayMs = 0;
@@ -118,6 +118,6 @@ export class FaultInjector {
   }
 
   dispose(): void {
-    finalSaveFaults.hook = null;
+    this.refuseFinalsUntil(0);
   }
 }

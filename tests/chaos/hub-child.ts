@@ -1,16 +1,33 @@
-// The hub alone in its own process, so the chaos suite can SIGKILL it (no goodbye to the agents,
-// nodes left "online" in the database) and start it again on the same port. The session engine
-// stays in the suite's process, where the final-save test seam can reach it.
-// Usage: tsx tests/chaos/hub-child.ts <database url> <port>
+// The hub alone in its own process, as in production (packages/core/src/hub/main.ts): the agents'
+// WebSocket server and the session engine beside it, so the chaos suite's SIGKILL takes both down
+// at once (no goodbye to the agents, nodes left "online", an engine transaction cut anywhere) and
+// starts them again on the same port. The final-save fault reaches the engine through a file: while
+// the time (ms since the epoch) written in it lies ahead, every final write is refused.
+// Usage: tsx tests/chaos/hub-child.ts <database url> <port> <final-save fault file>
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createDb } from '../../packages/core/src/db/client.ts';
+import { finalSaveFaults } from '../../packages/core/src/db/repos/messages.ts';
+import { startEngine } from '../../packages/core/src/engine/start-engine.ts';
 import { Hub } from '../../packages/core/src/hub/server.ts';
 
 const { positionals } = parseArgs({ allowPositionals: true });
-const [url, port] = positionals;
-if (!url || !port) throw new Error('usage: hub-child.ts <database url> <port>');
-const db = createDb(url, { max: 4 });
-const hub = new Hub({ db, databaseUrl: url, host: '127.0.0.1', port: Number(port), heartbeatMs: 500, log: pino({ level: 'silent' }) });
+const [url, port, faultFile] = positionals;
+if (!url || !port || !faultFile) throw new Error('usage: hub-child.ts <database url> <port> <final-save fault file>');
+const refuseUntil = (): number => {
+  try {
+    return Number(readFileSync(faultFile, 'utf8')) || 0;
+  } catch {
+    return 0;
+  }
+};
+finalSaveFaults.hook = () => {
+  if (Date.now() < refuseUntil()) throw new Error('chaos: final save refused (simulated full disk)');
+};
+const log = pino({ level: 'silent' });
+const db = createDb(url, { max: 8 });
+const hub = new Hub({ db, databaseUrl: url, host: '127.0.0.1', port: Number(port), heartbeatMs: 500, log });
 await hub.start();
+await startEngine({ db, databaseUrl: url, log, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
 process.stdout.write('hub-ready\n');
