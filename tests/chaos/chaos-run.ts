@@ -113,6 +113,9 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         const why = await sys.db.sessionEvidence.findFirst({ where: { sessionId: id, event: { in: ['resume_failed', 'reattach_refused'] } }, orderBy: { id: 'desc' } });
         const s = await sys.db.session.findUnique({ where: { id }, select: { executor: true, lastResumeError: true } });
         o.log(`    waiting ${id.slice(0, 8)} (${s?.executor}): ${why?.event} ${JSON.stringify(why?.evidence ?? null).slice(0, 300)} ${s?.lastResumeError ?? ''}`);
+        for (const m of await sys.db.message.findMany({ where: { sessionId: id }, orderBy: { seq: 'asc' } })) o.log(`      msg #${m.seq} ${m.status} ${m.outcomeDetail ?? ''}`);
+        for (const c of await sys.db.agentCommand.findMany({ where: { sessionId: id }, orderBy: { createdAt: 'asc' } })) o.log(`      cmd ${c.createdAt.toISOString().slice(11, 23)} ${c.type} ${c.status} ${JSON.stringify(c.result ?? null).slice(0, 200)}`);
+        for (const e of await sys.db.sessionEvidence.findMany({ where: { sessionId: id }, orderBy: { id: 'asc' } })) o.log(`      ${e.createdAt.toISOString().slice(11, 23)} ${e.fromState}->${e.toState} ${e.event} ${JSON.stringify(e.evidence).slice(0, 200)}`);
       }
     }
     const explained: string[] = [];
