@@ -88,14 +88,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       const blocked = await sys.db.message.findMany({ where: { sessionId: { in: rows.map((r) => r.id) }, status: { in: ['pending', 'leased'] } }, select: { sessionId: true }, distinct: ['sessionId'] });
       for (const b of blocked) still.add(b.sessionId);
       for (const r of rows.filter((x) => still.has(x.id))) {
-        for (const m of await sys.db.message.findMany({ where: { sessionId: r.id }, orderBy: { seq: 'asc' } })) {
-          o.log?.(`    ${r.id.slice(0, 8)} msg #${m.seq} ${m.status} id=${m.id.slice(0, 8)} ${m.outcomeDetail ?? ''}`);
-        }
-        for (const c of await sys.db.agentCommand.findMany({ where: { sessionId: r.id }, orderBy: { createdAt: 'asc' } })) {
-          o.log?.(`    ${r.id.slice(0, 8)} cmd ${c.createdAt.toISOString().slice(11, 23)} ${c.type} ${c.status} a=${c.attempts} id=${c.id.slice(0, 8)} ${JSON.stringify(c.payload).slice(0, 160)} -> ${JSON.stringify(c.result ?? null).slice(0, 200)}`);
-        }
-        const ev = await sys.db.sessionEvidence.findMany({ where: { sessionId: r.id }, orderBy: { id: 'asc' } });
-        for (const e of ev) o.log?.(`    ${r.id.slice(0, 8)} ${e.createdAt.toISOString().slice(11, 23)} ${e.fromState}->${e.toState} ${e.event} ${e.actor} ${JSON.stringify(e.evidence).slice(0, 300)}`);
+        if (o.log) await logTimeline(sys.db, r.id, o.log);
       }
       if (o.log) {
         const events = await sys.db.agentEvent.findMany({ where: { processedAt: null }, orderBy: { id: 'asc' }, take: 20, select: { seq: true, type: true, sessionId: true, receivedAt: true } });
@@ -113,9 +106,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         const why = await sys.db.sessionEvidence.findFirst({ where: { sessionId: id, event: { in: ['resume_failed', 'reattach_refused'] } }, orderBy: { id: 'desc' } });
         const s = await sys.db.session.findUnique({ where: { id }, select: { executor: true, lastResumeError: true } });
         o.log(`    waiting ${id.slice(0, 8)} (${s?.executor}): ${why?.event} ${JSON.stringify(why?.evidence ?? null).slice(0, 300)} ${s?.lastResumeError ?? ''}`);
-        for (const m of await sys.db.message.findMany({ where: { sessionId: id }, orderBy: { seq: 'asc' } })) o.log(`      msg #${m.seq} ${m.status} ${m.outcomeDetail ?? ''}`);
-        for (const c of await sys.db.agentCommand.findMany({ where: { sessionId: id }, orderBy: { createdAt: 'asc' } })) o.log(`      cmd ${c.createdAt.toISOString().slice(11, 23)} ${c.type} ${c.status} ${JSON.stringify(c.result ?? null).slice(0, 200)}`);
-        for (const e of await sys.db.sessionEvidence.findMany({ where: { sessionId: id }, orderBy: { id: 'asc' } })) o.log(`      ${e.createdAt.toISOString().slice(11, 23)} ${e.fromState}->${e.toState} ${e.event} ${JSON.stringify(e.evidence).slice(0, 200)}`);
+        await logTimeline(sys.db, id, o.log);
       }
     }
     const explained: string[] = [];
@@ -133,6 +124,20 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
   } finally {
     faults.dispose();
     await sys.dispose().catch(() => undefined);
+  }
+}
+
+/** One session's queue, agent commands and evidence timeline, for a run that needs explaining. */
+async function logTimeline(db: Db, sessionId: string, log: (line: string) => void): Promise<void> {
+  const id = sessionId.slice(0, 8);
+  for (const m of await db.message.findMany({ where: { sessionId }, orderBy: { seq: 'asc' } })) {
+    log(`    ${id} msg #${m.seq} ${m.status} id=${m.id.slice(0, 8)} ${m.outcomeDetail ?? ''}`);
+  }
+  for (const c of await db.agentCommand.findMany({ where: { sessionId }, orderBy: { createdAt: 'asc' } })) {
+    log(`    ${id} cmd ${c.createdAt.toISOString().slice(11, 23)} ${c.type} ${c.status} a=${c.attempts} id=${c.id.slice(0, 8)} ${JSON.stringify(c.payload).slice(0, 160)} -> ${JSON.stringify(c.result ?? null).slice(0, 200)}`);
+  }
+  for (const e of await db.sessionEvidence.findMany({ where: { sessionId }, orderBy: { id: 'asc' } })) {
+    log(`    ${id} ${e.createdAt.toISOString().slice(11, 23)} ${e.fromState}->${e.toState} ${e.event} ${e.actor} ${JSON.stringify(e.evidence).slice(0, 300)}`);
   }
 }
 

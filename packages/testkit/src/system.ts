@@ -240,7 +240,10 @@ export async function killTmuxServer(socketName: string): Promise<void> {
       process.kill(p, 'SIGKILL');
     } catch {}
   }
-  const socket = (tmux('list-sessions', '-F', '#{socket_path}') ?? '').split('\n')[0]?.trim() ?? '';
+  // Asked of the server while it runs; a server already gone (its last session ended) leaves the
+  // file where tmux puts it by default.
+  const told = (tmux('list-sessions', '-F', '#{socket_path}') ?? '').split('\n')[0]?.trim() ?? '';
+  const socket = told || path.join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`, socketName);
   tmux('kill-server');
   if (socket.endsWith(`/${socketName}`)) await rm(socket, { force: true });
 }

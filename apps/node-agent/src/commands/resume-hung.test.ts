@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { killTmuxServer, procAlive } from '../../../../packages/testkit/src/system.ts';
 import { Tmux } from '../tmux/tmux.ts';
 import { SessionControl } from './session-control.ts';
 
@@ -12,10 +13,8 @@ import { SessionControl } from './session-control.ts';
 // process in a real tmux pane that prints nothing and never exits.
 const root = mkdtempSync(path.join(tmpdir(), 'bria-resume-hung-'));
 const socket = `bria-hung-${process.pid}`;
-afterAll(() => {
-  try {
-    execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
-  } catch {}
+afterAll(async () => {
+  await killTmuxServer(socket);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -24,14 +23,6 @@ const tmuxOut = (...args: string[]): string => {
     return execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   } catch {
     return '';
-  }
-};
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 };
 
@@ -54,10 +45,10 @@ describe('a resume whose CLI hangs before its prompt', () => {
     const r = await control.resume('s-hung', { generation: 3, executor: 'codex', folder, nativeSessionId: '01a2381b-0000-7000-8000-000000000001' });
     expect(r.ok).toBe(false);
     expect(events.map((e) => e.event)).toContain('resume_failed');
-    const pid = Number(execFileSync('cat', [pidFile], { encoding: 'utf8' }).trim());
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
     expect(pid).toBeGreaterThan(0);
     // The hung process is gone and no live pane is left for the session.
-    expect(alive(pid)).toBe(false);
+    expect(procAlive(pid)).toBe(false);
     const live = tmuxOut('list-panes', '-a', '-F', '#{session_name} #{pane_dead}').split('\n').filter((l) => l.startsWith('bria-s-hung') && l.endsWith(' 0'));
     expect(live).toEqual([]);
     expect(control.registry.get('s-hung')?.status).toBe('exited');
