@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../packages/core/src/db/embedded-postgres.ts';
 
 /**
@@ -13,9 +13,17 @@ import { freePort } from '../packages/core/src/db/embedded-postgres.ts';
 const root = path.resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bria-start-test-'));
 const launched: ChildProcess[] = [];
-afterAll(() => {
-  for (const p of launched) if (p.exitCode === null) p.kill('SIGKILL');
+/** A run its test left going (a failed expectation) is stopped as a user would, so a retry starts clean. */
+afterEach(async () => {
+  for (const p of launched.splice(0)) {
+    if (p.exitCode !== null || p.signalCode !== null) continue;
+    const gone = new Promise((r) => p.once('exit', r));
+    p.kill('SIGINT');
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 30_000))]);
+    if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  }
 });
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 interface Ports { web: number; hub: number; pg: number }
 
@@ -80,7 +88,7 @@ describe('npm start', () => {
   it('starts everything on an empty data folder, shows the local node online, and Ctrl-C leaves nothing behind', async () => {
     Object.assign(ports, { web: await freePort(), hub: await freePort(), pg: await freePort() });
     const run = launch(ports);
-    await run.waitFor(/Bria is running/, 240_000);
+    await run.waitFor(/Press Ctrl-C to stop/, 240_000);
     const out = run.output();
     expect(out).toMatch(/Creating the embedded PostgreSQL cluster/);
     expect(out).toMatch(/This computer was enrolled as a node/);
@@ -100,7 +108,7 @@ describe('npm start', () => {
 
   it('reuses the data on the next start: same node, no new enrolment', async () => {
     const run = launch(ports);
-    await run.waitFor(/Bria is running/, 240_000);
+    await run.waitFor(/Press Ctrl-C to stop/, 240_000);
     expect(run.output()).not.toMatch(/Creating the embedded PostgreSQL cluster/);
     expect(run.output()).not.toMatch(/enrolled/);
     const h = await untilHealthy(ports.web, 60_000);

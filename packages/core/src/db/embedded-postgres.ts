@@ -154,18 +154,26 @@ function readCredentials(file: string): Credentials | undefined {
   return JSON.parse(readFileSync(file, 'utf8')) as Credentials;
 }
 
-function livePostmasterPid(pgdata: string): number | undefined {
+interface LivePostmaster { pid: number; port: number; status: string }
+
+/**
+ * The postmaster already serving this data directory, read from `postmaster.pid` (pid, data dir,
+ * start time, port, socket dir, listen address, shmem key, status), when its process still lives.
+ */
+function livePostmaster(pgdata: string): LivePostmaster | undefined {
   const file = path.join(pgdata, 'postmaster.pid');
   if (!existsSync(file)) return undefined;
-  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const pid = Number(lines[0]);
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   try {
     process.kill(pid, 0);
     const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmd.includes('postgres') ? pid : undefined;
+    if (!cmd.includes('postgres')) return undefined;
   } catch {
     return undefined;
   }
+  return { pid, port: Number(lines[3]), status: (lines[7] ?? '').trim() };
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
@@ -214,12 +222,23 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     writeFileSync(credFile, JSON.stringify(creds), { mode: 0o600 });
   }
   if (!creds) throw new Error(`The embedded database at ${pgdata} exists but ${credFile} is missing.`);
-  creds.port = opts.port;
-  const adminUrl = `postgresql://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${opts.port}/postgres`;
-  const url = `postgresql://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${opts.port}/${database}`;
-
   let child: ChildProcess | undefined;
-  let pid = livePostmasterPid(pgdata);
+  let live = livePostmaster(pgdata);
+  if (live && live.status === 'stopping') {
+    // A server of an earlier run is shutting down: wait for it to go rather than reuse it.
+    log(`Waiting for the embedded PostgreSQL of an earlier run to finish stopping (pid ${live.pid})…`);
+    if (!(await waitForExit(live.pid, 30_000))) {
+      throw new Error(`The embedded PostgreSQL of an earlier run (pid ${live.pid}) did not stop within 30 s.`);
+    }
+    live = undefined;
+  }
+  // A reused server listens where it was started, which may not be the port asked for now.
+  const port = live && Number.isInteger(live.port) && live.port > 0 ? live.port : opts.port;
+  creds.port = port;
+  const adminUrl = `postgresql://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/postgres`;
+  const url = `postgresql://${creds.user}:${encodeURIComponent(creds.password)}@127.0.0.1:${port}/${database}`;
+
+  let pid = live?.pid;
   const startedHere = pid === undefined;
   if (pid === undefined) {
     if (!(await isPortFree(opts.port))) {
@@ -244,7 +263,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     });
     child.stderr?.resume();
   } else {
-    log(`Reusing the embedded PostgreSQL already running on this data directory (pid ${pid}).`);
+    const elsewhere = port === opts.port ? '' : ` (not on ${opts.port}, the port asked for now)`;
+    log(`Reusing the embedded PostgreSQL already running on this data directory (pid ${pid}, 127.0.0.1:${port}${elsewhere}).`);
   }
 
   await ensureDatabase(adminUrl, database);
@@ -252,7 +272,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   return {
     url,
     adminUrl,
-    port: opts.port,
+    port,
     pid: serverPid,
     startedHere,
     async stop() {
