@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Executor, procAlive, procStartTime, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
 import { assertInvariants, nativeJournal, reached } from './invariants.ts';
@@ -63,6 +66,40 @@ describe.each(['codex', 'claude'] as Executor[])('%s', (executor) => {
     expect(types.filter((t) => t === 'start_session').length).toBeGreaterThanOrEqual(2);
     expect(types).not.toContain('resume_session');
     expect(await sys.db.session.count({ where: { folder: first.folder } })).toBe(1);
+    await assertInvariants(sys, [s.id]);
+  });
+
+  // Chaos seed 6025: the agent's record kept a delivery mark (a paste begun, never bound to a
+  // receipt) while the hub's queue held nothing that reached the CLI. The agent refused every start
+  // again because of it and the session waited for ever. The dead CLI's own store is the proof that
+  // no prompt was submitted: with none there, the CLI is started again under the same session.
+  it('a delivery mark without a receipt does not block the start again when the dead CLI wrote no conversation', async () => {
+    if (sys.agentPid === null) await sys.startAgent(); // an earlier failure here may have left it stopped
+    const s = await sys.createSession(executor, sys.folder(`mark-${executor}`));
+    await sys.waitState(s.id, 'Ready');
+    const oldNative = (await sys.session(s.id)).nativeSessionId!;
+    const old = await sys.identity(s.id);
+    await sys.killAgent();
+    const file = path.join(sys.agentDir, 'sessions', 'sessions.json');
+    const records = JSON.parse(readFileSync(file, 'utf8')) as { sessionId: string; deliveries?: unknown[] }[];
+    const record = records.find((r) => r.sessionId === s.id)!;
+    expect(record.deliveries).toEqual([]);
+    record.deliveries = [{ messageId: randomUUID(), at: Date.now() }];
+    writeFileSync(file, JSON.stringify(records));
+    await sys.killCli(s.id);
+    await sys.startAgent();
+    await sys.send(s.id, `after the mark ${executor}`);
+    const msgs = await sys.waitMessages(s.id, (st) => st.length === 1 && st[0] === 'completed');
+    const row = await sys.session(s.id);
+    expect(row.state).toBe('Ready');
+    const now = await sys.identity(s.id);
+    expect(now.cliPid).not.toBe(old.cliPid);
+    if (executor === 'claude') expect(row.nativeSessionId).toBe(oldNative);
+    expect(reached(sys, executor, row.nativeSessionId!, msgs[0]!.text)).toBe(1);
+    const types = await commandTypes(s.id);
+    expect(types.filter((t) => t === 'start_session').length).toBeGreaterThanOrEqual(2);
+    expect(types).not.toContain('resume_session');
+    expect(sys.agentLog().split('\n').filter((l) => l.includes('agent.start_past_unbound_marks') && l.includes(s.id))).toHaveLength(1);
     await assertInvariants(sys, [s.id]);
   });
 

@@ -11,6 +11,7 @@ import { identityFromReport, mapHostEvent, reportIdentity } from './host-event-m
 import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
 import { waitOutStartDialog } from './blocked-start.ts';
 import { journalHoldsConversation } from './journal-content.ts';
+import { nativeConversationOnDisk } from './native-conversation.ts';
 import { DELIVERY_MARKS, type SessionRecord, SessionRegistry } from './registry.ts';
 import { crashPoint } from '../test-crash.ts';
 
@@ -153,7 +154,14 @@ export class SessionControl {
       // session that never took a message): it is bound again exactly, never doubled by a second CLI.
       return this.bind(sessionId, rec.identity);
     }
-    const typed = mayHaveTyped(rec);
+    let typed = mayHaveTyped(rec);
+    if (typed && rec && onlyUnboundMarks(rec) && (await nativeConversationOnDisk(rec, this.o.env)) === false) {
+      // Marks of pastes that never got a receipt, and the dead CLI's own store holds no conversation
+      // under its id: no prompt was ever submitted, so nothing reached a model and there is nothing a
+      // start again could replace (chaos seed 6025: refusing here left the session waiting for ever).
+      this.o.log('info', 'agent.start_past_unbound_marks', { sessionId, messages: rec.deliveries?.map((d) => d.messageId) ?? [] });
+      typed = null;
+    }
     if (typed) {
       // Starting again is only for a CLI that never held a conversation; here something may have
       // reached the earlier one. Nothing is started; the session keeps waiting with the reason.
@@ -533,6 +541,15 @@ export function mayHaveTyped(rec: SessionRecord | undefined): string | null {
   const journal = rec.identity?.journalPath;
   if (journal && existsSync(journal) && journalHoldsConversation(journal)) return `its journal holds a conversation (${path.basename(journal)})`;
   return null;
+}
+
+/**
+ * Whether the record's only trace of a message is delivery marks without a receipt (no bound or
+ * open turn, no turn fact, no journal bytes read, no conversation in its known journal).
+ */
+function onlyUnboundMarks(rec: SessionRecord): boolean {
+  const marks = rec.deliveries ?? [];
+  return marks.length > 0 && marks.every((d) => !d.nativeRef) && mayHaveTyped({ ...rec, deliveries: [] }) === null;
 }
 
 /**
