@@ -24,9 +24,11 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     await sys.waitMessages(s.id, (st) => st[1] === 'accepted');
     const old = await sys.identity(s.id);
     await sys.killCli(s.id);
+    // Sent once Bria knows the CLI is gone: a message sent in the same instant may be handed to the
+    // dying CLI as a follow-up and then ends `unknown` (honest, but not this scenario's point).
+    await waitUntil('AwaitingRecovery recorded', async () => (await states(s.id)).includes('AwaitingRecovery'), 20_000);
     await sys.send(s.id, `after crash ${executor} three`);
     await sys.send(s.id, `after crash ${executor} four`);
-    await waitUntil('AwaitingRecovery recorded', async () => (await states(s.id)).includes('AwaitingRecovery'), 20_000);
     const msgs = await sys.waitMessages(s.id, (st) => st.length === 4 && st[2] === 'completed' && st[3] === 'completed', 60_000);
     const row = await sys.session(s.id);
     expect(row.nativeSessionId).toBe(native);

@@ -177,6 +177,23 @@ describe('Claude Code in tmux', () => {
     expect(await procExists(did.cliPid)).toBe(false);
   });
 
+  it('a delivery waiting for its receipt ends when the CLI dies, not when the wait times out', async () => {
+    // A receipt wait far longer than the test's own timeout: only the death can end it in time.
+    const d = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env, timeouts: { receiptMs: 600_000 } });
+    const did = await d.start({ cwd: rig.work, sessionName: 'claude-die-waiting' });
+    expect((await d.deliver({ messageId: randomUUID(), text: 'SLOW main before the death' })).accepted).toBe(true);
+    await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText === 'SLOW main before the death', 10_000);
+    // Claude journals a follow-up typed during a running turn only when it takes it up.
+    const follow = randomUUID();
+    const waiting = d.deliver({ messageId: follow, text: 'follow-up that never gets a receipt' });
+    await new Promise((r) => setTimeout(r, 500));
+    process.kill(did.cliPid, 'SIGKILL');
+    const r = await waiting;
+    expect(r).toEqual({ accepted: false, reason: 'the CLI exited before its journal showed the message' });
+    expect(d.events.filter(is('unknown', follow))).toHaveLength(1);
+    expect((await d.waitFor(is('exited'), 10_000)).expected).toBe(false);
+  });
+
   it('reports a trust dialog instead of a prompt, never answers it, and can still be closed', async () => {
     const untrusted = join(rig.root, 'untrusted');
     mkdirSync(untrusted);

@@ -33,7 +33,7 @@ const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interruptMs: 8_
  * into that same turn (same turn id): such follow-ups share the main request's outcome.
  */
 interface Turn { messageId: string; nativeRef: string; promptOffset: number | null; done: boolean }
-interface Receipt { messageId: string; sent: string; baseline: number; resolve: (ref: string) => void }
+interface Receipt { messageId: string; sent: string; baseline: number; resolve: (ref: string) => void; died: () => void }
 // 'unconfirmed': a CLI runs in the pane but was never proven ready (dialog, wrong id): close() may
 // kill it, but no key is sent to it, since a key could answer a question on the user's behalf.
 type State = 'new' | 'starting' | 'ready' | 'unconfirmed' | 'closing' | 'closed' | 'exited' | 'detached';
@@ -239,7 +239,13 @@ export class SessionHost extends HostEvents {
     const baseline = this.tailer?.offset ?? 0;
     let resolve!: (ref: string) => void;
     const got = new Promise<string>((r) => (resolve = r));
-    this.receipt = { messageId: m.messageId, sent, baseline, resolve };
+    // The CLI dying ends the wait at once (after its journal's last lines were read): no receipt can
+    // come any more, and the session's next command (the resume) must not wait out the timeout.
+    let died!: () => void;
+    const death = new Promise<'died'>((r) => (died = () => r('died')));
+    let dead = false;
+    void death.then(() => (dead = true));
+    this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
     try {
       await submitPaste(this.tmux, id.paneId, sent);
     } catch (err) {
@@ -248,7 +254,7 @@ export class SessionHost extends HostEvents {
     }
     const deadline = Date.now() + this.t.receiptMs;
     // Codex creates its rollout file with the first message; find it (by its own id) now.
-    while (!this.tailer && Date.now() < deadline) {
+    while (!this.tailer && !dead && Date.now() < deadline) {
       const path = await this.driver.findJournal(this.ctx(), id.nativeId, { resumed: false });
       if (path) {
         this.ident!.journalPath = path;
@@ -256,10 +262,10 @@ export class SessionHost extends HostEvents {
       } else await sleep(100);
     }
     const timeout = sleep(Math.max(0, deadline - Date.now())).then(() => null);
-    const ref = await Promise.race([got, timeout]);
-    if (ref) return { accepted: true, nativeRef: ref };
+    const ref = await Promise.race([got, timeout, death]);
+    if (ref && ref !== 'died') return { accepted: true, nativeRef: ref };
     this.receipt = null;
-    const reason = 'no journal receipt in time';
+    const reason = ref === 'died' ? 'the CLI exited before its journal showed the message' : 'no journal receipt in time';
     this.emit({ type: 'unknown', messageId: m.messageId, reason, evidence: { baseline, journalPath: this.ident?.journalPath } });
     return { accepted: false, reason };
   }
@@ -384,6 +390,7 @@ export class SessionHost extends HostEvents {
     await this.tailer?.readNow().catch(() => undefined);
     this.evaluate();
     this.tailer?.stop();
+    this.receipt?.died();
     const { pids, exitStatus, paneDead, stillAlive, health } = r;
     this.emit({ type: 'exited', expected: false, pids, exitStatus, paneDead, evidence: { ...health, stillAlive } });
   }
