@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+
 import { Api } from 'grammy';
 import type { Db } from '@bria/core/db';
 import type { Logger } from '@bria/core/log';
@@ -8,11 +6,12 @@ import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegra
 import { createBot } from '../../apps/bot/src/bot.ts';
 import { coreActions } from '../../apps/bot/src/core-actions.ts';
 import { OutboxSender } from '../../apps/bot/src/outbox/outbox-sender.ts';
+import { scratchDir } from '../../packages/testkit/src/scratch.ts';
 
 /** The real bot (long polling, outbox sender, core services) against the fake Bot API, logging to `log`. */
 export async function startBot(db: Db, o: { allowed: number[]; log: Logger; token?: string }): Promise<{ fake: FakeTelegram; attachmentsDir: string; stop(): Promise<void> }> {
   const fake = await startFakeTelegram(o.token ? { token: o.token } : {});
-  const attachmentsDir = mkdtempSync(path.join(tmpdir(), 'bria-sec-att-'));
+  const attachmentsDir = scratchDir('bria-sec-att-');
   const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 5 }), db, log: o.log, pollMs: 50, leaseMs: 10_000 });
   const actions = coreActions({ db, log: o.log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir });
   const bot = createBot(fake.token, { db, log: o.log, allowedUsers: new Set(o.allowed), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });

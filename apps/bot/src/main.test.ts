@@ -1,6 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/db';
@@ -8,6 +6,7 @@ import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegra
 import type { TestDatabase } from '@bria/testkit/postgres';
 import { renderFinal, visibleText } from './render/index.ts';
 import { openDatabase } from './testing/bot-harness.ts';
+import { scratchDir } from '@bria/testkit/scratch';
 
 // The real bot process (`tsx apps/bot/src/main.ts`), killed with SIGKILL mid-send and started again.
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -35,7 +34,7 @@ function startBot(): ChildProcess {
     env: {
       PATH: process.env.PATH, HOME: process.env.HOME,
       TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_ALLOWED_USERS: String(fake.user.id),
-      DATABASE_URL: tdb.url, BRIA_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'bria-bot-main-')), BRIA_BOT_OUTBOX_LEASE_MS: '3000', LOG_LEVEL: 'silent',
+      DATABASE_URL: tdb.url, BRIA_DATA_DIR: scratchDir('bria-bot-main-'), BRIA_BOT_OUTBOX_LEASE_MS: '3000', LOG_LEVEL: 'silent',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,12 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
 import { createBot } from './bot.ts';
 import { coreActions } from './core-actions.ts';
-import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // Handler replies go through the durable outbox (README "Handler replies"): a 429 or 5xx on the
 // first attempt delays a reply but never loses it, and a redelivered update never answers twice.
@@ -61,7 +58,7 @@ describe('handler replies through the outbox', () => {
     await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text?.startsWith('Open sessions')), { chatId: ADA });
     // A second bot process receives the very same update twice more, as Telegram redelivers it.
     const log = createLogger({ name: 'bot-test-2', level: 'silent' });
-    const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: mkdtempSync(path.join(tmpdir(), 'bria-bot-att-')) });
+    const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: scratchAttachmentsDir() });
     const again = createBot(h.fake.token, { db, log, allowedUsers: new Set([ADA]), apiRoot: h.fake.apiRoot, actions }, { client: { apiRoot: h.fake.apiRoot } });
     await again.init();
     await again.handleUpdate(structuredClone(sent.update));
@@ -80,7 +77,7 @@ describe('handler replies through the outbox', () => {
     const sent = h.fake.userSends('/start');
     await h.fake.waitForChat((ms) => ms.some((m) => m.text?.startsWith('Claude Code · laptop')), { chatId: ADA });
     const log = createLogger({ name: 'bot-test-2', level: 'silent' });
-    const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: mkdtempSync(path.join(tmpdir(), 'bria-bot-att-')) });
+    const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: scratchAttachmentsDir() });
     const again = createBot(h.fake.token, { db, log, allowedUsers: new Set([ADA]), apiRoot: h.fake.apiRoot, actions }, { client: { apiRoot: h.fake.apiRoot } });
     await again.init();
     await again.handleUpdate(structuredClone(sent.update));

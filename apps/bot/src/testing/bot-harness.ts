@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Api } from 'grammy';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createDb, type Db } from '@bria/core/db';
@@ -10,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';
 import { createBot } from '../bot.ts';
 import { coreActions } from '../core-actions.ts';
 import { OutboxSender } from '../outbox/outbox-sender.ts';
+import { scratchDir } from '@bria/testkit/scratch';
 
 /** A real bot (grammY long polling + outbox sender + core services) against the fake Bot API and a real database. */
 export interface Harness {
@@ -49,11 +47,14 @@ export async function openDatabase(): Promise<{ tdb: TestDatabase; db: Db }> {
   return { tdb, db: createDb(tdb.url, { max: 6 }) };
 }
 
+/** A folder for the attachments a test's core actions store (removed when the test process ends). */
+export const scratchAttachmentsDir = (): string => scratchDir('bria-bot-att-');
+
 export async function startHarness(db: Db, o: { allowed: number[] }): Promise<Harness> {
   const fake = await startFakeTelegram();
   const log = createLogger({ name: 'bot-test', level: 'silent' });
   const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 5 }), db, log, pollMs: 50, leaseMs: 10_000 });
-  const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: mkdtempSync(path.join(tmpdir(), 'bria-bot-att-')) });
+  const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: scratchDir('bria-bot-att-') });
   const bot = createBot(fake.token, { db, log, allowedUsers: new Set(o.allowed), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
   await bot.init();
   void bot.start({ timeout: 1 });

@@ -1,17 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Attachment, parseSessionCommand } from '@bria/core/protocol';
 import { AttachmentNotStored, safeFileName, storeAttachments, textWithAttachments } from './session-attachments.ts';
+import { scratchDir } from '@bria/testkit/scratch';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const att = (name: string, bytes: Buffer, over: Partial<Attachment> = {}): Attachment => ({ name, mime: 'text/plain', sizeBytes: bytes.length, sha256: sha(bytes), contentBase64: bytes.toString('base64'), ...over });
 
 describe('storeAttachments (real files)', () => {
   it('writes the bytes exactly into <dir>/attachments/<session>/<message>-<name>', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bria-att-'));
+    const dir = scratchDir('bria-att-');
     const bytes = Buffer.from([0, 1, 2, 255, 10, 13]);
     const [file] = await storeAttachments(path.join(dir, 'attachments'), 'sess-1', 'msg-1', [att('data.bin', bytes)]);
     expect(file).toBe(path.join(dir, 'attachments', 'sess-1', 'msg-1-data.bin'));
@@ -20,7 +20,7 @@ describe('storeAttachments (real files)', () => {
   });
 
   it('refuses a checksum or size that does not match, writing nothing', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bria-att-'));
+    const dir = scratchDir('bria-att-');
     const bytes = Buffer.from('hello');
     await expect(storeAttachments(path.join(dir, 'attachments'), 's', 'm', [att('a.txt', bytes, { sha256: sha(Buffer.from('other')) })])).rejects.toBeInstanceOf(AttachmentNotStored);
     await expect(storeAttachments(path.join(dir, 'attachments'), 's', 'm', [att('a.txt', bytes, { sizeBytes: 4 })])).rejects.toThrow(/size differs/);
@@ -28,7 +28,7 @@ describe('storeAttachments (real files)', () => {
   });
 
   it.each(['../../../etc/passwd', '..', '/abs/evil', 'a\\..\\b', '.hidden', 'x\u0000y\nz', '\u001b[31m'])('keeps the hostile name %j inside the session folder', async (name) => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bria-att-'));
+    const dir = scratchDir('bria-att-');
     const [file] = await storeAttachments(path.join(dir, 'attachments'), 'sess', 'msg', [att(name, Buffer.from('x'))]);
     expect(path.dirname(file!)).toBe(path.join(dir, 'attachments', 'sess'));
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the name must contain no control character

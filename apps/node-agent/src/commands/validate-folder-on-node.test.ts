@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,13 +8,14 @@ import { createLogger } from '@bria/core/log';
 import { validateFolderOnNode } from '../../../../packages/core/src/services/nodes/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../../packages/testkit/src/postgres.ts';
 import { Agent } from '../agent.ts';
+import { scratchDir } from '@bria/testkit/scratch';
 
 let tdb: TestDatabase;
 let db: Db;
 let hub: Hub;
 let agent: Agent;
 let nodeId: string;
-const base = mkdtempSync(path.join(tmpdir(), 'bria-vf-'));
+const base = scratchDir('bria-vf-');
 
 beforeAll(async () => {
   tdb = await createTestDatabase();
@@ -23,7 +24,7 @@ beforeAll(async () => {
   nodeId = created.nodeId;
   hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 1000, log: createLogger({ name: 't', level: 'silent' }) });
   await hub.start();
-  agent = new Agent({ hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token: created.token, dir: mkdtempSync(path.join(tmpdir(), 'bria-agent-')), claudeBin: '/nonexistent', codexBin: '/nonexistent', tmuxSocket: `bria-vf-${process.pid}`, logLevel: 'silent' }, () => {});
+  agent = new Agent({ hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token: created.token, dir: scratchDir('bria-agent-'), claudeBin: '/nonexistent', codexBin: '/nonexistent', tmuxSocket: `bria-vf-${process.pid}`, logLevel: 'silent' }, () => {});
   await agent.start();
   const end = Date.now() + 15_000;
   while (!(await db.node.findUniqueOrThrow({ where: { id: nodeId } })).online && Date.now() < end) await new Promise((r) => setTimeout(r, 50));

@@ -1,6 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createDb, createNodeWithToken, enqueueCommand, revokeAgentToken, type Db } from '@bria/core/db';
@@ -9,6 +7,7 @@ import { Hub } from '@bria/core/hub';
 import { createLogger } from '@bria/core/log';
 import { createTestDatabase, type TestDatabase } from '../../../../packages/testkit/src/postgres.ts';
 import { Agent } from '../agent.ts';
+import { scratchDir } from '@bria/testkit/scratch';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
 let tdb: TestDatabase;
@@ -36,7 +35,7 @@ async function startHub(port = 0, heartbeatMs = 300): Promise<Hub> {
   return hub;
 }
 
-function startAgent(port: number, token: string, dir = mkdtempSync(path.join(tmpdir(), 'bria-agent-'))): Agent {
+function startAgent(port: number, token: string, dir = scratchDir('bria-agent-')): Agent {
   const agent = new Agent({ hubUrl: `ws://127.0.0.1:${port}/agent`, token, dir, claudeBin: '/nonexistent/claude', codexBin: '/nonexistent/codex', tmuxSocket: 'unused', logLevel: 'silent' }, () => {});
   agents.push(agent);
   void agent.start();
@@ -102,7 +101,7 @@ describe('hub ⇄ agent', () => {
     const { nodeId, token } = await createNodeWithToken(db, { name: 'restart' });
     const port = await freePort();
     let hub = await startHub(port);
-    const dir = mkdtempSync(path.join(tmpdir(), 'bria-agent-'));
+    const dir = scratchDir('bria-agent-');
     const agent = startAgent(port, token, dir);
     await until(async () => (await nodeRow(nodeId)).online);
     agent.client.emitEvent({ event: 'test_marker', payload: { n: 1 } });

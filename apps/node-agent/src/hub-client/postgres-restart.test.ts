@@ -1,12 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDb, createNodeWithToken, enqueueCommand } from '@bria/core/db';
 import { freePort, migrate, startEmbeddedPostgres } from '@bria/core/db/admin';
 import { Hub } from '@bria/core/hub';
 import { createLogger } from '@bria/core/log';
 import { Agent } from '../agent.ts';
+import { scratchDir } from '@bria/testkit/scratch';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -26,7 +25,7 @@ async function until<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20
 describe('hub across a Postgres restart', () => {
   it('re-opens its LISTEN connection and delivers commands written after the restart', async () => {
     // A private cluster: restarting the shared test cluster would disturb other test files.
-    const dir = mkdtempSync(path.join(tmpdir(), 'bria-pg-restart-'));
+    const dir = scratchDir('bria-pg-restart-');
     const port = await freePort();
     let pg = await startEmbeddedPostgres({ dir, port });
     cleanups.push(() => pg.stop());
@@ -37,7 +36,7 @@ describe('hub across a Postgres restart', () => {
     const hub = new Hub({ db, databaseUrl: pg.url, host: '127.0.0.1', port: 0, heartbeatMs: 500, log: createLogger({ name: 't', level: 'silent' }) });
     await hub.start();
     cleanups.push(() => hub.stop());
-    const agent = new Agent({ hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token, dir: mkdtempSync(path.join(tmpdir(), 'bria-agent-')), claudeBin: '/nonexistent', codexBin: '/nonexistent', tmuxSocket: 'unused', logLevel: 'silent' }, () => {});
+    const agent = new Agent({ hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token, dir: scratchDir('bria-agent-'), claudeBin: '/nonexistent', codexBin: '/nonexistent', tmuxSocket: 'unused', logLevel: 'silent' }, () => {});
     await agent.start();
     cleanups.push(() => agent.stop());
     await until(async () => agent.client.state === 'online');

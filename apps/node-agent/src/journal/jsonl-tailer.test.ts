@@ -1,9 +1,9 @@
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { type JournalLine, JournalShrankError, JsonlTailer } from './jsonl-tailer.ts';
+import { scratchDir } from '@bria/testkit/scratch';
 
 async function until(pred: () => boolean, ms = 3000): Promise<void> {
   const end = Date.now() + ms;
@@ -15,7 +15,7 @@ async function until(pred: () => boolean, ms = 3000): Promise<void> {
 
 describe('JsonlTailer', () => {
   it('waits for the file, delivers only complete lines with byte offsets, and follows growth', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bria-tail-'));
+    const dir = scratchDir('bria-tail-');
     const path = join(dir, 'j.jsonl');
     const got: JournalLine[] = [];
     // A long poll interval proves the wake-ups come from fs.watch, not from polling.
@@ -39,7 +39,7 @@ describe('JsonlTailer', () => {
   });
 
   it('resumes from a given offset without re-delivering earlier lines', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bria-tail-'));
+    const dir = scratchDir('bria-tail-');
     const path = join(dir, 'j.jsonl');
     writeFileSync(path, '{"a":1}\n{"b":2}\n');
     const got: JournalLine[] = [];
@@ -50,7 +50,7 @@ describe('JsonlTailer', () => {
   });
 
   it('reports a journal that shrinks instead of silently waiting', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bria-tail-'));
+    const dir = scratchDir('bria-tail-');
     const path = join(dir, 'j.jsonl');
     writeFileSync(path, '{"a":1}\n{"b":2}\n');
     const errors: Error[] = [];
