@@ -74,4 +74,56 @@ describe('a CLI that shows a dialog while starting', () => {
     expect(await sys.db.agentCommand.count({ where: { sessionId: s.id, type: { in: ['start_session', 'resume_session'] } } })).toBe(1);
     await assertInvariants(sys, [s.id]);
   }, 150_000);
+
+  it('the agent restarts while it watches a start dialog: the unconfirmed CLI is ended, the session is started again and shows the dialog once more; never two CLIs', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'bria-untrusted-'));
+    try {
+      const s = await sys.createSession('claude', folder);
+      await waitUntil('blocked notice', async () => (await blockedNotices(s.id)).length > 0, 30_000);
+      const start = await sys.db.agentCommand.findFirstOrThrow({ where: { sessionId: s.id, type: 'start_session' } });
+      await waitUntil('start answered blocked', async () => {
+        const r = await sys.db.agentEvent.findFirst({ where: { commandId: start.id, type: 'command_result' } });
+        return r && JSON.stringify(r.payload).includes('"blocked":true');
+      }, 60_000, 250);
+      const first = findPane(s.id);
+      expect(first).not.toBeNull();
+      await sys.send(s.id, 'after the agent restart one');
+
+      await sys.killAgent();
+      await sys.startAgent();
+      await waitUntil('a second blocked notice', async () => (await blockedNotices(s.id)).length > 1, 60_000);
+      // Still not ready: Starting, or recovering a start (the agent's restart lost the binding).
+      const waiting = await sys.session(s.id);
+      expect(waiting.state === 'Starting' || (waiting.state === 'AwaitingRecovery' && waiting.resumeState === 'Starting')).toBe(true);
+      expect(panesOf(s.id)).toHaveLength(1);
+      const second = findPane(s.id);
+      expect(second?.pane).not.toBe(first!.pane);
+      execFileSync('tmux', ['-L', second!.socket, 'send-keys', '-t', second!.pane, 'Enter']);
+      await sys.waitState(s.id, 'Ready', 60_000);
+      const msgs = await sys.waitMessages(s.id, (st) => st[0] === 'completed', 60_000);
+      expect(panesOf(s.id)).toHaveLength(1);
+      const row = await sys.session(s.id);
+      expect((await sys.identity(s.id)).paneId).toBe(second!.pane);
+      expect(reached(sys, 'claude', row.nativeSessionId!, msgs[0]!.text)).toBe(1);
+      expect(sys.agentLog()).toContain('agent.unconfirmed_cli_ended');
+      await assertInvariants(sys, [s.id]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 200_000);
 });
+
+/** Every pane of this session's CLIs, across generations. */
+function panesOf(sessionId: string): string[] {
+  const dir = path.join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`);
+  const found: string[] = [];
+  for (const socket of readdirSync(dir).filter((n) => n.startsWith('bria-sys-'))) {
+    try {
+      const out = execFileSync('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{session_name} #{pane_id}'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      found.push(...out.split('\n').filter((l) => l.startsWith(`bria-${sessionId.slice(0, 8)}-g`)));
+    } catch {
+      // another test's server that just went away
+    }
+  }
+  return found;
+}

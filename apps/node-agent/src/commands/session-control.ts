@@ -503,8 +503,27 @@ export class SessionControl {
   async restore(): Promise<void> {
     for (const rec of this.registry.all()) {
       if (rec.status !== 'live') continue;
+      if (!rec.identity) {
+        await this.endUnconfirmed(rec);
+        continue;
+      }
       await this.bind(rec.sessionId, rec.identity).catch((err: Error) => this.o.log('error', 'agent.reattach_failed', { sessionId: rec.sessionId, err: err.message }));
     }
+  }
+
+  /**
+   * A CLI this agent launched but never confirmed, found after its own restart: a start that ended
+   * on a dialog and was being watched (the watch died with the earlier run). Nobody can bind it —
+   * its identity was never recorded — and no key was ever sent to it, so it is ended and reported as
+   * a verified exit: the hub starts the session again, and the new CLI shows its dialog (and the
+   * chat its notice) once more. Left running, a second CLI would be started beside it.
+   */
+  private async endUnconfirmed(rec: SessionRecord): Promise<void> {
+    const name = this.sessionName(rec.sessionId, rec.generation);
+    const ended = await this.o.tmux.killSession(name).then(() => true, () => false);
+    this.registry.put(rec.sessionId, { status: 'exited' });
+    this.o.log('info', 'agent.unconfirmed_cli_ended', { sessionId: rec.sessionId, tmuxSession: name, ended });
+    this.send(rec.sessionId, 'process_exited', { pids: [], exitStatus: null, paneDead: true, verified: true });
   }
 
   /** Observation ends; the CLIs keep running untouched in tmux. */
