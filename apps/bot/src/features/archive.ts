@@ -25,7 +25,8 @@ export function archive(): Composer<BotContext> {
     rows.forEach((s, i) => {
       const title = (s.title ?? s.firstPrompt ?? t('archive.untitled')).replace(/\s+/g, ' ').slice(0, 80);
       const when = (s.nativeLastActivity ?? s.archivedAt ?? s.createdAt).toISOString().slice(0, 16).replace('T', ' ');
-      lines.push(`${i + 1}. <b>${escapeHtml(title)}</b>\n   ${escapeHtml(`${t(`executor.${s.executor}`)} · ${s.folder} · ${when}`)}`);
+      const gone = s.nativeGoneAt ? ` · ${t('archive.nativeGone')}` : '';
+      lines.push(`${i + 1}. <b>${escapeHtml(title)}</b>\n   ${escapeHtml(`${t(`executor.${s.executor}`)} · ${s.folder} · ${when}${gone}`)}`);
       kb.text(`${t('button.resume')} ${i + 1}`, cb.encode({ a: 'resume', gen, sessionId: s.id, arg: 'a' }));
     });
     if (more) kb.row().text(t('button.more'), cb.encode({ a: 'arch', gen, arg: String(page + 1) }));

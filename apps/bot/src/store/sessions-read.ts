@@ -11,13 +11,15 @@ export type Executor = 'claude' | 'codex';
 const sessionSelect = {
   id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true, title: true,
   firstPrompt: true, lifetimeDeadline: true, lifetimeExpired: true, lastActivityAt: true, nativeLastActivity: true,
-  usage: true, createdAt: true, archivedAt: true,
+  usage: true, createdAt: true, archivedAt: true, nativeGoneAt: true,
 } as const;
 
 export interface SessionView {
   id: string; nodeId: string; executor: Executor; folder: string; nativeSessionId: string | null; state: SessionState;
   version: number; title: string | null; firstPrompt: string | null; lifetimeDeadline: Date | null; lifetimeExpired: boolean;
   lastActivityAt: Date | null; nativeLastActivity: Date | null; usage: unknown; createdAt: Date; archivedAt: Date | null;
+  /** Discovery found the CLI's own journal deleted on its computer. */
+  nativeGoneAt: Date | null;
 }
 
 export interface NodeView { id: string; name: string; online: boolean; enabledExecutors: Executor[]; openSessions: number }

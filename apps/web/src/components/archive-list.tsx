@@ -53,6 +53,7 @@ export function ArchiveList({ nodeId }: { nodeId: string }) {
             <div className="row-facts">
               <span className="small">{t(`executor.${s.executor}`)}</span>
               <span className="small"><span className="muted">{t('session.lastActivity')}: </span><When iso={s.lastActivityAt ?? s.archivedAt} locale={locale} /></span>
+              {s.nativeGoneAt && <span className="badge state state-warn" data-testid="native-gone">{t('archive.nativeGone')}</span>}
             </div>
           </li>
         ))}

@@ -18,9 +18,10 @@ export function useErrorText(): (err: unknown) => string {
         return t('error.auth');
       }
       if (data?.code === 'FORBIDDEN' && err.message === 'auth.csrf') return t('error.csrf');
+      // A service's own sentence (a catalog key) is more precise than the text for its code.
+      if (isMessageKey(err.message)) return t(err.message);
       const byCode = data?.appCode ? `refusal.${data.appCode}` : null;
       if (byCode && isMessageKey(byCode)) return t(byCode);
-      if (isMessageKey(err.message)) return t(err.message);
       if (data?.code === 'BAD_REQUEST') return t('refusal.INVALID_INPUT');
     }
     return t('error.generic');

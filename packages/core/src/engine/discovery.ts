@@ -6,12 +6,22 @@ const ms = (t?: number) => (t === undefined ? null : new Date(t));
 
 /**
  * Native sessions the agent found on its node enter Bria as archive records of that node. A session
- * Bria already knows (same node, executor and native id) only gets its metadata refreshed; nothing
- * is ever deleted because the native journal disappeared (the archive keeps its own copy).
+ * Bria already knows (same node, executor and native id) only gets its metadata refreshed. Nothing is
+ * ever deleted because the native journal disappeared: the record is marked (`nativeGoneAt`), which
+ * the archive shows and which makes a resume without Bria's own archive copy refuse at once with the
+ * reason instead of starting a CLI that cannot find it; found again, the mark is cleared.
  */
-export async function applyDiscoveryDiff(ctx: StepContext, nodeId: string, diff: { added: DiscoveredSession[]; changed: DiscoveredSession[] }): Promise<void> {
+export async function applyDiscoveryDiff(
+  ctx: StepContext,
+  nodeId: string,
+  diff: { added: DiscoveredSession[]; changed: DiscoveredSession[]; removed?: { executor: 'claude' | 'codex'; nativeSessionId: string }[] },
+): Promise<void> {
+  for (const r of diff.removed ?? []) {
+    await ctx.tx.session.updateMany({ where: { nodeId, executor: r.executor, nativeSessionId: r.nativeSessionId, nativeGoneAt: null }, data: { nativeGoneAt: ctx.now } });
+  }
   for (const d of [...diff.added, ...diff.changed]) {
     const meta = {
+      nativeGoneAt: null,
       title: d.title ?? null, firstPrompt: d.firstPrompt ?? null, journalPath: d.journalPath ?? null,
       nativeStartedAt: ms(d.startedAt), nativeLastActivity: ms(d.lastActivityAt), ...(d.userTurns === undefined ? {} : { userTurns: d.userTurns }),
     };

@@ -51,4 +51,30 @@ describe('resume', () => {
     expect(await rig.db.session.count()).toBe(1);
     expect((await rig.commands(item.id)).filter((c) => c.type === 'start_session')).toHaveLength(0);
   });
+
+  // Discovery's `removed`: the CLI's own journal was deleted on the computer.
+  it('a discovered session whose journal was deleted is marked, refuses a resume at once without a copy, and is cleared when found again', async () => {
+    const nativeSessionId = '33333333-3333-4333-8333-333333333333';
+    const item = await discovered(nativeSessionId);
+    rig.clock.advance(5_000);
+    await rig.emit(undefined, 'discovery_diff', { added: [], changed: [], removed: [{ executor: 'claude', nativeSessionId }] });
+    const gone = await rig.db.session.findUniqueOrThrow({ where: { id: item.id } });
+    expect(gone.nativeGoneAt?.getTime()).toBe(rig.clock.t);
+    expect(gone.state).toBe('Archived');
+    const listed = (await listArchive(rig.deps, { nodeId: rig.nodeId })).items.find((i) => i.id === item.id);
+    expect(listed?.nativeGoneAt?.getTime()).toBe(rig.clock.t);
+
+    await expect(resumeSession(rig.deps, { sessionId: item.id })).rejects.toMatchObject({ code: 'ILLEGAL_TRANSITION', userMessage: 'sessions.native_gone' });
+    expect(await rig.commands(item.id)).toHaveLength(0);
+    expect((await rig.session(item.id)).state).toBe('Archived');
+
+    // With Bria's own copy the agent puts the journal back: the resume is asked for as usual.
+    await rig.db.archiveCopy.create({ data: { sessionId: item.id, path: '/var/lib/bria/archive/x.jsonl', sizeBytes: 10, sha256: 'a'.repeat(64) } });
+    expect((await resumeSession(rig.deps, { sessionId: item.id })).state).toBe('Resuming');
+    await rig.emit(item.id, 'resume_failed', { reason: 'test' });
+
+    // Found again (the file came back): the mark is cleared.
+    await rig.emit(undefined, 'discovery_diff', { added: [{ executor: 'claude', nativeSessionId, folder: '/work/old', title: 'old work' }], changed: [], removed: [] });
+    expect((await rig.db.session.findUniqueOrThrow({ where: { id: item.id } })).nativeGoneAt).toBeNull();
+  });
 });

@@ -12,6 +12,12 @@ export async function resumeSession(deps: ServiceDeps, input: { sessionId: strin
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
   if (!row.nativeSessionId) throw new AppError('ILLEGAL_TRANSITION', { message: 'no native id to resume' });
+  if (row.nativeGoneAt && row.state === 'Archived') {
+    // Deleted on its computer (discovery saw it go) and Bria holds no copy to put back: a CLI would
+    // only fail to find it. Refused here, the archive record unchanged.
+    const copy = await db.archiveCopy.findUnique({ where: { sessionId: row.id }, select: { sessionId: true } });
+    if (!copy) throw new AppError('ILLEGAL_TRANSITION', { message: 'native journal deleted on its computer', userMessage: 'sessions.native_gone' });
+  }
   const node = await db.node.findUnique({ where: { id: row.nodeId }, select: { online: true } });
   if (!node?.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
   return applyIntent(deps, input.sessionId, { type: 'resume_requested', ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }) });

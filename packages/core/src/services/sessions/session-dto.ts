@@ -27,6 +27,8 @@ export interface SessionDto {
   lifetimeExpired: boolean;
   archivedAt: Date | null;
   lastActivityAt: Date | null;
+  /** When discovery found the CLI's own journal deleted on its computer (null: present, or not known gone). */
+  nativeGoneAt: Date | null;
   /** Whether a new message would be stored now (refusals are explained by the service that refuses). */
   acceptsMessages: boolean;
 }
@@ -39,6 +41,6 @@ export function toSessionDto(row: SessionRow): SessionDto {
   return {
     id: row.id, nodeId: row.nodeId, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, state: row.state,
     version: row.version, title: row.title, launchSource: row.launchSource, createdAt: row.createdAt, lifetimeDeadline: row.lifetimeDeadline,
-    lifetimeExpired: row.lifetimeExpired, archivedAt: row.archivedAt, lastActivityAt: row.nativeLastActivity, acceptsMessages: accept.ok,
+    lifetimeExpired: row.lifetimeExpired, archivedAt: row.archivedAt, lastActivityAt: row.nativeLastActivity, nativeGoneAt: row.nativeGoneAt, acceptsMessages: accept.ok,
   };
 }

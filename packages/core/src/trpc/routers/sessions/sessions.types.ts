@@ -19,6 +19,8 @@ export const ZSessionView = z.object({
   lifetimeExpired: z.boolean(),
   archivedAt: zIsoDateOrNull,
   lastActivityAt: zIsoDateOrNull,
+  /** Discovery found the CLI's own journal deleted on its computer. */
+  nativeGoneAt: zIsoDateOrNull,
   acceptsMessages: z.boolean(),
 });
 

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Session" ADD COLUMN     "nativeGoneAt" TIMESTAMPTZ(3);
+
