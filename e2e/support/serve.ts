@@ -13,6 +13,7 @@ import { startAnthropicMock, startOpenAIMock } from '@bria/testkit/mock-models';
 import { createLogger } from '@bria/core/log';
 import { createLoginLink } from '@bria/core/trpc';
 import { ADMIN_URL_ENV, createTestDatabase, startTestCluster } from '@bria/testkit/postgres';
+import { killTmuxServer } from '../../packages/testkit/src/system.ts';
 import { Agent } from '../../apps/node-agent/src/agent.ts';
 import { STATE_FILE, type E2EState } from './state.ts';
 
@@ -102,8 +103,9 @@ try {
   await agent.start();
   cleanups.push(async () => {
     await agent.stop();
-    // The CLIs live in tmux on purpose; the test server owns that tmux server and ends it.
-    spawnSync('tmux', ['-L', 'bria-e2e', 'kill-server'], { stdio: 'ignore' });
+    // The CLIs live in tmux on purpose; the test server owns that tmux server and ends it, their
+    // process trees first (a CLI still exiting wrote into its home while that was being removed).
+    await killTmuxServer('bria-e2e');
     rmSync(agentDir, { recursive: true, force: true });
   });
 

@@ -10,12 +10,27 @@ import { MessageBox } from './message-box.tsx';
 import { StateBadge, lifetimeLeft, sessionTitle, useNow, When } from './session-bits.tsx';
 import { useTRPC } from './trpc.ts';
 import { UsageChart } from './usage-chart.tsx';
+import type { EvidenceItem } from './types.ts';
 import { useErrorText } from './use-error-text.ts';
 
 const JOURNAL_PAGE = 30;
 /** READ_JOURNAL_MAX_TURNS: one read returns at most this many turns. */
 const JOURNAL_MAX = 100;
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Evidence events that settle whether a CLI being started is still on a dialog. */
+const START_FACTS = new Set(['blocked_on_prompt', 'cli_ready', 'reattached', 'resume_confirmed', 'process_exited_verified']);
+
+/**
+ * The dialog a starting CLI shows on the computer (the text the chat got as a notice), while it is
+ * the latest start fact and the session is not ready yet; null otherwise.
+ */
+export function waitingDialog(state: string, evidence: readonly EvidenceItem[]): string | null {
+  if (state !== 'Starting' && state !== 'AwaitingRecovery') return null;
+  const last = evidence.findLast((e) => START_FACTS.has(e.event));
+  const text = last?.event === 'blocked_on_prompt' ? (last.evidence as { text?: unknown } | null)?.text : null;
+  return typeof text === 'string' && text.trim() ? text : null;
+}
 
 /** One session: state and buttons, the message box, the conversation, the queue, evidence and usage. */
 export function SessionPage({ sessionId }: { sessionId: string }) {
@@ -42,6 +57,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const { session: s, node, conversation, evidence, usage, usageHistory } = q.data;
   const fmt = new Intl.NumberFormat(locale);
   const ctx = num(usage?.contextWindowUsed);
+  const dialog = waitingDialog(s.state, evidence);
 
   return (
     <>
@@ -63,6 +79,12 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </dl>
         <div className="card"><LifecycleButtons session={s} /></div>
       </div>
+      {dialog && (
+        <div className="warning" role="status" data-testid="waiting-dialog">
+          <strong>{t('session.waitingDialog')}</strong>
+          <pre className="small">{dialog}</pre>
+        </div>
+      )}
       {s.state !== 'Archived' && s.state !== 'ResumeFailed' && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} />}
       <div className="two-col">
         <div>
