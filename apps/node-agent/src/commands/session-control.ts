@@ -166,7 +166,7 @@ export class SessionControl {
       // Starting again is only for a CLI that never held a conversation; here something may have
       // reached the earlier one. Nothing is started; the session keeps waiting with the reason.
       this.o.log('warn', 'agent.start_refused', { sessionId, reason: typed });
-      this.send(sessionId, 'resume_failed', { reason: `not started again: ${typed}` });
+      this.send(sessionId, 'resume_failed', { reason: `not started again: ${typed}`, code: 'conversation_may_exist' });
       return { ok: false, error: `not started again: ${typed}`, refused: true };
     }
     await this.dropDeadPane(rec);

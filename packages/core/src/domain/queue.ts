@@ -83,13 +83,16 @@ export function summarizeQueue(messages: readonly QueueMessage[]): QueueSummary 
  *   nothing was typed. A `leased`, `accepted`, `completed`, `terminal_failed`, `unknown` or `failed`
  *   message may have reached a CLI (a `failed` one may have been leased before it failed), so any
  *   of them means "maybe".
+ * - the agent never refused a start again for this session because something may have reached its
+ *   CLI (`conversationMayExist`, from its delivery marks, turns and the CLI's own store).
  * The agent checks its own delivery marks and journal before it starts again (session-control).
  */
 export function conversationNeverBegan(
-  row: { launchSource: string; archivedAt: Date | null; userTurns: number },
+  row: { launchSource: string; archivedAt: Date | null; userTurns: number; conversationMayExist?: boolean },
   messages: readonly Pick<QueueMessage, 'status'>[],
 ): boolean {
-  return row.launchSource === 'bria' && row.archivedAt === null && row.userTurns === 0 && messages.every((m) => m.status === 'pending');
+  return row.launchSource === 'bria' && row.archivedAt === null && row.userTurns === 0 && row.conversationMayExist !== true
+    && messages.every((m) => m.status === 'pending');
 }
 
 /** Work Bria already took for this session and has not finished: lifetime expiry waits for it. */

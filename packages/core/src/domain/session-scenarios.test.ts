@@ -265,6 +265,9 @@ describe('a CLI that reached Ready but never took a message (decision 7)', () =>
     expect(conversationNeverBegan({ ...bria, userTurns: 1 }, [])).toBe(false);
     expect(conversationNeverBegan({ ...bria, launchSource: 'discovered' }, [])).toBe(false);
     expect(conversationNeverBegan({ ...bria, archivedAt: t(0) }, [])).toBe(false);
+    // The agent refused a start again because something may have reached the CLI (seed 6025).
+    expect(conversationNeverBegan({ ...bria, conversationMayExist: true }, msgs('pending'))).toBe(false);
+    expect(conversationNeverBegan({ ...bria, conversationMayExist: false }, msgs('pending'))).toBe(true);
   });
 
   it('its dead CLI is started again (the id it showed was never written anywhere), retried on the schedule, never in a tight loop', () => {

@@ -78,6 +78,40 @@ describe('command results', () => {
   });
 });
 
+describe('a start again the agent refuses', () => {
+  // Chaos seed 6025: the queue said no conversation began, the agent's record said something may
+  // have been typed. Asking for a start again for ever left the session waiting; the agent's
+  // refusal now turns recovery to re-attach, then the exact resume.
+  it('resume_failed with code conversation_may_exist: the next attempts re-attach and resume exactly, never start again', async () => {
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder: '/work/proj', chatId: rig.chatId });
+    await rig.emit(s.id, 'session_ready', { identity: { tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
+    await rig.emit(s.id, 'process_exited', { pids: [100], exitStatus: 137, paneDead: true, verified: true });
+    await acceptMessage(rig.deps, { sessionId: s.id, text: 'waiting', source: 'web' });
+    await rig.engine.settle();
+    const types = async () => (await rig.commands(s.id)).map((c) => c.type);
+    expect((await types()).filter((t) => t === 'start_session')).toHaveLength(2);
+    expect((await rig.session(s.id)).state).toBe('AwaitingRecovery');
+    expect((await rig.messages(s.id)).map((m) => m.status)).toEqual(['pending']);
+
+    await rig.emit(s.id, 'resume_failed', { reason: 'not started again: a message was typed into its CLI (delivery mark)', code: 'conversation_may_exist' });
+    const row = await rig.db.session.findUniqueOrThrow({ where: { id: s.id } });
+    expect(row.conversationMayExist).toBe(true);
+    const ev = (await rig.db.sessionEvidence.findMany({ where: { sessionId: s.id, event: 'resume_failed' } })).at(-1);
+    expect(ev?.evidence).toMatchObject({ code: 'conversation_may_exist' });
+
+    const before = (await types()).length;
+    rig.clock.advance(1_500);
+    await rig.engine.settle();
+    expect((await types()).slice(before)).toEqual(['attach_session']);
+    // The agent finds the dead CLI: a verified exit, now answered with the exact resume.
+    await rig.emit(s.id, 'process_exited', { pids: [100], exitStatus: 137, paneDead: true, verified: true });
+    await rig.engine.settle();
+    const after = (await types()).slice(before);
+    expect(after).toEqual(['attach_session', 'resume_session']);
+    expect((await rig.commands(s.id)).at(-1)?.payload.nativeSessionId).toBe(row.nativeSessionId);
+  });
+});
+
 describe('identity learned with a receipt', () => {
   it('turn_accepted carrying the identity (a Codex rollout path) stores it; one naming another native session is ignored', async () => {
     const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'codex', folder: '/work/proj', chatId: rig.chatId });

@@ -80,7 +80,13 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       return fact({ type: 'reattached', generation: g, mode: 'observer' });
     }
     case 'resume_failed':
-      return fact({ type: 'resume_failed', generation: g, cause: e.payload.reason }, { cause: e.payload.reason.slice(0, 300) });
+      if (e.payload.code === 'conversation_may_exist' && !row.conversationMayExist) {
+        // The agent knows better than the queue: something may have reached the CLI. Recovery
+        // re-attaches and then resumes exactly from now on; asking for a start again would only be
+        // refused once more (chaos seed 6025).
+        await patchSession(ctx.tx, row.id, { conversationMayExist: true });
+      }
+      return fact({ type: 'resume_failed', generation: g, cause: e.payload.reason }, { cause: e.payload.reason.slice(0, 300), ...(e.payload.code ? { code: e.payload.code } : {}) });
     case 'observer_lost':
       return fact({ type: 'observer_lost', generation: g });
     case 'identity_mismatch':

@@ -12,7 +12,12 @@ const zTurnId = z.string().min(1).max(200);
 
 export const zSessionReady = z.object({ identity: zSessionIdentity });
 export const zResumeConfirmed = z.object({ identity: zSessionIdentity.optional() });
-export const zResumeFailed = z.object({ reason: z.string().min(1).max(500) });
+/**
+ * `code` `conversation_may_exist`: the agent refused to start a session's CLI again (the hub judged
+ * that its conversation never began) because its own record or the CLI's store shows that something
+ * may have reached that CLI; from then on the session is only ever resumed exactly.
+ */
+export const zResumeFailed = z.object({ reason: z.string().min(1).max(500), code: z.enum(['conversation_may_exist']).optional() });
 /** Receipt: the message was seen in the native journal. Codex: turn id; Claude: user record uuid. */
 export const zTurnAccepted = z.object({
   messageId: z.uuid(),

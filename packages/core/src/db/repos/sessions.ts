@@ -14,7 +14,7 @@ export const sessionSelect = {
   resumeState: true, launchSource: true, permissionMode: true, title: true, firstPrompt: true, createdAt: true,
   lifetimeStartedAt: true, lifetimeDeadline: true, lifetimeExpired: true, archivedAt: true, observerGeneration: true,
   identity: true, usage: true, journalPath: true, nativeLastActivity: true, exitVerified: true, originChatId: true,
-  pendingFinalEventId: true, finalSaveAttempts: true, deferredEventIds: true, archiveSortAt: true, userTurns: true, nativeGoneAt: true,
+  pendingFinalEventId: true, finalSaveAttempts: true, deferredEventIds: true, archiveSortAt: true, userTurns: true, nativeGoneAt: true, conversationMayExist: true,
 } as const satisfies Prisma.SessionSelect;
 export type SessionRow = Prisma.SessionGetPayload<{ select: typeof sessionSelect }>;
 

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Session" ADD COLUMN     "conversationMayExist" BOOLEAN NOT NULL DEFAULT false;
+
