@@ -1,23 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../testkit/src/postgres.ts';
-import { createDb, type Db } from '../db/client.ts';
+import { describe, expect, it } from 'vitest';
 import { markCommandsSent, unackedCommands } from '../db/repos/agent-commands.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { createNodeWithToken } from '../db/repos/nodes.ts';
 import { sweepRetention } from './retention.ts';
+import { fileDatabase } from '../../../testkit/src/file-database.ts';
 
 // Real Postgres: rows of every kind and age; the sweep deletes exactly the ones nothing needs.
-let tdb: TestDatabase;
-let db: Db;
-beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
-});
+const { db } = await fileDatabase();
 
 const DAY = 24 * 3600_000;
 const NOW = new Date('2026-06-01T12:00:00Z');

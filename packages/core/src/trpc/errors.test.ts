@@ -1,21 +1,12 @@
 import { TRPCError } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../testkit/src/postgres.ts';
-import { createDb, type Db } from '../db/client.ts';
+import { describe, expect, it } from 'vitest';
+import { createDb, } from '../db/client.ts';
 import { AppError } from '../domain/errors.ts';
 import { GENERIC_INTERNAL_MESSAGE, MappedError, toTRPCError } from './errors.ts';
 import { signedInCaller } from './test-support.ts';
+import { fileDatabase } from '../../../testkit/src/file-database.ts';
 
-let tdb: TestDatabase;
-let db: Db;
-beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
-});
+const { db } = await fileDatabase();
 
 const wrap = (cause: unknown) => toTRPCError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause }));
 

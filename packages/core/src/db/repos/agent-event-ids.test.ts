@@ -1,28 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../testkit/src/postgres.ts';
-import { createDb, type Db } from '../client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir } from '../migrate.ts';
 import { findCommandResult } from './agent-commands.ts';
 import { storeAgentEvent } from './agent-events.ts';
 import { createNodeWithToken } from './nodes.ts';
 import { listUsageHistory } from './session-views.ts';
+import { fileDatabase } from '../../../../testkit/src/file-database.ts';
 
 // Usage history and command results are read by the event's session / command id columns (indexed),
 // not by scanning the JSON payload.
-let tdb: TestDatabase;
-let db: Db;
+const { db } = await fileDatabase();
 let nodeId: string;
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
   ({ nodeId } = await createNodeWithToken(db, { name: 'ids' }));
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
 });
 
 let seq = 0;

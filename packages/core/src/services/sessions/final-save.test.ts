@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../testkit/src/postgres.ts';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded-postgres.ts';
-import { createDb, type Db } from '../../db/client.ts';
+import { createDb, } from '../../db/client.ts';
 import { finalSaveCause } from './final-save.ts';
+import { fileDatabase } from '../../../../testkit/src/file-database.ts';
 
 // The causes are derived from errors that real Postgres and Prisma raise (not hand-made shapes),
 // so a change in how Prisma wraps driver errors shows up here.
-let tdb: TestDatabase;
-let db: Db;
-beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url, { max: 2 });
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
-});
+const { db } = await fileDatabase({ max: 2 });
 
 const failure = async (fn: () => Promise<unknown>): Promise<unknown> => {
   try {

@@ -1,25 +1,15 @@
 import { createHash } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../../testkit/src/postgres.ts';
-import { createDb, type Db } from '../../../db/client.ts';
+import { describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../../services/auth/create-login-link.ts';
 import { redeemLoginToken } from '../../../services/auth/redeem-login-token.ts';
 import { resolveWebSession } from '../../../services/auth/resolve-web-session.ts';
 import { createCaller } from '../../app-router.ts';
 import { createContextInner } from '../../context.ts';
 import { callerFor, signedInCaller } from '../../test-support.ts';
+import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 
-let tdb: TestDatabase;
-let db: Db;
-beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
-});
+const { db } = await fileDatabase();
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const tokenOf = (url: string) => new URL(url).searchParams.get('token') ?? '';

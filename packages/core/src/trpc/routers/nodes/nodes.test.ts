@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createTestDatabase, type TestDatabase } from '../../../../../testkit/src/postgres.ts';
-import { createDb, type Db } from '../../../db/client.ts';
 import { createNodeWithToken, findNodeByToken } from '../../../db/repos/nodes.ts';
 import { Hub } from '../../../hub/server.ts';
 import { createLogger } from '../../../log.ts';
@@ -11,17 +9,9 @@ import { CloseCode } from '../../../protocol/index.ts';
 import { createCaller } from '../../app-router.ts';
 import { createContextInner } from '../../context.ts';
 import { callerFor, signedInCaller } from '../../test-support.ts';
+import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 
-let tdb: TestDatabase;
-let db: Db;
-beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
-});
+const { db, tdb } = await fileDatabase();
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const HUB = 'ws://203.0.113.7:3001/agent';

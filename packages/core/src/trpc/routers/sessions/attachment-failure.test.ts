@@ -1,23 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../../testkit/src/postgres.ts';
-import { createDb, type Db } from '../../../db/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeWithToken } from '../../../db/repos/nodes.ts';
 import { ATTACHMENT_NOT_STORED, ATTACHMENT_UNREADABLE } from '../../../services/sessions/carry-attachments.ts';
 import { signedInCaller } from '../../test-support.ts';
+import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 
 // The queue view tells an attachment failure apart from the executor's failure.
-let tdb: TestDatabase;
-let db: Db;
+const { db } = await fileDatabase();
 let nodeId: string;
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
   ({ nodeId } = await createNodeWithToken(db, { name: 'box' }));
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
 });
 
 describe('sessions.get: attachment failures', () => {

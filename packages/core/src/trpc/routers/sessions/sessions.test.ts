@@ -1,7 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../../testkit/src/postgres.ts';
-import { createDb, type Db } from '../../../db/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeWithToken } from '../../../db/repos/nodes.ts';
 import { recordEvidence } from '../../../db/repos/evidence.ts';
 import { resumeRecommendations } from '../../../services/sessions/list-archive.ts';
@@ -10,19 +8,13 @@ import { createContextInner } from '../../context.ts';
 import { MappedError } from '../../errors.ts';
 import { AppError } from '../../../domain/errors.ts';
 import { callerFor, signedInCaller } from '../../test-support.ts';
+import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 
-let tdb: TestDatabase;
-let db: Db;
+const { db } = await fileDatabase();
 let nodeId: string;
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
   ({ nodeId } = await createNodeWithToken(db, { name: 'box', isLocal: true }));
   await db.node.update({ where: { id: nodeId }, data: { online: true } });
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
 });
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; appCode: string | null }> {
