@@ -116,6 +116,13 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       for (const m of sys.fake.chatMessages()) o.log(`    chat ${m.message_id}: ${(m.text ?? '').slice(0, 120).replace(/\n/g, ' | ')}`);
       for (const m of await sys.db.message.findMany({ orderBy: [{ sessionId: 'asc' }, { seq: 'asc' }] })) o.log(`    msg ${m.sessionId.slice(0, 8)} #${m.seq} ${m.status} main=${m.mainMessageId?.slice(0, 8) ?? '-'} id=${m.id.slice(0, 8)} "${m.text}" final=${(m.finalText ?? '').slice(0, 60)} ${m.outcomeDetail ?? ''}`);
       for (const r of await sys.db.outbox.findMany({ orderBy: { id: 'asc' } })) o.log(`    outbox ${r.id} ${r.kind} ${r.status} a=${r.attempts} next=${r.nextAttemptAt.toISOString().slice(11, 23)} err=${r.lastError ?? ""} ${r.dedupeKey.slice(0, 20)}`);
+      for (const s of await sys.db.session.findMany({ where: { id: { in: user.sessions.map((x) => x.id) } }, select: { id: true, executor: true, nativeSessionId: true, state: true } })) {
+        o.log(`    session ${s.id.slice(0, 8)} ${s.executor} ${s.state} native=${s.nativeSessionId ?? '-'}`);
+        await logTimeline(sys.db, s.id, o.log);
+      }
+      for (const ex of ['claude', 'codex'] as const) {
+        for (const r of sys.mocks[ex].requests.filter((q) => q.kind === 'turn')) o.log(`    ${ex} turn native=${r.sessionId ?? '-'} "${(r.userText ?? '').slice(-40)}"`);
+      }
     }
     return {
       seed: o.seed, ms: Date.now() - t0, actions: user.counts, faults: faults.counts, sessions: user.sessions.length,

@@ -112,6 +112,39 @@ describe('a start again the agent refuses', () => {
   });
 });
 
+describe('a Codex CLI started again, first seen through a re-attach', () => {
+  // Chaos seed 7022: starts queued while the node was away all ran on its return; the first started
+  // a new Codex CLI, whose session_ready (an older generation) was refused as stale, and the next
+  // ones and the re-attach bound to it. Its new id must replace the dead CLI's, which named nothing.
+  it('reattached with a new native id while no conversation began: the id is replaced, on record', async () => {
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'codex', folder: '/work/proj', chatId: rig.chatId });
+    await rig.emit(s.id, 'session_ready', { identity: { nativeSessionId: 'thread-dead', tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
+    await rig.emit(s.id, 'observer_lost', { reason: 'node away' });
+    rig.clock.advance(1_500);
+    await rig.engine.settle();
+    expect((await rig.session(s.id)).observerGeneration).toBeGreaterThan(1);
+    // The started CLI's own ready, sent under the generation of its (older) start: refused as stale.
+    await rig.emit(s.id, 'session_ready', { identity: { nativeSessionId: 'thread-new', tmuxPane: '%2', pid: 200, pidStartTime: '2' } }, 1);
+    expect((await rig.session(s.id)).nativeSessionId).toBe('thread-dead');
+    await rig.emit(s.id, 'reattached', { identity: { nativeSessionId: 'thread-new', tmuxPane: '%2', pid: 200, pidStartTime: '2' } });
+    const row = await rig.session(s.id);
+    expect(row.state).toBe('Ready');
+    expect(row.nativeSessionId).toBe('thread-new');
+    const ev = await rig.db.sessionEvidence.findFirst({ where: { sessionId: s.id, event: 'native_id_replaced' } });
+    expect(ev?.evidence).toMatchObject({ previous: 'thread-dead', now: 'thread-new', reason: 'no_conversation_began' });
+  });
+
+  it('once a message may have reached the CLI, a re-attach never replaces the id', async () => {
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'codex', folder: '/work/proj', chatId: rig.chatId });
+    await rig.emit(s.id, 'session_ready', { identity: { nativeSessionId: 'thread-1', tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
+    await acceptMessage(rig.deps, { sessionId: s.id, text: 'first', source: 'web' });
+    await rig.engine.settle();
+    await rig.emit(s.id, 'observer_lost', { reason: 'node away' });
+    await rig.emit(s.id, 'reattached', { identity: { nativeSessionId: 'thread-other', tmuxPane: '%2', pid: 200, pidStartTime: '2' } });
+    expect((await rig.session(s.id)).nativeSessionId).toBe('thread-1');
+  });
+});
+
 describe('identity learned with a receipt', () => {
   it('turn_accepted carrying the identity (a Codex rollout path) stores it; one naming another native session is ignored', async () => {
     const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'codex', folder: '/work/proj', chatId: rig.chatId });

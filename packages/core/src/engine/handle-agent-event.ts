@@ -56,7 +56,9 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
       // A Codex CLI started again (its first one died before any message, so it never wrote a
       // rollout) shows a new id: the id shown by the dead one named nothing that exists, and is only
       // replaced when that is certain (domain README, decision 7). Otherwise the stored id is kept.
-      if (e.name === 'session_ready' && row.executor === 'codex' && row.nativeSessionId && reported && reported !== row.nativeSessionId
+      // The new id may first arrive with a re-attach: the start's own `session_ready` can be refused
+      // as stale when starts queued while the node was away all run on its return (chaos seed 7022).
+      if (e.name !== 'resume_confirmed' && row.executor === 'codex' && row.nativeSessionId && reported && reported !== row.nativeSessionId
         && conversationNeverBegan(row, await listQueue(ctx.tx, row.id))) {
         nativeId = reported;
         await recordEvidence(ctx.tx, { sessionId: row.id, event: 'native_id_replaced', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
