@@ -13,6 +13,10 @@ const pools = new WeakMap<object, pg.Pool>();
  */
 export function createDb(url: string, opts: { max?: number } = {}): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  // An idle connection that breaks (Postgres restarting) is dropped by the pool, which then emits
+  // 'error'; without a listener that would end the whole process. The next query opens a new one
+  // and reports its own error if the server is still away.
+  pool.on('error', () => {});
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(db, pool);
   return db;
