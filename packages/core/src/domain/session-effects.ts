@@ -55,8 +55,12 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
   if (changed && to === 'AwaitingRecovery') next.resumeState = from.state as RecoverableState;
 
   switch (event.type) {
-    case 'cli_ready':
     case 'turn_started':
+      // Accepted by the CLI while the binding is unconfirmed: it runs work now, so the state to go
+      // back to is the working one (Ready would hold the accepted message with nothing to end it).
+      if (from.state === 'AwaitingRecovery' && from.resumeState === 'Ready') next.resumeState = 'Running';
+      break;
+    case 'cli_ready':
     case 'reattach_refused':
     case 'observer_lost':
     case 'node_lost':

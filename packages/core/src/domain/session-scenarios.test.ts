@@ -292,6 +292,15 @@ describe('a CLI that reached Ready but never took a message (decision 7)', () =>
   });
 });
 
+describe('a receipt reported after the binding was lost (chaos seed 10072)', () => {
+  it('turn_started while AwaitingRecovery from Ready stays there and makes the way back Running', () => {
+    const r = run(snapshotIn('AwaitingRecovery', { resumeState: 'Ready' }), [{ event: fact('turn_started'), at: t(0) }]);
+    expect(r.snapshot.state).toBe('AwaitingRecovery');
+    expect(r.snapshot.resumeState).toBe('Running');
+    expect(run(r.snapshot, [{ event: fact('reattached', { mode: 'observer' }), at: t(1000) }]).snapshot.state).toBe('Running');
+  });
+});
+
 describe('stop after expiry', () => {
   it('Stop in ClosingAfterWork interrupts without leaving it, then the session closes', () => {
     const r = run(snapshotIn('ClosingAfterWork', { lifetimeExpired: true, queue: busy }), [
