@@ -21,17 +21,7 @@ afterAll(async () => {
 
 /** The tmux socket and pane of a session's CLI, found by the session name the agent gives it. */
 function findPane(sessionId: string): { socket: string; pane: string } | null {
-  const dir = path.join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`);
-  for (const socket of readdirSync(dir).filter((n) => n.startsWith('bria-sys-'))) {
-    try {
-      const out = execFileSync('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{session_name} #{pane_id}'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      const hit = out.split('\n').find((l) => l.startsWith(`bria-${sessionId.slice(0, 8)}-g`));
-      if (hit) return { socket, pane: hit.split(' ')[1]! };
-    } catch {
-      // another test's server that just went away
-    }
-  }
-  return null;
+  return panesOf(sessionId)[0] ?? null;
 }
 
 const blockedNotices = async (sessionId: string) =>
@@ -113,14 +103,14 @@ describe('a CLI that shows a dialog while starting', () => {
   }, 200_000);
 });
 
-/** Every pane of this session's CLIs, across generations. */
-function panesOf(sessionId: string): string[] {
+/** Every pane of this session's CLIs, across generations (its tmux session is `bria-<id8>-g<generation>`). */
+function panesOf(sessionId: string): { socket: string; pane: string }[] {
   const dir = path.join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`);
-  const found: string[] = [];
+  const found: { socket: string; pane: string }[] = [];
   for (const socket of readdirSync(dir).filter((n) => n.startsWith('bria-sys-'))) {
     try {
       const out = execFileSync('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{session_name} #{pane_id}'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      found.push(...out.split('\n').filter((l) => l.startsWith(`bria-${sessionId.slice(0, 8)}-g`)));
+      for (const l of out.split('\n').filter((x) => x.startsWith(`bria-${sessionId.slice(0, 8)}-g`))) found.push({ socket, pane: l.split(' ')[1]! });
     } catch {
       // another test's server that just went away
     }
