@@ -160,6 +160,9 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     for (const m of msgs) expect(m.finalText, `final of "${m.text}"`).toBeTruthy();
     const finals = (await sys.outbox(s.id)).filter((o) => (o.payload as { kind?: string }).kind === 'final');
     expect(finals.map((o) => (o.payload as { messageId: string }).messageId).sort()).toEqual(msgs.map((m) => m.id).sort());
+    // Every agent event is processed, also the last ones of the turn that are still on their way
+    // when the final outcome is already stored (red in one fresh-clone CI when read at once).
+    await waitUntil('every agent event processed', async () => (await sys.db.agentEvent.count({ where: { nodeId: sys.nodeId, processedAt: null } })) === 0, 15_000);
     expect(await sys.db.agentEvent.count({ where: { nodeId: sys.nodeId, processedAt: null } })).toBe(0);
     // The CLI was never touched by the hub's deaths: same process, same pane.
     const now = await sys.identity(s.id);
