@@ -13,8 +13,10 @@ import { reply } from '../outbox/queue.ts';
  * Why core refused a message, in the user's words. The session is re-read: its state now is what
  * the refusal was about (it changed between the active-session check and the refusal).
  */
-async function refusalKey(ctx: BotContext, sessionId: string, code: string, message: string, withAttachment: boolean): Promise<MessageKey> {
+async function refusalKey(ctx: BotContext, sessionId: string, code: string, message: string, withAttachment: boolean, userMessage?: string): Promise<MessageKey> {
   if (code === 'PERSIST_FAILED' && withAttachment) return 'attach.failed';
+  // A text its session's CLI could not pass on as sent: the reason names the catalog sentence.
+  if (code === 'INVALID_INPUT' && userMessage?.startsWith('msg.refusedCli')) return userMessage as MessageKey;
   if (code === 'INVALID_INPUT') return /control characters/.test(message) ? 'msg.refusedControlChars' : /too long|too large/.test(message) ? 'msg.refusedTooLong' : 'msg.refusedGeneric';
   if (code === 'NOT_FOUND') return 'msg.refusedGone';
   if (code !== 'SESSION_NOT_ACCEPTING') return 'msg.refusedGeneric';
@@ -27,7 +29,9 @@ async function refusalKey(ctx: BotContext, sessionId: string, code: string, mess
 
 
 /**
- * Plain text, photos and files go to the active session's durable queue. The user sees a reaction
+ * Plain text, photos and files go to the active session's durable queue; so does a text starting with
+ * `/` that is not one of Bria's commands (their features answer those before this one), such as a
+ * pasted path: it is never dropped. The user sees a reaction
  * once the message is stored, or a clear notice when it is refused; a failure to store an
  * attachment is reported as such and is never the executor's failure.
  */
@@ -36,7 +40,6 @@ export function messages(): Composer<BotContext> {
   c.on(['message:text', 'message:photo', 'message:document'], async (ctx) => {
     const { t, deps, chatId } = ctx.bria;
     const msg = ctx.message;
-    if (msg.text?.startsWith('/')) return;
     const node = await selectedNode(ctx);
     const session = node ? await activeSession(ctx, node.id) : null;
     if (!session) {
@@ -69,7 +72,7 @@ export function messages(): Composer<BotContext> {
       if (!isAppError(error)) throw error;
       // The engine leaves its own expiry notice in the outbox (exactly one); do not add a second.
       if (error.code === 'LIFETIME_EXPIRED') return void deps.wakeOutbox?.();
-      return void (await reply(ctx, t(await refusalKey(ctx, session.id, error.code, error.message, attachments !== undefined))));
+      return void (await reply(ctx, t(await refusalKey(ctx, session.id, error.code, error.message, attachments !== undefined, error.userMessage))));
     }
     await ctx.react('👀').catch(() => undefined);
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClaudeJournal } from '../journal/claude-journal.ts';
 import { asObject, asString } from '../journal/types.ts';
+import { typeClaudePrompt } from './type-prompt.ts';
 import type { DriverContext, Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
 
 export function claudeConfigDir(env: Env): string {
@@ -87,6 +88,7 @@ export const claudeDriver: ExecutorDriver = {
   },
 
   createJournal: () => new ClaudeReader(),
+  submitPrompt: typeClaudePrompt,
   // Claude's input box turns every pasted tab into four spaces (observed in 2.1.197); that fixed
   // rewrite is the only difference accepted between what Bria pasted and what the journal holds.
   promptMatches: (stored, sent) => stored === sent || stored === sent.replaceAll('\t', '    '),

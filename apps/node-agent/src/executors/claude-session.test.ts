@@ -53,11 +53,12 @@ describe('Claude Code in tmux', () => {
     expect(a.events.find(is('ready'))?.nativeId).toBe(id.nativeId);
   });
 
-  it('delivers exact bytes (also text starting with ! or /) and reports the final answer', async () => {
-    for (const text of [NASTY, LONG, '!echo not-a-shell-command', '/not-a-slash-command please']) {
+  it('delivers exact bytes (also text starting with ! or a path) and reports the final answer', async () => {
+    // A / followed by a command name is refused by the hub for Claude (type-prompt.test.ts).
+    for (const text of [NASTY, LONG, '!echo not-a-shell-command', '/not/a/slash-command please']) {
       const { final, nativeRef } = await sendAndFinish(a, text);
       // Claude stores (and sends) each pasted tab as four spaces; every other byte arrives unchanged.
-      const sent = (text === NASTY || text === LONG ? text : ` ${text}`).replaceAll('\t', '    ');
+      const sent = text.replaceAll('\t', '    ');
       const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1)!;
       expect(req.userText).toBe(sent);
       expect(final).toBe(req.reply);

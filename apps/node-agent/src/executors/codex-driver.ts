@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CodexJournal } from '../journal/codex-journal.ts';
 import { asObject, asString } from '../journal/types.ts';
 import { detectBlockingPrompt, isAtPrompt, sessionIdFromStatus } from './screen.ts';
+import { typeCodexPrompt } from './type-prompt.ts';
 import type { Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
 
 export function codexHome(env: Env): string {
@@ -94,7 +95,10 @@ export const codexDriver: ExecutorDriver = {
   },
 
   createJournal: () => new CodexReader(),
-  // Codex trims the composer text; the space Bria adds before `/` or `!` is not stored.
+  submitPrompt: typeCodexPrompt,
+  // Codex trims the composer text: the spaces Bria types around the text are not stored, and a text
+  // with outer whitespace of its own is refused by the hub. A text stored before that rule existed
+  // is still recognised by its trimmed form.
   promptMatches: (stored, sent) => stored === sent || stored === sent.trim(),
   idleStatus: async () => null,
 };

@@ -58,7 +58,7 @@ describe('Codex in tmux', () => {
     for (const text of [NASTY, LONG, '!echo not-a-shell-command', '/not-a-slash-command please']) {
       const { final, nativeRef } = await sendAndFinish(a, text);
       const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1)!;
-      // Codex trims the protective space Bria puts before ! and /; everything else is byte-exact.
+      // Codex trims the spaces Bria types around the text; every byte of the text itself arrives.
       expect(req.userText).toBe(text);
       expect(final).toBe(req.reply);
       const path = a.identity().journalPath!;

@@ -50,8 +50,3 @@ export function claudePromptBox(screen: string): string | null {
   for (let i = start + 1; i < lines.length && !/^─{3,}/.test(lines[i]!); i++) out.push(lines[i]!);
   return out.map((l) => l.trim()).join('\n').trim();
 }
-
-/** Text leading with `!` or `/` would run a shell command or a slash command; a space makes it text. */
-export function protectLeadingCommand(text: string): string {
-  return text.startsWith('!') || text.startsWith('/') ? ` ${text}` : text;
-}

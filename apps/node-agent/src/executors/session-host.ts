@@ -7,8 +7,7 @@ import { type DeathReport, HealthMonitor } from './health.ts';
 import { procStat } from './proc-tree.ts';
 import { findReceipt } from './receipt.ts';
 import { awaitInterruptEvidence } from './interrupt-evidence.ts';
-import { clearRefilledPrompt, submitPaste } from './prompt-box.ts';
-import { protectLeadingCommand } from './screen.ts';
+import { clearRefilledPrompt } from './prompt-box.ts';
 import {
   type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
   type PermissionMode, type SessionIdentity,
@@ -234,7 +233,7 @@ export class SessionHost extends HostEvents {
   private async deliverNow(m: { messageId: string; text: string }): Promise<DeliverResult> {
     if (this.state !== 'ready') throw new ExecutorError('not_ready', `cannot deliver while ${this.state}`);
     const id = this.identity();
-    const sent = protectLeadingCommand(m.text);
+    const sent = m.text;
     await this.tailer?.readNow();
     const baseline = this.tailer?.offset ?? 0;
     let resolve!: (ref: string) => void;
@@ -247,7 +246,7 @@ export class SessionHost extends HostEvents {
     void death.then(() => (dead = true));
     this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
     try {
-      await submitPaste(this.tmux, id.paneId, sent);
+      await this.driver.submitPrompt(this.tmux, id.paneId, sent);
     } catch (err) {
       this.receipt = null;
       throw err;

@@ -42,7 +42,12 @@ export interface ExecutorDriver {
   /** The journal file of this session, or null while it does not exist yet / cannot be found. */
   findJournal(ctx: DriverContext, nativeId: string, opts: { resumed: boolean }): Promise<string | null>;
   createJournal(): JournalReader;
-  /** Whether a stored prompt is the text Bria pasted (`sent` already carries the protective space). */
+  /**
+   * Types the user's text into the idle input box and submits it so that the model receives exactly
+   * that text (see type-prompt.ts); throws `not_ready` when it verifiably submitted nothing.
+   */
+  submitPrompt(tmux: Tmux, paneId: string, text: string): Promise<void>;
+  /** Whether a stored prompt is the text the user sent. */
   promptMatches(stored: string, sent: string): boolean;
   /**
    * After an Esc, whether the CLI says it is idle without having journaled anything (Claude writes no

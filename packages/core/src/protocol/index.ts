@@ -3,3 +3,4 @@ export * from './backoff.ts';
 export * from './session-commands.ts';
 export * from './session-events.ts';
 export * from './read-journal.ts';
+export * from './cli-text.ts';

@@ -138,3 +138,9 @@ export async function readSessionGate(db: DbOrTx, id: string): Promise<SessionGa
     from "Session" where id = ${id}::uuid`;
   return rows[0] ?? null;
 }
+
+/** The CLI a session runs; fixed for the session's whole life. */
+export async function readSessionExecutor(db: DbOrTx, id: string): Promise<'claude' | 'codex' | null> {
+  const row = await db.session.findUnique({ where: { id }, select: { executor: true } });
+  return row?.executor ?? null;
+}

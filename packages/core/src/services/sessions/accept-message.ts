@@ -3,10 +3,10 @@ import { AppError, type AcceptDecision, acceptRefusalToAppError, canAcceptMessag
 import { appendMessageIfUnchanged, findMessageBySourceKey, type MessageDto } from '../../db/repos/messages.ts';
 import { enqueueOutbox } from '../../db/repos/outbox.ts';
 import type { Db } from '../../db/client.ts';
-import { chatsForNode, readSessionGate, type SessionGateRow } from '../../db/repos/sessions.ts';
+import { chatsForNode, readSessionExecutor, readSessionGate, type SessionGateRow } from '../../db/repos/sessions.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 import { TELEGRAM } from './session-notices.ts';
-import { MAX_ATTACHMENT_BYTES } from '../../protocol/index.ts';
+import { cliTextRefusal, MAX_ATTACHMENT_BYTES } from '../../protocol/index.ts';
 import type { StoredAttachment } from './carry-attachments.ts';
 
 export interface AcceptMessageInput {
@@ -34,6 +34,13 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   // its journal as sent: it would end `unknown` though the CLI took it. Tab and newline are text.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
   if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(input.text)) throw new AppError('INVALID_INPUT', { message: 'message contains control characters' });
+  // A text its CLI would run as its own command or rewrite can never reach the model as sent: it is
+  // refused with the reason, never stored, typed altered or dropped. Only such texts cost the read.
+  if (cliTextRefusal('claude', input.text) || cliTextRefusal('codex', input.text)) {
+    const executor = await readSessionExecutor(db, input.sessionId);
+    const refusal = executor ? cliTextRefusal(executor, input.text) : null;
+    if (refusal) throw new AppError('INVALID_INPUT', { message: `text the ${executor} CLI cannot take as sent`, userMessage: refusal });
+  }
   const r = await storeOrRefuse(db, clock.now(), input);
   if (r.kind === 'refused') {
     if (r.decision.code === 'LIFETIME_EXPIRED') {
