@@ -9,6 +9,7 @@ import { findReceipt } from './receipt.ts';
 import { awaitInterruptEvidence } from './interrupt-evidence.ts';
 import { clearRefilledPrompt, submitPaste } from './prompt-box.ts';
 import { protectLeadingCommand } from './screen.ts';
+import { nativeIdRefusal } from './native-id.ts';
 import {
   type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
   type PermissionMode, type SessionIdentity,
@@ -83,6 +84,8 @@ export class SessionHost extends HostEvents {
 
   /** Reopens exactly `nativeId` from its folder; never falls back to a new session. */
   resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; sessionName: string }): Promise<SessionIdentity> {
+    const refusal = nativeIdRefusal(this.driver.executor, o.nativeId);
+    if (refusal) return Promise.reject(new ExecutorError('resume_failed', refusal));
     const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default' });
     return this.launch({ ...o, args, expectedId: o.nativeId, resumed: true });
   }
