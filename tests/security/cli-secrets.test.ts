@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Executor, startSystem, type System } from '../../packages/testkit/src/system.ts';
@@ -30,6 +30,9 @@ beforeAll(async () => {
   // Exactly what the launcher hands its agent child (scripts/start.ts).
   const env = markLauncherAdded(sys.cliEnv, { ...sys.cliEnv, ...secrets }) as Record<string, string>;
   expect(env[LAUNCHER_ADDED_VAR]).toContain('LAUNCHER_CHILD_ONLY');
+  // A start script an older agent left behind, with the whole environment in it.
+  mkdirSync(path.join(sys.agentDir, 'tmux'), { recursive: true, mode: 0o700 });
+  writeFileSync(path.join(sys.agentDir, 'tmux', 'bria-old.sh'), `env -i 'BRIA_AGENT_TOKEN=${sys.agentToken}' claude\n`, { mode: 0o700 });
   await sys.startAgent({ env });
   const agentPid = sys.agentPid!;
   // The agent process itself really has them (the rig adds nothing of its own in between).
@@ -68,7 +71,8 @@ describe.each(['claude', 'codex'] as Executor[])('%s started through the whole s
     expect(cli.get('PATH')).toBe(sys.cliEnv.PATH);
     expect(leaks([...cli].map(([k, v]) => `${k}=${v}`).join('\n'), cli.keys())).toEqual([]);
     // Its parent (the pane's wrapper shell) and the tmux server are readable by the CLI too.
-    const shell = environOf(id.panePid);
+    const stat = readFileSync(`/proc/${id.cliPid}/stat`, 'utf8');
+    const shell = environOf(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
     expect(leaks([...shell].map(([k, v]) => `${k}=${v}`).join('\n'), shell.keys())).toEqual([]);
     const server = Number(execFileSync('tmux', ['-L', sys.tmuxSocket, 'display-message', '-p', '#{pid}'], { encoding: 'utf8' }).trim());
     const srv = environOf(server);
@@ -77,7 +81,7 @@ describe.each(['claude', 'codex'] as Executor[])('%s started through the whole s
 });
 
 describe("the agent's data folder", () => {
-  it('holds no secret, no start script, and only 0600 files in 0700 folders', () => {
+  it('holds no secret, no start script (not even one an older agent left), and only 0600 files in 0700 folders', () => {
     const entries = walk(sys.agentDir);
     expect(entries.length).toBeGreaterThan(3);
     const bad: string[] = [];

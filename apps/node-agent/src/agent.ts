@@ -44,6 +44,7 @@ export class Agent {
   readonly discovery: DiscoveryFeed;
   private executors: ExecutorProbe[] = [];
   private discoveryStarted = false;
+  private readonly tmux: Tmux;
 
   constructor(readonly cfg: AgentConfig, private readonly log: Log) {
     this.ledger = new Ledger(cfg.dir, () => randomUUID());
@@ -61,6 +62,7 @@ export class Agent {
     const cliEnv = cliEnvironment(cfg.cliEnv ?? process.env);
     const withheld = addedNames(process.env);
     const tmux = new Tmux({ socketName: cfg.tmuxSocket, runDir: path.join(cfg.dir, 'tmux'), env: cliEnv, withheld: (name) => isWithheld(name, withheld) });
+    this.tmux = tmux;
     this.control = new SessionControl({
       dir: path.join(cfg.dir, 'sessions'), attachmentsDir: path.join(cfg.dir, 'attachments'), tmux, env: cliEnv, log,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
@@ -73,6 +75,9 @@ export class Agent {
   }
 
   async start(): Promise<void> {
+    // Start scripts an older agent left behind hold a whole environment; nothing is starting yet.
+    const stale = await this.tmux.removeStaleScripts();
+    if (stale > 0) this.log('info', 'agent.stale_scripts_removed', { count: stale });
     this.executors = await probeExecutors(this.cfg);
     // Commands an earlier run died running are answered first (never run again): their answers
     // precede the re-attach events in the ledger, so the hub learns the delivery outcome before

@@ -114,6 +114,9 @@ export class SessionHost extends HostEvents {
       throw new ExecutorError(code, reason, details);
     };
     const cliPid = await waitForCliPid(this.tmux, pane.paneId, pane.panePid, 5000);
+    // The wrapper shell has read the script by now (its child runs) or is gone: the script, which
+    // holds the CLI's environment, is no longer needed.
+    await this.tmux.removeScript(pane.scriptPath).catch(() => undefined);
     if (cliPid === null) {
       const screen = await this.tmux.capture(pane.paneId).catch(() => '');
       return fail('CLI did not start', { cliSaid: lastWords(screen), exitStatus: await this.tmux.readExitStatus(pane.exitFile, 2_000) });

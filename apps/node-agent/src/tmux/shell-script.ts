@@ -14,16 +14,13 @@ export interface WrapperScriptOptions {
   command: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
   exitFile: string;
-  /** The script's own path: its first command removes it (the shell keeps reading its open file). */
-  scriptPath?: string;
 }
 
 /**
  * The pane runs `sh <script>`: cd into the folder, run the CLI under `env -i` with exactly the
  * caller's environment (a long-running tmux server would otherwise hand every pane the server's own
  * environment, and TMUX would point the CLI at our private socket), then record `$?`, because tmux's
- * own `pane_dead_status` is not reliable for this. With `scriptPath` the script first removes
- * itself: it holds the CLI's whole environment and is not needed once its shell runs.
+ * own `pane_dead_status` is not reliable for this.
  */
 export function buildWrapperScript(opts: WrapperScriptOptions): string {
   if (opts.command.length === 0) throw new Error('command must not be empty');
@@ -39,7 +36,6 @@ export function buildWrapperScript(opts: WrapperScriptOptions): string {
   const exitFile = shellQuote(opts.exitFile);
   return [
     '#!/bin/sh',
-    ...(opts.scriptPath ? [`rm -f -- ${shellQuote(opts.scriptPath)}`] : []),
     `cd ${shellQuote(opts.cwd)} || { echo 97 > ${exitFile}; exit 97; }`,
     `env -i ${assignments.join(' ')} ${opts.command.map(shellQuote).join(' ')}`,
     `echo $? > ${exitFile}`,

@@ -25,19 +25,19 @@ async function until<T>(fn: () => Promise<T | null | undefined | false>, ms = 10
 }
 
 /** Runs a pane whose command dumps its parent's (the wrapper shell's) environment and lists the run folder. */
-async function dumpPane(tmux: Tmux, name: string): Promise<{ parentEnv: string; runFiles: string; scriptPath: string; exitFile: string }> {
+async function dumpPane(tmux: Tmux, name: string): Promise<{ parentEnv: string; scriptPath: string; exitFile: string }> {
   const out = join(dir, `${name}.parent-env`);
   const s = await tmux.newSession({
     name, cwd: dir,
-    command: ['sh', '-c', `ls -a "$1" > "$2.ls"; tr '\\0' '\\n' < /proc/$PPID/environ > "$2.tmp"; mv "$2.tmp" "$2"; exec sleep 60`, 'sh', tmux.runDir, out],
+    command: ['sh', '-c', `tr '\\0' '\\n' < /proc/$PPID/environ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 60`, 'sh', out],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
   });
   const parentEnv = await until(async () => readFileSync(out, 'utf8'));
-  return { parentEnv, runFiles: readFileSync(`${out}.ls`, 'utf8'), scriptPath: s.scriptPath, exitFile: s.exitFile };
+  return { parentEnv, scriptPath: s.scriptPath, exitFile: s.exitFile };
 }
 
 describe('the pane side of a CLI holds none of the agent secrets', () => {
-  it('a server this adapter starts gets only the given environment; the start script is 0600 and gone once the command runs', async () => {
+  it('a server this adapter starts gets only the given environment; the start script is 0600 and can go once the command runs', async () => {
     process.env.BRIA_SECRETS_TEST = SECRET;
     const tmux = new Tmux({ socketName: `bria-sec-a-${process.pid}`, runDir: join(dir, 'run-a'), env: { PATH: process.env.PATH, HOME: dir } });
     servers.push(tmux);
@@ -45,9 +45,12 @@ describe('the pane side of a CLI holds none of the agent secrets', () => {
     const r = await dumpPane(tmux, 'a1');
     expect(r.parentEnv).toContain(`HOME=${dir}`);
     expect(r.parentEnv).not.toContain(SECRET);
-    expect(r.runFiles).not.toContain('a1.sh');
-    expect(await readdir(tmux.runDir)).toEqual(['a1.exit']);
+    expect(statSync(r.scriptPath).mode & 0o777).toBe(0o600);
     expect(statSync(r.exitFile).mode & 0o777).toBe(0o600);
+    // The shell runs its command from the open file: removing it now changes nothing for the pane.
+    await tmux.removeScript(r.scriptPath);
+    expect(await readdir(tmux.runDir)).toEqual(['a1.exit']);
+    expect(await tmux.paneInfo((await tmux.listPanes()).find((p) => p.sessionName === 'a1')!.paneId)).toMatchObject({ dead: false });
     expect(statSync(tmux.runDir).mode & 0o777).toBe(0o700);
   });
 

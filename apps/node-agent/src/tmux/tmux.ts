@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertSessionName, PANE_FORMAT, parsePaneLine, parsePaneList, type PaneInfo } from './pane-format.ts';
@@ -254,9 +254,9 @@ export class Tmux {
     await this.ensureServer();
     const scriptPath = join(this.runDir, `${opts.name}.sh`);
     const exitFile = join(this.runDir, `${opts.name}.exit`);
-    const script = buildWrapperScript({ cwd: opts.cwd, command: opts.command, env: opts.env, exitFile, scriptPath });
-    // The script holds the CLI's environment: readable by this user only, and removed by its own
-    // shell as soon as that shell has it open (see buildWrapperScript).
+    const script = buildWrapperScript({ cwd: opts.cwd, command: opts.command, env: opts.env, exitFile });
+    // The script holds the CLI's environment: readable by this user only, and removed by the caller
+    // (`removeScript`) once its shell has it open.
     await rm(scriptPath, { force: true });
     await writeFile(scriptPath, script, { mode: 0o600, flag: 'wx' });
     await rm(exitFile, { force: true });
@@ -277,6 +277,21 @@ export class Tmux {
     const pane = parsePaneLine(out.trim());
     if (!pane) throw new TmuxError(`unexpected new-session output: ${out}`, '');
     return { sessionName: opts.name, paneId: pane.paneId, panePid: pane.panePid, scriptPath, exitFile };
+  }
+
+  /**
+   * Removes a pane's start script. Call it once the script's shell has started its command (the
+   * shell keeps reading the file it has open); before that, the pane would find nothing to run.
+   */
+  async removeScript(scriptPath: string): Promise<void> {
+    await rm(scriptPath, { force: true });
+  }
+
+  /** Removes every start script left in the run folder (by an older agent); only while nothing is being started. */
+  async removeStaleScripts(): Promise<number> {
+    const names = (await readdir(this.runDir).catch(() => [] as string[])).filter((n) => n.endsWith('.sh'));
+    for (const n of names) await rm(join(this.runDir, n), { force: true });
+    return names.length;
   }
 
   /**
