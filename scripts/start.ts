@@ -7,6 +7,7 @@ import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from '../pack
 import { migrate } from '../packages/core/src/db/migrate.ts';
 import { ConfigError, defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
 import { safeDbUrl } from '../packages/core/src/log.ts';
+import { markLauncherAdded } from '../apps/node-agent/src/cli-env.ts';
 import { ensureLocalAgent } from './launcher/local-agent.ts';
 import { formatLogLine } from './launcher/pretty-log.ts';
 import { Supervisor } from './launcher/supervisor.ts';
@@ -89,7 +90,8 @@ async function main(): Promise<void> {
     if (local) {
       supervisor.start({
         name: 'agent', command: node, args: ts('apps/node-agent/src/main.ts'), cwd: root,
-        env: { ...childEnv, BRIA_HUB_URL: `ws://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token },
+        // The agent withholds from the CLIs every variable this launcher added (cli-env.ts).
+        env: markLauncherAdded(process.env, { ...childEnv, BRIA_HUB_URL: `ws://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token }),
       });
       if (local.created) say('This computer was enrolled as a node (its agent token is kept in local-agent.json).');
     } else {

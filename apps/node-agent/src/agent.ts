@@ -11,6 +11,7 @@ import { claudeConfigDir, codexHome, Tmux } from './executors/index.ts';
 import { HubClient } from './hub-client/hub-client.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { crashPoint } from './test-crash.ts';
+import { addedNames, cliEnvironment, isWithheld } from './cli-env.ts';
 
 const run = promisify(execFile);
 export const AGENT_VERSION = '0.1.0';
@@ -20,10 +21,11 @@ export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal'];
 export interface ExecutorProbe { executor: 'claude' | 'codex'; available: boolean; version?: string }
 
 /** Finds which CLIs this computer can run (the user's own installation, as configured). */
-export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codexBin'>): Promise<ExecutorProbe[]> {
+export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codexBin' | 'cliEnv'>): Promise<ExecutorProbe[]> {
+  const env = cliEnvironment(cfg.cliEnv ?? process.env);
   const probe = async (executor: 'claude' | 'codex', bin: string): Promise<ExecutorProbe> => {
     try {
-      const { stdout } = await run(bin, ['--version'], { timeout: 15_000 });
+      const { stdout } = await run(bin, ['--version'], { timeout: 15_000, env });
       return { executor, available: true, version: stdout.trim().split('\n')[0]?.slice(0, 120) };
     } catch {
       return { executor, available: false };
@@ -42,6 +44,7 @@ export class Agent {
   readonly discovery: DiscoveryFeed;
   private executors: ExecutorProbe[] = [];
   private discoveryStarted = false;
+  private readonly tmux: Tmux;
 
   constructor(readonly cfg: AgentConfig, private readonly log: Log) {
     this.ledger = new Ledger(cfg.dir, () => randomUUID());
@@ -54,9 +57,12 @@ export class Agent {
       onCommand: (cmd) => this.handle(cmd),
       onInterrupted: (rec) => this.control.interruptedResult(rec),
     });
-    // The CLIs get the agent's own environment, so the user's settings and logins apply.
-    const cliEnv = cfg.cliEnv ?? process.env;
-    const tmux = new Tmux({ socketName: cfg.tmuxSocket, runDir: path.join(cfg.dir, 'tmux') });
+    // The CLIs get the agent's own environment, so the user's settings and logins apply, minus
+    // Bria's own variables (tokens, database URL): the tmux server and its panes' shells too.
+    const cliEnv = cliEnvironment(cfg.cliEnv ?? process.env);
+    const withheld = addedNames(process.env);
+    const tmux = new Tmux({ socketName: cfg.tmuxSocket, runDir: path.join(cfg.dir, 'tmux'), env: cliEnv, withheld: (name) => isWithheld(name, withheld) });
+    this.tmux = tmux;
     this.control = new SessionControl({
       dir: path.join(cfg.dir, 'sessions'), attachmentsDir: path.join(cfg.dir, 'attachments'), tmux, env: cliEnv, log,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
@@ -69,6 +75,9 @@ export class Agent {
   }
 
   async start(): Promise<void> {
+    // Start scripts an older agent left behind hold a whole environment; nothing is starting yet.
+    const stale = await this.tmux.removeStaleScripts();
+    if (stale > 0) this.log('info', 'agent.stale_scripts_removed', { count: stale });
     this.executors = await probeExecutors(this.cfg);
     // Commands an earlier run died running are answered first (never run again): their answers
     // precede the re-attach events in the ledger, so the hub learns the delivery outcome before

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultDataDir, parseEnv, zLogLevel } from '@bria/core/env';
+import { cliEnvironment } from './cli-env.ts';
 
 /** The node agent's configuration: flags win over environment variables. */
 const zAgentEnv = z.object({
@@ -23,7 +24,10 @@ export interface AgentConfig {
   codexBin: string;
   tmuxSocket: string;
   logLevel: string;
-  /** The environment the CLIs run with: the agent's own, unchanged (HOME, CODEX_HOME, proxies, base URLs…). */
+  /**
+   * The environment the CLIs run with: the agent's own (HOME, CODEX_HOME, proxies, base URLs…)
+   * without Bria's variables (cli-env.ts).
+   */
   cliEnv?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -47,6 +51,6 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
     codexBin: e.BRIA_CODEX_BIN,
     tmuxSocket: e.BRIA_TMUX_SOCKET,
     logLevel: e.LOG_LEVEL,
-    cliEnv: { ...env },
+    cliEnv: cliEnvironment(env),
   };
 }

@@ -86,7 +86,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
   };
 
   const sys = {
-    root, work, home, db, deps, clock, nodeId, chatId, mocks, tmuxSocket, agentDir, cliEnv, engine, databaseUrl: tdb.url,
+    root, work, home, db, deps, clock, nodeId, chatId, mocks, tmuxSocket, agentDir, cliEnv, engine, databaseUrl: tdb.url, agentToken: token,
     get hub() {
       return hub;
     },

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Attachment } from '@bria/core/protocol';
 import { archiveJournal, restoreJournal } from '../archive/index.ts';
 import {
   claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, ExecutorError, type HostEvent,
-  type PermissionMode, SessionHost, type SessionHostOptions, type SessionIdentity, type Tmux,
+  nativeIdRefusal, type PermissionMode, SessionHost, type SessionHostOptions, type SessionIdentity, type Tmux,
 } from '../executors/index.ts';
 import { isAlive, procStat } from '../executors/proc-tree.ts';
 import { identityFromReport, mapHostEvent, reportIdentity } from './host-event-map.ts';
@@ -235,7 +235,20 @@ export class SessionControl {
     })).catch((e: Error) => this.o.log('error', 'agent.blocked_start_watch_failed', { sessionId, err: e.message }));
   }
 
-  async resume(sessionId: string, p: { generation: number; executor: Executor; folder: string; nativeSessionId: string; permissionMode?: string; archivedJournal?: { path: string; sizeBytes: number; sha256: string } }): Promise<Result> {
+  async resume(sessionId: string, given: { generation: number; executor: Executor; folder: string; nativeSessionId: string; permissionMode?: string; archivedJournal?: { path: string; sizeBytes: number; sha256: string } }): Promise<Result> {
+    // The id lands on the CLI's command line: anything but the CLI's own id format is refused
+    // before anything is touched.
+    const refusal = nativeIdRefusal(given.executor, given.nativeSessionId);
+    if (refusal) {
+      this.o.emit({ event: 'resume_failed', sessionId, generation: given.generation, payload: { reason: refusal } });
+      return { ok: false, error: refusal, refused: true };
+    }
+    // An archived journal is read and copied only from this agent's own archive folder.
+    const archiveRefusal = given.archivedJournal && !isInsideFolder(path.join(this.o.dir, 'archive'), given.archivedJournal.path)
+      ? `archived journal not used: ${JSON.stringify(given.archivedJournal.path.slice(0, 200))} is outside this agent's archive folder`
+      : null;
+    const p = archiveRefusal ? { ...given, archivedJournal: undefined } : given;
+    if (archiveRefusal) this.o.log('warn', 'agent.archive_path_refused', { sessionId });
     const rec = this.registry.get(sessionId);
     const live = this.hosts.get(sessionId);
     if (rec?.status === 'live' && rec.identity?.nativeId === p.nativeSessionId && live) {
@@ -253,7 +266,7 @@ export class SessionControl {
     // Turns the dead process held ended without an outcome this agent saw: unknown, never re-sent.
     // They are written down before anything is launched and forgotten only once reported.
     const orphans = [...new Set([...(rec?.orphans ?? []), ...(rec?.status === 'exited' ? rec.turns.map((t) => t.messageId) : [])])];
-    const restored = await this.restoreJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
+    const restored = archiveRefusal ? { restoreError: archiveRefusal } : await this.restoreJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
     await this.dropDeadPane(rec);
     // Outcomes this agent saw before the CLI died may have been refused as stale (sent under an
     // older generation, e.g. while the node was away): they are kept and re-reported after the
@@ -587,6 +600,20 @@ function closeJournal(rec: SessionRecord, journal: string | null, archived: { pa
   const state = journalState(rec, [journal, rec.identity?.journalPath, typeof archived?.path === 'string' ? archived.path : null]);
   if (!archived) return state;
   return state === 'none' ? 'archived_empty' : 'archived';
+}
+
+/** Whether `file` is inside `folder`, also once symbolic links are resolved (a missing file: by its path only). */
+function isInsideFolder(folder: string, file: string): boolean {
+  const within = (root: string, f: string) => {
+    const rel = path.relative(root, f);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  };
+  if (!path.isAbsolute(file) || !within(path.resolve(folder), path.resolve(file))) return false;
+  try {
+    return within(realpathSync(folder), realpathSync(file));
+  } catch {
+    return !existsSync(file);
+  }
 }
 
 function safeIdentity(host: SessionHost): SessionIdentity | null {

@@ -61,7 +61,8 @@ export const claudeDriver: ExecutorDriver = {
     if (!nativeId) throw new Error('Claude sessions need an id chosen up front');
     return ['--session-id', nativeId, ...permissionArgs(permissionMode)];
   },
-  resumeArgs: ({ nativeId, permissionMode }) => ['--resume', nativeId, ...permissionArgs(permissionMode)],
+  // One argument `--resume=<id>`: the id can never be read as an option of its own.
+  resumeArgs: ({ nativeId, permissionMode }) => [`--resume=${nativeId}`, ...permissionArgs(permissionMode)],
   settleMs: { start: 0, resume: 0 },
 
   // The live registry `<config>/sessions/<pid>.json` is written by the CLI for its own pid, at

@@ -59,7 +59,8 @@ export const codexDriver: ExecutorDriver = {
   chooseNativeId: () => null,
   // Without --no-daemon, /exit only detaches from a background server that keeps running the session.
   startArgs: ({ cwd, permissionMode }) => ['--no-daemon', '-C', cwd, ...permissionArgs(permissionMode)],
-  resumeArgs: ({ nativeId, cwd, permissionMode }) => ['resume', nativeId, '--no-daemon', '-C', cwd, ...permissionArgs(permissionMode)],
+  // The id comes after `--`, so it can never be read as an option.
+  resumeArgs: ({ nativeId, cwd, permissionMode }) => ['resume', '--no-daemon', '-C', cwd, ...permissionArgs(permissionMode), '--', nativeId],
   // Codex paints its idle composer before `resume <unknown id>` fails about a second later, and for
   // about 300 ms before its folder-trust dialog replaces it (observed in 0.171.0): an Enter typed in
   // that window would answer the dialog with its default, "Trust and continue".

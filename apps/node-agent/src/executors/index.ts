@@ -2,6 +2,7 @@
 export { claudeDriver, claudeConfigDir } from './claude-driver.ts';
 export { codexDriver, codexHome } from './codex-driver.ts';
 export type { CloseEvidence, Mismatch } from './launch.ts';
+export { nativeIdRefusal } from './native-id.ts';
 export { type DeliverResult, SessionHost, type SessionHostOptions } from './session-host.ts';
 export {
   type Env, type Executor, type ExecutorDriver, ExecutorError, type HostEvent, type PermissionMode,

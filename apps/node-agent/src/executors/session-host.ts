@@ -8,6 +8,7 @@ import { procStat } from './proc-tree.ts';
 import { findReceipt } from './receipt.ts';
 import { awaitInterruptEvidence } from './interrupt-evidence.ts';
 import { clearRefilledPrompt } from './prompt-box.ts';
+import { nativeIdRefusal } from './native-id.ts';
 import {
   type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
   type PermissionMode, type SessionIdentity,
@@ -82,6 +83,8 @@ export class SessionHost extends HostEvents {
 
   /** Reopens exactly `nativeId` from its folder; never falls back to a new session. */
   resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; sessionName: string }): Promise<SessionIdentity> {
+    const refusal = nativeIdRefusal(this.driver.executor, o.nativeId);
+    if (refusal) return Promise.reject(new ExecutorError('resume_failed', refusal));
     const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default' });
     return this.launch({ ...o, args, expectedId: o.nativeId, resumed: true });
   }
@@ -110,6 +113,9 @@ export class SessionHost extends HostEvents {
       throw new ExecutorError(code, reason, details);
     };
     const cliPid = await waitForCliPid(this.tmux, pane.paneId, pane.panePid, 5000);
+    // The wrapper shell has read the script by now (its child runs) or is gone: the script, which
+    // holds the CLI's environment, is no longer needed.
+    await this.tmux.removeScript(pane.scriptPath).catch(() => undefined);
     if (cliPid === null) {
       const screen = await this.tmux.capture(pane.paneId).catch(() => '');
       return fail('CLI did not start', { cliSaid: lastWords(screen), exitStatus: await this.tmux.readExitStatus(pane.exitFile, 2_000) });

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertSessionName, PANE_FORMAT, parsePaneLine, parsePaneList, type PaneInfo } from './pane-format.ts';
@@ -18,6 +18,14 @@ export interface TmuxOptions {
    * (default true). Without a server, and with false, every call spawns a tmux client.
    */
   control?: boolean;
+  /**
+   * Environment of the tmux client processes this adapter runs, hence of a server one of them
+   * starts (and of every pane's wrapper shell): the CLIs' environment, without Bria's secrets.
+   * Default: this process's environment.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Names removed from the global environment of a server that is already running (started with more). */
+  withheld?: (name: string) => boolean;
 }
 
 export interface NewSessionOptions {
@@ -57,6 +65,8 @@ export class Tmux {
   readonly runDir: string;
   private readonly bin: string;
   private readonly useControl: boolean;
+  private readonly env: NodeJS.ProcessEnv | undefined;
+  private readonly withheld: ((name: string) => boolean) | undefined;
   private ctl: ControlClient | null = null;
   private opening: Promise<ControlClient | null> | null = null;
   private ctlRetryAt = 0;
@@ -68,6 +78,8 @@ export class Tmux {
     this.runDir = opts.runDir;
     this.bin = opts.tmuxBin ?? 'tmux';
     this.useControl = opts.control ?? true;
+    this.env = opts.env ? { ...opts.env } : undefined;
+    this.withheld = opts.withheld;
   }
 
   /** The open control client, opening it when needed; null without a server (retried after 1 s). */
@@ -130,14 +142,14 @@ export class Tmux {
     const full = ['-L', this.socketName, ...args];
     if (input === undefined) {
       return new Promise((resolve, reject) => {
-        execFile(this.bin, full, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+        execFile(this.bin, full, { maxBuffer: 16 * 1024 * 1024, env: this.env }, (err, stdout, stderr) => {
           if (err) reject(new TmuxError(`tmux ${args[0]} failed: ${stderr.trim() || err.message}`, stderr));
           else resolve(stdout);
         });
       });
     }
     return new Promise((resolve, reject) => {
-      const child = spawn(this.bin, full, { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(this.bin, full, { stdio: ['pipe', 'pipe', 'pipe'], env: this.env });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -155,14 +167,26 @@ export class Tmux {
   }
 
   /**
+   * A server started earlier (by an agent that did not withhold them) keeps its start environment as
+   * its global environment, which every new pane's wrapper shell inherits: withheld names go.
+   */
+  private async scrubGlobalEnvironment(): Promise<void> {
+    if (!this.withheld) return;
+    const out = await this.run(['show-environment', '-g']).catch(() => '');
+    const names = out.split('\n').map((l) => l.replace(/^-/, '').split('=')[0] ?? '').filter((n) => n && this.withheld?.(n));
+    if (names.length > 0) await this.sequence(names.map((n) => ['set-environment', '-g', '-u', n]));
+  }
+
+  /**
    * Starts the server if needed. A keeper session plus `exit-empty off` keep it alive between CLI
    * sessions (killing the last session and creating a new one at once can race the server's exit);
    * `remain-on-exit on` keeps dead panes so their death can be observed.
    */
   async ensureServer(): Promise<void> {
-    await mkdir(this.runDir, { recursive: true });
+    await mkdir(this.runDir, { recursive: true, mode: 0o700 });
     try {
       await this.run(['has-session', '-t', `=${KEEPER}`]);
+      await this.scrubGlobalEnvironment();
     } catch {
       try {
         await this.run(['new-session', '-d', '-s', KEEPER, 'sleep', '2147483647']);
@@ -231,18 +255,43 @@ export class Tmux {
     const scriptPath = join(this.runDir, `${opts.name}.sh`);
     const exitFile = join(this.runDir, `${opts.name}.exit`);
     const script = buildWrapperScript({ cwd: opts.cwd, command: opts.command, env: opts.env, exitFile });
-    await writeFile(scriptPath, script, { mode: 0o700 });
-    await writeFile(exitFile, '').catch(() => undefined);
-    const out = await this.run([
-      'new-session', '-d', '-P', '-F', PANE_FORMAT,
-      '-s', opts.name,
-      '-x', String(opts.width ?? 200), '-y', String(opts.height ?? 50),
-      '-c', opts.cwd,
-      'sh', scriptPath,
-    ]);
+    // The script holds the CLI's environment: readable by this user only, and removed by the caller
+    // (`removeScript`) once its shell has it open.
+    await rm(scriptPath, { force: true });
+    await writeFile(scriptPath, script, { mode: 0o600, flag: 'wx' });
+    await rm(exitFile, { force: true });
+    await writeFile(exitFile, '', { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    let out: string;
+    try {
+      out = await this.run([
+        'new-session', '-d', '-P', '-F', PANE_FORMAT,
+        '-s', opts.name,
+        '-x', String(opts.width ?? 200), '-y', String(opts.height ?? 50),
+        '-c', opts.cwd,
+        'sh', scriptPath,
+      ]);
+    } catch (err) {
+      await rm(scriptPath, { force: true });
+      throw err;
+    }
     const pane = parsePaneLine(out.trim());
     if (!pane) throw new TmuxError(`unexpected new-session output: ${out}`, '');
     return { sessionName: opts.name, paneId: pane.paneId, panePid: pane.panePid, scriptPath, exitFile };
+  }
+
+  /**
+   * Removes a pane's start script. Call it once the script's shell has started its command (the
+   * shell keeps reading the file it has open); before that, the pane would find nothing to run.
+   */
+  async removeScript(scriptPath: string): Promise<void> {
+    await rm(scriptPath, { force: true });
+  }
+
+  /** Removes every start script left in the run folder (by an older agent); only while nothing is being started. */
+  async removeStaleScripts(): Promise<number> {
+    const names = (await readdir(this.runDir).catch(() => [] as string[])).filter((n) => n.endsWith('.sh'));
+    for (const n of names) await rm(join(this.runDir, n), { force: true });
+    return names.length;
   }
 
   /**
