@@ -7,7 +7,7 @@ import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from '../pack
 import { migrate } from '../packages/core/src/db/migrate.ts';
 import { ConfigError, defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
 import { safeDbUrl } from '../packages/core/src/log.ts';
-import { ensureLocalAgent } from './launcher/local-agent.ts';
+import { ensureLocalAgent, revokedLocalAgentNotice } from './launcher/local-agent.ts';
 import { formatLogLine } from './launcher/pretty-log.ts';
 import { Supervisor } from './launcher/supervisor.ts';
 import { firstUseLoginLink } from './launcher/login-link.ts';
@@ -86,7 +86,9 @@ async function main(): Promise<void> {
       cwd: path.join(root, 'apps/web'), env: { ...childEnv, NODE_ENV: 'production', PORT: String(env.BRIA_WEB_PORT) },
     });
 
-    if (local) {
+    if (local?.status === 'revoked') {
+      say(revokedLocalAgentNotice(local));
+    } else if (local) {
       supervisor.start({
         name: 'agent', command: node, args: ts('apps/node-agent/src/main.ts'), cwd: root,
         env: { ...childEnv, BRIA_HUB_URL: `ws://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token },
@@ -107,6 +109,8 @@ async function main(): Promise<void> {
     await db.$disconnect();
     say(`Bria is running. Dashboard: ${publicUrl}`);
     if (link) say(`Sign in once with this link (valid 15 minutes, single use): ${link}`);
+    // Said again last, where it is not scrolled away by the children's start-up lines.
+    if (local?.status === 'revoked') say(revokedLocalAgentNotice(local));
     say('Press Ctrl-C to stop.');
   } catch (err) {
     console.error(formatLogLine('bria', `ERROR ${(err as Error).message}`));
