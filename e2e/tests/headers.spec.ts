@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { APIResponse } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 
@@ -56,9 +58,12 @@ test('a page of another origin cannot frame the signed-in dashboard', async ({ b
   const page = await context.newPage();
   await page.goto(await newLoginLink());
   await expect(page.getByRole('heading', { name: 'Computers' })).toBeVisible();
-  // Another port of the same host (same site: the Lax cookie goes along), as a dev server an agent runs would be.
-  const other = `http://127.0.0.1:${Number(new URL(state.baseURL).port) + 1}/`;
-  await page.route(other, (route) => route.fulfill({ contentType: 'text/html', body: `<iframe src="${state.baseURL}/" width="800" height="600"></iframe>` }));
+  // A real page on another port of the same host (same site: the Lax cookie goes along), as a dev
+  // server an agent runs would be.
+  const html = `<iframe src="${state.baseURL}/" width="800" height="600"></iframe>`;
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const other = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   const framed = page.waitForResponse((r) => r.url() === `${state.baseURL}/`);
   await page.goto(other);
   expect((await framed).status()).toBe(200);
@@ -68,4 +73,5 @@ test('a page of another origin cannot frame the signed-in dashboard', async ({ b
   expect(await frame!.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
   expect(await frame!.getByRole('heading', { name: 'Computers' }).count()).toBe(0);
   await context.close();
+  await new Promise((resolve) => server.close(resolve));
 });
