@@ -64,14 +64,17 @@ test('a page of another origin cannot frame the signed-in dashboard', async ({ b
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const other = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const framed = page.waitForResponse((r) => r.url() === `${state.baseURL}/`);
-  await page.goto(other);
-  expect((await framed).status()).toBe(200);
-  // Chromium replaces a frame refused by frame-ancestors / X-Frame-Options with its error page.
-  await expect.poll(() => page.frames().find((f) => f !== page.mainFrame())?.url()).toBe('chrome-error://chromewebdata/');
-  const frame = page.frames().find((f) => f !== page.mainFrame());
-  expect(await frame!.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
-  expect(await frame!.getByRole('heading', { name: 'Computers' }).count()).toBe(0);
-  await context.close();
-  await new Promise((resolve) => server.close(resolve));
+  try {
+    const framed = page.waitForResponse((r) => r.url() === `${state.baseURL}/`);
+    await page.goto(other);
+    expect((await framed).status()).toBe(200);
+    // Chromium replaces a frame refused by frame-ancestors / X-Frame-Options with its error page.
+    await expect.poll(() => page.frames().find((f) => f !== page.mainFrame())?.url()).toBe('chrome-error://chromewebdata/');
+    const frame = page.frames().find((f) => f !== page.mainFrame());
+    expect(await frame!.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
+    expect(await frame!.getByRole('heading', { name: 'Computers' }).count()).toBe(0);
+  } finally {
+    await context.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
