@@ -6,16 +6,17 @@ import { startEmbeddedPostgres } from '../packages/core/src/db/embedded-postgres
 import { migrate } from '../packages/core/src/db/migrate.ts';
 import { defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
 import { addComputer, listDashboardNodes, revokeToken } from '../packages/core/src/services/nodes/index.ts';
+import { enableLocalAgent } from './launcher/local-agent.ts';
 
 /**
- * `npm run nodes -- list | add <name> [--hub ws://host:3001] | revoke <token id>`: manage computers
+ * `npm run nodes -- list | add <name> [--hub ws://host:3001] | revoke <token id> | enable-local`: manage computers
  * and agent tokens without the dashboard. Uses DATABASE_URL, or the embedded database (reused if
  * Bria is running, started for the duration of the command otherwise).
  */
-const USAGE = 'Usage: npm run nodes -- list | add <name> [--hub ws://<server>:3001] | revoke <token id>';
+const USAGE = 'Usage: npm run nodes -- list | add <name> [--hub ws://<server>:3001] | revoke <token id> | enable-local';
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { hub: { type: 'string' } } });
 const [verb, arg] = positionals;
-if (!verb || !['list', 'add', 'revoke'].includes(verb) || (verb !== 'list' && !arg)) {
+if (!verb || !['list', 'add', 'revoke', 'enable-local'].includes(verb) || (['add', 'revoke'].includes(verb) && !arg)) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -41,6 +42,10 @@ try {
     const host = env.BRIA_PUBLIC_URL ? new URL(env.BRIA_PUBLIC_URL).hostname : env.BRIA_HOST === '127.0.0.1' ? hostname() : env.BRIA_HOST;
     const added = await addComputer({ db, name: arg!, hubPublicUrl: values.hub ?? `ws://${host}:${env.BRIA_HUB_PORT}/agent` });
     console.log(`Added "${added.name}" (node ${added.nodeId}). Its token is shown only now.\nOn that computer run:\n  ${added.command}`);
+  } else if (verb === 'enable-local') {
+    // This computer's token was revoked: a fresh one for the same node, used by the next `npm start`.
+    const r = await enableLocalAgent(db, path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()));
+    console.log(`"${r.name}" (this computer) is enabled again. Start Bria (npm start; restart it if it is running) to connect its agent.`);
   } else {
     const r = await revokeToken({ db, tokenId: arg! });
     console.log(`Revoked token ${r.tokenId}; its agent is disconnected.`);

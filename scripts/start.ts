@@ -8,7 +8,7 @@ import { migrate } from '../packages/core/src/db/migrate.ts';
 import { ConfigError, defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
 import { safeDbUrl } from '../packages/core/src/log.ts';
 import { markLauncherAdded } from '../apps/node-agent/src/cli-env.ts';
-import { ensureLocalAgent } from './launcher/local-agent.ts';
+import { ensureLocalAgent, revokedLocalAgentNotice } from './launcher/local-agent.ts';
 import { formatLogLine } from './launcher/pretty-log.ts';
 import { Supervisor } from './launcher/supervisor.ts';
 import { firstUseLoginLink } from './launcher/login-link.ts';
@@ -87,7 +87,9 @@ async function main(): Promise<void> {
       cwd: path.join(root, 'apps/web'), env: { ...childEnv, NODE_ENV: 'production', PORT: String(env.BRIA_WEB_PORT) },
     });
 
-    if (local) {
+    if (local?.status === 'revoked') {
+      say(revokedLocalAgentNotice(local));
+    } else if (local) {
       supervisor.start({
         name: 'agent', command: node, args: ts('apps/node-agent/src/main.ts'), cwd: root,
         // The agent withholds from the CLIs every variable this launcher added (cli-env.ts).
@@ -109,6 +111,8 @@ async function main(): Promise<void> {
     await db.$disconnect();
     say(`Bria is running. Dashboard: ${publicUrl}`);
     if (link) say(`Sign in once with this link (valid 15 minutes, single use): ${link}`);
+    // Said again last, where it is not scrolled away by the children's start-up lines.
+    if (local?.status === 'revoked') say(revokedLocalAgentNotice(local));
     say('Press Ctrl-C to stop.');
   } catch (err) {
     console.error(formatLogLine('bria', `ERROR ${(err as Error).message}`));

@@ -16,6 +16,14 @@ interface Fixtures {
 }
 
 export const test = base.extend<Fixtures>({
+  // Every page a test drives must run under the dashboard's CSP without one violation (Chromium
+  // reports each refused script, style, frame or connection on the console).
+  page: async ({ page }, use) => {
+    const violations: string[] = [];
+    page.on('console', (m) => { if (/Content[- ]Security[- ]Policy/i.test(m.text())) violations.push(m.text()); });
+    await use(page);
+    expect(violations, 'CSP violations on the console').toEqual([]);
+  },
   // biome-ignore lint/correctness/noEmptyPattern: Playwright requires a destructured first parameter
   state: async ({}, use) => use(readState()),
   baseURL: async ({ state }, use) => use(state.baseURL),

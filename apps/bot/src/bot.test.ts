@@ -16,7 +16,7 @@ useBotHarness({ allowed: [ADA] }, (x) => {
 });
 
 describe('access', () => {
-  it('an unknown user gets exactly one polite refusal per message, no buttons, and nothing is stored', async () => {
+  it('an unknown user gets one polite refusal (one a day), no buttons, and nothing is stored', async () => {
     const stranger = { chatId: 555, userId: 555, firstName: 'Eve', languageCode: 'en' };
     h.fake.userSends('/start', stranger);
     await h.fake.waitForChat((ms) => ms.length >= 2, { chatId: 555 });

@@ -4,7 +4,7 @@ import { contextTokens, formatLeft, outputTokens } from '../card/card-view.ts';
 import { escapeHtml } from '../render/index.ts';
 import { queueLength } from '../store/sessions-read.ts';
 import { activeSession, selectedNode, showHome } from './home.ts';
-import { reply } from '../outbox/queue.ts';
+import { queueLoginLink, reply } from '../outbox/queue.ts';
 
 /** `/start`, `/status`, `/login`. */
 export function basics(): Composer<BotContext> {
@@ -32,13 +32,13 @@ export function basics(): Composer<BotContext> {
     await reply(ctx, `<pre>${escapeHtml(lines.join('\n'))}</pre>`, { html: true });
   });
   c.command('login', async (ctx) => {
-    const { t, deps } = ctx.bria;
+    const { deps } = ctx.bria;
     const from = ctx.from;
     if (!from) return;
     const link = await deps.actions.createLoginLink({ telegramUserId: BigInt(from.id), name: from.first_name });
-    const minutes = Math.max(1, Math.round((link.expiresAt.getTime() - (deps.now?.() ?? new Date()).getTime()) / 60_000));
-    // The link is a secret: it goes to this private chat only and is never logged.
-    await reply(ctx, `${escapeHtml(t('login.link', { minutes }))}\n${escapeHtml(link.url)}`, { html: true, noPreview: true });
+    // The link is a secret: it goes to this private chat only, is never logged, and its outbox row
+    // keeps it only until the row is finished.
+    await queueLoginLink(ctx, link);
   });
   return c;
 }

@@ -34,6 +34,8 @@ export const zPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('edit'), messageId: z.number().int(), text: z.string(), html: z.boolean(), keyboard: zKeyboard.optional(), noPreview: z.boolean().default(false) }),
   z.object({ kind: z.literal('card'), sessionId: z.string(), fresh: z.boolean().default(false), confirmClose: z.boolean().default(false) }),
   z.object({ kind: z.literal('notice'), key: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
+  /** A one-time dashboard link (/login): the only secret in the outbox, removed once the row is finished (`finishedPayload`). */
+  z.object({ kind: z.literal('login_link'), url: z.string(), expiresAt: z.string() }),
 ]);
 export type Payload = z.infer<typeof zPayload>;
 
@@ -108,6 +110,19 @@ const textOptions = (p: { html: boolean; keyboard?: Record<string, unknown>[][] 
   ...(p.keyboard ? { reply_markup: { inline_keyboard: p.keyboard as unknown as InlineKeyboardButton[][] } } : {}),
   ...(p.noPreview ? { link_preview_options: { is_disabled: true } } : {}),
 });
+
+/**
+ * The payload a row keeps once it is finished (sent or failed), when that differs from what it was
+ * sent with: a /login link is a dashboard session for whoever reads it, so the row keeps only that
+ * a link was sent and until when it was valid. Written in the same statement that marks the row
+ * finished, so no finished row ever holds a usable link; an unfinished row keeps it, so a retry
+ * after a crash or a 5xx can still deliver it (README "Dashboard links").
+ */
+export function finishedPayload(row: Pick<ClaimedRow, 'kind' | 'payload'>): object | undefined {
+  if (row.kind !== 'login_link') return undefined;
+  const p = row.payload as { expiresAt?: unknown };
+  return { kind: 'login_link', expiresAt: typeof p.expiresAt === 'string' ? p.expiresAt : null, url: null, removed: 'link removed once the row was finished' };
+}
 
 /** Delivers one row; returns the Telegram message ids it produced (all parts). Throws Bot API errors. */
 export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverContext): Promise<number[]> {
@@ -229,6 +244,13 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
     case 'card': {
       const id = await showCard({ api: ctx.api, db: ctx.db, chatId: row.chatId, sessionId: payload.sessionId, fresh: payload.fresh, confirmClose: payload.confirmClose });
       return id === undefined ? [] : [id];
+    }
+    case 'login_link': {
+      const left = Date.parse(payload.expiresAt) - Date.now();
+      // A link that ran out while waiting (Telegram unreachable for its whole validity) would only
+      // be refused at the door: say so instead of sending it.
+      if (!(left > 0)) return send(escapeHtml(t('login.expiredUnsent')));
+      return send(`${escapeHtml(t('login.link', { minutes: Math.max(1, Math.round(left / 60_000)) }))}\n${escapeHtml(payload.url)}`);
     }
     default:
       return payload satisfies never;

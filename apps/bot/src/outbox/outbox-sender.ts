@@ -3,7 +3,7 @@ import { ZodError } from 'zod';
 import type { Db } from '@bria/core/db';
 import type { Logger } from '@bria/core/log';
 import { plainTextFallback } from '../render/plain-fallback.ts';
-import { deliver } from './deliver.ts';
+import { deliver, finishedPayload } from './deliver.ts';
 import { type ClaimedRow, claimRows, markFailed, markRetry, markSent, partIds, recordPart, release } from './outbox-store.ts';
 import { backoffMs, classifySendError } from './telegram-errors.ts';
 
@@ -104,16 +104,17 @@ export class OutboxSender {
 
   private async sendOne(row: ClaimedRow): Promise<void> {
     const log = this.o.log.child({ outboxId: String(row.id), kind: row.kind, attempt: row.attempts, ...(row.sessionId ? { sessionId: row.sessionId } : {}) });
+    const finished = finishedPayload(row);
     try {
       const ids = await deliver(row, partIds(row.externalId), {
         api: this.o.api, db: this.o.db,
         onPart: (partIdsSoFar) => recordPart(this.o.db, row.id, partIdsSoFar, new Date(Date.now() + this.leaseMs)),
       });
-      await markSent(this.o.db, row.id, ids);
+      await markSent(this.o.db, row.id, ids, new Date(), finished);
       log.debug({ parts: ids.length }, 'outbox row sent');
     } catch (error) {
       if (error instanceof ZodError) {
-        await markFailed(this.o.db, row.id, 'malformed payload');
+        await markFailed(this.o.db, row.id, 'malformed payload', finished);
         log.error('outbox row has a payload this bot cannot render; marked failed');
         return;
       }
@@ -131,7 +132,7 @@ export class OutboxSender {
           return;
         }
         case 'permanent':
-          await markFailed(this.o.db, row.id, f.reason);
+          await markFailed(this.o.db, row.id, f.reason, finished);
           log.error({ reason: f.reason }, 'outbox row refused by Telegram; not retried');
           return;
         default:

@@ -34,8 +34,9 @@ export async function recordPart(db: Db, id: bigint, externalIds: number[], leas
   await db.outbox.updateMany({ where: { id, status: 'sending' }, data: { externalId: externalIds.join(','), nextAttemptAt: leaseUntil } });
 }
 
-export async function markSent(db: Db, id: bigint, externalIds: number[], now = new Date()): Promise<void> {
-  await db.outbox.updateMany({ where: { id, status: 'sending' }, data: { status: 'sent', sentAt: now, externalId: externalIds.join(',') || null } });
+/** `payload`, when given, replaces the row's payload in the same statement (a secret removed, `finishedPayload`). */
+export async function markSent(db: Db, id: bigint, externalIds: number[], now = new Date(), payload?: object): Promise<void> {
+  await db.outbox.updateMany({ where: { id, status: 'sending' }, data: { status: 'sent', sentAt: now, externalId: externalIds.join(',') || null, ...(payload ? { payload } : {}) } });
 }
 
 export async function markRetry(db: Db, id: bigint, at: Date, error: string): Promise<void> {
@@ -48,8 +49,8 @@ export async function release(db: Db, ids: bigint[], at: Date): Promise<void> {
   await db.$executeRaw`update "Outbox" set status = 'pending', "nextAttemptAt" = ${at}, attempts = greatest(attempts - 1, 0) where id = any(${ids}) and status = 'sending'`;
 }
 
-export async function markFailed(db: Db, id: bigint, error: string): Promise<void> {
-  await db.outbox.updateMany({ where: { id, status: 'sending' }, data: { status: 'failed', lastError: error.slice(0, 500) } });
+export async function markFailed(db: Db, id: bigint, error: string, payload?: object): Promise<void> {
+  await db.outbox.updateMany({ where: { id, status: 'sending' }, data: { status: 'failed', lastError: error.slice(0, 500), ...(payload ? { payload } : {}) } });
 }
 
 export const partIds = (externalId: string | null): number[] => (externalId ? externalId.split(',').filter(Boolean).map(Number) : []);

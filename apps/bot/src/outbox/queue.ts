@@ -29,7 +29,7 @@ function nextKey(ctx: Context, tag: string): string {
   return `bot:${updateKey(ctx)}:${n}:${tag}`;
 }
 
-type BotPayload = Extract<Payload, { kind: 'reply' | 'edit' | 'card' }>;
+type BotPayload = Extract<Payload, { kind: 'reply' | 'edit' | 'card' | 'login_link' }>;
 
 async function put(ctx: Context, deps: BotDeps, payload: BotPayload, key?: string): Promise<void> {
   const chatId = BigInt(ctx.chat?.id ?? ctx.from?.id ?? 0);
@@ -60,6 +60,11 @@ export async function replyWith(ctx: Context, deps: BotDeps, text: string, tag?:
 /** Edits one of the bot's messages (e.g. /settings after a press); an edit of a gone message is dropped. */
 export async function edit(ctx: BotContext, messageId: number, text: string, o: ReplyOptions = {}): Promise<void> {
   await put(ctx, ctx.bria.deps, { kind: 'edit', messageId, text, html: o.html ?? false, keyboard: rows(o.keyboard), noPreview: o.noPreview ?? false });
+}
+
+/** A one-time dashboard link; rendered when it is sent, and removed from the row once it is (deliver.ts `finishedPayload`). */
+export async function queueLoginLink(ctx: BotContext, o: { url: string; expiresAt: Date }): Promise<void> {
+  await put(ctx, ctx.bria.deps, { kind: 'login_link', url: o.url, expiresAt: o.expiresAt.toISOString() });
 }
 
 /**

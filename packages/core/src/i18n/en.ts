@@ -111,6 +111,7 @@ export const en = {
   'status.queue': 'Queue: {count} waiting',
   'status.node': 'Computer: {node}',
   'login.link': 'Your one-time dashboard link (valid {minutes} minutes, single use):',
+  'login.expiredUnsent': 'The dashboard link expired before it could be sent. Send /login for a new one.',
   'time.hm': '{h} h {m} min',
   'time.m': '{m} min',
   'cmd.start': 'What Bria is and your current session',

@@ -109,6 +109,7 @@ export const ru: Record<MessageKey, string> = {
   'status.queue': 'Очередь: ожидает {count}',
   'status.node': 'Компьютер: {node}',
   'login.link': 'Ваша одноразовая ссылка в панель управления (действует {minutes} мин, один раз):',
+  'login.expiredUnsent': 'Ссылка в панель управления истекла, прежде чем её удалось отправить. Отправьте /login, чтобы получить новую.',
   'time.hm': '{h} ч {m} мин',
   'time.m': '{m} мин',
   'cmd.start': 'Что такое Bria и текущая сессия',

@@ -51,6 +51,11 @@ export interface FakeTelegram {
   userSendsDocument(bytes: Uint8Array, fileName: string, mimeType: string, caption?: string, opts?: UserOptions): Sent;
   userEdits(messageId: number, text: string, opts?: UserOptions): Sent;
   userBlocksBot(chatId?: number): Update;
+  /**
+   * Delivers an update no helper simulates (a group chat, a channel post, an inline message's button),
+   * exactly as given; a callback query in it can be answered like any other.
+   */
+  injectUpdate(update: Omit<Update, 'update_id'>): Update;
   userUnblocksBot(chatId?: number): Update;
   calls(method?: string): CallRecord[];
   waitForCall(method: string | undefined, predicate?: (r: CallRecord) => boolean, timeoutMs?: number): Promise<CallRecord>;
@@ -157,6 +162,10 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     userSendsDocument: (bytes, name, mime, caption, o) => side.sendsDocument(bytes, name, mime, caption, o),
     userEdits: (messageId, text, o) => side.edits(messageId, text, o),
     userBlocksBot: (chatId = user.id) => side.setBlocked(chatId, true),
+    injectUpdate: (update) => {
+      if (update.callback_query) ctx.callbacks.add(structuredClone(update.callback_query), ctx.clock());
+      return ctx.updates.push(structuredClone(update));
+    },
     userUnblocksBot: (chatId = user.id) => side.setBlocked(chatId, false),
     calls: (method) => recorder.list(method),
     waitForCall: (method, predicate = () => true, timeoutMs = 5_000) => recorder.waitFor(method, predicate, timeoutMs),
