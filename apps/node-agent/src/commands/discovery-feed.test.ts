@@ -53,7 +53,7 @@ describe('discovery feed and a journal that does not yet name its folder', () =>
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify({ type: 'queue-operation', operation: 'enqueue', timestamp: turn.at, sessionId: A })}\n`);
     const sent: Wire[] = [];
-    const feed = new DiscoveryFeed({ claudeHome, codexHome: null, stateDir: join(root, 'agent') }, (d) => sent.push(d as Wire));
+    const feed = new DiscoveryFeed({ claudeHome, codexHome: null, stateDir: join(root, 'agent') }, (d) => sent.push(d as unknown as Wire));
     try {
       expect(await feed.start()).toBe(0);
       expect(sent.flatMap((d) => [...d.added, ...d.changed])).toEqual([]);

@@ -47,6 +47,8 @@ export function When({ iso, locale, now }: { iso: string | null; locale: Locale;
   return <time dateTime={iso} title={shortDate(iso, locale)}>{relativeTime(iso, locale, at)}</time>;
 }
 
-export function sessionTitle(s: Pick<SessionItem, 'title' | 'folder'>, t: Translate): string {
-  return s.title?.trim() || s.folder.split('/').filter(Boolean).at(-1) || t('session.untitled');
+/** The CLI's own title, else the first prompt (as the CLIs' resume pickers show), else the folder. */
+export function sessionTitle(s: Pick<SessionItem, 'title' | 'firstPrompt' | 'folder'>, t: Translate): string {
+  const prompt = s.firstPrompt?.replace(/\s+/g, ' ').trim();
+  return s.title?.trim() || (prompt && prompt.length > 80 ? `${prompt.slice(0, 79)}…` : prompt) || s.folder.split('/').filter(Boolean).at(-1) || t('session.untitled');
 }

@@ -13,6 +13,8 @@ export const ZSessionView = z.object({
   state: zSessionState,
   version: z.number().int(),
   title: z.string().nullable(),
+  /** The first prompt of the conversation, clipped (lists show it when the CLI gave no title). */
+  firstPrompt: z.string().nullable(),
   launchSource: z.string(),
   createdAt: zIsoDate,
   lifetimeDeadline: zIsoDateOrNull,
