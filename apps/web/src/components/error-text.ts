@@ -1,6 +1,8 @@
 import { TRPCClientError } from '@trpc/client';
 import { isMessageKey, type Translate } from '../i18n/catalog.ts';
 
+const KEY_LIKE = /^[a-z_]+(\.[a-z_]+)+$/i;
+
 type ErrorData = { code?: string; appCode?: string | null; userMessage?: string | null } | undefined;
 
 /**
@@ -15,7 +17,9 @@ export function errorText(err: unknown, t: Translate): string {
   if (data?.code === 'FORBIDDEN' && err.message === 'auth.csrf') return t('error.csrf');
   if (isMessageKey(err.message)) return t(err.message);
   const said = data?.userMessage?.trim();
-  if (said) return isMessageKey(said) ? t(said) : said;
+  if (said && isMessageKey(said)) return t(said);
+  // A key this catalog lacks (`sessions.…`) is not for people; a sentence is.
+  if (said && !KEY_LIKE.test(said)) return said;
   const byCode = data?.appCode ? `refusal.${data.appCode}` : null;
   if (byCode && isMessageKey(byCode)) return t(byCode);
   if (data?.code === 'BAD_REQUEST') return t('refusal.INVALID_INPUT');

@@ -33,6 +33,7 @@ export const en = {
   'new.pickExecutor': 'New session on {node} — which agent?',
   'new.pickFolder': 'Which folder? Pick a recent one or type an absolute path.',
   'new.noExecutors': 'No agent is enabled on {node}. Enable one in /settings.',
+  'new.executorMissing': '{executor} is not offered on {node}: it is not installed there (its agent could not run `{bin} --version`). Install it, then restart the agent.',
   'new.folderInvalid': 'That folder cannot be used: {reason}. Type another absolute path.',
   'new.folderNotAbsolute': 'Please type an absolute path, e.g. /home/me/project.',
   'new.resumeOffer': 'There are earlier {executor} sessions in this folder. Resume one instead?',

@@ -31,6 +31,7 @@ export const ru: Record<MessageKey, string> = {
   'new.pickExecutor': 'Новая сессия на {node} — какой агент?',
   'new.pickFolder': 'Какая папка? Выберите недавнюю или введите абсолютный путь.',
   'new.noExecutors': 'На {node} не включён ни один агент. Включите его в /settings.',
+  'new.executorMissing': '{executor} не предлагается на {node}: он там не установлен (агент не смог запустить `{bin} --version`). Установите его и перезапустите агента.',
   'new.folderInvalid': 'Эту папку нельзя использовать: {reason}. Введите другой абсолютный путь.',
   'new.folderNotAbsolute': 'Введите абсолютный путь, например /home/me/project.',
   'new.resumeOffer': 'В этой папке есть прежние сессии {executor}. Возобновить одну из них?',
