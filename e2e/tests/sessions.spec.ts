@@ -64,6 +64,8 @@ test('a message goes into the durable queue, the final answer appears as Markdow
   await expect(turn.getByTestId('final')).toContainText('MOCK-REPLY', { timeout: 90_000 });
   await expect(turn).toHaveAttribute('data-state', 'completed');
   await expect(page.getByTestId('queue-row').first()).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+  // The message left the queue: the page no longer says it is stored there.
+  await expect(page.getByTestId('send-status')).toHaveCount(0);
   // The user's markup is shown as text, never as HTML.
   await expect(turn).toContainText('<b>bold</b>');
   expect(await turn.locator('b').count()).toBe(0);

@@ -70,6 +70,18 @@ describe('/new', () => {
     stopAnswering();
   });
 
+  it('an executor the computer cannot run is not offered, and the chat is told why', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    // The node's agent reported in its hello that it could not run `codex --version`.
+    await db.node.update({ where: { id: nodeId }, data: { missingExecutors: ['codex'] } });
+    h.fake.userSends('/new');
+    await waitFor((m) => m.text?.startsWith('Codex is not offered on laptop: it is not installed there') ?? false);
+    // Only Claude Code is left, so nothing is asked: straight to the folder.
+    await waitFor((m) => m.text?.startsWith('Which folder?') ?? false);
+    expect(h.fake.chatMessages().filter((m) => m.text === 'New session on laptop — which agent?')).toEqual([]);
+    expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).flow).toMatchObject({ step: 'folder', executor: 'claude' });
+  });
+
   it('flow progress is kept in the database (TelegramChat.flow); a button of an earlier flow is out of date', async () => {
     await seedNode(db, { name: 'a' });
     await seedNode(db, { name: 'b' });

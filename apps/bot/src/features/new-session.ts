@@ -55,12 +55,16 @@ async function chooseNode(ctx: BotContext, flow: Flow): Promise<void> {
   const node = (await listNodeViews(deps.db)).find((n) => n.id === flow.nodeId);
   if (!node) return askNode(ctx, { ...flow, nodeId: undefined });
   await updateChat(deps.db, ctx.bria.chatId, { selectedNodeId: node.id });
-  // A disabled executor is not offered; with one left there is nothing to ask.
-  const execs = node.enabledExecutors;
+  // A disabled executor is not offered, nor one the node's agent could not run (said why); with one
+  // left there is nothing to ask.
+  const missing = node.enabledExecutors.filter((e) => node.missingExecutors.includes(e));
+  const execs = node.enabledExecutors.filter((e) => !missing.includes(e));
+  const why = missing.map((e) => t('new.executorMissing', { executor: t(`executor.${e}`), node: node.name, bin: e })).join('\n');
   if (execs.length === 0) {
     await saveFlow(ctx, null);
-    return void (await reply(ctx, t('new.noExecutors', { node: node.name })));
+    return void (await reply(ctx, why || t('new.noExecutors', { node: node.name })));
   }
+  if (why) await reply(ctx, why);
   if (execs.length === 1) return chooseExecutor(ctx, { ...flow, executor: execs[0] });
   await saveFlow(ctx, { ...flow, step: 'executor' });
   const kb = new InlineKeyboard();

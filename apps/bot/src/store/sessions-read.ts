@@ -22,13 +22,14 @@ export interface SessionView {
   nativeGoneAt: Date | null;
 }
 
-export interface NodeView { id: string; name: string; online: boolean; enabledExecutors: Executor[]; openSessions: number }
+/** `missingExecutors`: CLIs the node's agent could not run (not offered for new sessions). */
+export interface NodeView { id: string; name: string; online: boolean; enabledExecutors: Executor[]; missingExecutors: Executor[]; openSessions: number }
 
 export async function listNodeViews(db: Db): Promise<NodeView[]> {
-  const nodes = await db.node.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true } });
+  const nodes = await db.node.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true } });
   const counts = await db.session.groupBy({ by: ['nodeId'], where: { state: { in: [...OPEN_STATES] } }, _count: { _all: true } });
   const byNode = new Map(counts.map((c) => [c.nodeId, c._count._all]));
-  return nodes.map((n) => ({ ...n, enabledExecutors: n.enabledExecutors as Executor[], openSessions: byNode.get(n.id) ?? 0 }));
+  return nodes.map((n) => ({ ...n, enabledExecutors: n.enabledExecutors as Executor[], missingExecutors: n.missingExecutors as Executor[], openSessions: byNode.get(n.id) ?? 0 }));
 }
 
 export async function getNodeView(db: Db, nodeId: string): Promise<NodeView | null> {

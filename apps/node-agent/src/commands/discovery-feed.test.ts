@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeClaudeSession } from '../discovery/synthetic-store.ts';
+import { claudeLines, claudeProjectDir, writeClaudeSession } from '../discovery/synthetic-store.ts';
 import { DiscoveryFeed } from './discovery-feed.ts';
 
 let root: string;
@@ -43,3 +43,38 @@ describe('discovery feed across an agent restart', () => {
     expect(third[0]!.removed).toEqual([]);
   });
 });
+
+describe('discovery feed and a journal that does not yet name its folder', () => {
+  it('reports the session only once its folder is known, with that folder', async () => {
+    const claudeHome = join(root, '.claude');
+    // `claude -p` creates the journal with queue records before the first record carrying `cwd`.
+    const lines = claudeLines({ sessionId: A, cwd: '/work/a', turns: [turn], sdk: true });
+    const file = join(claudeProjectDir(claudeHome, '/work/a'), `${A}.jsonl`);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify({ type: 'queue-operation', operation: 'enqueue', timestamp: turn.at, sessionId: A })}\n`);
+    const sent: Wire[] = [];
+    const feed = new DiscoveryFeed({ claudeHome, codexHome: null, stateDir: join(root, 'agent') }, (d) => sent.push(d as unknown as Wire));
+    try {
+      expect(await feed.start()).toBe(0);
+      expect(sent.flatMap((d) => [...d.added, ...d.changed])).toEqual([]);
+      appendFileSync(file, `${lines.join('\n')}\n`);
+      const reported = await waitFor(() => sent.flatMap((d) => [...d.added, ...d.changed]).find((s) => s.nativeSessionId === A), 20_000);
+      expect(reported.folder).toBe('/work/a');
+      expect(sent.flatMap((d) => [...d.added, ...d.changed]).every((s) => s.folder !== '')).toBe(true);
+    } finally {
+      feed.close();
+    }
+  });
+});
+
+type Wire = { added: { nativeSessionId: string; folder: string }[]; changed: { nativeSessionId: string; folder: string }[] };
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

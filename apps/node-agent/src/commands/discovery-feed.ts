@@ -23,6 +23,14 @@ export function toWire(s: DiscoveredSession): Record<string, unknown> {
   };
 }
 
+/**
+ * A journal is reported only once it names its folder: the CLI creates the file before the first
+ * record that carries `cwd` (`claude -p` starts with `queue-operation` lines), and a session without
+ * its folder cannot be resumed. The watcher reports the same session as `changed` when the folder
+ * appears, which the hub enters like `added`.
+ */
+export const reportable = (s: DiscoveredSession): boolean => s.cwd !== null && s.cwd !== '';
+
 /** Splits a diff into pieces whose JSON stays well under the frame limit. */
 export function chunkDiff(diff: Diff): Diff[] {
   const out: Diff[] = [];
@@ -60,20 +68,21 @@ export class DiscoveryFeed {
   async start(): Promise<number> {
     if (this.watcher) return this.sendAll();
     this.watcher = this.index.watch({ debounceMs: 150, safetyScanMs: 60_000, saveEveryMs: 30_000 });
-    this.watcher.on('diff', (d) => this.send({ added: d.added.map(toWire), changed: d.changed.map(toWire), removed: d.removed.map((s) => ({ executor: s.executor, nativeSessionId: s.nativeId })) }));
+    this.watcher.on('diff', (d) => this.send({ added: d.added.filter(reportable).map(toWire), changed: d.changed.filter(reportable).map(toWire), removed: d.removed.map((s) => ({ executor: s.executor, nativeSessionId: s.nativeId })) }));
     this.watcher.on('error', () => undefined);
     const first = await this.watcher.ready;
     // Journals deleted while the agent was down were never seen going: reported against what the
     // last run's state file knew.
     const removed = this.index.takeGoneSinceLastRun(first.sessions).map((g) => ({ executor: g.executor, nativeSessionId: g.nativeId }));
-    this.send({ added: first.sessions.map(toWire), changed: [], removed });
-    return first.sessions.length;
+    const found = first.sessions.filter(reportable);
+    this.send({ added: found.map(toWire), changed: [], removed });
+    return found.length;
   }
 
   async sendAll(): Promise<number> {
-    const r = await this.index.scan();
-    this.send({ added: r.sessions.map(toWire), changed: [], removed: [] });
-    return r.sessions.length;
+    const found = (await this.index.scan()).sessions.filter(reportable);
+    this.send({ added: found.map(toWire), changed: [], removed: [] });
+    return found.length;
   }
 
   private send(diff: Diff): void {

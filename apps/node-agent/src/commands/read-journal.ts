@@ -7,6 +7,7 @@ import {
 import { archivePath } from '../archive/index.ts';
 import { classifyJournal } from '../discovery/list-journals.ts';
 import { ClaudeJournal } from '../journal/claude-journal.ts';
+import { claudePrintEnds } from './claude-print-end.ts';
 import { CodexJournal } from '../journal/codex-journal.ts';
 import type { JournalLine } from '../journal/jsonl-tailer.ts';
 import type { NativePrompt, TurnOutcome } from '../journal/types.ts';
@@ -127,12 +128,15 @@ const CLI_WRAPPER = /^<(command-name|command-message|command-args|local-command-
 export function claudeTurns(lines: JournalLine[]): Turn[] {
   const j = new ClaudeJournal();
   j.ingest(lines);
+  const printEnd = claudePrintEnds(lines);
   return j.prompts
     .filter((p) => !CLI_WRAPPER.test(p.text.trimStart()))
     .map((p) => {
       const o = j.outcome(p.nativeRef);
       // Claude drops a prompt that a later one replaced before any response (same parent).
       if (o.state === 'pending' && j.supersededBy(p.nativeRef)) return { nativeRef: p.nativeRef, prompt: p.text, state: 'dropped' as const };
+      const end = o.state === 'pending' ? printEnd(p.nativeRef) : null;
+      if (end) return { nativeRef: p.nativeRef, prompt: p.text, ...end };
       return fromOutcome(p, o);
     });
 }

@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { useTRPC } from './trpc.ts';
+import { lifecycleNoticeCurrent } from './page-notices.ts';
 import type { SessionItem } from './types.ts';
 import { useErrorText } from './use-error-text.ts';
 
@@ -16,10 +17,11 @@ export function LifecycleButtons({ session }: { session: SessionItem }) {
   const trpc = useTRPC();
   const errorText = useErrorText();
   const [confirming, setConfirming] = useState(false);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  // Each notice is kept with the session version it is about and hidden once the session moved on.
+  const [message, setMessage] = useState<{ ok: boolean; text: string; version: number } | null>(null);
   const opts = {
-    onSuccess: () => setMessage({ ok: true, text: t('session.done') }),
-    onError: (err: unknown) => setMessage({ ok: false, text: errorText(err) }),
+    onSuccess: (r: { version: number }) => setMessage({ ok: true, text: t('session.done'), version: r.version }),
+    onError: (err: unknown) => setMessage({ ok: false, text: errorText(err), version: session.version }),
   };
   const stop = useMutation(trpc.sessions.stop.mutationOptions(opts));
   const close = useMutation(trpc.sessions.close.mutationOptions(opts));
@@ -58,7 +60,7 @@ export function LifecycleButtons({ session }: { session: SessionItem }) {
         </div>
       )}
       {!['Running', 'Ready', 'Archived'].includes(s) && <p className="muted small">{t('session.noActions')}</p>}
-      {message && <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">{message.text}</p>}
+      {message && lifecycleNoticeCurrent(message, session) && <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">{message.text}</p>}
     </div>
   );
 }

@@ -2,6 +2,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
+import { queueNoticeCurrent } from './page-notices.ts';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
 
@@ -11,21 +12,22 @@ const newKey = () => crypto.randomUUID().replaceAll('-', '');
  * Writes into the session's durable queue. One key per typed message: a retry after a network
  * hiccup returns the stored message instead of queueing it twice.
  */
-export function MessageBox({ sessionId, accepting }: { sessionId: string; accepting: boolean }) {
+export function MessageBox({ sessionId, accepting, items }: { sessionId: string; accepting: boolean; items?: readonly { id: string; status: string }[] }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const errorText = useErrorText();
   const id = useId();
   const [text, setText] = useState('');
   const [key, setKey] = useState(newKey);
-  const [status, setStatus] = useState<{ ok: boolean; text: string } | null>(null);
+  // `messageId`: the stored message a success notice is about; it goes once that message left the queue.
+  const [status, setStatus] = useState<{ ok: boolean; text: string; messageId: string | null } | null>(null);
   const send = useMutation(trpc.sessions.sendMessage.mutationOptions({
     onSuccess: (r) => {
-      setStatus({ ok: true, text: t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq }) });
+      setStatus({ ok: true, text: t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq }), messageId: r.message.id });
       setText('');
       setKey(newKey());
     },
-    onError: (err) => setStatus({ ok: false, text: errorText(err) }),
+    onError: (err) => setStatus({ ok: false, text: errorText(err), messageId: null }),
   }));
   const submit = () => {
     if (!text.trim() || send.isPending) return;
@@ -43,7 +45,7 @@ export function MessageBox({ sessionId, accepting }: { sessionId: string; accept
       />
       <div className="actions">
         {!accepting && <span className="muted small grow">{t('send.notAccepting')}</span>}
-        {status && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="send-status">{status.text}</span>}
+        {status && (!status.ok || queueNoticeCurrent(status.messageId, items)) && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="send-status">{status.text}</span>}
         <button type="submit" className="btn btn-primary" disabled={send.isPending || !text.trim()}>{t('send.submit')}</button>
       </div>
     </form>

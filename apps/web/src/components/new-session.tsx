@@ -23,7 +23,9 @@ export function NewSession({ nodeId }: { nodeId: string }) {
   const [folder, setFolder] = useState('');
   const [error, setError] = useState<string | null>(null);
   const opts = useQuery(trpc.sessions.newSessionOptions.queryOptions({ nodeId, ...(picked ? { executor: picked } : {}) }));
-  const enabled = opts.data?.node.enabledExecutors ?? [];
+  // Offered: enabled and installed there; an enabled CLI the node's agent could not run is named with that reason.
+  const missing = (opts.data?.node.enabledExecutors ?? []).filter((x) => opts.data?.node.missingExecutors.includes(x));
+  const enabled = (opts.data?.node.enabledExecutors ?? []).filter((x) => !missing.includes(x));
   const executor = enabled.length === 1 ? enabled[0] : picked && enabled.includes(picked) ? picked : null;
   const cleanFolder = useDeferredValue(folder.trim());
   const folderOk = cleanFolder.startsWith('/');
@@ -52,7 +54,8 @@ export function NewSession({ nodeId }: { nodeId: string }) {
       }}>
         <fieldset className="executors" disabled={busy}>
           <legend>{t('new.executor')}</legend>
-          {enabled.length === 0 && opts.data && <p className="error">{t('new.noExecutor')}</p>}
+          {enabled.length === 0 && missing.length === 0 && opts.data && <p className="error">{t('new.noExecutor')}</p>}
+          {missing.map((x) => <p key={x} className="muted small" data-testid="executor-missing">{t(`sessions.executor_missing.${x}`)}</p>)}
           {enabled.length === 1 && enabled[0] && <p data-testid="executor-auto">{t('new.executorAuto', { executor: t(`executor.${enabled[0]}`) })}</p>}
           {enabled.length > 1 && enabled.map((x) => (
             <label key={x} className="check">

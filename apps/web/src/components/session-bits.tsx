@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { Locale, Translate } from '../i18n/catalog.ts';
 import { useI18n } from './i18n-context.tsx';
+import { relativeTickMs } from './page-notices.ts';
 import { relativeTime, shortDate } from './relative-time.ts';
 import type { SessionItem } from './types.ts';
 
@@ -30,9 +31,12 @@ export function StateBadge({ state }: { state: SessionItem['state'] }) {
   );
 }
 
-export function lifetimeLeft(s: Pick<SessionItem, 'lifetimeDeadline' | 'lifetimeExpired'>, now: number, t: Translate): string {
+export function lifetimeLeft(s: Pick<SessionItem, 'lifetimeDeadline' | 'lifetimeExpired' | 'state'>, now: number, t: Translate): string {
+  // A closed session has no lifetime running, whatever its deadline was.
+  if (s.state === 'Archived' || s.state === 'ResumeFailed') return t('session.lifetimeClosed');
   if (!s.lifetimeDeadline) return t('session.lifetimeNever');
-  const ms = new Date(s.lifetimeDeadline).getTime() - now;
+  // `now` ticks every 30 s; a deadline just set (a resume) must not read longer than the lifetime.
+  const ms = new Date(s.lifetimeDeadline).getTime() - Math.max(now, Date.now());
   if (s.lifetimeExpired || ms <= 0) return t('session.lifetimeExpired');
   const minutes = Math.ceil(ms / 60_000);
   const h = Math.floor(minutes / 60);
@@ -41,12 +45,16 @@ export function lifetimeLeft(s: Pick<SessionItem, 'lifetimeDeadline' | 'lifetime
 
 export function When({ iso, locale, now }: { iso: string | null; locale: Locale; now?: number }) {
   const { t } = useI18n();
+  // Redrawn as often as the text changes ("5 seconds ago" every second, minutes every 30 s).
+  useNow(relativeTickMs(iso, Date.now()));
   if (!iso) return <>{t('session.noActivity')}</>;
   // `now` only makes the text tick; a timestamp newer than the last tick is "now", never "in 3 seconds".
   const at = Math.max(now ?? 0, Date.now(), new Date(iso).getTime());
   return <time dateTime={iso} title={shortDate(iso, locale)}>{relativeTime(iso, locale, at)}</time>;
 }
 
-export function sessionTitle(s: Pick<SessionItem, 'title' | 'folder'>, t: Translate): string {
-  return s.title?.trim() || s.folder.split('/').filter(Boolean).at(-1) || t('session.untitled');
+/** The CLI's own title, else the first prompt (as the CLIs' resume pickers show), else the folder. */
+export function sessionTitle(s: Pick<SessionItem, 'title' | 'firstPrompt' | 'folder'>, t: Translate): string {
+  const prompt = s.firstPrompt?.replace(/\s+/g, ' ').trim();
+  return s.title?.trim() || (prompt && prompt.length > 80 ? `${prompt.slice(0, 79)}…` : prompt) || s.folder.split('/').filter(Boolean).at(-1) || t('session.untitled');
 }

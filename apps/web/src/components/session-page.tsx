@@ -85,7 +85,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <pre className="small">{dialog}</pre>
         </div>
       )}
-      {s.state !== 'Archived' && s.state !== 'ResumeFailed' && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} />}
+      {s.state !== 'Archived' && s.state !== 'ResumeFailed' && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
       <div className="two-col">
         <div>
           <Conversation

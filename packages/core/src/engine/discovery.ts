@@ -25,12 +25,18 @@ export async function applyDiscoveryDiff(
       title: d.title ?? null, firstPrompt: d.firstPrompt ?? null, journalPath: d.journalPath ?? null,
       nativeStartedAt: ms(d.startedAt), nativeLastActivity: ms(d.lastActivityAt), ...(d.userTurns === undefined ? {} : { userTurns: d.userTurns }),
     };
-    const existing = await ctx.tx.session.findUnique({ where: { nodeId_executor_nativeSessionId: { nodeId, executor: d.executor, nativeSessionId: d.nativeSessionId } }, select: { id: true, state: true } });
+    const existing = await ctx.tx.session.findUnique({ where: { nodeId_executor_nativeSessionId: { nodeId, executor: d.executor, nativeSessionId: d.nativeSessionId } }, select: { id: true, state: true, folder: true } });
     if (existing) {
       const sort = existing.state === 'Archived' && meta.nativeLastActivity ? { archiveSortAt: meta.nativeLastActivity } : {};
-      await ctx.tx.session.update({ where: { id: existing.id }, data: { ...meta, ...sort }, select: { id: true } });
+      // A record entered before its journal named the folder gets it from a later report; a known
+      // folder is never replaced (a resume must run where the conversation happened).
+      const folder = existing.folder === '' && d.folder !== '' ? { folder: d.folder } : {};
+      await ctx.tx.session.update({ where: { id: existing.id }, data: { ...meta, ...sort, ...folder }, select: { id: true } });
       continue;
     }
+    // Without its folder a session cannot be resumed (both CLIs resume from the original folder),
+    // so it is entered only once a report names it.
+    if (d.folder === '') continue;
     await ctx.tx.session.create({
       data: { id: randomUUID(), nodeId, executor: d.executor, nativeSessionId: d.nativeSessionId, folder: d.folder, state: 'Archived', launchSource: 'discovered',
         observerGeneration: 0, archivedAt: ctx.now, archiveSortAt: meta.nativeLastActivity ?? ctx.now, ...meta },

@@ -206,6 +206,8 @@ export class Hub {
     const node = await markNodeOnline(this.opts.db, conn.nodeId, {
       agentVersion: hello.agentVersion, hostname: hello.hostname, instanceId: hello.instanceId, tokenId: conn.tokenId,
       capabilities: hello.capabilities ?? [],
+      // Bria offers a CLI for new sessions only where the agent could run it.
+      missingExecutors: hello.executors.filter((e) => !e.available).map((e) => e.executor),
     }, this.now());
     conn.capabilities = new Set(hello.capabilities ?? []);
     conn.helloDone = true;

@@ -33,15 +33,22 @@ function prismaCode(err: unknown): string | undefined {
 
 /** Carries the domain code to the error formatter. */
 export class MappedError extends TRPCError {
-  constructor(code: TrpcCode, message: string, readonly appCode: ErrorCode, cause: unknown) {
+  constructor(
+    code: TrpcCode,
+    message: string,
+    readonly appCode: ErrorCode,
+    cause: unknown,
+    /** The service's own words for the user (a catalog key or a sentence, e.g. the node's reason). */
+    readonly userMessage: string | null = null,
+  ) {
     super({ code, message, cause });
   }
 }
 
 function fromAppError(err: AppError): TRPCError {
   const code = APP_TO_TRPC[err.code];
-  const message = code === 'INTERNAL_SERVER_ERROR' ? GENERIC_INTERNAL_MESSAGE : (err.userMessage ?? err.code);
-  return new MappedError(code, message, err.code, err);
+  if (code === 'INTERNAL_SERVER_ERROR') return new MappedError(code, GENERIC_INTERNAL_MESSAGE, err.code, err);
+  return new MappedError(code, err.userMessage ?? err.code, err.code, err, err.userMessage ?? null);
 }
 
 /**

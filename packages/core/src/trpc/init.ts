@@ -9,7 +9,9 @@ const t = initTRPC.context<Context>().create({
   errorFormatter({ shape, error }) {
     // Stacks stay on the server; clients get the code and a safe message (or i18n key).
     const { stack: _stack, ...data } = shape.data;
-    return { ...shape, data: { ...data, appCode: error instanceof MappedError ? error.appCode : null } };
+    // `userMessage` tells a service's sentence apart from tRPC's own texts (input validation).
+    const mapped = error instanceof MappedError ? error : null;
+    return { ...shape, data: { ...data, appCode: mapped?.appCode ?? null, userMessage: mapped?.userMessage ?? null } };
   },
 });
 

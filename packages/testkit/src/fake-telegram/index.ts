@@ -14,9 +14,9 @@ import { CallbackStore, type CallbackAnswer } from './state/callbacks.ts';
 import { ChatStore, type ChatUser, type Draft } from './state/chats.ts';
 import { FileStore } from './state/file-store.ts';
 import { UpdateQueue } from './state/update-queue.ts';
-import { type Sent, type UserOptions, UserSide } from './user-side.ts';
+import { type MediaKind, type Sent, type UserOptions, UserSide } from './user-side.ts';
 
-export type { CallbackAnswer, CallRecord, ChatUser, Draft, Fault, FloodLimit, Sent, UserOptions };
+export type { CallbackAnswer, CallRecord, ChatUser, Draft, Fault, FloodLimit, MediaKind, Sent, UserOptions };
 
 export interface FakeTelegramOptions {
   /** 0 (default) picks a free port. */
@@ -49,6 +49,7 @@ export interface FakeTelegram {
   userPresses(messageId: number, callbackData: string, opts?: UserOptions & { force?: boolean }): { callbackQueryId: string; update: Update };
   userSendsPhoto(bytes: Uint8Array, caption?: string, opts?: UserOptions): Sent;
   userSendsDocument(bytes: Uint8Array, fileName: string, mimeType: string, caption?: string, opts?: UserOptions): Sent;
+  userSendsMedia(kind: MediaKind, bytes: Uint8Array, opts?: UserOptions): Sent;
   userEdits(messageId: number, text: string, opts?: UserOptions): Sent;
   userBlocksBot(chatId?: number): Update;
   /**
@@ -160,6 +161,7 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
     userPresses: (messageId, data, o) => side.presses(messageId, data, o),
     userSendsPhoto: (bytes, caption, o) => side.sendsPhoto(bytes, caption, o),
     userSendsDocument: (bytes, name, mime, caption, o) => side.sendsDocument(bytes, name, mime, caption, o),
+    userSendsMedia: (kind, bytes, o) => side.sendsMedia(kind, bytes, o),
     userEdits: (messageId, text, o) => side.edits(messageId, text, o),
     userBlocksBot: (chatId = user.id) => side.setBlocked(chatId, true),
     injectUpdate: (update) => {

@@ -18,6 +18,8 @@ export interface UserOptions {
   replyTo?: number;
 }
 
+export type MediaKind = 'voice' | 'audio' | 'video' | 'video_note' | 'sticker';
+
 export interface Sent {
   message: Message;
   update: Update;
@@ -54,6 +56,20 @@ export class UserSide {
   sendsDocument(bytes: Uint8Array, fileName: string, mimeType: string, caption?: string, opts: UserOptions = {}): Sent {
     const file = this.ctx.files.add({ kind: 'document', bytes: Buffer.from(bytes), fileName, mimeType });
     return this.post(opts, { document: documentOf(file), ...this.caption(caption) });
+  }
+
+  /** A voice note, audio, video, round video or sticker, as Telegram clients send them. */
+  sendsMedia(kind: MediaKind, bytes: Uint8Array, opts: UserOptions = {}): Sent {
+    const file = this.ctx.files.add({ kind: 'document', bytes: Buffer.from(bytes) });
+    const base = { file_id: file.fileId, file_unique_id: file.uniqueId, file_size: file.bytes.length };
+    const content = {
+      voice: { ...base, duration: 1, mime_type: 'audio/ogg' },
+      audio: { ...base, duration: 1, mime_type: 'audio/mpeg' },
+      video: { ...base, width: 320, height: 240, duration: 1, mime_type: 'video/mp4' },
+      video_note: { ...base, length: 240, duration: 1 },
+      sticker: { ...base, type: 'regular', width: 512, height: 512, is_animated: false, is_video: false, emoji: '👍' },
+    }[kind];
+    return this.post(opts, { [kind]: content });
   }
 
   /** Edits one of the user's own text messages; the bot gets an edited_message update. */

@@ -52,6 +52,6 @@ export async function listRecentFolders(db: DbOrTx, q: { nodeId: string; executo
   return rows.map((r) => r.folder);
 }
 
-export async function getNodeSummary(db: DbOrTx, nodeId: string): Promise<{ id: string; name: string; online: boolean; enabledExecutors: Executor[] } | null> {
-  return db.node.findUnique({ where: { id: nodeId }, select: { id: true, name: true, online: true, enabledExecutors: true } });
+export async function getNodeSummary(db: DbOrTx, nodeId: string): Promise<{ id: string; name: string; online: boolean; enabledExecutors: Executor[]; missingExecutors: Executor[] } | null> {
+  return db.node.findUnique({ where: { id: nodeId }, select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true } });
 }

@@ -24,12 +24,17 @@ export interface CreateSessionInput {
  */
 export async function createSession(deps: ServiceDeps, input: CreateSessionInput): Promise<SessionDto> {
   const { db, clock, log } = depsOf(deps);
-  const node = await db.node.findUnique({ where: { id: input.nodeId }, select: { id: true, online: true, enabledExecutors: true, permissionMode: true } });
+  const node = await db.node.findUnique({ where: { id: input.nodeId }, select: { id: true, online: true, enabledExecutors: true, missingExecutors: true, permissionMode: true } });
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   if (!node.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
-  const executor = input.executor ?? (node.enabledExecutors.length === 1 ? node.enabledExecutors[0] : undefined);
-  if (!executor) throw new AppError('INVALID_INPUT', { message: 'executor required: several are enabled on this node' });
+  // Offered: enabled by the user and runnable there (the agent's hello lists the CLIs it could not run).
+  const offered = node.enabledExecutors.filter((e) => !node.missingExecutors.includes(e));
+  const executor = input.executor ?? (offered.length === 1 ? offered[0] : undefined);
+  if (!executor) throw new AppError('INVALID_INPUT', { message: 'executor required: none or several are offered on this node' });
   if (!node.enabledExecutors.includes(executor)) throw new AppError('EXECUTOR_DISABLED', { message: 'executor disabled on node', userMessage: 'sessions.executor_disabled' });
+  if (node.missingExecutors.includes(executor)) {
+    throw new AppError('EXECUTOR_DISABLED', { message: 'executor not installed on node', userMessage: `sessions.executor_missing.${executor}` });
+  }
   const folder = input.folder.trim();
   if (!folder.startsWith('/') || folder.length > 4096) throw new AppError('INVALID_INPUT', { message: 'folder must be an absolute path' });
   // The folder is part of a session's identity (recent folders, resume matches, the CLI's project

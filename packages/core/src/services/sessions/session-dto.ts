@@ -21,6 +21,7 @@ export interface SessionDto {
   state: SessionRow['state'];
   version: number;
   title: string | null;
+  firstPrompt: string | null;
   launchSource: string;
   createdAt: Date;
   lifetimeDeadline: Date | null;
@@ -40,7 +41,7 @@ export function toSessionDto(row: SessionRow): SessionDto {
   });
   return {
     id: row.id, nodeId: row.nodeId, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, state: row.state,
-    version: row.version, title: row.title, launchSource: row.launchSource, createdAt: row.createdAt, lifetimeDeadline: row.lifetimeDeadline,
+    version: row.version, title: row.title, firstPrompt: row.firstPrompt?.slice(0, 240) ?? null, launchSource: row.launchSource, createdAt: row.createdAt, lifetimeDeadline: row.lifetimeDeadline,
     lifetimeExpired: row.lifetimeExpired, archivedAt: row.archivedAt, lastActivityAt: row.nativeLastActivity, nativeGoneAt: row.nativeGoneAt, acceptsMessages: accept.ok,
   };
 }

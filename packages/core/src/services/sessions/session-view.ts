@@ -47,7 +47,8 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
 }
 
 export interface NewSessionOptionsDto {
-  node: { id: string; name: string; online: boolean; enabledExecutors: ('claude' | 'codex')[] };
+  /** `missingExecutors`: CLIs the node's agent could not run (not offered, with that reason). */
+  node: { id: string; name: string; online: boolean; enabledExecutors: ('claude' | 'codex')[]; missingExecutors: ('claude' | 'codex')[] };
   recentFolders: string[];
 }
 

@@ -13,6 +13,8 @@ export const ZSessionView = z.object({
   state: zSessionState,
   version: z.number().int(),
   title: z.string().nullable(),
+  /** The first prompt of the conversation, clipped (lists show it when the CLI gave no title). */
+  firstPrompt: z.string().nullable(),
   launchSource: z.string(),
   createdAt: zIsoDate,
   lifetimeDeadline: zIsoDateOrNull,
@@ -71,7 +73,8 @@ export const ZSendMessageResponse = z.object({
 
 export const ZNewSessionOptionsRequest = z.object({ nodeId: zId, executor: zExecutor.optional() });
 export const ZNewSessionOptionsResponse = z.object({
-  node: z.object({ id: zId, name: z.string(), online: z.boolean(), enabledExecutors: z.array(zExecutor) }),
+  /** `missingExecutors`: CLIs the node's agent could not run; enabled ones among them are not offered. */
+  node: z.object({ id: zId, name: z.string(), online: z.boolean(), enabledExecutors: z.array(zExecutor), missingExecutors: z.array(zExecutor) }),
   recentFolders: z.array(z.string()),
 });
 

@@ -1,0 +1,23 @@
+import type { SessionItem } from './types.ts';
+
+// A short notice on the page ("Requested.", "Stored in the queue (#2).") announces one thing; it
+// goes away once that thing is over, so the page never says something that stopped being true.
+
+/** A lifecycle notice is about the session as it was when the press was answered (`version`). */
+export function lifecycleNoticeCurrent(notice: { version: number } | null, session: Pick<SessionItem, 'version'>): boolean {
+  return notice !== null && session.version <= notice.version;
+}
+
+/** "Stored in the queue" holds while the message waits in the queue (not yet handed to the CLI). */
+export function queueNoticeCurrent(messageId: string | null, items: readonly { id: string; status: string }[] | undefined): boolean {
+  if (messageId === null) return false;
+  const item = items?.find((m) => m.id === messageId);
+  return item === undefined || item.status === 'pending' || item.status === 'leased';
+}
+
+/** How often a relative time ("5 seconds ago") must be redrawn to stay true. */
+export function relativeTickMs(iso: string | null, now: number): number {
+  if (!iso) return 300_000;
+  const age = Math.abs(now - new Date(iso).getTime());
+  return age < 60_000 ? 1_000 : age < 3_600_000 ? 30_000 : 300_000;
+}

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Node" ADD COLUMN     "missingExecutors" "Executor"[] DEFAULT ARRAY[]::"Executor"[];
+
