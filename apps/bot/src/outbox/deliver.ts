@@ -2,6 +2,7 @@ import { type Api, GrammyError, InlineKeyboard } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import { z } from 'zod';
 import type { Db } from '@bria/core/db';
+import { OUTCOME_REASONS } from '@bria/core/domain';
 import { chatTranslator, showCard } from '../card/card-service.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
@@ -27,6 +28,7 @@ export const zPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('expiry_refusal'), ...ids }),
   z.object({ kind: z.literal('blocked_on_prompt'), ...ids, text: z.string() }),
   z.object({ kind: z.literal('attachment_failed'), ...ids, detail: z.string() }),
+  z.object({ kind: z.literal('message_outcome'), ...ids, reason: z.enum(OUTCOME_REASONS), replyTo: z.number().int().nullable().default(null) }),
   /** Written by the bot when Resume is pressed: a plain status, never a card (features/resume.ts). */
   z.object({ kind: z.literal('resume_status'), ...ids, title: z.string(), askedAfter: z.string().regex(/^\d+$/).optional(), settled: z.boolean().optional() }),
   /** Written by the bot's handlers (outbox/queue.ts): a reply or an edit rendered at the update, and a card shown at delivery. */
@@ -212,6 +214,12 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return send(`<pre>${escapeHtml(payload.text.slice(0, 3500))}</pre>`);
     case 'attachment_failed':
       return send(escapeHtml(t('attach.notDelivered')));
+    case 'message_outcome': {
+      // A reply to the message it is about; still sent if the user deleted that message meanwhile.
+      const reply = payload.replyTo === null ? {} : { reply_parameters: { message_id: payload.replyTo, allow_sending_without_reply: true } };
+      const m = await ctx.api.sendMessage(chatId, escapeHtml(t(`outcome.${payload.reason}`)), { parse_mode: 'HTML', ...reply, link_preview_options: { is_disabled: true } });
+      return [m.message_id];
+    }
     case 'notice':
       return send(escapeHtml(t(payload.key as never, payload.params)));
     case 'reply': {
