@@ -6,6 +6,8 @@ import { OUTCOME_REASONS } from '@bria/core/domain';
 import { chatTranslator, showCard } from '../card/card-service.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
+import { resumeCauseInWords } from '../render/resume-cause.ts';
+import { sessionName } from '../render/session-name.ts';
 import { getActiveSession, getChat, readResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
 import { getNodeView, getSessionView, OPEN_STATES, resumeAskedSince } from '../store/sessions-read.ts';
 import { type ClaimedRow, openResumeStatus, settleResumeStatus } from './outbox-store.ts';
@@ -181,17 +183,19 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
         // Another session (in the background, or on another computer; e.g. its lifetime ended): say which.
         const s = await getSessionView(ctx.db, payload.sessionId);
         const node = s ? await getNodeView(ctx.db, s.nodeId) : null;
-        const title = (s?.title ?? s?.firstPrompt ?? s?.folder ?? t('archive.untitled')).replace(/\s+/g, ' ').slice(0, 120);
+        const title = s ? sessionName(s, t('archive.untitled'), 120) : t('archive.untitled');
         return send(escapeHtml(t('notice.closedOther', { node: node?.name ?? '?', title })));
       }
       if (payload.topic === 'stop' && payload.phase === 'unconfirmed') return send(escapeHtml(t('notice.stopUnconfirmed')));
       return refreshCard(payload.sessionId);
     case 'background_done': {
       const kb = new InlineKeyboard().text(t('button.open'), cb.encode({ a: 'open', gen: chat?.cardGeneration ?? 0, sessionId: payload.sessionId }));
-      return send(escapeHtml(t('background.done', { title: (payload.title ?? t('archive.untitled')).slice(0, 120) })), kb);
+      const s = await getSessionView(ctx.db, payload.sessionId);
+      const title = s ? sessionName({ ...s, title: payload.title ?? s.title }, t('archive.untitled'), 120) : (payload.title ?? t('archive.untitled')).slice(0, 120);
+      return send(escapeHtml(t('background.done', { title })), kb);
     }
     case 'resume_failed': {
-      const html = escapeHtml(t('resume.failed', { cause: payload.cause }));
+      const html = escapeHtml(t('resume.failed', { cause: resumeCauseInWords(t, payload.cause) }));
       const kb = new InlineKeyboard().text(t('button.newSession'), cb.encode({ a: 'new', gen: chat?.cardGeneration ?? 0 }));
       // A Resume pressed in this chat showed a status, never a card (SPEC §3: no card is created):
       // that status message becomes the one notice. Otherwise (e.g. a crash recovery that could not
@@ -210,8 +214,12 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return send(escapeHtml(payload.phase === 'failing' ? t('notice.finalSaveFailing', { cause: payload.cause ?? '—' }) : t('notice.finalSaveRecovered')));
     case 'expiry_refusal':
       return send(escapeHtml(t('msg.refusedExpired')));
-    case 'blocked_on_prompt':
-      return send(`<pre>${escapeHtml(payload.text.slice(0, 3500))}</pre>`);
+    case 'blocked_on_prompt': {
+      // Which session's CLI waits: with several sessions a bare screen says nothing about where.
+      const s = await getSessionView(ctx.db, payload.sessionId);
+      const head = s ? `${escapeHtml(t('notice.blocked', { name: sessionName(s, t('archive.untitled')) }))}\n` : '';
+      return send(`${head}<pre>${escapeHtml(payload.text.slice(0, 3500))}</pre>`);
+    }
     case 'attachment_failed':
       return send(escapeHtml(t('attach.notDelivered')));
     case 'message_outcome': {
