@@ -23,6 +23,6 @@ export function fitFolderLabel(line: (folder: string) => string, folder: string,
   const full = line(folder);
   if (full.length <= max) return full;
   const room = max - line('').length - 1;
-  if (room < 8) return full.slice(0, max - 1) + '…';
+  if (room < 8) return `${full.slice(0, max - 1)}…`;
   return line(`…${folder.slice(-room)}`);
 }
