@@ -177,7 +177,7 @@ describe('Claude Code lifecycle from the card', () => {
     await w.sys.mocks.claude.waitForRequest((r) => r.kind === 'turn' && (r.userText ?? '').includes('a story cut short by a crash'), 20_000);
     await waitUntil('the message accepted', async () => (await w.sys.messages(sessionId)).at(-1)?.status === 'accepted', 20_000);
     const killed = await w.sys.killCli(sessionId);
-    const notice = await w.waitFor((m) => m.reply_to_message?.message_id === sent.message_id, 90_000);
+    const notice = await w.waitFor((m) => m.reply_to_message?.message_id === sent.message_id, 45_000);
     expect(notice.text).toMatch(/^No answer to this message: the agent's CLI stopped unexpectedly/);
     expect((await w.sys.messages(sessionId)).at(-1)?.status).toBe('unknown');
     await w.waitCard((t) => t.includes('State: ready'), 60_000);
