@@ -69,7 +69,7 @@ describe('what the chat says', () => {
 
   it('list labels keep the END of the folder, where sessions differ; a CLI dialog says which session waits', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
-    const base = '/home/ada/work/clients/northwind-traders/platform/services';
+    const base = '/home/ada/work/northwind-traders-customer-portal-backend-services';
     const a = await seedSession(db, { nodeId, state: 'Ready', title: 'gateway' });
     const b = await seedSession(db, { nodeId, state: 'Ready', title: 'worker' });
     await db.session.update({ where: { id: a }, data: { folder: `${base}/api-gateway` } });
