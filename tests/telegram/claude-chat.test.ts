@@ -156,8 +156,10 @@ describe('Claude Code lifecycle from the card', () => {
     await waitUntil('the model stream cut by the CLI', async () => req.clientClosed, 5000);
     expect((await w.sys.messages(sessionId)).at(-1)?.status).toBe('terminal_failed');
     expect((await w.sys.evidence(sessionId)).some((e) => e.event === 'interrupt_confirmed')).toBe(true);
-    // The interrupted answer never arrives as a complete final.
+    // The interrupted answer never arrives as a complete final; the message gets its outcome instead, once, as a reply.
     expect(w.botMessagesAfter(sent.message_id, (m) => m.text?.includes('[40/40]') ?? false)).toHaveLength(0);
+    const stoppedNotice = await w.waitFor((m) => m.reply_to_message?.message_id === sent.message_id, 15_000);
+    expect(stoppedNotice.text).toBe('Stopped: this message got no answer.');
 
     const next = w.say('after the stop, continue');
     const final = await w.waitFor((m) => m.message_id > next.message_id && (m.text?.includes('after the stop, continue') ?? false), 60_000);
@@ -172,14 +174,37 @@ describe('Claude Code lifecycle from the card', () => {
     await w.waitCard((t) => t.includes('State: ready'), 15_000);
   });
 
+  it('a CLI crash mid-answer: the same native session comes back, and the interrupted message gets one notice, as a reply to it', async () => {
+    const sent = w.say('SLOW a story cut short by a crash');
+    await w.sys.mocks.claude.waitForRequest((r) => r.kind === 'turn' && (r.userText ?? '').includes('a story cut short by a crash'), 20_000);
+    await waitUntil('the message accepted', async () => (await w.sys.messages(sessionId)).at(-1)?.status === 'accepted', 20_000);
+    const killed = await w.sys.killCli(sessionId);
+    const notice = await w.waitFor((m) => m.reply_to_message?.message_id === sent.message_id, 45_000);
+    expect(notice.text).toMatch(/^No answer to this message: the agent's CLI stopped unexpectedly/);
+    expect((await w.sys.messages(sessionId)).at(-1)?.status).toBe('unknown');
+    await w.waitCard((t) => t.includes('State: ready'), 60_000);
+    expect((await w.sys.session(sessionId)).nativeSessionId).toBe(native);
+    expect((await w.sys.identity(sessionId)).cliPid).not.toBe(killed);
+    // Nothing was typed again, and the notice is not repeated by later re-checks.
+    expect(w.sys.turns('claude', native).filter((r) => (r.userText ?? '').includes('a story cut short by a crash'))).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(w.botMessagesAfter(sent.message_id, (m) => m.reply_to_message?.message_id === sent.message_id)).toHaveLength(1);
+  });
+
   it('a button of an older card is out of date, acts on nothing, and the current card is refreshed', async () => {
     const old = await w.card();
     const from = w.lastId();
     w.say('/start');
     const fresh = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Claude Code · node-1') ?? false));
     expect(fresh.message_id).not.toBe(old.message_id);
+    // The older card is edited once to say it is no longer current, and loses its buttons.
+    const superseded = await w.waitFor((m) => m.message_id === old.message_id && (m.text?.startsWith('Earlier card: ') ?? false), 15_000);
+    expect(w.buttons(superseded)).toEqual([]);
     const editsBefore = w.fake.calls('editMessageText').length;
-    const { callbackQueryId } = w.press(old, 'Close');
+    // A press that raced that edit (its keyboard was still on the user's screen).
+    const close = w.buttons(old).find((b) => b.text === 'Close');
+    if (!close) throw new Error('the older card had no Close button');
+    const { callbackQueryId } = w.fake.userPresses(old.message_id, close.callback_data, { force: true });
     expect((await w.callbackAnswer(callbackQueryId)).text).toBe('This button is out of date.');
     await waitUntil('the current card refreshed', async () => w.fake.calls('editMessageText').slice(editsBefore).some((c) => Number(c.params.message_id) === fresh.message_id), 10_000);
     expect((await w.card()).message_id).toBe(fresh.message_id);

@@ -131,11 +131,13 @@ describe('sessions from the chat', () => {
     expect(entry(list, 1)).toContain('an old session');
     w.press(list, 'Resume 1');
     // While it resumes: a plain status, no card (SPEC §3: a failed resume creates no card).
-    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming an old session…') ?? false), 15_000);
+    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming an old session · ') ?? false), 15_000);
     expect(w.buttons(status)).toEqual([]);
     const isNotice = (m: Message) => m.text?.startsWith('The archived session could not be resumed') ?? false;
     const notice = await w.waitFor((m) => m.message_id > list.message_id && isNotice(m), 45_000);
     expect(notice.text).toContain('You can open a new session and ask the agent to recover the context from the archived one.');
+    // The real CLI's refusal, said in the user's words with the CLI's own text as the detail.
+    expect(notice.text).toContain('could not be resumed: the agent\'s CLI found no conversation with this session\'s id on the computer (the computer said: ');
     await w.sys.waitState(ghost.id, 'Archived');
     await sleep(2500);
     expect(w.botMessagesAfter(list.message_id, isNotice)).toHaveLength(1);
@@ -165,7 +167,7 @@ describe('sessions from the chat', () => {
     w.say('/archive');
     const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-1') ?? false));
     w.press(list, 'Resume 1');
-    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming another old session…') ?? false), 15_000);
+    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming another old session · ') ?? false), 15_000);
     // Killed once the status is recorded as sent (a kill between Telegram's answer and that record is
     // the outbox's documented window: the status could then be shown twice).
     await waitUntil('the status recorded', async () => (await w.sys.outbox(ghost.id)).find((r) => r.kind === 'resume_status' && r.status === 'sent'), 10_000);

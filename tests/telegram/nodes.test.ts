@@ -142,7 +142,7 @@ describe('two computers in one chat', () => {
     const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-2') ?? false));
     expect(list.text).toContain('1. a vanished session');
     w.press(list, 'Resume 1');
-    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming a vanished session…') ?? false), 15_000);
+    const status = await w.waitFor((m) => m.message_id > list.message_id && (m.text?.startsWith('Resuming a vanished session · ') ?? false), 15_000);
     expect(w.buttons(status)).toEqual([]);
     const isNotice = (m: Message) => m.text?.startsWith('The archived session could not be resumed') ?? false;
     const notice = await w.waitFor((m) => m.message_id > list.message_id && isNotice(m), 45_000);

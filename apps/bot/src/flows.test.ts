@@ -120,7 +120,7 @@ describe('sessions, background completion and archive', () => {
     await db.outbox.create({
       data: { channel: 'telegram', dedupeKey: `done:${a}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'background_done', sessionId: a, nodeId, title: 'A', jump: { sessionId: a, nodeId } } },
     });
-    const notice = await waitFor((m) => m.text === 'A background session finished: A');
+    const notice = await waitFor((m) => m.text === 'A background session finished: A · project');
     expect(h.fake.chatMessages().some((m) => m.text === 'the answer of A')).toBe(false);
     press(notice, 'Open');
     const cardA = await waitFor((m) => (m.text?.includes('State: working') && m.text.includes('\nA\n')) ?? false);
@@ -128,7 +128,8 @@ describe('sessions, background completion and archive', () => {
     const final = await waitFor((m) => m.text === 'the answer of A');
     expect(final.message_id).toBeGreaterThan(cardA.message_id);
     press(notice, 'Open');
-    await h.fake.waitForChat((ms) => ms.filter((m) => m.text?.includes('\nA\n')).length >= 2);
+    // The second Open posts a new card of A; the first one is edited once to say it is no longer current.
+    await h.fake.waitForChat((ms) => ms.some((m) => m.message_id === cardA.message_id && m.text?.startsWith('Earlier card: A · project')) && ms.some((m) => m.message_id > cardA.message_id && m.text?.includes('\nA\n')));
     await new Promise((r) => setTimeout(r, 500));
     expect(h.fake.chatMessages().filter((m) => m.text === 'the answer of A')).toHaveLength(1);
     expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(a);
@@ -151,7 +152,7 @@ describe('sessions, background completion and archive', () => {
     // Resume acts (the /new flow's resume buttons share the action name and must not swallow it).
     press(p2, 'Resume 2');
     // While it resumes the chat shows a plain status, not a card (a failure must leave no card behind).
-    const status = await waitFor((m) => m.text?.startsWith('Resuming task 0…') ?? false);
+    const status = await waitFor((m) => m.text?.startsWith('Resuming task 0 · project…') ?? false);
     expect(buttons(status)).toEqual([]);
     const resumed = await db.session.findFirstOrThrow({ where: { title: 'task 0' } });
     await expect.poll(async () => (await db.session.findUniqueOrThrow({ where: { id: resumed.id } })).state).toBe('Resuming');
@@ -181,7 +182,7 @@ describe('sessions, background completion and archive', () => {
     await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: b } });
     h.fake.userSends('/archive');
     press(await waitFor((m) => m.text?.startsWith('Archive of laptop') ?? false), 'Resume 1');
-    const status = await waitFor((m) => m.text?.startsWith('Resuming old one…') ?? false);
+    const status = await waitFor((m) => m.text?.startsWith('Resuming old one · project…') ?? false);
     expect(await activeOn(nodeId)).toBe(ghost);
     // The edit that turns the status into the notice reaches Telegram but its answer is lost (the
     // window a killed bot leaves): the row is tried again and edits the same message once more.
@@ -189,9 +190,9 @@ describe('sessions, background completion and archive', () => {
     // What the engine does when the CLI cannot reopen it: the record stays archived, one resume_failed row.
     await db.session.update({ where: { id: ghost }, data: { state: 'Archived' } });
     await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `resume_failed:${ghost}`, kind: 'resume_failed', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_failed', sessionId: ghost, nodeId, cause: 'the CLI exited at once' } },
+      data: { channel: 'telegram', dedupeKey: `resume_failed:${ghost}`, kind: 'resume_failed', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_failed', sessionId: ghost, nodeId, cause: 'CLI exited before its prompt: No conversation found with session ID: native-7' } },
     });
-    const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the CLI exited at once.') ?? false);
+    const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the agent\'s CLI found no conversation with this session\'s id on the computer (the computer said: CLI exited before its prompt: No conversation found with session ID: native-7).') ?? false);
     expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
     // The status became the notice: no card of the failed session was ever shown, none is left.
     expect(notice.message_id).toBe(status.message_id);
@@ -260,7 +261,7 @@ describe('sessions, background completion and archive', () => {
     await db.outbox.create({
       data: { channel: 'telegram', dedupeKey: `done:${onDesk}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: onDesk, payload: { kind: 'background_done', sessionId: onDesk, nodeId: desk, title: 'D', jump: { sessionId: onDesk, nodeId: desk } } },
     });
-    press(await waitFor((m) => m.text === 'A background session finished: D'), 'Open');
+    press(await waitFor((m) => m.text === 'A background session finished: D · project'), 'Open');
     await waitFor((m) => (m.text?.startsWith('Claude Code · desk') && m.text.includes('\nD\n')) ?? false);
     expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).selectedNodeId).toBe(desk);
     h.fake.userSends('for the desk session');

@@ -1,6 +1,9 @@
 import { type Api, GrammyError } from 'grammy';
 import type { Db } from '@bria/core/db';
 import { pickLanguage, translator, type Translator } from '@bria/core/i18n';
+import { enqueueBotRow } from '../outbox/outbox-store.ts';
+import { escapeHtml } from '../render/index.ts';
+import { sessionName } from '../render/session-name.ts';
 import { bumpCardGeneration, type ChatDto, getChat, setCardMessage } from '../store/chats.ts';
 import { getNodeView, getSessionView } from '../store/sessions-read.ts';
 import { renderCard } from './card-view.ts';
@@ -38,6 +41,7 @@ export async function showCard(o: { api: Api; db: Db; chatId: bigint; sessionId:
       if (!editGone(e)) throw e;
     }
   }
+  if (chat.cardMessageId !== null && chat.cardMessageId !== o.into) await supersede(o.db, chat, t);
   const generation = await bumpCardGeneration(o.db, o.chatId, o.sessionId);
   const view = renderCard({ t, session, nodeName: node?.name ?? '?', generation, now, confirmClose: o.confirmClose });
   if (o.into !== undefined) {
@@ -56,4 +60,22 @@ export async function showCard(o: { api: Api; db: Db; chatId: bigint; sessionId:
   const sent = await o.api.sendMessage(chatId, view.html, { parse_mode: 'HTML', reply_markup: view.keyboard });
   await setCardMessage(o.db, o.chatId, generation, sent.message_id);
   return sent.message_id;
+}
+
+/**
+ * The chat's card is about to be replaced by a new message: the old one is edited once into a short
+ * "no longer current" line without buttons, so no older card keeps showing a state or a Stop button
+ * that is no longer true (e.g. "working" after its session was archived). It is an outbox `edit`
+ * row, written before the new card's generation is taken: it goes out after the new card, with the
+ * outbox's 429/5xx handling, and its key (the old message id, never reused in a chat) makes it happen
+ * once however often the new card's delivery is retried. An edit of a message too old to edit, or
+ * deleted, is dropped (deliver.ts `edit`).
+ */
+async function supersede(db: Db, chat: ChatDto, t: Translator): Promise<void> {
+  const old = chat.cardSessionId ? await getSessionView(db, chat.cardSessionId) : null;
+  const name = old ? sessionName(old, t('archive.untitled')) : t('archive.untitled');
+  await enqueueBotRow(db, {
+    dedupeKey: `supersede:${chat.chatId}:${chat.cardMessageId}`, kind: 'edit', chatId: chat.chatId, sessionId: null,
+    payload: { kind: 'edit', messageId: chat.cardMessageId, text: escapeHtml(t('card.superseded', { name })), html: true, noPreview: true },
+  });
 }

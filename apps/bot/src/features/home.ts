@@ -3,6 +3,7 @@ import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
 import { getActiveSession, updateChat } from '../store/chats.ts';
 import { escapeHtml } from '../render/index.ts';
+import { fitFolderLabel } from '../render/session-name.ts';
 import { nodesKeyboard } from './nodes.ts';
 import { getSessionView, listNodeViews, listOpenSessions, type NodeView } from '../store/sessions-read.ts';
 import { queueCard, reply } from '../outbox/queue.ts';
@@ -55,8 +56,8 @@ export async function sessionsList(ctx: BotContext): Promise<void> {
   if (open.length === 0) return void (await reply(ctx, t('sessions.none', { node: node.name })));
   const kb = new InlineKeyboard();
   for (const s of open) {
-    const label = t('sessions.line', { executor: t(`executor.${s.executor}`), state: t(`state.${s.state}`), folder: s.folder.split('/').slice(-2).join('/') });
-    kb.text(label.slice(0, 60), cb.encode({ a: 'open', gen: ctx.bria.chat.cardGeneration, sessionId: s.id })).row();
+    const label = fitFolderLabel((folder) => t('sessions.line', { executor: t(`executor.${s.executor}`), state: t(`state.${s.state}`), folder }), s.folder.split('/').slice(-2).join('/'));
+    kb.text(label, cb.encode({ a: 'open', gen: ctx.bria.chat.cardGeneration, sessionId: s.id })).row();
   }
   await reply(ctx, escapeHtml(t('sessions.title', { node: node.name })), { html: true, keyboard: kb });
 }

@@ -4,10 +4,11 @@ import { queueCard, reply } from '../outbox/queue.ts';
 import { enqueueBotRow, openResumeStatus, releaseBotRow, rewriteBotRow, withdrawBotRow } from '../outbox/outbox-store.ts';
 import { getActiveSession, type ResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
 import { getSessionView, lastEvidenceId, OPEN_STATES, type SessionView } from '../store/sessions-read.ts';
+import { sessionName } from '../render/session-name.ts';
 
 const OPEN = new Set<string>(OPEN_STATES);
 
-const titleOf = (s: SessionView) => (s.title ?? s.firstPrompt ?? s.folder).replace(/\s+/g, ' ').slice(0, 80);
+const titleOf = (s: SessionView) => (s.title ?? s.firstPrompt ? sessionName(s, '') : s.folder);
 
 /** How long a status waits for the press to finish asking core (the bot may die in between). */
 export const STATUS_HOLD_MS = 30_000;

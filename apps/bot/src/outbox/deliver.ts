@@ -2,9 +2,12 @@ import { type Api, GrammyError, InlineKeyboard } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import { z } from 'zod';
 import type { Db } from '@bria/core/db';
+import { OUTCOME_REASONS } from '@bria/core/domain';
 import { chatTranslator, showCard } from '../card/card-service.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
+import { resumeCauseInWords } from '../render/resume-cause.ts';
+import { sessionName } from '../render/session-name.ts';
 import { getActiveSession, getChat, readResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
 import { getNodeView, getSessionView, OPEN_STATES, resumeAskedSince } from '../store/sessions-read.ts';
 import { type ClaimedRow, openResumeStatus, settleResumeStatus } from './outbox-store.ts';
@@ -27,6 +30,7 @@ export const zPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('expiry_refusal'), ...ids }),
   z.object({ kind: z.literal('blocked_on_prompt'), ...ids, text: z.string() }),
   z.object({ kind: z.literal('attachment_failed'), ...ids, detail: z.string() }),
+  z.object({ kind: z.literal('message_outcome'), ...ids, reason: z.enum(OUTCOME_REASONS), replyTo: z.number().int().nullable().default(null) }),
   /** Written by the bot when Resume is pressed: a plain status, never a card (features/resume.ts). */
   z.object({ kind: z.literal('resume_status'), ...ids, title: z.string(), askedAfter: z.string().regex(/^\d+$/).optional(), settled: z.boolean().optional() }),
   /** Written by the bot's handlers (outbox/queue.ts): a reply or an edit rendered at the update, and a card shown at delivery. */
@@ -194,17 +198,19 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
         // Another session (in the background, or on another computer; e.g. its lifetime ended): say which.
         const s = await getSessionView(ctx.db, payload.sessionId);
         const node = s ? await getNodeView(ctx.db, s.nodeId) : null;
-        const title = (s?.title ?? s?.firstPrompt ?? s?.folder ?? t('archive.untitled')).replace(/\s+/g, ' ').slice(0, 120);
+        const title = s ? sessionName(s, t('archive.untitled'), 120) : t('archive.untitled');
         return send(escapeHtml(t('notice.closedOther', { node: node?.name ?? '?', title })));
       }
       if (payload.topic === 'stop' && payload.phase === 'unconfirmed') return send(escapeHtml(t('notice.stopUnconfirmed')));
       return refreshCard(payload.sessionId);
     case 'background_done': {
       const kb = new InlineKeyboard().text(t('button.open'), cb.encode({ a: 'open', gen: chat?.cardGeneration ?? 0, sessionId: payload.sessionId }));
-      return send(escapeHtml(t('background.done', { title: (payload.title ?? t('archive.untitled')).slice(0, 120) })), kb);
+      const s = await getSessionView(ctx.db, payload.sessionId);
+      const title = s ? sessionName({ ...s, title: payload.title ?? s.title }, t('archive.untitled'), 120) : (payload.title ?? t('archive.untitled')).slice(0, 120);
+      return send(escapeHtml(t('background.done', { title })), kb);
     }
     case 'resume_failed': {
-      const html = escapeHtml(t('resume.failed', { cause: payload.cause }));
+      const html = escapeHtml(t('resume.failed', { cause: resumeCauseInWords(t, payload.cause) }));
       const kb = new InlineKeyboard().text(t('button.newSession'), cb.encode({ a: 'new', gen: chat?.cardGeneration ?? 0 }));
       // A Resume pressed in this chat showed a status, never a card (SPEC §3: no card is created):
       // that status message becomes the one notice. Otherwise (e.g. a crash recovery that could not
@@ -223,10 +229,20 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return send(escapeHtml(payload.phase === 'failing' ? t('notice.finalSaveFailing', { cause: payload.cause ?? '—' }) : t('notice.finalSaveRecovered')));
     case 'expiry_refusal':
       return send(escapeHtml(t('msg.refusedExpired')));
-    case 'blocked_on_prompt':
-      return send(`<pre>${escapeHtml(payload.text.slice(0, 3500))}</pre>`);
+    case 'blocked_on_prompt': {
+      // Which session's CLI waits: with several sessions a bare screen says nothing about where.
+      const s = await getSessionView(ctx.db, payload.sessionId);
+      const head = s ? `${escapeHtml(t('notice.blocked', { name: sessionName(s, t('archive.untitled')) }))}\n` : '';
+      return send(`${head}<pre>${escapeHtml(payload.text.slice(0, 3500))}</pre>`);
+    }
     case 'attachment_failed':
       return send(escapeHtml(t('attach.notDelivered')));
+    case 'message_outcome': {
+      // A reply to the message it is about; still sent if the user deleted that message meanwhile.
+      const reply = payload.replyTo === null ? {} : { reply_parameters: { message_id: payload.replyTo, allow_sending_without_reply: true } };
+      const m = await ctx.api.sendMessage(chatId, escapeHtml(t(`outcome.${payload.reason}`)), { parse_mode: 'HTML', ...reply, link_preview_options: { is_disabled: true } });
+      return [m.message_id];
+    }
     case 'notice':
       return send(escapeHtml(t(payload.key as never, payload.params)));
     case 'reply': {

@@ -5,3 +5,4 @@ export * from './refusals.ts';
 export * from './retry-schedule.ts';
 export * from './session-machine.ts';
 export { selfLoops, toMermaid } from './diagram.ts';
+export * from './outcome-notice.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageStatus, QueueMessage, SessionState, StatusUpdate } from '../../domain/index.ts';
 import type { Prisma } from '../generated/client.ts';
+import { noticeOutcome } from './outcome-notices.ts';
 import { preparedQuery } from './prepared.ts';
 import type { DbOrTx, Tx } from './sessions.ts';
 
@@ -199,12 +200,17 @@ export async function acceptReceipt(tx: Tx, r: { id: string; sessionId: string; 
   return u.count === 1;
 }
 
-/** Moves are conditional on the expected `from` status, so a concurrent or repeated write never downgrades. */
+/**
+ * Moves are conditional on the expected `from` status, so a concurrent or repeated write never
+ * downgrades. A move that ends a message's turn without a final writes its chat notice in the same
+ * transaction (`outcome-notices.ts`), whichever rule decided the outcome.
+ */
 export async function applyStatusUpdates(tx: Tx, updates: readonly StatusUpdate[], o: { now: Date; detail?: string }): Promise<number> {
   let n = 0;
   for (const u of updates) {
     const r = await tx.message.updateMany({ where: { id: u.id, status: u.from }, data: { status: u.to, outcomeAt: o.now, outcomeDetail: o.detail ?? null } });
     n += r.count;
+    if (r.count === 1) await noticeOutcome(tx, { messageId: u.id, to: u.to, detail: o.detail ?? null, now: o.now });
   }
   return n;
 }

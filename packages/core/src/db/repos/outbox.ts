@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../client.ts';
+import { OUTCOME_REASONS } from '../../domain/outcome-notice.ts';
 import type { DbOrTx } from './sessions.ts';
 
 /**
@@ -22,6 +23,8 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('blocked_on_prompt'), sessionId: z.uuid(), nodeId: z.uuid(), text: z.string() }),
   /** A message failed because its attachment could not be read here or stored on the node (never the agent's failure). */
   z.object({ kind: z.literal('attachment_failed'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), detail: z.string() }),
+  /** A message's turn ended without a final: one notice per message and outcome, to the chat it came from, as a reply to it. */
+  z.object({ kind: z.literal('message_outcome'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), status: z.string(), reason: z.enum(OUTCOME_REASONS), replyTo: z.number().int().nullable() }),
 ]);
 export type OutboxPayload = z.infer<typeof zOutboxPayload>;
 export type OutboxKind = OutboxPayload['kind'];

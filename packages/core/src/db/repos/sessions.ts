@@ -110,6 +110,18 @@ export async function chatsForNode(db: DbOrTx, nodeId: string): Promise<{ chatId
   return chats.map((c) => ({ chatId: c.chatId, activeSessionId: c.nodeStates[0]?.activeSessionId ?? null }));
 }
 
+/**
+ * The chats a session lives in: the chat it was created from, every chat where it is its node's
+ * active session, and every chat whose card shows it. A session no chat has touched (created on the
+ * dashboard, found by discovery and resumed there) lives in every chat that follows its node.
+ */
+export async function chatsForSession(db: DbOrTx, s: { id: string; nodeId: string; originChatId: bigint | null }): Promise<{ chatId: bigint; activeSessionId: string | null }[]> {
+  const chats = await db.telegramChat.findMany({ select: { chatId: true, cardSessionId: true, nodeStates: { where: { nodeId: s.nodeId }, select: { activeSessionId: true } } }, take: 50 });
+  const all = chats.map((c) => ({ chatId: c.chatId, activeSessionId: c.nodeStates[0]?.activeSessionId ?? null, card: c.cardSessionId }));
+  const own = all.filter((c) => c.chatId === s.originChatId || c.activeSessionId === s.id || c.card === s.id);
+  return (own.length > 0 ? own : all).map(({ chatId, activeSessionId }) => ({ chatId, activeSessionId }));
+}
+
 export async function getActiveSessionId(db: DbOrTx, chatId: bigint, nodeId: string): Promise<string | null> {
   const row = await db.chatNodeState.findUnique({ where: { chatId_nodeId: { chatId, nodeId } }, select: { activeSessionId: true } });
   return row?.activeSessionId ?? null;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type AcceptDecision, acceptRefusalToAppError, canAcceptMessage, isLifetimeDue } from '../../domain/index.ts';
+import { AppError, type AcceptDecision, acceptRefusalToAppError, canAcceptMessage, isLifetimeDue, telegramOrigin } from '../../domain/index.ts';
 import { appendMessageIfUnchanged, findMessageBySourceKey, type MessageDto } from '../../db/repos/messages.ts';
 import { enqueueOutbox } from '../../db/repos/outbox.ts';
 import type { Db } from '../../db/client.ts';
-import { chatsForNode, readSessionExecutor, readSessionGate, type SessionGateRow } from '../../db/repos/sessions.ts';
+import { chatsForSession, readSessionExecutor, readSessionGate, type SessionGateRow } from '../../db/repos/sessions.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 import { TELEGRAM } from './session-notices.ts';
 import { cliTextRefusal, MAX_ATTACHMENT_BYTES } from '../../protocol/index.ts';
@@ -44,7 +44,11 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   const r = await storeOrRefuse(db, clock.now(), input);
   if (r.kind === 'refused') {
     if (r.decision.code === 'LIFETIME_EXPIRED') {
-      for (const c of await chatsForNode(db, r.row.nodeId)) {
+      // Told to the chat the refused text came from; from the dashboard: to the chats the session lives in.
+      const origin = telegramOrigin(input.source, input.sourceKey ?? null);
+      const own = await db.session.findUnique({ where: { id: r.row.id }, select: { originChatId: true } });
+      const chats = origin ? [{ chatId: origin.chatId }] : await chatsForSession(db, { id: r.row.id, nodeId: r.row.nodeId, originChatId: own?.originChatId ?? null });
+      for (const c of chats) {
         await enqueueOutbox(db, {
           channel: TELEGRAM, dedupeKey: `expiry_refusal:${input.sourceKey ?? randomUUID()}:${c.chatId}`, chatId: c.chatId, now: r.now,
           payload: { kind: 'expiry_refusal', sessionId: r.row.id, nodeId: r.row.nodeId, deadline: r.row.lifetimeDeadline?.toISOString() ?? null },

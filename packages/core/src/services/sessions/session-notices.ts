@@ -1,14 +1,14 @@
 import type { NotifyKind, SessionState } from '../../domain/index.ts';
 import { enqueueOutbox, type OutboxPayload } from '../../db/repos/outbox.ts';
-import { chatsForNode, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
+import { chatsForSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
 
 export const TELEGRAM = 'telegram';
 
 type Build = (chat: { chatId: bigint; active: boolean }) => { key: string; payload: OutboxPayload } | null;
 
-/** Writes one outbox row per chat that follows this node (in a one-person product: that person's chat). */
+/** Writes one outbox row per chat the session lives in (`chatsForSession`; in a one-person product: that person's chat). */
 export async function notifyChats(tx: Tx, row: SessionRow, now: Date, build: Build): Promise<void> {
-  const chats = await chatsForNode(tx, row.nodeId);
+  const chats = await chatsForSession(tx, row);
   for (const c of chats) {
     const n = build({ chatId: c.chatId, active: c.activeSessionId === row.id });
     if (n) await enqueueOutbox(tx, { channel: TELEGRAM, dedupeKey: `${n.key}:${c.chatId}`, chatId: c.chatId, payload: n.payload, now });

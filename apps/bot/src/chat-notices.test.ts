@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '@bria/core/db';
+import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+
+// What the chat says about sessions and messages: outcome notices, superseded cards, names and labels.
+let db: Db;
+let h: Harness;
+const ADA = 100200300;
+type Btn = InlineKeyboardButton.CallbackButton;
+const buttons = (m: Message | undefined) => ((m?.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat() as Btn[];
+const waitFor = async (pred: (m: Message) => boolean) => (await h.fake.waitForChat((ms) => ms.some(pred), { timeoutMs: 20_000 })).filter(pred).at(-1) as Message;
+const press = (m: Message, label: string | RegExp) => {
+  const b = buttons(m).find((x) => (typeof label === 'string' ? x.text === label : label.test(x.text)));
+  if (!b) throw new Error(`no button ${label} in ${JSON.stringify(buttons(m).map((x) => x.text))}`);
+  h.fake.userPresses(m.message_id, b.callback_data);
+};
+
+useBotHarness({ allowed: [ADA] }, (x) => {
+  ({ db, h } = x);
+});
+
+async function chatOn(nodeId: string, active: string | null) {
+  await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
+  await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: active } });
+}
+
+describe('what the chat says', () => {
+  it('a message whose turn ended without a final gets its outcome as a reply to it', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const s = await seedSession(db, { nodeId, state: 'Running', title: 'A' });
+    await chatOn(nodeId, s);
+    const sent = h.fake.userSends('tell me a long story').message;
+    const msg = await db.message.create({ data: { id: randomUUID(), sessionId: s, seq: 1, source: 'telegram', sourceKey: `tg:${ADA}:${sent.message_id}`, text: 'q', status: 'unknown', outcomeDetail: 'evidence_unknown' } });
+    // The row as the engine writes it with the outcome (core db/repos/outcome-notices.ts).
+    await db.outbox.create({
+      data: { channel: 'telegram', dedupeKey: `outcome:${msg.id}:unknown`, kind: 'message_outcome', chatId: BigInt(ADA), sessionId: s,
+        payload: { kind: 'message_outcome', sessionId: s, nodeId, messageId: msg.id, status: 'unknown', reason: 'crash', replyTo: sent.message_id } },
+    });
+    const notice = await waitFor((m) => m.text?.startsWith('No answer to this message: the agent\'s CLI stopped unexpectedly') ?? false);
+    expect(notice.reply_to_message?.message_id).toBe(sent.message_id);
+    expect(buttons(notice)).toEqual([]);
+  });
+
+  it('a card that is no longer current is edited once to say so, without buttons (here: working, then archived)', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const a = await seedSession(db, { nodeId, state: 'Running', title: 'Build the parser' });
+    const b = await seedSession(db, { nodeId, state: 'Ready', title: 'B' });
+    await chatOn(nodeId, a);
+    h.fake.userSends('/start');
+    const old = await waitFor((m) => m.text?.includes('State: working') ?? false);
+    expect(buttons(old).map((x) => x.text)).toContain('Stop');
+    await db.session.update({ where: { id: a }, data: { state: 'Archived', archivedAt: new Date() } });
+    h.fake.userSends('/sessions');
+    press(await waitFor((m) => m.text === 'Open sessions on laptop:'), /ready/);
+    const card = await waitFor((m) => (m.text?.includes('State: ready') && m.text.includes('\nB\n')) ?? false);
+    const edited = await waitFor((m) => m.message_id === old.message_id && (m.text?.startsWith('Earlier card: Build the parser · project.') ?? false));
+    expect(edited.text).not.toContain('working');
+    expect(buttons(edited)).toEqual([]);
+    expect(card.message_id).toBeGreaterThan(old.message_id);
+    // Once: showing the current card again edits that card, never the old one again.
+    h.fake.userSends('/start');
+    await h.fake.waitForChat((ms) => ms.filter((m) => m.text?.startsWith('Earlier card: B · project.')).length === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.fake.calls('editMessageText').filter((c) => Number(c.params.message_id) === old.message_id)).toHaveLength(1);
+    expect((await db.session.findUniqueOrThrow({ where: { id: b } })).state).toBe('Ready');
+  });
+
+  it('list labels keep the END of the folder, where sessions differ; a CLI dialog says which session waits', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const base = '/home/ada/work/northwind-traders-customer-portal-backend-services';
+    const a = await seedSession(db, { nodeId, state: 'Ready', title: 'gateway' });
+    const b = await seedSession(db, { nodeId, state: 'Ready', title: 'worker' });
+    await db.session.update({ where: { id: a }, data: { folder: `${base}/api-gateway` } });
+    await db.session.update({ where: { id: b }, data: { folder: `${base}/api-worker` } });
+    await chatOn(nodeId, null);
+    h.fake.userSends('/sessions');
+    const list = await waitFor((m) => m.text === 'Open sessions on laptop:');
+    const labels = buttons(list).map((x) => x.text);
+    expect(labels).toHaveLength(2);
+    for (const l of labels) expect(l.length).toBeLessThanOrEqual(60);
+    expect(labels.map((l) => l.split('/').at(-1)).sort()).toEqual(['api-gateway', 'api-worker']);
+    expect(new Set(labels).size).toBe(2);
+
+    await db.outbox.create({
+      data: { channel: 'telegram', dedupeKey: `blocked:${b}:1`, kind: 'blocked_on_prompt', chatId: BigInt(ADA), sessionId: b,
+        payload: { kind: 'blocked_on_prompt', sessionId: b, nodeId, text: 'Do you trust the files in this folder?' } },
+    });
+    const dialog = await waitFor((m) => m.text?.includes('Do you trust the files') ?? false);
+    expect(dialog.text?.startsWith('worker · api-worker is waiting for an answer on the computer:')).toBe(true);
+  });
+});
