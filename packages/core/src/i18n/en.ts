@@ -70,6 +70,7 @@ export const en = {
   'msg.refusedGone': 'Not sent: this session no longer exists. Pick another one in /sessions or start a /new one.',
   'resume.causeOffline': 'its computer is offline',
   'resume.causeNoNativeId': 'Bria does not know its native session id',
+  'resume.causeNoFolder': 'Bria does not know which folder this session ran in',
   'resume.causeNativeGone': 'its journal was deleted on its computer and Bria holds no copy of it',
   'attach.tooBig': 'Not sent: the file is larger than {limit}, the most Bria carries to your computer in one message.',
   'attach.notDelivered': 'Your file could not be passed on to the computer, so that message was not sent to the agent. This is not an agent error; please send it again.',
