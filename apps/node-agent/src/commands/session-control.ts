@@ -12,6 +12,7 @@ import { AttachmentNotStored, storeAttachments, textWithAttachments } from './se
 import { waitOutStartDialog } from './blocked-start.ts';
 import { journalHoldsConversation } from './journal-content.ts';
 import { nativeConversationOnDisk } from './native-conversation.ts';
+import { resumeFolderRefusal } from './resume-folder.ts';
 import { DELIVERY_MARKS, type SessionRecord, SessionRegistry } from './registry.ts';
 import { crashPoint } from '../test-crash.ts';
 
@@ -242,6 +243,11 @@ export class SessionControl {
       this.send(sessionId, 'resume_confirmed', { identity: reportIdentity(rec.identity) });
       return { ok: true, alreadyRunning: true };
     }
+    const noFolder = await resumeFolderRefusal(p.folder);
+    if (noFolder) {
+      this.send(sessionId, 'resume_failed', { reason: noFolder });
+      return { ok: false, error: noFolder, refused: true };
+    }
     if (rec?.status === 'closed' && journalState(rec, [rec.identity?.journalPath, p.archivedJournal?.path, rec.archivedJournal?.path]) === 'none') {
       // Closed before its CLI held any conversation (no journal, or one with no conversation in it,
       // and nothing ever typed): there is nothing to reopen, and no CLI is started to find that out
@@ -398,6 +404,14 @@ export class SessionControl {
   async attach(sessionId: string, p: { executor: Executor; folder: string; identity: Record<string, unknown> }): Promise<Result> {
     const rec = this.registry.get(sessionId);
     const live = this.hosts.get(sessionId);
+    const dialog = this.dialogs.get(sessionId);
+    if (dialog && live === dialog.host && rec?.status === 'live' && !rec.identity) {
+      // A start still waiting for the user on its dialog has nothing to re-attach to yet: its watch is
+      // kept under this generation (as for a repeated start), so the answer on the computer still
+      // makes the session Ready; dropping it here left the session recovering for ever.
+      dialog.generation = rec.generation;
+      return { ok: false, blocked: true, error: 'the CLI waits for the user to answer its dialog on the computer' };
+    }
     if (live && rec?.status === 'live' && rec.identity) {
       this.send(sessionId, 'reattached', { identity: reportIdentity(safeIdentity(live) ?? rec.identity) });
       this.replayRecent(sessionId);

@@ -57,7 +57,7 @@ describe('every resume ends: Ready, or ResumeFailed with one notice naming the c
     expect((await rig.session(item.id)).state).toBe('Archived');
     const sent = await notices(item.id);
     expect(sent).toHaveLength(1);
-    expect((sent[0]?.payload as { cause: string }).cause).toContain('invalid payload: folder');
+    expect(sent[0]?.payload).toMatchObject({ cause: expect.stringContaining('invalid payload: folder') });
     // An agent that sent its own resume_failed first: still one notice.
     await resumeSession(rig.deps, { sessionId: item.id });
     const again = (await rig.commands(item.id)).at(-1)!;
