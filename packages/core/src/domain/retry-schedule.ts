@@ -63,6 +63,17 @@ export const RESUME_ANSWER_MS = 180 * SECOND;
 /** The cause the one `resume_failed` notice tells when that bound passes. */
 export const RESUME_NO_ANSWER = `no answer from the computer within ${RESUME_ANSWER_MS / 60_000} minutes`;
 
+/**
+ * A close not proven within this wait is asked for again: the agent's close answers within its own
+ * exit wait and escalation (well under a minute), so one minute, then every minute. A close is
+ * never assumed: the session stays Closing until the node verifies the exit (SPEC: Closing → Archived).
+ */
+const CLOSE_RETRY_S = 60;
+export function closeRetryDelay(attempt: number): number {
+  assertAttempt(attempt, 0);
+  return CLOSE_RETRY_S * SECOND;
+}
+
 /** Archive commit retries reuse the final-save table: same kind of failure (our own storage). */
 export const archiveCommitDelay = finalSaveDelay;
 

@@ -1,5 +1,5 @@
 import { deadlineFrom } from './lifetime.ts';
-import { archiveCommitDelay, finalSaveDelay, RESUME_ANSWER_MS, RESUME_NO_ANSWER, recoveryDelay, STOP_DRAIN_MS } from './retry-schedule.ts';
+import { archiveCommitDelay, closeRetryDelay, finalSaveDelay, RESUME_ANSWER_MS, RESUME_NO_ANSWER, recoveryDelay, STOP_DRAIN_MS } from './retry-schedule.ts';
 import type { RecoverableState, SessionEffect, SessionEvent, SessionSnapshot, SessionState } from './session-types.ts';
 
 export interface PlanInput {
@@ -111,6 +111,12 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
     case 'archive_commit_retry_due':
       if (from.exitVerified) fx.push({ type: 'commit_archive', attempt: event.attempt + 1 });
       break;
+    case 'close_retry_due':
+      // Proven gone: only the archive commit is left, and it has its own retries.
+      if (from.exitVerified) break;
+      fx.push({ type: 'send_command', kind: 'close', generation: from.observerGeneration });
+      fx.push({ type: 'schedule', timer: 'close_retry', at: at(now, closeRetryDelay(event.attempt + 1)), attempt: event.attempt + 1 });
+      break;
     case 'node_returned':
       if (from.state === 'AwaitingRecovery') fx.push({ type: 'send_command', kind: resuming ? 'resume' : 'reattach', generation: claim() });
       else if (from.exitVerified) fx.push({ type: 'commit_archive', attempt: 1 });
@@ -186,6 +192,7 @@ function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCt
     case 'Closing':
       next.exitVerified = false;
       fx.push({ type: 'send_command', kind: 'close', generation: from.observerGeneration });
+      fx.push({ type: 'schedule', timer: 'close_retry', at: at(now, closeRetryDelay(0)), attempt: 0 });
       fx.push({ type: 'cancel', timer: 'lifetime' });
       fx.push({ type: 'queue', op: 'fail_undelivered', reason: 'session_closed' });
       break;
@@ -194,7 +201,7 @@ function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCt
       next.lifetimeExpired = false;
       next.exitVerified = false;
       // From ResumeFailed nothing is announced: the archive record never changed.
-      if (from.state === 'Closing') fx.push({ type: 'cancel', timer: 'archive_commit_retry' }, { type: 'notify', kind: 'closed' });
+      if (from.state === 'Closing') fx.push({ type: 'cancel', timer: 'archive_commit_retry' }, { type: 'cancel', timer: 'close_retry' }, { type: 'notify', kind: 'closed' });
       return;
     case 'Resuming':
       next.lifetimeDeadline = null;

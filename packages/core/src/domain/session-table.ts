@@ -102,6 +102,9 @@ export const SESSION_TABLE = {
     archive_committed: [{ when: 'exitVerified', to: 'Archived' }],
     archive_commit_failed: 'Closing',
     archive_commit_retry_due: 'Closing',
+    // A close the agent did not prove (not verified, no answer, an agent that lost the session) is
+    // asked for again on a schedule: Closing never waits on a reconnection alone.
+    close_retry_due: 'Closing',
     observer_lost: 'Closing',
     node_lost: 'Closing',
     node_returned: 'Closing',
