@@ -47,7 +47,7 @@ describe('every resume ends: Ready, or ResumeFailed with one notice naming the c
   });
 
   it('while recovering a resume, its failure or its bound ends it as ResumeFailed with one notice', () => {
-    const lost = run(archived(), [{ event: { type: 'resume_requested' }, at: t(0) }, { event: { type: 'observer_lost' }, at: t(1) }]).snapshot;
+    const lost = run(archived(), [{ event: { type: 'resume_requested' }, at: t(0) }, { event: fact('observer_lost'), at: t(1) }]).snapshot;
     const failed = run(lost, [{ event: fact('resume_failed', { cause: 'folder /x does not exist' }), at: t(2) }]);
     expect(failed.snapshot.state).toBe('ResumeFailed');
     expect(failed.effects[0]).toContainEqual({ type: 'cancel', timer: 'recovery_retry' });
