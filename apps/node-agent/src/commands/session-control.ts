@@ -245,7 +245,8 @@ export class SessionControl {
     }
     const noFolder = await resumeFolderRefusal(p.folder);
     if (noFolder) {
-      this.send(sessionId, 'resume_failed', { reason: noFolder });
+      // Under the command's generation: a discovered session has no record here yet to take it from.
+      this.o.emit({ event: 'resume_failed', sessionId, generation: p.generation, payload: { reason: noFolder } });
       return { ok: false, error: noFolder, refused: true };
     }
     if (rec?.status === 'closed' && journalState(rec, [rec.identity?.journalPath, p.archivedJournal?.path, rec.archivedJournal?.path]) === 'none') {
