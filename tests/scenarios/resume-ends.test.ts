@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Executor, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
@@ -67,4 +69,29 @@ describe.each(['claude', 'codex'] as Executor[])('%s: every resume ends', (execu
     expect(strip(await sys.session(ghost.id))).toEqual(strip(ghost));
     expect((await sys.session(ghost.id)).state).toBe('Archived');
   });
+});
+
+// Claude asks whether to trust a folder outside the harness's trusted work folder before it opens anything.
+describe('claude: a resume that meets a dialog ends', () => {
+  it('a CLI that asks a question before reopening (folder trust): the resume fails with its text, and that CLI is ended', async () => {
+    // Outside the harness's trusted work folder: Claude asks whether to trust it.
+    const folder = mkdtempSync(path.join(tmpdir(), 'bria-untrusted-resume-'));
+    try {
+      const ghost = await sys.db.session.create({ data: {
+        id: randomUUID(), nodeId: sys.nodeId, executor: 'claude', nativeSessionId: randomUUID(), folder, state: 'Archived', launchSource: 'discovered',
+        observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), title: 'work in an untrusted folder',
+      } });
+      await sys.resume(ghost.id);
+      // The agent's own wait for the prompt (30 s) ends on the dialog, well inside the resume's bound.
+      await waitUntil('resume failure reported', async () => (await sys.outbox(ghost.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'), 90_000);
+      const after = await sys.waitState(ghost.id, 'Archived');
+      expect(strip(after)).toEqual(strip(ghost));
+      const notices = (await sys.outbox(ghost.id)).filter((o) => (o.payload as { kind?: string }).kind === 'resume_failed');
+      expect(notices).toHaveLength(1);
+      expect((notices[0]!.payload as { cause: string }).cause).toMatch(/asks on the computer[\s\S]*trust/i);
+      await waitUntil('its CLI ended', async () => launched(ghost.id).length === 0, 30_000);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

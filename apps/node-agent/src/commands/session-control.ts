@@ -294,7 +294,7 @@ export class SessionControl {
     const e = err instanceof ExecutorError ? err : new ExecutorError(what === 'start' ? 'start_failed' : 'resume_failed', (err as Error).message);
     const said = typeof e.details.cliSaid === 'string' ? e.details.cliSaid : '';
     this.o.log('warn', `agent.${what}_failed`, { sessionId, code: e.code });
-    if (e.code === 'blocked_on_prompt') return { ok: false, error: e.message, blocked: true };
+    if (e.code === 'blocked_on_prompt' && what === 'start') return { ok: false, error: e.message, blocked: true };
     if (what === 'resume') {
       // A CLI that came up but did not confirm the id, or never reached its prompt in time, is
       // ended: it is not (or not yet proven to be) the session asked for, and the hub's next
@@ -302,7 +302,12 @@ export class SessionControl {
       // conversation is open in another app"; chaos seed 636).
       await host.close().catch(() => undefined);
       this.registry.put(sessionId, { status: 'exited' });
-      this.send(sessionId, 'resume_failed', { reason: `${e.message}${said ? `: ${said}` : ''}`.slice(0, 500) });
+      // A dialog before the conversation reopens (folder trust, login) fails the resume too, with its
+      // text as the cause: Bria never answers it, and a CLI left on it would be a second one beside
+      // the next attempt's.
+      const dialog = e.code === 'blocked_on_prompt' && typeof e.details.promptText === 'string' ? e.details.promptText.trim() : '';
+      const reason = dialog ? `the CLI asks on the computer before it reopens the conversation (Bria never answers it): ${dialog}` : `${e.message}${said ? `: ${said}` : ''}`;
+      this.send(sessionId, 'resume_failed', { reason: reason.slice(0, 500) });
       return { ok: false, error: e.message };
     }
     const exitStatus = typeof e.details.exitStatus === 'number' ? e.details.exitStatus : null;
