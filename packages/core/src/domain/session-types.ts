@@ -126,6 +126,8 @@ export interface QueueSummary {
   inFlight: boolean;
   /** Some message is `pending` (stored, not yet handed to the CLI). */
   waiting: boolean;
+  /** Some message is `accepted` (the CLI took it in) without a durable outcome. Absent = unknown. */
+  running?: boolean;
 }
 
 /** Everything the machine's guards need; services build it from the stored row plus the queue. */
@@ -166,8 +168,6 @@ export type NotifyKind =
 export type QueueOp =
   /** Re-evaluate `nextDeliverable` now (outcome saved, session became able to take input). */
   | 'wake'
-  /** Stop confirmed: main + follow-ups get one common terminal outcome (`applyStopOutcome`). */
-  | 'apply_stop_outcome'
   /** Never-delivered `pending` messages of a session that will not run them get `failed`. */
   | 'fail_undelivered'
   /** Re-check accepted messages against the exact journal by id; nothing is re-sent. */
