@@ -70,7 +70,6 @@ export function summarizeQueue(messages: readonly QueueMessage[]): QueueSummary 
   return {
     inFlight: messages.some((m) => IN_FLIGHT.has(m.status)),
     waiting: messages.some((m) => m.status === 'pending'),
-    running: messages.some((m) => m.status === 'accepted'),
   };
 }
 

@@ -79,8 +79,8 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       // The messages the interrupt evidence names got their outcome with it (`applyInterruptOutcome`);
       // every other message keeps its status until its own evidence arrives.
       // Stopping cancels its drain timer on leaving; ClosingAfterWork stops without leaving. While a
-      // turn the interrupt did not end still runs, the drain keeps bounding the stop.
-      if (from.state === 'ClosingAfterWork' && from.queue.running !== true) fx.push({ type: 'cancel', timer: 'stop_drain' });
+      // message the interrupt did not end is in flight, the drain keeps bounding the stop.
+      if (from.state === 'ClosingAfterWork' && !from.queue.inFlight) fx.push({ type: 'cancel', timer: 'stop_drain' });
       break;
     case 'process_exited_verified':
       if (from.state === 'Closing') {

@@ -57,7 +57,7 @@ describe('SPEC §4 scenarios as event sequences', () => {
   it('Stop: interrupts only the current work; the session stays open and the queue wakes', () => {
     const r = run(snapshotIn('Running', { lifetimeDeadline: t(12 * H), queue: busy }), [
       { event: { type: 'stop_requested' }, at: t(0) },
-      { event: fact('interrupt_confirmed'), at: t(300) },
+      { event: fact('interrupt_confirmed'), at: t(300), queue: backlog },
       { event: { type: 'work_drained' }, at: t(400), queue: backlog },
     ]);
     expect(commands(r.effects[0] ?? [])).toEqual(['interrupt']);
@@ -72,7 +72,7 @@ describe('SPEC §4 scenarios as event sequences', () => {
   it('Stop: a follow-up the CLI went on to run after the interrupt is drained within the stop', () => {
     const r = run(snapshotIn('Running', { lifetimeDeadline: t(12 * H), queue: busy }), [
       { event: { type: 'stop_requested' }, at: t(0) },
-      { event: fact('interrupt_confirmed'), at: t(300), queue: { inFlight: true, waiting: false, running: true } },
+      { event: fact('interrupt_confirmed'), at: t(300), queue: busy },
     ]);
     // Still Stopping, the drain timer still armed: the follow-up's own evidence ends it.
     expect(r.snapshot.state).toBe('Stopping');
@@ -319,7 +319,7 @@ describe('stop after expiry', () => {
   it('Stop in ClosingAfterWork interrupts without leaving it, then the session closes', () => {
     const r = run(snapshotIn('ClosingAfterWork', { lifetimeExpired: true, queue: busy }), [
       { event: { type: 'stop_requested' }, at: t(0) },
-      { event: fact('interrupt_confirmed'), at: t(300) },
+      { event: fact('interrupt_confirmed'), at: t(300), queue: idle },
       { event: { type: 'work_drained' }, at: t(400), queue: idle },
     ]);
     expect(commands(r.effects[0] ?? [])).toEqual(['interrupt']);

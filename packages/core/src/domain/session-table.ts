@@ -3,7 +3,7 @@ import type { SessionEventType, SessionState } from './session-types.ts';
 /** `previous` = the state stored in `resumeState` (AwaitingRecovery only). */
 export type Target = SessionState | 'previous';
 /** Guards that choose between branches of one (state, event) entry. */
-export type BranchGuard = 'hasAcceptedWork' | 'expiredAndIdle' | 'exitVerified' | 'noWorkInFlight' | 'workRunning';
+export type BranchGuard = 'hasAcceptedWork' | 'expiredAndIdle' | 'exitVerified' | 'noWorkInFlight';
 export interface Branch {
   readonly when?: BranchGuard;
   readonly to: Target;
@@ -59,10 +59,11 @@ export const SESSION_TABLE = {
     ...LOSS,
   },
   Stopping: {
-    // The interrupt ends only the turns it names. A follow-up the CLI went on to run as a turn of its
-    // own (Claude) is still current work: the stop and its bounded drain stay in force until that
-    // turn ends too (work_drained), or the drain expires and the interrupt is sent once more.
-    interrupt_confirmed: [{ when: 'workRunning', to: 'Stopping' }, { to: 'Ready' }],
+    // The interrupt ends only the turns it names. A follow-up still in flight (Claude runs a queued
+    // one as a turn of its own after the interrupt; its receipt may still be on its way) is part of
+    // the stop: its bounded drain stays in force until that message's own evidence ends it
+    // (work_drained), or the drain expires and the interrupt is sent once more.
+    interrupt_confirmed: [{ when: 'noWorkInFlight', to: 'Ready' }, { to: 'Stopping' }],
     // The turn ended on its own (outcomes durable) before the interrupt landed.
     work_drained: 'Ready',
     turn_started: 'Stopping',

@@ -126,8 +126,6 @@ export interface QueueSummary {
   inFlight: boolean;
   /** Some message is `pending` (stored, not yet handed to the CLI). */
   waiting: boolean;
-  /** Some message is `accepted` (the CLI took it in) without a durable outcome. Absent = unknown. */
-  running?: boolean;
 }
 
 /** Everything the machine's guards need; services build it from the stored row plus the queue. */
