@@ -85,3 +85,44 @@ describe('ClaudeJournal on a real journal', () => {
     expect(readFileSync(FIXTURE, 'utf8').endsWith('\n')).toBe(true);
   });
 });
+
+describe('ClaudeJournal: a follow-up queued before an Esc', () => {
+  // Records as Claude Code 2.1.197 wrote them (ids shortened) when the follow-up was dequeued before
+  // the main's interrupt marker was written: the marker hangs off the follow-up's prompt but names
+  // the main's prompt by `promptId`.
+  const user = (uuid: string, parentUuid: string | null, promptId: string, content: unknown) => ({ type: 'user', uuid, parentUuid, promptId, message: { role: 'user', content } });
+  const marker = (uuid: string, parentUuid: string, promptId: string) => user(uuid, parentUuid, promptId, [{ type: 'text', text: '[Request interrupted by user]' }]);
+  const assistant = (uuid: string, parentUuid: string, id: string, text: string, synthetic = false) => ({
+    type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', model: synthetic ? '<synthetic>' : 'claude-opus-4-8', content: [{ type: 'text', text }] },
+  });
+  const base = [
+    user('main', null, 'p-main', 'STALL main'),
+    { type: 'queue-operation', operation: 'enqueue', content: 'follow' },
+    assistant('partial', 'main', 'm1', 'MOCK-REPLY-1: you said "STALL main"', true),
+    user('follow', 'partial', 'p-follow', 'follow'),
+    marker('mark-1', 'follow', 'p-main'),
+  ];
+  const journal = (records: object[]) => {
+    const j = new ClaudeJournal();
+    j.ingest(records.map((r, i) => ({ offset: i * 1000, end: i * 1000 + 999, text: JSON.stringify(r) })));
+    return j;
+  };
+
+  it('gives the misplaced marker to the prompt it names and the later answer to the follow-up', () => {
+    const j = journal([...base, assistant('answer', 'mark-1', 'm2', 'MOCK-REPLY-2: follow'), { type: 'system', subtype: 'turn_duration', uuid: 'td', parentUuid: 'answer' }]);
+    expect(j.outcome('main')).toMatchObject({ state: 'interrupted' });
+    expect(j.outcome('follow')).toMatchObject({ state: 'completed', finalText: 'MOCK-REPLY-2: follow' });
+  });
+
+  it('ends the follow-up with its own later interrupt', () => {
+    const j = journal([...base, assistant('partial-2', 'mark-1', 'm3', 'MOCK-REPLY-3', true), marker('mark-2', 'partial-2', 'p-follow')]);
+    expect(j.outcome('main')).toMatchObject({ state: 'interrupted', evidence: { recordIds: ['mark-1'] } });
+    expect(j.outcome('follow')).toMatchObject({ state: 'interrupted', evidence: { recordIds: ['mark-2'] } });
+  });
+
+  it('keeps the chain when the marker hangs off the prompt it names', () => {
+    const j = journal([user('main', null, 'p-main', 'x'), assistant('partial', 'main', 'm1', 'x', true), marker('mark-1', 'partial', 'p-main'), user('follow', 'mark-1', 'p-follow', 'follow')]);
+    expect(j.outcome('main')).toMatchObject({ state: 'interrupted' });
+    expect(j.outcome('follow')).toEqual({ state: 'pending' });
+  });
+});
