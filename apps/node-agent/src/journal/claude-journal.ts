@@ -104,36 +104,8 @@ export class ClaudeJournal {
     return this.prompts.find((x) => x.nativeRef !== uuid && x.offset > p.offset && x.parentUuid === p.parentUuid) ?? null;
   }
 
-  /** The one typed prompt with this `promptId`, or null (none, or not one). */
-  private promptById(promptId: unknown): Entry | null {
-    if (typeof promptId !== 'string') return null;
-    const hits = this.prompts.map((p) => this.byUuid.get(p.nativeRef)).filter((e) => e?.raw.promptId === promptId);
-    return hits.length === 1 ? hits[0]! : null;
-  }
-
-  /**
-   * An interrupt marker written after a queued prompt Claude had already dequeued: its `promptId`
-   * names an earlier prompt than the one it hangs off. It ends that earlier prompt, not the chain it
-   * was appended to.
-   */
-  private misplacedMarker(marker: Entry): boolean {
-    const named = this.promptById(marker.raw.promptId);
-    if (!named) return false;
-    let cur = marker.parentUuid ? this.byUuid.get(marker.parentUuid) : undefined;
-    const seen = new Set<string>();
-    while (cur && !seen.has(cur.uuid)) {
-      seen.add(cur.uuid);
-      if (promptText(cur) !== null) return cur.uuid !== named.uuid;
-      if (isInterruptMarker(cur)) return false;
-      cur = cur.parentUuid ? this.byUuid.get(cur.parentUuid) : undefined;
-    }
-    return false;
-  }
-
   /** Walks up from a terminal record to the prompt that owns it; null if the chain is incomplete. */
   private owner(terminal: Entry): { prompt: Entry | null; path: Entry[] } | null {
-    // A marker names the prompt it interrupted (`promptId`); that exact link wins over the chain.
-    if (isInterruptMarker(terminal) && this.misplacedMarker(terminal)) return { prompt: this.promptById(terminal.raw.promptId), path: [terminal] };
     const path: Entry[] = [];
     let cur: Entry | undefined = terminal;
     const seen = new Set<string>();
@@ -142,9 +114,8 @@ export class ClaudeJournal {
       seen.add(cur.uuid);
       path.push(cur);
       if (cur !== terminal && promptText(cur) !== null) return { prompt: cur, path };
-      // Records after an interrupt marker belong to no prompt (e.g. "No response requested." on
-      // resume), unless the marker was misplaced after a queued prompt (it ends an earlier one).
-      if (cur !== terminal && isInterruptMarker(cur) && !this.misplacedMarker(cur)) return { prompt: null, path };
+      // Records after an interrupt marker belong to no prompt (e.g. "No response requested." on resume).
+      if (cur !== terminal && isInterruptMarker(cur)) return { prompt: null, path };
       if (cur.parentUuid === null) return { prompt: null, path };
       cur = this.byUuid.get(cur.parentUuid);
     }
