@@ -85,3 +85,45 @@ describe('ClaudeJournal on a real journal', () => {
     expect(readFileSync(FIXTURE, 'utf8').endsWith('\n')).toBe(true);
   });
 });
+
+describe('ClaudeJournal: a follow-up queued before an Esc', () => {
+  // As Claude Code 2.1.197 wrote it (ids shortened) when it dequeued the queued follow-up before
+  // writing the main's interrupt marker: the follow-up's prompt hangs off the main's synthetic
+  // partial and the marker hangs off the follow-up's prompt (both carry the follow-up's promptId).
+  const user = (uuid: string, parentUuid: string | null, content: unknown) => ({ type: 'user', uuid, parentUuid, promptId: 'p', message: { role: 'user', content } });
+  const marker = (uuid: string, parentUuid: string) => user(uuid, parentUuid, [{ type: 'text', text: '[Request interrupted by user]' }]);
+  const assistant = (uuid: string, parentUuid: string, id: string, text: string, synthetic = false) => ({
+    type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', model: synthetic ? '<synthetic>' : 'claude-opus-4-8', content: [{ type: 'text', text }] },
+  });
+  const displaced = [
+    user('main', null, 'STALL main'),
+    { type: 'queue-operation', operation: 'enqueue', content: 'follow' },
+    assistant('partial', 'main', 'm1', 'MOCK-REPLY-1: you said "STALL main"', true),
+    user('follow', 'partial', 'follow'),
+    marker('mark-1', 'follow'),
+  ];
+  const journal = (records: object[]) => {
+    const j = new ClaudeJournal();
+    j.ingest(records.map((r, i) => ({ offset: i * 1000, end: i * 1000 + 999, text: JSON.stringify(r) })));
+    return j;
+  };
+
+  it('gives a displaced marker to the interrupted prompt and the later answer to the follow-up', () => {
+    const j = journal([...displaced, assistant('answer', 'mark-1', 'm2', 'MOCK-REPLY-2: follow'), { type: 'system', subtype: 'turn_duration', uuid: 'td', parentUuid: 'answer' }]);
+    expect(j.outcome('main')).toMatchObject({ state: 'interrupted', evidence: { recordIds: ['mark-1'] } });
+    expect(j.outcome('follow')).toMatchObject({ state: 'completed', finalText: 'MOCK-REPLY-2: follow' });
+  });
+
+  it('ends the follow-up with its own later interrupt', () => {
+    const j = journal([...displaced, assistant('partial-2', 'mark-1', 'm3', 'MOCK-REPLY-3', true), marker('mark-2', 'partial-2')]);
+    expect(j.outcome('main')).toMatchObject({ state: 'interrupted', evidence: { recordIds: ['mark-1'] } });
+    expect(j.outcome('follow')).toMatchObject({ state: 'interrupted', evidence: { recordIds: ['mark-2'] } });
+  });
+
+  it('keeps the chain when the marker is written in place (before the queued prompt)', () => {
+    const j = journal([user('main', null, 'x'), assistant('partial', 'main', 'm1', 'x', true), marker('mark-1', 'partial'), user('follow', 'mark-1', 'follow')]);
+    expect(j.outcome('main')).toMatchObject({ state: 'interrupted' });
+    expect(j.outcome('follow')).toEqual({ state: 'pending' });
+  });
+});
+

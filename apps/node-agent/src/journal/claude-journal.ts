@@ -104,8 +104,33 @@ export class ClaudeJournal {
     return this.prompts.find((x) => x.nativeRef !== uuid && x.offset > p.offset && x.parentUuid === p.parentUuid) ?? null;
   }
 
+  /**
+   * The prompt an interrupt marker really ends when Claude wrote it out of place: a queued prompt
+   * dequeued on the Esc can be journaled first, right after the interrupted answer's synthetic
+   * partial, and the marker then hangs off that queued prompt. A marker whose parent is a prompt
+   * that itself follows a synthetic partial ends the partial's prompt; null when not so placed.
+   */
+  private displacedOwner(marker: Entry): Entry | null {
+    const queued = marker.parentUuid ? this.byUuid.get(marker.parentUuid) : undefined;
+    if (!queued || promptText(queued) === null || !queued.parentUuid) return null;
+    const partial = this.byUuid.get(queued.parentUuid);
+    if (partial?.type !== 'assistant' || message(partial).model !== '<synthetic>' || partial.raw.isApiErrorMessage === true) return null;
+    const seen = new Set<string>();
+    let cur: Entry | undefined = partial;
+    while (cur && !seen.has(cur.uuid)) {
+      seen.add(cur.uuid);
+      if (cur !== partial && (promptText(cur) !== null || isInterruptMarker(cur))) return promptText(cur) !== null ? cur : null;
+      cur = cur.parentUuid ? this.byUuid.get(cur.parentUuid) : undefined;
+    }
+    return null;
+  }
+
   /** Walks up from a terminal record to the prompt that owns it; null if the chain is incomplete. */
   private owner(terminal: Entry): { prompt: Entry | null; path: Entry[] } | null {
+    if (isInterruptMarker(terminal)) {
+      const displaced = this.displacedOwner(terminal);
+      if (displaced) return { prompt: displaced, path: [terminal] };
+    }
     const path: Entry[] = [];
     let cur: Entry | undefined = terminal;
     const seen = new Set<string>();
@@ -114,8 +139,9 @@ export class ClaudeJournal {
       seen.add(cur.uuid);
       path.push(cur);
       if (cur !== terminal && promptText(cur) !== null) return { prompt: cur, path };
-      // Records after an interrupt marker belong to no prompt (e.g. "No response requested." on resume).
-      if (cur !== terminal && isInterruptMarker(cur)) return { prompt: null, path };
+      // Records after an interrupt marker belong to no prompt (e.g. "No response requested." on
+      // resume), unless the marker was displaced after a queued prompt: they then belong to that one.
+      if (cur !== terminal && isInterruptMarker(cur) && !this.displacedOwner(cur)) return { prompt: null, path };
       if (cur.parentUuid === null) return { prompt: null, path };
       cur = this.byUuid.get(cur.parentUuid);
     }

@@ -27,16 +27,22 @@ export function applyTurnOutcome(
 }
 
 /**
- * After a *confirmed* stop the main request and all its follow-ups — including one whose acceptance
- * is still pending — get one common final outcome: `terminal_failed` (the executor confirmed the
- * stop). The gates never hand over a new main request while anything is in flight, so the
- * in-flight messages are exactly the main request and its follow-ups (even a follow-up that raced
- * its main's final and became a turn of its own). Messages stored while stopping wait and run next.
+ * One native turn's interrupt evidence (Claude's `[Request interrupted by user]` record or the idle
+ * status after the Esc, Codex's `turn_aborted`): the message it names and every *accepted* message
+ * linked to the same exact native turn (a Codex follow-up steered into that turn) get
+ * `terminal_failed`. Nothing else is concluded from it, neither at a Stop nor otherwise: a follow-up
+ * the CLI queued as a turn of its own (Claude) may still run after the interrupt, and a message whose
+ * receipt is pending is not proven part of the interrupted turn. Those keep their status until their
+ * own evidence arrives (receipt, final, interrupt, or `unknown` when none comes in time).
  */
-export function applyStopOutcome(messages: readonly QueueMessage[]): StatusUpdate[] {
+export function applyInterruptOutcome(
+  messages: readonly QueueMessage[],
+  turn: { messageId: string; nativeTurnId: string | null },
+): StatusUpdate[] {
   return [...messages]
     .sort((a, b) => a.seq - b.seq)
-    .filter((m) => m.status === 'accepted' || m.status === 'leased')
+    .filter((m) => m.status === 'accepted')
+    .filter((m) => m.id === turn.messageId || (turn.nativeTurnId !== null && m.nativeTurnId === turn.nativeTurnId))
     .map((m) => ({ id: m.id, from: m.status, to: 'terminal_failed' }));
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  applyStopOutcome,
+  applyInterruptOutcome,
   applyTurnOutcome,
   checkMove,
   failUndelivered,
@@ -133,11 +133,18 @@ describe('outcomes', () => {
   const f2 = msg(3, 'leased', { mainMessageId: 'm1', nativeTurnId: null });
   const later = msg(4, 'pending');
 
-  it('a confirmed stop gives the main request and every follow-up, even a leased one, one outcome', () => {
-    expect(applyStopOutcome([later, f2, main, f1, msg(0, 'completed')])).toEqual([
+  it('an interrupt ends the turn it names and the follow-ups steered into that exact turn, nothing else', () => {
+    const steered = msg(2, 'accepted', { mainMessageId: 'm1', nativeTurnId: 't1' });
+    expect(applyInterruptOutcome([later, f2, { ...main, nativeTurnId: 't1' }, steered, msg(0, 'completed')], { messageId: 'm1', nativeTurnId: 't1' })).toEqual([
       { id: 'm1', from: 'accepted', to: 'terminal_failed' },
       { id: 'm2', from: 'accepted', to: 'terminal_failed' },
-      { id: 'm3', from: 'leased', to: 'terminal_failed' },
+    ]);
+  });
+
+  it('a follow-up queued as a turn of its own, or still without a receipt, is not ended by the main\'s interrupt', () => {
+    const own = msg(2, 'accepted', { mainMessageId: 'm1', nativeTurnId: 'rec-2' });
+    expect(applyInterruptOutcome([{ ...main, nativeTurnId: 'rec-1' }, own, f2, later], { messageId: 'm1', nativeTurnId: 'rec-1' })).toEqual([
+      { id: 'm1', from: 'accepted', to: 'terminal_failed' },
     ]);
   });
 

@@ -81,9 +81,11 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
     case 'resume_timed_out':
       break;
     case 'interrupt_confirmed':
-      fx.push({ type: 'queue', op: 'apply_stop_outcome' });
-      // Stopping cancels its drain timer on leaving; ClosingAfterWork stops without leaving.
-      if (from.state === 'ClosingAfterWork') fx.push({ type: 'cancel', timer: 'stop_drain' });
+      // The messages the interrupt evidence names got their outcome with it (`applyInterruptOutcome`);
+      // every other message keeps its status until its own evidence arrives.
+      // Stopping cancels its drain timer on leaving; ClosingAfterWork stops without leaving. While a
+      // message the interrupt did not end is in flight, the drain keeps bounding the stop.
+      if (from.state === 'ClosingAfterWork' && !from.queue.inFlight) fx.push({ type: 'cancel', timer: 'stop_drain' });
       break;
     case 'process_exited_verified':
       if (from.state === 'Closing') {

@@ -57,15 +57,29 @@ describe('SPEC §4 scenarios as event sequences', () => {
   it('Stop: interrupts only the current work; the session stays open and the queue wakes', () => {
     const r = run(snapshotIn('Running', { lifetimeDeadline: t(12 * H), queue: busy }), [
       { event: { type: 'stop_requested' }, at: t(0) },
-      { event: fact('interrupt_confirmed'), at: t(300) },
+      { event: fact('interrupt_confirmed'), at: t(300), queue: backlog },
       { event: { type: 'work_drained' }, at: t(400), queue: backlog },
     ]);
     expect(commands(r.effects[0] ?? [])).toEqual(['interrupt']);
     expect(canAcceptMessage({ ...snapshotIn('Stopping'), lifetimeExpired: false })).toEqual({ ok: true, delivery: 'held_until_ready' });
-    expect(queueOps(r.effects[1] ?? [])).toContain('apply_stop_outcome');
+    // The interrupt's messages got their outcome from its evidence; nothing is concluded for the rest.
+    expect(queueOps(r.effects[1] ?? [])).toEqual(['wake']);
     expect(queueOps(r.effects[2] ?? [])).toEqual(['wake']);
     expect(r.snapshot.state).toBe('Ready');
     expect(r.effects.flat().map((e) => e.type === 'send_command' && e.kind)).not.toContain('close');
+  });
+
+  it('Stop: a follow-up the CLI went on to run after the interrupt is drained within the stop', () => {
+    const r = run(snapshotIn('Running', { lifetimeDeadline: t(12 * H), queue: busy }), [
+      { event: { type: 'stop_requested' }, at: t(0) },
+      { event: fact('interrupt_confirmed'), at: t(300), queue: busy },
+    ]);
+    // Still Stopping, the drain timer still armed: the follow-up's own evidence ends it.
+    expect(r.snapshot.state).toBe('Stopping');
+    expect((r.effects[1] ?? []).filter((e) => e.type !== 'record_evidence')).toEqual([]);
+    const done = run(r.snapshot, [{ event: { type: 'work_drained' }, at: t(4000), queue: idle }]);
+    expect(done.snapshot.state).toBe('Ready');
+    expect(done.effects[0]).toContainEqual({ type: 'cancel', timer: 'stop_drain' });
   });
 
   it('Close: Archived only after verified exit AND committed archive; observer EOF proves nothing', () => {
@@ -305,12 +319,12 @@ describe('stop after expiry', () => {
   it('Stop in ClosingAfterWork interrupts without leaving it, then the session closes', () => {
     const r = run(snapshotIn('ClosingAfterWork', { lifetimeExpired: true, queue: busy }), [
       { event: { type: 'stop_requested' }, at: t(0) },
-      { event: fact('interrupt_confirmed'), at: t(300) },
+      { event: fact('interrupt_confirmed'), at: t(300), queue: idle },
       { event: { type: 'work_drained' }, at: t(400), queue: idle },
     ]);
     expect(commands(r.effects[0] ?? [])).toEqual(['interrupt']);
     expect(r.effects[1]).toContainEqual({ type: 'cancel', timer: 'stop_drain' });
-    expect(queueOps(r.effects[1] ?? [])).toEqual(['apply_stop_outcome']);
+    expect(queueOps(r.effects[1] ?? [])).toEqual([]);
     expect(r.snapshot.state).toBe('Closing');
   });
 });

@@ -61,7 +61,11 @@ export const SESSION_TABLE = {
     ...LOSS,
   },
   Stopping: {
-    interrupt_confirmed: 'Ready',
+    // The interrupt ends only the turns it names. A follow-up still in flight (Claude runs a queued
+    // one as a turn of its own after the interrupt; its receipt may still be on its way) is part of
+    // the stop: its bounded drain stays in force until that message's own evidence ends it
+    // (work_drained), or the drain expires and the interrupt is sent once more.
+    interrupt_confirmed: [{ when: 'noWorkInFlight', to: 'Ready' }, { to: 'Stopping' }],
     // The turn ended on its own (outcomes durable) before the interrupt landed.
     work_drained: 'Ready',
     turn_started: 'Stopping',

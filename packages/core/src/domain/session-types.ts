@@ -172,8 +172,6 @@ export type NotifyKind =
 export type QueueOp =
   /** Re-evaluate `nextDeliverable` now (outcome saved, session became able to take input). */
   | 'wake'
-  /** Stop confirmed: main + follow-ups get one common terminal outcome (`applyStopOutcome`). */
-  | 'apply_stop_outcome'
   /** Never-delivered `pending` messages of a session that will not run them get `failed`. */
   | 'fail_undelivered'
   /** Re-check accepted messages against the exact journal by id; nothing is re-sent. */

@@ -1,4 +1,4 @@
-import { applyTurnOutcome, conversationNeverBegan, recheckStatus, type SessionEvent } from '../domain/index.ts';
+import { applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '../db/repos/messages.ts';
 import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
@@ -140,10 +140,19 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
     case 'turn_api_error':
     case 'turn_interrupted': {
       if (row.pendingFinalEventId !== null) return defer(ctx, row, ev);
-      if (e.name === 'turn_interrupted' && (row.state === 'Stopping' || row.state === 'ClosingAfterWork')) {
-        return fact({ type: 'interrupt_confirmed', generation: g }, { nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null });
-      }
       const msg = await findTurnMessage(ctx.tx, row.id, { ...(e.payload.messageId ? { messageId: e.payload.messageId } : {}), nativeTurnId: e.payload.nativeTurnId });
+      const stopping = row.state === 'Stopping' || row.state === 'ClosingAfterWork';
+      if (e.name === 'turn_interrupted') {
+        // Per message, as the CLI proved it: only the interrupted turn's messages end here. The
+        // outcomes are written before the stop is confirmed, so the machine sees what still runs.
+        const updates = msg ? applyInterruptOutcome(await listQueue(ctx.tx, row.id), { messageId: msg.id, nativeTurnId: e.payload.nativeTurnId }) : [];
+        await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: e.name });
+        if (stopping) return fact({ type: 'interrupt_confirmed', generation: g }, { nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null, messages: updates.length });
+        if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
+        await recordEvidence(ctx.tx, { sessionId: row.id, event: e.name, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+          evidence: { seq: Number(ev.seq), nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null, messages: updates.length, outcome: 'terminal_failed' } });
+        return;
+      }
       if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
       const outcome = e.name === 'turn_completed' ? 'completed' : 'terminal_failed';
       const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, outcome);

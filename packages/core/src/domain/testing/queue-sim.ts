@@ -1,4 +1,4 @@
-import { applyStopOutcome, applyTurnOutcome, failUndelivered, onPredecessorSaveFailed, recheckStatus, type StatusUpdate } from '../queue-outcomes.ts';
+import { applyInterruptOutcome, applyTurnOutcome, failUndelivered, onPredecessorSaveFailed, recheckStatus, type StatusUpdate } from '../queue-outcomes.ts';
 import { checkMove, type MessageStatus, nextDeliverable, type QueueMessage, summarizeQueue } from '../queue.ts';
 import { canAcceptMessage, newSession, transition } from '../session-machine.ts';
 import type { SessionEffect, SessionEvent, SessionSnapshot } from '../session-types.ts';
@@ -71,8 +71,6 @@ export class QueueSim {
       this.deferred.push(() => ({ type: 'archive_committed' }));
     } else if (e.type === 'queue' && e.op === 'fail_undelivered') {
       this.apply(failUndelivered(this.messages));
-    } else if (e.type === 'queue' && e.op === 'apply_stop_outcome') {
-      this.apply(applyStopOutcome(this.messages));
     } else if (e.type === 'queue' && e.op === 'recheck_outcomes') {
       this.recheck();
     }
@@ -191,6 +189,14 @@ export class QueueSim {
         this.stopSent = false;
         this.journal.set(turn.id, 'aborted');
         this.cli.turn = null;
+        // The journal holds the members' prompts before the abort, so their receipts are read first;
+        // the abort then ends exactly this turn's messages. A message still on the wire is not part
+        // of it: the CLI may run it as a turn of its own after the interrupt.
+        for (const id of turn.members) {
+          if (this.typed.has(id) && this.messages.find((m) => m.id === id)?.status === 'leased') this.move(id, 'leased', 'accepted', undefined, turn.id);
+          this.typed.delete(id);
+        }
+        this.apply(applyInterruptOutcome(this.messages, { messageId: turn.mainId, nativeTurnId: turn.id }));
         if (this.fire({ type: 'interrupt_confirmed', generation: gen })) this.drained();
         return;
       }

@@ -1,5 +1,5 @@
 import {
-  applyStopOutcome, failUndelivered, transition, type SessionEffect, type SessionEvent, type TransitionRefusal,
+  failUndelivered, transition, type SessionEffect, type SessionEvent, type TransitionRefusal,
 } from '../../domain/index.ts';
 import { applyStatusUpdates, listQueue } from '../../db/repos/messages.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
@@ -79,13 +79,10 @@ async function runEffects(ctx: StepContext, before: SessionRow, row: SessionRow,
   return follow;
 }
 
-async function queueOp(ctx: StepContext, row: SessionRow, op: 'wake' | 'apply_stop_outcome' | 'fail_undelivered' | 'recheck_outcomes', reason?: string): Promise<void> {
+async function queueOp(ctx: StepContext, row: SessionRow, op: 'wake' | 'fail_undelivered' | 'recheck_outcomes', reason?: string): Promise<void> {
   switch (op) {
     case 'wake':
       return; // the caller pumps the queue after every step
-    case 'apply_stop_outcome':
-      await applyStatusUpdates(ctx.tx, applyStopOutcome(await listQueue(ctx.tx, row.id)), { now: ctx.now, detail: 'interrupted' });
-      return;
     case 'fail_undelivered':
       await applyStatusUpdates(ctx.tx, failUndelivered(await listQueue(ctx.tx, row.id)), { now: ctx.now, detail: reason ?? 'not_delivered' });
       return;
