@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import type { Command, OptionalCommand } from '@bria/core/protocol';
+import type { Command, Executor, OptionalCommand } from '@bria/core/protocol';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
@@ -18,12 +18,12 @@ export const AGENT_VERSION = '0.1.0';
 /** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
 export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal'];
 
-export interface ExecutorProbe { executor: 'claude' | 'codex'; available: boolean; version?: string }
+export interface ExecutorProbe { executor: Executor; available: boolean; version?: string }
 
 /** Finds which CLIs this computer can run (the user's own installation, as configured). */
 export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codexBin' | 'cliEnv'>): Promise<ExecutorProbe[]> {
   const env = cliEnvironment(cfg.cliEnv ?? process.env);
-  const probe = async (executor: 'claude' | 'codex', bin: string): Promise<ExecutorProbe> => {
+  const probe = async (executor: Executor, bin: string): Promise<ExecutorProbe> => {
     try {
       const { stdout } = await run(bin, ['--version'], { timeout: 15_000, env });
       return { executor, available: true, version: stdout.trim().split('\n')[0]?.slice(0, 120) };
