@@ -7,6 +7,7 @@ import type { Command, Executor, OptionalCommand } from '@bria/core/protocol';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
+import type { AgentLog } from './log.ts';
 import { claudeConfigDir, codexHome, Tmux } from './executors/index.ts';
 import { HubClient } from './hub-client/hub-client.ts';
 import { Ledger } from './ledger/ledger.ts';
@@ -34,8 +35,6 @@ export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codex
   return Promise.all([probe('claude', cfg.claudeBin), probe('codex', cfg.codexBin)]);
 }
 
-type Log = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
-
 /** The node agent: one outbound hub connection, a durable ledger and the command handlers. */
 export class Agent {
   readonly ledger: Ledger;
@@ -46,7 +45,7 @@ export class Agent {
   private discoveryStarted = false;
   private readonly tmux: Tmux;
 
-  constructor(readonly cfg: AgentConfig, private readonly log: Log) {
+  constructor(readonly cfg: AgentConfig, private readonly log: AgentLog) {
     this.ledger = new Ledger(cfg.dir, () => randomUUID());
     this.client = new HubClient({
       url: cfg.hubUrl,
