@@ -27,16 +27,7 @@ export const RECOVERABLE_STATES = [
 export type RecoverableState = (typeof RECOVERABLE_STATES)[number];
 
 /** Open sessions: every state but the two archive ones (`Archived`, `ResumeFailed`). */
-export const OPEN_STATES = [
-  'Starting',
-  'Resuming',
-  'Ready',
-  'Running',
-  'Stopping',
-  'ClosingAfterWork',
-  'AwaitingRecovery',
-  'Closing',
-] as const satisfies readonly SessionState[];
+export const OPEN_STATES = [...RECOVERABLE_STATES, 'AwaitingRecovery', 'Closing'] as const satisfies readonly SessionState[];
 export type OpenState = (typeof OPEN_STATES)[number];
 
 export function isOpenState(state: string): state is OpenState {
