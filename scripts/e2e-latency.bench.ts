@@ -15,7 +15,7 @@
  * Prints one JSON line per executor; raw samples go to bench-out/e2e-latency.json.
  */
 import { watch } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { createBot } from '../apps/bot/src/bot.ts';
 import { coreActions } from '../apps/bot/src/core-actions.ts';
 import { OutboxSender } from '../apps/bot/src/outbox/outbox-sender.ts';
 import { OutboxWake } from '../apps/bot/src/outbox/outbox-wake.ts';
+import { paneStream } from '../apps/node-agent/src/tmux/pane-stream.ts';
 import { Tmux } from '../apps/node-agent/src/tmux/tmux.ts';
 import { startFakeTelegram } from '../packages/testkit/src/fake-telegram/index.ts';
 import { type Executor, startSystem } from '../packages/testkit/src/system.ts';
@@ -47,50 +48,6 @@ function stats(xs: number[]) {
   const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
   const r = (x: number) => Math.round(x * 10) / 10;
   return { n: s.length, min: r(s[0] ?? Number.NaN), median: r(at(50)), p90: r(at(90)), p99: r(at(99)), max: r(s.at(-1) ?? Number.NaN) };
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences
-const ESC = /\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_=>]/g;
-
-/** The pane's raw output (pipe-pane); resolves with the wall-clock time a marker first shows up. */
-async function paneStream(tmux: Tmux, paneId: string, file: string) {
-  await writeFile(file, '');
-  await tmux.run(['pipe-pane', '-O', '-t', paneId, `cat >> '${file}'`]);
-  const fh = await open(file, 'r');
-  let offset = 0;
-  let seen = '';
-  let want: { marker: string; resolve: (t: number) => void } | null = null;
-  let reading = false;
-  const pull = async () => {
-    if (reading) return;
-    reading = true;
-    try {
-      for (;;) {
-        const buf = Buffer.alloc(65536);
-        const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
-        if (bytesRead === 0) break;
-        offset += bytesRead;
-        seen = (seen + buf.subarray(0, bytesRead).toString('utf8')).slice(-200_000);
-        if (want && seen.replace(ESC, '').includes(want.marker)) {
-          want.resolve(Date.now());
-          want = null;
-        }
-      }
-    } finally {
-      reading = false;
-    }
-  };
-  const w = watch(file, () => void pull());
-  return {
-    expect: (marker: string) => {
-      seen = '';
-      return new Promise<number>((r) => (want = { marker, resolve: r }));
-    },
-    close: async () => {
-      w.close();
-      await fh.close();
-    },
-  };
 }
 
 const sys = await startSystem({ executors: ['claude', 'codex'] });
@@ -117,7 +74,7 @@ try {
     const created = await sys.createSession(kind, sys.folder(`e2e-${kind}`));
     await sys.waitState(created.id, 'Ready', 60_000);
     const id = await sys.identity(created.id);
-    const pane = await paneStream(tmux, id.paneId, path.join(sys.root, `pane-${kind}.out`));
+    const pane = await paneStream(tmux, id.paneId, path.join(sys.root, `pane-${kind}.out`), Date.now);
     const s = { tgToPane: [] as number[], turnEndTsToTelegram: [] as number[], turnEndWriteToTelegram: [] as number[] };
     // Where the time goes, from the rows' own commit-time stamps (ms, Postgres clock = this machine's).
     const parts: Record<string, number[]> = {

@@ -26,8 +26,9 @@ import { type MockServer, startAnthropicMock, startOpenAIMock } from '../../pack
 import { killTmuxServer, OffsetClock, waitUntil } from '../../packages/testkit/src/system.ts';
 import type { ChaosCluster } from './chaos-cluster.ts';
 import { TcpProxy } from './tcp-proxy.ts';
+import type { Executor } from '../../packages/core/src/protocol/index.ts';
 
-export type Executor = 'claude' | 'codex';
+export type { Executor };
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

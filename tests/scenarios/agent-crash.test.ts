@@ -6,7 +6,7 @@ import { assertInvariants, nativeJournal, reached } from './invariants.ts';
 // The agent SIGKILLs itself at an exact step of a `deliver` (test seam `BRIA_AGENT_TEST_CRASH`,
 // apps/node-agent/src/test-crash.ts). After its restart the command must be answered, never run
 // again: the hub learns the outcome from evidence, the queue moves on, and the model sees the text
-// at most once (chaos seed 100: without an answer the lease was held forever).
+// at most once (without an answer the lease would be held for ever).
 let sys: System;
 beforeAll(async () => {
   sys = await startSystem();

@@ -69,9 +69,9 @@ describe.each(['codex', 'claude'] as Executor[])('%s', (executor) => {
     await assertInvariants(sys, [s.id]);
   });
 
-  // Chaos seed 6025: the agent's record kept a delivery mark (a paste begun, never bound to a
-  // receipt) while the hub's queue held nothing that reached the CLI. The agent refused every start
-  // again because of it and the session waited for ever. The dead CLI's own store is the proof that
+  // The agent's record keeps a delivery mark (a paste begun, never bound to a receipt) while the
+  // hub's queue holds nothing that reached the CLI; refusing every start again because of it would
+  // leave the session waiting for ever. The dead CLI's own store is the proof that
   // no prompt was submitted: with none there, the CLI is started again under the same session.
   it('a delivery mark without a receipt does not block the start again when the dead CLI wrote no conversation', async () => {
     if (sys.agentPid === null) await sys.startAgent(); // an earlier failure here may have left it stopped

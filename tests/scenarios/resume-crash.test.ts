@@ -4,11 +4,11 @@ import { type Executor, startSystem, type System } from '../../packages/testkit/
 import { assertInvariants, reached } from './invariants.ts';
 
 // A CLI dies in the middle of a turn; while the agent resumes it, the agent itself is SIGKILLed
-// (test seam `BRIA_AGENT_TEST_CRASH`). Chaos seed 511 ended this way: the dead CLI's open turn was
-// forgotten with the record the resume had already rewritten, so the message stayed `accepted` and
-// the session Running for ever. Now the open turn is written down before anything is launched and
-// reported `unknown` (never typed again) once the session has a CLI again; a CLI the killed resume
-// had already launched but not recorded is ended, so the session never runs two CLIs.
+// (test seam `BRIA_AGENT_TEST_CRASH`). Were the dead CLI's open turn forgotten with the record the
+// resume rewrites, the message would stay `accepted` and the session Running for ever. So the open
+// turn is written down before anything is launched and reported `unknown` (never typed again) once
+// the session has a CLI again; a CLI the killed resume had already launched but not recorded is
+// ended, so the session never runs two CLIs.
 let sys: System;
 beforeAll(async () => {
   sys = await startSystem();

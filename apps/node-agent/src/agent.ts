@@ -3,10 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import type { Command, OptionalCommand } from '@bria/core/protocol';
+import type { Command, Executor, OptionalCommand } from '@bria/core/protocol';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
+import type { AgentLog } from './log.ts';
 import { claudeConfigDir, codexHome, Tmux } from './executors/index.ts';
 import { HubClient } from './hub-client/hub-client.ts';
 import { Ledger } from './ledger/ledger.ts';
@@ -18,12 +19,12 @@ export const AGENT_VERSION = '0.1.0';
 /** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
 export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal'];
 
-export interface ExecutorProbe { executor: 'claude' | 'codex'; available: boolean; version?: string }
+export interface ExecutorProbe { executor: Executor; available: boolean; version?: string }
 
 /** Finds which CLIs this computer can run (the user's own installation, as configured). */
 export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codexBin' | 'cliEnv'>): Promise<ExecutorProbe[]> {
   const env = cliEnvironment(cfg.cliEnv ?? process.env);
-  const probe = async (executor: 'claude' | 'codex', bin: string): Promise<ExecutorProbe> => {
+  const probe = async (executor: Executor, bin: string): Promise<ExecutorProbe> => {
     try {
       const { stdout } = await run(bin, ['--version'], { timeout: 15_000, env });
       return { executor, available: true, version: stdout.trim().split('\n')[0]?.slice(0, 120) };
@@ -33,8 +34,6 @@ export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codex
   };
   return Promise.all([probe('claude', cfg.claudeBin), probe('codex', cfg.codexBin)]);
 }
-
-type Log = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 
 /** The node agent: one outbound hub connection, a durable ledger and the command handlers. */
 export class Agent {
@@ -46,7 +45,7 @@ export class Agent {
   private discoveryStarted = false;
   private readonly tmux: Tmux;
 
-  constructor(readonly cfg: AgentConfig, private readonly log: Log) {
+  constructor(readonly cfg: AgentConfig, private readonly log: AgentLog) {
     this.ledger = new Ledger(cfg.dir, () => randomUUID());
     this.client = new HubClient({
       url: cfg.hubUrl,

@@ -1,5 +1,6 @@
 import { Agent } from './agent.ts';
 import { loadAgentConfig } from './env.ts';
+import { agentLogger } from './log.ts';
 
 // `npm run agent -- --hub <url> --token <token>`: a node agent for this computer.
 let cfg: ReturnType<typeof loadAgentConfig>;
@@ -9,14 +10,10 @@ try {
   console.error(`bria agent: ${(err as Error).message}`);
   process.exit(2);
 }
-const quiet = cfg.logLevel === 'silent';
-const agent = new Agent(cfg, (level, msg, fields) => {
-  if (quiet) return;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), name: 'agent', msg, ...fields });
-  (level === 'info' ? process.stdout : process.stderr).write(`${line}\n`);
-});
+const { logger, log } = agentLogger({ level: cfg.logLevel });
+const agent = new Agent(cfg, log);
 agent.client.on('state', (s: string) => {
-  if (s === 'online' && !quiet) console.log(JSON.stringify({ level: 'info', name: 'agent', msg: `Connected to the hub at ${cfg.hubUrl}` }));
+  if (s === 'online') logger.info(`Connected to the hub at ${cfg.hubUrl}`);
 });
 await agent.start();
 let stopping = false;

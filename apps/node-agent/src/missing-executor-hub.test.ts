@@ -1,22 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDb, createNodeWithToken, type Db } from '@bria/core/db';
+import { createNodeWithToken } from '@bria/core/db';
 import { Hub } from '@bria/core/hub';
 import { createLogger } from '@bria/core/log';
 import { claudeBin } from '@bria/testkit/cli-homes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../../packages/core/src/services/sessions/create-session.ts';
 import { newSessionOptions } from '../../../packages/core/src/services/sessions/session-view.ts';
-import { createTestDatabase, type TestDatabase } from '../../../packages/testkit/src/postgres.ts';
+import { fileDatabase } from '../../../packages/testkit/src/file-database.ts';
 import { Agent } from './agent.ts';
 
 // A computer without `codex`: the real agent probes the CLIs, its hello says so, the hub stores it,
 // and the service that creates sessions refuses Codex there with the reason.
 
 const root = mkdtempSync(path.join(tmpdir(), 'bria-missing-exec-'));
-let tdb: TestDatabase;
-let db: Db;
+const { tdb, db } = await fileDatabase();
 let hub: Hub;
 let agent: Agent;
 let nodeId: string;
@@ -32,8 +31,6 @@ async function until<T>(fn: () => Promise<T> | T, ms: number, what: string): Pro
 }
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
   hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 1000, log: createLogger({ name: 't', level: 'silent' }) });
   await hub.start();
   const n = await createNodeWithToken(db, { name: 'no-codex' });
@@ -48,8 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.stop();
   await hub?.stop();
-  await db?.$disconnect();
-  await tdb?.drop();
   rmSync(root, { recursive: true, force: true });
 });
 

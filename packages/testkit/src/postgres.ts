@@ -68,3 +68,22 @@ export async function createTestDatabase(opts: { migrate?: boolean } = {}): Prom
     },
   };
 }
+
+/**
+ * Ends the backends of a database that are LISTENing on `channel` (as a Postgres restart or an
+ * administrator would), so a test can check that a listener comes back. Returns how many it ended.
+ */
+export async function terminateListeners(url: string, channel: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const r = await c.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and query ilike $1`,
+      [`LISTEN %${channel}%`],
+    );
+    return r.rowCount ?? 0;
+  } finally {
+    await c.end();
+  }
+}

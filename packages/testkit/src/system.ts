@@ -17,8 +17,9 @@ import * as services from '../../core/src/services/index.ts';
 import { addTrustedDir, claudeBin, codexBin, createCliHome } from './cli-homes.ts';
 import { type MockServer, startAnthropicMock, startOpenAIMock } from './mock-models/index.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
+import type { Executor } from '../../core/src/protocol/index.ts';
 
-export type Executor = 'claude' | 'codex';
+export type { Executor };
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

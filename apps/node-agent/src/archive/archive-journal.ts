@@ -1,12 +1,13 @@
 import { mkdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Executor } from '@bria/core/protocol';
 import { atomicCopy, type CopyResult, hashFile } from './atomic-copy.ts';
 
 // The CLIs prune their own journals (Claude removes those older than about 30 days by default),
 // so Bria keeps its own copy of every closed session's journal: exact resume then works as long
 // as Bria has the copy, whatever the CLI cleaned up.
 
-export type ArchiveExecutor = 'claude' | 'codex';
+export type ArchiveExecutor = Executor;
 
 export type ArchiveErrorCode = 'invalid_id' | 'checksum_mismatch' | 'target_exists';
 

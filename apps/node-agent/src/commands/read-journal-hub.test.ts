@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createDb, createNodeWithToken, type Db } from '@bria/core/db';
+import { createNodeWithToken } from '@bria/core/db';
 import { Hub } from '@bria/core/hub';
 import { createLogger } from '@bria/core/log';
 import { readSessionJournal } from '../../../../packages/core/src/services/sessions/read-journal.ts';
-import { createTestDatabase, type TestDatabase } from '../../../../packages/testkit/src/postgres.ts';
+import { fileDatabase } from '../../../../packages/testkit/src/file-database.ts';
 import { Agent } from '../agent.ts';
 
 /**
@@ -28,8 +28,7 @@ mkdirSync(path.join(claudeHome, 'projects', '-tmp-work'), { recursive: true });
 copyFileSync(fixture, path.join(claudeHome, 'projects', '-tmp-work', `${CLAUDE_ID}.jsonl`));
 const agentDir = path.join(root, 'agent');
 
-let tdb: TestDatabase;
-let db: Db;
+const { tdb, db } = await fileDatabase();
 let hub: Hub;
 let agent: Agent;
 const sockets: WebSocket[] = [];
@@ -77,8 +76,6 @@ async function addNode(name: string): Promise<{ nodeId: string; token: string; s
 }
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
   hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 1000, log: createLogger({ name: 't', level: 'silent' }) });
   await hub.start();
   nodes.real = await addNode('real');
@@ -95,8 +92,6 @@ afterAll(async () => {
   for (const ws of sockets) ws.terminate();
   await agent?.stop();
   await hub?.stop();
-  await db?.$disconnect();
-  await tdb?.drop();
   rmSync(root, { recursive: true, force: true });
 });
 

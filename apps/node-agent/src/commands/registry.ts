@@ -38,7 +38,7 @@ export interface SessionRecord {
   /**
    * Messages whose turn was still open when their CLI died. They are reported once as
    * `evidence_unknown` (process not alive) after the session has a CLI again, and kept here until
-   * then, so an agent restart in the middle of the resume cannot forget them (chaos seed 511).
+   * then, so an agent restart in the middle of the resume cannot forget them.
    */
   orphans?: string[];
   status: 'live' | 'exited' | 'closed';

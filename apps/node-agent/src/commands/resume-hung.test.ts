@@ -9,7 +9,7 @@ import { SessionControl } from './session-control.ts';
 
 // A resume whose CLI never reaches its prompt in time is ended, not left running: the hub's next
 // attempt launches another CLI, and a Codex left holding the conversation makes every later one
-// stop on "This conversation is open in another app" (chaos seed 636). The "CLI" here is a real
+// stop on "This conversation is open in another app". The "CLI" here is a real
 // process in a real tmux pane that prints nothing and never exits.
 const root = mkdtempSync(path.join(tmpdir(), 'bria-resume-hung-'));
 const socket = `bria-hung-${process.pid}`;

@@ -63,7 +63,7 @@ describe('journalHoldsConversation', () => {
   });
 });
 
-// Chaos seed 6025: a mark of a paste that never got a receipt must not block a start again for ever
+// A mark of a paste that never got a receipt must not block a start again for ever
 // when the CLI's own store shows that no prompt was ever submitted under its id.
 describe('nativeConversationOnDisk', () => {
   const home = mkdtempSync(path.join(tmpdir(), 'bria-native-store-'));

@@ -2,24 +2,21 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, createNodeWithToken, type Db } from '@bria/core/db';
+import { createNodeWithToken } from '@bria/core/db';
 import { Hub } from '@bria/core/hub';
 import { createLogger } from '@bria/core/log';
 import { validateFolderOnNode } from '../../../../packages/core/src/services/nodes/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../../../packages/testkit/src/postgres.ts';
+import { fileDatabase } from '../../../../packages/testkit/src/file-database.ts';
 import { Agent } from '../agent.ts';
 import { scratchDir } from '@bria/testkit/scratch';
 
-let tdb: TestDatabase;
-let db: Db;
+const { tdb, db } = await fileDatabase();
 let hub: Hub;
 let agent: Agent;
 let nodeId: string;
 const base = scratchDir('bria-vf-');
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
   const created = await createNodeWithToken(db, { name: 'vf' });
   nodeId = created.nodeId;
   hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 1000, log: createLogger({ name: 't', level: 'silent' }) });
@@ -32,8 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await agent?.stop();
   await hub?.stop();
-  await db?.$disconnect();
-  await tdb?.drop();
 });
 
 describe('validateFolderOnNode (asks the real agent)', () => {

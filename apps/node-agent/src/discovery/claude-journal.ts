@@ -2,16 +2,14 @@ import type { LineSink } from './line-scanner.ts';
 import {
   clip,
   contentText,
-  earlier,
-  later,
   LineWindows,
-  looksLikeObject,
   marker,
   nextType,
   obj,
-  parseLine,
+  parseOrSkim,
   str,
   stringField,
+  touchTimes,
   valueIs,
 } from './line-bytes.ts';
 
@@ -78,6 +76,7 @@ const TIMESTAMP = marker('"timestamp":"');
 
 export function claudeLineSink(f: ClaudeFields, onMalformed: () => void): LineSink {
   const w = new LineWindows();
+  const apply = (record: Record<string, unknown>) => applyRecord(f, record);
   return {
     line(buf, start, end) {
       w.set(buf, start, end);
@@ -92,35 +91,20 @@ export function claudeLineSink(f: ClaudeFields, onMalformed: () => void): LineSi
         valueIs(w.head, type, V_CUSTOM_TITLE) ||
         valueIs(w.head, type, V_LAST_PROMPT) ||
         (f.cwd === null && !w.long && w.has(CWD));
-      if (parse) {
-        const record = parseLine(buf, start, end);
-        if (record === null) onMalformed();
-        else applyRecord(f, record);
-        return;
-      }
-      if (!looksLikeObject(buf, start, end)) {
-        onMalformed();
-        return;
-      }
       // The top-level timestamp follows the large `message` payload, so look for it from the end.
-      touch(f, stringField(w.tail, TIMESTAMP, true));
+      if (parseOrSkim(buf, start, end, parse, apply, onMalformed)) touchTimes(f, stringField(w.tail, TIMESTAMP, true));
     },
     hugeLine(head, tail) {
-      touch(f, stringField(tail, TIMESTAMP, true));
+      touchTimes(f, stringField(tail, TIMESTAMP, true));
       const human = head.includes(USER) && (head.includes(HUMAN) || tail.includes(HUMAN) || head.includes(SDK) || tail.includes(SDK));
       if (human) f.userTurns++;
     },
   };
 }
 
-function touch(f: ClaudeFields, ts: string | null): void {
-  f.startedAt = earlier(f.startedAt, ts);
-  f.lastActivityAt = later(f.lastActivityAt, ts);
-}
-
 function applyRecord(f: ClaudeFields, r: Record<string, unknown>): void {
   const ts = str(r.timestamp);
-  touch(f, ts);
+  touchTimes(f, ts);
   const cwd = str(r.cwd);
   if (cwd !== null && (f.cwd === null || (ts !== null && f.cwdAt !== null && ts < f.cwdAt))) {
     f.cwd = cwd;

@@ -5,14 +5,13 @@ import {
   contentText,
   earlier,
   LineWindows,
-  later,
-  looksLikeObject,
   marker,
   nextType,
   obj,
-  parseLine,
+  parseOrSkim,
   str,
   stringField,
+  touchTimes,
   valueIs,
 } from './line-bytes.ts';
 
@@ -68,25 +67,16 @@ const TIMESTAMP = marker('"timestamp":"');
 
 export function codexLineSink(f: CodexFields, onMalformed: () => void): LineSink {
   const w = new LineWindows();
+  const apply = (record: Record<string, unknown>) => applyRecord(f, record);
   return {
     line(buf, start, end, fileOffset) {
       w.set(buf, start, end);
       const parse = (f.metaId === null && fileOffset === 0) || wanted(w.head, f.metaId === null);
-      if (parse) {
-        const record = parseLine(buf, start, end);
-        if (record === null) onMalformed();
-        else applyRecord(f, record);
-        return;
-      }
-      if (!looksLikeObject(buf, start, end)) {
-        onMalformed();
-        return;
-      }
       // `timestamp` is the first key of every rollout line.
-      touch(f, stringField(w.head, TIMESTAMP, false));
+      if (parseOrSkim(buf, start, end, parse, apply, onMalformed)) touchTimes(f, stringField(w.head, TIMESTAMP, false));
     },
     hugeLine(head) {
-      touch(f, stringField(head, TIMESTAMP, false));
+      touchTimes(f, stringField(head, TIMESTAMP, false));
       if (head.includes(USER_ITEM) && head.includes(ITEM_COMPLETED)) f.itemTurns++;
     },
   };
@@ -102,13 +92,8 @@ function wanted(head: Buffer, needMeta: boolean): boolean {
   return valueIs(head, inner, V_ITEM_COMPLETED) && valueIs(head, nextType(head, inner), V_USER_ITEM);
 }
 
-function touch(f: CodexFields, ts: string | null): void {
-  f.startedAt = earlier(f.startedAt, ts);
-  f.lastActivityAt = later(f.lastActivityAt, ts);
-}
-
 function applyRecord(f: CodexFields, r: Record<string, unknown>): void {
-  touch(f, str(r.timestamp));
+  touchTimes(f, str(r.timestamp));
   const payload = obj(r.payload);
   if (payload === null) return;
   if (r.type === 'session_meta') {

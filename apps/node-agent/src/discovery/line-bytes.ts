@@ -136,3 +136,31 @@ export function later(a: string | null, b: string | null): string | null {
   if (b === null) return a;
   return b > a ? b : a;
 }
+
+/** Widens a session's first and last activity by one record's timestamp. */
+export function touchTimes(f: { startedAt: string | null; lastActivityAt: string | null }, ts: string | null): void {
+  f.startedAt = earlier(f.startedAt, ts);
+  f.lastActivityAt = later(f.lastActivityAt, ts);
+}
+
+/**
+ * One journal line as both discovery readers take it: a wanted line is parsed whole (`onRecord`),
+ * any other only checked to be an object, since parsing every large line would cost too much.
+ * Returns true for such a skimmed line: the caller reads its timestamp from the raw bytes.
+ */
+export function parseOrSkim(
+  buf: Buffer, start: number, end: number, wanted: boolean,
+  onRecord: (record: Record<string, unknown>) => void, onMalformed: () => void,
+): boolean {
+  if (wanted) {
+    const record = parseLine(buf, start, end);
+    if (record === null) onMalformed();
+    else onRecord(record);
+    return false;
+  }
+  if (!looksLikeObject(buf, start, end)) {
+    onMalformed();
+    return false;
+  }
+  return true;
+}

@@ -1,4 +1,6 @@
-export type Executor = 'claude' | 'codex';
+import type { Executor } from '@bria/core/protocol';
+
+export type { Executor };
 
 /** One native CLI session found on this computer, whoever started it. */
 export interface DiscoveredSession {

@@ -22,6 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { claudeBin, codexBin } from '@bria/testkit/cli-homes';
+import { paneStream } from '../tmux/pane-stream.ts';
 import { Tmux } from '../tmux/tmux.ts';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
@@ -57,52 +58,6 @@ class TimedTmux extends Tmux {
     if (cmds.some((c) => c.includes('if-shell') || c[0] === 'paste-buffer')) this.lastPaste = end;
     return out;
   }
-}
-
-// Drops CSI/OSC/other escape sequences so a marker drawn between colour codes is still found.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences
-const ESC = /\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_=>]/g;
-
-/** Follows the pane's raw output (pipe-pane) and reports when a marker first shows up. */
-async function paneStream(tmux: Tmux, paneId: string, file: string) {
-  await writeFile(file, '');
-  await tmux.run(['pipe-pane', '-O', '-t', paneId, `cat >> '${file}'`]);
-  const fh = await open(file, 'r');
-  let offset = 0;
-  let seen = '';
-  let want: { marker: string; resolve: (t: number) => void } | null = null;
-  let reading = false;
-  const pull = async () => {
-    if (reading) return;
-    reading = true;
-    try {
-      for (;;) {
-        const buf = Buffer.alloc(65536);
-        const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
-        if (bytesRead === 0) break;
-        offset += bytesRead;
-        seen = (seen + buf.subarray(0, bytesRead).toString('utf8')).slice(-200_000);
-        if (want && seen.replace(ESC, '').includes(want.marker)) {
-          want.resolve(performance.now());
-          want = null;
-        }
-      }
-    } finally {
-      reading = false;
-    }
-  };
-  const w = watch(file, () => void pull());
-  return {
-    expect(marker: string): Promise<number> {
-      seen = '';
-      return new Promise((r) => (want = { marker, resolve: r }));
-    },
-    async close() {
-      w.close();
-      await tmux.run(['pipe-pane', '-t', paneId]).catch(() => undefined);
-      await fh.close();
-    },
-  };
 }
 
 /** Sizes of a journal over time, seen by our own watcher (not the host's tailer). */

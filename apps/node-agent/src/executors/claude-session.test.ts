@@ -7,8 +7,8 @@ import { claudeConfigDir, claudeDriver } from './claude-driver.ts';
 import { isAlive, procExists } from './proc-tree.ts';
 import { claudePromptBox, isAtPrompt } from './screen.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, listFiles, LONG, NASTY, type Rig } from './test-rig.ts';
-import { ExecutorError, type HostEvent, type SessionIdentity } from './types.ts';
+import { createRig, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
+import { ExecutorError, type SessionIdentity } from './types.ts';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -19,23 +19,12 @@ afterAll(async () => {
 });
 
 const host = () => new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
-const is = <T extends HostEvent['type']>(type: T, messageId?: string) =>
-  (e: HostEvent): e is Extract<HostEvent, { type: T }> => e.type === type && (messageId === undefined || ('messageId' in e && e.messageId === messageId));
 
 function journalRecords(path: string): Record<string, unknown>[] {
   return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 function userContents(path: string): unknown[] {
   return journalRecords(path).filter((r) => r.type === 'user').map((r) => (r.message as { content: unknown }).content);
-}
-
-async function sendAndFinish(h: SessionHost, text: string) {
-  const messageId = randomUUID();
-  const r = await h.deliver({ messageId, text });
-  expect(r.accepted).toBe(true);
-  const done = await h.waitFor(is('completed', messageId), 20_000);
-  const final = await h.waitFor(is('final', messageId));
-  return { messageId, nativeRef: r.accepted ? r.nativeRef : '', final: final.text, done };
 }
 
 describe('Claude Code in tmux', () => {

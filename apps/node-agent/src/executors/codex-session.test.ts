@@ -8,8 +8,8 @@ import { codexDriver, codexHome } from './codex-driver.ts';
 import { childrenOf, isAlive, procExists, processTree } from './proc-tree.ts';
 import { isAtPrompt } from './screen.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, listFiles, LONG, NASTY, type Rig } from './test-rig.ts';
-import { ExecutorError, type HostEvent, type SessionIdentity } from './types.ts';
+import { createRig, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
+import { ExecutorError, type SessionIdentity } from './types.ts';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -20,8 +20,6 @@ afterAll(async () => {
 });
 
 const host = () => new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
-const is = <T extends HostEvent['type']>(type: T, messageId?: string) =>
-  (e: HostEvent): e is Extract<HostEvent, { type: T }> => e.type === type && (messageId === undefined || ('messageId' in e && e.messageId === messageId));
 
 function userMessages(path: string): { turnId: string; text: string }[] {
   return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
@@ -29,15 +27,6 @@ function userMessages(path: string): { turnId: string; text: string }[] {
     .map((r) => ({ turnId: r.payload.turn_id, text: r.payload.item.content.map((c: { text: string }) => c.text).join('') }));
 }
 const rollouts = async () => (await listFiles(join(codexHome(rig.env), 'sessions'))).filter((f) => f.endsWith('.jsonl'));
-
-async function sendAndFinish(h: SessionHost, text: string) {
-  const messageId = randomUUID();
-  const r = await h.deliver({ messageId, text });
-  expect(r.accepted).toBe(true);
-  const done = await h.waitFor(is('completed', messageId), 20_000);
-  const final = await h.waitFor(is('final', messageId));
-  return { messageId, nativeRef: r.accepted ? r.nativeRef : '', final: final.text, done };
-}
 
 describe('Codex in tmux', () => {
   let a: SessionHost;

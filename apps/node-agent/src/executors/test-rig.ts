@@ -1,13 +1,17 @@
 // Shared set-up for the real-CLI tests of this folder: one mock, one throw-away HOME and one private
 // tmux server per test file, all removed in afterAll.
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createCliHome } from '@bria/testkit/cli-homes';
 import { startAnthropicMock, startOpenAIMock, type MockServer } from '@bria/testkit/mock-models';
+import { expect } from 'vitest';
 import { Tmux } from '../tmux/tmux.ts';
 import { isAlive, processTree } from './proc-tree.ts';
+import type { SessionHost } from './session-host.ts';
+import type { HostEvent } from './types.ts';
 
 export interface Rig {
   root: string;
@@ -65,3 +69,17 @@ last line`;
 
 /** Long enough for Claude to fold it into "[Pasted text #1 +N lines]" on screen. */
 export const LONG = Array.from({ length: 120 }, (_, i) => `line ${i}: "quoted" $VAR \`tick\` ü`).join('\n');
+
+/** Narrows a host event by type (and, given one, by the message it belongs to). */
+export const is = <T extends HostEvent['type']>(type: T, messageId?: string) =>
+  (e: HostEvent): e is Extract<HostEvent, { type: T }> => e.type === type && (messageId === undefined || ('messageId' in e && e.messageId === messageId));
+
+/** Delivers one message and waits for its turn to complete and its final answer. */
+export async function sendAndFinish(h: SessionHost, text: string) {
+  const messageId = randomUUID();
+  const r = await h.deliver({ messageId, text });
+  expect(r.accepted).toBe(true);
+  const done = await h.waitFor(is('completed', messageId), 20_000);
+  const final = await h.waitFor(is('final', messageId));
+  return { messageId, nativeRef: r.accepted ? r.nativeRef : '', final: final.text, done };
+}

@@ -1,8 +1,9 @@
+import type { Executor } from '@bria/core/protocol';
 import type { JournalLine } from '../journal/jsonl-tailer.ts';
 import type { MalformedLine, NativePrompt, RecordRef, TokenUsage, TurnOutcome } from '../journal/types.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 
-export type Executor = 'claude' | 'codex';
+export type { Executor };
 export type PermissionMode = 'default' | 'accept-edits' | 'full-access';
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,31 +1,22 @@
 
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createDb, createNodeWithToken, enqueueCommand, revokeAgentToken, type Db } from '@bria/core/db';
+import { createNodeWithToken, enqueueCommand, revokeAgentToken } from '@bria/core/db';
 import { freePort } from '@bria/core/db/admin';
 import { Hub } from '@bria/core/hub';
 import { createLogger } from '@bria/core/log';
-import { createTestDatabase, type TestDatabase } from '../../../../packages/testkit/src/postgres.ts';
+import { fileDatabase } from '../../../../packages/testkit/src/file-database.ts';
 import { Agent } from '../agent.ts';
 import { scratchDir } from '@bria/testkit/scratch';
 
 const silent = createLogger({ name: 'test', level: 'silent' });
-let tdb: TestDatabase;
-let db: Db;
+const { tdb, db } = await fileDatabase();
 const hubs: Hub[] = [];
 const agents: Agent[] = [];
 
-beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
-});
 afterEach(async () => {
   for (const a of agents.splice(0)) await a.stop();
   for (const h of hubs.splice(0)) await h.stop();
-});
-afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
 });
 
 async function startHub(port = 0, heartbeatMs = 300): Promise<Hub> {

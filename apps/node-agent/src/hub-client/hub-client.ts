@@ -5,6 +5,7 @@ import {
   type AgentToHub, type Command, type Hello, type Welcome,
 } from '@bria/core/protocol';
 import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
+import type { AgentLog } from '../log.ts';
 
 export interface HubClientOptions {
   url: string;
@@ -18,7 +19,7 @@ export interface HubClientOptions {
    * (it was SIGKILLed while running it). Never runs the command again: it only reports what is known.
    */
   onInterrupted?: (rec: CommandRecord) => Promise<Record<string, unknown>>;
-  log: (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+  log: AgentLog;
   random?: () => number;
 }
 

@@ -279,7 +279,7 @@ describe('a CLI that reached Ready but never took a message (decision 7)', () =>
     expect(conversationNeverBegan({ ...bria, userTurns: 1 }, [])).toBe(false);
     expect(conversationNeverBegan({ ...bria, launchSource: 'discovered' }, [])).toBe(false);
     expect(conversationNeverBegan({ ...bria, archivedAt: t(0) }, [])).toBe(false);
-    // The agent refused a start again because something may have reached the CLI (seed 6025).
+    // The agent refused a start again because something may have reached the CLI.
     expect(conversationNeverBegan({ ...bria, conversationMayExist: true }, msgs('pending'))).toBe(false);
     expect(conversationNeverBegan({ ...bria, conversationMayExist: false }, msgs('pending'))).toBe(true);
   });
@@ -306,7 +306,7 @@ describe('a CLI that reached Ready but never took a message (decision 7)', () =>
   });
 });
 
-describe('a receipt reported after the binding was lost (chaos seed 10072)', () => {
+describe('a receipt reported after the binding was lost', () => {
   it('turn_started while AwaitingRecovery from Ready stays there and makes the way back Running', () => {
     const r = run(snapshotIn('AwaitingRecovery', { resumeState: 'Ready' }), [{ event: fact('turn_started'), at: t(0) }]);
     expect(r.snapshot.state).toBe('AwaitingRecovery');

@@ -26,6 +26,14 @@ export const RECOVERABLE_STATES = [
 ] as const satisfies readonly SessionState[];
 export type RecoverableState = (typeof RECOVERABLE_STATES)[number];
 
+/** Open sessions: every state but the two archive ones (`Archived`, `ResumeFailed`). */
+export const OPEN_STATES = [...RECOVERABLE_STATES, 'AwaitingRecovery', 'Closing'] as const satisfies readonly SessionState[];
+export type OpenState = (typeof OPEN_STATES)[number];
+
+export function isOpenState(state: string): state is OpenState {
+  return (OPEN_STATES as readonly string[]).includes(state);
+}
+
 /** Physical facts the agent reported, stored verbatim as inspectable evidence (pids, exit codes, offsets). */
 export type Evidence = Readonly<Record<string, string | number | boolean | null>>;
 

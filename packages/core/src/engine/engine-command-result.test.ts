@@ -79,9 +79,9 @@ describe('command results', () => {
 });
 
 describe('a start again the agent refuses', () => {
-  // Chaos seed 6025: the queue said no conversation began, the agent's record said something may
-  // have been typed. Asking for a start again for ever left the session waiting; the agent's
-  // refusal now turns recovery to re-attach, then the exact resume.
+  // The queue says no conversation began, the agent's record says something may
+  // have been typed. Asking for a start again for ever would leave the session waiting, so the
+  // agent's refusal turns recovery to re-attach, then the exact resume.
   it('resume_failed with code conversation_may_exist: the next attempts re-attach and resume exactly, never start again', async () => {
     const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder: '/work/proj', chatId: rig.chatId });
     await rig.emit(s.id, 'session_ready', { identity: { tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
@@ -113,9 +113,9 @@ describe('a start again the agent refuses', () => {
 });
 
 describe('a Codex CLI started again, first seen through a re-attach', () => {
-  // Chaos seed 7022: starts queued while the node was away all ran on its return; the first started
-  // a new Codex CLI, whose session_ready (an older generation) was refused as stale, and the next
-  // ones and the re-attach bound to it. Its new id must replace the dead CLI's, which named nothing.
+  // Starts queued while the node was away all run on its return; the first starts a new Codex CLI,
+  // whose session_ready (an older generation) is refused as stale, and the next ones and the
+  // re-attach bind to it. Its new id must replace the dead CLI's, which named nothing.
   it('reattached with a new native id while no conversation began: the id is replaced, on record', async () => {
     const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'codex', folder: '/work/proj', chatId: rig.chatId });
     await rig.emit(s.id, 'session_ready', { identity: { nativeSessionId: 'thread-dead', tmuxPane: '%1', pid: 100, pidStartTime: '1' } });

@@ -1,5 +1,5 @@
-import pg from 'pg';
 import type { Db } from '../db/client.ts';
+import { PgListener } from '../db/pg-listener.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, systemClock } from '../services/sessions/step-context.ts';
 import { NodeWatch } from './node-watch.ts';
@@ -103,16 +103,21 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
     for (const s of await waitingSessions()) await pumpIfNeeded(d, s);
   };
 
-  const listener = new pg.Client({ connectionString: opts.databaseUrl });
-  listener.on('error', (err) => d.log.warn({ err: err.message }, 'engine.listen_error'));
-  await listener.connect();
-  listener.on('notification', (n) => {
-    if (stopped || !n.payload) return;
-    if (n.channel === 'bria_agent_events') void drainNode(n.payload);
-    else if (n.channel === 'bria_session_wake') wake(n.payload);
+  // After a lost LISTEN connection comes back, the NOTIFYs sent meanwhile are gone: catch up at once.
+  const listener = new PgListener({
+    databaseUrl: opts.databaseUrl,
+    channels: ['bria_agent_events', 'bria_session_wake'],
+    onNotify: (channel, payload) => {
+      if (stopped || !payload) return;
+      if (channel === 'bria_agent_events') void drainNode(payload);
+      else if (channel === 'bria_session_wake') wake(payload);
+    },
+    onListening: (reconnected) => {
+      if (reconnected && !stopped) void guard('safety', safetyPass);
+    },
+    onError: (err) => d.log.warn({ err: err.message }, 'engine.listen_error'),
   });
-  await listener.query('LISTEN bria_agent_events');
-  await listener.query('LISTEN bria_session_wake');
+  await listener.start();
 
   await watch.tick();
   // A resume failure whose notice is stored but whose return to Archived did not commit is finished now.
@@ -148,7 +153,7 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
       stopped = true;
       for (const t of intervals) clearInterval(t);
       while (busy.size > 0) await Promise.allSettled([...busy]);
-      await listener.end().catch(() => {});
+      await listener.stop();
       d.log.info('engine.stopped');
     },
   };

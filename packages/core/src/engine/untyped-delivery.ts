@@ -28,9 +28,8 @@ export function untypedRetryDelay(refusals: number): number {
  * attachment is failed instead (see below).
  *
  * Not at once: the pump runs right after this in the same transaction, and the session's state has
- * not changed, so it would hand the message over again and get the same answer, in a loop (seen in
- * the chaos run, seed 225: a Codex CLI killed, five `deliver`s of one message in 0.8 s until the
- * agent itself was killed). The answer says why only in free text (`error`; `stale: true` for a
+ * not changed, so it would hand the message over again and get the same answer, in a loop (several
+ * `deliver`s of one message a second for as long as the CLI stays down). The answer says why only in free text (`error`; `stale: true` for a
  * stale generation), and every reason has the same cure — something about the session must change
  * — so the rule is one:
  * - refused under an older observer generation than the session's current one: no wait (the new

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import pg from 'pg';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Db } from '../db/client.ts';
+import { PgListener } from '../db/pg-listener.ts';
 import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos/agent-commands.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
@@ -31,7 +31,7 @@ export interface HubOptions {
 export class Hub {
   private server!: Server;
   private wss!: WebSocketServer;
-  private listener!: pg.Client;
+  private listener: PgListener | undefined;
   private connections = new Map<string, AgentConnection>();
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
@@ -77,34 +77,20 @@ export class Hub {
   }
 
   /**
-   * The LISTEN connection. When it drops (Postgres restart, network), it is re-opened with a
-   * growing pause, and every connected node's unacknowledged commands are flushed, since
-   * notifications sent meanwhile were lost.
+   * The LISTEN connection. After it comes back from a drop (Postgres restart, network), every
+   * connected node's unacknowledged commands are flushed, since notifications sent meanwhile were lost.
    */
-  private async listen(attempt = 0): Promise<void> {
-    const { log } = this.opts;
-    const client = new pg.Client({ connectionString: this.opts.databaseUrl });
-    this.listener = client;
-    let retried = false;
-    const retry = (why: string) => {
-      if (retried || this.closing) return;
-      retried = true;
-      log.warn({ err: why }, 'hub.listen_lost');
-      client.end().catch(() => {});
-      const delay = [250, 500, 1_000, 2_000, 5_000][Math.min(attempt, 4)] ?? 5_000;
-      setTimeout(() => void this.listen(attempt + 1).then(() => this.flushAll()).catch(() => {}), delay).unref();
-    };
-    client.on('error', (err) => retry(err.message));
-    client.on('end', () => retry('connection ended'));
-    client.on('notification', (n) => this.onNotify(n.channel, n.payload ?? ''));
-    try {
-      await client.connect();
-      await client.query('LISTEN bria_agent_commands');
-      await client.query('LISTEN bria_token_revoked');
-    } catch (err) {
-      if (attempt === 0) throw err;
-      retry((err as Error).message);
-    }
+  private async listen(): Promise<void> {
+    this.listener = new PgListener({
+      databaseUrl: this.opts.databaseUrl,
+      channels: ['bria_agent_commands', 'bria_token_revoked'],
+      onNotify: (channel, payload) => this.onNotify(channel, payload),
+      onListening: (reconnected) => {
+        if (reconnected && !this.closing) void this.flushAll();
+      },
+      onError: (err) => this.opts.log.warn({ err: err.message }, 'hub.listen_lost'),
+    });
+    await this.listener.start();
   }
 
   private async flushAll(): Promise<void> {
@@ -277,6 +263,6 @@ export class Hub {
     await new Promise<void>((r) => this.wss?.close(() => r()));
     await new Promise<void>((r) => (this.server?.listening ? this.server.close(() => r()) : r()));
     this.server?.closeAllConnections?.();
-    await this.listener?.end().catch(() => {});
+    await this.listener?.stop();
   }
 }

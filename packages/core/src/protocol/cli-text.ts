@@ -1,3 +1,5 @@
+import type { Executor } from './messages.ts';
+
 // Which texts a CLI's input box can take so that its model receives exactly those bytes. The agent
 // types every other text exactly (executors/type-prompt.ts); these few the CLI itself rewrites or
 // treats as its own command whatever is typed, so they are refused before they are stored.
@@ -19,7 +21,7 @@ const COMMAND_NAME = /^[a-zA-Z0-9:_-]*$/;
 /** Claude Code exits when the whole trimmed text is one of these (2.1.197). */
 const CLAUDE_EXIT_WORDS = new Set(['exit', 'quit', ':q', ':q!', ':wq', ':wq!']);
 
-export function cliTextRefusal(executor: 'claude' | 'codex', text: string): CliTextRefusal | null {
+export function cliTextRefusal(executor: Executor, text: string): CliTextRefusal | null {
   // Codex trims every submitted text; Claude trims trailing whitespace, and both ends of a text typed
   // while a turn runs (it queues it trimmed). Outer whitespace would not arrive, so it is refused.
   if (/^\s|\s$/.test(text)) return 'msg.refusedCliWhitespace';

@@ -15,8 +15,10 @@ export const PROTOCOL_VERSION = 1;
 /** Largest frame either side accepts; larger frames close the connection (1009). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
-export const zExecutor = z.enum(['claude', 'codex']);
-export type Executor = z.infer<typeof zExecutor>;
+/** The CLIs Bria runs: the one list every package (agent, hub, services, front ends) uses. */
+export const EXECUTORS = ['claude', 'codex'] as const;
+export type Executor = (typeof EXECUTORS)[number];
+export const zExecutor = z.enum(EXECUTORS);
 
 const zId = z.uuid();
 const zSeq = z.number().int().nonnegative();

@@ -1,6 +1,6 @@
 import { estimateTokens } from './behaviour.ts';
-import { type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
-import { blockTexts, type Plan, totalDelay } from './plan.ts';
+import { answerPlan, type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
+import { blockTexts, type Plan } from './plan.ts';
 import { asRecord, header, lastUserBlocks, lastUserText } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
@@ -79,17 +79,15 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   x.end();
 }
 
-async function answerMessages(x: Exchange, plan: Plan): Promise<void> {
-  if (plan.type === 'fail') {
-    const type = plan.status === 400 ? 'invalid_request_error' : 'api_error';
-    return apiError(x, plan.status, type, `mock fail${plan.status}`);
-  }
-  if (plan.type === 'hang') {
-    if (x.entry.stream) x.startSse();
-    return x.untilClosed();
-  }
-  if (x.entry.stream) return streamText(x, plan);
-  if (plan.stall || !(await x.sleep(totalDelay(plan.steps)))) return x.untilClosed();
+function answerMessages(x: Exchange, plan: Plan): Promise<void> {
+  return answerPlan(x, plan, {
+    fail: (status) => apiError(x, status, status === 400 ? 'invalid_request_error' : 'api_error', `mock fail${status}`),
+    stream: (p) => streamText(x, p),
+    reply: (p) => replyJson(x, p),
+  });
+}
+
+function replyJson(x: Exchange, plan: Extract<Plan, { type: 'text' }>): void {
   const texts = blockTexts(plan.steps);
   x.sendJson(200, {
     id: `msg_mock_${x.entry.id}`,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { type Plan, planFor } from './plan.ts';
+import { type Plan, planFor, totalDelay } from './plan.ts';
 import { createRequestLog, safeHeaders } from './request-log.ts';
 import type { MockRequest, MockServer, MockServerOptions, RequestKind } from './types.ts';
 
@@ -32,6 +32,27 @@ export interface Exchange {
   sleep(ms: number): Promise<boolean>;
   /** Resolves when the client goes away or the server closes. */
   untilClosed(): Promise<void>;
+}
+
+type TextPlan = Extract<Plan, { type: 'text' }>;
+
+/**
+ * How both mock APIs carry out a plan: `fail` is answered with the API's own error body, `hang`
+ * holds the request (after the stream's headers when it streams), a streamed reply goes to
+ * `stream`, and a plain one waits out the plan's delays (or stalls) before `reply` answers it.
+ */
+export async function answerPlan(
+  x: Exchange, plan: Plan,
+  api: { fail(status: 400 | 500): void; stream(plan: TextPlan): Promise<void>; reply(plan: TextPlan): void },
+): Promise<void> {
+  if (plan.type === 'fail') return api.fail(plan.status);
+  if (plan.type === 'hang') {
+    if (x.entry.stream) x.startSse();
+    return x.untilClosed();
+  }
+  if (x.entry.stream) return api.stream(plan);
+  if (plan.stall || !(await x.sleep(totalDelay(plan.steps)))) return x.untilClosed();
+  api.reply(plan);
 }
 
 export interface MockApi {

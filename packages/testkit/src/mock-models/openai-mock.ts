@@ -1,6 +1,6 @@
 import { estimateTokens } from './behaviour.ts';
-import { type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
-import { type Plan, totalDelay } from './plan.ts';
+import { answerPlan, type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
+import type { Plan } from './plan.ts';
 import { asRecord, header, lastUserBlocks, lastUserText } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
@@ -91,18 +91,12 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   x.end();
 }
 
-async function answerResponses(x: Exchange, plan: Plan): Promise<void> {
-  if (plan.type === 'fail') {
-    const type = plan.status === 400 ? 'invalid_request_error' : 'server_error';
-    return apiError(x, plan.status, type, `mock fail${plan.status}`);
-  }
-  if (plan.type === 'hang') {
-    if (x.entry.stream) x.startSse();
-    return x.untilClosed();
-  }
-  if (x.entry.stream) return streamText(x, plan);
-  if (plan.stall || !(await x.sleep(totalDelay(plan.steps)))) return x.untilClosed();
-  x.sendJson(200, responseObject(x, 'completed', plan.steps.map((s) => s.text).join('')));
+function answerResponses(x: Exchange, plan: Plan): Promise<void> {
+  return answerPlan(x, plan, {
+    fail: (status) => apiError(x, status, status === 400 ? 'invalid_request_error' : 'server_error', `mock fail${status}`),
+    stream: (p) => streamText(x, p),
+    reply: (p) => x.sendJson(200, responseObject(x, 'completed', p.steps.map((s) => s.text).join(''))),
+  });
 }
 
 const openaiApi: MockApi = {

@@ -1,5 +1,6 @@
 import type { MessageStatus } from '../../domain/index.ts';
-import type { DbOrTx, Executor } from './sessions.ts';
+import type { Executor } from '../../protocol/messages.ts';
+import type { DbOrTx } from './sessions.ts';
 
 /** Read models for the dashboard's session page; nothing here changes state. */
 

@@ -2,12 +2,12 @@ import type { Db } from '../client.ts';
 import { Prisma } from '../generated/client.ts';
 
 const { sql, join } = Prisma;
-import type { SessionState } from '../../domain/index.ts';
+import { OPEN_STATES, type SessionState } from '../../domain/index.ts';
+import type { Executor } from '../../protocol/messages.ts';
 
 /** A Prisma interactive-transaction client; repositories accept either it or the pool client. */
 export type Tx = Prisma.TransactionClient;
 export type DbOrTx = Db | Tx;
-export type Executor = 'claude' | 'codex';
 
 export const sessionSelect = {
   id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true,
@@ -17,8 +17,6 @@ export const sessionSelect = {
   pendingFinalEventId: true, finalSaveAttempts: true, deferredEventIds: true, archiveSortAt: true, userTurns: true, nativeGoneAt: true, conversationMayExist: true,
 } as const satisfies Prisma.SessionSelect;
 export type SessionRow = Prisma.SessionGetPayload<{ select: typeof sessionSelect }>;
-
-export const OPEN_STATES: SessionState[] = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing'];
 
 /** Loads a session and holds its row lock until the transaction ends: every session change runs under it. */
 export async function lockSession(tx: Tx, id: string): Promise<SessionRow | null> {
@@ -47,7 +45,7 @@ export async function patchSession(db: DbOrTx, id: string, data: Prisma.SessionU
 }
 
 export async function listOpenSessionRows(db: DbOrTx, nodeId: string): Promise<SessionRow[]> {
-  return db.session.findMany({ where: { nodeId, state: { in: OPEN_STATES } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect });
+  return db.session.findMany({ where: { nodeId, state: { in: [...OPEN_STATES] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect });
 }
 
 export async function sessionIdsInStates(db: DbOrTx, nodeId: string, states: SessionState[]): Promise<string[]> {

@@ -1,4 +1,4 @@
-export { listDashboardNodes, countNodes, type DashboardNodeDto, type Executor } from './list-dashboard-nodes.ts';
+export { listDashboardNodes, countNodes, type DashboardNodeDto } from './list-dashboard-nodes.ts';
 export { addComputer, type AddComputerOptions, type AddedComputerDto } from './add-computer.ts';
 export { revokeToken } from './revoke-token.ts';
 export { setExecutors } from './set-executors.ts';

@@ -1,8 +1,8 @@
 import { listAgentTokens } from '../../db/repos/auth.ts';
 import { listNodes } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
+import type { Executor } from '../../protocol/index.ts';
 
-export type Executor = 'claude' | 'codex';
 
 export interface DashboardNodeDto {
   id: string;

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../domain/errors.ts';
-import type { Executor } from './list-dashboard-nodes.ts';
+import type { Executor } from '../../protocol/index.ts';
 
 /**
  * Which executors new sessions on a node may use. Existing sessions keep theirs.

@@ -1,6 +1,6 @@
-import { AppError } from '../../domain/index.ts';
+import { AppError, isOpenState } from '../../domain/index.ts';
 import { lastFinal } from '../../db/repos/messages.ts';
-import { getActiveSessionId, getSessionRow, OPEN_STATES, setActiveSessionId } from '../../db/repos/sessions.ts';
+import { getActiveSessionId, getSessionRow, setActiveSessionId } from '../../db/repos/sessions.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
 
 /** The chat's active session on a node (remembered per node), or null. */
@@ -8,7 +8,7 @@ export async function getActiveSession(deps: ServiceDeps, input: { chatId: bigin
   const { db } = depsOf(deps);
   const id = await getActiveSessionId(db, input.chatId, input.nodeId);
   const row = id ? await getSessionRow(db, id) : null;
-  return row && OPEN_STATES.includes(row.state) ? toSessionDto(row) : null;
+  return row && isOpenState(row.state) ? toSessionDto(row) : null;
 }
 
 export interface SwitchResult { active: SessionDto; previousActiveId: string | null; lastFinal: { messageId: string; text: string } | null }
@@ -22,7 +22,7 @@ export async function selectActiveSession(deps: ServiceDeps, input: { chatId: bi
   const { db } = depsOf(deps);
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
-  if (!OPEN_STATES.includes(row.state)) throw new AppError('ILLEGAL_TRANSITION', { message: 'only open sessions can be active' });
+  if (!isOpenState(row.state)) throw new AppError('ILLEGAL_TRANSITION', { message: 'only open sessions can be active' });
   const chat = await db.telegramChat.findUnique({ where: { chatId: input.chatId }, select: { chatId: true } });
   if (!chat) throw new AppError('NOT_FOUND', { message: 'chat not found' });
   const previous = await getActiveSessionId(db, input.chatId, row.nodeId);

@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../../testkit/src/postgres.ts';
-import { createDb, type Db } from '../../../db/client.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 import { ChangeFeed } from '../../../db/repos/change-feed.ts';
 import { createNodeWithToken } from '../../../db/repos/nodes.ts';
 import { createCaller } from '../../app-router.ts';
 import { createContext } from '../../context.ts';
 import { signedInCaller } from '../../test-support.ts';
 
-let tdb: TestDatabase;
-let db: Db;
-let feed: ChangeFeed;
-beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url);
-  feed = new ChangeFeed(tdb.url);
-});
-afterAll(async () => {
-  await feed.close();
-  await db.$disconnect();
-  await tdb.drop();
-});
+const { tdb, db } = await fileDatabase();
+const feed = new ChangeFeed(tdb.url);
+afterAll(() => feed.close());
 
 /** Collects changes from the subscription until `until` says enough (or 5 s pass). */
 async function collect(iterable: AsyncIterable<unknown>, until: (seen: unknown[]) => boolean): Promise<unknown[]> {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { SESSION_STATES } from '../../../domain/index.ts';
 import { zExecutor, zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
 
-export const zSessionState = z.enum(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing', 'Archived', 'ResumeFailed']);
+export const zSessionState = z.enum(SESSION_STATES);
 export const zMessageStatus = z.enum(['pending', 'leased', 'accepted', 'completed', 'terminal_failed', 'failed', 'unknown']);
 
 export const ZSessionView = z.object({
