@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
+import type { Db } from '@bria/core/services';
 import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // What the chat says about sessions and messages: outcome notices, superseded cards, names and labels.

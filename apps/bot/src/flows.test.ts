@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
+import type { Db } from '@bria/core/services';
 import { answerFolderChecks, type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // The flows up to the engine's door: real core services and database, the fake Bot API as Telegram.

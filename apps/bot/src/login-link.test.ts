@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
-import { enqueueBotRow } from './outbox/outbox-store.ts';
+import { type Db, enqueueBotRow } from '@bria/core/services';
 import { type Harness, useBotHarness } from './testing/bot-harness.ts';
 
 /**

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import type { TestDatabase } from '@bria/testkit/postgres';
 import { renderFinal, visibleText } from './render/index.ts';
 import { openDatabase } from './testing/bot-harness.ts';
 import { scratchDir } from '@bria/testkit/scratch';
+import type { Db } from '@bria/core/services';
 
 // The real bot process (`tsx apps/bot/src/main.ts`), killed with SIGKILL mid-send and started again.
 const root = path.resolve(import.meta.dirname, '../../..');

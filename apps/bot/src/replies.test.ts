@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
+import type { Db } from '@bria/core/services';
 import { createBot } from './bot.ts';
 import { coreActions } from './core-actions.ts';
 import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';

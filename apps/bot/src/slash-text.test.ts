@@ -1,7 +1,7 @@
 import type { Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
 import { catalogs } from '@bria/core/i18n';
+import type { Db } from '@bria/core/services';
 import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // Text starting with `/`: Bria's own commands are answered; any other is a message for the active

@@ -1,11 +1,10 @@
 import { InlineKeyboard } from 'grammy';
+import { getActiveSessionId, getSessionView, listNodeViews, listOpenSessionViews, type NodeView, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
-import { getActiveSession, updateChat } from '../store/chats.ts';
 import { escapeHtml } from '../render/index.ts';
 import { fitFolderLabel } from '../render/session-name.ts';
 import { nodesKeyboard } from './nodes.ts';
-import { getSessionView, listNodeViews, listOpenSessions, type NodeView } from '../store/sessions-read.ts';
 import { queueCard, reply } from '../outbox/queue.ts';
 
 /** The chat's selected node; with exactly one node, that one is selected without asking. */
@@ -36,14 +35,14 @@ const OPEN = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'C
 
 /** The selected node's active session (if still open). */
 export async function activeSession(ctx: BotContext, nodeId: string) {
-  const id = await getActiveSession(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
+  const id = await getActiveSessionId(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
   const s = id ? await getSessionView(ctx.bria.deps.db, id) : null;
   return s && OPEN.has(s.state) ? s : null;
 }
 
 /** The node's remembered active session in whatever state it is now (closed ones included). */
 export async function rememberedSession(ctx: BotContext, nodeId: string) {
-  const id = await getActiveSession(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
+  const id = await getActiveSessionId(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
   return id ? getSessionView(ctx.bria.deps.db, id) : null;
 }
 
@@ -52,7 +51,7 @@ export async function sessionsList(ctx: BotContext): Promise<void> {
   const { t, deps } = ctx.bria;
   const node = await selectedNode(ctx);
   if (!node) return askForNode(ctx);
-  const open = await listOpenSessions(deps.db, node.id);
+  const open = await listOpenSessionViews(deps.db, node.id);
   if (open.length === 0) return void (await reply(ctx, t('sessions.none', { node: node.name })));
   const kb = new InlineKeyboard();
   for (const s of open) {

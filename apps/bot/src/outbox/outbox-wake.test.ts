@@ -1,7 +1,7 @@
 import { Api } from 'grammy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
+import { createDb, type Db } from '@bria/core/services';
 import { enqueueOutbox } from '../../../../packages/core/src/db/repos/outbox.ts';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';

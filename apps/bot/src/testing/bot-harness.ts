@@ -1,7 +1,7 @@
 import { Api } from 'grammy';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { createDb, type Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
+import { createDb, type Db } from '@bria/core/services';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';
 import { createBot } from '../bot.ts';
