@@ -1,5 +1,5 @@
 import { InlineKeyboard } from 'grammy';
-import { getActiveSessionId, getSessionView, listNodeViews, listOpenSessionViews, type NodeView, updateChat } from '@bria/core/services';
+import { activeSessionView, listNodeViews, listOpenSessionViews, type NodeView, rememberedSessionView, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml } from '../render/index.ts';
@@ -31,20 +31,11 @@ export async function askForNode(ctx: BotContext): Promise<void> {
   await reply(ctx, escapeHtml(t('nodes.title')), { html: true, keyboard: nodesKeyboard(ctx, nodes) });
 }
 
-const OPEN = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing']);
-
 /** The selected node's active session (if still open). */
-export async function activeSession(ctx: BotContext, nodeId: string) {
-  const id = await getActiveSessionId(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
-  const s = id ? await getSessionView(ctx.bria.deps.db, id) : null;
-  return s && OPEN.has(s.state) ? s : null;
-}
+export const activeSession = (ctx: BotContext, nodeId: string) => activeSessionView(ctx.bria.deps.db, { chatId: ctx.bria.chatId, nodeId });
 
 /** The node's remembered active session in whatever state it is now (closed ones included). */
-export async function rememberedSession(ctx: BotContext, nodeId: string) {
-  const id = await getActiveSessionId(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
-  return id ? getSessionView(ctx.bria.deps.db, id) : null;
-}
+export const rememberedSession = (ctx: BotContext, nodeId: string) => rememberedSessionView(ctx.bria.deps.db, { chatId: ctx.bria.chatId, nodeId });
 
 /** `/sessions`: the selected node's open sessions only, each an Open button. */
 export async function sessionsList(ctx: BotContext): Promise<void> {

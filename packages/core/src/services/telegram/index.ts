@@ -7,6 +7,7 @@
  * `createCaller` needs a dashboard session and CSRF token that a bot has no way to hold.
  */
 export { getActiveSessionId, setActiveSessionId } from '../../db/repos/sessions.ts';
+export { activeSessionView, rememberedSessionView } from './chat-sessions.ts';
 export {
   bumpCardGeneration, type ChatDto, ensureChat, getChat, readResumeReturn, type ResumeReturn, setCardMessage, updateChat,
 } from '../../db/repos/telegram-chats.ts';
