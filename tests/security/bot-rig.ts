@@ -1,6 +1,6 @@
 
+import type { Db } from '@bria/core/services';
 import { Api } from 'grammy';
-import type { Db } from '@bria/core/db';
 import type { Logger } from '@bria/core/log';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import { createBot } from '../../apps/bot/src/bot.ts';

@@ -35,7 +35,7 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
     deps.log.error({ updateId: ctx.update.update_id, code, err: e instanceof Error ? e.name : 'unknown', msg: e instanceof Error ? e.message.slice(0, 200) : undefined }, 'update failed');
     if (!ctx.bria) return;
     const { t } = ctx.bria;
-    const text = code === 'STALE_BUTTON' || code === 'STALE_GENERATION' ? t('button.stale') : code === 'INTERNAL' && /not available/.test(String((e as Error).message)) ? t('error.engineMissing') : t('error.generic');
+    const text = code === 'STALE_BUTTON' || code === 'STALE_GENERATION' ? t('button.stale') : code === 'NOT_IMPLEMENTED' ? t('error.engineMissing') : t('error.generic');
     try {
       // The apology to a press is the ephemeral answer; to a message, a reply through the outbox.
       if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text }).catch(() => replyWith(ctx, deps, text, 'error'));

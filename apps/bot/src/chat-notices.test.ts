@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
+import type { Db } from '@bria/core/services';
+import { changeSession, seedChat, seedMessage, seedOutboxRow, sessionRow } from '@bria/testkit/bot-fixtures';
 import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // What the chat says about sessions and messages: outcome notices, superseded cards, names and labels.
@@ -22,8 +23,7 @@ useBotHarness({ allowed: [ADA] }, (x) => {
 });
 
 async function chatOn(nodeId: string, active: string | null) {
-  await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
-  await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: active } });
+  await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId: active } });
 }
 
 describe('what the chat says', () => {
@@ -32,12 +32,10 @@ describe('what the chat says', () => {
     const s = await seedSession(db, { nodeId, state: 'Running', title: 'A' });
     await chatOn(nodeId, s);
     const sent = h.fake.userSends('tell me a long story').message;
-    const msg = await db.message.create({ data: { id: randomUUID(), sessionId: s, seq: 1, source: 'telegram', sourceKey: `tg:${ADA}:${sent.message_id}`, text: 'q', status: 'unknown', outcomeDetail: 'evidence_unknown' } });
+    const msg = await seedMessage(db, { id: randomUUID(), sessionId: s, seq: 1, source: 'telegram', sourceKey: `tg:${ADA}:${sent.message_id}`, text: 'q', status: 'unknown', outcomeDetail: 'evidence_unknown' });
     // The row as the engine writes it with the outcome (core db/repos/outcome-notices.ts).
-    await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `outcome:${msg.id}:unknown`, kind: 'message_outcome', chatId: BigInt(ADA), sessionId: s,
-        payload: { kind: 'message_outcome', sessionId: s, nodeId, messageId: msg.id, status: 'unknown', reason: 'crash', replyTo: sent.message_id } },
-    });
+    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `outcome:${msg.id}:unknown`, kind: 'message_outcome', chatId: BigInt(ADA), sessionId: s,
+        payload: { kind: 'message_outcome', sessionId: s, nodeId, messageId: msg.id, status: 'unknown', reason: 'crash', replyTo: sent.message_id } });
     const notice = await waitFor((m) => m.text?.startsWith('No answer to this message: the agent\'s CLI stopped unexpectedly') ?? false);
     expect(notice.reply_to_message?.message_id).toBe(sent.message_id);
     expect(buttons(notice)).toEqual([]);
@@ -51,7 +49,7 @@ describe('what the chat says', () => {
     h.fake.userSends('/start');
     const old = await waitFor((m) => m.text?.includes('State: working') ?? false);
     expect(buttons(old).map((x) => x.text)).toContain('Stop');
-    await db.session.update({ where: { id: a }, data: { state: 'Archived', archivedAt: new Date() } });
+    await changeSession(db, a, { state: 'Archived', archivedAt: new Date() });
     h.fake.userSends('/sessions');
     press(await waitFor((m) => m.text === 'Open sessions on laptop:'), /ready/);
     const card = await waitFor((m) => (m.text?.includes('State: ready') && m.text.includes('\nB\n')) ?? false);
@@ -64,7 +62,7 @@ describe('what the chat says', () => {
     await h.fake.waitForChat((ms) => ms.filter((m) => m.text?.startsWith('Earlier card: B · project.')).length === 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(h.fake.calls('editMessageText').filter((c) => Number(c.params.message_id) === old.message_id)).toHaveLength(1);
-    expect((await db.session.findUniqueOrThrow({ where: { id: b } })).state).toBe('Ready');
+    expect((await sessionRow(db, b)).state).toBe('Ready');
   });
 
   it('list labels keep the END of the folder, where sessions differ; a CLI dialog says which session waits', async () => {
@@ -72,8 +70,8 @@ describe('what the chat says', () => {
     const base = '/home/ada/work/northwind-traders-customer-portal-backend-services';
     const a = await seedSession(db, { nodeId, state: 'Ready', title: 'gateway' });
     const b = await seedSession(db, { nodeId, state: 'Ready', title: 'worker' });
-    await db.session.update({ where: { id: a }, data: { folder: `${base}/api-gateway` } });
-    await db.session.update({ where: { id: b }, data: { folder: `${base}/api-worker` } });
+    await changeSession(db, a, { folder: `${base}/api-gateway` });
+    await changeSession(db, b, { folder: `${base}/api-worker` });
     await chatOn(nodeId, null);
     h.fake.userSends('/sessions');
     const list = await waitFor((m) => m.text === 'Open sessions on laptop:');
@@ -83,10 +81,8 @@ describe('what the chat says', () => {
     expect(labels.map((l) => l.split('/').at(-1)).sort()).toEqual(['api-gateway', 'api-worker']);
     expect(new Set(labels).size).toBe(2);
 
-    await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `blocked:${b}:1`, kind: 'blocked_on_prompt', chatId: BigInt(ADA), sessionId: b,
-        payload: { kind: 'blocked_on_prompt', sessionId: b, nodeId, text: 'Do you trust the files in this folder?' } },
-    });
+    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `blocked:${b}:1`, kind: 'blocked_on_prompt', chatId: BigInt(ADA), sessionId: b,
+        payload: { kind: 'blocked_on_prompt', sessionId: b, nodeId, text: 'Do you trust the files in this folder?' } });
     const dialog = await waitFor((m) => m.text?.includes('Do you trust the files') ?? false);
     expect(dialog.text?.startsWith('worker · api-worker is waiting for an answer on the computer:')).toBe(true);
   });

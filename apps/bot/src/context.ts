@@ -1,7 +1,7 @@
 import type { Context } from 'grammy';
 import type { Language, Translator } from '@bria/core/i18n';
+import type { ChatDto } from '@bria/core/services';
 import type { BotDeps } from './deps.ts';
-import type { ChatDto } from './store/chats.ts';
 
 /** Per-update state the middleware chain fills in before any feature runs. */
 export interface BriaState {

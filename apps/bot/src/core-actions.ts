@@ -1,14 +1,10 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '@bria/core/db';
+import {
+  acceptMessage, closeSession, createLoginLink, createSession, type Db, resumeSession, setExecutors, stopSession, updateSettings, validateFolderOnNode,
+} from '@bria/core/services';
 import { AppError, isAppError, type LifetimeSetting } from '@bria/core/domain';
 import type { Logger } from '@bria/core/log';
-import { createLoginLink } from '@bria/core/trpc';
-// Core has no `src/services/index.ts` yet (its `./services` export points at a missing file), so the
-// session, settings and node services are reached here, in this one adapter, until it exists.
-import { setExecutors, validateFolderOnNode } from '../../../packages/core/src/services/nodes/index.ts';
-import { acceptMessage, closeSession, createSession, resumeSession, stopSession } from '../../../packages/core/src/services/sessions/index.ts';
-import { updateSettings } from '../../../packages/core/src/services/settings/index.ts';
 import type { AttachmentIn, SessionActions } from './deps.ts';
 
 const lifetimeOf = (hours: number | null): LifetimeSetting => (hours === null ? 'never' : (`${hours}h` as LifetimeSetting));

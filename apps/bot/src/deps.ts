@@ -1,5 +1,5 @@
-import type { Db } from '@bria/core/db';
 import type { Logger } from '@bria/core/log';
+import type { Db } from '@bria/core/services';
 
 export type Executor = 'claude' | 'codex';
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
+import type { Db } from '@bria/core/services';
+import { activeSessionIdOf, changeNode, changeSession, chatRow, countAgentCommands, countSessions, findSessionRow, messageRows, outboxRowWhere, seedChat, seedMessage, seedOutboxRow, seedSettings, sessionRow } from '@bria/testkit/bot-fixtures';
 import { answerFolderChecks, type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // The flows up to the engine's door: real core services and database, the fake Bot API as Telegram.
@@ -37,18 +38,18 @@ describe('/new', () => {
     h.fake.userSends('/srv/missing');
     // The node's own reason reaches the user, and nothing is created.
     await waitFor((m) => m.text === 'That folder cannot be used: the folder does not exist on this computer. Type another absolute path.');
-    expect(await db.session.count()).toBe(0);
+    expect(await countSessions(db)).toBe(0);
     h.fake.userSends('/srv/app');
     const card = await waitFor((m) => m.text?.startsWith('Codex · laptop') ?? false);
     expect(card.text).toContain('State: starting');
     expect(card.text).toContain('Folder: /srv/app');
-    const s = await db.session.findFirstOrThrow({ where: { nodeId } });
+    const s = await findSessionRow(db, { nodeId });
     expect([s.executor, s.folder, s.state]).toEqual(['codex', '/srv/app', 'Starting']);
-    expect(await db.agentCommand.count({ where: { sessionId: s.id } })).toBeGreaterThan(0);
-    const chat = await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } });
+    expect(await countAgentCommands(db, { sessionId: s.id })).toBeGreaterThan(0);
+    const chat = await chatRow(db, ADA);
     expect(chat.flow).toBeNull();
     expect(chat.cardSessionId).toBe(s.id);
-    expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(s.id);
+    expect((await activeSessionIdOf(db, ADA, nodeId))).toBe(s.id);
     stopAnswering();
   });
 
@@ -56,7 +57,7 @@ describe('/new', () => {
     const nodeId = await seedNode(db, { name: 'laptop', executors: ['claude'] });
     const stopAnswering = answerFolderChecks(db, nodeId);
     const archived = await seedSession(db, { nodeId, state: 'Archived', title: 'fix the parser' });
-    await db.settings.create({ data: { id: 1, resumeRecommendations: true } });
+    await seedSettings(db, { resumeRecommendations: true });
     h.fake.userSends('/new');
     const folders = await waitFor((m) => m.text?.startsWith('Which folder?') ?? false);
     expect(buttons(folders).map((b) => b.text)).toEqual(['/home/ada/project', 'Cancel']);
@@ -65,21 +66,21 @@ describe('/new', () => {
     expect(buttons(offer).map((b) => b.text)).toEqual(['Resume: fix the parser', 'Start a new one']);
     press(offer, 'Start a new one');
     await waitFor((m) => m.text?.includes('State: starting') ?? false);
-    expect(await db.session.count({ where: { nodeId, state: 'Starting' } })).toBe(1);
-    expect((await db.session.findUniqueOrThrow({ where: { id: archived } })).state).toBe('Archived');
+    expect(await countSessions(db, { nodeId, state: 'Starting' })).toBe(1);
+    expect((await sessionRow(db, archived)).state).toBe('Archived');
     stopAnswering();
   });
 
   it('an executor the computer cannot run is not offered, and the chat is told why', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     // The node's agent reported in its hello that it could not run `codex --version`.
-    await db.node.update({ where: { id: nodeId }, data: { missingExecutors: ['codex'] } });
+    await changeNode(db, nodeId, { missingExecutors: ['codex'] });
     h.fake.userSends('/new');
     await waitFor((m) => m.text?.startsWith('Codex is not offered on laptop: it is not installed there') ?? false);
     // Only Claude Code is left, so nothing is asked: straight to the folder.
     await waitFor((m) => m.text?.startsWith('Which folder?') ?? false);
     expect(h.fake.chatMessages().filter((m) => m.text === 'New session on laptop — which agent?')).toEqual([]);
-    expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).flow).toMatchObject({ step: 'folder', executor: 'claude' });
+    expect((await chatRow(db, ADA)).flow).toMatchObject({ step: 'folder', executor: 'claude' });
   });
 
   it('flow progress is kept in the database (TelegramChat.flow); a button of an earlier flow is out of date', async () => {
@@ -87,8 +88,8 @@ describe('/new', () => {
     await seedNode(db, { name: 'b' });
     h.fake.userSends('/new');
     const ask = await waitFor((m) => m.text === 'New session — which computer?');
-    const chatRow = await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } });
-    expect(chatRow.flow).toMatchObject({ kind: 'new', step: 'node' });
+    const chat = await chatRow(db, ADA);
+    expect(chat.flow).toMatchObject({ kind: 'new', step: 'node' });
     h.fake.userSends('/new');
     await h.fake.waitForChat((ms) => ms.filter((m) => m.text === 'New session — which computer?').length === 2);
     press(ask, /a$/);
@@ -102,24 +103,19 @@ describe('sessions, background completion and archive', () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const a = await seedSession(db, { nodeId, state: 'Running', title: 'A' });
     const b = await seedSession(db, { nodeId, state: 'Ready', title: 'B' });
-    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
-    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: a } });
+    await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId: a } });
     h.fake.userSends('/sessions');
     const list = await waitFor((m) => m.text === 'Open sessions on laptop:');
     expect(buttons(list)).toHaveLength(2);
     press(list, /ready/);
     await waitFor((m) => (m.text?.includes('State: ready') && m.text.includes('B')) ?? false);
-    expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(b);
-    expect((await db.session.findUniqueOrThrow({ where: { id: a } })).state).toBe('Running');
+    expect((await activeSessionIdOf(db, ADA, nodeId))).toBe(b);
+    expect((await sessionRow(db, a)).state).toBe('Running');
 
     // A's final, written while A is in the background, is held: it does not land in B's conversation.
-    const msg = await db.message.create({ data: { id: randomUUID(), sessionId: a, seq: 1, source: 'telegram', text: 'q', status: 'completed', finalText: 'the **answer** of A' } });
-    await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `final:${msg.id}:${ADA}`, kind: 'final', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'final', sessionId: a, nodeId, messageId: msg.id, text: 'the **answer** of A', active: false } },
-    });
-    await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `done:${a}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'background_done', sessionId: a, nodeId, title: 'A', jump: { sessionId: a, nodeId } } },
-    });
+    const msg = await seedMessage(db, { id: randomUUID(), sessionId: a, seq: 1, source: 'telegram', text: 'q', status: 'completed', finalText: 'the **answer** of A' });
+    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `final:${msg.id}:${ADA}`, kind: 'final', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'final', sessionId: a, nodeId, messageId: msg.id, text: 'the **answer** of A', active: false } });
+    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `done:${a}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'background_done', sessionId: a, nodeId, title: 'A', jump: { sessionId: a, nodeId } } });
     const notice = await waitFor((m) => m.text === 'A background session finished: A · project');
     expect(h.fake.chatMessages().some((m) => m.text === 'the answer of A')).toBe(false);
     press(notice, 'Open');
@@ -132,15 +128,15 @@ describe('sessions, background completion and archive', () => {
     await h.fake.waitForChat((ms) => ms.some((m) => m.message_id === cardA.message_id && m.text?.startsWith('Earlier card: A · project')) && ms.some((m) => m.message_id > cardA.message_id && m.text?.includes('\nA\n')));
     await new Promise((r) => setTimeout(r, 500));
     expect(h.fake.chatMessages().filter((m) => m.text === 'the answer of A')).toHaveLength(1);
-    expect((await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId).toBe(a);
-    expect((await db.session.findUniqueOrThrow({ where: { id: b } })).state).toBe('Ready');
+    expect((await activeSessionIdOf(db, ADA, nodeId))).toBe(a);
+    expect((await sessionRow(db, b)).state).toBe('Ready');
   });
 
   it('/archive is paginated, newest first', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     for (let i = 0; i < 7; i++) {
       const id = await seedSession(db, { nodeId, state: 'Archived', title: `task ${i}` });
-      await db.session.update({ where: { id }, data: { nativeLastActivity: new Date(Date.UTC(2026, 0, 1 + i)) } });
+      await changeSession(db, id, { nativeLastActivity: new Date(Date.UTC(2026, 0, 1 + i)) });
     }
     h.fake.userSends('/archive');
     const p1 = await waitFor((m) => m.text?.startsWith('Archive of laptop (page 1)') ?? false);
@@ -154,32 +150,29 @@ describe('sessions, background completion and archive', () => {
     // While it resumes the chat shows a plain status, not a card (a failure must leave no card behind).
     const status = await waitFor((m) => m.text?.startsWith('Resuming task 0 · project…') ?? false);
     expect(buttons(status)).toEqual([]);
-    const resumed = await db.session.findFirstOrThrow({ where: { title: 'task 0' } });
-    await expect.poll(async () => (await db.session.findUniqueOrThrow({ where: { id: resumed.id } })).state).toBe('Resuming');
-    expect(await db.agentCommand.count({ where: { sessionId: resumed.id, type: 'resume_session' } })).toBe(1);
+    const resumed = await findSessionRow(db, { title: 'task 0' });
+    await expect.poll(async () => (await sessionRow(db, resumed.id)).state).toBe('Resuming');
+    expect(await countAgentCommands(db, { sessionId: resumed.id, type: 'resume_session' })).toBe(1);
     expect(h.fake.chatMessages().some((m) => m.text?.includes('State:'))).toBe(false);
     // What the engine does once the CLI reopened it: Ready and a card update. The status becomes the card, in place.
-    await db.session.update({ where: { id: resumed.id }, data: { state: 'Ready' } });
-    await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `card:${resumed.id}:ready`, kind: 'card_update', chatId: BigInt(ADA), sessionId: resumed.id, payload: { kind: 'card_update', sessionId: resumed.id, nodeId, state: 'Ready', version: 9, active: true } },
-    });
+    await changeSession(db, resumed.id, { state: 'Ready' });
+    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `card:${resumed.id}:ready`, kind: 'card_update', chatId: BigInt(ADA), sessionId: resumed.id, payload: { kind: 'card_update', sessionId: resumed.id, nodeId, state: 'Ready', version: 9, active: true } });
     const card = await waitFor((m) => (m.message_id === status.message_id && m.text?.includes('State: ready')) ?? false);
     expect(card.text).toContain('task 0');
     expect(buttons(card).map((b) => b.text)).toEqual(['Close', 'Sessions', 'New session']);
     await expect.poll(async () => {
-      const chat = await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } });
+      const chat = await chatRow(db, ADA);
       return [chat.cardSessionId, chat.cardMessageId];
     }).toEqual([resumed.id, status.message_id]);
     expect(h.fake.chatMessages().filter((m) => m.text?.includes('task 0') && !m.text.startsWith('Archive'))).toHaveLength(1);
   });
-  const activeOn = async (nodeId: string) => (await db.chatNodeState.findUniqueOrThrow({ where: { chatId_nodeId: { chatId: BigInt(ADA), nodeId } } })).activeSessionId;
+  const activeOn = async (nodeId: string) => (await activeSessionIdOf(db, ADA, nodeId));
 
   it('a failed resume: one notice with a New session button, and the session active before is active again under it', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const b = await seedSession(db, { nodeId, state: 'Ready', title: 'B' });
     const ghost = await seedSession(db, { nodeId, state: 'Archived', title: 'old one' });
-    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
-    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: b } });
+    await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId: b } });
     h.fake.userSends('/archive');
     press(await waitFor((m) => m.text?.startsWith('Archive of laptop') ?? false), 'Resume 1');
     const status = await waitFor((m) => m.text?.startsWith('Resuming old one · project…') ?? false);
@@ -188,22 +181,20 @@ describe('sessions, background completion and archive', () => {
     // window a killed bot leaves): the row is tried again and edits the same message once more.
     h.fake.failNext('editMessageText', { drop: true, afterExecute: true });
     // What the engine does when the CLI cannot reopen it: the record stays archived, one resume_failed row.
-    await db.session.update({ where: { id: ghost }, data: { state: 'Archived' } });
-    await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `resume_failed:${ghost}`, kind: 'resume_failed', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_failed', sessionId: ghost, nodeId, cause: 'CLI exited before its prompt: No conversation found with session ID: native-7' } },
-    });
+    await changeSession(db, ghost, { state: 'Archived' });
+    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `resume_failed:${ghost}`, kind: 'resume_failed', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_failed', sessionId: ghost, nodeId, cause: 'CLI exited before its prompt: No conversation found with session ID: native-7' } });
     const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the agent\'s CLI found no conversation with this session\'s id on the computer (the computer said: CLI exited before its prompt: No conversation found with session ID: native-7).') ?? false);
     expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
     // The status became the notice: no card of the failed session was ever shown, none is left.
     expect(notice.message_id).toBe(status.message_id);
-    await expect.poll(async () => (await db.outbox.findFirstOrThrow({ where: { kind: 'resume_failed', sessionId: ghost } })).status, { timeout: 8000 }).toBe('sent');
+    await expect.poll(async () => (await outboxRowWhere(db, { kind: 'resume_failed', sessionId: ghost })).status, { timeout: 8000 }).toBe('sent');
     expect(h.fake.calls('editMessageText').filter((c) => c.params.message_id === status.message_id).length).toBeGreaterThanOrEqual(2);
     expect(h.fake.chatMessages().filter((m) => m.text?.includes('old one') && !m.text.startsWith('Archive'))).toEqual([]);
     expect(h.fake.calls('sendMessage').some((c) => String(c.params.text).includes('old one') && String(c.params.text).includes('State:'))).toBe(false);
     const card = await waitFor((m) => (m.message_id > notice.message_id && m.text?.includes('\nB\n')) ?? false);
     expect(card.text).toContain('State: ready');
     expect(await activeOn(nodeId)).toBe(b);
-    const chat = await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } });
+    const chat = await chatRow(db, ADA);
     expect([chat.cardSessionId, chat.flow]).toEqual([b, null]);
     await new Promise((r) => setTimeout(r, 300));
     expect(h.fake.chatMessages().filter((m) => m.text?.startsWith('The archived session could not be resumed'))).toHaveLength(1);
@@ -216,8 +207,7 @@ describe('sessions, background completion and archive', () => {
     const nodeId = await seedNode(db, { name: 'laptop', online: false });
     const b = await seedSession(db, { nodeId, state: 'Ready', title: 'B' });
     const ghost = await seedSession(db, { nodeId, state: 'Archived', title: 'old one' });
-    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'ru', selectedNodeId: nodeId } });
-    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: b } });
+    await seedChat(db, { chatId: ADA, language: 'ru', selectedNodeId: nodeId, active: { nodeId, sessionId: b } });
     h.fake.userSends('/archive');
     press(await waitFor((m) => m.text?.startsWith('Архив') ?? false), /1$/);
     const notice = await waitFor((m) => m.text?.startsWith('Не удалось возобновить сессию из архива: её компьютер не в сети.') ?? false);
@@ -227,9 +217,9 @@ describe('sessions, background completion and archive', () => {
     expect(h.fake.chatMessages().filter((m) => m.from?.is_bot && m.message_id >= notice.message_id)).toHaveLength(1);
     expect(h.fake.calls('sendMessage').some((c) => String(c.params.text).includes('old one') && !String(c.params.text).includes('Архив'))).toBe(false);
     expect(h.fake.chatMessages().some((m) => m.text?.includes('old one') && !m.text.startsWith('Архив'))).toBe(false);
-    expect((await db.session.findUniqueOrThrow({ where: { id: ghost } })).state).toBe('Archived');
-    expect(await db.agentCommand.count({ where: { sessionId: ghost } })).toBe(0);
-    expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).flow).toBeNull();
+    expect((await sessionRow(db, ghost)).state).toBe('Archived');
+    expect(await countAgentCommands(db, { sessionId: ghost })).toBe(0);
+    expect((await chatRow(db, ADA)).flow).toBeNull();
   });
   it('the bot stopped between Resume and asking core: the held status, once due, is the one notice and the chat goes back', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
@@ -238,17 +228,14 @@ describe('sessions, background completion and archive', () => {
 
     // What a press leaves behind when the process dies before resumeSession: the active session
     // switched, the way back recorded, the status row written (held, now due); nothing asked of core.
-    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId, flow: { kind: 'resumeReturn', sessionId: ghost, nodeId, previousSessionId: b } } });
-    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: ghost } });
-    await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `resume_status:${ADA}:${ghost}:1`, kind: 'resume_status', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_status', sessionId: ghost, nodeId, title: 'old one', askedAfter: '0' } },
-    });
+    await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, flow: { kind: 'resumeReturn', sessionId: ghost, nodeId, previousSessionId: b }, active: { nodeId, sessionId: ghost } });
+    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `resume_status:${ADA}:${ghost}:1`, kind: 'resume_status', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_status', sessionId: ghost, nodeId, title: 'old one', askedAfter: '0' } });
     const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the bot stopped before it could ask the computer; press Resume again.') ?? false);
     expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
     await waitFor((m) => (m.message_id > notice.message_id && m.text?.includes('\nB\n')) ?? false);
     expect(await activeOn(nodeId)).toBe(b);
     expect(h.fake.chatMessages().some((m) => m.text?.startsWith('Resuming'))).toBe(false);
-    expect((await db.session.findUniqueOrThrow({ where: { id: ghost } })).state).toBe('Archived');
+    expect((await sessionRow(db, ghost)).state).toBe('Archived');
   });
 
   it('Open on a notice about another computer\'s session selects that computer, so the next text goes to the session shown', async () => {
@@ -256,17 +243,14 @@ describe('sessions, background completion and archive', () => {
     const laptop = await seedNode(db, { name: 'laptop' });
     const onDesk = await seedSession(db, { nodeId: desk, state: 'Ready', title: 'D' });
     const onLaptop = await seedSession(db, { nodeId: laptop, state: 'Ready', title: 'L' });
-    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: laptop } });
-    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId: laptop, activeSessionId: onLaptop } });
-    await db.outbox.create({
-      data: { channel: 'telegram', dedupeKey: `done:${onDesk}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: onDesk, payload: { kind: 'background_done', sessionId: onDesk, nodeId: desk, title: 'D', jump: { sessionId: onDesk, nodeId: desk } } },
-    });
+    await seedChat(db, { chatId: ADA, selectedNodeId: laptop, active: { nodeId: laptop, sessionId: onLaptop } });
+    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `done:${onDesk}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: onDesk, payload: { kind: 'background_done', sessionId: onDesk, nodeId: desk, title: 'D', jump: { sessionId: onDesk, nodeId: desk } } });
     press(await waitFor((m) => m.text === 'A background session finished: D · project'), 'Open');
     await waitFor((m) => (m.text?.startsWith('Claude Code · desk') && m.text.includes('\nD\n')) ?? false);
-    expect((await db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(ADA) } })).selectedNodeId).toBe(desk);
+    expect((await chatRow(db, ADA)).selectedNodeId).toBe(desk);
     h.fake.userSends('for the desk session');
     await h.fake.waitForCall('setMessageReaction');
-    expect((await db.message.findMany({ where: { text: 'for the desk session' } })).map((m) => m.sessionId)).toEqual([onDesk]);
+    expect((await messageRows(db, { text: 'for the desk session' })).map((m) => m.sessionId)).toEqual([onDesk]);
     expect(await activeOn(laptop)).toBe(onLaptop);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
-import { enqueueBotRow } from './outbox/outbox-store.ts';
+import { type Db, enqueueBotRow } from '@bria/core/services';
+import { loginLinkRows } from '@bria/testkit/bot-fixtures';
 import { type Harness, useBotHarness } from './testing/bot-harness.ts';
 
 /**
@@ -16,7 +16,7 @@ useBotHarness({ allowed: [ADA] }, (x) => {
   ({ db, h } = x);
 });
 
-const loginRows = () => db.outbox.findMany({ where: { kind: 'login_link' }, select: { status: true, payload: true, lastError: true } });
+const loginRows = () => loginLinkRows(db);
 const linksShown = () => h.fake.chatMessages().filter((m) => LINK.test(m.text ?? '')).map((m) => m.text as string);
 
 describe('/login link in the outbox', () => {

@@ -1,30 +1,31 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import type { TestDatabase } from '@bria/testkit/postgres';
 import { renderFinal, visibleText } from './render/index.ts';
 import { openDatabase } from './testing/bot-harness.ts';
 import { scratchDir } from '@bria/testkit/scratch';
+import { closeDb, type Db } from '@bria/core/services';
+import { outboxRows, seedChat, seedOutboxRow } from '@bria/testkit/bot-fixtures';
 
 // The real bot process (`tsx apps/bot/src/main.ts`), killed with SIGKILL mid-send and started again.
 const root = path.resolve(import.meta.dirname, '../../..');
-let tdb: TestDatabase;
+let testDatabase: TestDatabase;
 let db: Db;
 let fake: FakeTelegram;
 const SESSION = '11111111-1111-4111-8111-111111111111';
 const NODE = '22222222-2222-4222-8222-222222222222';
 
 beforeAll(async () => {
-  ({ tdb, db } = await openDatabase());
+  ({ testDatabase, db } = await openDatabase());
   fake = await startFakeTelegram();
-  await db.telegramChat.create({ data: { chatId: BigInt(fake.user.id), userId: BigInt(fake.user.id), language: 'en' } });
+  await seedChat(db, { chatId: fake.user.id });
 });
 afterAll(async () => {
   await fake.close();
-  await db.$disconnect();
-  await tdb.drop();
+  await closeDb(db);
+  await testDatabase.drop();
 });
 
 function startBot(): ChildProcess {
@@ -34,7 +35,7 @@ function startBot(): ChildProcess {
     env: {
       PATH: process.env.PATH, HOME: process.env.HOME,
       TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_ALLOWED_USERS: String(fake.user.id),
-      DATABASE_URL: tdb.url, BRIA_DATA_DIR: scratchDir('bria-bot-main-'), BRIA_BOT_OUTBOX_LEASE_MS: '3000', LOG_LEVEL: 'silent',
+      DATABASE_URL: testDatabase.url, BRIA_DATA_DIR: scratchDir('bria-bot-main-'), BRIA_BOT_OUTBOX_LEASE_MS: '3000', LOG_LEVEL: 'silent',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -42,9 +43,7 @@ function startBot(): ChildProcess {
 const exited = (p: ChildProcess) => new Promise<number | null>((resolve) => (p.exitCode !== null || p.signalCode ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code))));
 
 async function enqueueFinal(key: string, text: string): Promise<void> {
-  await db.outbox.create({
-    data: { channel: 'telegram', dedupeKey: key, kind: 'final', chatId: BigInt(fake.user.id), sessionId: SESSION, payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text, active: true } },
-  });
+  await seedOutboxRow(db, { channel: 'telegram', dedupeKey: key, kind: 'final', chatId: BigInt(fake.user.id), sessionId: SESSION, payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text, active: true } });
 }
 
 describe('bot process', () => {
@@ -71,7 +70,7 @@ describe('bot process', () => {
     await fake.waitForChat((ms) => ms.length === 2 + longParts.length - 1 + 2, { timeoutMs: 30_000 });
     await new Promise((r) => setTimeout(r, 1_000));
     expect(fake.chatMessages().map((m) => m.text)).toEqual(['first', ...longParts, 'third', 'fourth']);
-    const rows = await db.outbox.findMany({ orderBy: { id: 'asc' } });
+    const rows = await outboxRows(db);
     expect(rows.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
     expect(rows[1]?.externalId?.split(',')).toHaveLength(longParts.length);
 

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import { Api, webhookCallback } from 'grammy';
-import { createDb } from '@bria/core/db';
 import { ConfigError } from '@bria/core/env';
 import { catalogs } from '@bria/core/i18n';
 import { createLogger } from '@bria/core/log';
+import { closeDb, createDb } from '@bria/core/services';
 import { COMMANDS, createBot } from './bot.ts';
 import { coreActions } from './core-actions.ts';
 import { type BotConfig, loadBotConfig } from './env.ts';
@@ -56,7 +56,7 @@ async function stop(code: number): Promise<void> {
   // Finish the outbox request in flight (and record it) before leaving: an orderly stop never duplicates.
   await Promise.allSettled([bot.isRunning() ? bot.stop() : Promise.resolve(), sender.stop(), wake.stop()]);
   await new Promise<void>((resolve) => (webhookServer ? webhookServer.close(() => resolve()) : resolve()));
-  await db.$disconnect().catch(() => undefined);
+  await closeDb(db).catch(() => undefined);
   process.exit(code);
 }
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => void stop(0));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
+import type { Db } from '@bria/core/services';
+import { countOutbox, findChatRow, firstOutboxRow, outboxRows, seedChat } from '@bria/testkit/bot-fixtures';
 import { createBot } from './bot.ts';
 import { coreActions } from './core-actions.ts';
 import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
@@ -34,7 +35,7 @@ describe('handler replies through the outbox', () => {
     const calls = h.fake.calls('sendMessage');
     expect(calls.map((c) => c.status)).toEqual([429, 200]);
     expect((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0)).toBeGreaterThanOrEqual(1_000);
-    const rows = await db.outbox.findMany({ where: { kind: 'reply' } });
+    const rows = await outboxRows(db, { kind: 'reply' });
     expect(rows.map((r) => [r.status, r.attempts])).toEqual([['sent', 2]]);
     expect(rows[0]?.externalId).toBe(String(h.fake.chatMessages(ADA).filter((m) => m.from?.is_bot)[0]?.message_id));
   });
@@ -42,8 +43,7 @@ describe('handler replies through the outbox', () => {
   it('a 502 from the front proxy on the first sendMessage of a /status reply: it still arrives exactly once', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const sid = await seedSession(db, { nodeId, state: 'Ready' });
-    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
-    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    await seedChat(db, { chatId: ADA, active: { nodeId, sessionId: sid } });
     h.fake.failNext('sendMessage', { code: 502, html: true });
     h.fake.userSends('/status');
     await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text?.includes('State: ready')), { chatId: ADA, timeoutMs: 10_000 });
@@ -66,14 +66,13 @@ describe('handler replies through the outbox', () => {
     await pause(800);
     expect(botTexts().filter((t) => t.startsWith('Open sessions'))).toHaveLength(1);
     expect(h.fake.calls('sendMessage')).toHaveLength(1);
-    expect(await db.outbox.count({ where: { kind: 'reply' } })).toBe(1);
+    expect(await countOutbox(db, { kind: 'reply' })).toBe(1);
   });
 
   it('/start after a crash mid-handler: the intro and the card each arrive once when the update comes again', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const sid = await seedSession(db, { nodeId, state: 'Ready' });
-    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
-    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    await seedChat(db, { chatId: ADA, active: { nodeId, sessionId: sid } });
     const sent = h.fake.userSends('/start');
     await h.fake.waitForChat((ms) => ms.some((m) => m.text?.startsWith('Claude Code · laptop')), { chatId: ADA });
     const log = createLogger({ name: 'bot-test-2', level: 'silent' });
@@ -85,8 +84,8 @@ describe('handler replies through the outbox', () => {
     const texts = botTexts();
     expect(texts.filter((t) => t.startsWith('Bria runs your Claude Code'))).toHaveLength(1);
     expect(texts.filter((t) => t.startsWith('Claude Code · laptop'))).toHaveLength(1);
-    const card = await db.outbox.findFirst({ where: { kind: 'card' } });
-    const chat = await db.telegramChat.findUnique({ where: { chatId: BigInt(ADA) } });
+    const card = await firstOutboxRow(db, { kind: 'card' });
+    const chat = await findChatRow(db, ADA);
     // The card's message id, kept for later edits, is the one the outbox row recorded when it was sent.
     expect(card?.externalId).toBe(String(chat?.cardMessageId));
   });

@@ -1,7 +1,8 @@
 import type { Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
 import { catalogs } from '@bria/core/i18n';
+import type { Db } from '@bria/core/services';
+import { changeSession, messageTexts, seedChat } from '@bria/testkit/bot-fixtures';
 import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // Text starting with `/`: Bria's own commands are answered; any other is a message for the active
@@ -18,13 +19,12 @@ useBotHarness({ allowed: [ADA] }, (x) => {
 async function activeSession(executor: 'claude' | 'codex'): Promise<string> {
   const nodeId = await seedNode(db, { name: 'laptop' });
   const sessionId = await seedSession(db, { nodeId, state: 'Ready', title: 'S' });
-  await db.session.update({ where: { id: sessionId }, data: { executor } });
-  await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: nodeId } });
-  await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sessionId } });
+  await changeSession(db, sessionId, { executor });
+  await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId: sessionId } });
   return sessionId;
 }
 const botSaid = (text: string) => async () => (await h.fake.waitForChat((ms) => ms.some((m: Message) => m.from?.is_bot === true && m.text === text))).length > 0;
-const stored = async (sessionId: string) => (await db.message.findMany({ where: { sessionId }, orderBy: { seq: 'asc' }, select: { text: true } })).map((m) => m.text);
+const stored = (sessionId: string) => messageTexts(db, sessionId);
 
 describe('a text starting with / in Telegram', () => {
   it('a path or an unknown /word goes to the active session exactly, with the stored reaction', async () => {

@@ -1,11 +1,8 @@
 import { type Api, GrammyError } from 'grammy';
-import type { Db } from '@bria/core/db';
 import { pickLanguage, translator, type Translator } from '@bria/core/i18n';
-import { enqueueBotRow } from '../outbox/outbox-store.ts';
+import { bumpCardGeneration, type ChatDto, type Db, enqueueBotRow, getChat, getNodeView, getSessionView, setCardMessage } from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
 import { sessionName } from '../render/session-name.ts';
-import { bumpCardGeneration, type ChatDto, getChat, setCardMessage } from '../store/chats.ts';
-import { getNodeView, getSessionView } from '../store/sessions-read.ts';
 import { renderCard } from './card-view.ts';
 
 export function chatTranslator(chat: Pick<ChatDto, 'language'> | null): Translator {

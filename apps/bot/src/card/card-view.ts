@@ -1,7 +1,7 @@
 import { InlineKeyboard } from 'grammy';
 import type { Translator } from '@bria/core/i18n';
+import type { SessionView } from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
-import type { SessionView } from '../store/sessions-read.ts';
 import { cb } from './callback-data.ts';
 
 const WORKING = new Set(['Running', 'Stopping', 'ClosingAfterWork']);

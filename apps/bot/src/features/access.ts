@@ -1,9 +1,8 @@
 import { Composer } from 'grammy';
 import { pickLanguage, translator } from '@bria/core/i18n';
+import { ensureChat, readSettingsView } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import type { BotDeps } from '../deps.ts';
-import { readSettingsView } from '../store/sessions-read.ts';
-import { ensureChat } from '../store/chats.ts';
 import { StrangerRefusals } from './stranger-refusals.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { Composer, InlineKeyboard } from 'grammy';
+import { listArchived } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml } from '../render/index.ts';
-import { listArchived } from '../store/sessions-read.ts';
 import { askForNode, selectedNode } from './home.ts';
 import { resumeFromChat } from './resume.ts';
 import { refuseButton, staleButton } from './stale.ts';

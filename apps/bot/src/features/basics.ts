@@ -1,8 +1,8 @@
 import { Composer } from 'grammy';
+import { queueLength } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { contextTokens, formatLeft, outputTokens } from '../card/card-view.ts';
 import { escapeHtml } from '../render/index.ts';
-import { queueLength } from '../store/sessions-read.ts';
 import { activeSession, selectedNode, showHome } from './home.ts';
 import { queueLoginLink, reply } from '../outbox/queue.ts';
 

@@ -1,11 +1,9 @@
 import { Composer } from 'grammy';
 import { isAppError } from '@bria/core/domain';
+import { getSessionView, releaseHeldFinal, setActiveSessionId, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
 import { queueCard } from '../outbox/queue.ts';
-import { releaseHeldFinal } from '../outbox/outbox-store.ts';
-import { setActiveSession, updateChat } from '../store/chats.ts';
-import { getSessionView } from '../store/sessions-read.ts';
 import { sessionsList } from './home.ts';
 import { refuseButton, staleButton } from './stale.ts';
 
@@ -36,7 +34,7 @@ export function cardActions(): Composer<BotContext> {
         // Switching only changes what is shown: the previous session keeps working in the background.
         // A notice can be about another computer's session: its computer becomes the selected one, so
         // what the user types next goes to the session whose card they see.
-        await setActiveSession(deps.db, chatId, s.nodeId, s.id);
+        await setActiveSessionId(deps.db, chatId, s.nodeId, s.id);
         if (ctx.bria.chat.selectedNodeId !== s.nodeId) {
           await updateChat(deps.db, chatId, { selectedNodeId: s.nodeId });
           ctx.bria.chat.selectedNodeId = s.nodeId;

@@ -1,11 +1,10 @@
 import { InlineKeyboard } from 'grammy';
+import { activeSessionView, listNodeViews, listOpenSessionViews, type NodeView, rememberedSessionView, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
-import { getActiveSession, updateChat } from '../store/chats.ts';
 import { escapeHtml } from '../render/index.ts';
 import { fitFolderLabel } from '../render/session-name.ts';
 import { nodesKeyboard } from './nodes.ts';
-import { getSessionView, listNodeViews, listOpenSessions, type NodeView } from '../store/sessions-read.ts';
 import { queueCard, reply } from '../outbox/queue.ts';
 
 /** The chat's selected node; with exactly one node, that one is selected without asking. */
@@ -32,27 +31,18 @@ export async function askForNode(ctx: BotContext): Promise<void> {
   await reply(ctx, escapeHtml(t('nodes.title')), { html: true, keyboard: nodesKeyboard(ctx, nodes) });
 }
 
-const OPEN = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing']);
-
 /** The selected node's active session (if still open). */
-export async function activeSession(ctx: BotContext, nodeId: string) {
-  const id = await getActiveSession(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
-  const s = id ? await getSessionView(ctx.bria.deps.db, id) : null;
-  return s && OPEN.has(s.state) ? s : null;
-}
+export const activeSession = (ctx: BotContext, nodeId: string) => activeSessionView(ctx.bria.deps.db, { chatId: ctx.bria.chatId, nodeId });
 
 /** The node's remembered active session in whatever state it is now (closed ones included). */
-export async function rememberedSession(ctx: BotContext, nodeId: string) {
-  const id = await getActiveSession(ctx.bria.deps.db, ctx.bria.chatId, nodeId);
-  return id ? getSessionView(ctx.bria.deps.db, id) : null;
-}
+export const rememberedSession = (ctx: BotContext, nodeId: string) => rememberedSessionView(ctx.bria.deps.db, { chatId: ctx.bria.chatId, nodeId });
 
 /** `/sessions`: the selected node's open sessions only, each an Open button. */
 export async function sessionsList(ctx: BotContext): Promise<void> {
   const { t, deps } = ctx.bria;
   const node = await selectedNode(ctx);
   if (!node) return askForNode(ctx);
-  const open = await listOpenSessions(deps.db, node.id);
+  const open = await listOpenSessionViews(deps.db, node.id);
   if (open.length === 0) return void (await reply(ctx, t('sessions.none', { node: node.name })));
   const kb = new InlineKeyboard();
   for (const s of open) {

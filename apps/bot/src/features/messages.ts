@@ -1,32 +1,58 @@
 import { createHash } from 'node:crypto';
 import { Composer } from 'grammy';
-import { isAppError } from '@bria/core/domain';
-import { MAX_ATTACHMENT_BYTES } from '@bria/core/protocol';
+import { type AppError, isAppError } from '@bria/core/domain';
+import { type CliTextRefusal, MAX_ATTACHMENT_BYTES } from '@bria/core/protocol';
 import type { BotContext } from '../context.ts';
 import type { AttachmentIn } from '../deps.ts';
 import type { MessageKey } from '@bria/core/i18n';
-import { closedByLifetime, getSessionView } from '../store/sessions-read.ts';
+import { closedByLifetime, getSessionView } from '@bria/core/services';
 import { activeSession, rememberedSession, selectedNode } from './home.ts';
 import { reply } from '../outbox/queue.ts';
 
+/** The sentences core names for a text its session's CLI could not pass on as sent. */
+const CLI_TEXT_KEYS: ReadonlySet<string> = new Set(['msg.refusedCliCommand', 'msg.refusedCliWhitespace', 'msg.refusedCliWord'] satisfies CliTextRefusal[]);
+
+/** Why core refused the input itself, by the rule it broke. */
+function inputRefusalKey(error: AppError): MessageKey {
+  switch (error.reason) {
+    case 'control_characters':
+      return 'msg.refusedControlChars';
+    case 'too_long':
+      return 'msg.refusedTooLong';
+    case 'cli_text':
+      return error.userMessage !== undefined && CLI_TEXT_KEYS.has(error.userMessage) ? (error.userMessage as CliTextRefusal) : 'msg.refusedGeneric';
+    case 'empty':
+    case undefined:
+      return 'msg.refusedGeneric';
+    default:
+      return error.reason satisfies never;
+  }
+}
+
 /**
- * Why core refused a message, in the user's words. The session is re-read: its state now is what
- * the refusal was about (it changed between the active-session check and the refusal).
+ * Why core refused a message, in the user's words, by its AppError code. The session is re-read:
+ * its state now is what the refusal was about (it changed between the active-session check and the
+ * refusal).
  */
-async function refusalKey(ctx: BotContext, sessionId: string, code: string, message: string, withAttachment: boolean, userMessage?: string): Promise<MessageKey> {
-  if (code === 'PERSIST_FAILED' && withAttachment) return 'attach.failed';
-  // A text its session's CLI could not pass on as sent: the reason names the catalog sentence.
-  if (code === 'INVALID_INPUT' && userMessage?.startsWith('msg.refusedCli')) return userMessage as MessageKey;
-  if (code === 'INVALID_INPUT') return /control characters/.test(message) ? 'msg.refusedControlChars' : /too long|too large/.test(message) ? 'msg.refusedTooLong' : 'msg.refusedGeneric';
-  if (code === 'NOT_FOUND') return 'msg.refusedGone';
-  if (code !== 'SESSION_NOT_ACCEPTING') return 'msg.refusedGeneric';
+async function refusalKey(ctx: BotContext, sessionId: string, error: AppError, withAttachment: boolean): Promise<MessageKey> {
+  switch (error.code) {
+    case 'PERSIST_FAILED':
+      return withAttachment ? 'attach.failed' : 'msg.refusedGeneric';
+    case 'INVALID_INPUT':
+      return inputRefusalKey(error);
+    case 'NOT_FOUND':
+      return 'msg.refusedGone';
+    case 'SESSION_NOT_ACCEPTING':
+      break;
+    default:
+      return 'msg.refusedGeneric';
+  }
   const s = await getSessionView(ctx.bria.deps.db, sessionId);
   if (!s) return 'msg.refusedGone';
   if (s.state === 'Closing' || s.state === 'ClosingAfterWork') return s.lifetimeExpired ? 'msg.refusedExpired' : 'msg.refusedClosing';
   if (s.state === 'Archived' || s.state === 'ResumeFailed') return (await closedByLifetime(ctx.bria.deps.db, s.id)) ? 'msg.refusedClosedExpired' : 'msg.refusedArchived';
   return 'msg.refusedGeneric';
 }
-
 
 /**
  * Plain text, photos and files go to the active session's durable queue; so does a text starting with
@@ -72,7 +98,7 @@ export function messages(): Composer<BotContext> {
       if (!isAppError(error)) throw error;
       // The engine leaves its own expiry notice in the outbox (exactly one); do not add a second.
       if (error.code === 'LIFETIME_EXPIRED') return void deps.wakeOutbox?.();
-      return void (await reply(ctx, t(await refusalKey(ctx, session.id, error.code, error.message, attachments !== undefined, error.userMessage))));
+      return void (await reply(ctx, t(await refusalKey(ctx, session.id, error, attachments !== undefined))));
     }
     await ctx.react('👀').catch(() => undefined);
   });

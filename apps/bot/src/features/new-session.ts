@@ -1,15 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { Composer, InlineKeyboard } from 'grammy';
 import { z } from 'zod';
+import { listArchived, listNodeViews, readSettingsView, recentFolders, setActiveSessionId, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import type { Executor } from '../deps.ts';
 import { cb } from '../card/callback-data.ts';
 import { queueCard, reply } from '../outbox/queue.ts';
 import { escapeHtml } from '../render/index.ts';
-import { setActiveSession, updateChat } from '../store/chats.ts';
 import { resumeFromChat } from './resume.ts';
 import { refuseButton } from './stale.ts';
-import { listArchived, listNodeViews, readSettingsView, recentFolders } from '../store/sessions-read.ts';
 
 /**
  * `/new`: node → executor (skipped when only one is enabled) → folder (recent ones as buttons, or
@@ -106,7 +105,7 @@ async function start(ctx: BotContext, flow: Flow): Promise<void> {
   const { deps, chatId } = ctx.bria;
   await saveFlow(ctx, null);
   const { sessionId } = await deps.actions.createSession({ chatId, nodeId: flow.nodeId as string, executor: flow.executor as Executor, folder: flow.folder as string });
-  await setActiveSession(deps.db, chatId, flow.nodeId as string, sessionId);
+  await setActiveSessionId(deps.db, chatId, flow.nodeId as string, sessionId);
   await queueCard(ctx, { sessionId, fresh: true });
 }
 

@@ -1,9 +1,8 @@
 import { Composer, InlineKeyboard } from 'grammy';
+import { listNodeViews, type NodeView, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml } from '../render/index.ts';
-import { updateChat } from '../store/chats.ts';
-import { listNodeViews, type NodeView } from '../store/sessions-read.ts';
 import { showHome } from './home.ts';
 import { refuseButton } from './stale.ts';
 import { reply } from '../outbox/queue.ts';

@@ -1,12 +1,10 @@
 import { isAppError } from '@bria/core/domain';
+import { enqueueBotRow, getActiveSessionId, getSessionView, lastEvidenceId, OPEN_SESSION_STATES, openResumeStatus, releaseBotRow, type ResumeReturn, rewriteBotRow, type SessionView, setActiveSessionId, updateChat, withdrawBotRow } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { queueCard, reply } from '../outbox/queue.ts';
-import { enqueueBotRow, openResumeStatus, releaseBotRow, rewriteBotRow, withdrawBotRow } from '../outbox/outbox-store.ts';
-import { getActiveSession, type ResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
-import { getSessionView, lastEvidenceId, OPEN_STATES, type SessionView } from '../store/sessions-read.ts';
 import { sessionName } from '../render/session-name.ts';
 
-const OPEN = new Set<string>(OPEN_STATES);
+const OPEN = new Set<string>(OPEN_SESSION_STATES);
 
 const titleOf = (s: SessionView) => (s.title ?? s.firstPrompt ? sessionName(s, '') : s.folder);
 
@@ -50,20 +48,20 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
   if (!s) return void (await reply(ctx, t('button.stale')));
   if (s.state === 'Resuming') {
     // Pressed again, or resumed from the dashboard: this chat follows it through a status of its own.
-    await setActiveSession(deps.db, chatId, s.nodeId, sessionId);
+    await setActiveSessionId(deps.db, chatId, s.nodeId, sessionId);
     if (!(await openResumeStatus(deps.db, chatId, sessionId))) await queueStatus(ctx, s, false);
     return;
   }
   if (OPEN.has(s.state)) {
     // Already resumed (pressed twice, or from elsewhere): an open session is simply shown.
-    await setActiveSession(deps.db, chatId, s.nodeId, sessionId);
+    await setActiveSessionId(deps.db, chatId, s.nodeId, sessionId);
     return void (await queueCard(ctx, { sessionId, fresh: true }));
   }
-  const previous = await getActiveSession(deps.db, chatId, s.nodeId);
+  const previous = await getActiveSessionId(deps.db, chatId, s.nodeId);
   // Recorded before the resume is asked for, so even a failure reported at once finds the way back.
   const back: ResumeReturn | null = previous && previous !== sessionId ? { kind: 'resumeReturn', sessionId, nodeId: s.nodeId, previousSessionId: previous } : null;
   if (back) await updateChat(deps.db, chatId, { flow: back });
-  await setActiveSession(deps.db, chatId, s.nodeId, sessionId);
+  await setActiveSessionId(deps.db, chatId, s.nodeId, sessionId);
   const statusKey = await queueStatus(ctx, s, true);
   if (back) ctx.bria.chat.flow = back;
   try {
@@ -80,7 +78,7 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
       return;
     }
     // Nothing was started: the chat stays where it was, and the status becomes the one notice.
-    await setActiveSession(deps.db, chatId, s.nodeId, previous);
+    await setActiveSessionId(deps.db, chatId, s.nodeId, previous);
     if (back) {
       await updateChat(deps.db, chatId, { flow: null });
       ctx.bria.chat.flow = null;

@@ -1,11 +1,10 @@
 import { Composer, InlineKeyboard } from 'grammy';
 import { LANGUAGES, translate, translator } from '@bria/core/i18n';
+import { readSettingsView, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import type { Executor } from '../deps.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml } from '../render/index.ts';
-import { updateChat } from '../store/chats.ts';
-import { readSettingsView } from '../store/sessions-read.ts';
 import { selectedNode } from './home.ts';
 import { refuseButton, staleButton } from './stale.ts';
 import { edit, reply } from '../outbox/queue.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
+import type { Db } from '@bria/core/services';
+import { countMessages, countOutbox, seedChat } from '@bria/testkit/bot-fixtures';
 import { createBot } from '../bot.ts';
 import { coreActions } from '../core-actions.ts';
 import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from '../testing/bot-harness.ts';
@@ -20,13 +21,12 @@ describe('unsupported messages', () => {
   it('a voice note and a sticker each get one "not supported yet" reply; nothing reaches the session', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const sid = await seedSession(db, { nodeId, state: 'Ready' });
-    await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en' } });
-    await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId, activeSessionId: sid } });
+    await seedChat(db, { chatId: ADA, active: { nodeId, sessionId: sid } });
     const voice = h.fake.userSendsMedia('voice', new Uint8Array([1, 2, 3]));
     await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text === 'Not sent: Bria cannot carry voice notes to your computer yet. Send text, a photo or a file instead.'), { chatId: ADA });
     h.fake.userSendsMedia('sticker', new Uint8Array([4]));
     await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text?.includes('cannot carry stickers')), { chatId: ADA });
-    expect(await db.message.count({ where: { sessionId: sid } })).toBe(0);
+    expect(await countMessages(db, { sessionId: sid })).toBe(0);
 
     // The same update again (Telegram redelivers after a restart): still one reply.
     const log = createLogger({ name: 'bot-test-2', level: 'silent' });
@@ -34,7 +34,7 @@ describe('unsupported messages', () => {
     const again = createBot(h.fake.token, { db, log, allowedUsers: new Set([ADA, IVAN]), apiRoot: h.fake.apiRoot, actions }, { client: { apiRoot: h.fake.apiRoot } });
     await again.init();
     await again.handleUpdate(structuredClone(voice.update));
-    expect(await db.outbox.count({ where: { kind: 'reply', chatId: BigInt(ADA) } })).toBe(2);
+    expect(await countOutbox(db, { kind: 'reply', chatId: BigInt(ADA) })).toBe(2);
     expect(botTexts(ADA).filter((t) => t.includes('cannot carry'))).toHaveLength(2);
   });
 

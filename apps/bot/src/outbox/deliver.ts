@@ -1,48 +1,16 @@
 import { type Api, GrammyError, InlineKeyboard } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
-import { z } from 'zod';
-import type { Db } from '@bria/core/db';
-import { OUTCOME_REASONS } from '@bria/core/domain';
+import { type ClaimedRow, type Db, getActiveSessionId, getChat, getNodeView, getSessionView, OPEN_SESSION_STATES, openResumeStatus, readResumeReturn, resumeAskedSince, setActiveSessionId, settleResumeStatus, updateChat, zDeliveryPayload } from '@bria/core/services';
 import { chatTranslator, showCard } from '../card/card-service.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
 import { resumeCauseInWords } from '../render/resume-cause.ts';
 import { sessionName } from '../render/session-name.ts';
-import { getActiveSession, getChat, readResumeReturn, setActiveSession, updateChat } from '../store/chats.ts';
-import { getNodeView, getSessionView, OPEN_STATES, resumeAskedSince } from '../store/sessions-read.ts';
-import { type ClaimedRow, openResumeStatus, settleResumeStatus } from './outbox-store.ts';
 
-/**
- * The payloads of the `telegram` outbox, in one place: those the engine writes (mirrors core's
- * `zOutboxPayload`; unknown extra fields are ignored) and the bot's own kinds (`resume_status`,
- * `reply`, `edit`, `card`), which core's schema does not know — they carry no sessionId column, so
- * core's `listOutbox({ sessionId })` never meets them.
+/*
+ * The payloads of the `telegram` outbox are core's one schema (`zDeliveryPayload`): the engine's
+ * kinds and the bot's own (`resume_status`, `reply`, `edit`, `card`, `notice`, `login_link`).
  */
-const ids = { sessionId: z.string(), nodeId: z.string() };
-const zKeyboard = z.array(z.array(z.record(z.string(), z.unknown())));
-export const zPayload = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('card_update'), ...ids }),
-  z.object({ kind: z.literal('final'), ...ids, text: z.string(), active: z.boolean().default(true) }),
-  z.object({ kind: z.literal('background_done'), ...ids, title: z.string().nullable().default(null) }),
-  z.object({ kind: z.literal('progress'), ...ids, topic: z.string(), phase: z.string() }),
-  z.object({ kind: z.literal('resume_failed'), ...ids, cause: z.string() }),
-  z.object({ kind: z.literal('final_save'), ...ids, phase: z.enum(['failing', 'recovered']), cause: z.string().optional() }),
-  z.object({ kind: z.literal('expiry_refusal'), ...ids }),
-  z.object({ kind: z.literal('blocked_on_prompt'), ...ids, text: z.string() }),
-  z.object({ kind: z.literal('attachment_failed'), ...ids, detail: z.string() }),
-  z.object({ kind: z.literal('message_outcome'), ...ids, reason: z.enum(OUTCOME_REASONS), replyTo: z.number().int().nullable().default(null) }),
-  /** Written by the bot when Resume is pressed: a plain status, never a card (features/resume.ts). */
-  z.object({ kind: z.literal('resume_status'), ...ids, title: z.string(), askedAfter: z.string().regex(/^\d+$/).optional(), settled: z.boolean().optional() }),
-  /** Written by the bot's handlers (outbox/queue.ts): a reply or an edit rendered at the update, and a card shown at delivery. */
-  z.object({ kind: z.literal('reply'), text: z.string(), html: z.boolean(), keyboard: zKeyboard.optional(), noPreview: z.boolean().default(false) }),
-  z.object({ kind: z.literal('edit'), messageId: z.number().int(), text: z.string(), html: z.boolean(), keyboard: zKeyboard.optional(), noPreview: z.boolean().default(false) }),
-  z.object({ kind: z.literal('card'), sessionId: z.string(), fresh: z.boolean().default(false), confirmClose: z.boolean().default(false) }),
-  z.object({ kind: z.literal('notice'), key: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
-  /** A one-time dashboard link (/login): the only secret in the outbox, removed once the row is finished (`finishedPayload`). */
-  z.object({ kind: z.literal('login_link'), url: z.string(), expiresAt: z.string() }),
-]);
-export type Payload = z.infer<typeof zPayload>;
-
 export interface DeliverContext {
   api: Api;
   db: Db;
@@ -58,17 +26,17 @@ export interface DeliverContext {
  * Running it twice changes nothing (the failed session is no longer active).
  */
 async function restoreAfterFailedResume(ctx: DeliverContext, chatId: bigint, p: { sessionId: string; nodeId: string }): Promise<void> {
-  if ((await getActiveSession(ctx.db, chatId, p.nodeId)) !== p.sessionId) return;
+  if ((await getActiveSessionId(ctx.db, chatId, p.nodeId)) !== p.sessionId) return;
   const chat = await getChat(ctx.db, chatId);
   const back = readResumeReturn(chat?.flow, p.sessionId);
   const previous = back ? await getSessionView(ctx.db, back.previousSessionId) : null;
   if (back) await updateChat(ctx.db, chatId, { flow: null });
-  if (!previous || !(OPEN_STATES as readonly string[]).includes(previous.state)) return;
-  await setActiveSession(ctx.db, chatId, p.nodeId, previous.id);
+  if (!previous || !(OPEN_SESSION_STATES as readonly string[]).includes(previous.state)) return;
+  await setActiveSessionId(ctx.db, chatId, p.nodeId, previous.id);
   await showCard({ api: ctx.api, db: ctx.db, chatId, sessionId: previous.id, fresh: true });
 }
 
-const OPEN = new Set<string>(OPEN_STATES);
+const OPEN = new Set<string>(OPEN_SESSION_STATES);
 const notModified = (e: unknown) => e instanceof GrammyError && /message is not modified/.test(e.description);
 const editGone = (e: unknown) => e instanceof GrammyError && /message to edit not found|message can't be edited/.test(e.description);
 
@@ -84,7 +52,7 @@ async function settleResumed(ctx: DeliverContext, chatId: bigint, sessionId: str
   if (!st || st.messageId === undefined) return false;
   const s = await getSessionView(ctx.db, sessionId);
   if (!s || s.state === 'Resuming' || !OPEN.has(s.state)) return false;
-  if ((await getActiveSession(ctx.db, chatId, s.nodeId)) === s.id) {
+  if ((await getActiveSessionId(ctx.db, chatId, s.nodeId)) === s.id) {
     await showCard({ api: ctx.api, db: ctx.db, chatId, sessionId, into: st.messageId });
   } else {
     const chat = await getChat(ctx.db, chatId);
@@ -130,7 +98,7 @@ export function finishedPayload(row: Pick<ClaimedRow, 'kind' | 'payload'>): obje
 
 /** Delivers one row; returns the Telegram message ids it produced (all parts). Throws Bot API errors. */
 export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverContext): Promise<number[]> {
-  const payload = zPayload.parse(row.payload);
+  const payload = zDeliveryPayload.parse(row.payload);
   if (row.chatId === null) return [];
   const chatId = Number(row.chatId);
   const chat = await getChat(ctx.db, row.chatId);
@@ -178,7 +146,7 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       if (OPEN.has(s.state) && s.state !== 'Resuming') {
         // Resumed before its status went out: the card (or, if another session is active now, a line with Open).
         let ids: number[];
-        if ((await getActiveSession(ctx.db, row.chatId, s.nodeId)) === s.id) {
+        if ((await getActiveSessionId(ctx.db, row.chatId, s.nodeId)) === s.id) {
           const id = await showCard({ api: ctx.api, db: ctx.db, chatId: row.chatId, sessionId: s.id, fresh: true });
           ids = id === undefined ? [] : [id];
         } else {

@@ -1,13 +1,14 @@
 import { Api } from 'grammy';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '@bria/core/db';
 import { createLogger } from '@bria/core/log';
+import { closeDb, createDb, type Db } from '@bria/core/services';
+import { emptyOutboxAndChats, outboxRow, seedChat, seedOutboxRow, withFailingOutboxUpdates } from '@bria/testkit/bot-fixtures';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';
 import { visibleText } from '../render/index.ts';
 import { OutboxSender } from './outbox-sender.ts';
 
-let tdb: TestDatabase;
+let testDatabase: TestDatabase;
 let db: Db;
 let fake: FakeTelegram;
 let sender: OutboxSender | undefined;
@@ -16,18 +17,17 @@ const NODE = '22222222-2222-4222-8222-222222222222';
 const log = createLogger({ name: 'bot-test', level: 'silent' });
 
 beforeAll(async () => {
-  tdb = await createTestDatabase();
-  db = createDb(tdb.url, { max: 4 });
+  testDatabase = await createTestDatabase();
+  db = createDb(testDatabase.url, { max: 4 });
 });
 afterAll(async () => {
-  await db.$disconnect();
-  await tdb.drop();
+  await closeDb(db);
+  await testDatabase.drop();
 });
 beforeEach(async () => {
   fake = await startFakeTelegram();
-  await db.outbox.deleteMany({});
-  await db.telegramChat.deleteMany({});
-  await db.telegramChat.create({ data: { chatId: BigInt(fake.user.id), userId: BigInt(fake.user.id), language: 'en' } });
+  await emptyOutboxAndChats(db);
+  await seedChat(db, { chatId: fake.user.id });
 });
 afterEach(async () => {
   await sender?.stop();
@@ -37,10 +37,7 @@ afterEach(async () => {
 
 let seq = 0;
 async function enqueueFinal(text: string): Promise<bigint> {
-  const row = await db.outbox.create({
-    data: { channel: 'telegram', dedupeKey: `final:${++seq}`, kind: 'final', chatId: BigInt(fake.user.id), sessionId: SESSION, payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text, active: true } },
-    select: { id: true },
-  });
+  const row = await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `final:${++seq}`, kind: 'final', chatId: BigInt(fake.user.id), sessionId: SESSION, payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text, active: true } });
   return row.id;
 }
 
@@ -56,8 +53,8 @@ describe('outbox sender', () => {
     const md = `# Report\n\n${Array.from({ length: 300 }, (_, i) => `- **item ${i}**: \`value_${i}\` <ok> & [link](https://e.x/${i})`).join('\n')}\n\n\`\`\`ts\n${'const a = b < c;\n'.repeat(300)}\`\`\``;
     const id = await enqueueFinal(md);
     startSender();
-    await expect.poll(async () => (await db.outbox.findUnique({ where: { id } }))?.status, { timeout: 10_000 }).toBe('sent');
-    const row = await db.outbox.findUniqueOrThrow({ where: { id } });
+    await expect.poll(async () => (await outboxRow(db, id)).status, { timeout: 10_000 }).toBe('sent');
+    const row = await outboxRow(db, id);
     const messages = fake.chatMessages();
     expect(messages.length).toBeGreaterThanOrEqual(3);
     expect(row.externalId).toBe(messages.map((m) => m.message_id).join(','));
@@ -109,19 +106,7 @@ describe('outbox sender', () => {
   it('a failed bookkeeping write (Postgres restarting) does not stop the sender: later rows are still sent (chaos seed 479)', async () => {
     // The first two outbox updates fail as they would while Postgres restarts: the mark after the
     // send and the retry mark in the error path. Before the fix that second error ended the loop.
-    let failures = 2;
-    const outbox = new Proxy(db.outbox, {
-      get(target, prop, receiver) {
-        if (prop === 'updateMany' && failures > 0) {
-          return async () => {
-            failures--;
-            throw new Error('Connection terminated unexpectedly');
-          };
-        }
-        return Reflect.get(target, prop, receiver);
-      },
-    });
-    const flaky = new Proxy(db, { get: (target, prop, receiver) => (prop === 'outbox' ? outbox : Reflect.get(target, prop, receiver)) }) as Db;
+    const { db: flaky, left: failures } = withFailingOutboxUpdates(db, 2);
     await enqueueFinal('first');
     sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 5 }), db: flaky, log, pollMs: 50, leaseMs: 1_000 });
     sender.start();
@@ -129,7 +114,7 @@ describe('outbox sender', () => {
     await enqueueFinal('second');
     sender.wake();
     await fake.waitForChat((ms) => ms.some((m) => m.text === 'second'), { timeoutMs: 10_000 });
-    expect(failures).toBe(0);
+    expect(failures()).toBe(0);
     // 'first' was sent before its mark failed, so it is sent again after its lease (the documented
     // duplicate window); nothing is lost and the loop lives on.
     expect(fake.chatMessages().map((m) => m.text).filter((t) => t === 'second')).toEqual(['second']);
@@ -160,16 +145,16 @@ describe('outbox sender', () => {
     expect(calls[0]?.params.parse_mode).toBe('HTML');
     expect(calls[1]?.params.parse_mode).toBeUndefined();
     expect(fake.chatMessages()[0]?.entities ?? []).toEqual([]);
-    const row = await db.outbox.findUniqueOrThrow({ where: { id } });
+    const row = await outboxRow(db, id);
     expect([row.status, row.externalId]).toEqual(['sent', String(fake.chatMessages()[0]?.message_id)]);
   });
 
   it('a payload the bot cannot render is marked failed, not retried forever', async () => {
-    const row = await db.outbox.create({ data: { channel: 'telegram', dedupeKey: 'bad', kind: 'weird', chatId: BigInt(fake.user.id), payload: { kind: 'weird' } }, select: { id: true } });
+    const row = await seedOutboxRow(db, { channel: 'telegram', dedupeKey: 'bad', kind: 'weird', chatId: BigInt(fake.user.id), payload: { kind: 'weird' } });
     await enqueueFinal('after the bad one');
     startSender();
     await fake.waitForChat((ms) => ms.length === 1, { timeoutMs: 5_000 });
-    expect((await db.outbox.findUniqueOrThrow({ where: { id: row.id } })).status).toBe('failed');
+    expect((await outboxRow(db, row.id)).status).toBe('failed');
     expect(visibleText(fake.chatMessages()[0]?.text ?? '')).toBe('after the bad one');
   });
 });

@@ -1,10 +1,9 @@
 import type { Api } from 'grammy';
 import { ZodError } from 'zod';
-import type { Db } from '@bria/core/db';
 import type { Logger } from '@bria/core/log';
+import { type ClaimedRow, claimOutbox, type Db, markOutboxFailed, markOutboxRetry, markOutboxSent, outboxPartIds, recordOutboxPart, releaseOutbox, TELEGRAM_CHANNEL } from '@bria/core/services';
 import { plainTextFallback } from '../render/plain-fallback.ts';
 import { deliver, finishedPayload } from './deliver.ts';
-import { type ClaimedRow, claimRows, markFailed, markRetry, markSent, partIds, recordPart, release } from './outbox-store.ts';
 import { backoffMs, classifySendError } from './telegram-errors.ts';
 
 export interface OutboxSenderOptions {
@@ -73,7 +72,7 @@ export class OutboxSender {
       }
       let rows: ClaimedRow[];
       try {
-        rows = await claimRows(this.o.db, { limit: this.batch, leaseMs: this.leaseMs });
+        rows = await claimOutbox(this.o.db, { channel: TELEGRAM_CHANNEL, limit: this.batch, leaseMs: this.leaseMs });
       } catch (error) {
         this.o.log.warn({ err: errName(error) }, 'outbox claim failed; retrying');
         await this.sleep(this.pollMs * 4);
@@ -85,7 +84,7 @@ export class OutboxSender {
       }
       for (let i = 0; i < rows.length; i++) {
         if (this.stopping || this.pausedUntil > Date.now()) {
-          await release(this.o.db, rows.slice(i).map((r) => r.id), new Date(Math.max(Date.now(), this.pausedUntil)));
+          await releaseOutbox(this.o.db, rows.slice(i).map((r) => r.id), new Date(Math.max(Date.now(), this.pausedUntil)));
           break;
         }
         try {
@@ -106,15 +105,15 @@ export class OutboxSender {
     const log = this.o.log.child({ outboxId: String(row.id), kind: row.kind, attempt: row.attempts, ...(row.sessionId ? { sessionId: row.sessionId } : {}) });
     const finished = finishedPayload(row);
     try {
-      const ids = await deliver(row, partIds(row.externalId), {
+      const ids = await deliver(row, outboxPartIds(row.externalId), {
         api: this.o.api, db: this.o.db,
-        onPart: (partIdsSoFar) => recordPart(this.o.db, row.id, partIdsSoFar, new Date(Date.now() + this.leaseMs)),
+        onPart: (partIdsSoFar) => recordOutboxPart(this.o.db, row.id, partIdsSoFar, new Date(Date.now() + this.leaseMs)),
       });
-      await markSent(this.o.db, row.id, ids, new Date(), finished);
+      await markOutboxSent(this.o.db, row.id, ids, new Date(), finished);
       log.debug({ parts: ids.length }, 'outbox row sent');
     } catch (error) {
       if (error instanceof ZodError) {
-        await markFailed(this.o.db, row.id, 'malformed payload', finished);
+        await markOutboxFailed(this.o.db, row.id, 'malformed payload', finished);
         log.error('outbox row has a payload this bot cannot render; marked failed');
         return;
       }
@@ -122,17 +121,17 @@ export class OutboxSender {
       switch (f.kind) {
         case 'rate_limited':
           this.pausedUntil = Date.now() + f.retryAfterMs;
-          await markRetry(this.o.db, row.id, new Date(this.pausedUntil), 'rate limited');
+          await markOutboxRetry(this.o.db, row.id, new Date(this.pausedUntil), 'rate limited');
           log.warn({ retryAfterMs: f.retryAfterMs }, 'Telegram rate limit; pausing the outbox');
           return;
         case 'transient': {
           const wait = backoffMs(row.attempts);
-          await markRetry(this.o.db, row.id, new Date(Date.now() + wait), f.reason);
+          await markOutboxRetry(this.o.db, row.id, new Date(Date.now() + wait), f.reason);
           log.warn({ reason: f.reason, retryInMs: wait }, 'outbox send failed; will retry');
           return;
         }
         case 'permanent':
-          await markFailed(this.o.db, row.id, f.reason, finished);
+          await markOutboxFailed(this.o.db, row.id, f.reason, finished);
           log.error({ reason: f.reason }, 'outbox row refused by Telegram; not retried');
           return;
         default:

@@ -1,8 +1,7 @@
 import type { Context, InlineKeyboard } from 'grammy';
+import { type BotOutboxPayload, enqueueBotRow } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import type { BotDeps } from '../deps.ts';
-import type { Payload } from './deliver.ts';
-import { enqueueBotRow } from './outbox-store.ts';
 
 /**
  * Every chat message a handler sends or edits goes through the durable outbox (README "Handler
@@ -29,7 +28,7 @@ function nextKey(ctx: Context, tag: string): string {
   return `bot:${updateKey(ctx)}:${n}:${tag}`;
 }
 
-type BotPayload = Extract<Payload, { kind: 'reply' | 'edit' | 'card' | 'login_link' }>;
+type BotPayload = Extract<BotOutboxPayload, { kind: 'reply' | 'edit' | 'card' | 'login_link' }>;
 
 async function put(ctx: Context, deps: BotDeps, payload: BotPayload, key?: string): Promise<void> {
   const chatId = BigInt(ctx.chat?.id ?? ctx.from?.id ?? 0);

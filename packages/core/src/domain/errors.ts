@@ -17,9 +17,19 @@ export const ERROR_CODES = [
   'STALE_BUTTON',
   'RATE_LIMITED',
   'PERSIST_FAILED',
+  /** An action this build does not offer yet (a front end says so instead of a generic error). */
+  'NOT_IMPLEMENTED',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * Why an INVALID_INPUT refusal refused, for a front end that explains each reason in its own words
+ * (the bot). The code stays INVALID_INPUT, so the transport code and the dashboard's text do not
+ * change; `cli_text` comes with the catalog key of the sentence as `userMessage`.
+ */
+export const INPUT_REFUSALS = ['empty', 'too_long', 'control_characters', 'cli_text'] as const;
+export type InputRefusal = (typeof INPUT_REFUSALS)[number];
 
 export interface AppErrorOptions {
   /** For logs and developers; never contains message texts, finals, tokens or paths. */
@@ -27,17 +37,21 @@ export interface AppErrorOptions {
   /** Safe text (or i18n key) for the user; absent means a generic text for the code. */
   userMessage?: string;
   cause?: unknown;
+  /** With INVALID_INPUT: which rule the input broke. */
+  reason?: InputRefusal;
 }
 
 export class AppError extends Error {
   override readonly name = 'AppError';
   readonly code: ErrorCode;
   readonly userMessage: string | undefined;
+  readonly reason: InputRefusal | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.userMessage = options.userMessage;
+    this.reason = options.reason;
   }
 }
 
@@ -72,6 +86,7 @@ export function isRetryable(code: ErrorCode): boolean {
     case 'LIFETIME_EXPIRED':
     case 'EXECUTOR_DISABLED':
     case 'STALE_BUTTON':
+    case 'NOT_IMPLEMENTED':
     case 'INTERNAL':
       return false;
     default:

@@ -3,3 +3,5 @@ export * from './auth/index.ts';
 export * from './nodes/index.ts';
 export * from './sessions/index.ts';
 export * from './settings/index.ts';
+export * from './telegram/index.ts';
+export { closeDb, createDb, type Db } from './db-handle.ts';

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Db } from '../client.ts';
 import { OUTCOME_REASONS } from '../../domain/outcome-notice.ts';
 import type { DbOrTx } from './sessions.ts';
 
@@ -29,8 +28,9 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
 export type OutboxPayload = z.infer<typeof zOutboxPayload>;
 export type OutboxKind = OutboxPayload['kind'];
 /**
- * The kinds core writes. The Telegram bot also keeps its own kinds in this table (handler replies,
- * resume status; schema in apps/bot/src/outbox/deliver.ts); core's readers leave those alone.
+ * The kinds the engine and the session services write. The Telegram bot also keeps its own kinds in
+ * this table (handler replies, resume status; `zBotOutboxPayload` in outbox-payload.ts); `listOutbox`
+ * leaves those alone. Claiming and finishing rows is outbox-claim.ts.
  */
 export const CORE_OUTBOX_KINDS: readonly OutboxKind[] = zOutboxPayload.options.map((o) => o.shape.kind.value);
 
@@ -45,37 +45,6 @@ export async function enqueueOutbox(db: DbOrTx, row: { channel: string; dedupeKe
   });
   if (r.count === 1) await db.$executeRaw`select pg_notify('bria_outbox', ${row.channel})`;
   return r.count === 1;
-}
-
-/**
- * Claims up to `limit` due rows of a channel for `leaseMs`. A row whose lease ran out (its sender
- * died) becomes claimable again; rows of one chat come out in id order.
- */
-export async function claimOutbox(db: Db, o: { channel: string; limit: number; leaseMs: number; now?: Date }): Promise<OutboxRow[]> {
-  const now = o.now ?? new Date();
-  const until = new Date(now.getTime() + o.leaseMs);
-  const rows = await db.$queryRaw<{ id: bigint; channel: string; dedupeKey: string; kind: string; chatId: bigint | null; sessionId: string | null; payload: unknown; attempts: number }[]>`
-    update "Outbox" o set status = 'sending', "nextAttemptAt" = ${until}, attempts = o.attempts + 1
-    where o.id in (
-      select id from "Outbox"
-      where channel = ${o.channel} and status in ('pending', 'sending') and "nextAttemptAt" <= ${now} and kind = any(${CORE_OUTBOX_KINDS as string[]})
-      order by id limit ${o.limit} for update skip locked)
-    returning o.id, o.channel, o."dedupeKey", o.kind, o."chatId", o."sessionId", o.payload, o.attempts`;
-  return rows
-    .sort((a, b) => (a.id < b.id ? -1 : 1))
-    .map((r) => ({ ...r, kind: r.kind as OutboxKind, payload: zOutboxPayload.parse(r.payload) }));
-}
-
-export async function markSent(db: DbOrTx, id: bigint, o: { externalId?: string; now?: Date } = {}): Promise<void> {
-  await db.outbox.updateMany({ where: { id, status: 'sending' }, data: { status: 'sent', sentAt: o.now ?? new Date(), externalId: o.externalId ?? null } });
-}
-
-/** `retryAfter` null = permanent failure (never retried); otherwise the row is claimable again then. */
-export async function markFailed(db: DbOrTx, id: bigint, o: { retryAfter: Date | null; error: string }): Promise<void> {
-  await db.outbox.updateMany({
-    where: { id, status: 'sending' },
-    data: o.retryAfter ? { status: 'pending', nextAttemptAt: o.retryAfter, lastError: o.error.slice(0, 500) } : { status: 'failed', lastError: o.error.slice(0, 500) },
-  });
 }
 
 export async function listOutbox(db: DbOrTx, where: { sessionId?: string; kind?: OutboxKind } = {}): Promise<OutboxRow[]> {

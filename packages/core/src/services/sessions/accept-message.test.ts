@@ -86,3 +86,15 @@ describe('acceptMessage under concurrency', () => {
     expect(rows).toEqual([{ text: 'first', seq: 1 }, { text: 'again', seq: 2 }]);
   });
 });
+
+describe('acceptMessage refusals of the input itself', () => {
+  it('stay INVALID_INPUT and say which rule the text broke, so a front end never reads the message text', async () => {
+    const s = await createSession({ db: dbA, log }, { nodeId, executor: 'claude', folder: '/refusals' });
+    const refused = (text: string) => acceptMessage({ db: dbA, log }, { sessionId: s.id, text, source: 'telegram' }).then(() => undefined, (e: unknown) => e);
+    expect(await refused('bell \u0007 here')).toMatchObject({ code: 'INVALID_INPUT', reason: 'control_characters' });
+    expect(await refused('x'.repeat(200_001))).toMatchObject({ code: 'INVALID_INPUT', reason: 'too_long' });
+    expect(await refused('')).toMatchObject({ code: 'INVALID_INPUT', reason: 'empty' });
+    expect(await refused('/help me')).toMatchObject({ code: 'INVALID_INPUT', reason: 'cli_text', userMessage: 'msg.refusedCliCommand' });
+    expect(await dbA.message.count({ where: { sessionId: s.id } })).toBe(0);
+  });
+});

@@ -1,12 +1,12 @@
-import type { Db } from '@bria/core/db';
+import type { SessionState } from '../../domain/index.ts';
+import type { Db } from '../client.ts';
+import type { Executor } from './sessions.ts';
 
 /**
- * What the bot shows about nodes and sessions: read-only, explicit selects. Every change to a
+ * What the Telegram bot shows about nodes and sessions: read-only, explicit selects. Every change to a
  * session goes through core's session services, never through here.
  */
-export const OPEN_STATES = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing'] as const;
-export type SessionState = (typeof OPEN_STATES)[number] | 'Archived' | 'ResumeFailed';
-export type Executor = 'claude' | 'codex';
+export const OPEN_SESSION_STATES = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing'] as const;
 
 const sessionSelect = {
   id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true, title: true,
@@ -27,7 +27,7 @@ export interface NodeView { id: string; name: string; online: boolean; enabledEx
 
 export async function listNodeViews(db: Db): Promise<NodeView[]> {
   const nodes = await db.node.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true } });
-  const counts = await db.session.groupBy({ by: ['nodeId'], where: { state: { in: [...OPEN_STATES] } }, _count: { _all: true } });
+  const counts = await db.session.groupBy({ by: ['nodeId'], where: { state: { in: [...OPEN_SESSION_STATES] } }, _count: { _all: true } });
   const byNode = new Map(counts.map((c) => [c.nodeId, c._count._all]));
   return nodes.map((n) => ({ ...n, enabledExecutors: n.enabledExecutors as Executor[], missingExecutors: n.missingExecutors as Executor[], openSessions: byNode.get(n.id) ?? 0 }));
 }
@@ -40,9 +40,9 @@ export async function getSessionView(db: Db, id: string): Promise<SessionView | 
   return (await db.session.findUnique({ where: { id }, select: sessionSelect })) as SessionView | null;
 }
 
-export async function listOpenSessions(db: Db, nodeId: string): Promise<SessionView[]> {
+export async function listOpenSessionViews(db: Db, nodeId: string): Promise<SessionView[]> {
   return (await db.session.findMany({
-    where: { nodeId, state: { in: [...OPEN_STATES] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect, take: 30,
+    where: { nodeId, state: { in: [...OPEN_SESSION_STATES] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect, take: 30,
   })) as SessionView[];
 }
 

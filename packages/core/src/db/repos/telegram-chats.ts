@@ -1,8 +1,10 @@
-import type { Db } from '@bria/core/db';
+import type { Db } from '../client.ts';
+import { Prisma } from '../generated/client.ts';
 
 /**
- * Telegram chat state (selected node, card message and generation, multi-step flow). Belongs with
- * core's repositories (`db/repos/telegram-chats.ts`); kept here until that file exists.
+ * Telegram chat state: selected node, card message and generation, multi-step flow. The active
+ * session per node is `getActiveSessionId`/`setActiveSessionId` in `sessions.ts`, shared with the
+ * session services.
  */
 export interface ChatDto {
   chatId: bigint;
@@ -17,7 +19,7 @@ export interface ChatDto {
 
 const select = {
   chatId: true, userId: true, language: true, selectedNodeId: true, cardMessageId: true, cardSessionId: true, cardGeneration: true, flow: true,
-} as const;
+} as const satisfies Prisma.TelegramChatSelect;
 
 export async function ensureChat(db: Db, o: { chatId: bigint; userId: bigint; language: string }): Promise<ChatDto> {
   return db.telegramChat.upsert({
@@ -32,15 +34,15 @@ export async function getChat(db: Db, chatId: bigint): Promise<ChatDto | null> {
   return db.telegramChat.findUnique({ where: { chatId }, select });
 }
 
+/** `flow: null` ends a flow (a SQL NULL, not JSON null). */
 export async function updateChat(
   db: Db,
   chatId: bigint,
   data: Partial<Pick<ChatDto, 'language' | 'selectedNodeId' | 'cardMessageId' | 'cardSessionId'>> & { flow?: object | null },
 ): Promise<void> {
   const { flow, ...rest } = data;
-  await db.telegramChat.update({ where: { chatId }, data: { ...rest, ...(flow ? { flow } : {}) }, select: { chatId: true } });
-  // A SQL NULL (not JSON null) ends a flow; Prisma's DbNull sentinel is not exported by core.
-  if (flow === null) await db.$executeRaw`update "TelegramChat" set flow = null where "chatId" = ${chatId}`;
+  const flowData = flow === null ? { flow: Prisma.DbNull } : flow ? { flow } : {};
+  await db.telegramChat.update({ where: { chatId }, data: { ...rest, ...flowData }, select: { chatId: true } });
 }
 
 /**
@@ -60,20 +62,6 @@ export async function bumpCardGeneration(db: Db, chatId: bigint, sessionId: stri
 export async function setCardMessage(db: Db, chatId: bigint, generation: number, messageId: number): Promise<boolean> {
   const r = await db.telegramChat.updateMany({ where: { chatId, cardGeneration: generation }, data: { cardMessageId: messageId } });
   return r.count === 1;
-}
-
-export async function getActiveSession(db: Db, chatId: bigint, nodeId: string): Promise<string | null> {
-  const row = await db.chatNodeState.findUnique({ where: { chatId_nodeId: { chatId, nodeId } }, select: { activeSessionId: true } });
-  return row?.activeSessionId ?? null;
-}
-
-export async function setActiveSession(db: Db, chatId: bigint, nodeId: string, sessionId: string | null): Promise<void> {
-  await db.chatNodeState.upsert({
-    where: { chatId_nodeId: { chatId, nodeId } },
-    create: { chatId, nodeId, activeSessionId: sessionId },
-    update: { activeSessionId: sessionId },
-    select: { chatId: true },
-  });
 }
 
 /**
