@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import type { JournalFiles } from './record-checks.ts';
 
 /**
  * Records a CLI writes without any conversation: Claude Code may leave a journal holding only its
@@ -27,3 +28,6 @@ export function journalHoldsConversation(file: string): boolean {
     return true;
   }
 }
+
+/** The record checks' view of journal files, answered from the disk. */
+export const journalFilesOnDisk: JournalFiles = { exists: existsSync, holdsConversation: journalHoldsConversation };

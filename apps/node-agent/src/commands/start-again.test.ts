@@ -6,7 +6,6 @@ import type { SessionRecord } from './registry.ts';
 import { journalHoldsConversation } from './journal-content.ts';
 import { claudeProjectDirName } from '../executors/claude-driver.ts';
 import { nativeConversationOnDisk } from './native-conversation.ts';
-import { mayHaveTyped } from './session-control.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'bria-start-again-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,31 +17,6 @@ const identity = (journalPath: string | null) => ({
 const rec = (over: Partial<SessionRecord> = {}): SessionRecord => ({
   sessionId: 's1', executor: 'codex', folder: dir, generation: 2, identity: identity(path.join(dir, 'absent.jsonl')), journalOffset: 0,
   turns: [], unconfirmed: [], deliveries: [], status: 'exited', recent: [], ...over,
-});
-
-// The agent's own check before it starts a session's CLI again (domain README, decision 7).
-describe('mayHaveTyped', () => {
-  it('nothing ever typed: a start again is allowed', () => {
-    expect(mayHaveTyped(undefined)).toBeNull();
-    expect(mayHaveTyped(rec())).toBeNull();
-    expect(mayHaveTyped(rec({ identity: null }))).toBeNull();
-  });
-
-  it('any trace of a message refuses it', () => {
-    expect(mayHaveTyped(rec({ deliveries: [{ messageId: 'm', at: 1 }] }))).toMatch(/delivery mark/);
-    expect(mayHaveTyped(rec({ deliveries: undefined }))).toMatch(/predates delivery marks/);
-    expect(mayHaveTyped(rec({ unconfirmed: ['m'] }))).toMatch(/took a turn/);
-    expect(mayHaveTyped(rec({ turns: [{ messageId: 'm', nativeRef: 'r' }] as SessionRecord['turns'] }))).toMatch(/took a turn/);
-    expect(mayHaveTyped(rec({ recent: [{ event: 'evidence_unknown', payload: {} }] }))).toMatch(/took a turn/);
-    expect(mayHaveTyped(rec({ journalOffset: 10 }))).toMatch(/journal was read/);
-    const journal = path.join(dir, 'present.jsonl');
-    writeFileSync(journal, '{"type":"user"}\n');
-    expect(mayHaveTyped(rec({ identity: identity(journal) }))).toMatch(/journal holds a conversation/);
-    // Claude's mode-only journal (written on exit before any prompt) is no conversation.
-    const meta = path.join(dir, 'meta-only.jsonl');
-    writeFileSync(meta, '{"type":"mode","mode":"normal"}\n');
-    expect(mayHaveTyped(rec({ identity: identity(meta) }))).toBeNull();
-  });
 });
 
 describe('journalHoldsConversation', () => {

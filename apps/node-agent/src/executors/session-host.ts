@@ -8,6 +8,7 @@ import { procStat } from './proc-tree.ts';
 import { findReceipt } from './receipt.ts';
 import { awaitInterruptEvidence } from './interrupt-evidence.ts';
 import { clearRefilledPrompt } from './prompt-box.ts';
+import { turnOutcomeEvents } from './turn-outcome-events.ts';
 import { nativeIdRefusal } from './native-id.ts';
 import {
   type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
@@ -197,35 +198,10 @@ export class SessionHost extends HostEvents {
   }
 
   private settleTurn(turn: Turn): void {
-    const o = this.journal.outcome(turn.nativeRef);
-    const { messageId } = turn;
     const main = this.turns.find((t) => t.nativeRef === turn.nativeRef)!;
-    switch (o.state) {
-      case 'pending':
-        return;
-      case 'completed':
-        if (main !== turn) {
-          this.emit({ type: 'completed', messageId, evidence: { ...o.evidence, followUpOf: main.messageId } });
-          break;
-        }
-        if (o.usage) this.emit({ type: 'usage', messageId, usage: o.usage, evidence: o.evidence });
-        this.emit({ type: 'final', messageId, text: o.finalText, evidence: o.evidence });
-        this.emit({ type: 'completed', messageId, evidence: o.evidence });
-        break;
-      case 'api_error':
-        this.emit({ type: 'api_error', messageId, errorText: o.errorText, evidence: o.evidence });
-        break;
-      case 'interrupted':
-        this.emit({ type: 'interrupted', messageId, reason: o.reason, evidence: o.evidence });
-        break;
-      case 'unknown':
-        this.emit({ type: 'unknown', messageId, reason: o.reason, evidence: { records: o.evidence } });
-        break;
-      default: {
-        const unexpected: never = o;
-        throw new Error(`unexpected turn outcome ${JSON.stringify(unexpected)}`);
-      }
-    }
+    const events = turnOutcomeEvents(this.journal.outcome(turn.nativeRef), turn.messageId, main === turn ? null : main.messageId);
+    if (!events) return;
+    for (const e of events) this.emit(e);
     turn.done = true;
   }
 

@@ -1,4 +1,3 @@
-import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,6 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { assertSessionName, PANE_FORMAT, parsePaneLine, parsePaneList, type PaneInfo } from './pane-format.ts';
 import { buildWrapperScript } from './shell-script.ts';
 import { ControlClient, commandLine } from './control.ts';
+import { PANES_FORMAT, PANES_SUB, type PaneStates, parsePanesNotification } from './pane-subscription.ts';
+import { runTmuxProcess, TmuxError } from './tmux-process.ts';
+
+export type { PaneStates } from './pane-subscription.ts';
+export { TmuxError } from './tmux-process.ts';
 
 export interface TmuxOptions {
   /** Name of the private server socket (`tmux -L <name>`). */
@@ -45,19 +49,7 @@ export interface NewSessionResult {
   exitFile: string;
 }
 
-export class TmuxError extends Error {
-  constructor(message: string, readonly stderr: string) {
-    super(message);
-  }
-}
-
 const KEEPER = 'bria-keeper';
-const PANES_SUB = 'bria-panes';
-// Evaluated by the tmux server once a second; a notification comes only when the value changes.
-const PANES_FORMAT = '#{S:#{P:#{pane_id}=#{pane_dead} }}';
-
-/** Pane id → dead, for every pane of the server; null while unknown (no control client). */
-export type PaneStates = ReadonlyMap<string, boolean> | null;
 
 /** Adapter over one private tmux server; every call is an argument array, never a shell string. */
 export class Tmux {
@@ -139,31 +131,7 @@ export class Tmux {
   }
 
   private spawnRun(args: readonly string[], input?: string): Promise<string> {
-    const full = ['-L', this.socketName, ...args];
-    if (input === undefined) {
-      return new Promise((resolve, reject) => {
-        execFile(this.bin, full, { maxBuffer: 16 * 1024 * 1024, env: this.env }, (err, stdout, stderr) => {
-          if (err) reject(new TmuxError(`tmux ${args[0]} failed: ${stderr.trim() || err.message}`, stderr));
-          else resolve(stdout);
-        });
-      });
-    }
-    return new Promise((resolve, reject) => {
-      const child = spawn(this.bin, full, { stdio: ['pipe', 'pipe', 'pipe'], env: this.env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      // tmux may end before reading stdin (an earlier command of the sequence failed): the exit code
-      // tells the outcome, the broken pipe must not become an uncaught error.
-      child.stdin.on('error', () => undefined);
-      child.on('close', (code) => {
-        if (code === 0) resolve(stdout);
-        else reject(new TmuxError(`tmux ${args[0]} failed: ${stderr.trim()}`, stderr));
-      });
-      child.stdin.end(input);
-    });
+    return runTmuxProcess({ bin: this.bin, socketName: this.socketName, env: this.env }, args, input);
   }
 
   /**
@@ -230,12 +198,8 @@ export class Tmux {
   }
 
   private onNotification(line: string): void {
-    const prefix = `%subscription-changed ${PANES_SUB} `;
-    if (!line.startsWith(prefix)) return;
-    const value = line.slice(line.indexOf(' : ', prefix.length) + 3);
-    const panes = new Map<string, boolean>();
-    for (const m of value.matchAll(/(%\d+)=([01])/g)) panes.set(m[1]!, m[2] === '1');
-    this.setPanes(panes);
+    const panes = parsePanesNotification(line);
+    if (panes) this.setPanes(panes);
   }
 
   private setPanes(panes: PaneStates): void {
@@ -392,7 +356,6 @@ export class Tmux {
     if (socket.endsWith(`/${this.socketName}`)) await rm(socket, { force: true }).catch(() => undefined);
   }
 
-  /** The status the wrapper wrote after the CLI ended; null while it runs or if it never got there. */
   /**
    * The CLI's exit status as the pane's wrapper recorded it. The wrapper writes it just after the
    * CLI ends, so a caller that saw the CLI die may wait up to `waitMs` for the file to appear.

@@ -85,7 +85,7 @@ export function summarizeQueue(messages: readonly QueueMessage[]): QueueSummary 
  *   of them means "maybe".
  * - the agent never refused a start again for this session because something may have reached its
  *   CLI (`conversationMayExist`, from its delivery marks, turns and the CLI's own store).
- * The agent checks its own delivery marks and journal before it starts again (session-control).
+ * The agent checks its own delivery marks and journal before it starts again (node agent: commands/start-session.ts).
  */
 export function conversationNeverBegan(
   row: { launchSource: string; archivedAt: Date | null; userTurns: number; conversationMayExist?: boolean },

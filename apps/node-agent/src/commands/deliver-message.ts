@@ -1,0 +1,45 @@
+import path from 'node:path';
+import type { Attachment } from '@bria/core/protocol';
+import { ExecutorError } from '../executors/index.ts';
+import { processGone } from './cli-process.ts';
+import { DELIVERY_MARKS } from './registry.ts';
+import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
+import type { Result, SessionRuntime } from './session-runtime.ts';
+
+export interface DeliverParams { messageId: string; text: string; attachments?: Attachment[] }
+
+/** `deliver`: the message typed into the session's CLI once, marked before the paste, bound to its receipt. */
+export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: DeliverParams): Promise<Result> {
+  const host = rt.hosts.get(sessionId);
+  const rec = rt.registry.get(sessionId);
+  // `typed: false` is a proof that nothing reached the pane: the hub may hand the message over again.
+  if (!host || !rec || rec.status !== 'live') return { ok: false, typed: false, messageId: p.messageId, error: 'no live session here' };
+  let text = p.text;
+  if (p.attachments?.length) {
+    try {
+      text = textWithAttachments(p.text, await storeAttachments(rt.o.attachmentsDir ?? path.join(rt.o.dir, 'attachments'), sessionId, p.messageId, p.attachments), p.attachments);
+    } catch (err) {
+      if (!(err instanceof AttachmentNotStored)) throw err;
+      rt.o.log('warn', 'agent.attachment_not_stored', { sessionId, reason: err.message });
+      return { ok: false, typed: false, messageId: p.messageId, attachmentError: err.message, error: `attachment could not be stored: ${err.message}` };
+    }
+  }
+  // Remembered before the paste: after a crash this message is re-checked, never typed again.
+  const now = rt.registry.get(sessionId) ?? rec;
+  rt.registry.put(sessionId, {
+    unconfirmed: [...now.unconfirmed.filter((m) => m !== p.messageId), p.messageId],
+    deliveries: [...(now.deliveries ?? []).filter((d) => d.messageId !== p.messageId), { messageId: p.messageId, at: Date.now() }].slice(-DELIVERY_MARKS),
+  });
+  try {
+    const r = await host.deliver({ messageId: p.messageId, text });
+    // Without a receipt in time the text may or may not have reached the CLI: unknown, never retyped.
+    return r.accepted ? { ok: true, delivery: 'accepted', messageId: p.messageId, nativeRef: r.nativeRef } : { ok: false, delivery: 'unknown', messageId: p.messageId, error: r.reason };
+  } catch (err) {
+    // Refused before the paste, or the paste failed because the CLI is verifiably gone: nothing reached it.
+    const untyped = (err instanceof ExecutorError && err.code === 'not_ready') || (rec.identity !== null && (await processGone(rec.identity)));
+    if (!untyped) throw err;
+    const after = rt.registry.get(sessionId);
+    if (after) rt.registry.put(sessionId, { unconfirmed: after.unconfirmed.filter((m) => m !== p.messageId), deliveries: after.deliveries?.filter((d) => d.messageId !== p.messageId) });
+    return { ok: false, typed: false, messageId: p.messageId, error: (err as Error).message };
+  }
+}

@@ -1,0 +1,108 @@
+import {
+  claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, type PermissionMode, SessionHost,
+  type SessionHostOptions, type Tmux,
+} from '../executors/index.ts';
+import { RECENT, recordHostEvent } from './record-host-event.ts';
+import { type SessionRecord, SessionRegistry } from './registry.ts';
+
+export type Emit = (e: { event: string; sessionId: string; generation: number; payload: Record<string, unknown> }) => void;
+export type Log = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
+export type Result = Record<string, unknown>;
+
+export interface SessionControlOptions {
+  dir: string;
+  /** Bria-owned root of the files users sent: `<root>/<sessionId>/<messageId>-<name>` (default `<dir>/attachments`). */
+  attachmentsDir?: string;
+  tmux: Tmux;
+  bins: Record<Executor, string>;
+  /** The CLIs' whole environment: the agent's own, passed through unchanged. */
+  env: Env;
+  emit: Emit;
+  log: Log;
+  /** The CLI hosts' waits (tests shorten them; production keeps the host's defaults). */
+  hostTimeouts?: SessionHostOptions['timeouts'];
+}
+
+const MODES: readonly PermissionMode[] = ['default', 'accept-edits', 'full-access'];
+export const modeOf = (m: string | undefined): PermissionMode => (MODES as readonly string[]).includes(m ?? '') ? (m as PermissionMode) : 'default';
+
+/**
+ * What the session commands share: the durable registry, the CLI host of each session, the
+ * per-session command chains, the starts watched on a dialog, and the one way events leave (`send`).
+ */
+export class SessionRuntime {
+  readonly registry: SessionRegistry;
+  readonly hosts = new Map<string, SessionHost>();
+  private readonly chains = new Map<string, Promise<unknown>>();
+  /** Starts left on a CLI dialog and watched until the user answers it (host, generation it reports under). */
+  readonly dialogs = new Map<string, { host: SessionHost; generation: number }>();
+
+  constructor(readonly o: SessionControlOptions) {
+    this.registry = new SessionRegistry(o.dir);
+  }
+
+  /** Runs `fn` after the session's earlier commands. */
+  serial<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.chains.get(sessionId) ?? Promise.resolve()).then(fn);
+    this.chains.set(sessionId, run.catch(() => undefined));
+    return run;
+  }
+
+  /** Refuses a command issued under an older observer generation; adopts a newer one. */
+  claim(sessionId: string, generation: number): string | null {
+    const rec = this.registry.get(sessionId);
+    if (rec && generation < rec.generation) return `stale generation ${generation} (current ${rec.generation})`;
+    if (rec && generation > rec.generation) this.registry.put(sessionId, { generation });
+    return null;
+  }
+
+  /** Sends an event under the session's current generation. */
+  send(sessionId: string, event: string, payload: Record<string, unknown>): void {
+    const generation = this.registry.get(sessionId)?.generation ?? 0;
+    this.o.emit({ event, sessionId, generation, payload });
+  }
+
+  /** Sends a turn fact and keeps it for a re-attach under a newer generation. */
+  sendFact(sessionId: string, event: string, payload: Record<string, unknown>): void {
+    this.send(sessionId, event, payload);
+    const rec = this.registry.get(sessionId);
+    if (rec) this.registry.put(sessionId, { recent: [...(rec.recent ?? []), { event, payload }].slice(-RECENT) });
+  }
+
+  /** A new CLI host for the session; the one it replaces is no longer observed. */
+  newHost(sessionId: string, executor: Executor, nativeId?: string): SessionHost {
+    const base = executor === 'claude' ? claudeDriver : codexDriver;
+    // Bria chooses a Claude session's id up front and stores it before the CLI starts.
+    const driver: ExecutorDriver = nativeId ? { ...base, chooseNativeId: () => nativeId } : base;
+    const host = new SessionHost({ driver, tmux: this.o.tmux, bin: this.o.bins[executor], env: this.o.env, ...(this.o.hostTimeouts ? { timeouts: this.o.hostTimeouts } : {}) });
+    this.hosts.get(sessionId)?.detach();
+    this.hosts.set(sessionId, host);
+    host.on((e) => recordHostEvent(this, sessionId, host, e));
+    return host;
+  }
+
+  /** The tmux session a CLI of this session and generation is launched in. */
+  sessionName(sessionId: string, generation: number): string {
+    return `bria-${sessionId.slice(0, 8)}-g${generation}`;
+  }
+
+  /** A dead pane of an earlier generation is only a leftover; a live one is never touched here. */
+  async dropDeadPane(rec: SessionRecord | undefined): Promise<void> {
+    const id = rec?.identity;
+    if (!id) return;
+    const pane = await this.o.tmux.paneInfo(id.paneId).catch(() => null);
+    if (pane?.dead) await this.o.tmux.killSession(id.tmuxSession).catch(() => undefined);
+  }
+
+  /** The open turns of a CLI that died, once the session has a live CLI again: unknown, never re-sent. */
+  reportOrphans(sessionId: string): void {
+    const orphans = this.registry.get(sessionId)?.orphans ?? [];
+    for (const messageId of orphans) this.sendFact(sessionId, 'evidence_unknown', { messageId, processAlive: false });
+    if (orphans.length > 0) this.registry.put(sessionId, { orphans: [] });
+  }
+
+  /** Outcomes are matched by message id and turn id, so a repeat never makes a second copy. */
+  replayRecent(sessionId: string): void {
+    for (const e of this.registry.get(sessionId)?.recent ?? []) this.send(sessionId, e.event, e.payload);
+  }
+}
