@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import type { Command, Executor, OptionalCommand } from '@bria/core/protocol';
+import type { Command, CommandAnswer, Executor, OptionalCommand } from '@bria/core/protocol';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
@@ -65,7 +65,8 @@ export class Agent {
     this.control = new SessionControl({
       dir: path.join(cfg.dir, 'sessions'), attachmentsDir: path.join(cfg.dir, 'attachments'), tmux, env: cliEnv, log,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
-      emit: (e) => void this.client.emitEvent(e),
+      // SessionControl's `Emit` names its events as plain strings: unchecked until it takes the typed one.
+      emit: (e) => void this.client.emitUnchecked(e),
     });
     this.discovery = new DiscoveryFeed(
       { claudeHome: claudeConfigDir(cliEnv), codexHome: codexHome(cliEnv), stateDir: cfg.dir },
@@ -93,7 +94,7 @@ export class Agent {
     this.client.start();
   }
 
-  private handle(cmd: Command): Promise<Record<string, unknown>> {
+  private handle(cmd: Command): Promise<CommandAnswer> {
     if (cmd.command === 'deliver') crashPoint('deliver:received');
     switch (cmd.command) {
       case 'probe':
@@ -101,7 +102,7 @@ export class Agent {
       case 'read_journal':
         return readJournalCommand(cmd.payload, { claudeHome: claudeConfigDir(this.cfg.cliEnv ?? process.env), codexHome: codexHome(this.cfg.cliEnv ?? process.env), archiveDir: path.join(this.cfg.dir, 'sessions', 'archive') });
       case 'archive_journal':
-        return Promise.resolve({ ok: false, error: `The agent (version ${AGENT_VERSION}) archives journals as part of close_session.` });
+        return Promise.resolve({ ok: false, code: 'unsupported', error: `The agent (version ${AGENT_VERSION}) archives journals as part of close_session.` });
       default:
         // No await before this call: commands of one session are queued in arrival order.
         return handleSessionCommand(cmd, this.control, this.discovery);

@@ -1,8 +1,10 @@
 import path from 'node:path';
-import { MAX_FRAME_BYTES } from '@bria/core/protocol';
+import { MAX_FRAME_BYTES, type SessionEventInput } from '@bria/core/protocol';
 import { DiscoveryIndex, type DiscoveredSession, type SessionWatcher } from '../discovery/index.ts';
 
-type Diff = { added: Record<string, unknown>[]; changed: Record<string, unknown>[]; removed: { executor: string; nativeSessionId: string }[] };
+/** A `discovery_diff` payload, as the protocol types it. */
+export type WireDiff = SessionEventInput<'discovery_diff'>;
+type Diff<A = unknown, R = unknown> = { added: A[]; changed: A[]; removed: R[] };
 
 // A frame also carries its envelope; half the limit leaves ample room for it and for JSON escaping.
 const CHUNK_BYTES = Math.floor(MAX_FRAME_BYTES / 2);
@@ -14,7 +16,7 @@ const time = (s: string | null) => {
 };
 
 /** One native session as the hub stores it (the index already clipped prompts and titles). */
-export function toWire(s: DiscoveredSession): Record<string, unknown> {
+export function toWire(s: DiscoveredSession): WireDiff['added'][number] {
   return {
     executor: s.executor, nativeSessionId: s.nativeId, folder: s.cwd ?? '',
     ...(s.title ? { title: s.title.slice(0, 500) } : {}),
@@ -32,9 +34,9 @@ export function toWire(s: DiscoveredSession): Record<string, unknown> {
 export const reportable = (s: DiscoveredSession): boolean => s.cwd !== null && s.cwd !== '';
 
 /** Splits a diff into pieces whose JSON stays well under the frame limit. */
-export function chunkDiff(diff: Diff): Diff[] {
-  const out: Diff[] = [];
-  let cur: Diff = { added: [], changed: [], removed: [] };
+export function chunkDiff<A, R>(diff: Diff<A, R>): Diff<A, R>[] {
+  const out: Diff<A, R>[] = [];
+  let cur: Diff<A, R> = { added: [], changed: [], removed: [] };
   let bytes = 0;
   const push = (key: keyof Diff, item: never) => {
     const size = Buffer.byteLength(JSON.stringify(item)) + 1;
@@ -60,7 +62,7 @@ export class DiscoveryFeed {
   private readonly index: DiscoveryIndex;
   private watcher: SessionWatcher | null = null;
 
-  constructor(o: { claudeHome: string | null; codexHome: string | null; stateDir: string }, private readonly emit: (payload: Diff) => void) {
+  constructor(o: { claudeHome: string | null; codexHome: string | null; stateDir: string }, private readonly emit: (payload: WireDiff) => void) {
     this.index = new DiscoveryIndex({ claudeHome: o.claudeHome, codexHome: o.codexHome, stateDir: path.join(o.stateDir, 'discovery') });
   }
 
@@ -85,7 +87,7 @@ export class DiscoveryFeed {
     return found.length;
   }
 
-  private send(diff: Diff): void {
+  private send(diff: WireDiff): void {
     for (const chunk of chunkDiff(diff)) this.emit(chunk);
   }
 

@@ -1,11 +1,20 @@
+import type { SessionEventInput, SessionEventOut } from '@bria/core/protocol';
 import type { HostEvent, SessionIdentity } from '../executors/index.ts';
 import type { SessionRecord } from './registry.ts';
 
-/** One protocol event the agent sends for a session (payloads per `protocol/session-events.ts`). */
-export interface OutEvent { event: string; payload: Record<string, unknown> }
+/**
+ * One protocol event the agent sends for a session: the name and its payload checked by the
+ * compiler. A payload without an `identity` field says it has none (`identity?: undefined`), so code
+ * that strips the identity from any event before keeping it (the replay record) still compiles.
+ */
+export type OutEvent = IdentitySlot<SessionEventOut>;
+type IdentitySlot<E> = E extends { payload: infer P } ? ('identity' extends keyof P ? E : E & { payload: { identity?: undefined } }) : never;
+
+/** The identity as it travels in `session_ready`, `reattached`, `turn_accepted`, … */
+export type ReportedIdentity = SessionEventInput<'session_ready'>['identity'];
 
 /** Identity as the hub stores it: the protocol's fields plus the full adapter identity for exact attach. */
-export function reportIdentity(id: SessionIdentity): Record<string, unknown> {
+export function reportIdentity(id: SessionIdentity): ReportedIdentity {
   return {
     nativeSessionId: id.nativeId || undefined,
     tmuxSocket: id.tmuxSocket,
@@ -48,9 +57,9 @@ export function mapHostEvent(rec: SessionRecord, e: HostEvent): OutEvent[] {
     case 'api_error': {
       const t = turn(e.messageId);
       if (!t) return [];
-      const name = e.type === 'completed' ? 'turn_completed' : e.type === 'interrupted' ? 'turn_interrupted' : 'turn_api_error';
-      const extra = e.type === 'api_error' ? { error: e.errorText.slice(0, 500) } : {};
-      return [{ event: name, payload: { messageId: t.messageId, nativeTurnId: t.nativeRef, ...offsetOf(e), ...extra } }];
+      const end = { messageId: t.messageId, nativeTurnId: t.nativeRef, ...offsetOf(e) };
+      if (e.type === 'api_error') return [{ event: 'turn_api_error', payload: { ...end, error: e.errorText.slice(0, 500) } }];
+      return [{ event: e.type === 'completed' ? 'turn_completed' : 'turn_interrupted', payload: end }];
     }
     case 'usage':
       return [{ event: 'usage', payload: { inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, cachedInputTokens: e.usage.cachedInputTokens } }];

@@ -95,12 +95,12 @@ describe('hub ⇄ agent', () => {
     const dir = scratchDir('bria-agent-');
     const agent = startAgent(port, token, dir);
     await until(async () => (await nodeRow(nodeId)).online);
-    agent.client.emitEvent({ event: 'test_marker', payload: { n: 1 } });
+    agent.client.emitUnchecked({ event: 'test_marker', payload: { n: 1 } });
     await hub.stop();
     hubs.splice(hubs.indexOf(hub), 1);
     expect((await nodeRow(nodeId)).online).toBe(false);
-    agent.client.emitEvent({ event: 'test_marker', payload: { n: 2 } });
-    agent.client.emitEvent({ event: 'test_marker', payload: { n: 3 } });
+    agent.client.emitUnchecked({ event: 'test_marker', payload: { n: 2 } });
+    agent.client.emitUnchecked({ event: 'test_marker', payload: { n: 3 } });
     hub = await startHub(port);
     await until(async () => (await nodeRow(nodeId)).online, 15_000);
     const events = await until(async () => {

@@ -1,11 +1,19 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import {
-  BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, parseHubToAgent, reconnectDelay, unknownCommand,
-  type AgentToHub, type Command, type Hello, type Welcome,
+  BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, failureCode, parseHubToAgent, reconnectDelay, unknownCommand,
+  type AgentToHub, type Command, type CommandAnswer, type Hello, type SessionEventOut, type Welcome,
 } from '@bria/core/protocol';
 import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
 import type { AgentLog } from '../log.ts';
+
+/**
+ * An event the agent sends, checked by the compiler: a session event (`protocol/session-events.ts`)
+ * or a command's answer (`protocol/command-results.ts`).
+ */
+export type AgentEventOut =
+  | (SessionEventOut & { sessionId?: string; generation?: number; commandId?: undefined; at?: number })
+  | { event: 'command_result'; commandId: string; sessionId?: string; generation?: undefined; payload: CommandAnswer & { command: string }; at?: number };
 
 export interface HubClientOptions {
   url: string;
@@ -13,12 +21,12 @@ export interface HubClientOptions {
   ledger: Ledger;
   hello: () => Omit<Hello, 'type' | 'protocol' | 'lastEventSeq' | 'instanceId'>;
   /** Handles a command the first time its id is seen. Its result becomes a `command_result` event. */
-  onCommand: (cmd: Command) => Promise<Record<string, unknown>>;
+  onCommand: (cmd: Command) => Promise<CommandAnswer>;
   /**
    * The answer for a command an earlier run of the agent recorded as received but never finished
    * (it was SIGKILLed while running it). Never runs the command again: it only reports what is known.
    */
-  onInterrupted?: (rec: CommandRecord) => Promise<Record<string, unknown>>;
+  onInterrupted?: (rec: CommandRecord) => Promise<CommandAnswer>;
   log: AgentLog;
   random?: () => number;
 }
@@ -205,11 +213,11 @@ export class HubClient extends EventEmitter {
       return;
     }
     this.running.add(cmd.id);
-    let result: Record<string, unknown>;
+    let result: CommandAnswer;
     try {
       result = await this.opts.onCommand(cmd);
     } catch (err) {
-      result = { ok: false, error: (err as Error).message };
+      result = { ok: false, code: 'failed', error: (err as Error).message };
     } finally {
       this.running.delete(cmd.id);
     }
@@ -241,7 +249,7 @@ export class HubClient extends EventEmitter {
   }
 
   private async answerInterrupted(rec: CommandRecord): Promise<void> {
-    let result: Record<string, unknown>;
+    let result: CommandAnswer;
     try {
       result = this.opts.onInterrupted ? await this.opts.onInterrupted(rec) : { ok: false };
     } catch (err) {
@@ -256,14 +264,26 @@ export class HubClient extends EventEmitter {
    * once more on the next start, which the hub tolerates (every effect of an answer is conditional on
    * the exact command id), while the other order could lose the only answer.
    */
-  private finish(rec: CommandRecord, result: Record<string, unknown>): void {
+  private finish(rec: CommandRecord, answer: CommandAnswer): void {
+    // Every answer that is not `ok` carries its machine code; one built without it gets the code its flags stand for.
+    const code = answer.ok === true || typeof answer.code === 'string' ? null : failureCode(answer);
+    const result = code ? { ...answer, code } : answer;
     this.emitEvent({ event: 'command_result', commandId: rec.id, sessionId: rec.sessionId, payload: { command: rec.command, ...result } });
     // A read_journal answer is conversation text already durable in the event: the ledger keeps no copy.
     this.opts.ledger.recordCommand({ ...rec, receivedAt: Date.now(), status: 'done', ...(rec.command === 'read_journal' ? {} : { result }) });
   }
 
   /** Records an event durably, then sends it if the hub is reachable (otherwise it waits). */
-  emitEvent(e: Omit<StoredEvent, 'seq' | 'at'> & { at?: number }): StoredEvent {
+  emitEvent(e: AgentEventOut): StoredEvent {
+    return this.emitUnchecked(e);
+  }
+
+  /**
+   * `emitEvent` without the compiler's check of name and payload (the hub still validates every
+   * event). Only for what is not typed yet: `SessionControl`'s own `Emit` (its `event: string`), and
+   * tests' marker events that the hub stores without interpreting.
+   */
+  emitUnchecked(e: Omit<StoredEvent, 'seq' | 'at'> & { at?: number }): StoredEvent {
     const ev = this.opts.ledger.appendEvent({ ...e, at: e.at ?? Date.now() });
     if (this.state === 'online') this.sendEvent(ev);
     return ev;

@@ -4,26 +4,9 @@ import { lockSession, type SessionRow } from '../db/repos/sessions.ts';
 import { applyEvent } from '../services/sessions/session-step.ts';
 import type { StepContext } from '../services/sessions/step-context.ts';
 import { acceptTurn } from './handle-agent-event.ts';
+import { type DeliverResult, type LaunchResult, parseCommandResult } from '../protocol/command-results.ts';
 import type { StoredEvent } from './stored-event.ts';
 import { releaseUntypedDelivery } from './untyped-delivery.ts';
-
-/** The fields of a `command_result` payload the engine reads (the rest is kept as evidence only). */
-interface CommandResult {
-  command?: unknown;
-  /** The agent died running the command and answered it after its restart (never ran it twice). */
-  interrupted?: unknown;
-  typed?: unknown;
-  /** `deliver`: `accepted` (receipt bound), `not_typed` (also `typed: false`), `unknown`. */
-  delivery?: unknown;
-  messageId?: unknown;
-  nativeRef?: unknown;
-  error?: unknown;
-  ok?: unknown;
-  /** The command was refused as issued under an older generation. */
-  stale?: unknown;
-  /** A start/resume left its CLI on a dialog (watched, or bounded by the resume's timer). */
-  blocked?: unknown;
-}
 
 /**
  * What a command's answer changes. Every effect is conditional on the exact command id (the message's
@@ -42,14 +25,19 @@ interface CommandResult {
  * Returns the session to pump, or null.
  */
 export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
-  const r = (ev.data ?? {}) as CommandResult;
-  if (r.command === 'deliver') {
-    if (r.typed === false) return releaseUntypedDelivery(ctx, ev);
+  const parsed = parseCommandResult(ev.data ?? {});
+  if (!parsed.ok) {
+    ctx.log.warn({ nodeId: ev.nodeId, seq: Number(ev.seq), error: parsed.error.slice(0, 200) }, 'engine.command_result_unreadable');
+    return null;
+  }
+  const r = parsed.result;
+  if (r.kind === 'deliver') {
+    if (r.typed === false) return releaseUntypedDelivery(ctx, ev, r);
     if (r.delivery === 'unknown') return deliveryUnknown(ctx, ev, r);
     if (r.delivery === 'accepted' && r.interrupted === true) return interruptedReceipt(ctx, ev, r);
     return null;
   }
-  if (r.command === 'resume_session' && r.ok === false && r.interrupted !== true && r.stale !== true && r.blocked !== true) return resumeRefused(ctx, ev, r);
+  if (r.kind === 'launch' && r.command === 'resume_session' && r.ok === false && r.interrupted !== true && resumeRefusal(r)) return resumeRefused(ctx, ev, r);
   if (r.interrupted !== true || !ev.sessionId || !ev.commandId) return null;
   const row = await ownSession(ctx, ev);
   if (!row) return null;
@@ -60,12 +48,27 @@ export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Pr
     const s = await applyEvent(ctx, row.id, { type: 'node_returned', evidence: { reason: 'close_interrupted' } }, 'hub', { seq: Number(ev.seq) });
     if (!s.ok) ctx.log.warn({ sessionId: row.id, refusal: s.refusal }, 'engine.interrupted_close_refused');
   }
-  const launch = r.command === 'start_session' || r.command === 'resume_session';
-  if (launch && (r as { exited?: unknown }).exited === true && generation === row.observerGeneration) {
+  if (r.kind === 'launch' && r.exited === true && generation === row.observerGeneration) {
     const s = await applyEvent(ctx, row.id, { type: 'process_exited_verified', generation: row.observerGeneration, evidence: { reason: `${String(r.command)}_interrupted` } }, 'agent', { seq: Number(ev.seq) });
     if (!s.ok) ctx.log.info({ sessionId: row.id, refusal: s.refusal }, 'engine.interrupted_launch_refused');
   }
   return row.id;
+}
+
+/**
+ * Whether a failed resume answer is a refusal the session's attempt must end on. Not for a stale
+ * generation (the attempt it belonged to is over) nor a start left on a dialog (bounded by the
+ * resume's own timer).
+ */
+function resumeRefusal(r: LaunchResult): boolean {
+  switch (r.code) {
+    case 'stale_generation':
+    case 'blocked':
+    case 'interrupted':
+      return false;
+    default:
+      return true;
+  }
 }
 
 /**
@@ -74,13 +77,13 @@ export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Pr
  * left the attempt, so nothing happens here; otherwise the attempt would wait for an answer that
  * never comes. Only for the exact attempt: the command's generation must still be the session's.
  */
-async function resumeRefused(ctx: StepContext, ev: StoredEvent, r: CommandResult): Promise<string | null> {
+async function resumeRefused(ctx: StepContext, ev: StoredEvent, r: LaunchResult): Promise<string | null> {
   if (!ev.commandId) return null;
   const row = await ownSession(ctx, ev);
   if (!row) return null;
   const attempt = row.state === 'Resuming' || (row.state === 'AwaitingRecovery' && row.resumeState === 'Resuming');
   if (!attempt || (await commandGeneration(ctx, ev.commandId)) !== row.observerGeneration) return row.id;
-  const cause = `the computer refused the resume: ${typeof r.error === 'string' && r.error ? r.error : 'no reason given'}`.slice(0, 500);
+  const cause = `the computer refused the resume: ${r.error ? r.error : 'no reason given'}`.slice(0, 500);
   const s = await applyEvent(ctx, row.id, { type: 'resume_failed', generation: row.observerGeneration, cause }, 'agent', { seq: Number(ev.seq), commandId: ev.commandId });
   if (!s.ok) ctx.log.info({ sessionId: row.id, refusal: s.refusal }, 'engine.resume_refusal_refused');
   return row.id;
@@ -99,12 +102,12 @@ async function commandGeneration(ctx: StepContext, commandId: string): Promise<n
   return typeof g === 'number' ? g : null;
 }
 
-async function leasedBy(ctx: StepContext, row: SessionRow, ev: StoredEvent, messageId: unknown) {
-  if (typeof messageId !== 'string' || !ev.commandId) return null;
+async function leasedBy(ctx: StepContext, row: SessionRow, ev: StoredEvent, messageId: string | undefined) {
+  if (messageId === undefined || !ev.commandId) return null;
   return ctx.tx.message.findFirst({ where: { id: messageId, sessionId: row.id, status: 'leased', deliveryId: ev.commandId }, select: { id: true } });
 }
 
-async function deliveryUnknown(ctx: StepContext, ev: StoredEvent, r: CommandResult): Promise<string | null> {
+async function deliveryUnknown(ctx: StepContext, ev: StoredEvent, r: DeliverResult): Promise<string | null> {
   const row = await ownSession(ctx, ev);
   if (!row) return null;
   const m = await leasedBy(ctx, row, ev, r.messageId);
@@ -115,11 +118,11 @@ async function deliveryUnknown(ctx: StepContext, ev: StoredEvent, r: CommandResu
   return row.id;
 }
 
-async function interruptedReceipt(ctx: StepContext, ev: StoredEvent, r: CommandResult): Promise<string | null> {
+async function interruptedReceipt(ctx: StepContext, ev: StoredEvent, r: DeliverResult): Promise<string | null> {
   const row = await ownSession(ctx, ev);
   if (!row) return null;
   const m = await leasedBy(ctx, row, ev, r.messageId);
-  if (!m || typeof r.nativeRef !== 'string' || r.nativeRef.length === 0 || r.nativeRef.length > 200) return row.id;
+  if (!m || r.nativeRef === undefined || r.nativeRef.length === 0 || r.nativeRef.length > 200) return row.id;
   const ref = row.executor === 'codex' ? { nativeTurnId: r.nativeRef } : { nativeRecordId: r.nativeRef };
   await acceptTurn(ctx, row, ev, { messageId: m.id, ...ref });
   return row.id;

@@ -4,6 +4,7 @@ import { lockSession } from '../db/repos/sessions.ts';
 import { scheduleTimer } from '../db/repos/timers.ts';
 import { ATTACHMENT_NOT_STORED, failAttachmentMessage } from '../services/sessions/carry-attachments.ts';
 import type { StepContext } from '../services/sessions/step-context.ts';
+import type { DeliverResult } from '../protocol/command-results.ts';
 import type { StoredEvent } from './stored-event.ts';
 
 /**
@@ -29,8 +30,9 @@ export function untypedRetryDelay(refusals: number): number {
  *
  * Not at once: the pump runs right after this in the same transaction, and the session's state has
  * not changed, so it would hand the message over again and get the same answer, in a loop (several
- * `deliver`s of one message a second for as long as the CLI stays down). The answer says why only in free text (`error`; `stale: true` for a
- * stale generation), and every reason has the same cure — something about the session must change
+ * `deliver`s of one message a second for as long as the CLI stays down). The answer's `code` says why
+ * (`stale_generation`, `not_typed`, …; the human text beside it is only stored), and every reason has
+ * the same cure — something about the session must change
  * — so the rule is one:
  * - refused under an older observer generation than the session's current one: no wait (the new
  *   observer is another situation; the next hand-over carries the new generation);
@@ -40,33 +42,33 @@ export function untypedRetryDelay(refusals: number): number {
  *   timer wakes the pump at the end of the wait, so the message is never left pending.
  * Returns the session to pump, or null.
  */
-export async function releaseUntypedDelivery(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
-  const r = (ev.data ?? {}) as { command?: unknown; typed?: unknown; messageId?: unknown; attachmentError?: unknown; error?: unknown; stale?: unknown; interrupted?: unknown };
-  if (r.command !== 'deliver' || r.typed !== false || typeof r.messageId !== 'string' || !ev.sessionId || !ev.commandId) return null;
+export async function releaseUntypedDelivery(ctx: StepContext, ev: StoredEvent, r: DeliverResult): Promise<string | null> {
+  if (r.typed !== false || r.messageId === undefined || !ev.sessionId || !ev.commandId) return null;
+  const messageId = r.messageId;
   const row = await lockSession(ctx.tx, ev.sessionId);
   if (!row || row.nodeId !== ev.nodeId) return null;
-  if (typeof r.attachmentError === 'string') {
+  if (r.code === 'attachment_not_stored') {
     // The node could not store the attachment: handing it over again would fail the same way, and the
     // CLI never saw it, so the message fails as an attachment problem, never as the executor's.
-    const m = await ctx.tx.message.findFirst({ where: { id: r.messageId, sessionId: row.id, status: 'leased', deliveryId: ev.commandId }, select: { id: true } });
-    if (m) await failAttachmentMessage(ctx, row, m.id, ATTACHMENT_NOT_STORED, r.attachmentError);
+    const m = await ctx.tx.message.findFirst({ where: { id: messageId, sessionId: row.id, status: 'leased', deliveryId: ev.commandId }, select: { id: true } });
+    if (m) await failAttachmentMessage(ctx, row, m.id, ATTACHMENT_NOT_STORED, r.attachmentError ?? r.error ?? 'the attachment could not be stored');
     return row.id;
   }
   const generation = await commandGeneration(ctx, ev.commandId);
   const sameObserver = generation === null || generation === row.observerGeneration;
-  const refusals = sameObserver ? (await refusalsAtVersion(ctx, row.id, r.messageId, row.version)) + 1 : 0;
+  const refusals = sameObserver ? (await refusalsAtVersion(ctx, row.id, messageId, row.version)) + 1 : 0;
   const waitMs = sameObserver ? untypedRetryDelay(refusals) : 0;
   const until = new Date(ctx.now.getTime() + waitMs);
-  const moved = await releaseUntypedLease(ctx.tx, { id: r.messageId, sessionId: row.id, commandId: ev.commandId, hold: waitMs > 0 ? { version: row.version, until } : null });
+  const moved = await releaseUntypedLease(ctx.tx, { id: messageId, sessionId: row.id, commandId: ev.commandId, hold: waitMs > 0 ? { version: row.version, until } : null });
   if (!moved) return row.id;
   if (waitMs > 0) await scheduleTimer(ctx.tx, { sessionId: row.id, name: 'delivery_retry', dueAt: until, attempt: refusals });
   await recordEvidence(ctx.tx, { sessionId: row.id, event: 'delivery_not_typed', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
     evidence: {
-      seq: Number(ev.seq), messageId: r.messageId, commandId: ev.commandId, commandGeneration: generation, generation: row.observerGeneration, version: row.version,
-      refusals, waitMs, ...(typeof r.error === 'string' ? { reason: r.error.slice(0, 200) } : {}), ...(r.stale === true ? { stale: true } : {}),
+      seq: Number(ev.seq), messageId: messageId, commandId: ev.commandId, commandGeneration: generation, generation: row.observerGeneration, version: row.version,
+      refusals, waitMs, ...(r.error !== undefined ? { reason: r.error.slice(0, 200) } : {}), ...(r.code === 'stale_generation' ? { stale: true } : {}),
       ...(r.interrupted === true ? { interrupted: true } : {}),
     } });
-  ctx.log.info({ sessionId: row.id, messageId: r.messageId, refusals, waitMs }, 'engine.delivery_not_typed');
+  ctx.log.info({ sessionId: row.id, messageId: messageId, refusals, waitMs }, 'engine.delivery_not_typed');
   return row.id;
 }
 

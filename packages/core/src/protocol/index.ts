@@ -4,3 +4,4 @@ export * from './session-commands.ts';
 export * from './session-events.ts';
 export * from './read-journal.ts';
 export * from './cli-text.ts';
+export * from './command-results.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zCommandFailureCode } from './command-results.ts';
 import { zSessionIdentity } from './session-commands.ts';
 
 /**
@@ -17,7 +18,9 @@ export const zResumeConfirmed = z.object({ identity: zSessionIdentity.optional()
  * that its conversation never began) because its own record or the CLI's store shows that something
  * may have reached that CLI; from then on the session is only ever resumed exactly.
  */
-export const zResumeFailed = z.object({ reason: z.string().min(1).max(500), code: z.enum(['conversation_may_exist']).optional() });
+export const zResumeFailureCode = zCommandFailureCode.extract(['conversation_may_exist', 'invalid_native_id', 'folder_missing', 'nothing_to_resume']);
+/** `reason` is the human text; `code` the machine reason (an unknown one, from a newer agent, reads as absent). */
+export const zResumeFailed = z.object({ reason: z.string().min(1).max(500), code: zResumeFailureCode.optional().catch(undefined) });
 /** Receipt: the message was seen in the native journal. Codex: turn id; Claude: user record uuid. */
 export const zTurnAccepted = z.object({
   messageId: z.uuid(),
@@ -95,6 +98,10 @@ export const SESSION_EVENT_PAYLOADS = {
 } as const;
 export type SessionEventName = keyof typeof SESSION_EVENT_PAYLOADS;
 export type SessionEventPayload<T extends SessionEventName> = z.infer<(typeof SESSION_EVENT_PAYLOADS)[T]>;
+/** A payload as the agent builds it (before zod defaults apply). */
+export type SessionEventInput<T extends SessionEventName> = z.input<(typeof SESSION_EVENT_PAYLOADS)[T]>;
+/** One session event as the agent emits it: a misspelt name or a wrong payload does not compile. */
+export type SessionEventOut = { [K in SessionEventName]: { event: K; payload: SessionEventInput<K> } }[SessionEventName];
 /** A parsed event as the engine consumes it. */
 export type ParsedSessionEvent = { [K in SessionEventName]: { name: K; payload: SessionEventPayload<K> } }[SessionEventName];
 

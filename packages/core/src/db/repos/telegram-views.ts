@@ -1,6 +1,6 @@
 import type { SessionState } from '../../domain/index.ts';
 import type { Db } from '../client.ts';
-import type { Executor } from './sessions.ts';
+import type { Executor } from '../../protocol/messages.ts';
 
 /**
  * What the Telegram bot shows about nodes and sessions: read-only, explicit selects. Every change to a

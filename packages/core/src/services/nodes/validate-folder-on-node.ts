@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.ts';
 import { enqueueCommand, findCommandResult } from '../../db/repos/agent-commands.ts';
 import { AppError } from '../../domain/errors.ts';
+import { zValidateFolderResult } from '../../protocol/command-results.ts';
 
 /**
  * Asks the node's agent whether a working folder may be used (absolute, exists, a directory, no
@@ -15,11 +16,14 @@ export async function validateFolderOnNode(opts: { db: Db; nodeId: string; folde
   const commandId = await enqueueCommand(db, { nodeId: opts.nodeId, type: 'validate_folder', payload: { folder: opts.folder } });
   const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
   while (Date.now() < deadline) {
-    const result = await findCommandResult(db, opts.nodeId, commandId);
-    if (result) {
-      if (result.ok === true && typeof result.folder === 'string') return { folder: result.folder };
-      const reason = typeof result.reason === 'string' ? result.reason : typeof result.error === 'string' ? result.error : 'The folder cannot be used.';
-      throw new AppError('INVALID_INPUT', { message: 'folder refused by the node', userMessage: reason });
+    const raw = await findCommandResult(db, opts.nodeId, commandId);
+    if (raw) {
+      const parsed = zValidateFolderResult.safeParse(raw);
+      const result = parsed.success ? parsed.data : null;
+      if (result?.ok === true) return { folder: result.folder };
+      // The node's human text is shown as it is (the hub decides nothing on it).
+      const reason = result?.ok === false ? (result.reason ?? result.error) : undefined;
+      throw new AppError('INVALID_INPUT', { message: 'folder refused by the node', userMessage: reason ?? 'The folder cannot be used.' });
     }
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 50));
   }
