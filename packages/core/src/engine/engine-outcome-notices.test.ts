@@ -45,6 +45,10 @@ describe('a message whose turn ends without a final gets one notice in the chat 
     await stopSession(rig.deps, { sessionId: s.id });
     await rig.engine.settle();
     await rig.emit(s.id, 'turn_interrupted', { nativeTurnId: 'r1' });
+    // Each outcome follows the CLI's own evidence: the follow-ups were separate turns, still running.
+    expect((await rig.messages(s.id)).map((m) => m.status)).toEqual(['terminal_failed', 'accepted', 'accepted']);
+    await rig.emit(s.id, 'turn_interrupted', { nativeTurnId: 'r2' });
+    await rig.emit(s.id, 'turn_interrupted', { nativeTurnId: 'r3' });
     const msgs = await rig.messages(s.id);
     expect(msgs.map((m) => m.status)).toEqual(['terminal_failed', 'terminal_failed', 'terminal_failed']);
     const rows = await outcomeRows(s.id);

@@ -146,7 +146,9 @@ async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: P
         // Per message, as the CLI proved it: only the interrupted turn's messages end here. The
         // outcomes are written before the stop is confirmed, so the machine sees what still runs.
         const updates = msg ? applyInterruptOutcome(await listQueue(ctx.tx, row.id), { messageId: msg.id, nativeTurnId: e.payload.nativeTurnId }) : [];
-        await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: e.name });
+        // A turn ended by the user's Stop keeps the stop's own detail ('interrupted'), so the chat and
+        // the page say "stopped"; one ended on the computer says the CLI interrupted it.
+        await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: stopping ? 'interrupted' : e.name });
         if (stopping) return fact({ type: 'interrupt_confirmed', generation: g }, { nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null, messages: updates.length });
         if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
         await recordEvidence(ctx.tx, { sessionId: row.id, event: e.name, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
