@@ -101,6 +101,44 @@ describe('a CLI that shows a dialog while starting', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   }, 200_000);
+
+  it('the agent is away while a start waits on its dialog and the start is retried meanwhile: the dialog is told at once, and the CLI the user answers becomes Ready', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'bria-untrusted-'));
+    try {
+      const s = await sys.createSession('claude', folder);
+      await waitUntil('blocked notice', async () => (await blockedNotices(s.id)).length > 0, 30_000);
+      await sys.send(s.id, 'after the away agent one');
+      await sys.killAgent();
+      // The hub retries the start while the agent is away: each retry takes a new generation.
+      const starts = () => sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'start_session' } });
+      await waitUntil('start retries while the agent is away', async () => (await starts()) >= 4, 60_000, 250);
+      await sys.startAgent();
+      await waitUntil('the hub asked to re-attach', async () => (await sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'attach_session' } })) > 0, 30_000, 250);
+      // The new CLI's dialog reaches the chat although its start's generation was superseded by the
+      // later retries and the re-attach: no further retry is needed to tell it.
+      await waitUntil('a second blocked notice', async () => (await blockedNotices(s.id)).length > 1, 60_000);
+      const waiting = await sys.session(s.id);
+      expect(waiting.state === 'Starting' || (waiting.state === 'AwaitingRecovery' && waiting.resumeState === 'Starting')).toBe(true);
+      expect(panesOf(s.id)).toHaveLength(1);
+      const answered = findPane(s.id)!;
+      // The agent has run every command the hub sent it meanwhile (the re-attach among them).
+      await waitUntil('every command answered', async () => {
+        const ids = (await sys.db.agentCommand.findMany({ where: { sessionId: s.id }, select: { id: true } })).map((c) => c.id);
+        return (await sys.db.agentEvent.count({ where: { commandId: { in: ids }, type: 'command_result' } })) >= ids.length;
+      }, 90_000, 250);
+      execFileSync('tmux', ['-L', answered.socket, 'send-keys', '-t', answered.pane, 'Enter']);
+      await sys.waitState(s.id, 'Ready', 60_000);
+      // The very CLI the user answered, not one started after it.
+      expect((await sys.identity(s.id)).paneId).toBe(answered.pane);
+      const msgs = await sys.waitMessages(s.id, (st) => st[0] === 'completed', 60_000);
+      expect(panesOf(s.id)).toHaveLength(1);
+      const row = await sys.session(s.id);
+      expect(reached(sys, 'claude', row.nativeSessionId!, msgs[0]!.text)).toBe(1);
+      await assertInvariants(sys, [s.id]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
 
 /** Every pane of this session's CLIs, across generations (its tmux session is `bria-<id8>-g<generation>`). */

@@ -88,6 +88,7 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
     let cause = t('resume.causeUnexpected');
     if (isAppError(error) && error.code === 'NODE_OFFLINE') cause = t('resume.causeOffline');
     else if (isAppError(error) && error.userMessage === 'sessions.native_gone') cause = t('resume.causeNativeGone');
+    else if (isAppError(error) && error.userMessage === 'sessions.no_folder') cause = t('resume.causeNoFolder');
     else if (isAppError(error) && /native id/.test(error.message)) cause = t('resume.causeNoNativeId');
     else deps.log.error({ sessionId, code: isAppError(error) ? error.code : undefined, err: error instanceof Error ? error.message.slice(0, 200) : 'unknown' }, 'resume could not be asked for');
     // The status, not sent yet, becomes the notice itself: one message, no "Resuming" shown first.

@@ -12,6 +12,7 @@ import { AttachmentNotStored, storeAttachments, textWithAttachments } from './se
 import { waitOutStartDialog } from './blocked-start.ts';
 import { journalHoldsConversation } from './journal-content.ts';
 import { nativeConversationOnDisk } from './native-conversation.ts';
+import { resumeFolderRefusal } from './resume-folder.ts';
 import { DELIVERY_MARKS, type SessionRecord, SessionRegistry } from './registry.ts';
 import { crashPoint } from '../test-crash.ts';
 
@@ -255,6 +256,12 @@ export class SessionControl {
       this.send(sessionId, 'resume_confirmed', { identity: reportIdentity(rec.identity) });
       return { ok: true, alreadyRunning: true };
     }
+    const noFolder = await resumeFolderRefusal(p.folder);
+    if (noFolder) {
+      // Under the command's generation: a discovered session has no record here yet to take it from.
+      this.o.emit({ event: 'resume_failed', sessionId, generation: p.generation, payload: { reason: noFolder } });
+      return { ok: false, error: noFolder, refused: true };
+    }
     if (rec?.status === 'closed' && journalState(rec, [rec.identity?.journalPath, p.archivedJournal?.path, rec.archivedJournal?.path]) === 'none') {
       // Closed before its CLI held any conversation (no journal, or one with no conversation in it,
       // and nothing ever typed): there is nothing to reopen, and no CLI is started to find that out
@@ -300,7 +307,7 @@ export class SessionControl {
     const e = err instanceof ExecutorError ? err : new ExecutorError(what === 'start' ? 'start_failed' : 'resume_failed', (err as Error).message);
     const said = typeof e.details.cliSaid === 'string' ? e.details.cliSaid : '';
     this.o.log('warn', `agent.${what}_failed`, { sessionId, code: e.code });
-    if (e.code === 'blocked_on_prompt') return { ok: false, error: e.message, blocked: true };
+    if (e.code === 'blocked_on_prompt' && what === 'start') return { ok: false, error: e.message, blocked: true };
     if (what === 'resume') {
       // A CLI that came up but did not confirm the id, or never reached its prompt in time, is
       // ended: it is not (or not yet proven to be) the session asked for, and the hub's next
@@ -308,7 +315,12 @@ export class SessionControl {
       // conversation is open in another app"; chaos seed 636).
       await host.close().catch(() => undefined);
       this.registry.put(sessionId, { status: 'exited' });
-      this.send(sessionId, 'resume_failed', { reason: `${e.message}${said ? `: ${said}` : ''}`.slice(0, 500) });
+      // A dialog before the conversation reopens (folder trust, login) fails the resume too, with its
+      // text as the cause: Bria never answers it, and a CLI left on it would be a second one beside
+      // the next attempt's.
+      const dialog = e.code === 'blocked_on_prompt' && typeof e.details.promptText === 'string' ? e.details.promptText.trim() : '';
+      const reason = dialog ? `the CLI asks on the computer before it reopens the conversation (Bria never answers it): ${dialog}` : `${e.message}${said ? `: ${said}` : ''}`;
+      this.send(sessionId, 'resume_failed', { reason: reason.slice(0, 500) });
       return { ok: false, error: e.message };
     }
     const exitStatus = typeof e.details.exitStatus === 'number' ? e.details.exitStatus : null;
@@ -411,6 +423,14 @@ export class SessionControl {
   async attach(sessionId: string, p: { executor: Executor; folder: string; identity: Record<string, unknown> }): Promise<Result> {
     const rec = this.registry.get(sessionId);
     const live = this.hosts.get(sessionId);
+    const dialog = this.dialogs.get(sessionId);
+    if (dialog && live === dialog.host && rec?.status === 'live' && !rec.identity) {
+      // A start still waiting for the user on its dialog has nothing to re-attach to yet: its watch is
+      // kept under this generation (as for a repeated start), so the answer on the computer still
+      // makes the session Ready; dropping it here left the session recovering for ever.
+      dialog.generation = rec.generation;
+      return { ok: false, blocked: true, error: 'the CLI waits for the user to answer its dialog on the computer' };
+    }
     if (live && rec?.status === 'live' && rec.identity) {
       this.send(sessionId, 'reattached', { identity: reportIdentity(safeIdentity(live) ?? rec.identity) });
       this.replayRecent(sessionId);

@@ -6,13 +6,14 @@ import { useTRPC } from './trpc.ts';
 import { lifecycleNoticeCurrent } from './page-notices.ts';
 import type { SessionItem } from './types.ts';
 import { useErrorText } from './use-error-text.ts';
+import { waitingText } from './waiting-text.ts';
 
 /**
  * Stop while work runs, Close when idle (after a confirmation), Resume when archived — the bot's
  * card rules. The services decide; the version the page shows goes along, so a press on an
  * outdated page is refused as stale and explained.
  */
-export function LifecycleButtons({ session }: { session: SessionItem }) {
+export function LifecycleButtons({ session, dialog = false, nodeOnline }: { session: SessionItem; dialog?: boolean; nodeOnline?: boolean }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const errorText = useErrorText();
@@ -29,6 +30,7 @@ export function LifecycleButtons({ session }: { session: SessionItem }) {
   const busy = stop.isPending || close.isPending || resume.isPending;
   const input = { sessionId: session.id, version: session.version };
   const s = session.state;
+  const waiting = waitingText({ state: s, resumeState: session.resumeState, dialog, ...(nodeOnline === undefined ? {} : { nodeOnline }) });
 
   return (
     <div className="lifecycle" data-testid="lifecycle">
@@ -59,7 +61,7 @@ export function LifecycleButtons({ session }: { session: SessionItem }) {
           <p className="muted small">{t('session.resumeHint')}</p>
         </div>
       )}
-      {!['Running', 'Ready', 'Archived'].includes(s) && <p className="muted small">{t('session.noActions')}</p>}
+      {waiting && <p className="muted small" data-testid="waiting-for">{t(waiting.key, waiting.vars)}</p>}
       {message && lifecycleNoticeCurrent(message, session) && <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">{message.text}</p>}
     </div>
   );

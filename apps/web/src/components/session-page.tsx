@@ -77,7 +77,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <div><dt>{t('session.created')}</dt><dd><When iso={s.createdAt} locale={locale} now={now} /></dd></div>
           <div className="span-2"><dt>{t('session.nativeId')}</dt><dd className="mono small">{s.nativeSessionId ?? '—'}</dd></div>
         </dl>
-        <div className="card"><LifecycleButtons session={s} /></div>
+        <div className="card"><LifecycleButtons session={s} dialog={dialog !== null} nodeOnline={node.online} /></div>
       </div>
       {dialog && (
         <div className="warning" role="status" data-testid="waiting-dialog">

@@ -53,6 +53,27 @@ export const MAX_RECOVERY_DELAY_MS = Math.round(RECOVERY_STEADY_S * SECOND * (1 
  */
 export const STOP_DRAIN_MS = 15 * SECOND;
 
+/**
+ * The bound of one exact resume: the agent answers within its own 30 s wait for the CLI's prompt
+ * (plus a journal restore), so three minutes without an answer means none is coming (the computer
+ * went away, the command could not be run). The attempt then ends as ResumeFailed with that cause;
+ * the timer keeps running while a resume waits in AwaitingRecovery, so recovery cannot prolong it.
+ */
+export const RESUME_ANSWER_MS = 180 * SECOND;
+/** The cause the one `resume_failed` notice tells when that bound passes. */
+export const RESUME_NO_ANSWER = `no answer from the computer within ${RESUME_ANSWER_MS / 60_000} minutes`;
+
+/**
+ * A close not proven within this wait is asked for again: the agent's close answers within its own
+ * exit wait and escalation (well under a minute), so one minute, then every minute. A close is
+ * never assumed: the session stays Closing until the node verifies the exit (SPEC: Closing → Archived).
+ */
+const CLOSE_RETRY_S = 60;
+export function closeRetryDelay(attempt: number): number {
+  assertAttempt(attempt, 0);
+  return CLOSE_RETRY_S * SECOND;
+}
+
 /** Archive commit retries reuse the final-save table: same kind of failure (our own storage). */
 export const archiveCommitDelay = finalSaveDelay;
 

@@ -1,5 +1,5 @@
 import { deadlineFrom } from './lifetime.ts';
-import { archiveCommitDelay, finalSaveDelay, recoveryDelay, STOP_DRAIN_MS } from './retry-schedule.ts';
+import { archiveCommitDelay, closeRetryDelay, finalSaveDelay, RESUME_ANSWER_MS, RESUME_NO_ANSWER, recoveryDelay, STOP_DRAIN_MS } from './retry-schedule.ts';
 import type { RecoverableState, SessionEffect, SessionEvent, SessionSnapshot, SessionState } from './session-types.ts';
 
 export interface PlanInput {
@@ -43,6 +43,9 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
   // journal, only with the first prompt, so the id it showed at start cannot be resumed.
   const neverReady = from.state === 'Starting' || (from.state === 'AwaitingRecovery' && from.resumeState === 'Starting');
   const startAgain = neverReady || from.noConversation === true;
+  // A resume that lost its binding never confirmed a CLI that could be attached to: it is recovered
+  // by the exact resume itself (the agent answers a repeat for a CLI it already runs at once).
+  const resuming = from.state === 'AwaitingRecovery' && from.resumeState === 'Resuming';
   const recover = (): void => {
     fx.push({ type: 'send_command', kind: from.hasNativeId && !startAgain ? 'resume' : 'start', generation: claim() });
   };
@@ -52,6 +55,7 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
     fx.push({ type: 'cancel', timer: 'recovery_retry' });
   }
   if (changed && from.state === 'Stopping') fx.push({ type: 'cancel', timer: 'stop_drain' });
+  if (changed && (to === 'Ready' || to === 'ResumeFailed') && (from.state === 'Resuming' || resuming)) fx.push({ type: 'cancel', timer: 'resume_timeout' });
   if (changed && to === 'AwaitingRecovery') next.resumeState = from.state as RecoverableState;
 
   switch (event.type) {
@@ -74,6 +78,7 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       if (next.lifetimeDeadline) fx.push({ type: 'schedule', timer: 'lifetime', at: next.lifetimeDeadline });
       break;
     case 'resume_failed':
+    case 'resume_timed_out':
       break;
     case 'interrupt_confirmed':
       // The messages the interrupt evidence names got their outcome with it (`applyInterruptOutcome`);
@@ -108,8 +113,14 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
     case 'archive_commit_retry_due':
       if (from.exitVerified) fx.push({ type: 'commit_archive', attempt: event.attempt + 1 });
       break;
+    case 'close_retry_due':
+      // Proven gone: only the archive commit is left, and it has its own retries.
+      if (from.exitVerified) break;
+      fx.push({ type: 'send_command', kind: 'close', generation: from.observerGeneration });
+      fx.push({ type: 'schedule', timer: 'close_retry', at: at(now, closeRetryDelay(event.attempt + 1)), attempt: event.attempt + 1 });
+      break;
     case 'node_returned':
-      if (from.state === 'AwaitingRecovery') fx.push({ type: 'send_command', kind: 'reattach', generation: claim() });
+      if (from.state === 'AwaitingRecovery') fx.push({ type: 'send_command', kind: resuming ? 'resume' : 'reattach', generation: claim() });
       else if (from.exitVerified) fx.push({ type: 'commit_archive', attempt: 1 });
       else fx.push({ type: 'send_command', kind: 'close', generation: from.observerGeneration });
       break;
@@ -134,7 +145,7 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       // repeated start with the running CLI), so the start itself is what is retried.
       // Nor is there for a CLI that never took a message once its process is gone; while it lives the
       // agent answers a start by binding to it (it never starts a second CLI beside a live one).
-      fx.push({ type: 'send_command', kind: startAgain ? 'start' : 'reattach', generation: claim() });
+      fx.push({ type: 'send_command', kind: startAgain ? 'start' : resuming ? 'resume' : 'reattach', generation: claim() });
       fx.push({ type: 'schedule', timer: 'recovery_retry', at: at(now, recoveryDelay(event.attempt + 1, jitter)), attempt: event.attempt + 1 });
       break;
     case 'stop_drain_expired':
@@ -183,6 +194,7 @@ function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCt
     case 'Closing':
       next.exitVerified = false;
       fx.push({ type: 'send_command', kind: 'close', generation: from.observerGeneration });
+      fx.push({ type: 'schedule', timer: 'close_retry', at: at(now, closeRetryDelay(0)), attempt: 0 });
       fx.push({ type: 'cancel', timer: 'lifetime' });
       fx.push({ type: 'queue', op: 'fail_undelivered', reason: 'session_closed' });
       break;
@@ -191,7 +203,7 @@ function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCt
       next.lifetimeExpired = false;
       next.exitVerified = false;
       // From ResumeFailed nothing is announced: the archive record never changed.
-      if (from.state === 'Closing') fx.push({ type: 'cancel', timer: 'archive_commit_retry' }, { type: 'notify', kind: 'closed' });
+      if (from.state === 'Closing') fx.push({ type: 'cancel', timer: 'archive_commit_retry' }, { type: 'cancel', timer: 'close_retry' }, { type: 'notify', kind: 'closed' });
       return;
     case 'Resuming':
       next.lifetimeDeadline = null;
@@ -199,12 +211,14 @@ function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCt
       // Always an exact resume by native id: an archived record is never "started" afresh.
       next.observerGeneration += 1;
       fx.push({ type: 'send_command', kind: 'resume', generation: next.observerGeneration });
+      // The attempt is bounded; a return from AwaitingRecovery keeps the bound it started with.
+      if (from.state === 'Archived') fx.push({ type: 'schedule', timer: 'resume_timeout', at: at(now, RESUME_ANSWER_MS) });
       return;
     case 'ResumeFailed':
       fx.push({
         type: 'notify',
         kind: 'resume_failed',
-        detail: event.type === 'resume_failed' ? event.cause : 'process_exited',
+        detail: event.type === 'resume_failed' ? event.cause : event.type === 'resume_timed_out' ? RESUME_NO_ANSWER : 'process_exited',
       });
       fx.push({ type: 'queue', op: 'fail_undelivered', reason: 'resume_failed' });
       return;

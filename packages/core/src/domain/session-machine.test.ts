@@ -7,8 +7,8 @@ const pairs = SESSION_STATES.flatMap((state) => SESSION_EVENT_TYPES.map((event) 
 const listed = (state: SessionState, event: string) => Object.hasOwn(SESSION_TABLE[state], event);
 
 describe('every (state, event) pair', () => {
-  it('covers 10 states × 25 events', () => {
-    expect(pairs).toHaveLength(250);
+  it('covers 10 states × 27 events', () => {
+    expect(pairs).toHaveLength(270);
     expect(new Set(SESSION_EVENT_TYPES).size).toBe(SESSION_EVENT_TYPES.length);
   });
 
@@ -102,7 +102,8 @@ describe('table shape matches SPEC §2 "Next states"', () => {
     Running: ['Ready', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery'],
     Stopping: ['Ready', 'AwaitingRecovery'],
     ClosingAfterWork: ['Closing', 'AwaitingRecovery'],
-    AwaitingRecovery: ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork'],
+    // ResumeFailed: the end of a resume attempt that lost its binding (README decision 17).
+    AwaitingRecovery: ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'ResumeFailed'],
     Closing: ['Archived'],
     Archived: ['Resuming'],
     ResumeFailed: ['Archived'],
@@ -112,9 +113,13 @@ describe('table shape matches SPEC §2 "Next states"', () => {
     expect([...targets].sort()).toEqual([...SPEC_NEXT[state]].sort());
   });
 
-  it('AwaitingRecovery is only left by reattached (previous state), never by archiving or a new session', () => {
+  it('AwaitingRecovery is only left by reattached (previous state), or by the end of a resume it recovers; never by archiving or a new session', () => {
     const exits = tableEdges().filter((e) => e.from === 'AwaitingRecovery' && e.to !== 'AwaitingRecovery');
-    expect(exits).toEqual([{ from: 'AwaitingRecovery', event: 'reattached', to: 'previous' }]);
+    expect(exits).toEqual([
+      { from: 'AwaitingRecovery', event: 'reattached', to: 'previous' },
+      { from: 'AwaitingRecovery', event: 'resume_failed', guard: 'wasResuming', to: 'ResumeFailed' },
+      { from: 'AwaitingRecovery', event: 'resume_timed_out', guard: 'wasResuming', to: 'ResumeFailed' },
+    ]);
   });
 });
 

@@ -50,6 +50,7 @@ const BRANCH_GUARDS: Record<BranchGuard, (s: SessionSnapshot) => boolean> = {
   expiredAndIdle: (s) => s.lifetimeExpired && !s.queue.inFlight && !s.queue.waiting,
   exitVerified: (s) => s.exitVerified,
   noWorkInFlight: (s) => !s.queue.inFlight,
+  wasResuming: (s) => s.resumeState === 'Resuming',
 };
 
 /**

@@ -3,7 +3,7 @@ import type { SessionEventType, SessionState } from './session-types.ts';
 /** `previous` = the state stored in `resumeState` (AwaitingRecovery only). */
 export type Target = SessionState | 'previous';
 /** Guards that choose between branches of one (state, event) entry. */
-export type BranchGuard = 'hasAcceptedWork' | 'expiredAndIdle' | 'exitVerified' | 'noWorkInFlight';
+export type BranchGuard = 'hasAcceptedWork' | 'expiredAndIdle' | 'exitVerified' | 'noWorkInFlight' | 'wasResuming';
 export interface Branch {
   readonly when?: BranchGuard;
   readonly to: Target;
@@ -39,6 +39,8 @@ export const SESSION_TABLE = {
     resume_failed: 'ResumeFailed',
     // The CLI exiting during resume (unknown id, corrupt journal) is a failed resume.
     process_exited_verified: 'ResumeFailed',
+    // No answer within the bound: a failure with a cause, not a wait without end.
+    resume_timed_out: 'ResumeFailed',
     observer_lost: 'AwaitingRecovery',
     node_lost: 'AwaitingRecovery',
   },
@@ -88,7 +90,10 @@ export const SESSION_TABLE = {
     node_returned: 'AwaitingRecovery',
     // A really closed terminal: restore the same native session on the same node (exact resume).
     process_exited_verified: 'AwaitingRecovery',
-    resume_failed: 'AwaitingRecovery',
+    // A resume that lost its binding is recovered by resuming exactly again; its failure, or its
+    // bound passing, ends the attempt as it would in Resuming (the state it returns to).
+    resume_failed: [{ when: 'wasResuming', to: 'ResumeFailed' }, { to: 'AwaitingRecovery' }],
+    resume_timed_out: [{ when: 'wasResuming', to: 'ResumeFailed' }, { to: 'AwaitingRecovery' }],
     lifetime_expired: 'AwaitingRecovery',
     // A receipt the CLI wrote before the binding was lost, reported after: the session returns to
     // Running (see the plan), so the end of that turn drains it (chaos seed 10072).
@@ -101,6 +106,9 @@ export const SESSION_TABLE = {
     archive_committed: [{ when: 'exitVerified', to: 'Archived' }],
     archive_commit_failed: 'Closing',
     archive_commit_retry_due: 'Closing',
+    // A close the agent did not prove (not verified, no answer, an agent that lost the session) is
+    // asked for again on a schedule: Closing never waits on a reconnection alone.
+    close_retry_due: 'Closing',
     observer_lost: 'Closing',
     node_lost: 'Closing',
     node_returned: 'Closing',

@@ -74,7 +74,11 @@ export type SessionEvent =
   | Timer<'recovery_retry_due', { attempt: number }>
   | Timer<'final_save_retry_due', { attempt: number }>
   | Timer<'stop_drain_expired'>
-  | Timer<'archive_commit_retry_due', { attempt: number }>;
+  | Timer<'archive_commit_retry_due', { attempt: number }>
+  /** The resume's bound (`RESUME_ANSWER_MS`) passed with no answer from the agent. */
+  | Timer<'resume_timed_out'>
+  /** A close not yet proven (no verified exit) is asked for again. */
+  | Timer<'close_retry_due', { attempt: number }>;
 
 export type SessionEventType = SessionEvent['type'];
 
@@ -104,6 +108,8 @@ export const SESSION_EVENT_TYPES = [
   'final_save_retry_due',
   'stop_drain_expired',
   'archive_commit_retry_due',
+  'resume_timed_out',
+  'close_retry_due',
 ] as const satisfies readonly SessionEventType[];
 
 export const AGENT_FACT_TYPES = [
@@ -154,7 +160,7 @@ export interface SessionSnapshot {
 }
 
 export type CommandKind = 'start' | 'resume' | 'deliver' | 'interrupt' | 'close' | 'reattach';
-export type TimerName = 'lifetime' | 'recovery_retry' | 'final_save_retry' | 'stop_drain' | 'archive_commit_retry';
+export type TimerName = 'lifetime' | 'recovery_retry' | 'final_save_retry' | 'stop_drain' | 'archive_commit_retry' | 'resume_timeout' | 'close_retry';
 export type NotifyKind =
   | 'card_update'
   | 'work_finished'

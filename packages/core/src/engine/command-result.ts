@@ -18,6 +18,11 @@ interface CommandResult {
   messageId?: unknown;
   nativeRef?: unknown;
   error?: unknown;
+  ok?: unknown;
+  /** The command was refused as issued under an older generation. */
+  stale?: unknown;
+  /** A start/resume left its CLI on a dialog (watched, or bounded by the resume's timer). */
+  blocked?: unknown;
 }
 
 /**
@@ -31,7 +36,9 @@ interface CommandResult {
  *   applied if its own `turn_accepted` was not (refused as stale, say);
  * - an interrupted `close_session`: the close is asked for again (as when a node returns);
  * - an interrupted `start_session` / `resume_session`: the agent ended the never-confirmed CLI; the
- *   session is treated as after a verified exit of its process (recovery takes over).
+ *   session is treated as after a verified exit of its process (recovery takes over);
+ * - a `resume_session` the agent refused without a `resume_failed` fact (a payload it could not
+ *   read, an unsupported command): the resume fails at once with the agent's answer as its cause.
  * Returns the session to pump, or null.
  */
 export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
@@ -42,6 +49,7 @@ export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Pr
     if (r.delivery === 'accepted' && r.interrupted === true) return interruptedReceipt(ctx, ev, r);
     return null;
   }
+  if (r.command === 'resume_session' && r.ok === false && r.interrupted !== true && r.stale !== true && r.blocked !== true) return resumeRefused(ctx, ev, r);
   if (r.interrupted !== true || !ev.sessionId || !ev.commandId) return null;
   const row = await ownSession(ctx, ev);
   if (!row) return null;
@@ -57,6 +65,24 @@ export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Pr
     const s = await applyEvent(ctx, row.id, { type: 'process_exited_verified', generation: row.observerGeneration, evidence: { reason: `${String(r.command)}_interrupted` } }, 'agent', { seq: Number(ev.seq) });
     if (!s.ok) ctx.log.info({ sessionId: row.id, refusal: s.refusal }, 'engine.interrupted_launch_refused');
   }
+  return row.id;
+}
+
+/**
+ * The agent answered a resume with a refusal. When it also sent `resume_failed` (every refusal it
+ * decides itself), that fact came first (events are processed in seq order) and the session has
+ * left the attempt, so nothing happens here; otherwise the attempt would wait for an answer that
+ * never comes. Only for the exact attempt: the command's generation must still be the session's.
+ */
+async function resumeRefused(ctx: StepContext, ev: StoredEvent, r: CommandResult): Promise<string | null> {
+  if (!ev.commandId) return null;
+  const row = await ownSession(ctx, ev);
+  if (!row) return null;
+  const attempt = row.state === 'Resuming' || (row.state === 'AwaitingRecovery' && row.resumeState === 'Resuming');
+  if (!attempt || (await commandGeneration(ctx, ev.commandId)) !== row.observerGeneration) return row.id;
+  const cause = `the computer refused the resume: ${typeof r.error === 'string' && r.error ? r.error : 'no reason given'}`.slice(0, 500);
+  const s = await applyEvent(ctx, row.id, { type: 'resume_failed', generation: row.observerGeneration, cause }, 'agent', { seq: Number(ev.seq), commandId: ev.commandId });
+  if (!s.ok) ctx.log.info({ sessionId: row.id, refusal: s.refusal }, 'engine.resume_refusal_refused');
   return row.id;
 }
 

@@ -33,6 +33,10 @@ export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promi
   const row = await lockSession(ctx.tx, ev.sessionId);
   if (!row || row.nodeId !== ev.nodeId) return warn(ctx, ev, 'unknown_session');
   if (ev.generation === null || ev.generation !== row.observerGeneration) {
+    if (e.name === 'blocked_on_prompt' && dialogOfWaitingStart(row, ev.generation)) {
+      await dispatch(ctx, row, ev, e);
+      return row.id;
+    }
     await refuse(ctx, row, ev, 'STALE_GENERATION');
     return row.id;
   }
@@ -199,6 +203,19 @@ export async function acceptTurn(ctx: StepContext, row: SessionRow, ev: StoredEv
 /** While a final cannot be saved, later turn events wait and are replayed in order once it is. */
 async function defer(ctx: StepContext, row: SessionRow, ev: StoredEvent): Promise<void> {
   await patchSession(ctx.tx, row.id, { deferredEventIds: { push: ev.id } });
+}
+
+/**
+ * A dialog shown by a start's CLI is told even when the start's generation was superseded: the
+ * retries a start takes while its computer is away (each a new generation) are answered by the agent
+ * with that same CLI, which never shows its dialog again, so the user would otherwise never learn
+ * what the session waits for. Only while the session still waits for a start, and only from an older
+ * generation (a notice is information; it moves nothing). Events are handled in order, so a CLI ended
+ * later has its own notice before any of its replacement.
+ */
+function dialogOfWaitingStart(row: SessionRow, generation: number | null): boolean {
+  const waiting = row.state === 'Starting' || (row.state === 'AwaitingRecovery' && row.resumeState === 'Starting');
+  return waiting && generation !== null && generation < row.observerGeneration;
 }
 
 async function refuse(ctx: StepContext, row: SessionRow, ev: StoredEvent, code: string): Promise<void> {

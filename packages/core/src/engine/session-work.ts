@@ -46,6 +46,8 @@ const TIMER_EVENT: Record<TimerName, (attempt: number) => SessionEvent> = {
   final_save_retry: (attempt) => ({ type: 'final_save_retry_due', attempt }),
   stop_drain: () => ({ type: 'stop_drain_expired' }),
   archive_commit_retry: (attempt) => ({ type: 'archive_commit_retry_due', attempt }),
+  resume_timeout: () => ({ type: 'resume_timed_out' }),
+  close_retry: (attempt) => ({ type: 'close_retry_due', attempt }),
 };
 
 /** Fires one claimed timer under the session lock; a timer rescheduled or cancelled meanwhile is skipped. */

@@ -74,6 +74,7 @@ export const en = {
   'msg.refusedCliWord': 'Not sent: Claude Code treats this exact text as a key of its own (exit, quit, :q, ?, !) instead of passing it to the model. Add a word to it and send it again.',
   'resume.causeOffline': 'its computer is offline',
   'resume.causeNoNativeId': 'Bria does not know its native session id',
+  'resume.causeNoFolder': 'Bria does not know which folder this session ran in',
   'resume.causeNativeGone': 'its journal was deleted on its computer and Bria holds no copy of it',
   'resume.causeNoConversation': 'the agent\'s CLI found no conversation with this session\'s id on the computer',
   'resume.causeOtherSession': 'the agent\'s CLI opened a different session than the archived one, so Bria ended it',

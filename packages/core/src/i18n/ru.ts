@@ -72,6 +72,7 @@ export const ru: Record<MessageKey, string> = {
   'msg.refusedCliWord': 'Не отправлено: этот текст целиком Claude Code понимает как свою клавишу (exit, quit, :q, ?, !), а не как сообщение модели. Добавьте к нему слово и отправьте снова.',
   'resume.causeOffline': 'её компьютер не в сети',
   'resume.causeNoNativeId': 'Bria не знает её собственный идентификатор сессии',
+  'resume.causeNoFolder': 'Bria не знает, в какой папке шла эта сессия',
   'resume.causeNativeGone': 'её журнал удалён на компьютере, а копии у Bria нет',
   'resume.causeNoConversation': 'CLI агента не нашёл на компьютере разговора с идентификатором этой сессии',
   'resume.causeOtherSession': 'CLI агента открыл не ту сессию, что в архиве, поэтому Bria его завершила',

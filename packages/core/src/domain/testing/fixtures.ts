@@ -45,6 +45,7 @@ export function sampleEvent(type: SessionEventType, generation = GEN): SessionEv
     case 'resume_failure_reported':
     case 'lifetime_expired':
     case 'stop_drain_expired':
+    case 'resume_timed_out':
       return { type };
     case 'archive_commit_failed':
     case 'final_save_failed':
@@ -53,6 +54,7 @@ export function sampleEvent(type: SessionEventType, generation = GEN): SessionEv
       return { type, attempt: 0 };
     case 'final_save_retry_due':
     case 'archive_commit_retry_due':
+    case 'close_retry_due':
       return { type, attempt: 1 };
     case 'stop_requested':
     case 'close_requested':

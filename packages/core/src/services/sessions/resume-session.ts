@@ -12,6 +12,9 @@ export async function resumeSession(deps: ServiceDeps, input: { sessionId: strin
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
   if (!row.nativeSessionId) throw new AppError('ILLEGAL_TRANSITION', { message: 'no native id to resume' });
+  // A CLI is resumed in the folder the conversation ran in; without one nothing is sent to the node
+  // (it could only refuse), and the archive record stays as it is.
+  if (!row.folder.trim()) throw new AppError('ILLEGAL_TRANSITION', { message: 'no folder recorded to resume in', userMessage: 'sessions.no_folder' });
   if (row.nativeGoneAt && row.state === 'Archived') {
     // Deleted on its computer (discovery saw it go) and Bria holds no copy to put back: a CLI would
     // only fail to find it. Refused here, the archive record unchanged.

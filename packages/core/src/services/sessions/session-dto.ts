@@ -32,6 +32,8 @@ export interface SessionDto {
   nativeGoneAt: Date | null;
   /** Whether a new message would be stored now (refusals are explained by the service that refuses). */
   acceptsMessages: boolean;
+  /** AwaitingRecovery only: the working state recovery returns to (what the session waits for). */
+  resumeState: SessionRow['resumeState'];
 }
 
 export function toSessionDto(row: SessionRow): SessionDto {
@@ -43,5 +45,6 @@ export function toSessionDto(row: SessionRow): SessionDto {
     id: row.id, nodeId: row.nodeId, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, state: row.state,
     version: row.version, title: row.title, firstPrompt: row.firstPrompt?.slice(0, 240) ?? null, launchSource: row.launchSource, createdAt: row.createdAt, lifetimeDeadline: row.lifetimeDeadline,
     lifetimeExpired: row.lifetimeExpired, archivedAt: row.archivedAt, lastActivityAt: row.nativeLastActivity, nativeGoneAt: row.nativeGoneAt, acceptsMessages: accept.ok,
+    resumeState: row.resumeState,
   };
 }

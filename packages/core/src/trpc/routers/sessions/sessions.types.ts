@@ -24,6 +24,8 @@ export const ZSessionView = z.object({
   /** Discovery found the CLI's own journal deleted on its computer. */
   nativeGoneAt: zIsoDateOrNull,
   acceptsMessages: z.boolean(),
+  /** AwaitingRecovery only: the working state recovery returns to. */
+  resumeState: zSessionState.nullable(),
 });
 
 export const ZNodeRequest = z.object({ nodeId: zId });
