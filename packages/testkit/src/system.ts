@@ -59,7 +59,8 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
   mkdirSync(work, { recursive: true });
   const tdb: TestDatabase = await createTestDatabase();
   const db: Db = createDb(tdb.url, { max: 8 });
-  const log = pino({ level: 'silent' });
+  // BRIA_SYS_LOG=<file> writes the hub's and the engine's log there (debugging a scenario).
+  const log = process.env.BRIA_SYS_LOG ? pino({ level: 'debug' }, pino.destination(`${process.env.BRIA_SYS_LOG}.${process.pid}`)) : pino({ level: 'silent' });
   const clock = new OffsetClock();
   const mockOpts = { slowChunks: o.slowChunks ?? 30, slowChunkMs: o.slowChunkMs ?? 100, keepBodies: true };
   const mocks: Record<Executor, MockServer> = { claude: await startAnthropicMock(mockOpts), codex: await startOpenAIMock(mockOpts) };
@@ -120,7 +121,8 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
     /** SIGKILL: no goodbye, no chance to touch the CLIs. */
     async killAgent(): Promise<void> {
       const a = agent;
-      if (!a || a.exitCode !== null) return;
+      // An agent that died by a signal has exitCode null and signalCode set: it will never exit again.
+      if (!a || a.exitCode !== null || a.signalCode !== null) return;
       const gone = new Promise((r) => a.once('exit', r));
       a.kill('SIGKILL');
       await gone;
@@ -128,7 +130,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
     },
     async stopAgent(): Promise<number | null> {
       const a = agent;
-      if (!a || a.exitCode !== null) return a?.exitCode ?? null;
+      if (!a || a.exitCode !== null || a.signalCode !== null) return a?.exitCode ?? null;
       const gone = new Promise<number | null>((r) => a.once('exit', (code) => r(code)));
       a.kill('SIGTERM');
       agent = null;

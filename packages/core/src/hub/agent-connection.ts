@@ -18,9 +18,17 @@ export class AgentConnection {
     readonly log: Logger,
   ) {}
 
+  /**
+   * Set once the hub closes this socket (a failed frame, a gap, a newer connection, a revoked
+   * token…). Its frames still queued are then dropped: the agent replays every unacknowledged event
+   * on its next connection, from the mark stored in the database.
+   */
+  private retired = false;
+
   /** Frames of one socket are handled strictly in arrival order (event seqs depend on it). */
   serial(fn: () => Promise<void>): void {
-    this.chain = this.chain.then(fn, fn);
+    const run = () => (this.retired ? Promise.resolve() : fn());
+    this.chain = this.chain.then(run, run);
   }
 
   send(msg: HubToAgent): boolean {
@@ -45,6 +53,7 @@ export class AgentConnection {
   }
 
   close(code: number = CloseCode.normal, reason = ''): void {
+    this.retired = true;
     try {
       this.ws.close(code, reason.slice(0, 120));
     } catch {

@@ -131,7 +131,7 @@ export class Hub {
     const helloTimer = setTimeout(() => {
       if (!conn.helloDone) conn.close(CloseCode.protocolError, 'no hello');
     }, 10_000);
-    ws.on('message', (raw) => conn.serial(() => this.onMessage(conn, raw).catch((err) => {
+    ws.on('message', (raw) => conn.serial(() => this.superseded(conn) ? Promise.resolve() : this.onMessage(conn, raw).catch((err) => {
       log.error({ err: (err as Error).message }, 'hub.message_failed');
       conn.close(CloseCode.protocolError, 'internal error');
     })));
@@ -144,6 +144,15 @@ export class Hub {
       log.info({ code }, 'hub.agent_disconnected');
     });
     ws.on('error', (err) => log.warn({ err: err.message }, 'hub.agent_socket_error'));
+  }
+
+  /**
+   * A connection whose node has a newer one (this socket may have closed while its frames were still
+   * queued) handles nothing more: the newer connection replays from the stored mark.
+   */
+  private superseded(conn: AgentConnection): boolean {
+    const current = this.connections.get(conn.nodeId);
+    return current !== undefined && current !== conn;
   }
 
   private async onMessage(conn: AgentConnection, raw: unknown): Promise<void> {

@@ -8,7 +8,13 @@ import type { AgentEventFrame } from '../../protocol/index.ts';
  */
 export async function storeAgentEvent(db: Db, nodeId: string, ev: AgentEventFrame): Promise<{ ackUpTo: bigint; stored: boolean }> {
   return db.$transaction(async (tx) => {
-    const node = await tx.node.findUniqueOrThrow({ where: { id: nodeId }, select: { lastEventSeq: true } });
+    // The node row is locked first, so two stores for one node (a replaced connection's frames still
+    // being handled while the new one replays them) run one after the other and each sees the
+    // other's mark. Without the lock a read_journal answer stored twice moved the mark back over
+    // events already stored, and every replay then failed on (node, seq) for ever: the node
+    // reconnected a few times a second and nothing it sent was stored again.
+    const [node] = await tx.$queryRaw<{ lastEventSeq: bigint }[]>`select "lastEventSeq" from "Node" where id = ${nodeId}::uuid for update`;
+    if (!node) throw new Error(`node ${nodeId} not found`);
     const seq = BigInt(ev.seq);
     if (seq <= node.lastEventSeq) return { ackUpTo: node.lastEventSeq, stored: false };
     if (seq !== node.lastEventSeq + 1n) return { ackUpTo: node.lastEventSeq, stored: false };
