@@ -65,8 +65,7 @@ export class Agent {
     this.control = new SessionControl({
       dir: path.join(cfg.dir, 'sessions'), attachmentsDir: path.join(cfg.dir, 'attachments'), tmux, env: cliEnv, log,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
-      // SessionControl's `Emit` names its events as plain strings: unchecked until it takes the typed one.
-      emit: (e) => void this.client.emitUnchecked(e),
+      emit: (e) => void this.client.emitEvent(e),
     });
     this.discovery = new DiscoveryFeed(
       { claudeHome: claudeConfigDir(cliEnv), codexHome: codexHome(cliEnv), stateDir: cfg.dir },

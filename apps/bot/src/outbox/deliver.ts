@@ -212,7 +212,7 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       return [m.message_id];
     }
     case 'notice':
-      return send(escapeHtml(t(payload.key as never, payload.params)));
+      return send(escapeHtml(t(payload.key, payload.params)));
     case 'reply': {
       const m = await ctx.api.sendMessage(chatId, payload.text, textOptions(payload));
       return [m.message_id];

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { archiveJournal } from '../archive/index.ts';
+import { type ArchivedJournal, archiveJournal } from '../archive/index.ts';
 import { processGone, safeIdentity } from './cli-process.ts';
 import { reportIdentity } from './host-event-map.ts';
 import { journalFilesOnDisk } from './journal-content.ts';
@@ -35,9 +35,9 @@ export async function closeSession(rt: SessionRuntime, sessionId: string): Promi
 async function closed(rt: SessionRuntime, sessionId: string, rec: SessionRecord, ev: { pids: number[]; lingering: number[]; exitStatus: number | null; paneDead: boolean; escalation: string[] }): Promise<Result> {
   const verified = ev.paneDead && ev.lingering.length === 0 && (rec.identity ? await processGone(rec.identity) : true);
   const journal = rec.identity?.journalPath ?? (rt.hosts.get(sessionId) ? safeIdentity(rt.hosts.get(sessionId)!)?.journalPath : null) ?? null;
-  let archivedJournal: Result | undefined;
+  let archivedJournal: ArchivedJournal | undefined;
   if (verified && journal && existsSync(journal) && rec.identity?.nativeId) {
-    archivedJournal = { ...(await archiveJournal({ file: journal, executor: rec.executor, nativeId: rec.identity.nativeId, dataDir: path.join(rt.o.dir, 'archive') })) };
+    archivedJournal = await archiveJournal({ file: journal, executor: rec.executor, nativeId: rec.identity.nativeId, dataDir: path.join(rt.o.dir, 'archive') });
   }
   const evidence = {
     verified, pids: ev.pids.join(','), lingering: ev.lingering.join(','), exitStatus: ev.exitStatus, paneDead: ev.paneDead,
@@ -47,7 +47,7 @@ async function closed(rt: SessionRuntime, sessionId: string, rec: SessionRecord,
   if (verified) {
     if (rec.identity) await rt.o.tmux.killSession(rec.identity.tmuxSession).catch(() => undefined);
     rt.hosts.delete(sessionId);
-    rt.registry.put(sessionId, { status: 'closed', turns: [], unconfirmed: [], archivedJournal: (archivedJournal as SessionRecord['archivedJournal']) ?? null, ...(journal && rec.identity ? { identity: { ...rec.identity, journalPath: journal } } : {}) });
+    rt.registry.put(sessionId, { status: 'closed', turns: [], unconfirmed: [], archivedJournal: archivedJournal ?? null, ...(journal && rec.identity ? { identity: { ...rec.identity, journalPath: journal } } : {}) });
   }
   rt.send(sessionId, 'session_closed', { evidence, ...(archivedJournal ? { archivedJournal } : {}) });
   return { ok: verified, evidence };

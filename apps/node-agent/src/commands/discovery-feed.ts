@@ -38,17 +38,19 @@ export function chunkDiff<A, R>(diff: Diff<A, R>): Diff<A, R>[] {
   const out: Diff<A, R>[] = [];
   let cur: Diff<A, R> = { added: [], changed: [], removed: [] };
   let bytes = 0;
-  const push = (key: keyof Diff, item: never) => {
+  const push = <K extends keyof Diff<A, R>>(key: K, item: Diff<A, R>[K][number]) => {
     const size = Buffer.byteLength(JSON.stringify(item)) + 1;
     if (bytes + size > CHUNK_BYTES || cur[key].length >= CHUNK_ITEMS) {
       out.push(cur);
       cur = { added: [], changed: [], removed: [] };
       bytes = 0;
     }
-    (cur[key] as unknown[]).push(item);
+    (cur[key] as Diff<A, R>[K][number][]).push(item);
     bytes += size;
   };
-  for (const key of ['added', 'changed', 'removed'] as const) for (const item of diff[key]) push(key, item as never);
+  for (const item of diff.added) push('added', item);
+  for (const item of diff.changed) push('changed', item);
+  for (const item of diff.removed) push('removed', item);
   if (cur.added.length + cur.changed.length + cur.removed.length > 0) out.push(cur);
   return out;
 }

@@ -64,7 +64,7 @@ async function rawAgent(token: string, capabilities?: string[]): Promise<{ ws: W
     type: 'hello', protocol: 1, agentVersion: '0.0.9', instanceId: randomUUID(), hostname: 'h', executors: [], lastEventSeq: 0,
     ...(capabilities ? { capabilities } : {}),
   }));
-  await until(() => frames.find((f) => f.type === 'welcome'), 10_000, 'welcome');
+  await until(() => frames.find((f) => f.type === 'welcome'), 30_000, 'welcome');
   return { ws, frames };
 }
 
@@ -114,7 +114,7 @@ describe('read_journal leaves nothing behind', () => {
     // the event file drops the answers once the hub acknowledged them.
     expect(readFileSync(path.join(agentDir, 'commands.jsonl'), 'utf8')).toContain('"read_journal"');
     for (const m of MARKERS) expect(readFileSync(path.join(agentDir, 'commands.jsonl'), 'utf8')).not.toContain(m);
-    await until(() => MARKERS.every((m) => !readFileSync(path.join(agentDir, 'events.jsonl'), 'utf8').includes(m)), 5_000, 'event file compacted');
+    await until(() => MARKERS.every((m) => !readFileSync(path.join(agentDir, 'events.jsonl'), 'utf8').includes(m)), 30_000, 'event file compacted');
   }, 60_000);
 
   it('a late answer to a withdrawn read is not kept (and the node\'s event sequence goes on)', async () => {
@@ -131,15 +131,15 @@ describe('read_journal leaves nothing behind', () => {
       payload: { command: 'read_journal', ok: true, source: 'native', journalPath: '/j', totalTurns: 1, offset: 0,
         turns: [{ index: 0, nativeRef: 'u', prompt: 'LATE-SECRET prompt', state: 'completed', final: 'LATE-SECRET final' }] },
     }));
-    await until(() => frames.find((f) => f.type === 'event_ack' && f.upTo === 1), 5_000, 'ack of the late answer');
+    await until(() => frames.find((f) => f.type === 'event_ack' && f.upTo === 1), 30_000, 'ack of the late answer');
     expect(await rowsHolding('LATE-SECRET')).toBe(0);
     // The next event of this node is stored as usual (the dropped answer left no gap).
     ws.send(JSON.stringify({ type: 'event', seq: 2, at: Date.now(), event: 'usage', payload: { marker: 'AFTER-LATE' } }));
-    await until(() => frames.find((f) => f.type === 'event_ack' && f.upTo === 2), 5_000, 'ack of the next event');
+    await until(() => frames.find((f) => f.type === 'event_ack' && f.upTo === 2), 30_000, 'ack of the next event');
     expect(await rowsHolding('AFTER-LATE')).toBe(1);
     expect((await db.node.findUniqueOrThrow({ where: { id: nodes.manual.nodeId } })).lastEventSeq).toBe(2n);
     ws.close();
-  }, 30_000);
+  }, 90_000);
 
   it('a read_journal row a reader abandoned is swept by the next read on that node', async () => {
     const { ws, frames } = await rawAgent(nodes.manual.token, ['read_journal']);
@@ -150,15 +150,15 @@ describe('read_journal leaves nothing behind', () => {
       createdAt: new Date(Date.now() - 11 * 60_000),
     } });
     expect(await rowsHolding('ABANDONED-TEXT')).toBe(1);
-    const pending = readSessionJournal({ db }, { sessionId: nodes.manual.sessionId, timeoutMs: 5_000 });
-    const cmd = await until(() => frames.find((f) => f.type === 'command' && f.command === 'read_journal'), 5_000, 'the read');
+    const pending = readSessionJournal({ db }, { sessionId: nodes.manual.sessionId, timeoutMs: 30_000 });
+    const cmd = await until(() => frames.find((f) => f.type === 'command' && f.command === 'read_journal'), 30_000, 'the read');
     ws.send(JSON.stringify({ type: 'command_ack', id: cmd.id }));
     ws.send(JSON.stringify({ type: 'event', seq: 3, at: Date.now(), event: 'command_result', commandId: cmd.id, payload: { command: 'read_journal', ok: false, code: 'not_found', error: 'none' } }));
     expect(await pending).toEqual({ available: false, reason: 'not_written_yet', detail: null });
     expect(await rowsHolding('ABANDONED-TEXT')).toBe(0);
     expect(await db.agentCommand.count({ where: { nodeId: nodes.manual.nodeId } })).toBe(0);
     ws.close();
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('agents that do not know read_journal', () => {
@@ -184,7 +184,7 @@ describe('agents that do not know read_journal', () => {
     await db.agentCommand.create({ data: { id: probe, nodeId: nodes.old.nodeId, type: 'probe', payload: {} } });
     await db.$executeRaw`select pg_notify('bria_agent_commands', ${nodes.old.nodeId})`;
     // The probe queued after it goes out: the flush ran and skipped only the read.
-    await until(() => frames.find((f) => f.type === 'command' && f.id === probe), 5_000, 'the probe');
+    await until(() => frames.find((f) => f.type === 'command' && f.id === probe), 30_000, 'the probe');
     expect(frames.filter((f) => f.type === 'command').map((f) => f.command)).toEqual(['probe']);
     expect((await db.agentCommand.findUniqueOrThrow({ where: { id } })).status).toBe('pending');
     await db.agentCommand.deleteMany({ where: { nodeId: nodes.old.nodeId } });
@@ -198,7 +198,7 @@ describe('agents that do not know read_journal', () => {
     const id = randomUUID();
     await db.agentCommand.create({ data: { id, nodeId: nodes.real.nodeId, type: 'read_minds', payload: { x: 1 } } });
     await db.$executeRaw`select pg_notify('bria_agent_commands', ${nodes.real.nodeId})`;
-    const ev = await until(() => db.agentEvent.findFirst({ where: { commandId: id, type: 'command_result' } }), 10_000, 'the answer');
+    const ev = await until(() => db.agentEvent.findFirst({ where: { commandId: id, type: 'command_result' } }), 30_000, 'the answer');
     expect((ev.payload as { data: unknown }).data).toMatchObject({ command: 'read_minds', ok: false, code: 'unsupported' });
     expect((await db.agentCommand.findUniqueOrThrow({ where: { id } })).status).toBe('acked');
     // Still the same connection: no reconnect, no new hello.
@@ -208,5 +208,5 @@ describe('agents that do not know read_journal', () => {
     expect((await node()).connectedAt).toEqual(connectedAt);
     // And it still reads journals on that connection.
     expect((await readSessionJournal({ db }, { sessionId: nodes.real.sessionId })).available).toBe(true);
-  }, 30_000);
+  }, 90_000);
 });

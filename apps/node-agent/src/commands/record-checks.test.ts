@@ -1,3 +1,4 @@
+import type { SessionEventOut } from '@bria/core/protocol';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,7 +25,7 @@ const files = (map: Record<string, boolean>): JournalFiles => ({
 const disk = files({ '/j/convo.jsonl': true, '/j/meta.jsonl': false });
 const mark = (nativeRef?: string) => ({ messageId: 'm', at: 1, ...(nativeRef ? { nativeRef } : {}) });
 const turn = { messageId: 'm', nativeRef: 'r' };
-const fact = { event: 'turn_final', payload: {} };
+const fact: SessionEventOut = { event: 'turn_final', payload: { nativeTurnId: 't1', text: 'answer' } };
 
 describe('mayHaveTyped (table)', () => {
   it.each<[string, SessionRecord | undefined, RegExp | null]>([
@@ -129,7 +130,7 @@ describe('mayHaveTyped', () => {
     expect(mayHaveTyped(onDisk({ deliveries: undefined }), journalFilesOnDisk)).toMatch(/predates delivery marks/);
     expect(mayHaveTyped(onDisk({ unconfirmed: ['m'] }), journalFilesOnDisk)).toMatch(/took a turn/);
     expect(mayHaveTyped(onDisk({ turns: [{ messageId: 'm', nativeRef: 'r' }] as SessionRecord['turns'] }), journalFilesOnDisk)).toMatch(/took a turn/);
-    expect(mayHaveTyped(onDisk({ recent: [{ event: 'evidence_unknown', payload: {} }] }), journalFilesOnDisk)).toMatch(/took a turn/);
+    expect(mayHaveTyped(onDisk({ recent: [{ event: 'evidence_unknown', payload: { messageId: '00000000-0000-4000-8000-000000000001', processAlive: true } }] }), journalFilesOnDisk)).toMatch(/took a turn/);
     expect(mayHaveTyped(onDisk({ journalOffset: 10 }), journalFilesOnDisk)).toMatch(/journal was read/);
     const journal = path.join(dir, 'present.jsonl');
     writeFileSync(journal, '{"type":"user"}\n');

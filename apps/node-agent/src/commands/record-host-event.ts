@@ -1,3 +1,4 @@
+import type { SessionEventOut } from '@bria/core/protocol';
 import type { HostEvent, SessionHost } from '../executors/index.ts';
 import { crashPoint } from '../test-crash.ts';
 import { safeIdentity } from './cli-process.ts';
@@ -31,9 +32,9 @@ export function recordHostEvent(rt: SessionRuntime, sessionId: string, host: Ses
   if (e.type === 'accepted' && rec.identity?.journalPath && rec.identity.journalPath !== journalBefore) {
     for (const out of outs) if (out.event === 'turn_accepted') out.payload.identity = reportIdentity(rec.identity);
   }
-  for (const out of outs) rt.send(sessionId, out.event, out.payload);
+  for (const out of outs) rt.emitEvent(sessionId, out);
   // Kept for a replay under a newer generation, without the identity: by then it may name a dead process.
-  const turnEvents = outs.filter((x) => x.event.startsWith('turn_')).map(({ event, payload: { identity: _, ...payload } }) => ({ event, payload }));
+  const turnEvents = outs.filter((x) => x.event.startsWith('turn_')).map(({ event, payload: { identity: _, ...payload } }) => ({ event, payload }) as SessionEventOut);
   if (turnEvents.length > 0) rec = rt.registry.put(sessionId, { recent: [...(rec.recent ?? []), ...turnEvents].slice(-RECENT) });
   const ended = (e.type === 'completed' || e.type === 'interrupted' || e.type === 'api_error' || e.type === 'unknown') ? e.messageId : null;
   if (ended) {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomically } from '../durable-file.ts';
 import type { Executor, SessionIdentity } from '../executors/index.ts';
+import type { SessionEventOut } from '@bria/core/protocol';
 
 /** A delivered message bound to its native turn (Claude user record uuid / Codex turn id). */
 export interface TurnRef { messageId: string; nativeRef: string }
@@ -46,7 +47,7 @@ export interface SessionRecord {
    * The latest turn events sent. A re-attach under a newer generation sends them again, because the
    * hub refuses what arrived under the older one (its re-check relies on the agent re-reporting).
    */
-  recent?: { event: string; payload: Record<string, unknown> }[];
+  recent?: SessionEventOut[];
   archivedJournal?: { path: string; sizeBytes: number; sha256: string } | null;
 }
 

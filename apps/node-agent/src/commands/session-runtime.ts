@@ -2,10 +2,13 @@ import {
   claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, type PermissionMode, SessionHost,
   type SessionHostOptions, type Tmux,
 } from '../executors/index.ts';
+import type { SessionEventInput, SessionEventName, SessionEventOut } from '@bria/core/protocol';
 import { RECENT, recordHostEvent } from './record-host-event.ts';
 import { type SessionRecord, SessionRegistry } from './registry.ts';
 
-export type Emit = (e: { event: string; sessionId: string; generation: number; payload: Record<string, unknown> }) => void;
+/** A session event under the generation it is reported for, checked by the compiler (protocol/session-events.ts). */
+export type SessionEmit = SessionEventOut & { sessionId: string; generation: number };
+export type Emit = (e: SessionEmit) => void;
 export type Log = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
 export type Result = Record<string, unknown>;
 
@@ -57,16 +60,22 @@ export class SessionRuntime {
   }
 
   /** Sends an event under the session's current generation. */
-  send(sessionId: string, event: string, payload: Record<string, unknown>): void {
+  send<K extends SessionEventName>(sessionId: string, event: K, payload: SessionEventInput<K>): void {
+    this.emitEvent(sessionId, { event, payload } as SessionEventOut);
+  }
+
+  /** Sends an event already built as a checked protocol event (e.g. by `mapHostEvent`). */
+  emitEvent(sessionId: string, e: SessionEventOut): void {
     const generation = this.registry.get(sessionId)?.generation ?? 0;
-    this.o.emit({ event, sessionId, generation, payload });
+    this.o.emit({ ...e, sessionId, generation });
   }
 
   /** Sends a turn fact and keeps it for a re-attach under a newer generation. */
-  sendFact(sessionId: string, event: string, payload: Record<string, unknown>): void {
-    this.send(sessionId, event, payload);
+  sendFact<K extends SessionEventName>(sessionId: string, event: K, payload: SessionEventInput<K>): void {
+    const e = { event, payload } as SessionEventOut;
+    this.emitEvent(sessionId, e);
     const rec = this.registry.get(sessionId);
-    if (rec) this.registry.put(sessionId, { recent: [...(rec.recent ?? []), { event, payload }].slice(-RECENT) });
+    if (rec) this.registry.put(sessionId, { recent: [...(rec.recent ?? []), e].slice(-RECENT) });
   }
 
   /** A new CLI host for the session; the one it replaces is no longer observed. */
@@ -103,6 +112,6 @@ export class SessionRuntime {
 
   /** Outcomes are matched by message id and turn id, so a repeat never makes a second copy. */
   replayRecent(sessionId: string): void {
-    for (const e of this.registry.get(sessionId)?.recent ?? []) this.send(sessionId, e.event, e.payload);
+    for (const e of this.registry.get(sessionId)?.recent ?? []) this.emitEvent(sessionId, e);
   }
 }

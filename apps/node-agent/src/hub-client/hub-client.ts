@@ -279,9 +279,9 @@ export class HubClient extends EventEmitter {
   }
 
   /**
-   * `emitEvent` without the compiler's check of name and payload (the hub still validates every
-   * event). Only for what is not typed yet: `SessionControl`'s own `Emit` (its `event: string`), and
-   * tests' marker events that the hub stores without interpreting.
+   * `emitEvent` without the compiler's check of name and payload, for tests' marker events that the
+   * hub stores without interpreting (the hub still validates every frame). Product code uses
+   * `emitEvent`.
    */
   emitUnchecked(e: Omit<StoredEvent, 'seq' | 'at'> & { at?: number }): StoredEvent {
     const ev = this.opts.ledger.appendEvent({ ...e, at: e.at ?? Date.now() });

@@ -2,6 +2,13 @@ import type { WebSocket } from 'ws';
 import type { Logger } from '../log.ts';
 import { CloseCode, type Command, type HubToAgent } from '../protocol/index.ts';
 
+/**
+ * A queued command as the hub forwards it. Its type is the row's, unchecked here: an agent answers a
+ * type it does not know as `unsupported` (a hub newer than the agent), so the frame's `command` is
+ * any string, while everything the agent parses is the protocol's `Command`.
+ */
+export type CommandFrame = Omit<Command, 'command'> & { command: string };
+
 /** One authenticated agent socket as the hub sees it. */
 export class AgentConnection {
   lastHeard = Date.now();
@@ -31,13 +38,13 @@ export class AgentConnection {
     this.chain = this.chain.then(run, run);
   }
 
-  send(msg: HubToAgent): boolean {
+  send(msg: HubToAgent | CommandFrame): boolean {
     if (this.ws.readyState !== this.ws.OPEN) return false;
     this.ws.send(JSON.stringify(msg));
     return true;
   }
 
-  sendCommand(cmd: Command): boolean {
+  sendCommand(cmd: CommandFrame): boolean {
     if (this.inFlight.has(cmd.id)) return false;
     const sent = this.send(cmd);
     if (sent) this.inFlight.add(cmd.id);

@@ -223,7 +223,7 @@ export class Hub {
       // it stays queued (its sender withdraws it), e.g. after a node's agent was downgraded.
       if ((OPTIONAL_COMMANDS as readonly string[]).includes(c.type) && !conn.capabilities.has(c.type)) continue;
       const ok = conn.sendCommand({
-        type: 'command', id: c.id, command: c.type as never, sessionId: c.sessionId ?? undefined,
+        type: 'command', id: c.id, command: c.type, sessionId: c.sessionId ?? undefined,
         payload: (c.payload ?? {}) as Record<string, unknown>, issuedAt: c.createdAt.getTime(),
       });
       if (ok) sent.push(c.id);

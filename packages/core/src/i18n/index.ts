@@ -9,6 +9,11 @@ export type Params = Record<string, string | number>;
 
 export const catalogs: Record<Language, Record<MessageKey, string>> = { en, ru };
 
+/** A key of the catalogs (every catalog has the same keys). */
+export function isMessageKey(value: unknown): value is MessageKey {
+  return typeof value === 'string' && Object.hasOwn(en, value);
+}
+
 export function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
 }

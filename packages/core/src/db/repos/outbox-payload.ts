@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isMessageKey, type MessageKey } from '../../i18n/index.ts';
 import { zOutboxPayload } from './outbox.ts';
 
 /**
@@ -16,7 +17,7 @@ export const zBotOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('reply'), text: z.string(), html: z.boolean(), keyboard: zKeyboard.optional(), noPreview: z.boolean().default(false) }),
   z.object({ kind: z.literal('edit'), messageId: z.number().int(), text: z.string(), html: z.boolean(), keyboard: zKeyboard.optional(), noPreview: z.boolean().default(false) }),
   z.object({ kind: z.literal('card'), sessionId: z.string(), fresh: z.boolean().default(false), confirmClose: z.boolean().default(false) }),
-  z.object({ kind: z.literal('notice'), key: z.string(), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
+  z.object({ kind: z.literal('notice'), key: z.custom<MessageKey>(isMessageKey, 'not a message key'), params: z.record(z.string(), z.union([z.string(), z.number()])).default({}) }),
   /** A one-time dashboard link (/login): the only secret in the outbox, removed once the row is finished. */
   z.object({ kind: z.literal('login_link'), url: z.string(), expiresAt: z.string() }),
 ]);
