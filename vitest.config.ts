@@ -10,7 +10,8 @@ export default defineConfig({
     // Many tests drive real CLIs, tmux and Postgres on 2 cores, where a timing tail now and then
     // exceeds a wait. A test gets one more try; one that fails twice fails the run, and the JSON
     // report (.tmp/test-results/vitest.json) keeps the retry count, so flaky tests stay visible.
-    retry: 1,
+    // VITEST_RETRY=0 turns the retry off (a load run proves the suite green without it).
+    retry: process.env.VITEST_RETRY === undefined ? 1 : Number(process.env.VITEST_RETRY),
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,

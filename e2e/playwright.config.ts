@@ -10,7 +10,8 @@ export default defineConfig({
   outputDir: './.tmp/test-results',
   fullyParallel: false,
   workers: 1,
-  retries: 0,
+  // No retry by default; VITEST_RETRY (the suite's one switch for retries) is read here too.
+  retries: Number(process.env.VITEST_RETRY ?? 0),
   forbidOnly: true,
   timeout: 30_000,
   expect: { timeout: 10_000 },
