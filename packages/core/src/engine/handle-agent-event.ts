@@ -4,10 +4,10 @@ import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '.
 import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
 import { readSettings } from '../db/repos/settings.ts';
 import { type ParsedSessionEvent, parseSessionEvent } from '../protocol/index.ts';
-import { onFinalWriteFailed, writeFinal } from '../services/sessions/final-save.ts';
-import { notifyChats } from '../services/sessions/session-notices.ts';
-import { applyEvent } from '../services/sessions/session-step.ts';
-import type { StepContext } from '../services/sessions/step-context.ts';
+import { onFinalWriteFailed, writeFinal } from './step/final-save.ts';
+import { notifyChats } from './step/session-notices.ts';
+import { applyEvent } from './step/session-step.ts';
+import type { StepContext } from './step/step-context.ts';
 import { applyDiscoveryDiff } from './discovery.ts';
 import type { StoredEvent } from './stored-event.ts';
 import { handleCommandResult } from './command-result.ts';

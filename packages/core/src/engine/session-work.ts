@@ -4,9 +4,9 @@ import { sessionIdsInStates } from '../db/repos/sessions.ts';
 import { claimDueTimers, consumeTimer, type TimerDto } from '../db/repos/timers.ts';
 import type { Logger } from '../log.ts';
 import { readPumpView } from '../db/repos/messages.ts';
-import { pumpDecision, pumpQueue } from '../services/sessions/queue-pump.ts';
-import { applyEvent, type Actor } from '../services/sessions/session-step.ts';
-import { type Clock, type StepContext, withSessionTx } from '../services/sessions/step-context.ts';
+import { pumpDecision, pumpQueue } from './step/queue-pump.ts';
+import { applyEvent, type Actor } from './step/session-step.ts';
+import { type Clock, type StepContext, withSessionTx } from './step/step-context.ts';
 import { handleAgentEvent } from './handle-agent-event.ts';
 import { loadEvent, markProcessed, nextUnprocessed } from './stored-event.ts';
 

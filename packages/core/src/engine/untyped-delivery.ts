@@ -2,8 +2,8 @@ import { recordEvidence } from '../db/repos/evidence.ts';
 import { releaseUntypedLease } from '../db/repos/messages.ts';
 import { lockSession } from '../db/repos/sessions.ts';
 import { scheduleTimer } from '../db/repos/timers.ts';
-import { ATTACHMENT_NOT_STORED, failAttachmentMessage } from '../services/sessions/carry-attachments.ts';
-import type { StepContext } from '../services/sessions/step-context.ts';
+import { ATTACHMENT_NOT_STORED, failAttachmentMessage } from './step/carry-attachments.ts';
+import type { StepContext } from './step/step-context.ts';
 import type { DeliverResult } from '../protocol/command-results.ts';
 import type { StoredEvent } from './stored-event.ts';
 
