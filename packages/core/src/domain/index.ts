@@ -6,3 +6,4 @@ export * from './retry-schedule.ts';
 export * from './session-machine.ts';
 export { selfLoops, toMermaid } from './diagram.ts';
 export * from './outcome-notice.ts';
+export * from './agent-facts.ts';
