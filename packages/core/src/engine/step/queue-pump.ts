@@ -1,4 +1,4 @@
-import { pumpDecision } from '../../domain/index.ts';
+import { deliverCommand, pumpDecision } from '../../domain/index.ts';
 import { leaseMessage, readPumpView } from '../../db/repos/messages.ts';
 import { getSessionRow, lockSession } from '../../db/repos/sessions.ts';
 import { ATTACHMENT_UNREADABLE, AttachmentUnreadable, failAttachmentMessage } from './carry-attachments.ts';
@@ -29,7 +29,7 @@ export async function pumpQueue(ctx: StepContext, sessionId: string): Promise<st
     if (decision.kind === 'deliver') {
       const { d } = decision;
       const mainMessageId = d.mode === 'follow_up' ? d.mainMessageId : null;
-      const commandId = await sendSessionCommand(ctx.tx, row, { kind: 'deliver', generation: row.observerGeneration, messageId: d.message.id, ...(mainMessageId ? { mainMessageId } : {}) })
+      const commandId = await sendSessionCommand(ctx.tx, row, deliverCommand(d, row.observerGeneration))
         .catch(async (err: unknown) => {
           if (!(err instanceof AttachmentUnreadable)) throw err;
           await failAttachmentMessage(ctx, row, d.message.id, ATTACHMENT_UNREADABLE, err.message);
