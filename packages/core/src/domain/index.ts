@@ -6,3 +6,6 @@ export * from './retry-schedule.ts';
 export * from './session-machine.ts';
 export { selfLoops, toMermaid } from './diagram.ts';
 export * from './outcome-notice.ts';
+export * from './agent-facts.ts';
+export * from './progress-notice.ts';
+export * from './pump-rules.ts';

@@ -162,7 +162,7 @@ export function nextDeliverable(messages: readonly QueueMessage[], facts: Sessio
 }
 
 /** The `deliver` command for a message `nextDeliverable` offered, under the current observer claim. */
-export function deliverCommand(d: Extract<Deliverable, { ok: true }>, generation: number): SessionEffect {
+export function deliverCommand(d: Extract<Deliverable, { ok: true }>, generation: number): Extract<SessionEffect, { type: 'send_command' }> {
   return {
     type: 'send_command',
     kind: 'deliver',

@@ -77,6 +77,36 @@ export function closeRetryDelay(attempt: number): number {
 /** Archive commit retries reuse the final-save table: same kind of failure (our own storage). */
 export const archiveCommitDelay = finalSaveDelay;
 
+/**
+ * Waits before a message the agent refused with `typed: false` is handed over again, by the number of
+ * refusals of that message while the session stayed at the same version (1-based). The first wait is
+ * short (a CLI that was not ready a moment ago often is now), the steady one bounds the cost of a
+ * session that keeps refusing without any transition to one hand-over every 15 s. Any transition of
+ * the session ends the wait at once (engine README, Decisions).
+ */
+const UNTYPED_RETRY_DELAYS_S = [1, 2, 4, 8, 15] as const;
+const UNTYPED_RETRY_STEADY_S = 15;
+export function untypedRetryDelay(refusals: number): number {
+  return (UNTYPED_RETRY_DELAYS_S[Math.max(0, refusals - 1)] ?? UNTYPED_RETRY_STEADY_S) * SECOND;
+}
+
+/** Whether a `typed: false` answer is about the session's current observer (only those are counted and waited on). */
+export const untypedFromCurrentObserver = (commandGeneration: number | null, observerGeneration: number): boolean =>
+  commandGeneration === null || commandGeneration === observerGeneration;
+
+/**
+ * The wait after a `typed: false` answer. An answer about an older observer generation than the
+ * session's current one is no reason to wait (that observer is gone; the next hand-over carries the
+ * new generation): no refusal counted, no wait. Otherwise this refusal is counted after `earlier`
+ * ones at the same session version and waits `untypedRetryDelay`. `commandGeneration` null (not
+ * readable from the stored command) counts as the current observer.
+ */
+export function untypedWait(o: { commandGeneration: number | null; observerGeneration: number; earlier: number }): { refusals: number; waitMs: number } {
+  if (!untypedFromCurrentObserver(o.commandGeneration, o.observerGeneration)) return { refusals: 0, waitMs: 0 };
+  const refusals = o.earlier + 1;
+  return { refusals, waitMs: untypedRetryDelay(refusals) };
+}
+
 function assertAttempt(attempt: number, min: number): void {
   if (!Number.isInteger(attempt) || attempt < min) throw new RangeError(`attempt must be an integer >= ${min}, got ${attempt}`);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canAcceptMessage, possibleTargets, SESSION_TABLE, tableEdges, transition } from './session-machine.ts';
+import { canAcceptMessage, SESSION_TABLE, tableEdges, transition } from './session-machine.ts';
 import { AGENT_FACT_TYPES, INTENT_TYPES, SESSION_EVENT_TYPES, SESSION_STATES, type SessionState } from './session-types.ts';
-import { GEN, sampleEvent, snapshotIn, T0, VERSION } from './testing/fixtures.ts';
+import { GEN, possibleTargets, sampleEvent, snapshotIn, T0, VERSION } from './testing/fixtures.ts';
 
 const pairs = SESSION_STATES.flatMap((state) => SESSION_EVENT_TYPES.map((event) => ({ state, event })));
 const listed = (state: SessionState, event: string) => Object.hasOwn(SESSION_TABLE[state], event);

@@ -90,14 +90,6 @@ export function transition(snapshot: SessionSnapshot, event: SessionEvent, now: 
   return { ok: true, next, effects };
 }
 
-/** Every state a pair may lead to according to the table (for docs and tests). */
-export function possibleTargets(state: SessionState, event: SessionEventType): SessionState[] {
-  const rule = ruleFor(state, event);
-  if (rule === undefined) return [];
-  return [...new Set(branchesOf(rule).flatMap((b) => (b.to === 'previous' ? [...RECOVERY_TARGETS] : [b.to])))];
-}
-const RECOVERY_TARGETS = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork'] as const;
-
 export interface NewSessionInput {
   now: Date;
   lifetime?: LifetimeSetting;
@@ -125,21 +117,6 @@ export function newSession({ now, lifetime = DEFAULT_LIFETIME, hasNativeId }: Ne
   const effects: SessionEffect[] = [{ type: 'send_command', kind: 'start', generation: 1 }];
   if (deadline) effects.push({ type: 'schedule', timer: 'lifetime', at: deadline });
   return { snapshot, effects };
-}
-
-/** A native session found on a node by discovery: it enters Bria as an archive record. */
-export function archivedSession(): SessionSnapshot {
-  return {
-    state: 'Archived',
-    version: 0,
-    resumeState: null,
-    observerGeneration: 0,
-    hasNativeId: true,
-    lifetimeDeadline: null,
-    lifetimeExpired: false,
-    exitVerified: false,
-    queue: { inFlight: false, waiting: false },
-  };
 }
 
 /** SPEC §2 "Accepts new messages": `queue` = stored and held until the process can take it. */

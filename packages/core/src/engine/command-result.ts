@@ -1,8 +1,8 @@
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { applyStatusUpdates } from '../db/repos/messages.ts';
 import { lockSession, type SessionRow } from '../db/repos/sessions.ts';
-import { applyEvent } from '../services/sessions/session-step.ts';
-import type { StepContext } from '../services/sessions/step-context.ts';
+import { applyEvent } from './step/session-step.ts';
+import type { StepContext } from './step/step-context.ts';
 import { acceptTurn } from './handle-agent-event.ts';
 import { type DeliverResult, type LaunchResult, parseCommandResult } from '../protocol/command-results.ts';
 import type { StoredEvent } from './stored-event.ts';

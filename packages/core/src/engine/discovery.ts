@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DiscoveredSession } from '../protocol/index.ts';
-import type { StepContext } from '../services/sessions/step-context.ts';
+import type { StepContext } from './step/step-context.ts';
 
 const ms = (t?: number) => (t === undefined ? null : new Date(t));
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listOutbox } from '../db/repos/outbox.ts';
-import { acceptMessage, createSession, getActiveSession, jumpToSession } from '../services/sessions/index.ts';
+import { acceptMessage, createSession, getActiveSession, jumpToSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listOutbox } from '../db/repos/outbox.ts';
 import { setActiveSessionId } from '../db/repos/sessions.ts';
-import { acceptMessage, createSession } from '../services/sessions/index.ts';
+import { acceptMessage, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

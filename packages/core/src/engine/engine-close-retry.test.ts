@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeRetryDelay } from '../domain/index.ts';
-import { closeSession, createSession } from '../services/sessions/index.ts';
+import { closeSession, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

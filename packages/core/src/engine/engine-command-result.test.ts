@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acceptMessage, closeSession, createSession } from '../services/sessions/index.ts';
+import { acceptMessage, closeSession, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

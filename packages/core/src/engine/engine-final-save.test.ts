@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { finalSaveFaults } from '../db/repos/messages.ts';
 import { listOutbox } from '../db/repos/outbox.ts';
-import { acceptMessage, createSession } from '../services/sessions/index.ts';
+import { acceptMessage, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listEvidence } from '../db/repos/evidence.ts';
 import { listOutbox } from '../db/repos/outbox.ts';
-import { acceptMessage, closeSession, createSession, stopSession } from '../services/sessions/index.ts';
+import { acceptMessage, closeSession, createSession, stopSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

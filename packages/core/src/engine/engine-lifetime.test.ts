@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listOutbox } from '../db/repos/outbox.ts';
-import { acceptMessage, createSession, listOpenSessions } from '../services/sessions/index.ts';
+import { acceptMessage, createSession, listOpenSessions } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

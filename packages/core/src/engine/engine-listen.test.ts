@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { terminateListeners } from '../../../testkit/src/postgres.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
-import { acceptMessage, createSession } from '../services/sessions/index.ts';
+import { acceptMessage, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

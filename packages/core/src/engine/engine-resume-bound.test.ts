@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listOutbox } from '../db/repos/outbox.ts';
 import { RESUME_ANSWER_MS, RESUME_NO_ANSWER } from '../domain/index.ts';
-import { acceptMessage, listArchive, resumeSession } from '../services/sessions/index.ts';
+import { acceptMessage, listArchive, resumeSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
-import { acceptMessage, createSession } from '../services/sessions/index.ts';
+import { acceptMessage, createSession } from '../services/index.ts';
 import { pumpSession } from './session-work.ts';
 import { type Engine, startEngine } from './start-engine.ts';
 import { engineRig, type Rig } from './testing.ts';

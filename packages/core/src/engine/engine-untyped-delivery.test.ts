@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listEvidence } from '../db/repos/evidence.ts';
-import { acceptMessage, createSession } from '../services/sessions/index.ts';
+import { acceptMessage, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;

@@ -1,27 +1,27 @@
-import { applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, recheckStatus, type SessionEvent } from '../domain/index.ts';
+import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '../db/repos/messages.ts';
 import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
 import { readSettings } from '../db/repos/settings.ts';
-import { type ParsedSessionEvent, parseSessionEvent } from '../protocol/index.ts';
-import { onFinalWriteFailed, writeFinal } from '../services/sessions/final-save.ts';
-import { notifyChats } from '../services/sessions/session-notices.ts';
-import { applyEvent } from '../services/sessions/session-step.ts';
-import type { StepContext } from '../services/sessions/step-context.ts';
-import { applyDiscoveryDiff } from './discovery.ts';
-import type { StoredEvent } from './stored-event.ts';
+import { parseSessionEvent } from '../protocol/index.ts';
 import { handleCommandResult } from './command-result.ts';
+import { applyDiscoveryDiff } from './discovery.ts';
+import { onFinalWriteFailed, writeFinal } from './step/final-save.ts';
+import { notifyChats } from './step/session-notices.ts';
+import { applyEvent } from './step/session-step.ts';
+import type { StepContext } from './step/step-context.ts';
+import type { StoredEvent } from './stored-event.ts';
 
 /**
- * Maps one stored agent event onto the session: receipts and outcomes onto messages, facts onto
- * the state machine. Returns the session to pump afterwards (null for node-level events).
- * Events of a superseded observer generation are refused and leave only an evidence row.
+ * Loads the session an agent event names, asks the domain what the event means (`interpret`, pure)
+ * and applies those effects in order: receipts and outcomes onto messages, facts onto the state
+ * machine. Returns the session to pump afterwards (null for node-level events).
  */
 export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promise<string | null> {
   if (ev.type === 'command_result') return handleCommandResult(ctx, ev);
   const parsed = parseSessionEvent(ev.type, ev.data);
   if (!parsed.ok) {
-    if (ev.type !== 'command_result') ctx.log.warn({ nodeId: ev.nodeId, seq: Number(ev.seq), type: ev.type.slice(0, 64), error: parsed.error.slice(0, 200) }, 'engine.event_ignored');
+    ctx.log.warn({ nodeId: ev.nodeId, seq: Number(ev.seq), type: ev.type.slice(0, 64), error: parsed.error.slice(0, 200) }, 'engine.event_ignored');
     return null;
   }
   const e = parsed.event;
@@ -32,157 +32,115 @@ export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promi
   if (!ev.sessionId) return warn(ctx, ev, 'no_session');
   const row = await lockSession(ctx.tx, ev.sessionId);
   if (!row || row.nodeId !== ev.nodeId) return warn(ctx, ev, 'unknown_session');
-  if (ev.generation === null || ev.generation !== row.observerGeneration) {
-    if (e.name === 'blocked_on_prompt' && dialogOfWaitingStart(row, ev.generation)) {
-      await dispatch(ctx, row, ev, e);
-      return row.id;
-    }
-    await refuse(ctx, row, ev, 'STALE_GENERATION');
-    return row.id;
-  }
-  await dispatch(ctx, row, ev, e);
+  const effects = interpret({
+    state: row.state, resumeState: row.resumeState, observerGeneration: row.observerGeneration, executor: row.executor,
+    nativeSessionId: row.nativeSessionId, identityPid: (row.identity as { pid?: unknown } | null)?.pid,
+    conversationMayExist: row.conversationMayExist, finalPending: row.pendingFinalEventId !== null,
+  }, { ...e, generation: ev.generation });
+  for (const fx of effects) if (!(await applyEffect(ctx, row, ev, fx))) break;
   return row.id;
 }
 
-async function dispatch(ctx: StepContext, row: SessionRow, ev: StoredEvent, e: ParsedSessionEvent): Promise<void> {
-  const g = row.observerGeneration;
+/** Applies one effect of `interpret`; false when the effects after it must not run. */
+async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx: AgentEventEffect): Promise<boolean> {
+  const seq = Number(ev.seq);
   const fact = async (event: SessionEvent, extra?: Record<string, unknown>) => {
-    const r = await applyEvent(ctx, row.id, event, 'agent', { seq: Number(ev.seq), ...extra });
+    const r = await applyEvent(ctx, row.id, event, 'agent', { seq, ...extra });
     if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
   };
-  switch (e.name) {
-    case 'session_ready':
-    case 'resume_confirmed':
-    case 'reattached': {
-      const identity = e.payload.identity ?? null;
-      const reported = typeof identity?.nativeSessionId === 'string' ? identity.nativeSessionId : null;
-      let nativeId = row.nativeSessionId ?? reported;
-      // A Codex CLI started again (its first one died before any message, so it never wrote a
-      // rollout) shows a new id: the id shown by the dead one named nothing that exists, and is only
-      // replaced when that is certain (domain README, decision 7). Otherwise the stored id is kept.
-      // The new id may first arrive with a re-attach: the start's own `session_ready` can be refused
-      // as stale when starts queued while the node was away all run on its return (chaos seed 7022).
-      if (e.name !== 'resume_confirmed' && row.executor === 'codex' && row.nativeSessionId && reported && reported !== row.nativeSessionId
-        && conversationNeverBegan(row, await listQueue(ctx.tx, row.id))) {
-        nativeId = reported;
+  switch (fx.type) {
+    case 'refuse':
+      await refuse(ctx, row, ev, fx.code);
+      return false;
+    case 'fact':
+      await fact(fx.event, fx.evidence);
+      return true;
+    case 'confirm_resume': {
+      const { lifetime } = await readSettings(ctx.tx);
+      await patchSession(ctx.tx, row.id, { lifetimeStartedAt: ctx.now });
+      await fact({ type: 'resume_confirmed', generation: fx.generation, lifetime });
+      return true;
+    }
+    case 'bind_identity': {
+      let nativeId = fx.nativeSessionId;
+      if (fx.replaceIfNoConversation && conversationNeverBegan(row, await listQueue(ctx.tx, row.id))) {
+        nativeId = fx.replaceIfNoConversation;
         await recordEvidence(ctx.tx, { sessionId: row.id, event: 'native_id_replaced', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-          evidence: { seq: Number(ev.seq), previous: row.nativeSessionId, now: reported, reason: 'no_conversation_began' } });
+          evidence: { seq, previous: row.nativeSessionId, now: nativeId, reason: 'no_conversation_began' } });
       }
-      await patchSession(ctx.tx, row.id, { ...(identity ? { identity: identity as object } : {}), nativeSessionId: nativeId });
-      if (row.state === 'AwaitingRecovery') {
-        await fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' });
-        // The agent reports an identity only once the CLI has finished starting, so a session that
-        // lost its binding while Starting is ready now: its own session_ready was refused as stale.
-        if (row.resumeState === 'Starting' && identity) await fact({ type: 'cli_ready', generation: g });
-        return;
-      }
-      if (e.name === 'session_ready' && row.state !== 'Resuming') return fact({ type: 'cli_ready', generation: g });
-      // A resumed CLI reporting ready is the resume confirmation.
-      if (e.name === 'resume_confirmed' || (e.name === 'session_ready' && row.state === 'Resuming')) {
-        const { lifetime } = await readSettings(ctx.tx);
-        await patchSession(ctx.tx, row.id, { lifetimeStartedAt: ctx.now });
-        return fact({ type: 'resume_confirmed', generation: g, lifetime });
-      }
-      return fact({ type: 'reattached', generation: g, mode: 'observer' });
+      await patchSession(ctx.tx, row.id, { ...(fx.identity ? { identity: fx.identity as object } : {}), nativeSessionId: nativeId });
+      return true;
     }
-    case 'resume_failed':
-      if (e.payload.code === 'conversation_may_exist' && !row.conversationMayExist) {
-        // The agent knows better than the queue: something may have reached the CLI. Recovery
-        // re-attaches and then resumes exactly from now on; asking for a start again would only be
-        // refused once more (chaos seed 6025).
-        await patchSession(ctx.tx, row.id, { conversationMayExist: true });
+    case 'patch': {
+      const { identity, usage, ...rest } = fx.fields;
+      await patchSession(ctx.tx, row.id, { ...rest, ...(identity ? { identity: identity as object } : {}), ...(usage ? { usage: usage as object } : {}) });
+      return true;
+    }
+    case 'store_archive_copy':
+      await upsertArchiveCopy(ctx.tx, row.id, fx.copy);
+      return true;
+    case 'accept_receipt':
+      if (!(await acceptTurn(ctx, row, ev, fx))) {
+        await refuse(ctx, row, ev, 'NOT_LEASED');
+        return false;
       }
-      return fact({ type: 'resume_failed', generation: g, cause: e.payload.reason }, { cause: e.payload.reason.slice(0, 300), ...(e.payload.code ? { code: e.payload.code } : {}) });
-    case 'observer_lost':
-      return fact({ type: 'observer_lost', generation: g });
-    case 'identity_mismatch':
-      return fact({ type: 'reattach_refused', generation: g, reason: e.payload.reason });
-    case 'process_exited': {
-      const evidence = { pids: e.payload.pids.join(','), exitStatus: e.payload.exitStatus, paneDead: e.payload.paneDead, verified: e.payload.verified };
-      // Observer EOF or an unverified exit proves nothing about the CLI: only the binding is lost.
-      return fact({ type: e.payload.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence });
-    }
-    case 'session_closed': {
-      if (e.payload.archivedJournal) await upsertArchiveCopy(ctx.tx, row.id, e.payload.archivedJournal);
-      // The close evidence says what became of the journal: `archived` / `archived_empty` (an
-      // ArchiveCopy row), `none` (the CLI never wrote one: closed before any message, so the session
-      // is archived without a copy — domain README, decision 15), `missing` or `present` (not
-      // archived), `unreported` (an agent from before this field).
-      const said = e.payload.evidence.journal;
-      const journal = typeof said === 'string' ? said.slice(0, 32) : e.payload.archivedJournal ? 'archived' : 'unreported';
-      return fact({ type: e.payload.evidence.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence: { ...e.payload.evidence, journal } });
-    }
-    case 'turn_accepted': {
-      // The identity learned with the receipt (a Codex rollout path), for the same native session and
-      // the same process only: a replayed receipt must never put back the identity of a dead CLI.
-      const id = e.payload.identity;
-      const idNative = typeof id?.nativeSessionId === 'string' ? id.nativeSessionId : null;
-      const storedPid = (row.identity as { pid?: unknown } | null)?.pid;
-      const sameProcess = storedPid === undefined || storedPid === id?.pid;
-      if (id && sameProcess && (!row.nativeSessionId || !idNative || idNative === row.nativeSessionId)) {
-        await patchSession(ctx.tx, row.id, { identity: id as object, ...(row.nativeSessionId ? {} : idNative ? { nativeSessionId: idNative } : {}) });
-      }
-      const ok = await acceptTurn(ctx, row, ev, e.payload);
-      if (!ok) return refuse(ctx, row, ev, 'NOT_LEASED');
-      return;
-    }
-    case 'turn_final': {
-      if (row.pendingFinalEventId !== null) return defer(ctx, row, ev);
-      const w = await writeFinal(ctx, row, e.payload);
-      if (w.kind === 'no_request') return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
+      return true;
+    case 'defer':
+      await patchSession(ctx.tx, row.id, { deferredEventIds: { push: ev.id } });
+      return true;
+    case 'write_final': {
+      const w = await writeFinal(ctx, row, fx.final);
+      if (w.kind === 'no_request') await refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
       if (w.kind === 'failed') {
         const r = await applyEvent(ctx, row.id, await onFinalWriteFailed(ctx, row, ev.id, w.error), 'hub');
         if (!r.ok) ctx.log.warn({ sessionId: row.id, refusal: r.refusal }, 'engine.final_save_failed_refused');
       }
-      return;
+      return true;
     }
-    case 'turn_completed':
-    case 'turn_api_error':
-    case 'turn_interrupted': {
-      if (row.pendingFinalEventId !== null) return defer(ctx, row, ev);
-      const msg = await findTurnMessage(ctx.tx, row.id, { ...(e.payload.messageId ? { messageId: e.payload.messageId } : {}), nativeTurnId: e.payload.nativeTurnId });
-      const stopping = row.state === 'Stopping' || row.state === 'ClosingAfterWork';
-      if (e.name === 'turn_interrupted') {
-        // Per message, as the CLI proved it: only the interrupted turn's messages end here. The
-        // outcomes are written before the stop is confirmed, so the machine sees what still runs.
-        const updates = msg ? applyInterruptOutcome(await listQueue(ctx.tx, row.id), { messageId: msg.id, nativeTurnId: e.payload.nativeTurnId }) : [];
-        // A turn ended by the user's Stop keeps the stop's own detail ('interrupted'), so the chat and
-        // the page say "stopped"; one ended on the computer says the CLI interrupted it.
-        await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: stopping ? 'interrupted' : e.name });
-        if (stopping) return fact({ type: 'interrupt_confirmed', generation: g }, { nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null, messages: updates.length });
-        if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
-        await recordEvidence(ctx.tx, { sessionId: row.id, event: e.name, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-          evidence: { seq: Number(ev.seq), nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null, messages: updates.length, outcome: 'terminal_failed' } });
-        return;
-      }
-      if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
-      const outcome = e.name === 'turn_completed' ? 'completed' : 'terminal_failed';
-      const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, outcome);
-      await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: e.name });
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: e.name, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-        evidence: { seq: Number(ev.seq), nativeTurnId: e.payload.nativeTurnId, offset: e.payload.offset ?? null, messages: updates.length, outcome } });
-      return;
-    }
-    case 'usage':
-      await patchSession(ctx.tx, row.id, { usage: e.payload as object });
-      return;
-    case 'blocked_on_prompt':
-      // Also while Starting: a CLI on a dialog (trust, permission, login) waits for the user on the
-      // computer; the text is kept with the evidence so the session's page can say what it waits for.
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'blocked_on_prompt', actor: 'agent', from: row.state, to: row.state, evidence: { seq: Number(ev.seq), text: e.payload.text.slice(0, 1000) }, at: ctx.now });
-      await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `blocked:${row.id}:${ev.seq}`, payload: { kind: 'blocked_on_prompt', sessionId: row.id, nodeId: row.nodeId, text: e.payload.text } }));
-      return;
-    case 'evidence_unknown': {
-      const m = (await listQueue(ctx.tx, row.id)).find((q) => q.id === e.payload.messageId);
-      const to = m ? recheckStatus(m, { kind: 'no_evidence' }, e.payload.processAlive) : null;
+    case 'turn_ended':
+      await turnEnded(ctx, row, ev, fx);
+      return true;
+    case 'evidence':
+      await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, evidence: { seq, ...fx.evidence }, at: ctx.now });
+      return true;
+    case 'notify_dialog':
+      await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `blocked:${row.id}:${ev.seq}`, payload: { kind: 'blocked_on_prompt', sessionId: row.id, nodeId: row.nodeId, text: fx.text } }));
+      return true;
+    case 'recheck': {
+      const m = (await listQueue(ctx.tx, row.id)).find((q) => q.id === fx.messageId);
+      const to = m ? recheckStatus(m, { kind: 'no_evidence' }, fx.processAlive) : null;
       if (m && to) await applyStatusUpdates(ctx.tx, [{ id: m.id, from: m.status, to }], { now: ctx.now, detail: 'evidence_unknown' });
+      return true;
+    }
+    default:
+      return fx satisfies never;
+  }
+}
+
+/** A turn's end: the outcomes of its message(s), by message id or exact turn id, then its evidence. */
+async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx: Extract<AgentEventEffect, { type: 'turn_ended' }>): Promise<void> {
+  const msg = await findTurnMessage(ctx.tx, row.id, { ...(fx.messageId ? { messageId: fx.messageId } : {}), nativeTurnId: fx.nativeTurnId });
+  const evidence = { seq: Number(ev.seq), nativeTurnId: fx.nativeTurnId, offset: fx.offset };
+  if (fx.kind === 'interrupted') {
+    // Per message, as the CLI proved it: only the interrupted turn's messages end here. The
+    // outcomes are written before the stop is confirmed, so the machine sees what still runs.
+    const updates = msg ? applyInterruptOutcome(await listQueue(ctx.tx, row.id), { messageId: msg.id, nativeTurnId: fx.nativeTurnId }) : [];
+    await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
+    if (fx.confirmsStop) {
+      const r = await applyEvent(ctx, row.id, { type: 'interrupt_confirmed', generation: row.observerGeneration }, 'agent', { seq: evidence.seq, nativeTurnId: fx.nativeTurnId, offset: fx.offset, messages: updates.length });
+      if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
       return;
     }
-    case 'discovery_diff':
-      return;
-    default:
-      return e satisfies never;
+    if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
+    await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+      evidence: { ...evidence, messages: updates.length, outcome: 'terminal_failed' } });
+    return;
   }
+  if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
+  const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind);
+  await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
+  await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+    evidence: { ...evidence, messages: updates.length, outcome: fx.kind } });
 }
 
 /**
@@ -198,24 +156,6 @@ export async function acceptTurn(ctx: StepContext, row: SessionRow, ev: StoredEv
   const r = await applyEvent(ctx, row.id, { type: 'turn_started', generation: row.observerGeneration }, 'agent', { seq: Number(ev.seq), messageId: p.messageId, offset: p.offset ?? null });
   if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
   return true;
-}
-
-/** While a final cannot be saved, later turn events wait and are replayed in order once it is. */
-async function defer(ctx: StepContext, row: SessionRow, ev: StoredEvent): Promise<void> {
-  await patchSession(ctx.tx, row.id, { deferredEventIds: { push: ev.id } });
-}
-
-/**
- * A dialog shown by a start's CLI is told even when the start's generation was superseded: the
- * retries a start takes while its computer is away (each a new generation) are answered by the agent
- * with that same CLI, which never shows its dialog again, so the user would otherwise never learn
- * what the session waits for. Only while the session still waits for a start, and only from an older
- * generation (a notice is information; it moves nothing). Events are handled in order, so a CLI ended
- * later has its own notice before any of its replacement.
- */
-function dialogOfWaitingStart(row: SessionRow, generation: number | null): boolean {
-  const waiting = row.state === 'Starting' || (row.state === 'AwaitingRecovery' && row.resumeState === 'Starting');
-  return waiting && generation !== null && generation < row.observerGeneration;
 }
 
 async function refuse(ctx: StepContext, row: SessionRow, ev: StoredEvent, code: string): Promise<void> {

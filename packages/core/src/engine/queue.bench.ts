@@ -15,7 +15,7 @@ import { createTestDatabase } from '../../../testkit/src/postgres.ts';
 import { createDb } from '../db/client.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { createNodeWithToken } from '../db/repos/nodes.ts';
-import { acceptMessage, createSession } from '../services/sessions/index.ts';
+import { acceptMessage, createSession } from '../services/index.ts';
 import { startEngine } from './start-engine.ts';
 
 const TOTAL = Number(process.argv[2] ?? 5000);

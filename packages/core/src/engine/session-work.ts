@@ -1,12 +1,12 @@
-import type { SessionEvent, TimerName } from '../domain/index.ts';
+import { pumpDecision, type SessionEvent, type TimerName } from '../domain/index.ts';
 import type { Db } from '../db/client.ts';
 import { sessionIdsInStates } from '../db/repos/sessions.ts';
 import { claimDueTimers, consumeTimer, type TimerDto } from '../db/repos/timers.ts';
 import type { Logger } from '../log.ts';
 import { readPumpView } from '../db/repos/messages.ts';
-import { pumpDecision, pumpQueue } from '../services/sessions/queue-pump.ts';
-import { applyEvent, type Actor } from '../services/sessions/session-step.ts';
-import { type Clock, type StepContext, withSessionTx } from '../services/sessions/step-context.ts';
+import { DISPATCHER_ID, pumpQueue } from './step/queue-pump.ts';
+import { applyEvent, type Actor } from './step/session-step.ts';
+import { type Clock, type StepContext, withSessionTx } from './step/step-context.ts';
 import { handleAgentEvent } from './handle-agent-event.ts';
 import { loadEvent, markProcessed, nextUnprocessed } from './stored-event.ts';
 
@@ -98,7 +98,7 @@ export async function pumpSession(d: EngineDeps, sessionId: string): Promise<voi
 export async function pumpIfNeeded(d: EngineDeps, sessionId: string): Promise<void> {
   const view = await readPumpView(d.db, sessionId);
   if (!view) return;
-  if (pumpDecision(view.row, view.queue, view.hold, d.clock.now()).kind === 'none') return;
+  if (pumpDecision(view.row, view.queue, view.hold, d.clock.now(), DISPATCHER_ID).kind === 'none') return;
   await pumpSession(d, sessionId);
 }
 

@@ -1,7 +1,7 @@
 import type { Db } from '../db/client.ts';
 import { PgListener } from '../db/pg-listener.ts';
 import type { Logger } from '../log.ts';
-import { type Clock, systemClock } from '../services/sessions/step-context.ts';
+import { type Clock, systemClock } from './step/step-context.ts';
 import { NodeWatch } from './node-watch.ts';
 import { applyHubFact, type EngineDeps, fireDueTimers, processNextEvent, pumpIfNeeded } from './session-work.ts';
 

@@ -1,24 +1,12 @@
+import { untypedFromCurrentObserver, untypedWait } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { releaseUntypedLease } from '../db/repos/messages.ts';
 import { lockSession } from '../db/repos/sessions.ts';
 import { scheduleTimer } from '../db/repos/timers.ts';
-import { ATTACHMENT_NOT_STORED, failAttachmentMessage } from '../services/sessions/carry-attachments.ts';
-import type { StepContext } from '../services/sessions/step-context.ts';
+import { ATTACHMENT_NOT_STORED, failAttachmentMessage } from './step/carry-attachments.ts';
+import type { StepContext } from './step/step-context.ts';
 import type { DeliverResult } from '../protocol/command-results.ts';
 import type { StoredEvent } from './stored-event.ts';
-
-/**
- * Waits before a message the agent refused with `typed: false` is handed over again, by the number of
- * refusals of that message while the session stayed at the same version (1-based). A fixed table, as
- * in `domain/retry-schedule.ts`: the first wait is short (a CLI that was not ready a moment ago often
- * is now), the steady one bounds the cost of a session that keeps refusing without any transition to
- * one hand-over every 15 s. Any transition of the session ends the wait at once (see below).
- */
-const UNTYPED_RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000] as const;
-const UNTYPED_RETRY_STEADY_MS = 15_000;
-export function untypedRetryDelay(refusals: number): number {
-  return UNTYPED_RETRY_DELAYS_MS[Math.max(0, refusals - 1)] ?? UNTYPED_RETRY_STEADY_MS;
-}
 
 /**
  * A `deliver` the agent answered with `typed: false` never reached the CLI (no live process there,
@@ -38,7 +26,7 @@ export function untypedRetryDelay(refusals: number): number {
  *   observer is another situation; the next hand-over carries the new generation);
  * - otherwise the message is held (`DeliveryHold`) until the session's version moves on (any
  *   transition: process exit → recovery, reattach / resume under a new generation, Ready confirmed,
- *   work drained) or the wait of `untypedRetryDelay` ends, whichever comes first; a `delivery_retry`
+ *   work drained) or the wait of `untypedWait` (domain/retry-schedule.ts) ends, whichever comes first; a `delivery_retry`
  *   timer wakes the pump at the end of the wait, so the message is never left pending.
  * Returns the session to pump, or null.
  */
@@ -55,9 +43,10 @@ export async function releaseUntypedDelivery(ctx: StepContext, ev: StoredEvent, 
     return row.id;
   }
   const generation = await commandGeneration(ctx, ev.commandId);
-  const sameObserver = generation === null || generation === row.observerGeneration;
-  const refusals = sameObserver ? (await refusalsAtVersion(ctx, row.id, messageId, row.version)) + 1 : 0;
-  const waitMs = sameObserver ? untypedRetryDelay(refusals) : 0;
+  // Earlier refusals are counted (a query) only when this answer is about the current observer.
+  const counted = untypedFromCurrentObserver(generation, row.observerGeneration);
+  const { refusals, waitMs } = untypedWait({ commandGeneration: generation, observerGeneration: row.observerGeneration,
+    earlier: counted ? await refusalsAtVersion(ctx, row.id, messageId, row.version) : 0 });
   const until = new Date(ctx.now.getTime() + waitMs);
   const moved = await releaseUntypedLease(ctx.tx, { id: messageId, sessionId: row.id, commandId: ev.commandId, hold: waitMs > 0 ? { version: row.version, until } : null });
   if (!moved) return row.id;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MessageStatus, QueueMessage, SessionState, StatusUpdate } from '../../domain/index.ts';
+import type { DeliveryHold, MessageStatus, QueueMessage, SessionState, StatusUpdate } from '../../domain/index.ts';
 import type { Prisma } from '../generated/client.ts';
 import { noticeOutcome } from './outcome-notices.ts';
 import { preparedQuery } from './prepared.ts';
@@ -36,7 +36,6 @@ export async function listQueue(db: DbOrTx, sessionId: string): Promise<(QueueMe
  * version moved on (any transition: a new observer generation, Ready confirmed, recovery…). It is
  * not a dispatcher claim, so the domain gates never see it as one (`claimedBy` stays null).
  */
-export interface DeliveryHold { messageId: string; version: number; until: Date }
 const HOLD_PREFIX = 'untyped@v';
 export const holdOwner = (version: number): string => `${HOLD_PREFIX}${version}`;
 const claimOf = (leaseOwner: string | null): string | null => (leaseOwner?.startsWith(HOLD_PREFIX) ? null : leaseOwner);
@@ -45,9 +44,6 @@ function holdOf(r: { id: string | null; status: string | null; leaseOwner: strin
   const version = Number(r.leaseOwner.slice(HOLD_PREFIX.length));
   return Number.isInteger(version) ? { messageId: r.id, version, until: r.leaseUntil } : null;
 }
-/** Whether the hold still applies to a session now at `version`. */
-export const holdActive = (h: DeliveryHold | null, version: number, now: Date): h is DeliveryHold =>
-  h !== null && h.version === version && now.getTime() < h.until.getTime();
 
 /**
  * `leased → pending` for the exact delivery the agent answered `typed: false`, held until `hold.until`
@@ -64,7 +60,7 @@ export async function releaseUntypedLease(tx: Tx, m: { id: string; sessionId: st
 export interface PumpView {
   row: { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number };
   queue: (QueueMessage & { finalText: boolean })[];
-  /** The head's wait after a `typed: false` answer (whether it still applies: `holdActive`). */
+  /** The head's wait after a `typed: false` answer (whether it still applies: `holdActive`, domain). */
   hold: DeliveryHold | null;
 }
 

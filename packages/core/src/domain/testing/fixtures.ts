@@ -1,3 +1,4 @@
+import { branchesOf, ruleFor } from '../session-table.ts';
 import type { SessionEvent, SessionEventType, SessionSnapshot, SessionState } from '../session-types.ts';
 
 export const T0 = new Date('2026-09-02T09:00:00.000Z');
@@ -64,3 +65,11 @@ export function sampleEvent(type: SessionEventType, generation = GEN): SessionEv
       return type satisfies never;
   }
 }
+
+/** Every state a pair may lead to according to the table (tests only: the product asks `transition`). */
+export function possibleTargets(state: SessionState, event: SessionEventType): SessionState[] {
+  const rule = ruleFor(state, event);
+  if (rule === undefined) return [];
+  return [...new Set(branchesOf(rule).flatMap((b) => (b.to === 'previous' ? [...RECOVERY_TARGETS] : [b.to])))];
+}
+const RECOVERY_TARGETS = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork'] as const;

@@ -5,9 +5,9 @@ import { enqueueOutbox } from '../../db/repos/outbox.ts';
 import type { Db } from '../../db/client.ts';
 import { chatsForSession, readSessionExecutor, readSessionGate, type SessionGateRow } from '../../db/repos/sessions.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
-import { TELEGRAM } from './session-notices.ts';
+import { TELEGRAM } from '../../engine/step/session-notices.ts';
 import { cliTextRefusal, MAX_ATTACHMENT_BYTES } from '../../protocol/index.ts';
-import type { StoredAttachment } from './carry-attachments.ts';
+import type { StoredAttachment } from '../../engine/step/carry-attachments.ts';
 
 export interface AcceptMessageInput {
   sessionId: string;

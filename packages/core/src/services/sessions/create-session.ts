@@ -4,10 +4,10 @@ import { recordEvidence } from '../../db/repos/evidence.ts';
 import { insertSession, setActiveSessionId } from '../../db/repos/sessions.ts';
 import { readSettings } from '../../db/repos/settings.ts';
 import { scheduleTimer } from '../../db/repos/timers.ts';
-import { sendSessionCommand } from './session-commands.ts';
+import { sendSessionCommand } from '../../engine/step/session-commands.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
-import { notifyEffect } from './session-notices.ts';
-import { withSessionTx } from './step-context.ts';
+import { notifyEffect } from '../../engine/step/session-notices.ts';
+import { withSessionTx } from '../../engine/step/step-context.ts';
 
 export interface CreateSessionInput {
   nodeId: string;

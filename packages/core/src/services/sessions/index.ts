@@ -6,5 +6,5 @@ export { getSession, listOpenSessions, type SessionDetailDto } from './get-sessi
 export { listArchive, resumeRecommendations, type ArchivePage, type ListArchiveInput } from './list-archive.ts';
 export { resumeSession } from './resume-session.ts';
 export type { ServiceDeps, SessionDto } from './session-dto.ts';
-export { type Clock, systemClock } from './step-context.ts';
+export { type Clock, systemClock } from '../../engine/step/step-context.ts';
 export { stopSession } from './stop-session.ts';

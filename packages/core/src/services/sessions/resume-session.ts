@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/index.ts';
 import { getSessionRow } from '../../db/repos/sessions.ts';
-import { applyIntent } from './apply-intent.ts';
-import { depsOf, type ServiceDeps, type SessionDto } from './session-dto.ts';
+import { applyIntent } from '../../engine/step/apply-intent.ts';
+import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
 
 /**
  * Exact resume of an archived session by its native id, on its own node, with its own executor.
@@ -23,5 +23,5 @@ export async function resumeSession(deps: ServiceDeps, input: { sessionId: strin
   }
   const node = await db.node.findUnique({ where: { id: row.nodeId }, select: { online: true } });
   if (!node?.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
-  return applyIntent(deps, input.sessionId, { type: 'resume_requested', ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }) });
+  return toSessionDto(await applyIntent(depsOf(deps), input.sessionId, { type: 'resume_requested', ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }) }));
 }

@@ -3,7 +3,7 @@ import { canAcceptMessage, summarizeQueue } from '../../domain/index.ts';
 import type { Db } from '../../db/client.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
 import type { Logger } from '../../log.ts';
-import { type Clock, systemClock } from './step-context.ts';
+import { type Clock, systemClock } from '../../engine/step/step-context.ts';
 
 /** What every session service takes besides its own input. */
 export interface ServiceDeps { db: Db; clock?: Clock; log?: Logger }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeWithToken } from '../../../db/repos/nodes.ts';
-import { ATTACHMENT_NOT_STORED, ATTACHMENT_UNREADABLE } from '../../../services/sessions/carry-attachments.ts';
+import { ATTACHMENT_NOT_STORED, ATTACHMENT_UNREADABLE } from '../../../engine/step/carry-attachments.ts';
 import { signedInCaller } from '../../test-support.ts';
 import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 

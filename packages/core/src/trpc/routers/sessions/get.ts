@@ -1,4 +1,4 @@
-import { ATTACHMENT_NOT_STORED, ATTACHMENT_UNREADABLE } from '../../../services/sessions/carry-attachments.ts';
+import { ATTACHMENT_NOT_STORED, ATTACHMENT_UNREADABLE } from '../../../engine/step/carry-attachments.ts';
 import { getSessionView } from '../../../services/sessions/session-view.ts';
 import { authedProcedure } from '../../init.ts';
 import { ZGetSessionResponse, ZSessionRequest } from './sessions.types.ts';

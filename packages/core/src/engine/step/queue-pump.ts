@@ -1,38 +1,12 @@
-import { type Deliverable, nextDeliverable, type QueueMessage, summarizeQueue, type SessionState } from '../../domain/index.ts';
-import { type DeliveryHold, holdActive, leaseMessage, readPumpView } from '../../db/repos/messages.ts';
-import { getSessionRow, lockSession, type SessionRow } from '../../db/repos/sessions.ts';
+import { deliverCommand, pumpDecision } from '../../domain/index.ts';
+import { leaseMessage, readPumpView } from '../../db/repos/messages.ts';
+import { getSessionRow, lockSession } from '../../db/repos/sessions.ts';
 import { ATTACHMENT_UNREADABLE, AttachmentUnreadable, failAttachmentMessage } from './carry-attachments.ts';
 import { sendSessionCommand } from './session-commands.ts';
 import { applyEvent } from './session-step.ts';
 import type { StepContext } from './step-context.ts';
 
-/** States where "nothing in flight" is news the machine needs (level-triggered `work_drained`). */
-const DRAIN_WHEN_IDLE: ReadonlySet<SessionState> = new Set(['Running', 'Stopping']);
-const DRAIN_WHEN_EMPTY: ReadonlySet<SessionState> = new Set(['ClosingAfterWork']);
 export const DISPATCHER_ID = 'engine';
-
-type PumpRow = Pick<SessionRow, 'state' | 'pendingFinalEventId' | 'lifetimeExpired' | 'version'>;
-
-/**
- * What the pump would do for this row and queue: hand a message over, raise `work_drained`, or nothing.
- * A head the agent refused with `typed: false` is not handed over while its hold applies (same
- * session version, before its time; see `DeliveryHold`): it still counts as waiting for the drain rules.
- */
-export function pumpDecision(row: PumpRow, queue: readonly (QueueMessage & { finalText: boolean })[], hold: DeliveryHold | null, now: Date):
-{ kind: 'deliver'; d: Extract<Deliverable, { ok: true }> } | { kind: 'drain' | 'none' } {
-  const inFlight = queue.filter((m) => m.status === 'leased' || m.status === 'accepted');
-  const d = nextDeliverable(queue, {
-    state: row.state,
-    outcomeWriteFailed: row.pendingFinalEventId !== null,
-    finalReceived: row.pendingFinalEventId !== null || inFlight.some((m) => m.finalText),
-    dispatcherId: DISPATCHER_ID,
-  });
-  if (d.ok && !(holdActive(hold, row.version, now) && hold.messageId === d.message.id)) return { kind: 'deliver', d };
-  const s = summarizeQueue(queue);
-  const expiredIdle = row.state === 'Ready' && row.lifetimeExpired && !s.inFlight && !s.waiting;
-  const drained = (DRAIN_WHEN_IDLE.has(row.state) && !s.inFlight) || (DRAIN_WHEN_EMPTY.has(row.state) && !s.inFlight && !s.waiting) || expiredIdle;
-  return { kind: drained ? 'drain' : 'none' };
-}
 
 /**
  * Hands the next deliverable message to the agent when the domain gates allow, and tells the
@@ -51,11 +25,11 @@ export async function pumpQueue(ctx: StepContext, sessionId: string): Promise<st
     if (!row) return [];
     const view = await readPumpView(ctx.tx, sessionId);
     if (!view) return [];
-    const decision = pumpDecision(row, view.queue, view.hold, ctx.now);
+    const decision = pumpDecision(row, view.queue, view.hold, ctx.now, DISPATCHER_ID);
     if (decision.kind === 'deliver') {
       const { d } = decision;
       const mainMessageId = d.mode === 'follow_up' ? d.mainMessageId : null;
-      const commandId = await sendSessionCommand(ctx.tx, row, { kind: 'deliver', generation: row.observerGeneration, messageId: d.message.id, ...(mainMessageId ? { mainMessageId } : {}) })
+      const commandId = await sendSessionCommand(ctx.tx, row, deliverCommand(d, row.observerGeneration))
         .catch(async (err: unknown) => {
           if (!(err instanceof AttachmentUnreadable)) throw err;
           await failAttachmentMessage(ctx, row, d.message.id, ATTACHMENT_UNREADABLE, err.message);

@@ -1,4 +1,4 @@
-import type { NotifyKind, SessionState } from '../../domain/index.ts';
+import { type NotifyKind, progressOf, type SessionState } from '../../domain/index.ts';
 import { enqueueOutbox, type OutboxPayload } from '../../db/repos/outbox.ts';
 import { chatsForSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
 
@@ -44,7 +44,7 @@ export async function notifyEffect(tx: Tx, row: SessionRow, kind: NotifyKind, o:
   }
 }
 
-/** Progress notices for recovery, stop and close, derived from the move itself. */
+/** Progress notices for recovery, stop and close, derived from the move itself (`progressOf`, domain). */
 export async function notifyProgress(tx: Tx, row: SessionRow, from: SessionState, to: SessionState, now: Date): Promise<void> {
   const p = progressOf(from, to);
   if (!p) return;
@@ -52,14 +52,4 @@ export async function notifyProgress(tx: Tx, row: SessionRow, from: SessionState
     key: `progress:${p.topic}:${p.phase}:${row.id}:${row.version}`,
     payload: { kind: 'progress', sessionId: row.id, nodeId: row.nodeId, topic: p.topic, phase: p.phase },
   }));
-}
-
-function progressOf(from: SessionState, to: SessionState): { topic: 'recovery' | 'stop' | 'close'; phase: 'started' | 'done' } | null {
-  if (from === to) return null;
-  if (to === 'AwaitingRecovery') return { topic: 'recovery', phase: 'started' };
-  if (from === 'AwaitingRecovery') return { topic: 'recovery', phase: 'done' };
-  if (to === 'Stopping') return { topic: 'stop', phase: 'started' };
-  if (from === 'Stopping') return { topic: 'stop', phase: 'done' };
-  if (to === 'Closing') return { topic: 'close', phase: 'started' };
-  return null;
 }

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { type DeliveryHold, holdActive, pumpDecision, type PumpRow, workDrained } from './pump-rules.ts';
+import type { MessageStatus, QueueMessage } from './queue.ts';
+import { SESSION_STATES, type SessionState } from './session-types.ts';
+
+const T = new Date('2026-09-02T09:00:00.000Z');
+const msg = (id: string, seq: number, status: MessageStatus, o: Partial<QueueMessage & { finalText: boolean }> = {}) =>
+  ({ id, seq, status, mainMessageId: null, nativeTurnId: null, claimedBy: null, finalText: false, ...o });
+const row = (state: SessionState, o: Partial<PumpRow> = {}): PumpRow => ({ state, pendingFinalEventId: null, lifetimeExpired: false, version: 5, ...o });
+
+describe('drain rule, every state × queue', () => {
+  const shapes = [
+    { name: 'empty', q: { inFlight: false, waiting: false } },
+    { name: 'waiting only', q: { inFlight: false, waiting: true } },
+    { name: 'in flight', q: { inFlight: true, waiting: false } },
+    { name: 'in flight and waiting', q: { inFlight: true, waiting: true } },
+  ];
+  const expected = (state: SessionState, expired: boolean, q: { inFlight: boolean; waiting: boolean }): boolean => {
+    if (state === 'Running' || state === 'Stopping') return !q.inFlight;
+    if (state === 'ClosingAfterWork') return !q.inFlight && !q.waiting;
+    if (state === 'Ready') return expired && !q.inFlight && !q.waiting;
+    return false;
+  };
+  const cases = SESSION_STATES.flatMap((state) => shapes.flatMap((s) => [false, true].map((expired) => ({ state, expired, ...s }))));
+  it.each(cases)('$state, $name, lifetime expired $expired', ({ state, expired, q }) => {
+    expect(workDrained(state, expired, q)).toBe(expected(state, expired, q));
+  });
+});
+
+describe('pump decision', () => {
+  const hold = (o: Partial<DeliveryHold> = {}): DeliveryHold => ({ messageId: 'a', version: 5, until: new Date(T.getTime() + 1000), ...o });
+  const table: { name: string; row: PumpRow; queue: ReturnType<typeof msg>[]; hold?: DeliveryHold; kind: 'deliver' | 'drain' | 'none'; id?: string }[] = [
+    { name: 'Ready hands the head over', row: row('Ready'), queue: [msg('a', 1, 'pending'), msg('b', 2, 'pending')], kind: 'deliver', id: 'a' },
+    { name: 'a held head waits while the version and time hold', row: row('Ready'), queue: [msg('a', 1, 'pending')], hold: hold(), kind: 'none' },
+    { name: 'a hold ends with any transition (version moved)', row: row('Ready', { version: 6 }), queue: [msg('a', 1, 'pending')], hold: hold(), kind: 'deliver', id: 'a' },
+    { name: 'a hold ends at its time', row: row('Ready'), queue: [msg('a', 1, 'pending')], hold: hold({ until: T }), kind: 'deliver', id: 'a' },
+    { name: 'a hold of another message does not stop the head', row: row('Ready'), queue: [msg('a', 1, 'pending')], hold: hold({ messageId: 'z' }), kind: 'deliver', id: 'a' },
+    { name: 'a held head still counts as waiting for ClosingAfterWork', row: row('ClosingAfterWork'), queue: [msg('a', 1, 'pending')], hold: hold(), kind: 'none' },
+    { name: 'a final that cannot be saved blocks the queue', row: row('Ready', { pendingFinalEventId: 9n }), queue: [msg('a', 1, 'pending')], kind: 'none' },
+    { name: 'Running with nothing in flight drains', row: row('Running'), queue: [msg('a', 1, 'completed')], kind: 'drain' },
+    { name: 'Running with a message in flight and none waiting: nothing', row: row('Running'), queue: [msg('a', 1, 'accepted')], kind: 'none' },
+    { name: 'Stopping with nothing in flight drains though messages wait', row: row('Stopping'), queue: [msg('a', 1, 'pending')], kind: 'drain' },
+    { name: 'Ready, lifetime expired and idle: drains', row: row('Ready', { lifetimeExpired: true }), queue: [], kind: 'drain' },
+    { name: 'Ready, idle, lifetime running: nothing', row: row('Ready'), queue: [], kind: 'none' },
+  ];
+  it.each(table)('$name', ({ row: r, queue, hold: h, kind, id }) => {
+    const d = pumpDecision(r, queue, h ?? null, T, 'engine');
+    expect(d.kind).toBe(kind);
+    if (d.kind === 'deliver') expect(d.d.message.id).toBe(id);
+  });
+
+  it('a hold applies only at its version and before its time', () => {
+    expect(holdActive(null, 5, T)).toBe(false);
+    expect(holdActive(hold(), 5, T)).toBe(true);
+    expect(holdActive(hold(), 4, T)).toBe(false);
+    expect(holdActive(hold({ until: T }), 5, T)).toBe(false);
+  });
+});

@@ -1,0 +1,47 @@
+import { type Deliverable, nextDeliverable, type QueueMessage, summarizeQueue } from './queue.ts';
+import type { QueueSummary, SessionState } from './session-types.ts';
+
+/**
+ * The wait of a message the agent refused with `typed: false` (`untypedRetryDelay`): while the session
+ * stays at `version` and before `until`, that message is not handed over again.
+ */
+export interface DeliveryHold { messageId: string; version: number; until: Date }
+
+/** Whether the hold still applies to a session now at `version`. */
+export const holdActive = (h: DeliveryHold | null, version: number, now: Date): h is DeliveryHold =>
+  h !== null && h.version === version && now.getTime() < h.until.getTime();
+
+/** States where "nothing in flight" is news the machine needs (level-triggered `work_drained`). */
+const DRAIN_WHEN_IDLE: ReadonlySet<SessionState> = new Set(['Running', 'Stopping']);
+/** States where the work is over only once nothing is in flight and nothing waits either. */
+const DRAIN_WHEN_EMPTY: ReadonlySet<SessionState> = new Set(['ClosingAfterWork']);
+
+/**
+ * Drain rule: whether `work_drained` is due for a session in `state` whose queue is `q`. Running and
+ * Stopping drain when nothing is in flight; ClosingAfterWork when nothing is in flight or waiting; a
+ * Ready session whose lifetime ended drains once idle and empty (so the machine can close it).
+ */
+export function workDrained(state: SessionState, lifetimeExpired: boolean, q: QueueSummary): boolean {
+  const expiredIdle = state === 'Ready' && lifetimeExpired && !q.inFlight && !q.waiting;
+  return (DRAIN_WHEN_IDLE.has(state) && !q.inFlight) || (DRAIN_WHEN_EMPTY.has(state) && !q.inFlight && !q.waiting) || expiredIdle;
+}
+
+export interface PumpRow { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number }
+export type PumpDecision = { kind: 'deliver'; d: Extract<Deliverable, { ok: true }> } | { kind: 'drain' | 'none' };
+
+/**
+ * What the pump would do for this row and queue: hand a message over, raise `work_drained`, or nothing.
+ * A head the agent refused with `typed: false` is not handed over while its hold applies (same
+ * session version, before its time; see `DeliveryHold`): it still counts as waiting for the drain rules.
+ */
+export function pumpDecision(row: PumpRow, queue: readonly (QueueMessage & { finalText: boolean })[], hold: DeliveryHold | null, now: Date, dispatcherId: string): PumpDecision {
+  const inFlight = queue.filter((m) => m.status === 'leased' || m.status === 'accepted');
+  const d = nextDeliverable(queue, {
+    state: row.state,
+    outcomeWriteFailed: row.pendingFinalEventId !== null,
+    finalReceived: row.pendingFinalEventId !== null || inFlight.some((m) => m.finalText),
+    dispatcherId,
+  });
+  if (d.ok && !(holdActive(hold, row.version, now) && hold.messageId === d.message.id)) return { kind: 'deliver', d };
+  return { kind: workDrained(row.state, row.lifetimeExpired, summarizeQueue(queue)) ? 'drain' : 'none' };
+}
