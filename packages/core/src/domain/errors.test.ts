@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ERROR_CODES, isAppError, isRetryable, toAppError } from './errors.ts';
+import { AppError, isAppError } from './errors.ts';
 import { acceptRefusalToAppError, refusalToAppError } from './refusals.ts';
 import { canAcceptMessage, transition } from './session-machine.ts';
 import { sampleEvent, snapshotIn, T0 } from './testing/fixtures.ts';
@@ -17,20 +17,6 @@ describe('AppError', () => {
       userMessage: 'errors.final_save',
       cause,
     });
-  });
-
-  it('turns anything unknown into INTERNAL and keeps AppErrors as they are', () => {
-    const raw = new TypeError('x');
-    const e = toAppError(raw);
-    expect(e.code).toBe('INTERNAL');
-    expect(e.cause).toBe(raw);
-    const own = new AppError('NOT_FOUND', { message: 'no session' });
-    expect(toAppError(own)).toBe(own);
-  });
-
-  it('classifies every code as retryable or not', () => {
-    const retryable = ERROR_CODES.filter(isRetryable);
-    expect(retryable).toEqual(['CONFLICT', 'NODE_OFFLINE', 'RATE_LIMITED', 'PERSIST_FAILED']);
   });
 });
 

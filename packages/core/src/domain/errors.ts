@@ -58,38 +58,3 @@ export class AppError extends Error {
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
-
-/** Anything thrown becomes an AppError; unknown errors become INTERNAL with the original as cause. */
-export function toAppError(value: unknown): AppError {
-  if (isAppError(value)) return value;
-  return new AppError('INTERNAL', { message: 'unexpected error', cause: value });
-}
-
-/**
- * Whether retrying the same operation later can succeed without anything else changing. Used by
- * callers that must decide between "wait and retry" and "tell the user".
- */
-export function isRetryable(code: ErrorCode): boolean {
-  switch (code) {
-    case 'NODE_OFFLINE':
-    case 'RATE_LIMITED':
-    case 'PERSIST_FAILED':
-    case 'CONFLICT':
-      return true;
-    case 'NOT_FOUND':
-    case 'INVALID_INPUT':
-    case 'FORBIDDEN':
-    case 'UNAUTHORIZED':
-    case 'ILLEGAL_TRANSITION':
-    case 'STALE_GENERATION':
-    case 'SESSION_NOT_ACCEPTING':
-    case 'LIFETIME_EXPIRED':
-    case 'EXECUTOR_DISABLED':
-    case 'STALE_BUTTON':
-    case 'NOT_IMPLEMENTED':
-    case 'INTERNAL':
-      return false;
-    default:
-      return code satisfies never;
-  }
-}

@@ -2,16 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_LIFETIME,
   deadlineFrom,
-  expiryRefusalNotice,
   isLifetimeDue,
   isLifetimeSetting,
   LIFETIME_SETTINGS,
   lifetimeFromHours,
   lifetimeHours,
-  onExpiry,
 } from './lifetime.ts';
 import { transition } from './session-machine.ts';
 import { SESSION_EVENT_TYPES, SESSION_STATES } from './session-types.ts';
+import { onExpiry } from './testing/expiry-rule.ts';
 import { sampleEvent, snapshotIn, T0 } from './testing/fixtures.ts';
 
 const H = 3_600_000;
@@ -46,10 +45,6 @@ describe('lifetime settings', () => {
         expect(r.next.lifetimeDeadline, `${state} + ${type}`).toEqual(deadline);
       }
     }
-  });
-
-  it('the refusal notice says the input was not stored', () => {
-    expect(expiryRefusalNotice(T0)).toEqual({ kind: 'lifetime_expired_refusal', stored: false, deadline: T0 });
   });
 });
 

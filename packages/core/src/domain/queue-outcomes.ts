@@ -46,36 +46,6 @@ export function applyInterruptOutcome(
     .map((m) => ({ id: m.id, from: m.status, to: 'terminal_failed' }));
 }
 
-export interface PredecessorSaveFailure {
-  /** Pending messages whose dispatcher claim is released: they stay `pending`. */
-  releaseClaims: string[];
-  /** Messages that were handed over, re-accepted or matched inexactly: left exactly as they are. */
-  untouched: string[];
-  /** The failed write blocks the queue until it succeeds. */
-  blockQueue: true;
-}
-
-/**
- * A predecessor's outcome could not be saved. A waiting message does not count as sent: it stays
- * `pending` and its claim is released. Nothing is ever moved back to `pending` here — a message
- * already handed over, re-accepted or matched inexactly keeps its status.
- */
-export function onPredecessorSaveFailed(messages: readonly QueueMessage[], failedMessageId: string): PredecessorSaveFailure {
-  const failed = messages.find((m) => m.id === failedMessageId);
-  const after = messages.filter((m) => failed === undefined || m.seq > failed.seq).sort((a, b) => a.seq - b.seq);
-  const releaseClaims: string[] = [];
-  const untouched: string[] = [];
-  for (const m of after) {
-    const exact = !m.reaccepted && !m.inexactMatch;
-    if (m.status === 'pending' && exact) {
-      if (m.claimedBy !== null) releaseClaims.push(m.id);
-    } else if (m.status === 'leased' || m.status === 'accepted' || !exact) {
-      untouched.push(m.id);
-    }
-  }
-  return { releaseClaims, untouched, blockQueue: true };
-}
-
 /** Never-delivered messages of a session that will not run them (closed, resume failed). */
 export function failUndelivered(messages: readonly QueueMessage[]): StatusUpdate[] {
   return messages.filter((m) => m.status === 'pending').map((m) => ({ id: m.id, from: m.status, to: 'failed' }));

@@ -2,18 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   applyInterruptOutcome,
   applyTurnOutcome,
-  checkMove,
   failUndelivered,
   MESSAGE_STATUSES,
   type MessageStatus,
   nextDeliverable,
-  onPredecessorSaveFailed,
   type QueueMessage,
   recheckStatus,
   type SessionFacts,
-  STATUS_MOVES,
   summarizeQueue,
 } from './queue.ts';
+import { checkMove, onPredecessorSaveFailed, STATUS_MOVES } from './testing/queue-rules.ts';
 
 const msg = (seq: number, status: MessageStatus, over: Partial<QueueMessage> = {}): QueueMessage => ({
   id: `m${seq}`,

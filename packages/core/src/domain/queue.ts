@@ -27,43 +27,6 @@ export interface QueueMessage {
   inexactMatch?: boolean;
 }
 
-/** Legal status moves. `completed` and `terminal_failed` are final: never downgraded. */
-export const STATUS_MOVES = {
-  // Never delivered and never will be (session closed, resume failed).
-  pending: ['leased', 'failed'],
-  // `pending` only when the agent proves nothing was typed (e.g. it refused a stale command).
-  leased: ['accepted', 'pending', 'terminal_failed', 'failed', 'unknown'],
-  accepted: ['completed', 'terminal_failed', 'failed', 'unknown'],
-  // Only with an exact message id ↔ turn id link and verified evidence (see `checkMove`).
-  failed: ['completed', 'terminal_failed'],
-  unknown: ['completed', 'terminal_failed'],
-  completed: [],
-  terminal_failed: [],
-} as const satisfies Record<MessageStatus, readonly MessageStatus[]>;
-
-/** Verified evidence of an outcome, tied to one exact native turn. */
-export interface ExactProof {
-  turnId: string;
-  verified: boolean;
-}
-
-export type MoveCheck = { ok: true } | { ok: false; reason: 'illegal_move' | 'needs_exact_evidence' };
-
-/**
- * Whether `message` may move to `to`. Outcomes are never reclassified in bulk: leaving `failed` or
- * `unknown` needs a proof whose turn id equals the message's stored link (old receipts without a
- * turn id can never be resolved) and whose evidence was verified.
- */
-export function checkMove(message: QueueMessage, to: MessageStatus, proof?: ExactProof): MoveCheck {
-  const allowed: readonly MessageStatus[] = STATUS_MOVES[message.status];
-  if (!allowed.includes(to)) return { ok: false, reason: 'illegal_move' };
-  if (message.status === 'failed' || message.status === 'unknown') {
-    const exact = proof?.verified === true && message.nativeTurnId !== null && proof.turnId === message.nativeTurnId;
-    if (!exact) return { ok: false, reason: 'needs_exact_evidence' };
-  }
-  return { ok: true };
-}
-
 const IN_FLIGHT: ReadonlySet<MessageStatus> = new Set(['leased', 'accepted']);
 
 export function summarizeQueue(messages: readonly QueueMessage[]): QueueSummary {

@@ -1,5 +1,6 @@
-import { applyInterruptOutcome, applyTurnOutcome, failUndelivered, onPredecessorSaveFailed, recheckStatus, type StatusUpdate } from '../queue-outcomes.ts';
-import { checkMove, type MessageStatus, nextDeliverable, type QueueMessage, summarizeQueue } from '../queue.ts';
+import { applyInterruptOutcome, applyTurnOutcome, failUndelivered, recheckStatus, type StatusUpdate } from '../queue-outcomes.ts';
+import { type MessageStatus, nextDeliverable, type QueueMessage, summarizeQueue } from '../queue.ts';
+import { checkMove, onPredecessorSaveFailed } from './queue-rules.ts';
 import { canAcceptMessage, newSession, transition } from '../session-machine.ts';
 import type { SessionEffect, SessionEvent, SessionSnapshot } from '../session-types.ts';
 import type { prng } from './prng.ts';
