@@ -95,6 +95,10 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
 
     /** Starts the node agent process and waits until the hub has it online (`env`: test seams, e.g. BRIA_AGENT_TEST_CRASH). */
     async startAgent(o: { env?: Record<string, string> } = {}): Promise<void> {
+      // Online is not enough: right after a kill the row may still say online for the old socket
+      // until the hub sees it close (and then marks the node offline). This agent's own hello is
+      // the one that sets a newer connectedAt.
+      const before = (await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { connectedAt: true } })).connectedAt?.getTime() ?? 0;
       const out = createWriteStream(agentLog, { flags: 'a' });
       const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${hubPort}/agent`, '--token', token, '--dir', agentDir], {
         cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,7 +107,10 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);
       agent = child;
-      await waitUntil('the agent online', async () => (await db.node.findUniqueOrThrow({ where: { id: nodeId } })).online, 30_000);
+      await waitUntil('the agent online', async () => {
+        const n = await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { online: true, connectedAt: true } });
+        return n.online && (n.connectedAt?.getTime() ?? 0) > before;
+      }, 30_000);
     },
     /** Resolves when the agent process ends by itself (a test seam's SIGKILL); with its signal. */
     agentExited(): Promise<string | null> {
