@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fileDatabase } from '../../../../testkit/src/file-database.ts';
+import { waitUntil } from '../../../../testkit/src/system.ts';
 import { storeAgentEvent } from './agent-events.ts';
 import { createNodeWithToken } from './nodes.ts';
 
@@ -34,13 +35,10 @@ describe('the stored event mark', () => {
       // The old connection's copy of event 4, the read_journal answer, starts meanwhile.
       const late = storeAgentEvent(db, nodeId, { type: 'event', seq: 4, at: Date.now(), event: 'command_result', commandId: readId, payload: { command: 'read_journal', ok: true, turns: [] } });
       // Until it waits on a lock (a row lock of the node, or, before the fix, the mark's update).
-      const until = Date.now() + 20_000;
-      for (;;) {
+      await waitUntil('the late store to wait on the node row', async () => {
         const r = await other.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-        if (r.rows[0].n > 0) break;
-        if (Date.now() > until) throw new Error('the late store never waited on the node row');
-        await new Promise((res) => setTimeout(res, 20));
-      }
+        return r.rows[0].n > 0;
+      }, 30_000, 20);
       for (const seq of [5, 6]) {
         await other.query(`insert into "AgentEvent" ("nodeId", seq, type, payload) values ($1, $2, 'usage', '{}'::jsonb)`, [nodeId, seq]);
       }
