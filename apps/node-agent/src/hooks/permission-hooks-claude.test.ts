@@ -65,7 +65,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
 
     const journal = await readFile(id.journalPath!, 'utf8');
     expect(journal).toContain('"type":"hook_permission_decision","decision":"allow"');
-  });
+  }, 150_000);
 
   it('deny with a message: the tool does not run and the model gets the message', async () => {
     const { messageId, request } = await askForTool('deny1');
@@ -75,7 +75,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     const toModel = await rig.mock.waitForRequest((q) => q.sessionId === id.nativeId && q.toolResult?.isError === true, 10_000);
     expect(toModel.toolResult?.content).toContain('Denied from the phone: not now');
     expect(existsSync(join(rig.work, 'ran-deny1'))).toBe(false);
-  });
+  }, 150_000);
 
   it("the user's own hook from ~/.claude/settings.json ran for both tool calls beside Bria's", async () => {
     const lines = (await readFile(userHookLog, 'utf8')).split('\n').filter((l) => l.trim());
@@ -98,7 +98,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     await rig.tmux.sendKeys(id.paneId, ['Escape']);
     await until(async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
-  });
+  }, 150_000);
 });
 
 /** Waits for a condition observed on disk (a journal line), polled, within an outer bound. */
