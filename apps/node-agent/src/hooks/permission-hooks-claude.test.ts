@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { claudeBin } from '@bria/testkit/cli-homes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeDriver } from '../executors/claude-driver.ts';
+import { isAlive } from '../executors/proc-tree.ts';
 import { SessionHost } from '../executors/session-host.ts';
 import { createRig, is, type Rig } from '../executors/test-rig.ts';
 import type { SessionIdentity } from '../executors/types.ts';
@@ -87,12 +88,38 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     expect(channel.pending()).toEqual([]);
   });
 
+  it('answered at the computer while the hook waits: Claude ends the hook, the request reads hook_gone', async () => {
+    const { request } = await askForTool('local2');
+    // Claude shows its own dialog while the hook runs (hooks.md); this one, not an earlier one.
+    await until(async () => dialogFor(await rig.tmux.capture(id.paneId), 'local2'), 30_000);
+    expect(channel.get(request.requestId)?.state).toBe('pending');
+    const escAt = Date.now();
+    await rig.tmux.sendKeys(id.paneId, ['Escape']);
+    const gone = await channel.waitFor((p) => p.requestId === request.requestId && p.state !== 'pending', 30_000);
+    expect(gone.state).toBe('hook_gone');
+    expect(Date.parse(gone.endedAt!)).toBeGreaterThanOrEqual(escAt - 5);
+    await until(async () => !(await isAlive(request.hookPid!)), 10_000);
+    await until(async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
+    expect(existsSync(join(rig.work, 'ran-local2'))).toBe(false);
+    expect(channel.answer(request.requestId, { behavior: 'allow' })).toMatchObject({ ok: false, reason: 'not_pending' });
+  }, 150_000);
+
+  it('resume with the same settings: the hook channel keeps answering after an exact resume', async () => {
+    await host.close();
+    host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+    id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'claude-hooks-2', permissionMode: 'default', settingsPath: channel.settingsFor('bria-s1') });
+    const { messageId, request } = await askForTool('resume1');
+    expect(request.nativeSessionId).toBe(id.nativeId);
+    channel.answer(request.requestId, { behavior: 'allow' });
+    await host.waitFor(is('final', messageId), 60_000);
+    expect(existsSync(join(rig.work, 'ran-resume1'))).toBe(true);
+  }, 150_000);
+
   it('agent unreachable: the hook answers nothing and Claude asks at the computer itself', async () => {
     await channel.close();
     const messageId = randomUUID();
     expect((await host.deliver({ messageId, text: 'please TOOLBASH-local1 now' })).accepted).toBe(true);
-    const blocked = await host.waitFor(is('blocked_on_prompt'), 60_000);
-    expect(blocked.promptText).toMatch(/Do you want to proceed\?/);
+    await until(async () => dialogFor(await rig.tmux.capture(id.paneId), 'local1'), 30_000);
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
     // Rejected at the computer (one Esc, per hooks.md): the turn ends there and the tool never ran.
     await rig.tmux.sendKeys(id.paneId, ['Escape']);
@@ -100,6 +127,11 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
   }, 150_000);
 });
+
+/** Claude's own permission dialog for this marker's command is on screen. */
+function dialogFor(screen: string, marker: string): boolean {
+  return /Do you want to proceed\?/.test(screen) && screen.includes(`touch ran-${marker}`);
+}
 
 /** Waits for a condition observed on disk (a journal line), polled, within an outer bound. */
 async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
