@@ -3,6 +3,7 @@ import {
   type SessionHostOptions, type Tmux,
 } from '../executors/index.ts';
 import type { SessionEventInput, SessionEventName, SessionEventOut } from '@bria/core/protocol';
+import type { HookChannel } from '../hooks/hook-channel.ts';
 import { RECENT, recordHostEvent } from './record-host-event.ts';
 import { type SessionRecord, SessionRegistry } from './registry.ts';
 
@@ -24,6 +25,11 @@ export interface SessionControlOptions {
   log: Log;
   /** The CLI hosts' waits (tests shorten them; production keeps the host's defaults). */
   hostTimeouts?: SessionHostOptions['timeouts'];
+  /**
+   * Permission hooks (../hooks): when set, every Claude start and resume gets the session's
+   * `--settings` file whose PermissionRequest hook reaches this channel. Codex: not yet.
+   */
+  hooks?: HookChannel;
 }
 
 const MODES: readonly PermissionMode[] = ['default', 'accept-edits', 'full-access'];
@@ -79,6 +85,11 @@ export class SessionRuntime {
   }
 
   /** A new CLI host for the session; the one it replaces is no longer observed. */
+  /** The session's hook settings file for a start or resume, or undefined (no channel / Codex). */
+  hookSettings(sessionId: string, executor: Executor): string | undefined {
+    return this.o.hooks && executor === 'claude' ? this.o.hooks.settingsFor(sessionId) : undefined;
+  }
+
   newHost(sessionId: string, executor: Executor, nativeId?: string): SessionHost {
     const base = executor === 'claude' ? claudeDriver : codexDriver;
     // Bria chooses a Claude session's id up front and stores it before the CLI starts.

@@ -37,6 +37,12 @@ function permissionArgs(mode: PermissionMode): string[] {
   }
 }
 
+// `--settings <file>` adds to the user's own settings (their hooks keep running; verified in
+// ../hooks/permission-hooks-claude.test.ts); one argument, so the path can never read as an option.
+function settingsArgs(settingsPath: string | undefined): string[] {
+  return settingsPath ? [`--settings=${settingsPath}`] : [];
+}
+
 async function liveSessionFile(ctx: DriverContext): Promise<Record<string, unknown> | null> {
   const path = join(claudeConfigDir(ctx.env), 'sessions', `${ctx.cliPid}.json`);
   const text = await readFile(path, 'utf8').catch(() => null);
@@ -57,12 +63,13 @@ class ClaudeReader extends ClaudeJournal implements JournalReader {
 export const claudeDriver: ExecutorDriver = {
   executor: 'claude',
   chooseNativeId: () => randomUUID(),
-  startArgs: ({ nativeId, permissionMode }) => {
+  startArgs: ({ nativeId, permissionMode, settingsPath }) => {
     if (!nativeId) throw new Error('Claude sessions need an id chosen up front');
-    return ['--session-id', nativeId, ...permissionArgs(permissionMode)];
+    return ['--session-id', nativeId, ...permissionArgs(permissionMode), ...settingsArgs(settingsPath)];
   },
   // One argument `--resume=<id>`: the id can never be read as an option of its own.
-  resumeArgs: ({ nativeId, permissionMode }) => [`--resume=${nativeId}`, ...permissionArgs(permissionMode)],
+  resumeArgs: ({ nativeId, permissionMode, settingsPath }) => [`--resume=${nativeId}`, ...permissionArgs(permissionMode), ...settingsArgs(settingsPath)],
+  hookSettings: true,
   settleMs: { start: 0, resume: 0 },
 
   // The live registry `<config>/sessions/<pid>.json` is written by the CLI for its own pid, at

@@ -32,8 +32,11 @@ export interface ExecutorDriver {
   readonly executor: Executor;
   /** Claude takes an id chosen up front; Codex picks its own (null here). */
   chooseNativeId(): string | null;
-  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode }): string[];
-  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode }): string[];
+  /** `settingsPath`: Bria's per-session hook settings (Claude `--settings`; see ../hooks). */
+  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode; settingsPath?: string }): string[];
+  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode; settingsPath?: string }): string[];
+  /** Whether `settingsPath` is supported (Claude only so far). */
+  readonly hookSettings?: boolean;
   /** Pause after the prompt first shows before trusting it (Codex paints it even when resume fails). */
   readonly settleMs: { start: number; resume: number };
   /** The id the running CLI states for itself, with where it was read. */

@@ -75,6 +75,26 @@ export const zAttachSession = z.object({ generation: zGeneration, identity: zSes
 export const zValidateFolder = z.object({ folder: z.string().min(1).max(4096) });
 export const zDiscover = z.object({ full: z.boolean().optional() });
 
+/**
+ * The user's answer to a pending permission request (session event `permission_request`).
+ * `answerId` makes a repeated command one answer; the agent hands the CLI the first answer only.
+ * `message` (deny only) reaches the model as the tool's error; `answers` (allow of a question
+ * only) maps each question's text to the chosen label(s). `from` is where it was pressed.
+ * Not in SESSION_COMMAND_PAYLOADS yet: the agent accepts it once it handles it (issue 14).
+ */
+export const zAnswerPermission = z.object({
+  generation: zGeneration,
+  requestId: z.uuid(),
+  answerId: z.uuid(),
+  decision: z.enum(['allow', 'deny', 'always_allow']),
+  message: z.string().min(1).max(4000).optional(),
+  answers: z.record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)])).optional(),
+  from: z.enum(['telegram', 'dashboard']),
+})
+  .refine((v) => v.message === undefined || v.decision === 'deny', 'message goes with deny only')
+  .refine((v) => v.answers === undefined || v.decision === 'allow', 'answers go with allow only');
+export type AnswerPermissionPayload = z.infer<typeof zAnswerPermission>;
+
 export const SESSION_COMMAND_PAYLOADS = {
   start_session: zStartSession,
   resume_session: zResumeSession,

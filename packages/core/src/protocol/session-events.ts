@@ -77,6 +77,42 @@ export const zDiscoveryDiff = z.object({
 });
 export type DiscoveredSession = z.infer<typeof zDiscovered>;
 
+/**
+ * A permission request the CLI asked through Bria's hook (node-agent `hooks/`): what the user
+ * decides on. `requestId` is the agent's; `toolInput` is the CLI's own input of the tool (the
+ * command, the file and edit, the questions), bounded. `canAlwaysAllow`: the CLI accepts a
+ * session-scoped "always allow" for it (Claude). Times are ms since the epoch; after `expiresAt`
+ * the question waits at the computer.
+ * Not in SESSION_EVENT_PAYLOADS yet: the hub accepts it once the engine handles it (issue 14).
+ */
+export const zPermissionRequest = z.object({
+  requestId: z.uuid(),
+  executor: z.enum(['claude', 'codex']),
+  kind: z.enum(['tool', 'question']),
+  toolName: z.string().min(1).max(200),
+  toolInput: z.record(z.string(), z.unknown()).refine((v) => JSON.stringify(v).length <= 64_000, 'toolInput exceeds 64000 characters'),
+  /** Codex's `description` (the model's justification), when given. */
+  justification: z.string().max(4000).optional(),
+  canAlwaysAllow: z.boolean(),
+  receivedAt: z.number().int().nonnegative(),
+  expiresAt: z.number().int().nonnegative(),
+}).refine((v) => v.expiresAt >= v.receivedAt, 'expiresAt is before receivedAt');
+/**
+ * How a permission request ended, as the agent saw it: `answered` (the hook got the answer of
+ * `answerId`), `hook_gone` (the hook ended without an answer: the CLI ended or killed it, or it was
+ * answered at the computer), `expired` (the bound passed; it waits at the computer), `lost_on_restart`.
+ * Not in SESSION_EVENT_PAYLOADS yet (see zPermissionRequest).
+ */
+export const zPermissionResolved = z.object({
+  requestId: z.uuid(),
+  outcome: z.enum(['answered', 'hook_gone', 'expired', 'lost_on_restart']),
+  answerId: z.uuid().optional(),
+  at: z.number().int().nonnegative(),
+  evidence: zEvidence.optional(),
+}).refine((v) => (v.outcome === 'answered') === (v.answerId !== undefined), 'answerId goes with outcome answered, and only with it');
+export type PermissionRequestPayload = z.infer<typeof zPermissionRequest>;
+export type PermissionResolvedPayload = z.infer<typeof zPermissionResolved>;
+
 export const SESSION_EVENT_PAYLOADS = {
   session_ready: zSessionReady,
   resume_confirmed: zResumeConfirmed,

@@ -208,6 +208,58 @@ describe('Anthropic mock over HTTP', () => {
     expect(entry?.userText).toBe('please FAIL400\nnext question');
   });
 
+  it('TOOLBASH-<x> answers with a Bash tool call, and the tool result with TOOL-DONE carrying that result', async () => {
+    const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('please TOOLBASH-a1 now'), HEADERS));
+    expect(events.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      ...events.filter((e) => e.event === 'content_block_delta' && e.data.index === 0).map(() => 'content_block_delta'),
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    const start = events.filter((e) => e.event === 'content_block_start')[1];
+    expect(start?.data).toMatchObject({ index: 1, content_block: { type: 'tool_use', id: 'toolu_mock_1', name: 'Bash', input: {} } });
+    const json = events.find((e) => e.event === 'content_block_delta' && e.data.index === 1)?.data.delta;
+    expect(json.type).toBe('input_json_delta');
+    expect(JSON.parse(json.partial_json)).toEqual({ command: 'touch ran-a1', description: 'Touch ran-a1' });
+    expect(events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('tool_use');
+    expect(mock.requests[0]).toMatchObject({ behaviour: 'toolbash', toolCall: { id: 'toolu_mock_1', name: 'Bash' } });
+
+    // The CLI's next request: the earlier prompt, the assistant's tool_use, the (denied) result.
+    const next = turn('', {
+      messages: [
+        { role: 'user', content: 'please TOOLBASH-a1 now' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_mock_1', name: 'Bash', input: { command: 'touch ran-a1' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_mock_1', content: 'Denied remotely', is_error: true },
+            { type: 'text', text: '<system-reminder>x</system-reminder>' },
+          ],
+        },
+      ],
+    });
+    const done = await readEvents(await postJson(`${mock.url}/v1/messages`, next, HEADERS));
+    const text = done.events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    expect(text).toBe('TOOL-DONE-2: is_error=true result=Denied remotely');
+    expect(done.events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('end_turn');
+    expect(mock.requests[1]).toMatchObject({
+      behaviour: 'tooldone',
+      toolResult: { toolUseId: 'toolu_mock_1', isError: true, content: 'Denied remotely' },
+    });
+
+    // Not streamed: the same call as one JSON message.
+    const plain = await postJson(`${mock.url}/v1/messages`, turn('TOOLBASH-b2', { stream: false }), HEADERS);
+    const body = (await plain.json()) as { content: unknown[]; stop_reason: string };
+    expect(body.stop_reason).toBe('tool_use');
+    expect(body.content[1]).toEqual({ type: 'tool_use', id: 'toolu_mock_3', name: 'Bash', input: { command: 'touch ran-b2', description: 'Touch ran-b2' } });
+  });
+
   it('waitForRequest rejects after its timeout', async () => {
     await expect(mock.waitForRequest((r) => r.kind === 'title', 200)).rejects.toThrow(/no matching mock request/);
   });

@@ -1,7 +1,7 @@
 import { estimateTokens } from './behaviour.ts';
 import { answerPlan, type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
 import { blockTexts, type Plan } from './plan.ts';
-import { asRecord, header, lastUserBlocks, lastUserText } from './read-body.ts';
+import { asRecord, header, lastToolResult, lastUserBlocks, lastUserText } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
 function isTitleRequest(body: Record<string, unknown>): boolean {
@@ -20,6 +20,7 @@ function classify(method: string, pathname: string, headers: Parameters<MockApi[
     sessionId: header(headers, 'x-claude-code-session-id'),
     userText: messages ? lastUserText(messages, 'text') : null,
     behaviourText: messages ? (lastUserBlocks(messages, 'text')?.at(-1) ?? null) : null,
+    toolResult: messages ? lastToolResult(messages) : null,
     messageCount: messages ? messages.length : null,
     model: typeof body?.model === 'string' ? body.model : null,
     stream: typeof body?.stream === 'boolean' ? body.stream : null,
@@ -70,9 +71,23 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   }
   if (plan.stall) return x.untilClosed();
   x.sse('content_block_stop', { type: 'content_block_stop', index: block });
+  if (plan.tool) {
+    // The wire shape Claude Code 2.1.197 runs a tool from (shared/notes/hooks.md): an empty input
+    // at the block's start, the whole input as one JSON delta.
+    const index = block + 1;
+    x.sse('content_block_start', {
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'tool_use', id: plan.tool.id, name: plan.tool.name, input: {} },
+    });
+    const json = JSON.stringify(plan.tool.input);
+    chars += json.length;
+    x.sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } });
+    x.sse('content_block_stop', { type: 'content_block_stop', index });
+  }
   x.sse('message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: 'end_turn', stop_sequence: null },
+    delta: { stop_reason: plan.tool ? 'tool_use' : 'end_turn', stop_sequence: null },
     usage: { output_tokens: estimateTokens(chars) },
   });
   x.sse('message_stop', { type: 'message_stop' });
@@ -94,8 +109,11 @@ function replyJson(x: Exchange, plan: Extract<Plan, { type: 'text' }>): void {
     type: 'message',
     role: 'assistant',
     model: x.entry.model ?? 'mock-model',
-    content: texts.map((text) => ({ type: 'text', text })),
-    stop_reason: 'end_turn',
+    content: [
+      ...texts.map((text) => ({ type: 'text', text })),
+      ...(plan.tool ? [{ type: 'tool_use', ...plan.tool }] : []),
+    ],
+    stop_reason: plan.tool ? 'tool_use' : 'end_turn',
     stop_sequence: null,
     usage: usage(x, texts.join('').length),
   });
@@ -104,6 +122,7 @@ function replyJson(x: Exchange, plan: Extract<Plan, { type: 'text' }>): void {
 const anthropicApi: MockApi = {
   classify,
   twoBlocks: true,
+  tools: true,
   async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
     if (plan) return answerMessages(x, plan);

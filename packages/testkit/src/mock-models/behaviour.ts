@@ -9,6 +9,7 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bSTALL\b/, 'stall'],
   [/\bSLOW\b/, 'slow'],
   [/\bTWOBLOCKS\b/, 'twoblocks'],
+  [/\bTOOLBASH-[A-Za-z0-9_]+\b/, 'toolbash'],
 ];
 
 export function pickBehaviour(userText: string): Behaviour {
@@ -46,6 +47,22 @@ export function splitDeltas(text: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < words.length; i += 4) out.push(words.slice(i, i + 4).join(''));
   return out.length > 0 ? out : [''];
+}
+
+/**
+ * TOOLBASH-<x>: a Bash call that creates the marker file `ran-<x>` in the CLI's working folder
+ * (a write, so a CLI in its default permission mode asks before running it).
+ */
+export function toolBashCall(n: number, userText: string): { text: string; input: { command: string; description: string } } | null {
+  const m = /\bTOOLBASH-([A-Za-z0-9_]+)\b/.exec(userText);
+  if (!m) return null;
+  const marker = `ran-${m[1]}`;
+  return { text: `MOCK-TOOL-${n}: creating ${marker}`, input: { command: `touch ${marker}`, description: `Touch ${marker}` } };
+}
+
+/** The answer to the request that carries a tool's result; tests read the result back from it. */
+export function toolDoneText(n: number, isError: boolean, content: string): string {
+  return `TOOL-DONE-${n}: is_error=${isError} result=${content}`;
 }
 
 /** Rough, deterministic token estimate for usage fields. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { type Plan, planFor, totalDelay } from './plan.ts';
 import { createRequestLog, safeHeaders } from './request-log.ts';
-import type { MockRequest, MockServer, MockServerOptions, RequestKind } from './types.ts';
+import type { MockRequest, MockServer, MockServerOptions, MockToolResult, RequestKind } from './types.ts';
 
 /** What an API module reads out of a request before it is logged. */
 export interface Classified {
@@ -11,6 +11,7 @@ export interface Classified {
   sessionId: string | null;
   userText: string | null;
   behaviourText?: string | null;
+  toolResult?: MockToolResult | null;
   messageCount: number | null;
   model: string | null;
   stream: boolean | null;
@@ -59,6 +60,8 @@ export interface MockApi {
   classify(method: string, pathname: string, headers: IncomingHttpHeaders, body: unknown): Classified;
   /** Whether TWOBLOCKS gives two content blocks (the Responses mock answers it as a plain reply). */
   twoBlocks: boolean;
+  /** Whether TOOLBASH is answered with a tool call (else as a plain reply). */
+  tools: boolean;
   /** `plan` is set for turn and title requests. */
   respond(x: Exchange, plan: Plan | null): Promise<void> | void;
 }
@@ -136,7 +139,7 @@ export function startMockServer(api: MockApi, opts: MockServerOptions = {}): Pro
     );
     openResponses.add(closed);
     const modelCall = entry.kind === 'turn' || entry.kind === 'title';
-    const plan = modelCall ? planFor(entry, { allowTwoBlocks: api.twoBlocks, slowChunks, slowChunkMs }) : null;
+    const plan = modelCall ? planFor(entry, { allowTwoBlocks: api.twoBlocks, allowTools: api.tools, slowChunks, slowChunkMs }) : null;
     log.add(entry);
 
     const writeHead = (status: number, headers: Record<string, string>) => {

@@ -102,6 +102,7 @@ function answerResponses(x: Exchange, plan: Plan): Promise<void> {
 const openaiApi: MockApi = {
   classify,
   twoBlocks: false,
+  tools: false,
   async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
     if (plan) return answerResponses(x, plan);

@@ -4,9 +4,11 @@ import {
   slowChunkText,
   splitDeltas,
   titleText,
+  toolBashCall,
+  toolDoneText,
   twoBlockTexts,
 } from './behaviour.ts';
-import type { Behaviour, MockRequest } from './types.ts';
+import type { Behaviour, MockRequest, MockToolCall } from './types.ts';
 
 /** One text delta of an answer: which content block it belongs to and the pause before it. */
 export interface Step {
@@ -19,12 +21,14 @@ export interface Step {
 export type Plan =
   | { type: 'fail'; status: 400 | 500 }
   | { type: 'hang' }
-  | { type: 'text'; steps: Step[]; stall: boolean };
+  | { type: 'text'; steps: Step[]; stall: boolean; tool?: MockToolCall };
 
 export interface PlanOptions {
   allowTwoBlocks: boolean;
   slowChunks: number;
   slowChunkMs: number;
+  /** Whether the API renders tool calls (TOOLBASH); without, it is answered as a plain reply. */
+  allowTools: boolean;
 }
 
 /**
@@ -39,8 +43,10 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     entry.reply = titleText(n);
     return { type: 'text', steps: [{ block: 0, text: entry.reply, delayMs: 0 }], stall: false };
   }
-  let behaviour: Behaviour = pickBehaviour(entry.behaviourText ?? userText);
+  // A tool result closes the tool call of the turn before, whatever the earlier prompt said.
+  let behaviour: Behaviour = entry.toolResult && opts.allowTools ? 'tooldone' : pickBehaviour(entry.behaviourText ?? userText);
   if (behaviour === 'twoblocks' && !opts.allowTwoBlocks) behaviour = 'reply';
+  if (behaviour === 'toolbash' && !opts.allowTools) behaviour = 'reply';
   entry.behaviour = behaviour;
   const single = (text: string): Step[] => splitDeltas(text).map((t) => ({ block: 0, text: t, delayMs: 0 }));
   switch (behaviour) {
@@ -69,6 +75,18 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
         steps: [...single(a), ...single(b).map((s) => ({ ...s, block: 1 }))],
         stall: false,
       };
+    }
+    case 'toolbash': {
+      const call = toolBashCall(n, entry.behaviourText ?? userText);
+      if (!call) throw new Error('TOOLBASH picked without its marker name');
+      entry.reply = call.text;
+      entry.toolCall = { id: `toolu_mock_${n}`, name: 'Bash', input: call.input };
+      return { type: 'text', steps: single(call.text), stall: false, tool: entry.toolCall };
+    }
+    case 'tooldone': {
+      const r = entry.toolResult!;
+      entry.reply = toolDoneText(n, r.isError, r.content);
+      return { type: 'text', steps: single(entry.reply), stall: false };
     }
     case 'reply':
       entry.reply = replyText(n, userText);

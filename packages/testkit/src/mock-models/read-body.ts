@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { MockToolResult } from './types.ts';
 
 export function asRecord(v: unknown): Record<string, unknown> | null {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
@@ -39,6 +40,26 @@ export function lastUserBlocks(items: unknown[], textType: string): string[] | n
     if (item?.role !== 'user') continue;
     if (item.type !== undefined && item.type !== 'message') continue;
     return partTexts(item.content, textType).filter((t) => !INJECTED.test(t.trim()));
+  }
+  return null;
+}
+
+/** The `tool_result` of the latest user message (Anthropic Messages), or null when it has none. */
+export function lastToolResult(items: unknown[]): MockToolResult | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = asRecord(items[i]);
+    if (item?.role !== 'user') continue;
+    if (!Array.isArray(item.content)) return null;
+    for (const part of item.content) {
+      const p = asRecord(part);
+      if (p?.type !== 'tool_result') continue;
+      return {
+        toolUseId: typeof p.tool_use_id === 'string' ? p.tool_use_id : null,
+        isError: p.is_error === true,
+        content: partTexts(p.content, 'text').join('\n'),
+      };
+    }
+    return null;
   }
   return null;
 }

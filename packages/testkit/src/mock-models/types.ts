@@ -2,7 +2,22 @@
 export type RequestKind = 'turn' | 'title' | 'other';
 
 /** How the mock answers a turn; chosen by magic words in the latest user text. */
-export type Behaviour = 'reply' | 'slow' | 'stall' | 'hang' | 'fail400' | 'fail500' | 'twoblocks';
+export type Behaviour = 'reply' | 'slow' | 'stall' | 'hang' | 'fail400' | 'fail500' | 'twoblocks' | 'toolbash' | 'tooldone';
+
+/** A tool call the mock made the model ask for (`TOOLBASH-<x>`). */
+export interface MockToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** The tool result a CLI sent back in the latest user message (Anthropic `tool_result`). */
+export interface MockToolResult {
+  toolUseId: string | null;
+  isError: boolean;
+  /** The result's text (text parts joined by newlines). */
+  content: string;
+}
 
 /** One logged request. The in-memory object is updated in place when the response ends. */
 export interface MockRequest {
@@ -22,6 +37,10 @@ export interface MockRequest {
    * the user texts that follow a failed turn into one message (FAIL400 would otherwise stick).
    */
   behaviourText?: string | null;
+  /** Set when the latest user message carries a tool result: the turn after a tool call. */
+  toolResult?: MockToolResult | null;
+  /** The tool call this request was answered with, if any. */
+  toolCall?: MockToolCall | null;
   /** Number of `messages` (Anthropic) or `input` items (OpenAI). */
   messageCount: number | null;
   model: string | null;

@@ -1,0 +1,63 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killTmuxServer } from '../../../../packages/testkit/src/system.ts';
+import { HookChannel } from '../hooks/hook-channel.ts';
+import { Tmux } from '../tmux/tmux.ts';
+import { SessionControl } from './session-control.ts';
+
+// The "CLI" records its arguments and never reaches a prompt: what is checked is the command line
+// the agent builds for a start and a resume with a hook channel (the real CLI: ../hooks tests).
+const root = mkdtempSync(path.join(tmpdir(), 'bria-hook-settings-'));
+const socket = `bria-hookset-${process.pid}`;
+const bin = path.join(root, 'fake-cli');
+const argvFile = path.join(root, 'argv');
+writeFileSync(bin, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > ${argvFile}\nexec sleep 600\n`);
+chmodSync(bin, 0o755);
+const folder = path.join(root, 'work');
+mkdirSync(folder);
+const hooks = new HookChannel({ dir: path.join(root, 'agent', 'hooks') });
+
+beforeAll(() => hooks.open());
+afterAll(async () => {
+  await hooks.close();
+  await killTmuxServer(socket);
+  rmSync(root, { recursive: true, force: true });
+});
+
+function control(withHooks: boolean) {
+  return new SessionControl({
+    dir: path.join(root, 'agent'), tmux: new Tmux({ socketName: socket, runDir: path.join(root, 'tmux') }),
+    bins: { claude: bin, codex: bin }, env: { PATH: process.env.PATH ?? '', HOME: root }, log: () => undefined, emit: () => undefined,
+    hostTimeouts: { readyMs: 1_500, exitMs: 1_500 },
+    ...(withHooks ? { hooks } : {}),
+  });
+}
+
+async function argvOf(run: () => Promise<unknown>): Promise<string[]> {
+  rmSync(argvFile, { force: true });
+  await run();
+  return existsSync(argvFile) ? readFileSync(argvFile, 'utf8').trim().split('\n') : [];
+}
+
+describe('per-session hook settings on the CLI command line', () => {
+  const nativeId = '01a23651-d848-7b63-9a2f-558796e706b7';
+
+  it('Claude start and resume get --settings=<the session file> whose hook reaches the channel', async () => {
+    const c = control(true);
+    const started = await argvOf(() => c.start('h1-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
+    const file = path.join(hooks.dir, 'settings', 'h1-hooks.json');
+    expect(started).toEqual(['--session-id', nativeId, `--settings=${file}`]);
+    expect(JSON.parse(readFileSync(file, 'utf8')).hooks.PermissionRequest[0].hooks[0].command).toContain(hooks.socketPath);
+    const resumed = await argvOf(() => c.resume('h2-hooks', { generation: 1, executor: 'claude', folder, nativeSessionId: nativeId }));
+    expect(resumed).toEqual([`--resume=${nativeId}`, `--settings=${path.join(hooks.dir, 'settings', 'h2-hooks.json')}`]);
+  }, 60_000);
+
+  it('no channel, or Codex: the command line is unchanged', async () => {
+    const plain = await argvOf(() => control(false).start('h3-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
+    expect(plain).toEqual(['--session-id', nativeId]);
+    const codex = await argvOf(() => control(true).start('h4-hooks', { generation: 1, executor: 'codex', folder, permissionMode: 'default' }));
+    expect(codex).toEqual(['--no-daemon', '-C', folder]);
+  }, 60_000);
+});

@@ -1,0 +1,143 @@
+// The real Claude Code CLI in tmux, against the Anthropic mock, asking for a Bash tool in `default`
+// permission mode: the request reaches the agent through Bria's PermissionRequest hook and the
+// answer given here decides whether the tool runs. The user's own hook (in ~/.claude/settings.json)
+// keeps running beside Bria's per-session `--settings`.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { claudeBin } from '@bria/testkit/cli-homes';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeDriver } from '../executors/claude-driver.ts';
+import { isAlive } from '../executors/proc-tree.ts';
+import { SessionHost } from '../executors/session-host.ts';
+import { createRig, is, type Rig } from '../executors/test-rig.ts';
+import type { SessionIdentity } from '../executors/types.ts';
+import { HookChannel, type PermissionRecord } from './hook-channel.ts';
+
+let rig: Rig;
+let channel: HookChannel;
+let host: SessionHost;
+let id: SessionIdentity;
+let userHookLog: string;
+
+beforeAll(async () => {
+  rig = await createRig('claude');
+  userHookLog = join(rig.root, 'user-hook.log');
+  const userSettingsFile = join(rig.home, '.claude', 'settings.json');
+  const userSettings = JSON.parse(await readFile(userSettingsFile, 'utf8'));
+  userSettings.hooks = { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `cat >> '${userHookLog}'; echo >> '${userHookLog}'`, timeout: 30 }] }] };
+  await writeFile(userSettingsFile, JSON.stringify(userSettings));
+  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000 });
+  await channel.open();
+  host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+  id = await host.start({ cwd: rig.work, sessionName: 'claude-hooks', permissionMode: 'default', settingsPath: channel.settingsFor('bria-s1') });
+}, 120_000);
+afterAll(async () => {
+  await host?.close().catch(() => undefined);
+  await channel?.close();
+  await rig?.dispose();
+});
+
+/** Sends a TOOLBASH prompt and waits for Bria's hook to report its permission request. */
+async function askForTool(marker: string): Promise<{ messageId: string; request: PermissionRecord }> {
+  const messageId = randomUUID();
+  const r = await host.deliver({ messageId, text: `please TOOLBASH-${marker} now` });
+  expect(r.accepted).toBe(true);
+  const request = await channel.waitFor(
+    (p) => p.state === 'pending' && (p.toolInput as { command?: string } | null)?.command === `touch ran-${marker}`,
+    60_000,
+  );
+  return { messageId, request };
+}
+
+describe('Claude PermissionRequest through the agent hook channel', () => {
+  it('allow: the hook reports the request, the allowed tool runs and the final arrives', async () => {
+    const { messageId, request } = await askForTool('allow1');
+    expect(request).toMatchObject({ sessionId: 'bria-s1', nativeSessionId: id.nativeId, toolName: 'Bash' });
+    expect(request.request).toMatchObject({ hook_event_name: 'PermissionRequest', permission_mode: 'default', cwd: rig.work });
+    expect(existsSync(join(rig.work, 'ran-allow1'))).toBe(false);
+
+    expect(channel.answer(request.requestId, { behavior: 'allow' }).ok).toBe(true);
+    const final = await host.waitFor(is('final', messageId), 60_000);
+    expect(final.text).toMatch(/^TOOL-DONE-\d+: is_error=false /);
+    expect(existsSync(join(rig.work, 'ran-allow1'))).toBe(true);
+    await channel.waitFor((p) => p.requestId === request.requestId && p.state === 'delivered', 10_000);
+
+    const journal = await readFile(id.journalPath!, 'utf8');
+    expect(journal).toContain('"type":"hook_permission_decision","decision":"allow"');
+  }, 150_000);
+
+  it('deny with a message: the tool does not run and the model gets the message', async () => {
+    const { messageId, request } = await askForTool('deny1');
+    channel.answer(request.requestId, { behavior: 'deny', message: 'Denied from the phone: not now' });
+    const final = await host.waitFor(is('final', messageId), 60_000);
+    expect(final.text).toMatch(/^TOOL-DONE-\d+: is_error=true result=Denied from the phone: not now/);
+    const toModel = await rig.mock.waitForRequest((q) => q.sessionId === id.nativeId && q.toolResult?.isError === true, 10_000);
+    expect(toModel.toolResult?.content).toContain('Denied from the phone: not now');
+    expect(existsSync(join(rig.work, 'ran-deny1'))).toBe(false);
+  }, 150_000);
+
+  it("the user's own hook from ~/.claude/settings.json ran for both tool calls beside Bria's", async () => {
+    const lines = (await readFile(userHookLog, 'utf8')).split('\n').filter((l) => l.trim());
+    const calls = lines.map((l) => JSON.parse(l) as { hook_event_name: string; tool_input: { command: string } });
+    expect(calls.map((c) => [c.hook_event_name, c.tool_input.command])).toEqual([
+      ['PreToolUse', 'touch ran-allow1'],
+      ['PreToolUse', 'touch ran-deny1'],
+    ]);
+    expect(channel.pending()).toEqual([]);
+  });
+
+  it('answered at the computer while the hook waits: Claude ends the hook, the request reads hook_gone', async () => {
+    const { request } = await askForTool('local2');
+    // Claude shows its own dialog while the hook runs (hooks.md); this one, not an earlier one.
+    await until(async () => dialogFor(await rig.tmux.capture(id.paneId), 'local2'), 30_000);
+    expect(channel.get(request.requestId)?.state).toBe('pending');
+    const escAt = Date.now();
+    await rig.tmux.sendKeys(id.paneId, ['Escape']);
+    const gone = await channel.waitFor((p) => p.requestId === request.requestId && p.state !== 'pending', 30_000);
+    expect(gone.state).toBe('hook_gone');
+    expect(Date.parse(gone.endedAt!)).toBeGreaterThanOrEqual(escAt - 5);
+    await until(async () => !(await isAlive(request.hookPid!)), 10_000);
+    await until(async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
+    expect(existsSync(join(rig.work, 'ran-local2'))).toBe(false);
+    expect(channel.answer(request.requestId, { behavior: 'allow' })).toMatchObject({ ok: false, reason: 'not_pending' });
+  }, 150_000);
+
+  it('resume with the same settings: the hook channel keeps answering after an exact resume', async () => {
+    await host.close();
+    host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+    id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'claude-hooks-2', permissionMode: 'default', settingsPath: channel.settingsFor('bria-s1') });
+    const { messageId, request } = await askForTool('resume1');
+    expect(request.nativeSessionId).toBe(id.nativeId);
+    channel.answer(request.requestId, { behavior: 'allow' });
+    await host.waitFor(is('final', messageId), 60_000);
+    expect(existsSync(join(rig.work, 'ran-resume1'))).toBe(true);
+  }, 150_000);
+
+  it('agent unreachable: the hook answers nothing and Claude asks at the computer itself', async () => {
+    await channel.close();
+    const messageId = randomUUID();
+    expect((await host.deliver({ messageId, text: 'please TOOLBASH-local1 now' })).accepted).toBe(true);
+    await until(async () => dialogFor(await rig.tmux.capture(id.paneId), 'local1'), 30_000);
+    expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
+    // Rejected at the computer (one Esc, per hooks.md): the turn ends there and the tool never ran.
+    await rig.tmux.sendKeys(id.paneId, ['Escape']);
+    await until(async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
+    expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
+  }, 150_000);
+});
+
+/** Claude's own permission dialog for this marker's command is on screen. */
+function dialogFor(screen: string, marker: string): boolean {
+  return /Do you want to proceed\?/.test(screen) && screen.includes(`touch ran-${marker}`);
+}
+
+/** Waits for a condition observed on disk (a journal line), polled, within an outer bound. */
+async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
