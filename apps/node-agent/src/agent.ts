@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname, tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import type { Command, CommandAnswer, Executor, OptionalCommand } from '@bria/core/protocol';
+import { type Command, type CommandAnswer, type Executor, type OptionalCommand, parseSessionCommand } from '@bria/core/protocol';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
@@ -13,11 +13,13 @@ import { HubClient } from './hub-client/hub-client.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { crashPoint } from './test-crash.ts';
 import { addedNames, cliEnvironment, isWithheld } from './cli-env.ts';
+import { HookChannel } from './hooks/hook-channel.ts';
+import { HookReporter } from './hooks/hook-reporter.ts';
 
 const run = promisify(execFile);
 export const AGENT_VERSION = '0.1.0';
 /** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
-export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal'];
+export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal', 'answer_permission'];
 
 export interface ExecutorProbe { executor: Executor; available: boolean; version?: string }
 
@@ -35,6 +37,22 @@ export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codex
   return Promise.all([probe('claude', cfg.claudeBin), probe('codex', cfg.codexBin)]);
 }
 
+/**
+ * The agent's permission-hook channel in `<dir>/hooks`. A Unix socket path has at most 107 bytes: an
+ * agent folder too deep for one gets its channel in a private folder under the system's temp folder
+ * (named by a hash of the agent folder, so a restarted agent finds its record again).
+ */
+function hookChannelFor(cfg: AgentConfig, log: AgentLog): HookChannel {
+  const boundMs = cfg.permissionWaitMs;
+  try {
+    return new HookChannel({ dir: path.join(cfg.dir, 'hooks'), ...(boundMs ? { boundMs } : {}) });
+  } catch {
+    const dir = path.join(tmpdir(), `bria-hooks-${createHash('sha256').update(path.resolve(cfg.dir)).digest('hex').slice(0, 16)}`);
+    log('info', 'agent.hook_channel_short_path', { dir });
+    return new HookChannel({ dir, ...(boundMs ? { boundMs } : {}) });
+  }
+}
+
 /** The node agent: one outbound hub connection, a durable ledger and the command handlers. */
 export class Agent {
   readonly ledger: Ledger;
@@ -44,6 +62,8 @@ export class Agent {
   private executors: ExecutorProbe[] = [];
   private discoveryStarted = false;
   private readonly tmux: Tmux;
+  readonly hooks: HookChannel;
+  private readonly reporter: HookReporter;
 
   constructor(readonly cfg: AgentConfig, private readonly log: AgentLog) {
     this.ledger = new Ledger(cfg.dir, () => randomUUID());
@@ -62,10 +82,17 @@ export class Agent {
     const withheld = addedNames(process.env);
     const tmux = new Tmux({ socketName: cfg.tmuxSocket, runDir: path.join(cfg.dir, 'tmux'), env: cliEnv, withheld: (name) => isWithheld(name, withheld) });
     this.tmux = tmux;
+    this.hooks = hookChannelFor(cfg, log);
     this.control = new SessionControl({
-      dir: path.join(cfg.dir, 'sessions'), attachmentsDir: path.join(cfg.dir, 'attachments'), tmux, env: cliEnv, log,
+      dir: path.join(cfg.dir, 'sessions'), attachmentsDir: path.join(cfg.dir, 'attachments'), tmux, env: cliEnv, log, hooks: this.hooks,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
       emit: (e) => void this.client.emitEvent(e),
+    });
+    this.reporter = new HookReporter({
+      channel: this.hooks,
+      emit: (e) => void this.client.emitEvent(e),
+      generationOf: (sessionId) => this.control.registry.get(sessionId)?.generation ?? null,
+      log: (level, msg, fields) => log(level, msg, fields),
     });
     this.discovery = new DiscoveryFeed(
       { claudeHome: claudeConfigDir(cliEnv), codexHome: codexHome(cliEnv), stateDir: cfg.dir },
@@ -85,6 +112,8 @@ export class Agent {
     // Sessions this agent ran before a restart are re-attached first: their events are durable in
     // the ledger and reach the hub right after the welcome.
     await this.control.restore();
+    // Requests an earlier run left pending are reported ended (`lost_on_restart`) before new ones.
+    await this.hooks.open();
     this.client.on('welcome', () => {
       if (this.discoveryStarted) return;
       this.discoveryStarted = true;
@@ -100,6 +129,12 @@ export class Agent {
         return probeExecutors(this.cfg).then((executors) => ({ ok: true, executors, hostname: hostname() }));
       case 'read_journal':
         return readJournalCommand(cmd.payload, { claudeHome: claudeConfigDir(this.cfg.cliEnv ?? process.env), codexHome: codexHome(this.cfg.cliEnv ?? process.env), archiveDir: path.join(this.cfg.dir, 'sessions', 'archive') });
+      case 'answer_permission': {
+        // Never queued behind the session's commands: a delivery waiting for its receipt must not hold an answer.
+        const parsed = parseSessionCommand('answer_permission', cmd.payload);
+        if (!parsed.ok) return Promise.resolve({ ok: false, code: 'invalid_payload', error: `invalid payload: ${parsed.error.slice(0, 300)}` });
+        return Promise.resolve(this.reporter.answer(parsed.payload));
+      }
       case 'archive_journal':
         return Promise.resolve({ ok: false, code: 'unsupported', error: `The agent (version ${AGENT_VERSION}) archives journals as part of close_session.` });
       default:
@@ -112,6 +147,7 @@ export class Agent {
     // Deliberately nothing is sent to the CLIs: they keep running in tmux without the agent.
     this.control.detachAll();
     this.discovery.close();
+    await this.hooks.close();
     await this.client.stop();
   }
 }

@@ -13,6 +13,11 @@ const zAgentEnv = z.object({
   BRIA_CLAUDE_BIN: z.string().default('claude'),
   BRIA_CODEX_BIN: z.string().default('codex'),
   BRIA_TMUX_SOCKET: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('bria'),
+  /**
+   * How long a permission request or question waits for an answer from Telegram or the dashboard
+   * before it is left to the computer (minutes, 1–600; the hook's own timeout is this + 30 s).
+   */
+  BRIA_PERMISSION_WAIT_MINUTES: z.coerce.number().int().min(1).max(600).default(30),
   LOG_LEVEL: zLogLevel,
 });
 
@@ -24,6 +29,8 @@ export interface AgentConfig {
   codexBin: string;
   tmuxSocket: string;
   logLevel: string;
+  /** BRIA_PERMISSION_WAIT_MINUTES in ms (hooks/hook-channel.ts `boundMs`). */
+  permissionWaitMs?: number;
   /**
    * The environment the CLIs run with: the agent's own (HOME, CODEX_HOME, proxies, base URLs…)
    * without Bria's variables (cli-env.ts).
@@ -51,6 +58,7 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
     codexBin: e.BRIA_CODEX_BIN,
     tmuxSocket: e.BRIA_TMUX_SOCKET,
     logLevel: e.LOG_LEVEL,
+    permissionWaitMs: e.BRIA_PERMISSION_WAIT_MINUTES * 60_000,
     cliEnv: cliEnvironment(env),
   };
 }

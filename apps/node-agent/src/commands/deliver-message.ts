@@ -14,6 +14,8 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
   const rec = rt.registry.get(sessionId);
   // `typed: false` is a proof that nothing reached the pane: the hub may hand the message over again.
   if (!host || !rec || rec.status !== 'live') return { ok: false, typed: false, messageId: p.messageId, error: 'no live session here' };
+  // A permission request or question is open in the CLI: a paste + Enter would answer its dialog.
+  if ((rt.o.hooks?.pending(sessionId).length ?? 0) > 0) return { ok: false, typed: false, messageId: p.messageId, error: 'a permission request is waiting for an answer' };
   let text = p.text;
   if (p.attachments?.length) {
     try {

@@ -44,6 +44,11 @@ export async function handleSessionCommand(cmd: Command, control: SessionControl
       const parsed = parseSessionCommand('read_journal', cmd.payload);
       return parsed.ok ? unsupported(cmd.command) : invalid(parsed.error);
     }
+    case 'answer_permission': {
+      // Handled by the agent itself (`hooks/hook-reporter.ts`); here only a payload check.
+      const parsed = parseSessionCommand('answer_permission', cmd.payload);
+      return parsed.ok ? unsupported(cmd.command) : invalid(parsed.error);
+    }
     case 'archive_journal':
     case 'probe':
       return unsupported(cmd.command);

@@ -18,6 +18,8 @@ export interface PermissionAnswer {
   behavior: 'allow' | 'deny';
   /** Deny only: reaches the model as the tool's error result. */
   message?: string;
+  alwaysAllow?: boolean;
+  answers?: Record<string, string | string[]>;
 }
 
 export interface PermissionRecord {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AgentEventEffect, type AgentFactSnapshot, type AgentSessionEvent, interpret } from './agent-facts.ts';
+import { type AgentEventEffect, type AgentFactSnapshot, type AgentSessionEvent, interpret, type PromptEnd, promptStateAfter } from './agent-facts.ts';
 import { SESSION_STATES } from './session-types.ts';
 
 const G = 4;
@@ -31,6 +31,7 @@ const samples: AgentSessionEvent[] = [
   ev({ name: 'observer_lost', payload: {} }),
   ev({ name: 'reattached', payload: { identity } }),
   ev({ name: 'identity_mismatch', payload: { reason: 'not_found' } }),
+  ev({ name: 'permission_request', payload: { requestId: MSG, kind: 'tool', toolName: 'Bash', toolInput: { command: 'ls' }, canAlwaysAllow: true, receivedAt: 1, expiresAt: 2 } }),
 ];
 
 describe('generation check, every state × event', () => {
@@ -88,14 +89,14 @@ const table: { name: string; s: AgentFactSnapshot; e: AgentSessionEvent; out: Ag
   { name: 'identity_mismatch is a refused re-attach', s: snap({ state: 'AwaitingRecovery', resumeState: 'Ready' }), e: ev({ name: 'identity_mismatch', payload: { reason: 'competing_owner' } }),
     out: [fact({ type: 'reattach_refused', generation: G, reason: 'competing_owner' })] },
   { name: 'a verified exit', s: snap({ state: 'Running' }), e: ev({ name: 'process_exited', payload: { pids: [1, 2], exitStatus: 0, paneDead: true, verified: true } }),
-    out: [fact({ type: 'process_exited_verified', generation: G, evidence: { pids: '1,2', exitStatus: 0, paneDead: true, verified: true } })] },
+    out: [{ type: 'end_prompts', cause: 'process_exited' }, fact({ type: 'process_exited_verified', generation: G, evidence: { pids: '1,2', exitStatus: 0, paneDead: true, verified: true } })] },
   { name: 'an unverified exit only loses the binding', s: snap({ state: 'Running' }), e: ev({ name: 'process_exited', payload: { pids: [1], exitStatus: null, paneDead: false, verified: false } }),
     out: [fact({ type: 'observer_lost', generation: G, evidence: { pids: '1', exitStatus: null, paneDead: false, verified: false } })] },
   { name: 'session_closed with a copy: the copy first, then the verified exit', s: snap({ state: 'Closing' }),
     e: ev({ name: 'session_closed', payload: { evidence: { verified: true }, archivedJournal: { path: '/a', sizeBytes: 1, sha256: 'h' } } }),
-    out: [{ type: 'store_archive_copy', copy: { path: '/a', sizeBytes: 1, sha256: 'h' } }, fact({ type: 'process_exited_verified', generation: G, evidence: { verified: true, journal: 'archived' } })] },
+    out: [{ type: 'end_prompts', cause: 'session_closed' }, { type: 'store_archive_copy', copy: { path: '/a', sizeBytes: 1, sha256: 'h' } }, fact({ type: 'process_exited_verified', generation: G, evidence: { verified: true, journal: 'archived' } })] },
   { name: 'session_closed saying journal none', s: snap({ state: 'Closing' }), e: ev({ name: 'session_closed', payload: { evidence: { verified: true, journal: 'none' } } }),
-    out: [fact({ type: 'process_exited_verified', generation: G, evidence: { verified: true, journal: 'none' } })] },
+    out: [{ type: 'end_prompts', cause: 'session_closed' }, fact({ type: 'process_exited_verified', generation: G, evidence: { verified: true, journal: 'none' } })] },
   { name: 'session_closed unverified, from an older agent', s: snap({ state: 'Closing' }), e: ev({ name: 'session_closed', payload: { evidence: { verified: false } } }),
     out: [fact({ type: 'observer_lost', generation: G, evidence: { verified: false, journal: 'unreported' } })] },
   { name: 'a receipt', s: snap({ state: 'Running' }), e: ev({ name: 'turn_accepted', payload: { messageId: MSG, nativeRecordId: 'r1', offset: 7 } }),
@@ -117,22 +118,28 @@ const table: { name: string; s: AgentFactSnapshot; e: AgentSessionEvent; out: Ag
   { name: 'a final while an earlier one cannot be saved waits', s: snap({ state: 'Running', finalPending: true }), e: ev({ name: 'turn_final', payload: { nativeTurnId: 't1', text: 'hi' } }),
     out: [{ type: 'defer' }] },
   { name: 'a completed turn', s: snap({ state: 'Running' }), e: ev({ name: 'turn_completed', payload: { messageId: MSG, nativeTurnId: 't1', offset: 3 } }),
-    out: [{ type: 'turn_ended', event: 'turn_completed', kind: 'completed', detail: 'turn_completed', confirmsStop: false, messageId: MSG, nativeTurnId: 't1', offset: 3 }] },
+    out: [{ type: 'end_prompts', cause: 'turn_completed' }, { type: 'turn_ended', event: 'turn_completed', kind: 'completed', detail: 'turn_completed', confirmsStop: false, messageId: MSG, nativeTurnId: 't1', offset: 3 }] },
   { name: 'an API error ends the turn as terminal_failed', s: snap({ state: 'Running' }), e: ev({ name: 'turn_api_error', payload: { nativeTurnId: 't1', error: 'overloaded' } }),
-    out: [{ type: 'turn_ended', event: 'turn_api_error', kind: 'terminal_failed', detail: 'turn_api_error', confirmsStop: false, nativeTurnId: 't1', offset: null }] },
+    out: [{ type: 'end_prompts', cause: 'turn_api_error' }, { type: 'turn_ended', event: 'turn_api_error', kind: 'terminal_failed', detail: 'turn_api_error', confirmsStop: false, nativeTurnId: 't1', offset: null }] },
   { name: 'a turn interrupted on the computer', s: snap({ state: 'Running' }), e: ev({ name: 'turn_interrupted', payload: { nativeTurnId: 't1' } }),
-    out: [{ type: 'turn_ended', event: 'turn_interrupted', kind: 'interrupted', detail: 'turn_interrupted', confirmsStop: false, nativeTurnId: 't1', offset: null }] },
+    out: [{ type: 'end_prompts', cause: 'turn_interrupted' }, { type: 'turn_ended', event: 'turn_interrupted', kind: 'interrupted', detail: 'turn_interrupted', confirmsStop: false, nativeTurnId: 't1', offset: null }] },
   { name: 'an interrupt while Stopping confirms the stop, detail "interrupted"', s: snap({ state: 'Stopping' }), e: ev({ name: 'turn_interrupted', payload: { nativeTurnId: 't1' } }),
-    out: [{ type: 'turn_ended', event: 'turn_interrupted', kind: 'interrupted', detail: 'interrupted', confirmsStop: true, nativeTurnId: 't1', offset: null }] },
+    out: [{ type: 'end_prompts', cause: 'turn_interrupted' }, { type: 'turn_ended', event: 'turn_interrupted', kind: 'interrupted', detail: 'interrupted', confirmsStop: true, nativeTurnId: 't1', offset: null }] },
   { name: 'an interrupt while ClosingAfterWork confirms the stop too', s: snap({ state: 'ClosingAfterWork' }), e: ev({ name: 'turn_interrupted', payload: { nativeTurnId: 't1' } }),
-    out: [{ type: 'turn_ended', event: 'turn_interrupted', kind: 'interrupted', detail: 'interrupted', confirmsStop: true, nativeTurnId: 't1', offset: null }] },
+    out: [{ type: 'end_prompts', cause: 'turn_interrupted' }, { type: 'turn_ended', event: 'turn_interrupted', kind: 'interrupted', detail: 'interrupted', confirmsStop: true, nativeTurnId: 't1', offset: null }] },
   { name: 'a completed turn while Stopping is an ordinary outcome', s: snap({ state: 'Stopping' }), e: ev({ name: 'turn_completed', payload: { nativeTurnId: 't1' } }),
-    out: [{ type: 'turn_ended', event: 'turn_completed', kind: 'completed', detail: 'turn_completed', confirmsStop: false, nativeTurnId: 't1', offset: null }] },
+    out: [{ type: 'end_prompts', cause: 'turn_completed' }, { type: 'turn_ended', event: 'turn_completed', kind: 'completed', detail: 'turn_completed', confirmsStop: false, nativeTurnId: 't1', offset: null }] },
   { name: 'a turn end while a final cannot be saved waits', s: snap({ state: 'Stopping', finalPending: true }), e: ev({ name: 'turn_interrupted', payload: { nativeTurnId: 't1' } }),
     out: [{ type: 'defer' }] },
   { name: 'usage is stored', s: snap(), e: ev({ name: 'usage', payload: { inputTokens: 5 } }), out: [{ type: 'patch', fields: { usage: { inputTokens: 5 } } }] },
   { name: 'a dialog: evidence with its text (bounded), then the chat notice', s: snap({ state: 'Running' }), e: ev({ name: 'blocked_on_prompt', payload: { text: 'x'.repeat(1500) } }),
     out: [{ type: 'evidence', event: 'blocked_on_prompt', evidence: { text: 'x'.repeat(1000) } }, { type: 'notify_dialog', text: 'x'.repeat(1500) }] },
+  { name: 'a permission request opens a prompt', s: snap({ state: 'Running' }),
+    e: ev({ name: 'permission_request', payload: { requestId: MSG, kind: 'question', toolName: 'AskUserQuestion', toolInput: { questions: [] }, canAlwaysAllow: false, receivedAt: 1, expiresAt: 2 } }),
+    out: [{ type: 'open_prompt', prompt: { requestId: MSG, kind: 'question', toolName: 'AskUserQuestion', toolInput: { questions: [] }, canAlwaysAllow: false, receivedAt: 1, expiresAt: 2 } }] },
+  { name: 'how a request ended applies whatever generation runs now (the request names its row)', s: snap({ state: 'AwaitingRecovery' }),
+    e: ev({ name: 'permission_resolved', payload: { requestId: MSG, outcome: 'lost_on_restart', at: 5 } }, G - 1),
+    out: [{ type: 'resolve_prompt', end: { requestId: MSG, outcome: 'lost_on_restart', at: 5 } }] },
   { name: 'evidence_unknown asks for a re-check of that message', s: snap({ state: 'Running' }), e: ev({ name: 'evidence_unknown', payload: { messageId: MSG, processAlive: true } }),
     out: [{ type: 'recheck', messageId: MSG, processAlive: true }] },
 ];
@@ -140,5 +147,25 @@ const table: { name: string; s: AgentFactSnapshot; e: AgentSessionEvent; out: Ag
 describe('interpret', () => {
   it.each(table)('$name', ({ s, e, out }) => {
     expect(interpret(s, e)).toEqual(out);
+  });
+});
+
+
+describe('promptStateAfter (how the agent saw a request end → the row)', () => {
+  const end = (outcome: PromptEnd['outcome'], answerId?: string): PromptEnd => ({ requestId: MSG, outcome, at: 1, ...(answerId ? { answerId } : {}) });
+  const table: { row: string; answerId: string | null; e: PromptEnd; to: string | null }[] = [
+    { row: 'answered', answerId: 'a1', e: end('answered', 'a1'), to: 'delivered' },
+    { row: 'answered', answerId: 'a1', e: end('answered', 'a2'), to: null },
+    { row: 'pending', answerId: null, e: end('answered', 'a1'), to: null },
+    { row: 'pending', answerId: null, e: end('hook_gone'), to: 'answered_at_computer' },
+    { row: 'answered', answerId: 'a1', e: end('hook_gone'), to: 'answered_at_computer' },
+    { row: 'pending', answerId: null, e: end('expired'), to: 'waiting_at_computer' },
+    { row: 'pending', answerId: null, e: end('lost_on_restart'), to: 'waiting_at_computer' },
+    { row: 'waiting_at_computer', answerId: null, e: end('expired'), to: null },
+    { row: 'waiting_at_computer', answerId: null, e: end('hook_gone'), to: 'answered_at_computer' },
+    ...(['delivered', 'answered_at_computer', 'ended'] as const).flatMap((row) => (['answered', 'hook_gone', 'expired', 'lost_on_restart'] as const).map((o) => ({ row, answerId: 'a1', e: end(o, o === 'answered' ? 'a1' : undefined), to: null }))),
+  ];
+  it.each(table)('$row + $e.outcome → $to', ({ row, answerId, e, to }) => {
+    expect(promptStateAfter(row, answerId, e)).toBe(to);
   });
 });

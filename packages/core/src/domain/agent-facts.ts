@@ -25,7 +25,45 @@ export type AgentSessionEvent = { generation: number | null } & (
   | { name: 'usage'; payload: Record<string, unknown> }
   | { name: 'blocked_on_prompt'; payload: { text: string } }
   | { name: 'evidence_unknown'; payload: { messageId: string; processAlive: boolean } }
+  | { name: 'permission_request'; payload: PromptAsked }
+  | { name: 'permission_resolved'; payload: PromptEnd }
 );
+
+/** A permission request or question the CLI asked through Bria's hook (times in ms since the epoch). */
+export interface PromptAsked {
+  requestId: string; kind: 'tool' | 'question'; toolName: string; toolInput: Record<string, unknown>;
+  justification?: string | undefined; canAlwaysAllow: boolean; receivedAt: number; expiresAt: number;
+}
+/** How the agent saw a request end (`protocol/session-events.ts` zPermissionResolved). */
+export interface PromptEnd {
+  requestId: string; outcome: 'answered' | 'hook_gone' | 'expired' | 'lost_on_restart'; answerId?: string | undefined; at: number;
+  evidence?: Record<string, unknown> | undefined;
+}
+
+/**
+ * Where a PermissionPrompt row goes when the agent reports its end, from the row's state now (pure).
+ * `answered` at the agent with this row's answer → `delivered`; the hook gone without it → the
+ * question was answered at the computer (or the CLI ended it; the turn's end says which) ; the
+ * bound passed or the agent restarted → the CLI's own dialog is what is left: `waiting_at_computer`,
+ * which still holds the queue (a paste would answer that dialog). A row already ended stays.
+ */
+export function promptStateAfter(rowState: string, rowAnswerId: string | null, end: PromptEnd): string | null {
+  if (rowState === 'delivered' || rowState === 'answered_at_computer' || rowState === 'ended') return null;
+  switch (end.outcome) {
+    case 'answered':
+      return end.answerId !== undefined && end.answerId === rowAnswerId ? 'delivered' : null;
+    case 'hook_gone':
+      return 'answered_at_computer';
+    case 'expired':
+    case 'lost_on_restart':
+      return rowState === 'waiting_at_computer' ? null : 'waiting_at_computer';
+    default:
+      return end.outcome satisfies never;
+  }
+}
+
+/** Prompt states whose CLI dialog may still be open: the queue holds while any exists. */
+export const OPEN_PROMPT_STATES: readonly string[] = ['pending', 'answered', 'waiting_at_computer'];
 
 /** What `interpret` needs to know of a session: the locked row's fields, nothing loaded beyond it. */
 export interface AgentFactSnapshot {
@@ -75,7 +113,13 @@ export type AgentEventEffect =
   | { type: 'turn_ended'; event: 'turn_completed' | 'turn_api_error' | 'turn_interrupted'; kind: TurnEndKind; detail: string; confirmsStop: boolean; messageId?: string; nativeTurnId: string; offset: number | null }
   | { type: 'evidence'; event: string; evidence: Record<string, unknown> }
   | { type: 'notify_dialog'; text: string }
-  | { type: 'recheck'; messageId: string; processAlive: boolean };
+  | { type: 'recheck'; messageId: string; processAlive: boolean }
+  /** A permission request / question to show with its choices (PermissionPrompt row + notices). */
+  | { type: 'open_prompt'; prompt: PromptAsked }
+  /** The agent's report of how a request ended (`promptStateAfter`). */
+  | { type: 'resolve_prompt'; end: PromptEnd }
+  /** The turn or the CLI ended: no dialog of it can still be open. */
+  | { type: 'end_prompts'; cause: string };
 
 /**
  * A dialog shown by a start's CLI is told even when the start's generation was superseded: the
@@ -96,6 +140,8 @@ export function dialogOfWaitingStart(s: Pick<AgentFactSnapshot, 'state' | 'resum
  * except a start's dialog (`dialogOfWaitingStart`).
  */
 export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEventEffect[] {
+  // How a request ended is a fact about that request, whatever CLI generation runs now.
+  if (e.name === 'permission_resolved') return [{ type: 'resolve_prompt', end: e.payload }];
   if (e.generation === null || e.generation !== s.observerGeneration) {
     if (!(e.name === 'blocked_on_prompt' && dialogOfWaitingStart(s, e.generation))) return [{ type: 'refuse', code: 'STALE_GENERATION' }];
   }
@@ -140,7 +186,10 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
     case 'process_exited': {
       const evidence = { pids: e.payload.pids.join(','), exitStatus: e.payload.exitStatus, paneDead: e.payload.paneDead, verified: e.payload.verified };
       // Observer EOF or an unverified exit proves nothing about the CLI: only the binding is lost.
-      return [fact({ type: e.payload.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence })];
+      return [
+        ...(e.payload.verified ? [{ type: 'end_prompts', cause: 'process_exited' } as const] : []),
+        fact({ type: e.payload.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence }),
+      ];
     }
     case 'session_closed': {
       // The close evidence says what became of the journal: `archived` / `archived_empty` (an
@@ -150,6 +199,7 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       const said = e.payload.evidence.journal;
       const journal = typeof said === 'string' ? said.slice(0, 32) : e.payload.archivedJournal ? 'archived' : 'unreported';
       return [
+        ...(e.payload.evidence.verified ? [{ type: 'end_prompts', cause: 'session_closed' } as const] : []),
         ...(e.payload.archivedJournal ? [{ type: 'store_archive_copy', copy: e.payload.archivedJournal } as const] : []),
         fact({ type: e.payload.evidence.verified ? 'process_exited_verified' : 'observer_lost', generation: g, evidence: { ...e.payload.evidence, journal } }),
       ];
@@ -175,7 +225,7 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       if (s.finalPending) return [{ type: 'defer' }];
       const stopping = s.state === 'Stopping' || s.state === 'ClosingAfterWork';
       const interrupted = e.name === 'turn_interrupted';
-      return [{
+      return [{ type: 'end_prompts', cause: e.name }, {
         type: 'turn_ended', event: e.name,
         kind: interrupted ? 'interrupted' : e.name === 'turn_completed' ? 'completed' : 'terminal_failed',
         // A turn ended by the user's Stop keeps the stop's own detail ('interrupted'), so the chat and
@@ -195,6 +245,8 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       return [{ type: 'evidence', event: 'blocked_on_prompt', evidence: { text: e.payload.text.slice(0, 1000) } }, { type: 'notify_dialog', text: e.payload.text }];
     case 'evidence_unknown':
       return [{ type: 'recheck', messageId: e.payload.messageId, processAlive: e.payload.processAlive }];
+    case 'permission_request':
+      return [{ type: 'open_prompt', prompt: e.payload }];
     default:
       return e satisfies never;
   }

@@ -56,6 +56,16 @@ describe('status moves', () => {
   });
 });
 
+describe('nextDeliverable while a permission request or question may be on screen', () => {
+  it('hands nothing over, neither a follow-up nor a main request, and says why', () => {
+    const q = [{ id: 'a', seq: 1, status: 'accepted' as const, mainMessageId: null, nativeTurnId: 't', claimedBy: null }, { id: 'b', seq: 2, status: 'pending' as const, mainMessageId: null, nativeTurnId: null, claimedBy: null }];
+    expect(nextDeliverable(q, { state: 'Running', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: true })).toEqual({ ok: false, reason: 'prompt_open' });
+    expect(nextDeliverable(q, { state: 'Running', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: false })).toMatchObject({ ok: true, mode: 'follow_up' });
+    const idle = [{ id: 'b', seq: 2, status: 'pending' as const, mainMessageId: null, nativeTurnId: null, claimedBy: null }];
+    expect(nextDeliverable(idle, { state: 'Ready', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: true })).toEqual({ ok: false, reason: 'prompt_open' });
+  });
+});
+
 describe('nextDeliverable', () => {
   it('offers only the oldest pending message, as a main request, in Ready', () => {
     const r = nextDeliverable([msg(3, 'pending'), msg(2, 'pending'), msg(1, 'completed')], facts());

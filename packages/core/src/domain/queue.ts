@@ -72,6 +72,11 @@ export interface SessionFacts {
   finalReceived: boolean;
   /** The dispatcher asking; a claim held by another dispatcher blocks. */
   dispatcherId: string;
+  /**
+   * A permission request or question of the CLI may be on its screen (`Session.openPrompts`): both
+   * CLIs take a paste + Enter there as the highlighted answer and lose the text, so nothing is typed.
+   */
+  promptOpen?: boolean;
 }
 
 export type BlockReason =
@@ -82,6 +87,7 @@ export type BlockReason =
   | 'predecessor_in_flight'
   | 'acceptance_pending'
   | 'final_pending'
+  | 'prompt_open'
   | 'order';
 
 export type Deliverable =
@@ -107,6 +113,7 @@ export function nextDeliverable(messages: readonly QueueMessage[], facts: Sessio
   const head = ordered.find((m) => m.status === 'pending');
   if (!head) return { ok: false, reason: 'nothing_pending' };
   if (head.claimedBy !== null && head.claimedBy !== facts.dispatcherId) return { ok: false, reason: 'claimed_elsewhere' };
+  if (facts.promptOpen === true) return { ok: false, reason: 'prompt_open' };
 
   const inFlight = ordered.filter((m) => IN_FLIGHT.has(m.status));
   if (inFlight.length === 0) {

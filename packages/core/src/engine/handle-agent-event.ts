@@ -1,5 +1,7 @@
 import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
+import { endOpenPrompts, insertPrompt, recountOpenPrompts, resolvePrompt } from '../db/repos/prompts.ts';
+import type { PromptPhase } from '../db/repos/outbox.ts';
 import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '../db/repos/messages.ts';
 import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
 import { readSettings } from '../db/repos/settings.ts';
@@ -112,9 +114,41 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       if (m && to) await applyStatusUpdates(ctx.tx, [{ id: m.id, from: m.status, to }], { now: ctx.now, detail: 'evidence_unknown' });
       return true;
     }
+    case 'open_prompt': {
+      if (!(await insertPrompt(ctx.tx, row.id, row.observerGeneration, fx.prompt))) return true;
+      await recountOpenPrompts(ctx.tx, row.id);
+      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_request', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+        evidence: { seq, requestId: fx.prompt.requestId, kind: fx.prompt.kind, toolName: fx.prompt.toolName, expiresAt: new Date(fx.prompt.expiresAt).toISOString() } });
+      await notifyPrompt(ctx, row, fx.prompt.requestId, 'open');
+      return true;
+    }
+    case 'resolve_prompt': {
+      const r = await resolvePrompt(ctx.tx, row.id, fx.end, ctx.now);
+      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_resolved', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+        evidence: { seq, requestId: fx.end.requestId, outcome: fx.end.outcome, ...(fx.end.answerId ? { answerId: fx.end.answerId } : {}), state: r ? r.to : 'unchanged', ...(fx.end.evidence ?? {}) } });
+      if (!r) return true;
+      await recountOpenPrompts(ctx.tx, row.id);
+      if (r.to === 'waiting_at_computer' || r.to === 'answered_at_computer') await notifyPrompt(ctx, row, fx.end.requestId, r.to);
+      return true;
+    }
+    case 'end_prompts': {
+      const ended = await endOpenPrompts(ctx.tx, row.id, fx.cause, ctx.now);
+      if (ended.length === 0) return true;
+      await recountOpenPrompts(ctx.tx, row.id);
+      for (const p of ended) {
+        await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_ended', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq, requestId: p.id, was: p.state, cause: fx.cause } });
+        // A question still waiting for the user is over: its message must not offer choices any more.
+        if (p.state !== 'answered') await notifyPrompt(ctx, row, p.id, 'ended');
+      }
+      return true;
+    }
     default:
       return fx satisfies never;
   }
+}
+
+function notifyPrompt(ctx: StepContext, row: SessionRow, promptId: string, phase: PromptPhase): Promise<void> {
+  return notifyChats(ctx.tx, row, ctx.now, () => ({ key: `prompt:${promptId}:${phase}`, payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId, phase } }));
 }
 
 /** A turn's end: the outcomes of its message(s), by message id or exact turn id, then its evidence. */

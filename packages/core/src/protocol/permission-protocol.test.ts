@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSessionEventName, zAnswerPermission, zPermissionRequest, zPermissionResolved } from './index.ts';
+import { isSessionEventName, OPTIONAL_COMMANDS, parseSessionCommand, zAnswerPermission, zPermissionRequest, zPermissionResolved } from './index.ts';
 
 const requestId = crypto.randomUUID();
 const request = {
@@ -13,7 +13,7 @@ const request = {
   expiresAt: 1_000 + 30 * 60_000,
 };
 
-describe('permission request protocol (schemas only, not yet registered)', () => {
+describe('permission request protocol', () => {
   it('permission_request: a tool or question with its input, bounded, and a sane bound', () => {
     expect(zPermissionRequest.safeParse(request).success).toBe(true);
     expect(zPermissionRequest.safeParse({ ...request, executor: 'codex', canAlwaysAllow: false, justification: 'needs to write' }).success).toBe(true);
@@ -44,7 +44,10 @@ describe('permission request protocol (schemas only, not yet registered)', () =>
     expect(zAnswerPermission.safeParse({ requestId, answerId: base.answerId, decision: 'allow', from: 'telegram' }).success).toBe(false);
   });
 
-  it('is not yet an event the hub accepts', () => {
-    expect(isSessionEventName('permission_request')).toBe(false);
+  it('is an event and a command both ends accept, the command only for agents that list it', () => {
+    expect(isSessionEventName('permission_request')).toBe(true);
+    expect(isSessionEventName('permission_resolved')).toBe(true);
+    expect(OPTIONAL_COMMANDS).toContain('answer_permission');
+    expect(parseSessionCommand('answer_permission', { generation: 1, requestId, answerId: crypto.randomUUID(), decision: 'allow', from: 'dashboard' }).ok).toBe(true);
   });
 });

@@ -80,7 +80,6 @@ export const zDiscover = z.object({ full: z.boolean().optional() });
  * `answerId` makes a repeated command one answer; the agent hands the CLI the first answer only.
  * `message` (deny only) reaches the model as the tool's error; `answers` (allow of a question
  * only) maps each question's text to the chosen label(s). `from` is where it was pressed.
- * Not in SESSION_COMMAND_PAYLOADS yet: the agent accepts it once it handles it (issue 14).
  */
 export const zAnswerPermission = z.object({
   generation: zGeneration,
@@ -105,6 +104,7 @@ export const SESSION_COMMAND_PAYLOADS = {
   validate_folder: zValidateFolder,
   discover: zDiscover,
   read_journal: zReadJournal,
+  answer_permission: zAnswerPermission,
 } as const;
 export type SessionCommandType = keyof typeof SESSION_COMMAND_PAYLOADS;
 export type SessionCommandPayload<T extends SessionCommandType> = z.infer<(typeof SESSION_COMMAND_PAYLOADS)[T]>;

@@ -83,7 +83,6 @@ export type DiscoveredSession = z.infer<typeof zDiscovered>;
  * command, the file and edit, the questions), bounded. `canAlwaysAllow`: the CLI accepts a
  * session-scoped "always allow" for it (Claude). Times are ms since the epoch; after `expiresAt`
  * the question waits at the computer.
- * Not in SESSION_EVENT_PAYLOADS yet: the hub accepts it once the engine handles it (issue 14).
  */
 export const zPermissionRequest = z.object({
   requestId: z.uuid(),
@@ -101,7 +100,6 @@ export const zPermissionRequest = z.object({
  * How a permission request ended, as the agent saw it: `answered` (the hook got the answer of
  * `answerId`), `hook_gone` (the hook ended without an answer: the CLI ended or killed it, or it was
  * answered at the computer), `expired` (the bound passed; it waits at the computer), `lost_on_restart`.
- * Not in SESSION_EVENT_PAYLOADS yet (see zPermissionRequest).
  */
 export const zPermissionResolved = z.object({
   requestId: z.uuid(),
@@ -131,6 +129,8 @@ export const SESSION_EVENT_PAYLOADS = {
   reattached: zReattached,
   identity_mismatch: zIdentityMismatch,
   discovery_diff: zDiscoveryDiff,
+  permission_request: zPermissionRequest,
+  permission_resolved: zPermissionResolved,
 } as const;
 export type SessionEventName = keyof typeof SESSION_EVENT_PAYLOADS;
 export type SessionEventPayload<T extends SessionEventName> = z.infer<(typeof SESSION_EVENT_PAYLOADS)[T]>;

@@ -58,14 +58,14 @@ export async function releaseUntypedLease(tx: Tx, m: { id: string; sessionId: st
 }
 
 export interface PumpView {
-  row: { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number };
+  row: { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number; openPrompts: number };
   queue: (QueueMessage & { finalText: boolean })[];
   /** The head's wait after a `typed: false` answer (whether it still applies: `holdActive`, domain). */
   hold: DeliveryHold | null;
 }
 
 const PUMP_VIEW_SQL = `
-    select s.state::text as state, s."pendingFinalEventId", s."lifetimeExpired", s.version, m.id, m.seq, m.status, m."mainMessageId", m."nativeTurnId",
+    select s.state::text as state, s."pendingFinalEventId", s."lifetimeExpired", s.version, s."openPrompts", m.id, m.seq, m.status, m."mainMessageId", m."nativeTurnId",
       m."nativeRecordId", m."leaseOwner", m."leaseUntil", m."hasFinal"
     from "Session" s left join lateral (
       (select id, seq, status::text as status, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "leaseUntil", "finalText" is not null as "hasFinal"
@@ -84,9 +84,9 @@ const PUMP_VIEW_SQL = `
  */
 export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpView | null> {
   const rows = await preparedQuery<{
-    state: SessionState; pendingFinalEventId: bigint | string | null; lifetimeExpired: boolean; version: number; id: string | null; seq: number | null; status: MessageStatus | null;
+    state: SessionState; pendingFinalEventId: bigint | string | null; lifetimeExpired: boolean; version: number; openPrompts: number; id: string | null; seq: number | null; status: MessageStatus | null;
     mainMessageId: string | null; nativeTurnId: string | null; nativeRecordId: string | null; leaseOwner: string | null; leaseUntil: Date | null; hasFinal: boolean | null;
-  }>(db, 'bria_pump_view_v1', PUMP_VIEW_SQL, [sessionId]);
+  }>(db, 'bria_pump_view_v2', PUMP_VIEW_SQL, [sessionId]);
   const first = rows[0];
   if (!first) return null;
   const present = rows.filter((r) => r.id !== null);
@@ -96,7 +96,7 @@ export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpV
   })).sort((a, b) => a.seq - b.seq);
   const hold = present.map(holdOf).find((h) => h !== null) ?? null;
   const pendingFinalEventId = first.pendingFinalEventId === null ? null : BigInt(first.pendingFinalEventId);
-  return { row: { state: first.state, pendingFinalEventId, lifetimeExpired: first.lifetimeExpired, version: first.version }, queue, hold };
+  return { row: { state: first.state, pendingFinalEventId, lifetimeExpired: first.lifetimeExpired, version: first.version, openPrompts: first.openPrompts }, queue, hold };
 }
 
 export async function listMessages(db: DbOrTx, sessionId: string): Promise<MessageDto[]> {

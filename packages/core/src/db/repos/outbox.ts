@@ -9,6 +9,10 @@ import type { DbOrTx } from './sessions.ts';
  * message and chat, whatever retries happen on either side.
  */
 const zState = z.string();
+/** The moments of a prompt the chats hear about. */
+export const PROMPT_PHASES = ['open', 'answered', 'waiting_at_computer', 'answered_at_computer', 'ended'] as const;
+export type PromptPhase = (typeof PROMPT_PHASES)[number];
+
 export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('card_update'), sessionId: z.uuid(), nodeId: z.uuid(), state: zState, version: z.number().int(), active: z.boolean() }),
   /** A final answer; it starts a new Telegram message. */
@@ -20,6 +24,9 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('final_save'), sessionId: z.uuid(), nodeId: z.uuid(), phase: z.enum(['failing', 'recovered']), cause: z.string().max(60).optional() }),
   z.object({ kind: z.literal('expiry_refusal'), sessionId: z.uuid(), nodeId: z.uuid(), deadline: z.string().nullable() }),
   z.object({ kind: z.literal('blocked_on_prompt'), sessionId: z.uuid(), nodeId: z.uuid(), text: z.string() }),
+  // A permission request / question (PermissionPrompt row `promptId`): `open` sends it with its choices;
+  // the later phases redraw that message (the row is read when sending; the payload holds only ids).
+  z.object({ kind: z.literal('prompt'), sessionId: z.uuid(), nodeId: z.uuid(), promptId: z.uuid(), phase: z.enum(PROMPT_PHASES) }),
   /** A message failed because its attachment could not be read here or stored on the node (never the agent's failure). */
   z.object({ kind: z.literal('attachment_failed'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), detail: z.string() }),
   /** A message's turn ended without a final: one notice per message and outcome, to the chat it came from, as a reply to it. */

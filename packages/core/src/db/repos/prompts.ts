@@ -1,0 +1,82 @@
+import { OPEN_PROMPT_STATES, type PromptAsked, type PromptEnd, promptStateAfter } from '../../domain/index.ts';
+import type { DbOrTx, Tx } from './sessions.ts';
+
+/** A permission request or question as the front ends show it (PermissionPrompt row). */
+export interface PromptRow {
+  id: string; sessionId: string; generation: number; kind: string; toolName: string; toolInput: unknown;
+  justification: string | null; canAlwaysAllow: boolean; state: string; answer: unknown; answerId: string | null;
+  answeredFrom: string | null; answeredAt: Date | null; receivedAt: Date; expiresAt: Date; resolvedAt: Date | null; resolution: unknown;
+}
+
+const select = {
+  id: true, sessionId: true, generation: true, kind: true, toolName: true, toolInput: true, justification: true, canAlwaysAllow: true, state: true,
+  answer: true, answerId: true, answeredFrom: true, answeredAt: true, receivedAt: true, expiresAt: true, resolvedAt: true, resolution: true,
+} as const;
+
+/** Stores a request once by its id (a replayed event is a no-op). Returns whether it is new. */
+export async function insertPrompt(tx: Tx, sessionId: string, generation: number, p: PromptAsked): Promise<boolean> {
+  const r = await tx.permissionPrompt.createMany({
+    data: [{
+      id: p.requestId, sessionId, generation, kind: p.kind, toolName: p.toolName, toolInput: p.toolInput as object,
+      justification: p.justification ?? null, canAlwaysAllow: p.canAlwaysAllow, receivedAt: new Date(p.receivedAt), expiresAt: new Date(p.expiresAt),
+    }],
+    skipDuplicates: true,
+  });
+  return r.count === 1;
+}
+
+/** Applies the agent's report of a request's end; returns the row before and the new state, or null when nothing moved. */
+export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, now: Date): Promise<{ before: PromptRow; to: string } | null> {
+  const before = await tx.permissionPrompt.findFirst({ where: { id: end.requestId, sessionId }, select });
+  if (!before) return null;
+  const to = promptStateAfter(before.state, before.answerId, end);
+  if (!to) return null;
+  const fromComputer = to === 'answered_at_computer' && before.state === 'pending';
+  await tx.permissionPrompt.update({
+    where: { id: before.id },
+    data: {
+      state: to, resolution: { outcome: end.outcome, at: end.at, ...(end.evidence ? { evidence: end.evidence } : {}) } as object,
+      ...(to === 'waiting_at_computer' ? {} : { resolvedAt: now }),
+      ...(fromComputer ? { answeredFrom: 'computer', answeredAt: new Date(end.at) } : {}),
+    },
+  });
+  return { before, to };
+}
+
+/** The turn or the CLI ended: every prompt of the session that may still be open is over. */
+export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date): Promise<PromptRow[]> {
+  const open = await tx.permissionPrompt.findMany({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] } }, select });
+  if (open.length === 0) return [];
+  await tx.permissionPrompt.updateMany({ where: { id: { in: open.map((p) => p.id) }, state: { in: [...OPEN_PROMPT_STATES] } }, data: { state: 'ended', resolvedAt: now, resolution: { outcome: 'ended', cause } } });
+  return open;
+}
+
+/** `Session.openPrompts` recounted from the rows (the queue's hold); call after any prompt change. */
+export async function recountOpenPrompts(tx: Tx, sessionId: string): Promise<number> {
+  const n = await tx.permissionPrompt.count({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] } } });
+  await tx.session.update({ where: { id: sessionId }, data: { openPrompts: n } });
+  return n;
+}
+
+export type PromptAnswer = { decision: 'allow' | 'deny' | 'always_allow'; message?: string; answers?: Record<string, string | string[]> };
+
+/** The first answer wins: `pending → answered` only if still pending. Returns whether this answer won. */
+export async function answerPromptRow(tx: Tx, p: { id: string; answer: PromptAnswer; answerId: string; from: 'telegram' | 'dashboard'; now: Date }): Promise<boolean> {
+  const r = await tx.permissionPrompt.updateMany({
+    where: { id: p.id, state: 'pending' },
+    data: { state: 'answered', answer: p.answer as object, answerId: p.answerId, answeredFrom: p.from, answeredAt: p.now },
+  });
+  return r.count === 1;
+}
+
+export async function getPrompt(db: DbOrTx, id: string): Promise<PromptRow | null> {
+  return db.permissionPrompt.findUnique({ where: { id }, select });
+}
+
+/** A session's prompts, newest first (`open`: only those whose dialog may still be open). */
+export async function listPrompts(db: DbOrTx, sessionId: string, o: { open?: boolean; limit?: number } = {}): Promise<PromptRow[]> {
+  return db.permissionPrompt.findMany({
+    where: { sessionId, ...(o.open ? { state: { in: [...OPEN_PROMPT_STATES] } } : {}) },
+    orderBy: { receivedAt: 'desc' }, take: o.limit ?? 20, select,
+  });
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../../domain/index.ts';
+import { recordEvidence } from '../../db/repos/evidence.ts';
+import { answerPromptRow, getPrompt, listPrompts, type PromptAnswer, type PromptRow } from '../../db/repos/prompts.ts';
+import { insertSessionCommand, lockSession } from '../../db/repos/sessions.ts';
+import { withSessionTx } from '../../engine/step/step-context.ts';
+import { notifyChats } from '../../engine/step/session-notices.ts';
+import { depsOf, type ServiceDeps } from './session-dto.ts';
+
+export type PromptSource = 'telegram' | 'dashboard';
+
+export interface AnswerPromptInput {
+  promptId: string;
+  decision: PromptAnswer['decision'];
+  /** Deny only: reaches the model as the tool's error (the hook's message). */
+  message?: string;
+  /** Allow of a question only: the question's text → the chosen label(s), or the user's own text. */
+  answers?: Record<string, string | string[]>;
+  from: PromptSource;
+}
+
+/**
+ * `answered`: this answer won and is on its way to the CLI. `already_answered`: another answer won
+ * first (the prompt says which). `out_of_date`: the question is no longer pending (answered at
+ * the computer, expired, or its turn ended).
+ */
+export type AnswerPromptResult = { kind: 'answered' | 'already_answered' | 'out_of_date'; prompt: PromptView };
+
+/** A prompt as the front ends show it: the row plus what may be chosen now. */
+export interface PromptView {
+  id: string; sessionId: string; kind: 'tool' | 'question'; toolName: string; toolInput: Record<string, unknown>;
+  justification: string | null; canAlwaysAllow: boolean;
+  state: 'pending' | 'answered' | 'delivered' | 'waiting_at_computer' | 'answered_at_computer' | 'ended';
+  answer: PromptAnswer | null; answeredFrom: 'telegram' | 'dashboard' | 'computer' | null; answeredAt: Date | null;
+  receivedAt: Date; expiresAt: Date; resolvedAt: Date | null;
+}
+
+export function toPromptView(r: PromptRow): PromptView {
+  return {
+    id: r.id, sessionId: r.sessionId, kind: r.kind === 'question' ? 'question' : 'tool', toolName: r.toolName,
+    toolInput: (r.toolInput ?? {}) as Record<string, unknown>, justification: r.justification, canAlwaysAllow: r.canAlwaysAllow,
+    state: r.state as PromptView['state'], answer: (r.answer ?? null) as PromptAnswer | null, answeredFrom: r.answeredFrom as PromptView['answeredFrom'],
+    answeredAt: r.answeredAt, receivedAt: r.receivedAt, expiresAt: r.expiresAt, resolvedAt: r.resolvedAt,
+  };
+}
+
+function check(p: PromptRow, input: AnswerPromptInput): void {
+  const bad = (message: string) => new AppError('INVALID_INPUT', { message, userMessage: 'prompts.invalid_answer' });
+  if (input.decision === 'always_allow' && !p.canAlwaysAllow) throw bad('always allow is not offered for this request');
+  if (input.message !== undefined && (input.decision !== 'deny' || input.message.trim() === '' || input.message.length > 4000)) throw bad('a message goes with deny only, 1 to 4000 characters');
+  if (input.answers !== undefined && (p.kind !== 'question' || input.decision !== 'allow')) throw bad('answers go with a question only');
+  if (p.kind === 'question' && input.decision === 'allow' && (input.answers === undefined || Object.keys(input.answers).length === 0)) throw bad('a question is answered with its answers');
+}
+
+/**
+ * The user's answer to a permission request or question. The first answer wins, from whichever
+ * front end: the row moves `pending → answered` only if it is still pending, under the session's
+ * lock, and in the same transaction the `answer_permission` command is stored (the hub sends it; the
+ * agent hands the CLI the first answer only) and the chats are told who answered.
+ */
+export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput): Promise<AnswerPromptResult> {
+  const d = depsOf(deps);
+  return withSessionTx(d.db, d, async (ctx) => {
+    const first = await getPrompt(ctx.tx, input.promptId);
+    if (!first) throw new AppError('NOT_FOUND', { message: 'prompt not found', userMessage: 'prompts.not_found' });
+    const row = await lockSession(ctx.tx, first.sessionId);
+    if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
+    const p = (await getPrompt(ctx.tx, input.promptId)) ?? first;
+    if (p.state !== 'pending') return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
+    check(p, input);
+    const answer: PromptAnswer = { decision: input.decision, ...(input.message ? { message: input.message } : {}), ...(input.answers ? { answers: input.answers } : {}) };
+    const answerId = randomUUID();
+    if (!(await answerPromptRow(ctx.tx, { id: p.id, answer, answerId, from: input.from, now: ctx.now }))) {
+      const now = (await getPrompt(ctx.tx, p.id)) ?? p;
+      return { kind: 'already_answered', prompt: toPromptView(now) };
+    }
+    await insertSessionCommand(ctx.tx, {
+      id: randomUUID(), nodeId: row.nodeId, sessionId: row.id, type: 'answer_permission',
+      payload: { generation: p.generation, requestId: p.id, answerId, ...answer, from: input.from },
+    });
+    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_answered', actor: 'user', from: row.state, to: row.state, at: ctx.now,
+      evidence: { requestId: p.id, answerId, from: input.from, decision: input.decision, ...(input.message ? { message: input.message.slice(0, 300) } : {}), ...(input.answers ? { answers: JSON.stringify(input.answers).slice(0, 500) } : {}) } });
+    await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `prompt:${p.id}:answered`, payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId: p.id, phase: 'answered' } }));
+    const after = (await getPrompt(ctx.tx, p.id)) ?? p;
+    return { kind: 'answered', prompt: toPromptView(after) };
+  });
+}
+
+export async function getPromptView(deps: ServiceDeps, promptId: string): Promise<PromptView | null> {
+  const p = await getPrompt(depsOf(deps).db, promptId);
+  return p ? toPromptView(p) : null;
+}
+
+/** A session's prompts, newest first; `open`: those whose CLI dialog may still be open. */
+export async function listSessionPrompts(deps: ServiceDeps, sessionId: string, o: { open?: boolean; limit?: number } = {}): Promise<PromptView[]> {
+  return (await listPrompts(depsOf(deps).db, sessionId, o)).map(toPromptView);
+}
