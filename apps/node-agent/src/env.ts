@@ -15,9 +15,10 @@ const zAgentEnv = z.object({
   BRIA_TMUX_SOCKET: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('bria'),
   /**
    * How long a permission request or question waits for an answer from Telegram or the dashboard
-   * before it is left to the computer (minutes, 1–600; the hook's own timeout is this + 30 s).
+   * before it is left to the computer (minutes, 0.1–600, fractions allowed; the hook's own timeout
+   * is this + 30 s).
    */
-  BRIA_PERMISSION_WAIT_MINUTES: z.coerce.number().int().min(1).max(600).default(30),
+  BRIA_PERMISSION_WAIT_MINUTES: z.coerce.number().min(0.1).max(600).default(30),
   LOG_LEVEL: zLogLevel,
 });
 
@@ -58,7 +59,7 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
     codexBin: e.BRIA_CODEX_BIN,
     tmuxSocket: e.BRIA_TMUX_SOCKET,
     logLevel: e.LOG_LEVEL,
-    permissionWaitMs: e.BRIA_PERMISSION_WAIT_MINUTES * 60_000,
+    permissionWaitMs: Math.round(e.BRIA_PERMISSION_WAIT_MINUTES * 60_000),
     cliEnv: cliEnvironment(env),
   };
 }
