@@ -101,4 +101,31 @@ describe('permission requests from the real Claude CLI, answered remotely', () =
     expect((await answer(p.id, 'allow', 'telegram')).kind).toBe('already_answered');
     expect(await sys.db.agentCommand.count({ where: { sessionId: id, type: 'answer_permission', payload: { path: ['requestId'], equals: p.id } } })).toBe(1);
   }, 300_000);
+
+  it('the agent killed while the request waits: the hook reconnects to the restarted agent, the same request is answered once and the tool runs', async () => {
+    const n = (await sys.messages(id)).length;
+    await sys.send(id, 'please TOOLBASH-p4 now');
+    const p = await pendingPrompt(id, 'touch ran-p4');
+    await sys.killAgent();
+    await sys.startAgent();
+    // Nothing about the request changed: no second request, not lost, still the one to answer.
+    await waitUntil('the session re-attached', async () => ((await sys.session(id)).state === 'Running' ? true : null), 90_000);
+    expect(await sys.db.permissionPrompt.count({ where: { sessionId: id, toolInput: { path: ['command'], equals: 'touch ran-p4' } } })).toBe(1);
+    expect((await services.answerPrompt(sys.deps, { promptId: p.id, decision: 'allow', from: 'telegram' })).kind).toBe('answered');
+    await sys.waitMessages(id, (st) => st.length === n + 1 && st[n] === 'completed', 120_000);
+    expect(existsSync(join(folder, 'ran-p4'))).toBe(true);
+    expect((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } })).state).toBe('delivered');
+  }, 300_000);
+
+  it('the hub restarted while the request waits: the answer is stored, sent once the agent is back, and the tool runs', async () => {
+    const n = (await sys.messages(id)).length;
+    await sys.send(id, 'please TOOLBASH-p5 now');
+    const p = await pendingPrompt(id, 'touch ran-p5');
+    await sys.restartHub(0, async () => {
+      expect((await services.answerPrompt(sys.deps, { promptId: p.id, decision: 'allow', from: 'dashboard' })).kind).toBe('answered');
+    });
+    await sys.waitMessages(id, (st) => st.length === n + 1 && st[n] === 'completed', 120_000);
+    expect(existsSync(join(folder, 'ran-p5'))).toBe(true);
+    expect(await sys.db.agentCommand.count({ where: { sessionId: id, type: 'answer_permission', payload: { path: ['requestId'], equals: p.id } } })).toBe(1);
+  }, 300_000);
 });

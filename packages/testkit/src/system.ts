@@ -145,9 +145,10 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
     },
     agentLog: () => (existsSync(agentLog) ? readFileSync(agentLog, 'utf8') : ''),
     /** Stops the in-process hub (agents lose their socket) and starts it again on the same port. */
-    async restartHub(pauseMs = 0): Promise<void> {
+    async restartHub(pauseMs = 0, whileDown?: () => Promise<void>): Promise<void> {
       await hub.stop();
       await sleep(pauseMs);
+      await whileDown?.();
       hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: hubPort, heartbeatMs: 500, log });
       await hub.start();
     },

@@ -12,6 +12,16 @@ const INPUT = {
   tool_input: { command: 'touch ran-x', description: 'Touch ran-x' },
 };
 
+async function waitFor<T>(fn: () => Promise<T | null>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== null) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Runs the hook program exactly as the settings file makes Claude run it. */
 function runHook(socket: string, sessionId: string, boundMs: number, stdin: unknown = INPUT) {
   const child = spawn(process.execPath, [permissionHookProgram, socket, sessionId, String(boundMs)], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -82,14 +92,50 @@ describe('hook channel with the real hook program', () => {
     }
   });
 
-  it('an agent restart while a request is pending marks it lost with evidence, never drops it', async () => {
+  it('an agent restart while a request is pending: the waiting hook reconnects to the new agent, same request, and gets its answer', async () => {
     const hook = runHook(channel.socketPath, 's-5', 20_000);
     const pending = await channel.waitFor((r) => r.state === 'pending', 10_000);
     await channel.close();
-    expect(await hook).toEqual({ code: 0, stdout: '' });
-    channel = new HookChannel({ dir: channel.dir, boundMs: 20_000 });
+    const events: string[] = [];
+    channel = new HookChannel({ dir: channel.dir, boundMs: 20_000, reattachMs: 10_000 });
+    channel.on((e) => events.push(`${e.type}:${e.record.state}`));
     await channel.open();
-    expect(channel.get(pending.requestId)).toMatchObject({ state: 'lost_on_restart', toolName: 'Bash' });
+    // The hook is back on the new socket: the request is still the same one, still pending.
+    await waitFor(async () => (channel.answer(pending.requestId, { behavior: 'allow' }).ok ? true : null), 10_000);
+    const { code, stdout } = await hook;
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).hookSpecificOutput.decision).toEqual({ behavior: 'allow' });
+    await channel.waitFor((r) => r.requestId === pending.requestId && r.state === 'delivered', 5000);
+    expect(events).not.toContain('permission_request:pending');
+    expect(events).not.toContain('permission_changed:lost_on_restart');
+  });
+
+  it('an answer given while the hook has not reconnected yet reaches it when it does', async () => {
+    const hook = runHook(channel.socketPath, 's-7', 20_000);
+    const pending = await channel.waitFor((r) => r.state === 'pending', 10_000);
+    const dir = channel.dir;
+    await channel.close();
+    // The new agent's channel knows the request before anything listens: answered, held for the hook.
+    channel = new HookChannel({ dir, boundMs: 20_000, reattachMs: 10_000 });
+    await channel.open();
+    channel.answer(pending.requestId, { behavior: 'deny', message: 'held for the hook' });
+    const { stdout } = await hook;
+    expect(JSON.parse(stdout).hookSpecificOutput.decision).toEqual({ behavior: 'deny', message: 'held for the hook' });
+  });
+
+  it('a request whose hook does not come back after a restart is marked lost with evidence, never dropped', async () => {
+    const hook = runHook(channel.socketPath, 's-8', 20_000);
+    const p = await channel.waitFor((r) => r.state === 'pending', 10_000);
+    const dir = channel.dir;
+    await channel.close();
+    // While the agent is away the CLI ends its hook (or the hook dies): nobody will reconnect.
+    process.kill(p.hookPid!, 'SIGKILL');
+    await hook;
+    channel = new HookChannel({ dir, boundMs: 20_000, reattachMs: 300 });
+    await channel.open();
+    const r = await channel.waitFor((x) => x.requestId === p.requestId && x.state !== 'pending', 5000);
+    expect(r).toMatchObject({ state: 'lost_on_restart', toolName: 'Bash' });
+    expect(r.evidence).toMatch(/did not reconnect/);
     expect(channel.pending()).toEqual([]);
   });
 

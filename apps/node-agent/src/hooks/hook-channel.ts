@@ -33,6 +33,8 @@ export interface PermissionRecord {
   /** The hook's whole stdin JSON, as the CLI sent it. */
   request: Record<string, unknown>;
   hookPid: number | null;
+  /** The hook's own key, the same on every connection it makes (it reconnects after an agent restart). */
+  hookKey?: string;
   receivedAt: string;
   expiresAt: string;
   state: PermissionState;
@@ -54,9 +56,13 @@ export interface HookChannelOptions {
   dir: string;
   /** How long the hook waits for an answer before the question is left to the computer. */
   boundMs?: number;
+  /** After a restart: how long a request left pending waits for its hook to reconnect. */
+  reattachMs?: number;
 }
 
 export const DEFAULT_HOOK_BOUND_MS = 30 * 60_000;
+/** The hook retries every 250 ms for 60 s (permission-hook.mjs); a live hook is back well within this. */
+export const DEFAULT_REATTACH_MS = 15_000;
 // Unix socket paths are limited to 108 bytes on Linux (sun_path), including the final NUL.
 const MAX_SOCKET_PATH = 107;
 const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
@@ -86,7 +92,10 @@ export class HookChannel {
   readonly dir: string;
   readonly socketPath: string;
   readonly boundMs: number;
+  readonly reattachMs: number;
   private readonly logFile: string;
+  /** Requests loaded pending (or answered, not delivered) after a restart, until their hook reconnects. */
+  private readonly detached = new Set<string>();
   private readonly records = new Map<string, PermissionRecord>();
   private readonly sockets = new Map<string, Socket>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -99,6 +108,7 @@ export class HookChannel {
     this.socketPath = join(opts.dir, 'agent.sock');
     this.logFile = join(opts.dir, 'permissions.jsonl');
     this.boundMs = opts.boundMs ?? DEFAULT_HOOK_BOUND_MS;
+    this.reattachMs = opts.reattachMs ?? DEFAULT_REATTACH_MS;
     if (Buffer.byteLength(this.socketPath) > MAX_SOCKET_PATH) {
       throw new Error(`hook socket path too long for a Unix socket (${Buffer.byteLength(this.socketPath)} bytes): ${this.socketPath}`);
     }
@@ -109,10 +119,19 @@ export class HookChannel {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.dir, 0o700);
     this.load();
+    // A hook still waiting reconnects with its key (permission-hook.mjs): its request stays as it
+    // was. One that does not come back within `reattachMs` is gone with the earlier agent.
     for (const r of [...this.records.values()]) {
-      if (r.state === 'pending') {
+      if (r.state !== 'pending' && r.state !== 'answered') continue;
+      if (!r.hookKey) {
         this.change(r, { state: 'lost_on_restart', evidence: 'the agent restarted while the request was pending; its hook connection is gone' });
+        continue;
       }
+      this.detached.add(r.requestId);
+      this.timers.set(r.requestId, setTimeout(() => {
+        if (!this.detached.delete(r.requestId)) return;
+        this.change(r, { state: 'lost_on_restart', evidence: `the agent restarted and the hook did not reconnect within ${this.reattachMs} ms${r.state === 'answered' ? ' (the answer did not reach it)' : ''}` });
+      }, this.reattachMs));
     }
     rmSync(this.socketPath, { force: true });
     const server = createServer((socket) => this.accept(socket));
@@ -128,6 +147,7 @@ export class HookChannel {
   /** Stops listening; pending requests stay pending on disk, as after a crash (see `open`). */
   async close(): Promise<void> {
     this.closing = true;
+    this.detached.clear();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     for (const s of this.sockets.values()) s.destroy();
@@ -167,11 +187,19 @@ export class HookChannel {
     const r = this.records.get(requestId);
     if (!r) return { ok: false, reason: 'unknown_request' };
     const socket = this.sockets.get(requestId);
-    if (r.state !== 'pending' || !socket || socket.destroyed) return { ok: false, reason: 'not_pending', record: { ...r } };
+    const waitingForHook = this.detached.has(requestId);
+    if (r.state !== 'pending' || (!waitingForHook && (!socket || socket.destroyed))) return { ok: false, reason: 'not_pending', record: { ...r } };
     const clean: PermissionAnswer = answer.behavior === 'deny' && answer.message ? { behavior: 'deny', message: answer.message } : { behavior: answer.behavior };
     this.change(r, { state: 'answered', answer: { ...clean, at: new Date().toISOString() } });
-    socket.write(`${JSON.stringify({ type: 'answer', requestId, output: permissionHookOutput(clean) })}\n`);
+    // A request whose hook has not reconnected yet after a restart gets its answer when it does.
+    if (socket && !socket.destroyed) this.sendAnswer(socket, r);
     return { ok: true, record: { ...r } };
+  }
+
+  private sendAnswer(socket: Socket, r: PermissionRecord): void {
+    if (!r.answer) return;
+    const { at: _at, ...answer } = r.answer;
+    socket.write(`${JSON.stringify({ type: 'answer', requestId: r.requestId, output: permissionHookOutput(answer) })}\n`);
   }
 
   on(listener: (e: HookChannelEvent) => void): () => void {
@@ -250,6 +278,7 @@ export class HookChannel {
     });
     socket.on('close', () => {
       if (requestId === null || this.closing) return;
+      if (this.sockets.get(requestId) !== socket) return;
       this.sockets.delete(requestId);
       const r = this.records.get(requestId);
       if (r?.state !== 'pending') return;
@@ -267,6 +296,9 @@ export class HookChannel {
       socket.destroy();
       return null;
     }
+    const hookKey = typeof msg.hookKey === 'string' && SAFE_ID.test(msg.hookKey) ? msg.hookKey : undefined;
+    const known = hookKey ? [...this.records.values()].find((x) => x.hookKey === hookKey && x.sessionId === sessionId) : undefined;
+    if (known) return this.reattach(socket, known);
     const now = Date.now();
     const r: PermissionRecord = {
       requestId: randomUUID(),
@@ -276,6 +308,7 @@ export class HookChannel {
       toolInput: request.tool_input ?? null,
       request,
       hookPid: typeof msg.hookPid === 'number' ? msg.hookPid : null,
+      ...(hookKey ? { hookKey } : {}),
       receivedAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.boundMs).toISOString(),
       state: 'pending',
@@ -290,6 +323,26 @@ export class HookChannel {
       socket.end();
     }, this.boundMs));
     this.emit({ type: 'permission_request', record: { ...r } });
+    return r.requestId;
+  }
+
+  /** A hook that waited through an agent restart is back: same request, same dialog. */
+  private reattach(socket: Socket, r: PermissionRecord): string | null {
+    if (!this.detached.delete(r.requestId) || (r.state !== 'pending' && r.state !== 'answered')) {
+      // Its request ended meanwhile (it waits at the computer now): nothing to print.
+      socket.end(`${JSON.stringify({ type: 'end', requestId: r.requestId, state: r.state })}\n`);
+      return null;
+    }
+    clearTimeout(this.timers.get(r.requestId));
+    this.sockets.set(r.requestId, socket);
+    appendJsonLineDurably(this.logFile, { ...r, evidence: 'the hook reconnected after an agent restart' });
+    const left = Date.parse(r.expiresAt) - Date.now();
+    this.timers.set(r.requestId, setTimeout(() => {
+      if (r.state !== 'pending') return;
+      this.change(r, { state: 'expired', evidence: `no answer within ${this.boundMs} ms; the question waits at the computer` });
+      socket.end();
+    }, Math.max(0, left)));
+    if (r.state === 'answered') this.sendAnswer(socket, r);
     return r.requestId;
   }
 }

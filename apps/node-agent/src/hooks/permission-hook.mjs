@@ -2,13 +2,23 @@
 // Usage: node permission-hook.mjs <socket> <briaSessionId> <boundMs>
 // Reads the hook's JSON from stdin, hands it to the local agent over its private Unix socket and
 // waits (at most boundMs) for the answer, which it prints on stdout as the hook's decision.
-// Whatever goes wrong (agent unreachable, bad answer, bound reached) it prints nothing and exits 0:
+// While the agent is away (restarting) it keeps trying to reach it, with the same request, until the
+// bound. Whatever else goes wrong (bad input, bound reached) it prints nothing and exits 0:
 // Claude then keeps its own dialog at the computer, which it shows while the hook runs anyway.
 // Plain JavaScript on purpose: it starts once per permission request and must start fast.
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 
 const [socketPath, sessionId, boundArg] = process.argv.slice(2);
 const boundMs = Number(boundArg) > 0 ? Number(boundArg) : 60_000;
+/** Pause between connection attempts while the agent is away. */
+const RETRY_MS = 250;
+/**
+ * How long a hook whose agent went away mid-wait tries to reach it again (an agent restart). An
+ * agent not reachable at the first attempt is not running: the hook gives up at once, because
+ * Codex shows its own dialog only after the hook ended.
+ */
+const RECONNECT_WINDOW_MS = 60_000;
 
 function giveUp() {
   process.exit(0);
@@ -28,46 +38,70 @@ async function main() {
   } catch {
     return giveUp();
   }
-  const timer = setTimeout(giveUp, boundMs);
-  const socket = connect(socketPath);
-  let buffer = '';
-  let answered = false;
-  socket.setEncoding('utf8');
-  socket.on('error', giveUp);
-  socket.on('close', giveUp);
-  socket.on('connect', () => {
-    socket.write(`${JSON.stringify({ type: 'permission_request', sessionId, hookPid: process.pid, request })}\n`);
-  });
-  socket.on('data', (chunk) => {
-    if (answered) return;
-    buffer += chunk;
-    let nl = buffer.indexOf('\n');
-    while (nl >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      nl = buffer.indexOf('\n');
-      let msg;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        continue;
+  const deadline = Date.now() + boundMs;
+  setTimeout(giveUp, boundMs);
+  // The same key on every connection: an agent that restarted while this hook waited finds its
+  // request again (the CLI's dialog is the same one) instead of seeing a new one.
+  const hookKey = randomUUID();
+  let everConnected = false;
+  let lostAt = 0;
+  const attempt = () => {
+    const socket = connect(socketPath);
+    let buffer = '';
+    let answered = false;
+    let retried = false;
+    // The agent went away (restart, crash) or is not listening yet: try again until the bound.
+    const retry = () => {
+      if (answered || retried) return;
+      retried = true;
+      socket.destroy();
+      if (!everConnected) return giveUp();
+      if (lostAt === 0) lostAt = Date.now();
+      if (Date.now() + RETRY_MS >= Math.min(deadline, lostAt + RECONNECT_WINDOW_MS)) return giveUp();
+      setTimeout(attempt, RETRY_MS);
+    };
+    socket.setEncoding('utf8');
+    socket.on('error', retry);
+    socket.on('close', retry);
+    socket.on('connect', () => {
+      everConnected = true;
+      lostAt = 0;
+      socket.write(`${JSON.stringify({ type: 'permission_request', sessionId, hookPid: process.pid, hookKey, request })}\n`);
+    });
+    socket.on('data', (chunk) => {
+      if (answered) return;
+      buffer += chunk;
+      let nl = buffer.indexOf('\n');
+      while (nl >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf('\n');
+        let msg;
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        // The agent ended this request (answered at the computer is not knowable here; expired, or
+        // refused): nothing to print, Claude keeps its dialog.
+        if (msg?.type === 'end') return giveUp();
+        if (msg?.type !== 'answer' || typeof msg.output !== 'object' || msg.output === null) continue;
+        answered = true;
+        const done = () => process.exit(0);
+        socket.removeAllListeners('close');
+        socket.removeAllListeners('error');
+        socket.on('error', done);
+        // The answer goes to the CLI first; the acknowledgement (the agent records that the hook got
+        // it) is best effort and never holds the exit for long.
+        process.stdout.write(`${JSON.stringify(msg.output)}\n`, () => {
+          setTimeout(done, 1000).unref();
+          socket.end(`${JSON.stringify({ type: 'delivered', requestId: msg.requestId })}\n`, done);
+        });
+        return;
       }
-      if (msg?.type !== 'answer' || typeof msg.output !== 'object' || msg.output === null) continue;
-      answered = true;
-      clearTimeout(timer);
-      const done = () => process.exit(0);
-      socket.removeAllListeners('close');
-      socket.removeAllListeners('error');
-      socket.on('error', done);
-      // The answer goes to Claude first; the acknowledgement (the agent records that the hook got
-      // it) is best effort and never holds the exit for long.
-      process.stdout.write(`${JSON.stringify(msg.output)}\n`, () => {
-        setTimeout(done, 1000).unref();
-        socket.end(`${JSON.stringify({ type: 'delivered', requestId: msg.requestId })}\n`, done);
-      });
-      return;
-    }
-  });
+    });
+  };
+  attempt();
 }
 
 main().catch(giveUp);

@@ -118,7 +118,11 @@ export type AgentEventEffect =
   | { type: 'open_prompt'; prompt: PromptAsked }
   /** The agent's report of how a request ended (`promptStateAfter`). */
   | { type: 'resolve_prompt'; end: PromptEnd }
-  /** The turn or the CLI ended: no dialog of it can still be open. */
+  /**
+   * The CLI ended: no dialog of it can still be open. (A turn's end does the same in the engine, but
+   * only when it moved its messages' outcomes: a turn end replayed after a re-attach, of a turn
+   * already over, must not end the question the CLI asks now.)
+   */
   | { type: 'end_prompts'; cause: string };
 
 /**
@@ -225,7 +229,7 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       if (s.finalPending) return [{ type: 'defer' }];
       const stopping = s.state === 'Stopping' || s.state === 'ClosingAfterWork';
       const interrupted = e.name === 'turn_interrupted';
-      return [{ type: 'end_prompts', cause: e.name }, {
+      return [{
         type: 'turn_ended', event: e.name,
         kind: interrupted ? 'interrupted' : e.name === 'turn_completed' ? 'completed' : 'terminal_failed',
         // A turn ended by the user's Stop keeps the stop's own detail ('interrupted'), so the chat and

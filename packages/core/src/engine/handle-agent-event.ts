@@ -131,19 +131,23 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       if (r.to === 'waiting_at_computer' || r.to === 'answered_at_computer') await notifyPrompt(ctx, row, fx.end.requestId, r.to);
       return true;
     }
-    case 'end_prompts': {
-      const ended = await endOpenPrompts(ctx.tx, row.id, fx.cause, ctx.now);
-      if (ended.length === 0) return true;
-      await recountOpenPrompts(ctx.tx, row.id);
-      for (const p of ended) {
-        await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_ended', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq, requestId: p.id, was: p.state, cause: fx.cause } });
-        // A question still waiting for the user is over: its message must not offer choices any more.
-        if (p.state !== 'answered') await notifyPrompt(ctx, row, p.id, 'ended');
-      }
+    case 'end_prompts':
+      await endPrompts(ctx, row, ev, fx.cause);
       return true;
-    }
     default:
       return fx satisfies never;
+  }
+}
+
+/** The turn or the CLI ended: the session's open prompts are over (evidence + the chats' messages lose their choices). */
+async function endPrompts(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string): Promise<void> {
+  const ended = await endOpenPrompts(ctx.tx, row.id, cause, ctx.now);
+  if (ended.length === 0) return;
+  await recountOpenPrompts(ctx.tx, row.id);
+  for (const p of ended) {
+    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_ended', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq: Number(ev.seq), requestId: p.id, was: p.state, cause } });
+    // A question still waiting for the user is over: its message must not offer choices any more.
+    if (p.state !== 'answered') await notifyPrompt(ctx, row, p.id, 'ended');
   }
 }
 
@@ -160,6 +164,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
     // outcomes are written before the stop is confirmed, so the machine sees what still runs.
     const updates = msg ? applyInterruptOutcome(await listQueue(ctx.tx, row.id), { messageId: msg.id, nativeTurnId: fx.nativeTurnId }) : [];
     await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
+    if (updates.length > 0 || fx.confirmsStop) await endPrompts(ctx, row, ev, fx.event);
     if (fx.confirmsStop) {
       const r = await applyEvent(ctx, row.id, { type: 'interrupt_confirmed', generation: row.observerGeneration }, 'agent', { seq: evidence.seq, nativeTurnId: fx.nativeTurnId, offset: fx.offset, messages: updates.length });
       if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
@@ -173,6 +178,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
   if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
   const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind);
   await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
+  if (updates.length > 0) await endPrompts(ctx, row, ev, fx.event);
   await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
     evidence: { ...evidence, messages: updates.length, outcome: fx.kind } });
 }
