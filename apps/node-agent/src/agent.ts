@@ -19,7 +19,7 @@ import { HookReporter } from './hooks/hook-reporter.ts';
 const run = promisify(execFile);
 export const AGENT_VERSION = '0.1.0';
 /** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
-export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal', 'answer_permission'];
+export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal', 'answer_permission', 'answer_dialog'];
 
 export interface ExecutorProbe { executor: Executor; available: boolean; version?: string }
 
@@ -134,6 +134,11 @@ export class Agent {
         const parsed = parseSessionCommand('answer_permission', cmd.payload);
         if (!parsed.ok) return Promise.resolve({ ok: false, code: 'invalid_payload', error: `invalid payload: ${parsed.error.slice(0, 300)}` });
         return Promise.resolve(this.reporter.answer(parsed.payload));
+      }
+      case 'answer_dialog': {
+        const parsed = parseSessionCommand('answer_dialog', cmd.payload);
+        if (!parsed.ok || !cmd.sessionId) return Promise.resolve({ ok: false, code: 'invalid_payload', error: `invalid payload: ${parsed.ok ? 'no session' : parsed.error.slice(0, 300)}` });
+        return this.control.answerDialog(cmd.sessionId, parsed.payload);
       }
       case 'archive_journal':
         return Promise.resolve({ ok: false, code: 'unsupported', error: `The agent (version ${AGENT_VERSION}) archives journals as part of close_session.` });

@@ -49,6 +49,11 @@ export async function handleSessionCommand(cmd: Command, control: SessionControl
       const parsed = parseSessionCommand('answer_permission', cmd.payload);
       return parsed.ok ? unsupported(cmd.command) : invalid(parsed.error);
     }
+    case 'answer_dialog': {
+      // Handled by the agent itself (`answer-dialog.ts` through `Agent`); here only a payload check.
+      const parsed = parseSessionCommand('answer_dialog', cmd.payload);
+      return parsed.ok ? unsupported(cmd.command) : invalid(parsed.error);
+    }
     case 'archive_journal':
     case 'probe':
       return unsupported(cmd.command);

@@ -1,5 +1,6 @@
 import type { SessionEventInput, SessionEventOut } from '@bria/core/protocol';
 import type { HostEvent, SessionIdentity } from '../executors/index.ts';
+import { folderTrustDialog } from '../executors/screen.ts';
 import type { SessionRecord } from './registry.ts';
 
 /**
@@ -71,7 +72,7 @@ export function mapHostEvent(rec: SessionRecord, e: HostEvent): OutEvent[] {
         verified: e.paneDead && Array.isArray(e.evidence.stillAlive) && e.evidence.stillAlive.length === 0,
       } }];
     case 'blocked_on_prompt':
-      return [{ event: 'blocked_on_prompt', payload: { text: e.promptText.slice(0, 4000) } }];
+      return [{ event: 'blocked_on_prompt', payload: { text: e.promptText.slice(0, 4000), ...(folderTrustDialog(e.promptText) ? { dialog: 'folder_trust' as const } : {}) } }];
     case 'unknown':
       return e.messageId ? [{ event: 'evidence_unknown', payload: { messageId: e.messageId, processAlive: true } }] : [];
     default:

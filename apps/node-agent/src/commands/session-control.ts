@@ -1,3 +1,5 @@
+import type { AnswerDialogPayload } from '@bria/core/protocol';
+import { answerDialog } from './answer-dialog.ts';
 import type { SessionHost, SessionIdentity } from '../executors/index.ts';
 import { type AttachParams, attachSession } from './attach-session.ts';
 import { bindSession } from './bind-session.ts';
@@ -53,6 +55,11 @@ export class SessionControl {
 
   deliver(sessionId: string, p: DeliverParams): Promise<Result> {
     return deliverMessage(this.rt, sessionId, p);
+  }
+
+  /** The user's answer to a start's folder-trust dialog (`answer-dialog.ts`). */
+  answerDialog(sessionId: string, p: AnswerDialogPayload): Promise<Result> {
+    return answerDialog(this.rt, sessionId, p);
   }
 
   interrupt(sessionId: string): Promise<Result> {

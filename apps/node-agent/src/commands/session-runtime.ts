@@ -44,7 +44,7 @@ export class SessionRuntime {
   readonly hosts = new Map<string, SessionHost>();
   private readonly chains = new Map<string, Promise<unknown>>();
   /** Starts left on a CLI dialog and watched until the user answers it (host, generation it reports under). */
-  readonly dialogs = new Map<string, { host: SessionHost; generation: number }>();
+  readonly dialogs = new Map<string, { host: SessionHost; generation: number; paneId?: string }>();
 
   constructor(readonly o: SessionControlOptions) {
     this.registry = new SessionRegistry(o.dir);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { claudeDriver, codexDriver, type Executor, ExecutorError, type SessionHost, type SessionIdentity } from '../executors/index.ts';
+import { folderTrustDialog } from '../executors/screen.ts';
 import { crashPoint } from '../test-crash.ts';
 import { bindSession } from './bind-session.ts';
 import { waitOutStartDialog } from './blocked-start.ts';
@@ -79,7 +80,7 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
 function watchBlockedStart(rt: SessionRuntime, sessionId: string, host: SessionHost, err: ExecutorError, p: { generation: number; executor: Executor; nativeSessionId?: string }, startedAt: number): void {
   const identity = err.details.identity as SessionIdentity | undefined;
   if (!identity) return;
-  const watch = { host, generation: p.generation };
+  const watch = { host, generation: p.generation, paneId: identity.paneId };
   rt.dialogs.set(sessionId, watch);
   const current = () => {
     const rec = rt.registry.get(sessionId);
@@ -89,7 +90,7 @@ function watchBlockedStart(rt: SessionRuntime, sessionId: string, host: SessionH
   const reported = typeof err.details.promptText === 'string' ? err.details.promptText : null;
   void waitOutStartDialog({
     tmux: rt.o.tmux, driver, env: rt.o.env, identity, expectedId: p.nativeSessionId ?? null, startedAt, current, reported,
-    onBlocked: (text) => rt.send(sessionId, 'blocked_on_prompt', { text: text.slice(0, 4000) }),
+    onBlocked: (text) => rt.send(sessionId, 'blocked_on_prompt', { text: text.slice(0, 4000), ...(folderTrustDialog(text) ? { dialog: 'folder_trust' as const } : {}) }),
   }).then((r) => rt.serial(sessionId, async () => {
     const still = current();
     if (rt.dialogs.get(sessionId) === watch) rt.dialogs.delete(sessionId);

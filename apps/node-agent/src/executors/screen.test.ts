@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claudePromptBox, detectBlockingPrompt, isAtPrompt, sessionIdFromStatus } from './screen.ts';
+import { claudePromptBox, detectBlockingPrompt, folderTrustDialog, isAtPrompt, sessionIdFromStatus } from './screen.ts';
 
 // Screens as captured from Claude Code 2.1.197 and codex-cli 0.171.0 (trimmed).
 const CLAUDE_IDLE = `❯ past prompt\n● answer\n❯\u00a0\n────────\n  ? for shortcuts · ← for agents                      ● high · /effort`;
@@ -28,5 +28,20 @@ describe('screen reading', () => {
     expect(claudePromptBox(CLAUDE_IDLE)).toBe('');
     expect(claudePromptBox(`❯ old\n❯\u00a0HANG please\n  second line\n────────\n  paste again to expand`)).toBe('HANG please\nsecond line');
     expect(claudePromptBox(CODEX_IDLE)).toBeNull();
+  });
+});
+
+describe('folderTrustDialog (the only dialog Bria answers, on the user\'s word)', () => {
+  const claude = ' Accessing workspace:\n\n /tmp/u\n\n Quick safety check: Is this a project you created or one you trust?\n\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n\n Enter to confirm · Esc to cancel';
+  const codex = '> Folder access /tmp/g\n\n  Trust this folder?\n\n› 1. Trust and continue\n  2. Back to Agent Command Center\n\n  enter continue · esc back';
+  it('recognises both CLIs\' folder-trust dialogs with the trust choice highlighted', () => {
+    expect(folderTrustDialog(claude)).toBe(true);
+    expect(folderTrustDialog(codex)).toBe(true);
+  });
+  it('refuses when another choice is highlighted or another dialog is shown', () => {
+    expect(folderTrustDialog(claude.replace('❯ 1.', '  1.').replace('  2. No', '❯ 2. No'))).toBe(false);
+    expect(folderTrustDialog(codex.replace('› 1.', '  1.'))).toBe(false);
+    expect(folderTrustDialog(' Bash command\n touch x\n Do you want to proceed?\n ❯ 1. Yes\n   2. No')).toBe(false);
+    expect(folderTrustDialog('')).toBe(false);
   });
 });

@@ -18,6 +18,17 @@ const QUESTION_PATTERNS = [
   /^\s*[❯›>]\s*1\.\s/m,
 ];
 
+/**
+ * A folder-trust dialog of either CLI at its start, with its first choice ("Yes, I trust this
+ * folder" / "Trust and continue") highlighted, so that Enter trusts the folder (shared/notes/hooks.md
+ * "Folder-trust dialogs"). Only this dialog is ever answered by Bria, and only on the user's word.
+ */
+export function folderTrustDialog(screen: string): boolean {
+  const claude = /trust this folder/i.test(screen) && /^\s*❯\s*1\.\s*Yes, I trust this folder/m.test(screen);
+  const codex = /Trust this folder\?/i.test(screen) && /^\s*›\s*1\.\s*Trust and continue/m.test(screen);
+  return claude || codex;
+}
+
 /** The text of a dialog the CLI is blocked on, or null. */
 export function detectBlockingPrompt(screen: string): string | null {
   if (!QUESTION_PATTERNS.some((re) => re.test(screen))) return null;

@@ -23,7 +23,7 @@ export type AgentSessionEvent = { generation: number | null } & (
   | { name: 'turn_final'; payload: { messageId?: string | undefined; nativeTurnId: string; text: string } }
   | { name: 'turn_completed' | 'turn_api_error' | 'turn_interrupted'; payload: TurnEnd }
   | { name: 'usage'; payload: Record<string, unknown> }
-  | { name: 'blocked_on_prompt'; payload: { text: string } }
+  | { name: 'blocked_on_prompt'; payload: { text: string; dialog?: 'folder_trust' | undefined } }
   | { name: 'evidence_unknown'; payload: { messageId: string; processAlive: boolean } }
   | { name: 'permission_request'; payload: PromptAsked }
   | { name: 'permission_resolved'; payload: PromptEnd }
@@ -31,7 +31,7 @@ export type AgentSessionEvent = { generation: number | null } & (
 
 /** A permission request or question the CLI asked through Bria's hook (times in ms since the epoch). */
 export interface PromptAsked {
-  requestId: string; kind: 'tool' | 'question'; toolName: string; toolInput: Record<string, unknown>;
+  requestId: string; kind: 'tool' | 'question' | 'dialog'; toolName: string; toolInput: Record<string, unknown>;
   justification?: string | undefined; canAlwaysAllow: boolean; receivedAt: number; expiresAt: number;
 }
 /** How the agent saw a request end (`protocol/session-events.ts` zPermissionResolved). */
@@ -123,7 +123,12 @@ export type AgentEventEffect =
    * only when it moved its messages' outcomes: a turn end replayed after a re-attach, of a turn
    * already over, must not end the question the CLI asks now.)
    */
-  | { type: 'end_prompts'; cause: string };
+  | { type: 'end_prompts'; cause: string }
+  /**
+   * A start waits on a dialog the user may answer remotely (the agent recognised it): a prompt of
+   * kind `dialog` with its choices (trust / cancel the start), for the CLI of `generation`.
+   */
+  | { type: 'open_dialog'; dialog: 'folder_trust'; text: string; generation: number };
 
 /**
  * A dialog shown by a start's CLI is told even when the start's generation was superseded: the
@@ -170,7 +175,7 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
         return [bind, fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' }),
           ...(s.resumeState === 'Starting' && identity ? [fact({ type: 'cli_ready', generation: g })] : [])];
       }
-      if (e.name === 'session_ready' && s.state !== 'Resuming') return [bind, fact({ type: 'cli_ready', generation: g })];
+      if (e.name === 'session_ready' && s.state !== 'Resuming') return [bind, ...(s.state === 'Starting' ? [{ type: 'end_prompts', cause: 'cli_ready' } as const] : []), fact({ type: 'cli_ready', generation: g })];
       // A resumed CLI reporting ready is the resume confirmation.
       if (e.name === 'resume_confirmed' || e.name === 'session_ready') return [bind, { type: 'confirm_resume', generation: g }];
       return [bind, fact({ type: 'reattached', generation: g, mode: 'observer' })];
@@ -246,7 +251,11 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
     case 'blocked_on_prompt':
       // Also while Starting: a CLI on a dialog (trust, permission, login) waits for the user on the
       // computer; the text is kept with the evidence so the session's page can say what it waits for.
-      return [{ type: 'evidence', event: 'blocked_on_prompt', evidence: { text: e.payload.text.slice(0, 1000) } }, { type: 'notify_dialog', text: e.payload.text }];
+      return [
+        { type: 'evidence', event: 'blocked_on_prompt', evidence: { text: e.payload.text.slice(0, 1000) } }, { type: 'notify_dialog', text: e.payload.text },
+        ...(e.payload.dialog === 'folder_trust' && e.generation !== null && (s.state === 'Starting' || dialogOfWaitingStart(s, e.generation))
+          ? [{ type: 'open_dialog', dialog: 'folder_trust', text: e.payload.text.slice(0, 4000), generation: e.generation } as const] : []),
+      ];
     case 'evidence_unknown':
       return [{ type: 'recheck', messageId: e.payload.messageId, processAlive: e.payload.processAlive }];
     case 'permission_request':

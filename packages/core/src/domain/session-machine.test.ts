@@ -96,7 +96,8 @@ describe('guarded branches', () => {
 
 describe('table shape matches SPEC §2 "Next states"', () => {
   const SPEC_NEXT: Record<SessionState, SessionState[]> = {
-    Starting: ['Ready', 'AwaitingRecovery'],
+    // Closing: a start waiting (e.g. on a folder-trust dialog) can be cancelled (issue 14; docs/hooks-channel.md).
+    Starting: ['Ready', 'AwaitingRecovery', 'Closing'],
     Resuming: ['Ready', 'ResumeFailed', 'AwaitingRecovery'],
     Ready: ['Running', 'Closing', 'AwaitingRecovery'],
     Running: ['Ready', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery'],

@@ -31,6 +31,9 @@ function finalSave<S extends SessionState>(s: S) {
 export const SESSION_TABLE = {
   Starting: {
     cli_ready: 'Ready',
+    // The user cancels a start that waits (e.g. on a folder-trust dialog): the CLI is closed and the
+    // session archived without a conversation (nothing of it is left running).
+    close_requested: 'Closing',
     lifetime_expired: 'Starting',
     ...LOSS,
   },

@@ -1,6 +1,10 @@
 import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
-import { endOpenPrompts, insertPrompt, recountOpenPrompts, resolvePrompt } from '../db/repos/prompts.ts';
+import { randomUUID } from 'node:crypto';
+import { endOpenPrompts, hasOpenDialog, insertPrompt, recountOpenPrompts, resolvePrompt } from '../db/repos/prompts.ts';
+
+/** A start dialog waits at the computer as long as the CLI shows it; the prompt offers it for a day. */
+const DIALOG_SHOWN_MS = 24 * 3_600_000;
 import type { PromptPhase } from '../db/repos/outbox.ts';
 import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '../db/repos/messages.ts';
 import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
@@ -134,6 +138,19 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
     case 'end_prompts':
       await endPrompts(ctx, row, ev, fx.cause);
       return true;
+    case 'open_dialog': {
+      // One open dialog prompt per session: the watch reports a changed screen again, the same question.
+      if (await hasOpenDialog(ctx.tx, row.id)) return true;
+      const requestId = randomUUID();
+      await insertPrompt(ctx.tx, row.id, fx.generation, {
+        requestId, kind: 'dialog', toolName: fx.dialog, toolInput: { text: fx.text, folder: row.folder }, canAlwaysAllow: false,
+        receivedAt: ctx.now.getTime(), expiresAt: ctx.now.getTime() + DIALOG_SHOWN_MS,
+      });
+      await recountOpenPrompts(ctx.tx, row.id);
+      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_request', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq, requestId, kind: 'dialog', toolName: fx.dialog } });
+      await notifyPrompt(ctx, row, requestId, 'open');
+      return true;
+    }
     default:
       return fx satisfies never;
   }

@@ -94,6 +94,14 @@ export const zAnswerPermission = z.object({
   .refine((v) => v.answers === undefined || v.decision === 'allow', 'answers go with allow only');
 export type AnswerPermissionPayload = z.infer<typeof zAnswerPermission>;
 
+/**
+ * The user's answer to a start dialog the agent recognised (`blocked_on_prompt.dialog`): `accept`
+ * presses the dialog's first choice (trust the folder) only if the pane still shows that dialog.
+ * (Cancelling a start is a close of the session, not this command.)
+ */
+export const zAnswerDialog = z.object({ generation: zGeneration, requestId: z.uuid(), dialog: z.enum(['folder_trust']), choice: z.literal('accept') });
+export type AnswerDialogPayload = z.infer<typeof zAnswerDialog>;
+
 export const SESSION_COMMAND_PAYLOADS = {
   start_session: zStartSession,
   resume_session: zResumeSession,
@@ -105,6 +113,7 @@ export const SESSION_COMMAND_PAYLOADS = {
   discover: zDiscover,
   read_journal: zReadJournal,
   answer_permission: zAnswerPermission,
+  answer_dialog: zAnswerDialog,
 } as const;
 export type SessionCommandType = keyof typeof SESSION_COMMAND_PAYLOADS;
 export type SessionCommandPayload<T extends SessionCommandType> = z.infer<(typeof SESSION_COMMAND_PAYLOADS)[T]>;

@@ -53,7 +53,11 @@ export const zSessionClosed = z.object({
   /** Bria's own copy of the journal, written by the agent before it reports the close. */
   archivedJournal: z.object({ path: z.string().max(4096), sizeBytes: z.number().int().nonnegative(), sha256: z.string().max(128) }).optional(),
 });
-export const zBlockedOnPrompt = z.object({ text: z.string().max(4000) });
+/**
+ * The CLI waits on a dialog; its screen text. `dialog`: the agent recognised a dialog the user may
+ * answer remotely (`folder_trust`: a start's folder-trust question, answered with `answer_dialog`).
+ */
+export const zBlockedOnPrompt = z.object({ text: z.string().max(4000), dialog: z.enum(['folder_trust']).optional() });
 /** A re-check found no exact evidence for a message; `processAlive` says whether its turn may still end. */
 export const zEvidenceUnknown = z.object({ messageId: z.uuid(), processAlive: z.boolean() });
 export const zObserverLost = z.object({ reason: z.string().max(200).optional() });

@@ -51,6 +51,11 @@ export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, n
   return open;
 }
 
+/** Whether a start dialog of the session is offered to the user now. */
+export async function hasOpenDialog(tx: Tx, sessionId: string): Promise<boolean> {
+  return (await tx.permissionPrompt.count({ where: { sessionId, kind: 'dialog', state: { in: ['pending', 'answered'] } } })) > 0;
+}
+
 /** `Session.openPrompts` recounted from the rows (the queue's hold); call after any prompt change. */
 export async function recountOpenPrompts(tx: Tx, sessionId: string): Promise<number> {
   const n = await tx.permissionPrompt.count({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] } } });

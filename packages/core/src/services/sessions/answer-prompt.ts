@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../domain/index.ts';
+import { pumpQueue } from '../../engine/step/queue-pump.ts';
+import { applyEvent } from '../../engine/step/session-step.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
 import { answerPromptRow, getPrompt, listPrompts, type PromptAnswer, type PromptRow } from '../../db/repos/prompts.ts';
 import { insertSessionCommand, lockSession } from '../../db/repos/sessions.ts';
@@ -28,7 +30,7 @@ export type AnswerPromptResult = { kind: 'answered' | 'already_answered' | 'out_
 
 /** A prompt as the front ends show it: the row plus what may be chosen now. */
 export interface PromptView {
-  id: string; sessionId: string; kind: 'tool' | 'question'; toolName: string; toolInput: Record<string, unknown>;
+  id: string; sessionId: string; kind: 'tool' | 'question' | 'dialog'; toolName: string; toolInput: Record<string, unknown>;
   justification: string | null; canAlwaysAllow: boolean;
   state: 'pending' | 'answered' | 'delivered' | 'waiting_at_computer' | 'answered_at_computer' | 'ended';
   answer: PromptAnswer | null; answeredFrom: 'telegram' | 'dashboard' | 'computer' | null; answeredAt: Date | null;
@@ -37,7 +39,7 @@ export interface PromptView {
 
 export function toPromptView(r: PromptRow): PromptView {
   return {
-    id: r.id, sessionId: r.sessionId, kind: r.kind === 'question' ? 'question' : 'tool', toolName: r.toolName,
+    id: r.id, sessionId: r.sessionId, kind: r.kind === 'question' || r.kind === 'dialog' ? r.kind : 'tool', toolName: r.toolName,
     toolInput: (r.toolInput ?? {}) as Record<string, unknown>, justification: r.justification, canAlwaysAllow: r.canAlwaysAllow,
     state: r.state as PromptView['state'], answer: (r.answer ?? null) as PromptAnswer | null, answeredFrom: r.answeredFrom as PromptView['answeredFrom'],
     answeredAt: r.answeredAt, receivedAt: r.receivedAt, expiresAt: r.expiresAt, resolvedAt: r.resolvedAt,
@@ -46,6 +48,7 @@ export function toPromptView(r: PromptRow): PromptView {
 
 function check(p: PromptRow, input: AnswerPromptInput): void {
   const bad = (message: string) => new AppError('INVALID_INPUT', { message, userMessage: 'prompts.invalid_answer' });
+  if (p.kind === 'dialog' && (input.decision === 'always_allow' || input.message !== undefined || input.answers !== undefined)) throw bad('a start dialog is trusted (allow) or the start cancelled (deny)');
   if (input.decision === 'always_allow' && !p.canAlwaysAllow) throw bad('always allow is not offered for this request');
   if (input.message !== undefined && (input.decision !== 'deny' || input.message.trim() === '' || input.message.length > 4000)) throw bad('a message goes with deny only, 1 to 4000 characters');
   if (input.answers !== undefined && (p.kind !== 'question' || input.decision !== 'allow')) throw bad('answers go with a question only');
@@ -68,16 +71,31 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
     const p = (await getPrompt(ctx.tx, input.promptId)) ?? first;
     if (p.state !== 'pending') return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
     check(p, input);
+    // A start is cancelled only while it still waits; after that the dialog prompt is out of date.
+    if (p.kind === 'dialog' && input.decision === 'deny' && row.state !== 'Starting') return { kind: 'out_of_date', prompt: toPromptView(p) };
     const answer: PromptAnswer = { decision: input.decision, ...(input.message ? { message: input.message } : {}), ...(input.answers ? { answers: input.answers } : {}) };
     const answerId = randomUUID();
     if (!(await answerPromptRow(ctx.tx, { id: p.id, answer, answerId, from: input.from, now: ctx.now }))) {
       const now = (await getPrompt(ctx.tx, p.id)) ?? p;
       return { kind: 'already_answered', prompt: toPromptView(now) };
     }
-    await insertSessionCommand(ctx.tx, {
-      id: randomUUID(), nodeId: row.nodeId, sessionId: row.id, type: 'answer_permission',
-      payload: { generation: p.generation, requestId: p.id, answerId, ...answer, from: input.from },
-    });
+    if (p.kind === 'dialog' && input.decision === 'deny') {
+      // Cancel the start: the session closes (nothing of it is left running) and is archived.
+      const r = await applyEvent(ctx, row.id, { type: 'close_requested' }, 'user');
+      // Rolls the answer back with the refused close.
+      if (!r.ok) throw new AppError('CONFLICT', { message: `the start cannot be cancelled now (${r.refusal.code})`, userMessage: 'prompts.cancel_refused' });
+      await pumpQueue(ctx, row.id);
+    } else if (p.kind === 'dialog') {
+      await insertSessionCommand(ctx.tx, {
+        id: randomUUID(), nodeId: row.nodeId, sessionId: row.id, type: 'answer_dialog',
+        payload: { generation: p.generation, requestId: p.id, dialog: p.toolName, choice: 'accept' },
+      });
+    } else {
+      await insertSessionCommand(ctx.tx, {
+        id: randomUUID(), nodeId: row.nodeId, sessionId: row.id, type: 'answer_permission',
+        payload: { generation: p.generation, requestId: p.id, answerId, ...answer, from: input.from },
+      });
+    }
     await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_answered', actor: 'user', from: row.state, to: row.state, at: ctx.now,
       evidence: { requestId: p.id, answerId, from: input.from, decision: input.decision, ...(input.message ? { message: input.message.slice(0, 300) } : {}), ...(input.answers ? { answers: JSON.stringify(input.answers).slice(0, 500) } : {}) } });
     await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `prompt:${p.id}:answered`, payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId: p.id, phase: 'answered' } }));
