@@ -30,10 +30,10 @@ useBotHarness({ allowed: [ADA] }, (x) => {
   ({ db, h } = x);
 });
 
-async function sessionInChat(title = 'Fix the tests') {
+async function sessionInChat(o: { flow?: object } = {}) {
   const nodeId = await seedNode(db, { name: 'laptop' });
-  const sessionId = await seedSession(db, { nodeId, state: 'Running', title });
-  await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId } });
+  const sessionId = await seedSession(db, { nodeId, state: 'Running', title: 'Fix the tests' });
+  await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId }, ...(o.flow ? { flow: o.flow } : {}) });
   return { nodeId, sessionId };
 }
 
@@ -81,7 +81,9 @@ describe('a permission request in the chat', () => {
   });
 
   it('Deny with a reason: the next text is the reason (not a message to the session), and Cancel goes back', async () => {
-    const { sessionId } = await sessionInChat();
+    // The chat's earlier flow (a resume's way back) is kept while the reason is awaited, and comes back.
+    const earlier = { kind: 'resumeReturn', sessionId: '10000000-0000-4000-8000-000000000999', nodeId: '00000000-0000-4000-8000-000000000999', previousSessionId: '10000000-0000-4000-8000-000000000998' };
+    const { sessionId } = await sessionInChat({ flow: earlier });
     const promptId = await bash(sessionId, { canAlwaysAllow: false });
     const m = await waitFor((x) => x.text?.startsWith('Permission request') ?? false);
     expect(labels(m)).toEqual(['Allow', 'Deny', 'Deny with a reason…']);
@@ -91,7 +93,7 @@ describe('a permission request in the chat', () => {
     expect(await press(asking, 'Cancel')).toBe('Choose again.');
     const back = await shown(m.message_id, (x) => x.text?.endsWith('Waiting for your answer.') ?? false);
     expect(labels(back)).toEqual(['Allow', 'Deny', 'Deny with a reason…']);
-    expect((await chatRow(db, ADA)).flow).toBeNull();
+    expect((await chatRow(db, ADA)).flow).toEqual(earlier);
 
     await press(back, 'Deny with a reason…');
     await shown(m.message_id, (x) => x.text?.includes('Send the reason for denying') ?? false);
@@ -103,7 +105,7 @@ describe('a permission request in the chat', () => {
     expect(await countMessages(db, { sessionId })).toBe(0);
     const done = await shown(m.message_id, (x) => x.text?.endsWith('Denied (from Telegram): not on the production database, use the test one') ?? false);
     expect(buttons(done)).toEqual([]);
-    expect((await chatRow(db, ADA)).flow).toBeNull();
+    expect((await chatRow(db, ADA)).flow).toEqual(earlier);
   });
 
   it('later phases redraw the message: from the dashboard, waits at the computer (with a notice), answered there, turn ended; a late press is out of date', async () => {

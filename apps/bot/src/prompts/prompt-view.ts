@@ -72,13 +72,14 @@ function toolBody(view: PromptView, t: Translator): string[] {
     if (body.more > 0) out.push(escapeHtml(t('prompt.moreLines', { count: body.more })));
   } else if (file !== null && (str(input.old_string) !== null || Array.isArray(input.edits))) {
     const edits = Array.isArray(input.edits) ? (input.edits as Record<string, unknown>[]) : [input];
-    const diff = edits.flatMap((e) => [
-      ...(str(e?.old_string) ?? '').split('\n').map((l) => `- ${l}`),
-      ...(str(e?.new_string) ?? '').split('\n').map((l) => `+ ${l}`),
-    ]).join('\n');
-    const body = lines(diff, 24, 1500);
-    out.push(escapeHtml(t('prompt.file', { path: clip(file, 300) })), pre(body.text));
-    if (body.more > 0) out.push(escapeHtml(t('prompt.moreLines', { count: body.more })));
+    // Old and new lines are clipped apart, so a long removal never hides what replaces it.
+    const side = (s: unknown, mark: string) => {
+      const all = (str(s) ?? '').split('\n');
+      const kept = all.slice(0, 10).map((l) => `${mark} ${clip(l, 200)}`);
+      return all.length > kept.length ? [...kept, `${mark} ${t('prompt.moreLines', { count: all.length - kept.length })}`] : kept;
+    };
+    const diff = edits.slice(0, 3).flatMap((e) => [...side(e?.old_string, '-'), ...side(e?.new_string, '+')]).join('\n');
+    out.push(escapeHtml(t('prompt.file', { path: clip(file, 300) })), pre(clip(diff, 1800)));
   } else {
     out.push(pre(clip(JSON.stringify(input, null, 1).replace(/\n\s*/g, ' '), 1000)));
   }
