@@ -108,6 +108,25 @@ describe('a permission request in the chat', () => {
     expect((await chatRow(db, ADA)).flow).toEqual(earlier);
   });
 
+  it('the text after "Deny with a reason…" is not sent to the session even when the request was answered elsewhere meanwhile', async () => {
+    const { sessionId } = await sessionInChat();
+    const promptId = await bash(sessionId);
+    const m = await waitFor((x) => x.text?.startsWith('Permission request') ?? false);
+    await press(m, 'Deny with a reason…');
+    await shown(m.message_id, (x) => x.text?.includes('Send the reason for denying') ?? false);
+    await answerPrompt({ db }, { promptId, decision: 'allow', from: 'dashboard' });
+    await shown(m.message_id, (x) => (x.text?.endsWith('Answered: Allow (from the dashboard)') ?? false) && buttons(x).length === 0);
+    h.fake.userSends('too late, deny');
+    const notUsed = await waitFor((x) => x.text?.startsWith('That request is no longer pending, so your text was not used') ?? false);
+    expect(notUsed.text?.endsWith('Already answered: Allow (from the dashboard)')).toBe(true);
+    expect(await countMessages(db, { sessionId })).toBe(0);
+    expect(await commands(sessionId)).toHaveLength(1);
+    expect((await chatRow(db, ADA)).flow).toBeNull();
+    // Only that one text: the next is a message for the session again.
+    h.fake.userSends('carry on');
+    await expect.poll(() => countMessages(db, { sessionId }), { timeout: 20_000 }).toBe(1);
+  });
+
   it('later phases redraw the message: from the dashboard, waits at the computer (with a notice), answered there, turn ended; a late press is out of date', async () => {
     const { sessionId } = await sessionInChat();
     const viaDashboard = await bash(sessionId);

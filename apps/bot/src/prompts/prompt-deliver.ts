@@ -3,7 +3,7 @@ import type { Translator } from '@bria/core/i18n';
 import { type ChatDto, type Db, getPromptView, getSessionView, sentMessageIds } from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
 import { sessionName } from '../render/session-name.ts';
-import { endPromptFlow } from './prompt-flow.ts';
+import { endPromptFlow, readPromptFlow } from './prompt-flow.ts';
 import { drawPrompt } from './prompt-view.ts';
 
 export type PromptPhase = 'open' | 'answered' | 'waiting_at_computer' | 'answered_at_computer' | 'ended';
@@ -40,8 +40,9 @@ export async function deliverPrompt(ctx: PromptDeliverContext, o: { chat: ChatDt
     const m = await ctx.api.sendMessage(chatId, shown.html, { ...options, ...(shown.keyboard ? { reply_markup: shown.keyboard } : {}) });
     return [m.message_id];
   }
-  // The request left the user's hands: a reason or an answer still awaited from this chat is not.
-  if (o.chat) await endPromptFlow(ctx.db, o.chat, view.id);
+  // The request left the user's hands: its kept answers go. A reason or answer being typed stays
+  // awaited: that next text is still not a message for the session (the reply says it was not used).
+  if (o.chat && readPromptFlow(o.chat.flow, view.id)?.draft.typing === null) await endPromptFlow(ctx.db, o.chat, view.id);
   const [openId] = await sentMessageIds(ctx.db, openRowKey(view.id, o.chatId));
   if (openId !== undefined && view.state !== 'pending') {
     try {
