@@ -108,6 +108,24 @@ describe('a permission request in the chat', () => {
     expect((await chatRow(db, ADA)).flow).toEqual(earlier);
   });
 
+  it('two requests: the text goes to the one whose "Deny with a reason…" was pressed last; the other goes back to its choices', async () => {
+    const { sessionId } = await sessionInChat();
+    const first = await bash(sessionId);
+    const a = await waitFor((x) => x.text?.startsWith('Permission request') ?? false);
+    const second = await seedPrompt(db, { sessionId, chatId: ADA, toolName: 'Write', toolInput: { file_path: '/home/ada/project/notes.md', content: 'hello' } });
+    const b = await waitFor((x) => x.message_id > a.message_id && (x.text?.includes('File: /home/ada/project/notes.md') ?? false));
+    await press(a, 'Deny with a reason…');
+    await shown(a.message_id, (x) => x.text?.includes('Send the reason for denying') ?? false);
+    await press(b, 'Deny with a reason…');
+    await shown(b.message_id, (x) => x.text?.includes('Send the reason for denying') ?? false);
+    const back = await shown(a.message_id, (x) => x.text?.endsWith('Waiting for your answer.') ?? false);
+    expect(labels(back)).toEqual(['Allow', 'Deny', 'Deny with a reason…', 'Always allow this for the session']);
+    h.fake.userSends('keep notes out of the repo');
+    await waitFor((x) => x.text === 'Denied.');
+    expect((await commands(sessionId)).map((c) => c.payload)).toEqual([expect.objectContaining({ requestId: second, decision: 'deny', message: 'keep notes out of the repo' })]);
+    expect((await promptRow(db, first)).state).toBe('pending');
+  });
+
   it('the text after "Deny with a reason…" is not sent to the session even when the request was answered elsewhere meanwhile', async () => {
     const { sessionId } = await sessionInChat();
     const promptId = await bash(sessionId);

@@ -56,6 +56,22 @@ async function advance(ctx: BotContext, view: PromptView, qs: Question[], o: { q
   await submit(ctx, view, { decision: 'allow', answers }, o.say);
 }
 
+/**
+ * The chat starts awaiting a text for this request: another request whose message still asks for a
+ * text (the chat has one such state) goes back to its choices, so no message asks for a text the
+ * chat no longer takes.
+ */
+async function takeTextFor(ctx: BotContext, view: PromptView, messageId: number, draft: PromptDraft): Promise<void> {
+  const { deps, chat } = ctx.bria;
+  const other = readPromptFlow(chat.flow);
+  await savePromptFlow(deps.db, chat, { promptId: view.id, messageId, draft });
+  if (other && other.promptId !== view.id && other.draft.typing !== null) {
+    const before = await getPromptView(deps, other.promptId);
+    if (before?.state === 'pending') await redraw(ctx, before, other.messageId, { ...other.draft, typing: null });
+  }
+  await redraw(ctx, view, messageId, draft);
+}
+
 /** A press on a request that is still pending. */
 async function onPress(ctx: BotContext, view: PromptView, p: PromptPress, messageId: number): Promise<void> {
   const { deps, chat, t } = ctx.bria;
@@ -71,9 +87,7 @@ async function onPress(ctx: BotContext, view: PromptView, p: PromptPress, messag
       if (p.op === 'always' && !view.canAlwaysAllow) return refuseButton(ctx);
       return submit(ctx, view, { decision: p.op === 'always' ? 'always_allow' : p.op }, say);
     case 'reason': {
-      const draft: PromptDraft = { ...(flow?.draft ?? emptyDraft(view)), typing: 'reason' };
-      await savePromptFlow(deps.db, chat, { promptId: view.id, messageId, draft });
-      await redraw(ctx, view, messageId, draft);
+      await takeTextFor(ctx, view, messageId, { ...(flow?.draft ?? emptyDraft(view)), typing: 'reason' });
       return say(t('prompt.typeNow'));
     }
     case 'cancel': {
@@ -91,9 +105,7 @@ async function onPress(ctx: BotContext, view: PromptView, p: PromptPress, messag
   if (view.kind !== 'question' || !question || p.picks.length !== qs.length || (p.op === 'option' && p.i >= question.options.length)) return refuseButton(ctx);
   const picks = [...p.picks];
   if (p.op === 'text') {
-    const draft: PromptDraft = { q: p.q, picks, texts, typing: 'answer' };
-    await savePromptFlow(deps.db, chat, { promptId: view.id, messageId, draft });
-    await redraw(ctx, view, messageId, draft);
+    await takeTextFor(ctx, view, messageId, { q: p.q, picks, texts, typing: 'answer' });
     return say(t('prompt.typeNow'));
   }
   if (p.op === 'option') {
