@@ -9,6 +9,7 @@ import { cardActions } from './features/card-actions.ts';
 import { messages } from './features/messages.ts';
 import { newSession } from './features/new-session.ts';
 import { nodes } from './features/nodes.ts';
+import { prompts } from './features/prompts.ts';
 import { settings } from './features/settings.ts';
 import { unsupportedMessages } from './features/unsupported.ts';
 import { plainTextFallback } from './render/plain-fallback.ts';
@@ -24,7 +25,7 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
   bot.api.config.use(plainTextFallback((method, description) => deps.log.warn({ method, description: description.slice(0, 200) }, 'Telegram refused the markup; sent as plain text')));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
-  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), messages(), unsupportedMessages());
+  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), prompts(), messages(), unsupportedMessages());
   // Data no feature recognises (an old build's button, or tampered): out of date, and the card refreshed.
   bot.callbackQuery(/.*/, refuseButton);
 

@@ -1,7 +1,7 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  acceptMessage, closeSession, createLoginLink, createSession, type Db, resumeSession, setExecutors, stopSession, updateSettings, validateFolderOnNode,
+  acceptMessage, answerPrompt, closeSession, createLoginLink, createSession, type Db, resumeSession, setExecutors, stopSession, updateSettings, validateFolderOnNode,
 } from '@bria/core/services';
 import { AppError, isAppError, type LifetimeSetting } from '@bria/core/domain';
 import type { Logger } from '@bria/core/log';
@@ -88,6 +88,9 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
     async createLoginLink(i) {
       const link = await createLoginLink({ db: o.db, baseUrl: o.publicUrl, telegramUserId: i.telegramUserId, ...(i.name ? { name: i.name } : {}) });
       return { url: link.url, expiresAt: link.expiresAt };
+    },
+    answerPrompt(i) {
+      return answerPrompt(deps, i);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@bria/core/log';
-import type { Db } from '@bria/core/services';
+import type { AnswerPromptInput, AnswerPromptResult, Db } from '@bria/core/services';
 
 export type Executor = 'claude' | 'codex';
 
@@ -26,6 +26,8 @@ export interface SessionActions {
   updateSettings(o: { lifetimeHours?: number | null; resumeRecommendations?: boolean }): Promise<void>;
   setExecutors(o: { nodeId: string; executors: Executor[] }): Promise<void>;
   createLoginLink(o: { telegramUserId: bigint; name?: string }): Promise<{ url: string; expiresAt: Date }>;
+  /** The user's answer to a CLI's permission request or question; the first answer wins (core `answerPrompt`). */
+  answerPrompt(o: AnswerPromptInput): Promise<AnswerPromptResult>;
 }
 
 export interface BotDeps {

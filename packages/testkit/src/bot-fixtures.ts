@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../../core/src/db/client.ts';
 import type { Prisma } from '../../core/src/db/generated/client.ts';
 import { enqueueOutbox, type OutboxPayload } from '../../core/src/db/repos/outbox.ts';
@@ -10,7 +11,7 @@ import { enqueueOutbox, type OutboxPayload } from '../../core/src/db/repos/outbo
  */
 
 /** Every table a bot test writes to, emptied before each test. */
-const BOT_TEST_TABLES = ['Outbox', 'ChatNodeState', 'TelegramChat', 'Message', 'AgentCommand', 'SessionEvidence', 'SessionTimer', 'Session', 'Node', 'Settings', 'LoginToken', 'DashboardUser'];
+const BOT_TEST_TABLES = ['Outbox', 'PermissionPrompt', 'ChatNodeState', 'TelegramChat', 'Message', 'AgentCommand', 'SessionEvidence', 'SessionTimer', 'Session', 'Node', 'Settings', 'LoginToken', 'DashboardUser'];
 
 export async function emptyBotTables(db: Db): Promise<void> {
   await db.$executeRawUnsafe(`truncate ${BOT_TEST_TABLES.map((t) => `"${t}"`).join(', ')} cascade`);
@@ -79,6 +80,8 @@ export async function seedEvidence(db: Db, data: Prisma.SessionEvidenceUnchecked
 
 export const agentCommandTypes = async (db: Db, where: Prisma.AgentCommandWhereInput): Promise<string[]> =>
   (await db.agentCommand.findMany({ where, select: { type: true } })).map((c) => c.type);
+export const agentCommandRows = (db: Db, where: Prisma.AgentCommandWhereInput) =>
+  db.agentCommand.findMany({ where, orderBy: { createdAt: 'asc' }, select: { type: true, sessionId: true, payload: true } });
 export const countAgentCommands = (db: Db, where: Prisma.AgentCommandWhereInput): Promise<number> => db.agentCommand.count({ where });
 
 // Settings and dashboard users.
@@ -181,3 +184,41 @@ export function answerFolderChecks(db: Db, nodeId: string, check: (folder: strin
   }, 30);
   return () => clearInterval(timer);
 }
+
+// Permission requests and questions (issue 14) as the engine records them.
+
+/**
+ * A pending request as the engine stores it from the agent's `permission_request` (db/repos/prompts.ts
+ * `insertPrompt`), with the `open` row it enqueues for the chat (`prompt:<id>:open:<chat>`).
+ */
+export async function seedPrompt(
+  db: Db,
+  o: { sessionId: string; chatId: number | bigint; kind?: 'tool' | 'question'; toolName: string; toolInput: Prisma.InputJsonValue; justification?: string; canAlwaysAllow?: boolean; generation?: number },
+): Promise<string> {
+  const id = randomUUID();
+  const s = await db.session.findUniqueOrThrow({ where: { id: o.sessionId }, select: { nodeId: true, observerGeneration: true } });
+  await db.permissionPrompt.create({
+    data: {
+      id, sessionId: o.sessionId, generation: o.generation ?? s.observerGeneration, kind: o.kind ?? 'tool', toolName: o.toolName, toolInput: o.toolInput,
+      justification: o.justification ?? null, canAlwaysAllow: o.canAlwaysAllow ?? false, receivedAt: new Date(), expiresAt: new Date(Date.now() + 30 * 60_000),
+    },
+  });
+  await db.session.update({ where: { id: o.sessionId }, data: { openPrompts: { increment: 1 } } });
+  await promptPhase(db, { promptId: id, chatId: o.chatId, phase: 'open' });
+  return id;
+}
+
+/** The engine's row for a prompt's phase in a chat (engine `notifyPrompt`). */
+export async function promptPhase(db: Db, o: { promptId: string; chatId: number | bigint; phase: 'open' | 'answered' | 'waiting_at_computer' | 'answered_at_computer' | 'ended' }): Promise<void> {
+  const p = await db.permissionPrompt.findUniqueOrThrow({ where: { id: o.promptId }, select: { sessionId: true, session: { select: { nodeId: true } } } });
+  await enqueueEngineRow(db, {
+    dedupeKey: `prompt:${o.promptId}:${o.phase}:${o.chatId}`, chatId: o.chatId,
+    payload: { kind: 'prompt', sessionId: p.sessionId, nodeId: p.session.nodeId, promptId: o.promptId, phase: o.phase },
+  });
+}
+
+/** A request's row moved as the engine moves it on the agent's report (`resolvePrompt`, `endOpenPrompts`). */
+export async function changePrompt(db: Db, id: string, data: Prisma.PermissionPromptUpdateInput): Promise<void> {
+  await db.permissionPrompt.update({ where: { id }, data });
+}
+export const promptRow = (db: Db, id: string) => db.permissionPrompt.findUniqueOrThrow({ where: { id } });

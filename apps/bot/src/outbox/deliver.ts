@@ -6,6 +6,7 @@ import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
 import { resumeCauseInWords } from '../render/resume-cause.ts';
 import { sessionName } from '../render/session-name.ts';
+import { deliverPrompt } from '../prompts/prompt-deliver.ts';
 
 /*
  * The payloads of the `telegram` outbox are core's one schema (`zDeliveryPayload`): the engine's
@@ -203,6 +204,8 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       const head = s ? `${escapeHtml(t('notice.blocked', { name: sessionName(s, t('archive.untitled')) }))}\n` : '';
       return send(`${head}<pre>${escapeHtml(payload.text.slice(0, 3500))}</pre>`);
     }
+    case 'prompt':
+      return deliverPrompt(ctx, { chat, chatId: row.chatId, t, already, promptId: payload.promptId, phase: payload.phase });
     case 'attachment_failed':
       return send(escapeHtml(t('attach.notDelivered')));
     case 'message_outcome': {

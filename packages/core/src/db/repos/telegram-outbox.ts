@@ -80,3 +80,12 @@ export async function rewriteBotRow(db: Db, dedupeKey: string, o: { kind: string
 export async function withdrawBotRow(db: Db, dedupeKey: string): Promise<void> {
   await db.outbox.deleteMany({ where: { channel: CHANNEL, dedupeKey, status: 'pending' } });
 }
+
+/**
+ * The Telegram message id(s) a row produced once it was sent (e.g. a prompt's `open` message, which
+ * its later phases edit in place); empty while it is unsent, failed or unknown.
+ */
+export async function sentMessageIds(db: Db, dedupeKey: string): Promise<number[]> {
+  const row = await db.outbox.findUnique({ where: { dedupeKey }, select: { channel: true, status: true, externalId: true } });
+  return row?.channel === CHANNEL && row.status !== 'failed' ? outboxPartIds(row.externalId) : [];
+}

@@ -20,5 +20,5 @@ export {
 } from '../../db/repos/outbox-claim.ts';
 export { type BotOutboxPayload, type DeliveryPayload, zBotOutboxPayload, zDeliveryPayload } from '../../db/repos/outbox-payload.ts';
 export {
-  enqueueBotRow, openResumeStatus, releaseBotRow, releaseHeldFinal, rewriteBotRow, settleResumeStatus, TELEGRAM_CHANNEL, withdrawBotRow,
+  enqueueBotRow, openResumeStatus, releaseBotRow, releaseHeldFinal, rewriteBotRow, sentMessageIds, settleResumeStatus, TELEGRAM_CHANNEL, withdrawBotRow,
 } from '../../db/repos/telegram-outbox.ts';
