@@ -5,13 +5,14 @@ import { useI18n } from './i18n-context.tsx';
 import { PromptDetail } from './prompt-detail.tsx';
 import { PromptQuestion } from './prompt-question.tsx';
 import { promptStatusText } from './prompt-text.ts';
-import { When } from './session-bits.tsx';
+import { useNow, When } from './session-bits.tsx';
 import { useTRPC } from './trpc.ts';
 import type { PromptItem } from './types.ts';
 import { useErrorText } from './use-error-text.ts';
 
 type Decision = 'allow' | 'deny' | 'always_allow';
 const OPEN = new Set<PromptItem['state']>(['pending', 'answered', 'waiting_at_computer']);
+const FRESH_MS = 5 * 60_000;
 
 /**
  * The CLI's permission requests and questions (sessions.prompts, reloaded by the live change feed):
@@ -20,21 +21,25 @@ const OPEN = new Set<PromptItem['state']>(['pending', 'answered', 'waiting_at_co
  */
 export function PromptPanel({ prompts }: { prompts: readonly PromptItem[] }) {
   const { t } = useI18n();
-  const open = prompts.filter((p) => OPEN.has(p.state));
-  const recent = prompts.filter((p) => !OPEN.has(p.state));
+  const now = useNow();
+  // The newest ended one stays in view for a while, so an answer is seen to land (also one given elsewhere).
+  const fresh = (p: PromptItem) => Math.max(now, Date.now()) - Date.parse(p.resolvedAt ?? p.answeredAt ?? p.receivedAt) < FRESH_MS;
+  const shown = prompts.filter((p, i) => OPEN.has(p.state) || (i === prompts.findIndex((x) => !OPEN.has(x.state)) && fresh(p)));
+  const earlier = prompts.filter((p) => !shown.includes(p));
   if (prompts.length === 0) return null;
   return (
     <>
-      {open.length > 0 && (
+      {shown.length > 0 && (
+        // One list keyed by id: a card keeps its own notice when its prompt moves on.
         <section aria-labelledby="prompt-title" className="block prompts" data-testid="prompt-panel">
-          {open.some((p) => p.state === 'pending') && <h2 id="prompt-title">{t('prompt.title')}</h2>}
-          {open.map((p) => <PromptCard key={p.id} prompt={p} />)}
+          {shown.some((p) => p.state === 'pending') && <h2 id="prompt-title">{t('prompt.title')}</h2>}
+          {shown.map((p) => <PromptCard key={p.id} prompt={p} />)}
         </section>
       )}
-      {recent.length > 0 && (
+      {earlier.length > 0 && (
         <details className="block" data-testid="prompt-history">
           <summary>{t('prompt.recent')}</summary>
-          {recent.map((p) => <PromptCard key={p.id} prompt={p} />)}
+          {earlier.map((p) => <PromptCard key={p.id} prompt={p} />)}
         </details>
       )}
     </>
