@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createDb, type Db } from '@bria/core/db';
-import { createSession } from '@bria/core/services';
+import { answerPrompt, closeSession, createSession } from '@bria/core/services';
+import { insertPrompt, recountOpenPrompts } from '../../packages/core/src/db/repos/prompts.ts';
 import { expect, test } from './fixtures.ts';
 
 let db: Db;
@@ -82,4 +84,84 @@ test('a permission request of the real CLI on the session page, answered there; 
   await expect(page.getByTestId('evidence-row').filter({ hasText: 'permission_request' })).toContainText('Asked to use Bash.');
   await expect(page.getByTestId('evidence-row').filter({ hasText: 'permission_answered' })).toContainText('Answered: Allow (from the dashboard).');
   await saveShot(page, 'session-permission-answered');
+  // The turn ends; the CLI is closed so it does not outlive the test.
+  await expect(badge).toHaveAttribute('data-state', 'Ready', { timeout: 120_000 });
+  await closeSession({ db }, { sessionId: s.id });
+});
+
+const QUESTION = {
+  questions: [
+    { question: 'Which color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] },
+    { question: 'Which sizes?', header: 'Sizes', multiSelect: true, options: [{ label: 'S' }, { label: 'M' }, { label: 'L' }] },
+  ],
+};
+
+/**
+ * Questions, deny with a reason, and an answer given in Telegram. The rows are stored the way the
+ * engine stores a `permission_request` (repo insertPrompt + recountOpenPrompts, one transaction),
+ * for a session of the local node whose CLI is not started: the answers' commands are what is checked.
+ */
+test('a question answered with its options (radio and checkboxes); an edit denied with a reason; an answer from Telegram appears live', async ({ signedInPage: page, state, saveShot }) => {
+  test.setTimeout(120_000);
+  db ??= createDb(state.databaseUrl, { max: 2 });
+  const node = await db.node.findFirstOrThrow({ where: { isLocal: true } });
+  const sessionId = randomUUID();
+  await db.session.create({ data: { id: sessionId, nodeId: node.id, executor: 'claude', folder: path.join(state.workDir, 'asked'), nativeSessionId: randomUUID(), state: 'Running', title: 'Asked things' } });
+  const ask = async (o: { kind: 'tool' | 'question'; toolName: string; toolInput: Record<string, unknown>; canAlwaysAllow: boolean }) => {
+    const requestId = randomUUID();
+    const now = Date.now();
+    await db.$transaction(async (tx) => {
+      await insertPrompt(tx, sessionId, 1, { requestId, ...o, receivedAt: now, expiresAt: now + 30 * 60_000 });
+      await recountOpenPrompts(tx, sessionId);
+    });
+    return requestId;
+  };
+  try {
+    await page.goto(`/sessions/${sessionId}`);
+    await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Running');
+    await expect(page.getByTestId('session-state')).not.toHaveAttribute('data-wait', /.+/);
+
+    const question = await ask({ kind: 'question', toolName: 'AskUserQuestion', toolInput: QUESTION, canAlwaysAllow: false });
+    const card = page.locator(`[data-prompt-id="${question}"]`);
+    await expect(card).toContainText('The agent asks');
+    await expect(page.getByTestId('session-state')).toHaveText(/waiting for your answer/i);
+    const send = card.getByRole('button', { name: 'Send' });
+    await expect(send).toBeDisabled();
+    await card.getByRole('radio', { name: /Blue/ }).check();
+    await expect(send).toBeDisabled();
+    await card.getByRole('checkbox', { name: 'S', exact: true }).check();
+    await card.getByRole('checkbox', { name: 'L', exact: true }).check();
+    await saveShot(page, 'session-question');
+    await send.click();
+    await expect(card.getByTestId('prompt-status')).toContainText('Answered: Blue; S, L (from the dashboard).');
+    const q = await db.permissionPrompt.findUniqueOrThrow({ where: { id: question } });
+    expect(q).toMatchObject({ state: 'answered', answeredFrom: 'dashboard', answer: { decision: 'allow', answers: { 'Which color?': 'Blue', 'Which sizes?': ['S', 'L'] } } });
+
+    const tool = await ask({ kind: 'tool', toolName: 'Edit', toolInput: { file_path: '/srv/app/main.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' }, canAlwaysAllow: false });
+    const toolCard = page.locator(`[data-prompt-id="${tool}"]`);
+    await expect(toolCard.getByTestId('prompt-file')).toHaveText('/srv/app/main.ts');
+    await expect(toolCard.getByTestId('prompt-diff')).toHaveText('− const a = 1;\n+ const a = 2;\n');
+    await expect(toolCard.getByRole('button', { name: 'Always allow this for the session' })).toHaveCount(0);
+    await toolCard.getByLabel('Reason for a deny (optional, the agent reads it)').fill('not on the main branch');
+    await toolCard.getByRole('button', { name: 'Deny' }).click();
+    await expect(toolCard.getByTestId('prompt-status')).toContainText('Answered: Deny: not on the main branch (from the dashboard).');
+
+    // Answered in Telegram (the bot calls the same service): the page follows without a reload.
+    const other = await ask({ kind: 'tool', toolName: 'Bash', toolInput: { command: 'rm -rf build' }, canAlwaysAllow: true });
+    const otherCard = page.locator(`[data-prompt-id="${other}"]`);
+    await expect(otherCard).toHaveAttribute('data-state', 'pending');
+    expect((await answerPrompt({ db }, { promptId: other, decision: 'always_allow', from: 'telegram' })).kind).toBe('answered');
+    await expect(otherCard.getByTestId('prompt-status')).toContainText('Answered: Always allow for this session (from Telegram).');
+    await expect(otherCard.getByRole('button')).toHaveCount(0);
+    await expect(page.getByTestId('session-state')).not.toHaveAttribute('data-wait', /.+/);
+
+    const commands = await db.agentCommand.findMany({ where: { sessionId, type: 'answer_permission' }, orderBy: { createdAt: 'asc' } });
+    expect(commands.map((c) => c.payload)).toEqual([
+      expect.objectContaining({ requestId: question, decision: 'allow', from: 'dashboard', answers: { 'Which color?': 'Blue', 'Which sizes?': ['S', 'L'] } }),
+      expect.objectContaining({ requestId: tool, decision: 'deny', message: 'not on the main branch', from: 'dashboard' }),
+      expect.objectContaining({ requestId: other, decision: 'always_allow', from: 'telegram' }),
+    ]);
+  } finally {
+    await db.session.update({ where: { id: sessionId }, data: { state: 'Archived', archivedAt: new Date(), archiveSortAt: new Date() } });
+  }
 });
