@@ -4,7 +4,7 @@ import { useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { PromptDetail } from './prompt-detail.tsx';
 import { PromptQuestion } from './prompt-question.tsx';
-import { promptStatusText } from './prompt-text.ts';
+import { promptStatusText, questionsOf } from './prompt-text.ts';
 import { useNow, When } from './session-bits.tsx';
 import { useTRPC } from './trpc.ts';
 import type { PromptItem } from './types.ts';
@@ -68,21 +68,24 @@ function PromptCard({ prompt: p }: { prompt: PromptItem }) {
     answer.mutate({ promptId: p.id, decision, ...extra });
   };
   const pending = p.state === 'pending';
+  // A question whose input this page cannot read as options (a shape not seen yet) is shown as it
+  // came and can only be declined here; the computer still shows it in full.
+  const asksOptions = p.kind === 'question' && questionsOf(p.toolInput).length > 0;
   const busy = answer.isPending;
 
   return (
-    <article className={`card prompt prompt-${p.state}`} data-testid="prompt" data-prompt-id={p.id} data-state={p.state} aria-live="polite">
+    <article className={`card prompt prompt-${p.state}`} data-testid="prompt" data-prompt-id={p.id} data-state={p.state}>
       <header className="tl-head">
         <strong>{p.kind === 'question' ? t('prompt.question') : t('prompt.tool', { tool: p.toolName })}</strong>
         <span className="muted small"><When iso={p.receivedAt} locale={locale} /></span>
       </header>
-      {p.kind === 'tool' && <PromptDetail prompt={p} />}
-      {pending && p.kind === 'question' && <PromptQuestion prompt={p} busy={busy} onSend={(answers) => send('allow', { answers })} />}
-      {pending && p.kind === 'tool' && (
+      {(p.kind === 'tool' || !asksOptions) && <PromptDetail prompt={p} />}
+      {pending && asksOptions && <PromptQuestion prompt={p} busy={busy} onSend={(answers) => send('allow', { answers })} />}
+      {pending && !asksOptions && (
         <div className="prompt-actions">
           <div className="actions actions-start">
-            <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>{t('prompt.allow')}</button>
-            {p.canAlwaysAllow && <button type="button" className="btn" disabled={busy} onClick={() => send('always_allow')}>{t('prompt.alwaysAllow')}</button>}
+            {p.kind === 'tool' && <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>{t('prompt.allow')}</button>}
+            {p.kind === 'tool' && p.canAlwaysAllow && <button type="button" className="btn" disabled={busy} onClick={() => send('always_allow')}>{t('prompt.alwaysAllow')}</button>}
             <button type="button" className="btn btn-danger" disabled={busy} onClick={() => send('deny', reason.trim() ? { message: reason.trim() } : {})}>{t('prompt.deny')}</button>
           </div>
           <label htmlFor={reasonId} className="small">{t('prompt.reason')}</label>
