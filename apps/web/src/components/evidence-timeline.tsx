@@ -1,5 +1,6 @@
 'use client';
 import { useI18n } from './i18n-context.tsx';
+import { promptEvidenceText } from './prompt-text.ts';
 import type { EvidenceItem } from './types.ts';
 
 /** Every recorded transition: what was requested, by whom, and the physical evidence the node reported. */
@@ -24,6 +25,7 @@ export function EvidenceTimeline({ items }: { items: EvidenceItem[] }) {
               <span className="muted small">{t('evidence.requestedBy', { actor: actor(e.actor) })}</span>
               <time className="muted small" dateTime={e.createdAt}>{time.format(new Date(e.createdAt))}</time>
             </div>
+            {promptEvidenceText(e.event, e.evidence, t) && <p className="small" data-testid="evidence-prompt">{promptEvidenceText(e.event, e.evidence, t)}</p>}
             {e.evidence !== null && e.evidence !== undefined && (
               <details>
                 <summary className="small">{t('evidence.showed')}</summary>

@@ -21,12 +21,17 @@ const TONE: Record<SessionItem['state'], string> = {
   AwaitingRecovery: 'warn', Closing: 'wait', Archived: 'off', ResumeFailed: 'bad',
 };
 
-export function StateBadge({ state }: { state: SessionItem['state'] }) {
+/**
+ * `wait`: an open session whose CLI asks something (sessions `promptWait`) says so instead of
+ * "working": the user's answer, or the computer's, is what it waits for.
+ */
+export function StateBadge({ state, wait = null }: { state: SessionItem['state']; wait?: 'answer' | 'computer' | null }) {
   const { t } = useI18n();
+  const shown = wait && state !== 'Archived' && state !== 'ResumeFailed' ? wait : null;
   return (
-    <span className={`badge state state-${TONE[state]}`} data-testid="session-state" data-state={state}>
+    <span className={`badge state state-${shown ? 'warn' : TONE[state]}`} data-testid="session-state" data-state={state} data-wait={shown ?? undefined}>
       <span className="dot" aria-hidden="true" />
-      {t(`state.${state}`)}
+      {shown ? t(shown === 'answer' ? 'state.waitingAnswer' : 'state.waitingComputer') : t(`state.${state}`)}
     </span>
   );
 }

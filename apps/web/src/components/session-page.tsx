@@ -7,6 +7,8 @@ import { EvidenceTimeline } from './evidence-timeline.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { LifecycleButtons } from './lifecycle-buttons.tsx';
 import { MessageBox } from './message-box.tsx';
+import { PromptPanel } from './prompt-panel.tsx';
+import { promptWait } from './prompt-text.ts';
 import { StateBadge, lifetimeLeft, sessionTitle, useNow, When } from './session-bits.tsx';
 import { useTRPC } from './trpc.ts';
 import { UsageChart } from './usage-chart.tsx';
@@ -39,6 +41,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const errorText = useErrorText();
   const now = useNow();
   const q = useQuery(trpc.sessions.get.queryOptions({ sessionId }));
+  const prompts = useQuery(trpc.sessions.prompts.queryOptions({ sessionId }));
   // The journal is read on the node (one command per read), so it is not reloaded on every live
   // change: only when the session or a message outcome changed (the signature below), or on demand.
   const [limit, setLimit] = useState(JOURNAL_PAGE);
@@ -67,7 +70,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <h1>{sessionTitle(s, t)}</h1>
           <p className="muted small mono">{s.folder}</p>
         </div>
-        <StateBadge state={s.state} />
+        <StateBadge state={s.state} wait={promptWait(prompts.data?.prompts)} />
       </div>
       <div className="session-top">
         <dl className="facts card">
@@ -85,6 +88,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <pre className="small">{dialog}</pre>
         </div>
       )}
+      {prompts.data && <PromptPanel prompts={prompts.data.prompts} />}
       {s.state !== 'Archived' && s.state !== 'ResumeFailed' && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
       <div className="two-col">
         <div>

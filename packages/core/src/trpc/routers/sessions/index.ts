@@ -5,6 +5,7 @@ import { journalRoute } from './journal.ts';
 import { closeRoute, resumeRoute, stopRoute } from './lifecycle.ts';
 import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
+import { answerPromptRoute, promptsRoute } from './prompts.ts';
 import { sendMessageRoute } from './send-message.ts';
 
 export const sessionsRouter = router({
@@ -18,4 +19,6 @@ export const sessionsRouter = router({
   sendMessage: sendMessageRoute,
   newSessionOptions: newSessionOptionsRoute,
   resumeRecommendations: resumeRecommendationsRoute,
+  prompts: promptsRoute,
+  answerPrompt: answerPromptRoute,
 });

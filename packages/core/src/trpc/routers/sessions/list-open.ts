@@ -1,8 +1,17 @@
+import { listSessionPrompts } from '../../../services/sessions/answer-prompt.ts';
 import { listOpenSessions } from '../../../services/sessions/get-session.ts';
 import { authedProcedure } from '../../init.ts';
-import { ZListOpenResponse, ZNodeRequest } from './sessions.types.ts';
+import { promptWait } from './prompts.ts';
+import { ZListOpenWithPromptsResponse } from './prompts.types.ts';
+import { ZNodeRequest } from './sessions.types.ts';
 
 export const listOpenRoute = authedProcedure
   .input(ZNodeRequest)
-  .output(ZListOpenResponse)
-  .query(async ({ ctx, input }) => ({ sessions: await listOpenSessions({ db: ctx.db }, { nodeId: input.nodeId }) }));
+  .output(ZListOpenWithPromptsResponse)
+  .query(async ({ ctx, input }) => {
+    const deps = { db: ctx.db };
+    const sessions = await listOpenSessions(deps, { nodeId: input.nodeId });
+    // One indexed read per open session (sessionId, state): a node has a handful open at once.
+    const waits = await Promise.all(sessions.map(async (s) => promptWait(await listSessionPrompts(deps, s.id, { open: true, limit: 20 }))));
+    return { sessions: sessions.map((s, i) => ({ ...s, promptWait: waits[i] ?? null })) };
+  });

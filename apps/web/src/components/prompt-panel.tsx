@@ -1,0 +1,100 @@
+'use client';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { useI18n } from './i18n-context.tsx';
+import { PromptDetail } from './prompt-detail.tsx';
+import { PromptQuestion } from './prompt-question.tsx';
+import { promptStatusText, questionsOf } from './prompt-text.ts';
+import { useNow, When } from './session-bits.tsx';
+import { useTRPC } from './trpc.ts';
+import type { PromptItem } from './types.ts';
+import { useErrorText } from './use-error-text.ts';
+
+type Decision = 'allow' | 'deny' | 'always_allow';
+const OPEN = new Set<PromptItem['state']>(['pending', 'answered', 'waiting_at_computer']);
+const FRESH_MS = 5 * 60_000;
+
+/**
+ * The CLI's permission requests and questions (sessions.prompts, reloaded by the live change feed):
+ * each open one as a card the user answers here, the last few ended ones below with who answered
+ * what. The first answer wins from whichever front end; a card answered elsewhere says so.
+ */
+export function PromptPanel({ prompts }: { prompts: readonly PromptItem[] }) {
+  const { t } = useI18n();
+  const now = useNow();
+  // The newest ended one stays in view for a while, so an answer is seen to land (also one given elsewhere).
+  const fresh = (p: PromptItem) => Math.max(now, Date.now()) - Date.parse(p.resolvedAt ?? p.answeredAt ?? p.receivedAt) < FRESH_MS;
+  const shown = prompts.filter((p, i) => OPEN.has(p.state) || (i === prompts.findIndex((x) => !OPEN.has(x.state)) && fresh(p)));
+  const earlier = prompts.filter((p) => !shown.includes(p));
+  if (prompts.length === 0) return null;
+  return (
+    <>
+      {shown.length > 0 && (
+        // One list keyed by id: a card keeps its own notice when its prompt moves on.
+        <section aria-labelledby="prompt-title" className="block prompts" data-testid="prompt-panel">
+          {shown.some((p) => p.state === 'pending') && <h2 id="prompt-title">{t('prompt.title')}</h2>}
+          {shown.map((p) => <PromptCard key={p.id} prompt={p} />)}
+        </section>
+      )}
+      {earlier.length > 0 && (
+        <details className="block" data-testid="prompt-history">
+          <summary>{t('prompt.recent')}</summary>
+          {earlier.map((p) => <PromptCard key={p.id} prompt={p} />)}
+        </details>
+      )}
+    </>
+  );
+}
+
+function PromptCard({ prompt: p }: { prompt: PromptItem }) {
+  const { t, locale } = useI18n();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const errorText = useErrorText();
+  const reasonId = useId();
+  const [reason, setReason] = useState('');
+  // The outcome of this page's own press: shown until the live state says more.
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const answer = useMutation(trpc.sessions.answerPrompt.mutationOptions({
+    onSuccess: (r) => {
+      const status = promptStatusText(r.prompt, t);
+      setResult(r.kind === 'answered' ? null : { ok: false, text: t(`prompt.result.${r.kind}`, { status }) });
+      void queryClient.invalidateQueries(trpc.sessions.prompts.queryFilter({ sessionId: p.sessionId }));
+    },
+    onError: (err) => setResult({ ok: false, text: errorText(err) }),
+  }));
+  const send = (decision: Decision, extra: { message?: string; answers?: Record<string, string | string[]> } = {}) => {
+    setResult(null);
+    answer.mutate({ promptId: p.id, decision, ...extra });
+  };
+  const pending = p.state === 'pending';
+  // A question whose input this page cannot read as options (a shape not seen yet) is shown as it
+  // came and can only be declined here; the computer still shows it in full.
+  const asksOptions = p.kind === 'question' && questionsOf(p.toolInput).length > 0;
+  const busy = answer.isPending;
+
+  return (
+    <article className={`card prompt prompt-${p.state}`} data-testid="prompt" data-prompt-id={p.id} data-state={p.state}>
+      <header className="tl-head">
+        <strong>{p.kind === 'question' ? t('prompt.question') : t('prompt.tool', { tool: p.toolName })}</strong>
+        <span className="muted small"><When iso={p.receivedAt} locale={locale} /></span>
+      </header>
+      {(p.kind === 'tool' || !asksOptions) && <PromptDetail prompt={p} />}
+      {pending && asksOptions && <PromptQuestion prompt={p} busy={busy} onSend={(answers) => send('allow', { answers })} />}
+      {pending && !asksOptions && (
+        <div className="prompt-actions">
+          <div className="actions actions-start">
+            {p.kind === 'tool' && <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>{t('prompt.allow')}</button>}
+            {p.kind === 'tool' && p.canAlwaysAllow && <button type="button" className="btn" disabled={busy} onClick={() => send('always_allow')}>{t('prompt.alwaysAllow')}</button>}
+            <button type="button" className="btn btn-danger" disabled={busy} onClick={() => send('deny', reason.trim() ? { message: reason.trim() } : {})}>{t('prompt.deny')}</button>
+          </div>
+          <label htmlFor={reasonId} className="small">{t('prompt.reason')}</label>
+          <input id={reasonId} type="text" maxLength={4000} value={reason} onChange={(e) => setReason(e.target.value)} data-testid="prompt-reason" />
+        </div>
+      )}
+      {pending && <p className="muted small">{t('prompt.expires', { time: new Date(p.expiresAt).toLocaleTimeString(locale) })}</p>}
+      {!pending && <p className="small" role="status" data-testid="prompt-status">{promptStatusText(p, t)}</p>}
+      {result && <p role="alert" className="error small" data-testid="prompt-result">{result.text}</p>}
+    </article>
+  );
+}
