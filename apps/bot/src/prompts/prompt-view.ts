@@ -57,6 +57,13 @@ const lines = (s: string, maxLines: number, maxChars: number): { text: string; m
 const pre = (s: string) => `<pre>${escapeHtml(s)}</pre>`;
 
 /** What a tool will do: the command, the file and its first lines, the edit as a short diff, or the input. */
+/** A start's folder-trust dialog: the folder and what the CLI shows. */
+function dialogBody(view: PromptView, t: Translator): string[] {
+  const folder = str(view.toolInput.folder) ?? '?';
+  const text = str(view.toolInput.text) ?? '';
+  return [escapeHtml(t('prompt.dialogTrust', { folder: clip(folder, 300) })), ...(text ? [pre(lines(text, 20, 1500).text)] : [])];
+}
+
 function toolBody(view: PromptView, t: Translator): string[] {
   const input = view.toolInput;
   const out = [escapeHtml(t('prompt.tool', { tool: clip(view.toolName, 80) }))];
@@ -102,6 +109,10 @@ export function answerSummary(view: PromptView, t: Translator): { status: string
   const from = t(view.answeredFrom === 'dashboard' ? 'prompt.fromDashboard' : view.answeredFrom === 'computer' ? 'prompt.fromComputer' : 'prompt.fromTelegram');
   const a = view.answer;
   if (!a) return { status: t('prompt.answeredAtComputer'), short: t('prompt.answeredAtComputer') };
+  if (view.kind === 'dialog') {
+    const answer = t(a.decision === 'deny' ? 'prompt.dialogCancelled' : 'prompt.dialogTrusted');
+    return { status: t('prompt.answered', { answer, from }), short: t('prompt.answerFrom', { answer, from }) };
+  }
   if (a.decision === 'deny') {
     const reason = a.message ? clip(a.message, 500) : null;
     return {
@@ -141,6 +152,9 @@ function keyboard(view: PromptView, qs: Question[], draft: PromptDraft, t: Trans
   const kb = new InlineKeyboard();
   const promptId = view.id;
   if (draft.typing !== null) return kb.text(t('button.cancel'), promptCb.encode({ op: 'cancel', promptId }));
+  if (view.kind === 'dialog') {
+    return kb.text(t('prompt.dialogTrust.button'), promptCb.encode({ op: 'allow', promptId })).row().text(t('prompt.dialogCancel.button'), promptCb.encode({ op: 'deny', promptId }));
+  }
   if (view.kind === 'tool' || qs.length === 0) {
     if (view.kind === 'tool') {
       kb.text(t('prompt.allow'), promptCb.encode({ op: 'allow', promptId })).text(t('prompt.deny'), promptCb.encode({ op: 'deny', promptId })).row();
@@ -171,7 +185,7 @@ export function drawPrompt(o: { view: PromptView; session: PromptSession | null;
   const draft = o.draft ?? emptyDraft(view);
   const name = o.session ? sessionName(o.session, t('archive.untitled')) : '?';
   const head = [
-    `<b>${escapeHtml(t(view.kind === 'question' ? 'prompt.questionTitle' : 'prompt.toolTitle', { name }))}</b>`,
+    `<b>${escapeHtml(t(view.kind === 'question' ? 'prompt.questionTitle' : view.kind === 'dialog' ? 'prompt.dialogTitle' : 'prompt.toolTitle', { name }))}</b>`,
     ...(o.session ? [escapeHtml(t('prompt.where', { folder: clip(o.session.folder, 200), executor: o.session.executor === 'codex' ? t('executor.codex') : t('executor.claude') }))] : []),
   ];
   const pending = view.state === 'pending';
@@ -181,7 +195,7 @@ export function drawPrompt(o: { view: PromptView; session: PromptSession | null;
   if (pending && qs.length > 1 && draft.typing === null) status = `${status} ${t('prompt.progress', { n: draft.q + 1, total: qs.length })}`;
   const multi = pending && qs[draft.q]?.multi && draft.typing === null ? [escapeHtml(t('prompt.multi'))] : [];
   const build = (withDescriptions: boolean) => [
-    ...head, '', ...(view.kind === 'question' ? questionBody(qs, draft, withDescriptions) : toolBody(view, t)), ...multi, '', `<b>${escapeHtml(status)}</b>`,
+    ...head, '', ...(view.kind === 'question' ? questionBody(qs, draft, withDescriptions) : view.kind === 'dialog' ? dialogBody(view, t) : toolBody(view, t)), ...multi, '', `<b>${escapeHtml(status)}</b>`,
   ].join('\n');
   let html = build(true);
   // Far below Telegram's 4096 characters even for many long questions: descriptions go first.

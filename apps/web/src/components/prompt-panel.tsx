@@ -76,12 +76,20 @@ function PromptCard({ prompt: p }: { prompt: PromptItem }) {
   return (
     <article className={`card prompt prompt-${p.state}`} data-testid="prompt" data-prompt-id={p.id} data-state={p.state}>
       <header className="tl-head">
-        <strong>{p.kind === 'question' ? t('prompt.question') : t('prompt.tool', { tool: p.toolName })}</strong>
+        <strong>{p.kind === 'question' ? t('prompt.question') : p.kind === 'dialog' ? t('prompt.dialog', { folder: String(p.toolInput.folder ?? '?') }) : t('prompt.tool', { tool: p.toolName })}</strong>
         <span className="muted small"><When iso={p.receivedAt} locale={locale} /></span>
       </header>
-      {(p.kind === 'tool' || !asksOptions) && <PromptDetail prompt={p} />}
+      {p.kind === 'dialog' && <pre className="command small" data-testid="prompt-dialog-text">{String(p.toolInput.text ?? '')}</pre>}
+      {p.kind === 'tool' && <PromptDetail prompt={p} />}
+      {p.kind === 'question' && !asksOptions && <PromptDetail prompt={p} />}
+      {pending && p.kind === 'dialog' && (
+        <div className="actions actions-start">
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>{t('prompt.dialogTrust')}</button>
+          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => send('deny')}>{t('prompt.dialogCancel')}</button>
+        </div>
+      )}
       {pending && asksOptions && <PromptQuestion prompt={p} busy={busy} onSend={(answers) => send('allow', { answers })} />}
-      {pending && !asksOptions && (
+      {pending && !asksOptions && p.kind !== 'dialog' && (
         <div className="prompt-actions">
           <div className="actions actions-start">
             {p.kind === 'tool' && <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>{t('prompt.allow')}</button>}

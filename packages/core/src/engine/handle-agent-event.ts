@@ -1,7 +1,7 @@
 import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { randomUUID } from 'node:crypto';
-import { endOpenPrompts, hasOpenDialog, insertPrompt, recountOpenPrompts, resolvePrompt } from '../db/repos/prompts.ts';
+import { endOpenPrompts, hasOpenDialog, hasPendingHookPrompt, insertPrompt, recountOpenPrompts, resolvePrompt } from '../db/repos/prompts.ts';
 
 /** A start dialog waits at the computer as long as the CLI shows it; the prompt offers it for a day. */
 const DIALOG_SHOWN_MS = 24 * 3_600_000;
@@ -110,6 +110,9 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, evidence: { seq, ...fx.evidence }, at: ctx.now });
       return true;
     case 'notify_dialog':
+      // Screen reading is the fallback: a dialog whose request a hook already reported (a prompt with
+      // its own message and choices) is not told a second time from the screen.
+      if (await hasPendingHookPrompt(ctx.tx, row.id)) return true;
       await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `blocked:${row.id}:${ev.seq}`, payload: { kind: 'blocked_on_prompt', sessionId: row.id, nodeId: row.nodeId, text: fx.text } }));
       return true;
     case 'recheck': {

@@ -31,7 +31,8 @@ export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, n
   if (!before) return null;
   const to = promptStateAfter(before.state, before.answerId, end);
   if (!to) return null;
-  const fromComputer = to === 'answered_at_computer' && before.state === 'pending';
+  // Nobody answered through Bria (or the answer did not reach the hook): the computer did.
+  const fromComputer = to === 'answered_at_computer' && (before.state === 'pending' || before.state === 'waiting_at_computer');
   await tx.permissionPrompt.update({
     where: { id: before.id },
     data: {
@@ -49,6 +50,11 @@ export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, n
   if (open.length === 0) return [];
   await tx.permissionPrompt.updateMany({ where: { id: { in: open.map((p) => p.id) }, state: { in: [...OPEN_PROMPT_STATES] } }, data: { state: 'ended', resolvedAt: now, resolution: { outcome: 'ended', cause } } });
   return open;
+}
+
+/** Whether a hook reported a request of the session that still waits for the user (its dialog is on screen). */
+export async function hasPendingHookPrompt(tx: Tx, sessionId: string): Promise<boolean> {
+  return (await tx.permissionPrompt.count({ where: { sessionId, kind: { in: ['tool', 'question'] }, state: { in: ['pending', 'answered'] } } })) > 0;
 }
 
 /** Whether a start dialog of the session is offered to the user now. */

@@ -10,7 +10,7 @@ const zAnswers = z.record(z.string().max(2000), z.union([z.string().max(4000), z
 export const ZPromptView = z.object({
   id: zId,
   sessionId: zId,
-  kind: z.enum(['tool', 'question']),
+  kind: z.enum(['tool', 'question', 'dialog']),
   toolName: z.string(),
   /** The CLI's own input of the tool (command, file and edit, questions), bounded by the agent. */
   toolInput: z.record(z.string(), z.unknown()),
