@@ -74,6 +74,16 @@ export const ASK_SINGLE = {
     { label: 'Blue', description: 'cool' },
   ],
 };
+/** TOOLASK for Codex: its `request_user_input` takes an id per question and no multiSelect. */
+export const ASK_CODEX = {
+  id: 'color',
+  header: 'Color',
+  question: 'Which color do you prefer?',
+  options: [
+    { label: 'Red', description: 'warm' },
+    { label: 'Blue', description: 'cool' },
+  ],
+};
 export const ASK_MULTI = {
   question: 'Which toppings do you want?',
   header: 'Toppings',
@@ -96,12 +106,13 @@ function marker(word: string, userText: string): string | null {
  * - TOOLWRITE-<x>: Claude Write of a new `written-<x>.txt`.
  * - TOOLEDIT-<x>: Claude Read of `edit-<x>.txt` (Claude edits only a file it has read), then, on
  *   that result, Edit `before <x>` → `after <x>` (see `toolFollowUp`); the test creates the file.
- * - TOOLASK / TOOLASKMULTI: Claude AskUserQuestion with one single- / multi-select question.
+ * - TOOLASK / TOOLASKMULTI: Claude AskUserQuestion with one single- / multi-select question;
+ *   TOOLASK for Codex (`flavour` openai): `request_user_input` with one question.
  * - TOOLSHELL-<x>: Codex `exec_command` `touch ran-<x>` asking to run outside the sandbox
  *   (`sandbox_permissions: "require_escalated"` + a justification), so Codex under
  *   `-a on-request -s read-only` asks for approval.
  */
-export function toolCall(behaviour: ToolBehaviour, n: number, userText: string): ToolCallPlan | null {
+export function toolCall(behaviour: ToolBehaviour, n: number, userText: string, flavour: 'anthropic' | 'openai' = 'anthropic'): ToolCallPlan | null {
   const say = (what: string) => `MOCK-TOOL-${n}: ${what}`;
   switch (behaviour) {
     case 'toolbash': {
@@ -117,7 +128,9 @@ export function toolCall(behaviour: ToolBehaviour, n: number, userText: string):
       return x === null ? null : { text: say(`reading edit-${x}.txt`), name: 'Read', input: { file_path: `edit-${x}.txt` } };
     }
     case 'toolask':
-      return { text: say('asking a question'), name: 'AskUserQuestion', input: { questions: [ASK_SINGLE] } };
+      return flavour === 'openai'
+        ? { text: say('asking a question'), name: 'request_user_input', input: { questions: [ASK_CODEX] } }
+        : { text: say('asking a question'), name: 'AskUserQuestion', input: { questions: [ASK_SINGLE] } };
     case 'toolaskmulti':
       return { text: say('asking a multi-select question'), name: 'AskUserQuestion', input: { questions: [ASK_MULTI] } };
     case 'toolshell': {

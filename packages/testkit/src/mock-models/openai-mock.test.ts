@@ -145,9 +145,13 @@ describe('OpenAI Responses mock over HTTP', () => {
       behaviour: 'tooldone',
       toolResult: { toolUseId: 'call_mock_1', toolName: 'exec_command', toolInput: args, content: 'exec_command failed: Rejected("no")' },
     });
-    // Claude's tool words are plain replies here.
+    // Claude's tool words are plain replies here; TOOLASK is Codex's request_user_input.
     const bash = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TOOLBASH-b1'), HEADERS));
     expect(deltaText(bash.events)).toBe('MOCK-REPLY-3: you said "TOOLBASH-b1"');
+    const ask = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TOOLASK'), HEADERS));
+    const call = ask.events.at(-2)?.data.item;
+    expect(call).toMatchObject({ type: 'function_call', name: 'request_user_input', call_id: 'call_mock_4' });
+    expect(JSON.parse(call.arguments).questions[0]).toMatchObject({ id: 'color', question: 'Which color do you prefer?', options: [{ label: 'Red' }, { label: 'Blue' }] });
   });
 
   it('STALL holds after one delta and notices the client leaving', async () => {

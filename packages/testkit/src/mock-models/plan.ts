@@ -33,7 +33,7 @@ export interface PlanOptions {
    * The tool words the API renders as tool calls (its CLI's tools) and the id prefix of its calls;
    * other tool words are answered as a plain reply, and without tools a tool result is too.
    */
-  tools: { behaviours: readonly ToolBehaviour[]; idPrefix: string } | null;
+  tools: { behaviours: readonly ToolBehaviour[]; idPrefix: string; flavour: 'anthropic' | 'openai' } | null;
 }
 
 const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell'];
@@ -95,7 +95,7 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     case 'toolask':
     case 'toolaskmulti':
     case 'toolshell': {
-      const call = toolCall(behaviour, n, entry.behaviourText ?? userText);
+      const call = toolCall(behaviour, n, entry.behaviourText ?? userText, tools?.flavour);
       if (!call) throw new Error(`${behaviour} picked without its marker name`);
       return callWith(call);
     }
