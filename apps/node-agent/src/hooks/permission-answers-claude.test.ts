@@ -103,6 +103,18 @@ describe('Claude: always-allow and question answers through the hook channel', (
     expect(toModel.toolResult?.content).toContain('"Which color do you prefer?"="Blue"');
   }, 200_000);
 
+  it('a free-text answer (not one of the options) reaches the model as given', async () => {
+    const messageId = await send('TOOLASK again please');
+    const request = await requestFor((p) => p.toolName === 'AskUserQuestion');
+    channel.answer(request.requestId, { behavior: 'allow', answers: { 'Which color do you prefer?': 'Green, "like grass"' } });
+    await host.waitFor(is('final', messageId), 60_000);
+    const toModel = await rig.mock.waitForRequest(
+      (q) => q.sessionId === id.nativeId && q.toolResult?.toolName === 'AskUserQuestion' && q.toolResult.content.includes('Green'),
+      10_000,
+    );
+    expect(toModel.toolResult?.content).toContain('"Which color do you prefer?"="Green, "like grass""');
+  }, 200_000);
+
   it('a multi-select question: several labels reach the model as one answer, joined by ", "', async () => {
     const messageId = await send('please TOOLASKMULTI now');
     const request = await requestFor((p) => p.toolName === 'AskUserQuestion' && JSON.stringify(p.toolInput).includes('toppings'));
