@@ -114,4 +114,40 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
     await host.waitFor(is('final', messageId), 60_000);
     expect(existsSync(join(rig.work, 'ran-resume1'))).toBe(true);
   }, 150_000);
+
+  it('no answer within the bound: the hook gives up, the request reads expired and Codex asks at the computer', async () => {
+    await host.close();
+    const short = new HookChannel({ dir: join(rig.root, 'agent', 'hooks-short'), boundMs: 4_000 });
+    await short.open();
+    try {
+      host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
+      id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-hooks-3', permissionMode: 'accept-edits', codexHooks: short.codexConfigArgs('bria-c1') });
+      const messageId = randomUUID();
+      expect((await host.deliver({ messageId, text: 'please TOOLSHELL-late1 now' })).accepted).toBe(true);
+      const request = await short.waitFor((p) => (p.toolInput as { command?: string } | null)?.command === 'touch ran-late1', 60_000);
+      // Codex shows no dialog while its hook runs (hooks.md); it does once the hook has given up.
+      expect(dialogFor(await rig.tmux.capture(id.paneId), 'late1')).toBe(false);
+      const expired = await short.waitFor((p) => p.requestId === request.requestId && p.state !== 'pending', 30_000);
+      expect(expired.state).toBe('expired');
+      await until(async () => dialogFor(await rig.tmux.capture(id.paneId), 'late1'), 30_000);
+      expect(existsSync(join(rig.work, 'ran-late1'))).toBe(false);
+      expect(short.answer(request.requestId, { behavior: 'allow' })).toMatchObject({ ok: false, reason: 'not_pending' });
+    } finally {
+      await short.close();
+    }
+  }, 150_000);
 });
+
+/** Codex's own approval dialog for this marker's command is on screen (hooks.md "TUI approval dialog"). */
+function dialogFor(screen: string, marker: string): boolean {
+  return /Would you like to run the following command\?/.test(screen) && screen.includes(`touch ran-${marker}`);
+}
+
+/** Waits for a condition seen on screen, polled, within an outer bound. */
+async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
