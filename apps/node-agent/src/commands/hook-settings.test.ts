@@ -54,10 +54,20 @@ describe('per-session hook settings on the CLI command line', () => {
     expect(resumed).toEqual([`--resume=${nativeId}`, `--settings=${path.join(hooks.dir, 'settings', 'h2-hooks.json')}`]);
   }, 60_000);
 
-  it('no channel, or Codex: the command line is unchanged', async () => {
+  it('no channel: the command line is unchanged', async () => {
     const plain = await argvOf(() => control(false).start('h3-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
     expect(plain).toEqual(['--session-id', nativeId]);
-    const codex = await argvOf(() => control(true).start('h4-hooks', { generation: 1, executor: 'codex', folder, permissionMode: 'default' }));
+    const codex = await argvOf(() => control(false).start('h4-hooks', { generation: 1, executor: 'codex', folder, permissionMode: 'default' }));
     expect(codex).toEqual(['--no-daemon', '-C', folder]);
+  }, 60_000);
+
+  it('Codex start and resume get the -c hook overrides (before the id) whose hook reaches the channel', async () => {
+    const c = control(true);
+    const started = await argvOf(() => c.start('h5-hooks', { generation: 1, executor: 'codex', folder, permissionMode: 'accept-edits' }));
+    const overrides = hooks.codexConfigArgs('h5-hooks');
+    expect(started).toEqual(['--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write', ...overrides]);
+    expect(overrides[1]).toContain(hooks.socketPath);
+    const resumed = await argvOf(() => c.resume('h6-hooks', { generation: 1, executor: 'codex', folder, nativeSessionId: nativeId }));
+    expect(resumed).toEqual(['resume', '--no-daemon', '-C', folder, ...hooks.codexConfigArgs('h6-hooks'), '--', nativeId]);
   }, 60_000);
 });

@@ -64,7 +64,7 @@ export async function resumeSession(rt: SessionRuntime, sessionId: string, given
   crashPoint('resume:launching');
   const host = rt.newHost(sessionId, p.executor);
   try {
-    const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: rt.sessionName(sessionId, p.generation), settingsPath: rt.hookSettings(sessionId, p.executor) });
+    const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: rt.sessionName(sessionId, p.generation), ...rt.hookLaunch(sessionId, p.executor) });
     crashPoint('resume:confirmed');
     rt.registry.put(sessionId, { identity: id });
     rt.send(sessionId, 'resume_confirmed', { identity: reportIdentity(id) });

@@ -1,5 +1,5 @@
 import {
-  claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, type PermissionMode, SessionHost,
+  claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, type HookLaunch, type PermissionMode, SessionHost,
   type SessionHostOptions, type Tmux,
 } from '../executors/index.ts';
 import type { SessionEventInput, SessionEventName, SessionEventOut } from '@bria/core/protocol';
@@ -26,8 +26,8 @@ export interface SessionControlOptions {
   /** The CLI hosts' waits (tests shorten them; production keeps the host's defaults). */
   hostTimeouts?: SessionHostOptions['timeouts'];
   /**
-   * Permission hooks (../hooks): when set, every Claude start and resume gets the session's
-   * `--settings` file whose PermissionRequest hook reaches this channel. Codex: not yet.
+   * Permission hooks (../hooks): when set, every start and resume gets the session's
+   * PermissionRequest hook that reaches this channel (Claude `--settings` file, Codex `-c`).
    */
   hooks?: HookChannel;
 }
@@ -88,6 +88,12 @@ export class SessionRuntime {
   /** The session's hook settings file for a start or resume, or undefined (no channel / Codex). */
   hookSettings(sessionId: string, executor: Executor): string | undefined {
     return this.o.hooks && executor === 'claude' ? this.o.hooks.settingsFor(sessionId) : undefined;
+  }
+
+  /** How a start or resume gets the session's permission hooks: nothing without a channel. */
+  hookLaunch(sessionId: string, executor: Executor): HookLaunch {
+    if (!this.o.hooks) return {};
+    return executor === 'claude' ? { settingsPath: this.o.hooks.settingsFor(sessionId) } : { codexHooks: this.o.hooks.codexConfigArgs(sessionId) };
   }
 
   newHost(sessionId: string, executor: Executor, nativeId?: string): SessionHost {

@@ -60,7 +60,7 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
   const host = rt.newHost(sessionId, p.executor, p.nativeSessionId);
   const startedAt = Date.now();
   try {
-    const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: rt.sessionName(sessionId, p.generation), settingsPath: rt.hookSettings(sessionId, p.executor) });
+    const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: rt.sessionName(sessionId, p.generation), ...rt.hookLaunch(sessionId, p.executor) });
     rt.registry.put(sessionId, { identity: id });
     rt.send(sessionId, 'session_ready', { identity: reportIdentity(id) });
     return { ok: true, nativeSessionId: id.nativeId };

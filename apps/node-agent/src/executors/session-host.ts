@@ -12,7 +12,7 @@ import { turnOutcomeEvents } from './turn-outcome-events.ts';
 import { nativeIdRefusal } from './native-id.ts';
 import {
   type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
-  type PermissionMode, type SessionIdentity,
+  type HookLaunch, type PermissionMode, type SessionIdentity,
 } from './types.ts';
 
 export interface SessionHostOptions {
@@ -76,21 +76,30 @@ export class SessionHost extends HostEvents {
     return this.tailer?.offset ?? 0;
   }
 
-  /** `settingsPath`: the session's hook settings from `HookChannel.settingsFor` (Claude only). */
-  start(o: { cwd: string; permissionMode?: PermissionMode; sessionName: string; settingsPath?: string }): Promise<SessionIdentity> {
-    if (o.settingsPath && !this.driver.hookSettings) return Promise.reject(new ExecutorError('start_failed', `${this.driver.executor}: no per-session hook settings yet`));
+  /**
+   * Hooks (`HookLaunch`): Claude `settingsPath` from `HookChannel.settingsFor`, Codex `codexHooks`
+   * from `HookChannel.codexConfigArgs`; the other executor's form is refused, never ignored.
+   */
+  start(o: { cwd: string; permissionMode?: PermissionMode; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
+    const refusal = this.hookRefusal(o);
+    if (refusal) return Promise.reject(new ExecutorError('start_failed', refusal));
     const nativeId = this.driver.chooseNativeId();
-    const args = this.driver.startArgs({ nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default', settingsPath: o.settingsPath });
+    const args = this.driver.startArgs({ nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default', settingsPath: o.settingsPath, codexHooks: o.codexHooks });
     return this.launch({ ...o, args, expectedId: nativeId, resumed: false });
   }
 
   /** Reopens exactly `nativeId` from its folder; never falls back to a new session. */
-  resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; sessionName: string; settingsPath?: string }): Promise<SessionIdentity> {
-    const refusal = nativeIdRefusal(this.driver.executor, o.nativeId);
+  resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
+    const refusal = nativeIdRefusal(this.driver.executor, o.nativeId) ?? this.hookRefusal(o);
     if (refusal) return Promise.reject(new ExecutorError('resume_failed', refusal));
-    if (o.settingsPath && !this.driver.hookSettings) return Promise.reject(new ExecutorError('resume_failed', `${this.driver.executor}: no per-session hook settings yet`));
-    const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default', settingsPath: o.settingsPath });
+    const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default', settingsPath: o.settingsPath, codexHooks: o.codexHooks });
     return this.launch({ ...o, args, expectedId: o.nativeId, resumed: true });
+  }
+
+  private hookRefusal(o: HookLaunch): string | null {
+    if (o.settingsPath && !this.driver.hookSettings) return `${this.driver.executor}: takes no Claude hook settings file`;
+    if (o.codexHooks?.length && !this.driver.codexHooks) return `${this.driver.executor}: takes no Codex hook overrides`;
+    return null;
   }
 
   private ctx(): DriverContext {

@@ -27,16 +27,29 @@ export interface DriverContext {
   startedAt: number;
 }
 
+/** How one CLI run gets Bria's permission hooks; at most the field of its own executor is set. */
+export interface HookLaunch {
+  /** Claude: the session's settings file (`HookChannel.settingsFor`), passed as `--settings=<file>`. */
+  settingsPath?: string;
+  /** Codex: `-c` overrides (`HookChannel.codexConfigArgs`), placed before any positional argument. */
+  codexHooks?: string[];
+}
+
 /** Everything that differs between the two CLIs; the shared flow lives in SessionHost. */
 export interface ExecutorDriver {
   readonly executor: Executor;
   /** Claude takes an id chosen up front; Codex picks its own (null here). */
   chooseNativeId(): string | null;
-  /** `settingsPath`: Bria's per-session hook settings (Claude `--settings`; see ../hooks). */
-  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode; settingsPath?: string }): string[];
-  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode; settingsPath?: string }): string[];
-  /** Whether `settingsPath` is supported (Claude only so far). */
+  /**
+   * Bria's per-session permission hooks (../hooks): `settingsPath` for Claude (`--settings`),
+   * `codexHooks` for Codex (the `-c` overrides of `HookChannel.codexConfigArgs`).
+   */
+  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode } & HookLaunch): string[];
+  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode } & HookLaunch): string[];
+  /** Whether `settingsPath` is supported (Claude). */
   readonly hookSettings?: boolean;
+  /** Whether `codexHooks` is supported (Codex). */
+  readonly codexHooks?: boolean;
   /** Pause after the prompt first shows before trusting it (Codex paints it even when resume fails). */
   readonly settleMs: { start: number; resume: number };
   /** The id the running CLI states for itself, with where it was read. */

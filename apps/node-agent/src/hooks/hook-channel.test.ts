@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HookChannel, permissionHookProgram } from './hook-channel.ts';
+import { alwaysAllowRule, codexHookTrustHash, HookChannel, permissionHookProgram } from './hook-channel.ts';
 
 const INPUT = {
   session_id: 'native-1',
@@ -22,9 +22,10 @@ async function waitFor<T>(fn: () => Promise<T | null>, ms: number): Promise<T> {
   }
 }
 
-/** Runs the hook program exactly as the settings file makes Claude run it. */
-function runHook(socket: string, sessionId: string, boundMs: number, stdin: unknown = INPUT) {
-  const child = spawn(process.execPath, [permissionHookProgram, socket, sessionId, String(boundMs)], { stdio: ['pipe', 'pipe', 'pipe'] });
+/** Runs the hook program exactly as the settings file makes Claude run it (or Codex's `-c` hook). */
+function runHook(socket: string, sessionId: string, boundMs: number, stdin: unknown = INPUT, executor?: 'claude' | 'codex') {
+  const argv = [permissionHookProgram, socket, sessionId, String(boundMs), ...(executor ? [executor] : [])];
+  const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => {
     stdout += c;
@@ -149,5 +150,61 @@ describe('hook channel with the real hook program', () => {
     expect(hook.command).toContain(channel.socketPath);
     expect(hook.timeout).toBeGreaterThan(20);
     expect(() => channel.settingsFor('../evil')).toThrow(/unsafe/);
+  });
+
+  it('always-allow adds a session rule: the Bash command\'s first word as a prefix, other tools by name', async () => {
+    const hook = runHook(channel.socketPath, 's-7', 20_000, { ...INPUT, tool_input: { command: '  npm test -- --watch', description: 'Run the tests' } });
+    const pending = await channel.waitFor((r) => r.sessionId === 's-7', 10_000);
+    expect(pending).toMatchObject({ kind: 'tool', executor: 'claude', justification: null });
+    expect(channel.answer(pending.requestId, { behavior: 'deny', alwaysAllow: true })).toMatchObject({ ok: false, reason: 'unsupported' });
+    expect(channel.answer(pending.requestId, { behavior: 'allow', answers: { q: 'a' } })).toMatchObject({ ok: false, reason: 'unsupported' });
+    expect(channel.answer(pending.requestId, { behavior: 'allow', alwaysAllow: true }).ok).toBe(true);
+    expect(JSON.parse((await hook).stdout).hookSpecificOutput.decision).toEqual({
+      behavior: 'allow',
+      updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm:*' }], behavior: 'allow', destination: 'session' }],
+    });
+    expect(channel.get(pending.requestId)?.answer).toMatchObject({ behavior: 'allow', alwaysAllow: true });
+    expect(alwaysAllowRule('Write', { file_path: 'a.txt', content: 'x' })).toEqual({ toolName: 'Write' });
+    expect(alwaysAllowRule('Bash', { command: '' })).toEqual({ toolName: 'Bash' });
+  });
+
+  it('a question (AskUserQuestion) is answered with the request\'s own questions and the answers, multi-select labels joined', async () => {
+    const questions = [
+      { question: 'Which color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: '' }, { label: 'Blue', description: '' }] },
+      { question: 'Which toppings?', header: 'Top', multiSelect: true, options: [{ label: 'Cheese', description: '' }, { label: 'Ham', description: '' }] },
+    ];
+    const hook = runHook(channel.socketPath, 's-8', 20_000, { ...INPUT, tool_name: 'AskUserQuestion', tool_input: { questions } });
+    const pending = await channel.waitFor((r) => r.sessionId === 's-8', 10_000);
+    expect(pending).toMatchObject({ kind: 'question', executor: 'claude', toolName: 'AskUserQuestion' });
+    expect(channel.answer(pending.requestId, { behavior: 'allow', alwaysAllow: true })).toMatchObject({ ok: false, reason: 'unsupported' });
+    expect(channel.answer(pending.requestId, { behavior: 'allow', answers: { 'Which color?': 'Blue', 'Which toppings?': ['Cheese', 'Ham'] } }).ok).toBe(true);
+    expect(JSON.parse((await hook).stdout).hookSpecificOutput.decision).toEqual({
+      behavior: 'allow',
+      updatedInput: { questions, answers: { 'Which color?': 'Blue', 'Which toppings?': 'Cheese, Ham' } },
+    });
+  });
+
+  it('a Codex request carries its executor and the justification; always-allow is refused for it', async () => {
+    const input = { session_id: 'codex-1', hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'touch ran-c', description: 'needs to write outside' } };
+    const hook = runHook(channel.socketPath, 's-9', 20_000, input, 'codex');
+    const pending = await channel.waitFor((r) => r.sessionId === 's-9', 10_000);
+    expect(pending).toMatchObject({ kind: 'tool', executor: 'codex', justification: 'needs to write outside', nativeSessionId: 'codex-1' });
+    expect(channel.answer(pending.requestId, { behavior: 'allow', alwaysAllow: true })).toMatchObject({ ok: false, reason: 'unsupported', detail: /codex/ });
+    expect(channel.answer(pending.requestId, { behavior: 'allow' }).ok).toBe(true);
+    expect(JSON.parse((await hook).stdout).hookSpecificOutput.decision).toEqual({ behavior: 'allow' });
+  });
+
+  it('Codex: -c overrides carry the hook (executor codex) and its trust entry keyed and hashed as Codex does', () => {
+    const args = channel.codexConfigArgs('s-10');
+    expect(args.filter((a) => a === '-c')).toHaveLength(2);
+    const hooks = args[1]!;
+    const command = JSON.parse(/command=("(?:[^"\\]|\\.)*")/.exec(hooks)![1]!) as string;
+    expect(command).toContain(permissionHookProgram);
+    expect(command.endsWith(" 's-10' '20000' 'codex'")).toBe(true);
+    expect(hooks).toMatch(/^hooks\.PermissionRequest=\[\{hooks=\[\{type="command",command=".*",timeout=50\}\]\}\]$/);
+    expect(args[3]).toBe(`hooks.state={"/<session-flags>/config.toml:permission_request:0:0"={trusted_hash="${codexHookTrustHash('permission_request', command, 50)}"}}`);
+    // The hash Codex 0.171 itself wrote into hooks.state when a user trusted this `-c` hook in its
+    // /hooks screen (UserPromptSubmit, command `cat >> /tmp/cx/hook.log`, default timeout 600).
+    expect(codexHookTrustHash('user_prompt_submit', 'cat >> /tmp/cx/hook.log', 600)).toBe('sha256:abf51560d1fff6e2c57b8a415f576b615a8d8593af8bc275cf11372f76f3b2f7');
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -18,9 +18,20 @@ export interface PermissionAnswer {
   behavior: 'allow' | 'deny';
   /** Deny only: reaches the model as the tool's error result. */
   message?: string;
+  /**
+   * Allow only, Claude tool requests only: also allow matching calls for the rest of the CLI
+   * session (a `session` rule, see `alwaysAllowRule`); Codex has no such answer from a hook.
+   */
   alwaysAllow?: boolean;
+  /**
+   * Allow only, question requests only (Claude `AskUserQuestion`): the answer per question text;
+   * several labels of a multi-select question as an array (given to Claude joined by ", ").
+   */
   answers?: Record<string, string | string[]>;
 }
+
+/** Which CLI asked; written into the hook command by the settings writer. */
+export type HookExecutor = 'claude' | 'codex';
 
 export interface PermissionRecord {
   requestId: string;
@@ -30,6 +41,11 @@ export interface PermissionRecord {
   nativeSessionId: string | null;
   toolName: string | null;
   toolInput: unknown;
+  /** `question`: the agent asks the user (Claude `AskUserQuestion`); `tool`: a tool wants to run. */
+  kind: 'tool' | 'question';
+  executor: HookExecutor;
+  /** The model's reason for the request where the CLI gives one (Codex `tool_input.description`). */
+  justification: string | null;
   /** The hook's whole stdin JSON, as the CLI sent it. */
   request: Record<string, unknown>;
   hookPid: number | null;
@@ -49,7 +65,9 @@ export type HookChannelEvent =
 
 export type AnswerResult =
   | { ok: true; record: PermissionRecord }
-  | { ok: false; reason: 'unknown_request' | 'not_pending'; record?: PermissionRecord };
+  | { ok: false; reason: 'unknown_request' | 'not_pending'; record?: PermissionRecord }
+  /** The answer does not fit the request (always-allow for Codex or a question, answers for a tool…). */
+  | { ok: false; reason: 'unsupported'; detail: string; record: PermissionRecord };
 
 export interface HookChannelOptions {
   /** The channel's own folder inside the agent's data folder (made 0700). */
@@ -74,14 +92,83 @@ function shellQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The hook's stdout for an answer (Claude Code 2.1.197, shared/notes/hooks.md "Answers"). */
-export function permissionHookOutput(answer: PermissionAnswer): Record<string, unknown> {
-  const decision =
-    answer.behavior === 'allow'
-      ? { behavior: 'allow' }
-      : { behavior: 'deny', message: answer.message?.trim() ? answer.message : 'Denied by the user through Bria' };
+/** Tool names that are the agent asking the user, per CLI (Codex: if it ever sends one here). */
+const QUESTION_TOOLS = new Set(['AskUserQuestion', 'request_user_input']);
+
+function requestKind(toolName: string | null): PermissionRecord['kind'] {
+  return toolName !== null && QUESTION_TOOLS.has(toolName) ? 'question' : 'tool';
+}
+
+/**
+ * The session rule an always-allow adds (Claude `updatedPermissions` `addRules`, destination
+ * `session`): for Bash the command's first word as a prefix rule `<word>:*` (later `npm …` calls
+ * run, other programs still ask); for any other tool the tool name alone (every later call of
+ * that tool in the session runs unasked, e.g. every Write).
+ */
+export function alwaysAllowRule(toolName: string, toolInput: unknown): { toolName: string; ruleContent?: string } {
+  if (toolName !== 'Bash') return { toolName };
+  const command = (toolInput as { command?: unknown } | null)?.command;
+  const word = typeof command === 'string' ? command.trim().split(/\s+/)[0] : '';
+  return word ? { toolName, ruleContent: `${word}:*` } : { toolName };
+}
+
+/** Why an answer cannot be given to this request, or null when it fits. */
+function unsupported(r: PermissionRecord, a: PermissionAnswer): string | null {
+  if (a.alwaysAllow && a.behavior !== 'allow') return 'always-allow is an allow';
+  if (a.alwaysAllow && r.executor !== 'claude') return `${r.executor} takes no always-allow from a hook`;
+  if (a.alwaysAllow && (r.kind !== 'tool' || r.toolName === null)) return 'always-allow is for tool requests';
+  if (a.answers && a.behavior !== 'allow') return 'answers are given with allow';
+  if (a.answers && (r.kind !== 'question' || r.executor !== 'claude')) return 'answers are for Claude questions';
+  return null;
+}
+
+/**
+ * The hook's stdout for an answer (Claude Code 2.1.197 and Codex 0.171, shared/notes/hooks.md
+ * "Answers"; the always-allow and question shapes are Claude's and checked in
+ * permission-answers-claude.test.ts). `request` is the record the answer is for.
+ */
+export function permissionHookOutput(answer: PermissionAnswer, request?: Pick<PermissionRecord, 'toolName' | 'toolInput'>): Record<string, unknown> {
+  let decision: Record<string, unknown>;
+  if (answer.behavior === 'deny') {
+    decision = { behavior: 'deny', message: answer.message?.trim() ? answer.message : 'Denied by the user through Bria' };
+  } else if (answer.answers && request) {
+    const questions = (request.toolInput as { questions?: unknown } | null)?.questions ?? [];
+    // Claude takes one string per question; the labels of a multi-select answer are joined by ", "
+    // and reach the model as `"<question>"="Cheese, Olives"` (permission-answers-claude.test.ts).
+    const answers = Object.fromEntries(Object.entries(answer.answers).map(([q, a]) => [q, Array.isArray(a) ? a.join(', ') : a]));
+    decision = { behavior: 'allow', updatedInput: { questions, answers } };
+  } else if (answer.alwaysAllow && request?.toolName) {
+    const rule = alwaysAllowRule(request.toolName, request.toolInput);
+    decision = { behavior: 'allow', updatedPermissions: [{ type: 'addRules', rules: [rule], behavior: 'allow', destination: 'session' }] };
+  } else {
+    decision = { behavior: 'allow' };
+  }
   return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } };
 }
+
+/** Canonical JSON (object keys sorted), the form Codex hashes a hook definition in. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * Codex's trust hash of one command hook without matcher (`sha256:` over the canonical JSON of the
+ * event's snake_case name and the handler with its defaults), as Codex 0.171 writes it into
+ * `hooks.state` when the user trusts the hook; checked against the real binary in
+ * permission-hooks-codex.test.ts (a wrong hash: the hook does not run).
+ */
+export function codexHookTrustHash(eventName: string, command: string, timeoutSec: number): string {
+  const identity = { event_name: eventName, hooks: [{ async: false, command, timeout: timeoutSec, type: 'command' }] };
+  return `sha256:${createHash('sha256').update(canonicalJson(identity)).digest('hex')}`;
+}
+
+// The synthetic source path Codex gives hooks from `-c` overrides in its trust keys.
+const CODEX_SESSION_FLAGS_SOURCE = '/<session-flags>/config.toml';
 
 /**
  * The agent's end of the permission hooks: a Unix socket (0600, in a 0700 folder) the hook program
@@ -161,16 +248,37 @@ export class HookChannel {
    * the user's own settings) and returns its path.
    */
   settingsFor(sessionId: string): string {
-    if (!SAFE_ID.test(sessionId)) throw new Error(`unsafe session id for a settings file: ${JSON.stringify(sessionId)}`);
-    const command = [process.execPath, permissionHookProgram, this.socketPath, sessionId, String(this.boundMs)].map(shellQuote).join(' ');
-    // Claude kills a hook at its `timeout` (seconds); the hook gives up at the bound itself first.
-    const timeout = Math.ceil(this.boundMs / 1000) + 30;
+    const { command, timeout } = this.hookCommand(sessionId, 'claude');
     const settings = { hooks: { PermissionRequest: [{ matcher: '*', hooks: [{ type: 'command', command, timeout }] }] } };
     const dir = join(this.dir, 'settings');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = join(dir, `${sessionId}.json`);
     writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
     return file;
+  }
+
+  /**
+   * The `-c` overrides that give one Codex run Bria's PermissionRequest hook, trusted, without
+   * touching the user's `config.toml` or `hooks.json` (whose hooks keep running beside it): the
+   * hook in the `-c` layer, and its trust entry in `hooks.state` keyed the way Codex keys hooks
+   * of that layer. Pass on every start and resume.
+   */
+  codexConfigArgs(sessionId: string): string[] {
+    const { command, timeout } = this.hookCommand(sessionId, 'codex');
+    const key = `${CODEX_SESSION_FLAGS_SOURCE}:permission_request:0:0`;
+    const hash = codexHookTrustHash('permission_request', command, timeout);
+    return [
+      '-c', `hooks.PermissionRequest=[{hooks=[{type="command",command=${JSON.stringify(command)},timeout=${timeout}}]}]`,
+      '-c', `hooks.state={${JSON.stringify(key)}={trusted_hash=${JSON.stringify(hash)}}}`,
+    ];
+  }
+
+  /** The hook's shell command and the CLI's `timeout` (seconds) for it. */
+  private hookCommand(sessionId: string, executor: HookExecutor): { command: string; timeout: number } {
+    if (!SAFE_ID.test(sessionId)) throw new Error(`unsafe session id for hook settings: ${JSON.stringify(sessionId)}`);
+    const command = [process.execPath, permissionHookProgram, this.socketPath, sessionId, String(this.boundMs), executor].map(shellQuote).join(' ');
+    // The CLI kills a hook at its `timeout` (seconds); the hook gives up at the bound itself first.
+    return { command, timeout: Math.ceil(this.boundMs / 1000) + 30 };
   }
 
   pending(sessionId?: string): PermissionRecord[] {
@@ -189,7 +297,12 @@ export class HookChannel {
     const socket = this.sockets.get(requestId);
     const waitingForHook = this.detached.has(requestId);
     if (r.state !== 'pending' || (!waitingForHook && (!socket || socket.destroyed))) return { ok: false, reason: 'not_pending', record: { ...r } };
-    const clean: PermissionAnswer = answer.behavior === 'deny' && answer.message ? { behavior: 'deny', message: answer.message } : { behavior: answer.behavior };
+    const refusal = unsupported(r, answer);
+    if (refusal) return { ok: false, reason: 'unsupported', detail: refusal, record: { ...r } };
+    const clean: PermissionAnswer = { behavior: answer.behavior };
+    if (answer.behavior === 'deny' && answer.message) clean.message = answer.message;
+    if (answer.alwaysAllow) clean.alwaysAllow = true;
+    if (answer.answers) clean.answers = answer.answers;
     this.change(r, { state: 'answered', answer: { ...clean, at: new Date().toISOString() } });
     // A request whose hook has not reconnected yet after a restart gets its answer when it does.
     if (socket && !socket.destroyed) this.sendAnswer(socket, r);
@@ -199,7 +312,7 @@ export class HookChannel {
   private sendAnswer(socket: Socket, r: PermissionRecord): void {
     if (!r.answer) return;
     const { at: _at, ...answer } = r.answer;
-    socket.write(`${JSON.stringify({ type: 'answer', requestId: r.requestId, output: permissionHookOutput(answer) })}\n`);
+    socket.write(`${JSON.stringify({ type: 'answer', requestId: r.requestId, output: permissionHookOutput(answer, r) })}\n`);
   }
 
   on(listener: (e: HookChannelEvent) => void): () => void {
@@ -231,7 +344,12 @@ export class HookChannel {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as PermissionRecord;
-        if (typeof r.requestId === 'string') this.records.set(r.requestId, r);
+        if (typeof r.requestId !== 'string') continue;
+        // Records written before these fields existed were Claude's.
+        r.kind ??= requestKind(r.toolName);
+        r.executor ??= 'claude';
+        r.justification ??= null;
+        this.records.set(r.requestId, r);
       } catch {
         // a torn last line from a crash mid-append: the line before it is the record's state
       }
@@ -300,12 +418,20 @@ export class HookChannel {
     const known = hookKey ? [...this.records.values()].find((x) => x.hookKey === hookKey && x.sessionId === sessionId) : undefined;
     if (known) return this.reattach(socket, known);
     const now = Date.now();
+    const toolName = typeof request.tool_name === 'string' ? request.tool_name : null;
+    const executor: HookExecutor = msg.executor === 'codex' ? 'codex' : 'claude';
+    const description = (request.tool_input as { description?: unknown } | null)?.description;
     const r: PermissionRecord = {
       requestId: randomUUID(),
       sessionId,
       nativeSessionId: typeof request.session_id === 'string' ? request.session_id : null,
-      toolName: typeof request.tool_name === 'string' ? request.tool_name : null,
+      toolName,
       toolInput: request.tool_input ?? null,
+      kind: requestKind(toolName),
+      executor,
+      // Claude's Bash `description` is the model's label of the command, shown with it; Codex's is
+      // the justification the model gave for asking (shared/notes/hooks.md).
+      justification: executor === 'codex' && typeof description === 'string' ? description : null,
       request,
       hookPid: typeof msg.hookPid === 'number' ? msg.hookPid : null,
       ...(hookKey ? { hookKey } : {}),

@@ -33,12 +33,6 @@ export function boundToolInput(input: unknown): Record<string, unknown> {
   }
 }
 
-function executorOf(r: PermissionRecord): 'claude' | 'codex' {
-  const said = (r as { executor?: unknown }).executor;
-  if (said === 'codex' || said === 'claude') return said;
-  // Codex's hook input has a `turn_id`; Claude's has a `prompt_id` (shared/notes/hooks.md).
-  return typeof r.request.turn_id === 'string' ? 'codex' : 'claude';
-}
 
 /**
  * Connects the hook channel to the hub: each request becomes a `permission_request` event of its
@@ -62,17 +56,16 @@ export class HookReporter {
   }
 
   private request(r: PermissionRecord): void {
-    const executor = executorOf(r);
+    const executor = r.executor;
     const toolName = (r.toolName ?? 'unknown').slice(0, 200);
     const input = boundToolInput(r.toolInput);
-    const description = typeof input.description === 'string' ? input.description : undefined;
     this.o.emit({
       event: 'permission_request', sessionId: r.sessionId, generation: this.o.generationOf(r.sessionId) ?? undefined,
       payload: {
-        requestId: r.requestId, executor, kind: QUESTION_TOOLS.has(toolName) ? 'question' : 'tool', toolName, toolInput: input,
-        // Codex's `description` is the model's reason for asking; Claude's is the tool call's own label.
-        ...(executor === 'codex' && description ? { justification: description.slice(0, 4000) } : {}),
-        canAlwaysAllow: executor === 'claude' && !QUESTION_TOOLS.has(toolName),
+        requestId: r.requestId, executor, kind: r.kind === 'question' || QUESTION_TOOLS.has(toolName) ? 'question' : 'tool', toolName, toolInput: input,
+        // Codex's `description` is the model's reason for asking (the channel keeps it); Claude's is the tool call's own label.
+        ...(r.justification ? { justification: r.justification.slice(0, 4000) } : {}),
+        canAlwaysAllow: executor === 'claude' && r.kind !== 'question' && !QUESTION_TOOLS.has(toolName),
         receivedAt: Date.parse(r.receivedAt), expiresAt: Date.parse(r.expiresAt),
       },
     });
@@ -107,8 +100,9 @@ export class HookReporter {
     const r = this.o.channel.answer(p.requestId, answer);
     if (r.ok) return { ok: true, requestId: p.requestId };
     this.answered.delete(p.requestId);
-    return r.reason === 'unknown_request'
-      ? { ok: false, code: 'not_found', error: 'no such permission request on this computer' }
-      : { ok: false, code: 'failed', error: `the request is no longer pending (${r.record?.state ?? 'unknown'})` };
+    if (r.reason === 'unknown_request') return { ok: false, code: 'not_found', error: 'no such permission request on this computer' };
+    // Still pending at the CLI: the front ends never offer such an answer (the hub checks it first).
+    if (r.reason === 'unsupported') return { ok: false, code: 'invalid_payload', error: `the answer does not fit the request: ${r.detail}` };
+    return { ok: false, code: 'failed', error: `the request is no longer pending (${r.record?.state ?? 'unknown'})` };
   }
 }

@@ -1,15 +1,18 @@
-// Bria's PermissionRequest hook for Claude Code (configured per session with `--settings`).
-// Usage: node permission-hook.mjs <socket> <briaSessionId> <boundMs>
+// Bria's PermissionRequest hook for Claude Code (configured per session with `--settings`) and
+// Codex (per run with `-c hooks.PermissionRequest=…`).
+// Usage: node permission-hook.mjs <socket> <briaSessionId> <boundMs> [claude|codex]
 // Reads the hook's JSON from stdin, hands it to the local agent over its private Unix socket and
 // waits (at most boundMs) for the answer, which it prints on stdout as the hook's decision.
 // While the agent is away (restarting) it keeps trying to reach it, with the same request, until the
 // bound. Whatever else goes wrong (bad input, bound reached) it prints nothing and exits 0:
-// Claude then keeps its own dialog at the computer, which it shows while the hook runs anyway.
+// the CLI then keeps its own dialog at the computer (Claude shows it while the hook runs anyway;
+// Codex shows it once the hook has ended).
 // Plain JavaScript on purpose: it starts once per permission request and must start fast.
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 
-const [socketPath, sessionId, boundArg] = process.argv.slice(2);
+const [socketPath, sessionId, boundArg, executorArg] = process.argv.slice(2);
+const executor = executorArg === 'codex' ? 'codex' : 'claude';
 const boundMs = Number(boundArg) > 0 ? Number(boundArg) : 60_000;
 /** Pause between connection attempts while the agent is away. */
 const RETRY_MS = 250;
@@ -66,7 +69,7 @@ async function main() {
     socket.on('connect', () => {
       everConnected = true;
       lostAt = 0;
-      socket.write(`${JSON.stringify({ type: 'permission_request', sessionId, hookPid: process.pid, hookKey, request })}\n`);
+      socket.write(`${JSON.stringify({ type: 'permission_request', sessionId, executor, hookPid: process.pid, hookKey, request })}\n`);
     });
     socket.on('data', (chunk) => {
       if (answered) return;

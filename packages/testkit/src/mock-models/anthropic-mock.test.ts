@@ -260,6 +260,47 @@ describe('Anthropic mock over HTTP', () => {
     expect(body.content[1]).toEqual({ type: 'tool_use', id: 'toolu_mock_3', name: 'Bash', input: { command: 'touch ran-b2', description: 'Touch ran-b2' } });
   });
 
+  it('TOOLWRITE, TOOLEDIT (Read, then Edit on its result), TOOLASK and TOOLASKMULTI answer with their tool calls', async () => {
+    const toolOf = async (body: Record<string, unknown>) => {
+      const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, body, HEADERS));
+      expect(events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('tool_use');
+      const start = events.filter((e) => e.event === 'content_block_start')[1]?.data.content_block;
+      const json = events.find((e) => e.event === 'content_block_delta' && e.data.index === 1)?.data.delta.partial_json;
+      return { name: start.name as string, id: start.id as string, input: JSON.parse(json) };
+    };
+    expect(await toolOf(turn('TOOLWRITE-w1'))).toEqual({
+      name: 'Write', id: 'toolu_mock_1', input: { file_path: 'written-w1.txt', content: 'written by TOOLWRITE-w1\n' },
+    });
+    const read = await toolOf(turn('please TOOLEDIT-e1'));
+    expect(read).toEqual({ name: 'Read', id: 'toolu_mock_2', input: { file_path: 'edit-e1.txt' } });
+    const afterRead = (content: string, isError = false) => turn('', {
+      messages: [
+        { role: 'user', content: 'please TOOLEDIT-e1' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: read.id, name: 'Read', input: { file_path: '/w/edit-e1.txt' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: read.id, content, is_error: isError }] },
+      ],
+    });
+    expect(await toolOf(afterRead('1\tbefore e1'))).toEqual({
+      name: 'Edit', id: 'toolu_mock_3', input: { file_path: '/w/edit-e1.txt', old_string: 'before e1', new_string: 'after e1' },
+    });
+    expect(mock.requests[2]).toMatchObject({ behaviour: 'tooledit', toolResult: { toolName: 'Read', toolInput: { file_path: '/w/edit-e1.txt' } } });
+    // A failed Read ends the turn with its result instead of an edit.
+    const failed = await readEvents(await postJson(`${mock.url}/v1/messages`, afterRead('no such file', true), HEADERS));
+    expect(failed.events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('')).toBe('TOOL-DONE-4: is_error=true result=no such file');
+
+    const ask = await toolOf(turn('TOOLASK'));
+    expect(ask.name).toBe('AskUserQuestion');
+    expect(ask.input.questions).toEqual([
+      { question: 'Which color do you prefer?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] },
+    ]);
+    const multi = await toolOf(turn('TOOLASKMULTI'));
+    expect(multi.input.questions[0]).toMatchObject({ question: 'Which toppings do you want?', multiSelect: true });
+    expect(multi.input.questions[0].options.map((o: { label: string }) => o.label)).toEqual(['Cheese', 'Ham', 'Olives']);
+    // TOOLSHELL is Codex's; here it is a plain reply.
+    const shell = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('TOOLSHELL-s1'), HEADERS));
+    expect(shell.events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('end_turn');
+  });
+
   it('waitForRequest rejects after its timeout', async () => {
     await expect(mock.waitForRequest((r) => r.kind === 'title', 200)).rejects.toThrow(/no matching mock request/);
   });

@@ -10,6 +10,11 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bSLOW\b/, 'slow'],
   [/\bTWOBLOCKS\b/, 'twoblocks'],
   [/\bTOOLBASH-[A-Za-z0-9_]+\b/, 'toolbash'],
+  [/\bTOOLWRITE-[A-Za-z0-9_]+\b/, 'toolwrite'],
+  [/\bTOOLEDIT-[A-Za-z0-9_]+\b/, 'tooledit'],
+  [/\bTOOLASKMULTI\b/, 'toolaskmulti'],
+  [/\bTOOLASK\b/, 'toolask'],
+  [/\bTOOLSHELL-[A-Za-z0-9_]+\b/, 'toolshell'],
 ];
 
 export function pickBehaviour(userText: string): Behaviour {
@@ -49,15 +54,103 @@ export function splitDeltas(text: string): string[] {
   return out.length > 0 ? out : [''];
 }
 
+/** A tool call a magic word asks for: the text before it and the call itself. */
+export interface ToolCallPlan {
+  text: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** The tool-calling magic words (each API renders the ones its CLI has, see `MockApi.tools`). */
+export type ToolBehaviour = 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell';
+
+/** The questions of TOOLASK / TOOLASKMULTI (Claude's AskUserQuestion input). */
+export const ASK_SINGLE = {
+  question: 'Which color do you prefer?',
+  header: 'Color',
+  multiSelect: false,
+  options: [
+    { label: 'Red', description: 'warm' },
+    { label: 'Blue', description: 'cool' },
+  ],
+};
+/** TOOLASK for Codex: its `request_user_input` takes an id per question and no multiSelect. */
+export const ASK_CODEX = {
+  id: 'color',
+  header: 'Color',
+  question: 'Which color do you prefer?',
+  options: [
+    { label: 'Red', description: 'warm' },
+    { label: 'Blue', description: 'cool' },
+  ],
+};
+export const ASK_MULTI = {
+  question: 'Which toppings do you want?',
+  header: 'Toppings',
+  multiSelect: true,
+  options: [
+    { label: 'Cheese', description: 'melted' },
+    { label: 'Ham', description: 'smoked' },
+    { label: 'Olives', description: 'black' },
+  ],
+};
+
+function marker(word: string, userText: string): string | null {
+  return new RegExp(`\\b${word}-([A-Za-z0-9_]+)\\b`).exec(userText)?.[1] ?? null;
+}
+
 /**
- * TOOLBASH-<x>: a Bash call that creates the marker file `ran-<x>` in the CLI's working folder
- * (a write, so a CLI in its default permission mode asks before running it).
+ * The tool call of a magic word; every file it touches is named after `<x>` in the CLI's working
+ * folder, each a change a CLI in its default permission mode asks about:
+ * - TOOLBASH-<x>: Claude Bash `touch ran-<x>`.
+ * - TOOLWRITE-<x>: Claude Write of a new `written-<x>.txt`.
+ * - TOOLEDIT-<x>: Claude Read of `edit-<x>.txt` (Claude edits only a file it has read), then, on
+ *   that result, Edit `before <x>` → `after <x>` (see `toolFollowUp`); the test creates the file.
+ * - TOOLASK / TOOLASKMULTI: Claude AskUserQuestion with one single- / multi-select question;
+ *   TOOLASK for Codex (`flavour` openai): `request_user_input` with one question.
+ * - TOOLSHELL-<x>: Codex `exec_command` `touch ran-<x>` asking to run outside the sandbox
+ *   (`sandbox_permissions: "require_escalated"` + a justification), so Codex under
+ *   `-a on-request -s read-only` asks for approval.
  */
-export function toolBashCall(n: number, userText: string): { text: string; input: { command: string; description: string } } | null {
-  const m = /\bTOOLBASH-([A-Za-z0-9_]+)\b/.exec(userText);
-  if (!m) return null;
-  const marker = `ran-${m[1]}`;
-  return { text: `MOCK-TOOL-${n}: creating ${marker}`, input: { command: `touch ${marker}`, description: `Touch ${marker}` } };
+export function toolCall(behaviour: ToolBehaviour, n: number, userText: string, flavour: 'anthropic' | 'openai' = 'anthropic'): ToolCallPlan | null {
+  const say = (what: string) => `MOCK-TOOL-${n}: ${what}`;
+  switch (behaviour) {
+    case 'toolbash': {
+      const x = marker('TOOLBASH', userText);
+      return x === null ? null : { text: say(`creating ran-${x}`), name: 'Bash', input: { command: `touch ran-${x}`, description: `Touch ran-${x}` } };
+    }
+    case 'toolwrite': {
+      const x = marker('TOOLWRITE', userText);
+      return x === null ? null : { text: say(`writing written-${x}.txt`), name: 'Write', input: { file_path: `written-${x}.txt`, content: `written by TOOLWRITE-${x}\n` } };
+    }
+    case 'tooledit': {
+      const x = marker('TOOLEDIT', userText);
+      return x === null ? null : { text: say(`reading edit-${x}.txt`), name: 'Read', input: { file_path: `edit-${x}.txt` } };
+    }
+    case 'toolask':
+      return flavour === 'openai'
+        ? { text: say('asking a question'), name: 'request_user_input', input: { questions: [ASK_CODEX] } }
+        : { text: say('asking a question'), name: 'AskUserQuestion', input: { questions: [ASK_SINGLE] } };
+    case 'toolaskmulti':
+      return { text: say('asking a multi-select question'), name: 'AskUserQuestion', input: { questions: [ASK_MULTI] } };
+    case 'toolshell': {
+      const x = marker('TOOLSHELL', userText);
+      if (x === null) return null;
+      const args = { cmd: `touch ran-${x}`, sandbox_permissions: 'require_escalated', justification: `Create the marker ran-${x}` };
+      return { text: say(`creating ran-${x}`), name: 'exec_command', input: args };
+    }
+    default:
+      return behaviour satisfies never;
+  }
+}
+
+/** The second step of TOOLEDIT: after a successful Read of `edit-<x>.txt`, the Edit of it. */
+export function toolFollowUp(n: number, result: { toolName: string | null; toolInput: unknown; isError: boolean }): ToolCallPlan | null {
+  if (result.toolName !== 'Read' || result.isError) return null;
+  const path = (result.toolInput as { file_path?: unknown } | null)?.file_path;
+  const x = typeof path === 'string' ? /(?:^|\/)edit-([A-Za-z0-9_]+)\.txt$/.exec(path)?.[1] : undefined;
+  if (x === undefined) return null;
+  return { text: `MOCK-TOOL-${n}: editing edit-${x}.txt`, name: 'Edit', input: { file_path: path as string, old_string: `before ${x}`, new_string: `after ${x}` } };
 }
 
 /** The answer to the request that carries a tool's result; tests read the result back from it. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { type Plan, planFor, totalDelay } from './plan.ts';
+import { type Plan, type PlanOptions, planFor, totalDelay } from './plan.ts';
 import { createRequestLog, safeHeaders } from './request-log.ts';
 import type { MockRequest, MockServer, MockServerOptions, MockToolResult, RequestKind } from './types.ts';
 
@@ -60,8 +60,8 @@ export interface MockApi {
   classify(method: string, pathname: string, headers: IncomingHttpHeaders, body: unknown): Classified;
   /** Whether TWOBLOCKS gives two content blocks (the Responses mock answers it as a plain reply). */
   twoBlocks: boolean;
-  /** Whether TOOLBASH is answered with a tool call (else as a plain reply). */
-  tools: boolean;
+  /** The tool words answered with a tool call, and the call id prefix (null: none, plain replies). */
+  tools: PlanOptions['tools'];
   /** `plan` is set for turn and title requests. */
   respond(x: Exchange, plan: Plan | null): Promise<void> | void;
 }
@@ -139,7 +139,7 @@ export function startMockServer(api: MockApi, opts: MockServerOptions = {}): Pro
     );
     openResponses.add(closed);
     const modelCall = entry.kind === 'turn' || entry.kind === 'title';
-    const plan = modelCall ? planFor(entry, { allowTwoBlocks: api.twoBlocks, allowTools: api.tools, slowChunks, slowChunkMs }) : null;
+    const plan = modelCall ? planFor(entry, { allowTwoBlocks: api.twoBlocks, tools: api.tools, slowChunks, slowChunkMs }) : null;
     log.add(entry);
 
     const writeHead = (status: number, headers: Record<string, string>) => {

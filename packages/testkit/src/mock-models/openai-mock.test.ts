@@ -115,6 +115,45 @@ describe('OpenAI Responses mock over HTTP', () => {
     expect(deltaText(two.events)).toBe('MOCK-REPLY-2: you said "TWOBLOCKS"');
   });
 
+  it('TOOLSHELL-<x> answers with an escalated exec_command call, and its output with TOOL-DONE carrying it', async () => {
+    const { events } = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('please TOOLSHELL-x1 now'), HEADERS));
+    const names = events.map((e) => e.event);
+    expect(names.slice(-6)).toEqual([
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    const item = events.at(-2)?.data;
+    expect(item).toMatchObject({ output_index: 1, item: { type: 'function_call', call_id: 'call_mock_1', name: 'exec_command', status: 'completed' } });
+    const args = { cmd: 'touch ran-x1', sandbox_permissions: 'require_escalated', justification: 'Create the marker ran-x1' };
+    expect(JSON.parse(item?.item.arguments)).toEqual(args);
+    expect(events.at(-1)?.data.response.output[1]).toMatchObject({ type: 'function_call', call_id: 'call_mock_1' });
+    expect(mock.requests[0]).toMatchObject({ behaviour: 'toolshell', toolCall: { id: 'call_mock_1', name: 'exec_command', input: args } });
+
+    // Codex's next request ends with the call and its output (here: the hook's deny).
+    const next = turn('please TOOLSHELL-x1 now');
+    next.input.push(
+      { type: 'function_call', name: 'exec_command', arguments: JSON.stringify(args), call_id: 'call_mock_1' } as never,
+      { type: 'function_call_output', call_id: 'call_mock_1', output: 'exec_command failed: Rejected("no")' } as never,
+    );
+    const done = await readEvents(await postJson(`${mock.url}/v1/responses`, next, HEADERS));
+    expect(deltaText(done.events)).toBe('TOOL-DONE-2: is_error=false result=exec_command failed: Rejected("no")');
+    expect(mock.requests[1]).toMatchObject({
+      behaviour: 'tooldone',
+      toolResult: { toolUseId: 'call_mock_1', toolName: 'exec_command', toolInput: args, content: 'exec_command failed: Rejected("no")' },
+    });
+    // Claude's tool words are plain replies here; TOOLASK is Codex's request_user_input.
+    const bash = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TOOLBASH-b1'), HEADERS));
+    expect(deltaText(bash.events)).toBe('MOCK-REPLY-3: you said "TOOLBASH-b1"');
+    const ask = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TOOLASK'), HEADERS));
+    const call = ask.events.at(-2)?.data.item;
+    expect(call).toMatchObject({ type: 'function_call', name: 'request_user_input', call_id: 'call_mock_4' });
+    expect(JSON.parse(call.arguments).questions[0]).toMatchObject({ id: 'color', question: 'Which color do you prefer?', options: [{ label: 'Red' }, { label: 'Blue' }] });
+  });
+
   it('STALL holds after one delta and notices the client leaving', async () => {
     const abort = new AbortController();
     const res = await postJson(`${mock.url}/v1/responses`, turn('STALL'), HEADERS, abort.signal);

@@ -1,8 +1,8 @@
 import { estimateTokens } from './behaviour.ts';
 import { answerPlan, type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
 import type { Plan } from './plan.ts';
-import { asRecord, header, lastUserBlocks, lastUserText } from './read-body.ts';
-import type { MockServer, MockServerOptions } from './types.ts';
+import { asRecord, header, lastFunctionOutput, lastUserBlocks, lastUserText } from './read-body.ts';
+import type { MockServer, MockServerOptions, MockToolCall } from './types.ts';
 
 function isTitleRequest(body: Record<string, unknown>): boolean {
   const format = asRecord(asRecord(body.text)?.format);
@@ -21,6 +21,7 @@ function classify(method: string, pathname: string, headers: Parameters<MockApi[
     sessionId: header(headers, 'session-id') ?? header(headers, 'thread-id'),
     userText: input ? lastUserText(input, 'input_text') : inputText,
     behaviourText: input ? (lastUserBlocks(input, 'input_text')?.at(-1) ?? null) : null,
+    toolResult: input ? lastFunctionOutput(input) : null,
     messageCount: input ? input.length : inputText !== null ? 1 : null,
     model: typeof body?.model === 'string' ? body.model : null,
     stream: typeof body?.stream === 'boolean' ? body.stream : null,
@@ -41,7 +42,19 @@ function messageItem(x: Exchange, text: string, done: boolean) {
   };
 }
 
-function responseObject(x: Exchange, status: 'in_progress' | 'completed', text: string | null) {
+/** The wire shape Codex 0.171 runs a tool from (shared/notes/hooks.md): arguments as a JSON string. */
+function functionCallItem(x: Exchange, tool: MockToolCall, done: boolean) {
+  return {
+    id: `fc_mock_${x.entry.id}`,
+    type: 'function_call',
+    status: done ? 'completed' : 'in_progress',
+    call_id: tool.id,
+    name: tool.name,
+    arguments: done ? JSON.stringify(tool.input) : '',
+  };
+}
+
+function responseObject(x: Exchange, status: 'in_progress' | 'completed', text: string | null, tool?: MockToolCall) {
   const input = estimateTokens(x.bodyChars);
   const output = text === null ? 0 : estimateTokens(text.length);
   return {
@@ -52,7 +65,7 @@ function responseObject(x: Exchange, status: 'in_progress' | 'completed', text: 
     error: null,
     incomplete_details: null,
     model: x.entry.model ?? 'mock-model',
-    output: text === null ? [] : [messageItem(x, text, true)],
+    output: text === null ? [] : [messageItem(x, text, true), ...(tool ? [functionCallItem(x, tool, true)] : [])],
     parallel_tool_calls: true,
     usage:
       text === null
@@ -87,7 +100,14 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   send('response.output_text.done', { ...at, text, logprobs: [] });
   send('response.content_part.done', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text } });
   send('response.output_item.done', { output_index: 0, item: messageItem(x, text, true) });
-  send('response.completed', { response: responseObject(x, 'completed', text) });
+  if (plan.tool) {
+    const item = functionCallItem(x, plan.tool, true);
+    send('response.output_item.added', { output_index: 1, item: functionCallItem(x, plan.tool, false) });
+    send('response.function_call_arguments.delta', { item_id: item.id, output_index: 1, delta: item.arguments });
+    send('response.function_call_arguments.done', { item_id: item.id, output_index: 1, arguments: item.arguments });
+    send('response.output_item.done', { output_index: 1, item });
+  }
+  send('response.completed', { response: responseObject(x, 'completed', text, plan.tool) });
   x.end();
 }
 
@@ -95,14 +115,14 @@ function answerResponses(x: Exchange, plan: Plan): Promise<void> {
   return answerPlan(x, plan, {
     fail: (status) => apiError(x, status, status === 400 ? 'invalid_request_error' : 'server_error', `mock fail${status}`),
     stream: (p) => streamText(x, p),
-    reply: (p) => x.sendJson(200, responseObject(x, 'completed', p.steps.map((s) => s.text).join(''))),
+    reply: (p) => x.sendJson(200, responseObject(x, 'completed', p.steps.map((s) => s.text).join(''), p.tool)),
   });
 }
 
 const openaiApi: MockApi = {
   classify,
   twoBlocks: false,
-  tools: false,
+  tools: { behaviours: ['toolshell', 'toolask'], idPrefix: 'call_mock_', flavour: 'openai' },
   async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
     if (plan) return answerResponses(x, plan);

@@ -4,8 +4,10 @@ import {
   slowChunkText,
   splitDeltas,
   titleText,
-  toolBashCall,
+  type ToolBehaviour,
+  toolCall,
   toolDoneText,
+  toolFollowUp,
   twoBlockTexts,
 } from './behaviour.ts';
 import type { Behaviour, MockRequest, MockToolCall } from './types.ts';
@@ -27,9 +29,14 @@ export interface PlanOptions {
   allowTwoBlocks: boolean;
   slowChunks: number;
   slowChunkMs: number;
-  /** Whether the API renders tool calls (TOOLBASH); without, it is answered as a plain reply. */
-  allowTools: boolean;
+  /**
+   * The tool words the API renders as tool calls (its CLI's tools) and the id prefix of its calls;
+   * other tool words are answered as a plain reply, and without tools a tool result is too.
+   */
+  tools: { behaviours: readonly ToolBehaviour[]; idPrefix: string; flavour: 'anthropic' | 'openai' } | null;
 }
+
+const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell'];
 
 /**
  * Chooses the answer for a turn or title request and records it on the log entry; runs before
@@ -44,11 +51,17 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     return { type: 'text', steps: [{ block: 0, text: entry.reply, delayMs: 0 }], stall: false };
   }
   // A tool result closes the tool call of the turn before, whatever the earlier prompt said.
-  let behaviour: Behaviour = entry.toolResult && opts.allowTools ? 'tooldone' : pickBehaviour(entry.behaviourText ?? userText);
+  const tools = opts.tools;
+  let behaviour: Behaviour = entry.toolResult && tools ? 'tooldone' : pickBehaviour(entry.behaviourText ?? userText);
   if (behaviour === 'twoblocks' && !opts.allowTwoBlocks) behaviour = 'reply';
-  if (behaviour === 'toolbash' && !opts.allowTools) behaviour = 'reply';
+  if (TOOL_WORDS.includes(behaviour) && !tools?.behaviours.includes(behaviour as ToolBehaviour)) behaviour = 'reply';
   entry.behaviour = behaviour;
   const single = (text: string): Step[] => splitDeltas(text).map((t) => ({ block: 0, text: t, delayMs: 0 }));
+  const callWith = (call: { text: string; name: string; input: Record<string, unknown> }): Plan => {
+    entry.reply = call.text;
+    entry.toolCall = { id: `${tools?.idPrefix ?? 'call_mock_'}${n}`, name: call.name, input: call.input };
+    return { type: 'text', steps: single(call.text), stall: false, tool: entry.toolCall };
+  };
   switch (behaviour) {
     case 'fail400':
       return { type: 'fail', status: 400 };
@@ -76,15 +89,23 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
         stall: false,
       };
     }
-    case 'toolbash': {
-      const call = toolBashCall(n, entry.behaviourText ?? userText);
-      if (!call) throw new Error('TOOLBASH picked without its marker name');
-      entry.reply = call.text;
-      entry.toolCall = { id: `toolu_mock_${n}`, name: 'Bash', input: call.input };
-      return { type: 'text', steps: single(call.text), stall: false, tool: entry.toolCall };
+    case 'toolbash':
+    case 'toolwrite':
+    case 'tooledit':
+    case 'toolask':
+    case 'toolaskmulti':
+    case 'toolshell': {
+      const call = toolCall(behaviour, n, entry.behaviourText ?? userText, tools?.flavour);
+      if (!call) throw new Error(`${behaviour} picked without its marker name`);
+      return callWith(call);
     }
     case 'tooldone': {
       const r = entry.toolResult!;
+      const next = toolFollowUp(n, { toolName: r.toolName ?? null, toolInput: r.toolInput, isError: r.isError });
+      if (next) {
+        entry.behaviour = 'tooledit';
+        return callWith(next);
+      }
       entry.reply = toolDoneText(n, r.isError, r.content);
       return { type: 'text', steps: single(entry.reply), stall: false };
     }

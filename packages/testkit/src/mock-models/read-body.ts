@@ -44,6 +44,19 @@ export function lastUserBlocks(items: unknown[], textType: string): string[] | n
   return null;
 }
 
+/** The `tool_use` block with this id in the assistant messages before index `before`. */
+function toolUseBefore(items: unknown[], before: number, id: string | null): { name: string | null; input: unknown } | null {
+  for (let i = before - 1; i >= 0 && id !== null; i--) {
+    const item = asRecord(items[i]);
+    if (item?.role !== 'assistant' || !Array.isArray(item.content)) continue;
+    for (const part of item.content) {
+      const p = asRecord(part);
+      if (p?.type === 'tool_use' && p.id === id) return { name: typeof p.name === 'string' ? p.name : null, input: p.input ?? null };
+    }
+  }
+  return null;
+}
+
 /** The `tool_result` of the latest user message (Anthropic Messages), or null when it has none. */
 export function lastToolResult(items: unknown[]): MockToolResult | null {
   for (let i = items.length - 1; i >= 0; i--) {
@@ -53,13 +66,41 @@ export function lastToolResult(items: unknown[]): MockToolResult | null {
     for (const part of item.content) {
       const p = asRecord(part);
       if (p?.type !== 'tool_result') continue;
+      const toolUseId = typeof p.tool_use_id === 'string' ? p.tool_use_id : null;
+      const call = toolUseBefore(items, i, toolUseId);
       return {
-        toolUseId: typeof p.tool_use_id === 'string' ? p.tool_use_id : null,
+        toolUseId,
         isError: p.is_error === true,
         content: partTexts(p.content, 'text').join('\n'),
+        toolName: call?.name ?? null,
+        toolInput: call?.input ?? null,
       };
     }
     return null;
   }
   return null;
+}
+
+/**
+ * The `function_call_output` that is the last input item (OpenAI Responses: the request after a
+ * tool call), with the `function_call` it answers; null when the last item is anything else.
+ */
+export function lastFunctionOutput(items: unknown[]): MockToolResult | null {
+  const last = asRecord(items.at(-1));
+  if (last?.type !== 'function_call_output') return null;
+  const callId = typeof last.call_id === 'string' ? last.call_id : null;
+  const output = typeof last.output === 'string' ? last.output : partTexts(last.output, 'input_text').join('\n');
+  let toolName: string | null = null;
+  let toolInput: unknown = null;
+  for (const raw of items) {
+    const item = asRecord(raw);
+    if (item?.type !== 'function_call' || item.call_id !== callId) continue;
+    toolName = typeof item.name === 'string' ? item.name : null;
+    try {
+      toolInput = typeof item.arguments === 'string' ? JSON.parse(item.arguments) : null;
+    } catch {
+      toolInput = item.arguments;
+    }
+  }
+  return { toolUseId: callId, isError: false, content: output, toolName, toolInput };
 }

@@ -2,19 +2,28 @@
 export type RequestKind = 'turn' | 'title' | 'other';
 
 /** How the mock answers a turn; chosen by magic words in the latest user text. */
-export type Behaviour = 'reply' | 'slow' | 'stall' | 'hang' | 'fail400' | 'fail500' | 'twoblocks' | 'toolbash' | 'tooldone';
+export type Behaviour =
+  | 'reply' | 'slow' | 'stall' | 'hang' | 'fail400' | 'fail500' | 'twoblocks'
+  | 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'tooldone';
 
-/** A tool call the mock made the model ask for (`TOOLBASH-<x>`). */
+/** A tool call the mock made the model ask for (`TOOLBASH-<x>` and the other TOOL words). */
 export interface MockToolCall {
   id: string;
   name: string;
   input: Record<string, unknown>;
 }
 
-/** The tool result a CLI sent back in the latest user message (Anthropic `tool_result`). */
+/**
+ * The tool result a CLI sent back as the latest input (Anthropic `tool_result`, OpenAI
+ * `function_call_output`), with the call it answers when the request still holds it.
+ */
 export interface MockToolResult {
   toolUseId: string | null;
+  /** Anthropic `is_error`; always false for OpenAI (a function output has no error flag). */
   isError: boolean;
+  /** Name and input of the call this result answers (OpenAI: the arguments parsed). */
+  toolName?: string | null;
+  toolInput?: unknown;
   /** The result's text (text parts joined by newlines). */
   content: string;
 }
