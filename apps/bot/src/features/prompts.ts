@@ -11,7 +11,7 @@ import { refuseButton } from './stale.ts';
 /** How the outcome of an answer is said: the callback answer of a press, or a reply to a typed text. */
 type Say = (text: string) => Promise<void>;
 
-const SENT: Record<AnswerPromptInput['decision'] | 'answers', MessageKey> = { allow: 'prompt.sentAllow', deny: 'prompt.sentDeny', always_allow: 'prompt.sentAlways', answers: 'prompt.sentAnswer' };
+const SENT: Record<AnswerPromptInput['decision'] | 'answers', MessageKey> = { allow: 'prompt.sentAllow', deny: 'prompt.sentDeny', always_allow: 'prompt.sentAlways', at_computer: 'prompt.sentAtComputer', answers: 'prompt.sentAnswer' };
 
 function outcomeText(ctx: BotContext, r: AnswerPromptResult, sent: MessageKey): string {
   const { t } = ctx.bria;
@@ -83,6 +83,8 @@ async function onPress(ctx: BotContext, view: PromptView, p: PromptPress, messag
     case 'allow':
     case 'deny':
     case 'always':
+    case 'computer':
+      if (p.op === 'computer') return submit(ctx, view, { decision: 'at_computer' }, say);
       if (view.kind === 'question' && p.op !== 'deny') return refuseButton(ctx);
       if (p.op === 'always' && !view.canAlwaysAllow) return refuseButton(ctx);
       return submit(ctx, view, { decision: p.op === 'always' ? 'always_allow' : p.op }, say);

@@ -12,13 +12,13 @@ export const MAX_QUESTIONS = 9;
 export const MAX_OPTIONS = 8;
 
 export type PromptPress =
-  | { op: 'allow' | 'deny' | 'always' | 'reason' | 'cancel'; promptId: string }
+  | { op: 'allow' | 'deny' | 'always' | 'reason' | 'cancel' | 'computer'; promptId: string }
   | { op: 'option'; promptId: string; q: number; i: number; picks: number[] }
   | { op: 'send' | 'text'; promptId: string; q: number; picks: number[] };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const SIMPLE = { a: 'allow', d: 'deny', w: 'always', r: 'reason', x: 'cancel' } as const;
-const CODE = { allow: 'a', deny: 'd', always: 'w', reason: 'r', cancel: 'x', option: 'o', send: 's', text: 't' } as const;
+const SIMPLE = { a: 'allow', d: 'deny', w: 'always', r: 'reason', x: 'cancel', c: 'computer' } as const;
+const CODE = { allow: 'a', deny: 'd', always: 'w', reason: 'r', cancel: 'x', computer: 'c', option: 'o', send: 's', text: 't' } as const;
 
 const picksOut = (p: number[]) => p.map((m) => m.toString(16).padStart(2, '0')).join('');
 function picksIn(s: string | undefined): number[] | undefined {

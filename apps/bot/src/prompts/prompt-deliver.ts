@@ -54,7 +54,8 @@ export async function deliverPrompt(ctx: PromptDeliverContext, o: { chat: ChatDt
     }
   }
   // The notice only while it is true: an answer at the computer or the turn's end may have come first.
-  if (o.phase !== 'waiting_at_computer' || view.state !== 'waiting_at_computer') return openId === undefined ? [] : [openId];
+  // Left to the computer on the user's own word: the redrawn message says so, no "nobody answered" notice.
+  if (o.phase !== 'waiting_at_computer' || view.state !== 'waiting_at_computer' || view.answer?.decision === 'at_computer') return openId === undefined ? [] : [openId];
   if (o.already.length > 0) return o.already;
   const name = session ? sessionName(session, t('archive.untitled')) : '?';
   const m = await ctx.api.sendMessage(chatId, escapeHtml(t('prompt.waitingNotice', { name })), options);

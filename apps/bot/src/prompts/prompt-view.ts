@@ -113,6 +113,7 @@ export function answerSummary(view: PromptView, t: Translator): { status: string
     const answer = t(a.decision === 'deny' ? 'prompt.dialogCancelled' : 'prompt.dialogTrusted');
     return { status: t('prompt.answered', { answer, from }), short: t('prompt.answerFrom', { answer, from }) };
   }
+  if (a.decision === 'at_computer') return { status: t('prompt.leftToComputer', { from }), short: t('prompt.leftToComputer', { from }) };
   if (a.decision === 'deny') {
     const reason = a.message ? clip(a.message, 500) : null;
     return {
@@ -148,7 +149,7 @@ function closedStatus(view: PromptView, t: Translator): string {
   }
 }
 
-function keyboard(view: PromptView, qs: Question[], draft: PromptDraft, t: Translator): InlineKeyboard {
+function keyboard(view: PromptView, qs: Question[], draft: PromptDraft, t: Translator, executor: string | undefined): InlineKeyboard {
   const kb = new InlineKeyboard();
   const promptId = view.id;
   if (draft.typing !== null) return kb.text(t('button.cancel'), promptCb.encode({ op: 'cancel', promptId }));
@@ -160,6 +161,8 @@ function keyboard(view: PromptView, qs: Question[], draft: PromptDraft, t: Trans
       kb.text(t('prompt.allow'), promptCb.encode({ op: 'allow', promptId })).text(t('prompt.deny'), promptCb.encode({ op: 'deny', promptId })).row();
       kb.text(t('prompt.denyReason'), promptCb.encode({ op: 'reason', promptId }));
       if (view.canAlwaysAllow) kb.row().text(t('prompt.always'), promptCb.encode({ op: 'always', promptId }));
+      // Codex shows its own dialog only once the hook has let go: the user at the computer asks for it.
+      if (executor === 'codex') kb.row().text(t('prompt.atComputer'), promptCb.encode({ op: 'computer', promptId }));
       return kb;
     }
     // A question without readable questions can still be declined.
@@ -200,5 +203,5 @@ export function drawPrompt(o: { view: PromptView; session: PromptSession | null;
   let html = build(true);
   // Far below Telegram's 4096 characters even for many long questions: descriptions go first.
   if (html.length > 3800) html = build(false);
-  return { html, keyboard: pending ? keyboard(view, qs, draft, t) : undefined };
+  return { html, keyboard: pending ? keyboard(view, qs, draft, t, o.session?.executor) : undefined };
 }

@@ -291,6 +291,21 @@ export class HookChannel {
   }
 
   /** The first answer wins; a request that is not pending any more is refused with its state. */
+  /**
+   * The user will answer at the computer: the hook is told to end without an answer, so the CLI shows
+   * its own dialog (Codex shows it only once the hook ended). Reported like a passed bound (`expired`).
+   */
+  release(requestId: string): AnswerResult {
+    const r = this.records.get(requestId);
+    if (!r) return { ok: false, reason: 'unknown_request' };
+    const socket = this.sockets.get(requestId);
+    if (r.state !== 'pending') return { ok: false, reason: 'not_pending', record: { ...r } };
+    this.detached.delete(requestId);
+    this.change(r, { state: 'expired', evidence: 'released by the user: the question waits at the computer' });
+    if (socket && !socket.destroyed) socket.end(`${JSON.stringify({ type: 'end', requestId, state: 'released' })}\n`);
+    return { ok: true, record: { ...r } };
+  }
+
   answer(requestId: string, answer: PermissionAnswer): AnswerResult {
     const r = this.records.get(requestId);
     if (!r) return { ok: false, reason: 'unknown_request' };

@@ -92,6 +92,13 @@ export class HookReporter {
     if (prior !== undefined) {
       return prior === p.answerId ? { ok: true, requestId: p.requestId, repeated: true } : { ok: false, code: 'failed', error: 'the request was already answered' };
     }
+    if (p.decision === 'at_computer') {
+      this.answered.set(p.requestId, p.answerId);
+      const r = this.o.channel.release(p.requestId);
+      if (r.ok) return { ok: true, requestId: p.requestId, released: true };
+      this.answered.delete(p.requestId);
+      return r.reason === 'unknown_request' ? { ok: false, code: 'not_found', error: 'no such permission request on this computer' } : { ok: false, code: 'failed', error: 'the request is no longer pending' };
+    }
     const answer: PermissionAnswer =
       p.decision === 'deny' ? { behavior: 'deny', ...(p.message ? { message: p.message } : {}) }
       : { behavior: 'allow', ...(p.decision === 'always_allow' ? { alwaysAllow: true } : {}), ...(p.answers ? { answers: p.answers } : {}) };

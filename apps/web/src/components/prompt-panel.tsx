@@ -10,7 +10,7 @@ import { useTRPC } from './trpc.ts';
 import type { PromptItem } from './types.ts';
 import { useErrorText } from './use-error-text.ts';
 
-type Decision = 'allow' | 'deny' | 'always_allow';
+type Decision = 'allow' | 'deny' | 'always_allow' | 'at_computer';
 const OPEN = new Set<PromptItem['state']>(['pending', 'answered', 'waiting_at_computer']);
 const FRESH_MS = 5 * 60_000;
 
@@ -19,7 +19,7 @@ const FRESH_MS = 5 * 60_000;
  * each open one as a card the user answers here, the last few ended ones below with who answered
  * what. The first answer wins from whichever front end; a card answered elsewhere says so.
  */
-export function PromptPanel({ prompts }: { prompts: readonly PromptItem[] }) {
+export function PromptPanel({ prompts, executor }: { prompts: readonly PromptItem[]; executor?: 'claude' | 'codex' }) {
   const { t } = useI18n();
   const now = useNow();
   // The newest ended one stays in view for a while, so an answer is seen to land (also one given elsewhere).
@@ -33,20 +33,20 @@ export function PromptPanel({ prompts }: { prompts: readonly PromptItem[] }) {
         // One list keyed by id: a card keeps its own notice when its prompt moves on.
         <section aria-labelledby="prompt-title" className="block prompts" data-testid="prompt-panel">
           {shown.some((p) => p.state === 'pending') && <h2 id="prompt-title">{t('prompt.title')}</h2>}
-          {shown.map((p) => <PromptCard key={p.id} prompt={p} />)}
+          {shown.map((p) => <PromptCard key={p.id} prompt={p} executor={executor} />)}
         </section>
       )}
       {earlier.length > 0 && (
         <details className="block" data-testid="prompt-history">
           <summary>{t('prompt.recent')}</summary>
-          {earlier.map((p) => <PromptCard key={p.id} prompt={p} />)}
+          {earlier.map((p) => <PromptCard key={p.id} prompt={p} executor={executor} />)}
         </details>
       )}
     </>
   );
 }
 
-function PromptCard({ prompt: p }: { prompt: PromptItem }) {
+function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'claude' | 'codex' | undefined }) {
   const { t, locale } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -94,6 +94,8 @@ function PromptCard({ prompt: p }: { prompt: PromptItem }) {
           <div className="actions actions-start">
             {p.kind === 'tool' && <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>{t('prompt.allow')}</button>}
             {p.kind === 'tool' && p.canAlwaysAllow && <button type="button" className="btn" disabled={busy} onClick={() => send('always_allow')}>{t('prompt.alwaysAllow')}</button>}
+            {/* Codex shows its own dialog only once the hook has let go. */}
+            {executor === 'codex' && p.kind === 'tool' && <button type="button" className="btn" disabled={busy} onClick={() => send('at_computer')}>{t('prompt.atComputer')}</button>}
             <button type="button" className="btn btn-danger" disabled={busy} onClick={() => send('deny', reason.trim() ? { message: reason.trim() } : {})}>{t('prompt.deny')}</button>
           </div>
           <label htmlFor={reasonId} className="small">{t('prompt.reason')}</label>

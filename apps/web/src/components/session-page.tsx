@@ -88,7 +88,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <pre className="small">{dialog}</pre>
         </div>
       )}
-      {prompts.data && <PromptPanel prompts={prompts.data.prompts} />}
+      {prompts.data && <PromptPanel prompts={prompts.data.prompts} executor={s.executor} />}
       {s.state !== 'Archived' && s.state !== 'ResumeFailed' && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
       <div className="two-col">
         <div>

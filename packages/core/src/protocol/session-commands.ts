@@ -85,7 +85,8 @@ export const zAnswerPermission = z.object({
   generation: zGeneration,
   requestId: z.uuid(),
   answerId: z.uuid(),
-  decision: z.enum(['allow', 'deny', 'always_allow']),
+  /** `at_computer`: no answer from here; the hook lets go so the CLI shows its own dialog (Codex shows it only then). */
+  decision: z.enum(['allow', 'deny', 'always_allow', 'at_computer']),
   message: z.string().min(1).max(4000).optional(),
   answers: z.record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)])).optional(),
   from: z.enum(['telegram', 'dashboard']),

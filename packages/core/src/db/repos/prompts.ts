@@ -69,7 +69,7 @@ export async function recountOpenPrompts(tx: Tx, sessionId: string): Promise<num
   return n;
 }
 
-export type PromptAnswer = { decision: 'allow' | 'deny' | 'always_allow'; message?: string; answers?: Record<string, string | string[]> };
+export type PromptAnswer = { decision: 'allow' | 'deny' | 'always_allow' | 'at_computer'; message?: string; answers?: Record<string, string | string[]> };
 
 /** The first answer wins: `pending → answered` only if still pending. Returns whether this answer won. */
 export async function answerPromptRow(tx: Tx, p: { id: string; answer: PromptAnswer; answerId: string; from: 'telegram' | 'dashboard'; now: Date }): Promise<boolean> {

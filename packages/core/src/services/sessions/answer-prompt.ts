@@ -49,6 +49,7 @@ export function toPromptView(r: PromptRow): PromptView {
 function check(p: PromptRow, input: AnswerPromptInput): void {
   const bad = (message: string) => new AppError('INVALID_INPUT', { message, userMessage: 'prompts.invalid_answer' });
   if (p.kind === 'dialog' && (input.decision === 'always_allow' || input.message !== undefined || input.answers !== undefined)) throw bad('a start dialog is trusted (allow) or the start cancelled (deny)');
+  if (p.kind === 'dialog' && input.decision === 'at_computer') throw bad('a start dialog is on the computer\'s screen already');
   if (input.decision === 'always_allow' && !p.canAlwaysAllow) throw bad('always allow is not offered for this request');
   if (input.message !== undefined && (input.decision !== 'deny' || input.message.trim() === '' || input.message.length > 4000)) throw bad('a message goes with deny only, 1 to 4000 characters');
   if (input.answers !== undefined && (p.kind !== 'question' || input.decision !== 'allow')) throw bad('answers go with a question only');

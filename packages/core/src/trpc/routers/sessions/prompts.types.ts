@@ -3,7 +3,7 @@ import { ZSessionView } from './sessions.types.ts';
 import { zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
 
 export const zPromptState = z.enum(['pending', 'answered', 'delivered', 'waiting_at_computer', 'answered_at_computer', 'ended']);
-export const zPromptDecision = z.enum(['allow', 'deny', 'always_allow']);
+export const zPromptDecision = z.enum(['allow', 'deny', 'always_allow', 'at_computer']);
 const zAnswers = z.record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)]));
 
 /** A permission request or question of the CLI, as the dashboard shows it (services PromptView). */
