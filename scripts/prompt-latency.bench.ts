@@ -1,0 +1,98 @@
+/**
+ * Benchmark (not a test): a permission request through the whole system and back (issue 14). The
+ * fake Telegram Bot API, the real bot (grammY long polling + outbox sender with production defaults,
+ * in this process), core services, the hub and engine, a real node agent process and the real CLIs
+ * against the mock model servers, which answer `TOOLBASH-<x>` (Claude: Bash) / `TOOLSHELL-<x>`
+ * (Codex: an escalated exec_command) with a tool call the CLI asks permission for.
+ *
+ *   npx tsx scripts/prompt-latency.bench.ts [--requests 30] [--executors claude,codex]
+ *
+ * Per request, one at a time:
+ *  - the request reached Bria's hook (the agent's own receive time, `PermissionPrompt.receivedAt`)
+ *    → the request's `sendMessage` with its buttons arriving at the Bot API;
+ *  - "Allow" pressed (the callback query given to the Bot API) → the CLI continues: the mock model
+ *    receives the CLI's next request carrying the tool's result (the tool ran).
+ * The first request per executor is a warm-up and is left out. Prints one JSON line per executor;
+ * raw samples go to bench-out/prompt-latency.json.
+ */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { InlineKeyboardMarkup } from '@grammyjs/types';
+import { Api } from 'grammy';
+import pino from 'pino';
+import { createBot } from '../apps/bot/src/bot.ts';
+import { coreActions } from '../apps/bot/src/core-actions.ts';
+import { OutboxSender } from '../apps/bot/src/outbox/outbox-sender.ts';
+import { OutboxWake } from '../apps/bot/src/outbox/outbox-wake.ts';
+import { startFakeTelegram } from '../packages/testkit/src/fake-telegram/index.ts';
+import { type Executor, startSystem } from '../packages/testkit/src/system.ts';
+
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '30' }, executors: { type: 'string', default: 'claude,codex' } } });
+const REQUESTS = Number(values.requests);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function stats(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
+  const r = (x: number) => Math.round(x * 10) / 10;
+  return { n: s.length, min: r(s[0] ?? Number.NaN), median: r(at(50)), p90: r(at(90)), p99: r(at(99)), max: r(s.at(-1) ?? Number.NaN) };
+}
+
+const sys = await startSystem({ executors: ['claude', 'codex'] });
+const fake = await startFakeTelegram();
+const USER = Number(sys.chatId);
+await sys.db.telegramChat.update({ where: { chatId: sys.chatId }, data: { userId: sys.chatId, selectedNodeId: sys.nodeId } });
+const log = pino({ level: 'silent' });
+const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), db: sys.db, log, leaseMs: 60_000 });
+const attachmentsDir = await mkdtemp(path.join(tmpdir(), 'bria-prompt-att-'));
+const actions = coreActions({ db: sys.db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir });
+const bot = createBot(fake.token, { db: sys.db, log, allowedUsers: new Set([USER]), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
+await bot.init();
+void bot.start();
+sender.start();
+const outboxWake = new OutboxWake({ databaseUrl: sys.databaseUrl, log, onWake: () => sender.wake() });
+await outboxWake.start();
+const raw: Record<string, number[]> = {};
+try {
+  await sys.startAgent();
+  for (const kind of values.executors.split(',') as Executor[]) {
+    // Codex asks only for an escalated command under on-request approvals; Claude asks for Bash in its default mode.
+    await sys.db.node.update({ where: { id: sys.nodeId }, data: { permissionMode: kind === 'codex' ? 'accept-edits' : 'default' } });
+    const created = await sys.createSession(kind, sys.folder(`prompt-${kind}`));
+    await sys.waitState(created.id, 'Ready', 90_000);
+    const toBotApi: number[] = [];
+    const pressToCli: number[] = [];
+    for (let i = 0; i <= REQUESTS; i++) {
+      const marker = `b${i}x${Math.random().toString(36).slice(2, 8)}`;
+      fake.userSends(`please ${kind === 'claude' ? 'TOOLBASH' : 'TOOLSHELL'}-${marker} now`, { chatId: USER, userId: USER });
+      const shown = await fake.waitForCall('sendMessage', (c) => String(c.params.text ?? '').includes(`touch ran-${marker}`), 90_000);
+      const prompt = await sys.db.permissionPrompt.findFirstOrThrow({ where: { sessionId: created.id, toolInput: { path: ['command'], equals: `touch ran-${marker}` } } });
+      const messageId = (shown.response as { result?: { message_id?: number } } | undefined)?.result?.message_id;
+      const allow = ((shown.params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat().find((b) => b.text === 'Allow') as { callback_data?: string } | undefined;
+      if (!messageId || !allow?.callback_data) throw new Error(`${kind}: request ${i} has no Allow button`);
+      const pressed = Date.now();
+      fake.userPresses(messageId, allow.callback_data, { chatId: USER, userId: USER });
+      const next = await sys.mocks[kind].waitForRequest((q) => q.toolResult !== null && q.toolResult !== undefined && JSON.stringify(q.toolResult).includes(marker), 90_000);
+      await fake.waitForCall('sendMessage', (c) => String(c.params.text ?? '').startsWith('TOOL-DONE-') && c.at > pressed, 90_000);
+      await sys.waitState(created.id, 'Ready', 60_000);
+      if (i === 0) continue;
+      toBotApi.push(shown.at - prompt.receivedAt.getTime());
+      pressToCli.push(Date.parse(next.time) - pressed);
+    }
+    raw[`prompt ${kind}/request→Bot API`] = toBotApi;
+    raw[`prompt ${kind}/Allow pressed→CLI continues`] = pressToCli;
+    console.log(JSON.stringify({ bench: 'prompt_latency', executor: kind, requests: REQUESTS, requestToBotApiMs: stats(toBotApi), allowPressedToCliContinuesMs: stats(pressToCli) }));
+    await sys.close(created.id);
+    await sys.waitState(created.id, 'Archived', 60_000).catch(() => undefined);
+  }
+  await mkdir(path.join(root, 'bench-out'), { recursive: true });
+  await writeFile(path.join(root, 'bench-out', 'prompt-latency.json'), JSON.stringify({ bench: 'prompt_latency', unit: 'ms', samples: raw }));
+} finally {
+  await Promise.allSettled([bot.stop(), sender.stop(), outboxWake.stop()]);
+  await fake.close();
+  await sys.dispose();
+}
+process.exit(0);
