@@ -68,7 +68,8 @@ try {
     for (let i = 0; i <= REQUESTS; i++) {
       const marker = `b${i}x${Math.random().toString(36).slice(2, 8)}`;
       fake.userSends(`please ${kind === 'claude' ? 'TOOLBASH' : 'TOOLSHELL'}-${marker} now`, { chatId: USER, userId: USER });
-      const shown = await fake.waitForCall('sendMessage', (c) => String(c.params.text ?? '').includes(`touch ran-${marker}`), 90_000);
+      // The request's own message (its buttons), not any other message quoting the command.
+      const shown = await fake.waitForCall('sendMessage', (c) => String(c.params.text ?? '').includes(`touch ran-${marker}`) && JSON.stringify(c.params.reply_markup ?? '').includes('"Allow"'), 90_000);
       const prompt = await sys.db.permissionPrompt.findFirstOrThrow({ where: { sessionId: created.id, toolInput: { path: ['command'], equals: `touch ran-${marker}` } } });
       const messageId = (shown.response as { result?: { message_id?: number } } | undefined)?.result?.message_id;
       const allow = ((shown.params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat().find((b) => b.text === 'Allow') as { callback_data?: string } | undefined;

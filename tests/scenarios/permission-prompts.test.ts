@@ -128,4 +128,11 @@ describe('permission requests from the real Claude CLI, answered remotely', () =
     expect(existsSync(join(folder, 'ran-p5'))).toBe(true);
     expect(await sys.db.agentCommand.count({ where: { sessionId: id, type: 'answer_permission', payload: { path: ['requestId'], equals: p.id } } })).toBe(1);
   }, 300_000);
+
+  it('the screen fallback stayed silent: every dialog of this file was a request a hook reported, so the chat got no "waits on a dialog" notice', async () => {
+    // Claude showed its dialog for each of the five requests above, for seconds each, while the agent's
+    // screen check ran every second; each of those checks decided long before now.
+    expect(await sys.db.sessionEvidence.count({ where: { sessionId: id, event: 'permission_request' } })).toBe(5);
+    expect((await sys.outbox(id)).filter((o) => o.kind === 'blocked_on_prompt')).toEqual([]);
+  });
 });

@@ -5,6 +5,9 @@ import { safeIdentity } from './cli-process.ts';
 import { mapHostEvent, reportIdentity } from './host-event-map.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 
+/** How long a dialog seen on screen waits for a hook request that explains it (and how far back one counts). */
+export const SCREEN_HOOK_WINDOW_MS = 2_500;
+
 /** Turn facts kept per session for a replay under a newer generation. */
 export const RECENT = 24;
 
@@ -12,8 +15,19 @@ export const RECENT = 24;
  * What a session's CLI host observed (receipt, final, turn end, exit): written to the session's
  * record first, then sent to the hub. Events of a host that was replaced since are dropped.
  */
-export function recordHostEvent(rt: SessionRuntime, sessionId: string, host: SessionHost, e: HostEvent): void {
+export function recordHostEvent(rt: SessionRuntime, sessionId: string, host: SessionHost, e: HostEvent, screenChecked = false): void {
   if (rt.hosts.get(sessionId) !== host) return;
+  const hooks = rt.o.hooks;
+  if (e.type === 'blocked_on_prompt' && hooks && !screenChecked) {
+    // Screen reading is the fallback for dialogs no hook reports. Claude shows its permission dialog
+    // while Bria's hook runs, so the screen often sees it a moment before the hook's request lands:
+    // decide a little later, and stay silent when a hook reported a request around that time.
+    const seenAt = Date.now();
+    setTimeout(() => {
+      if (!hooks.reportedSince(sessionId, seenAt - SCREEN_HOOK_WINDOW_MS)) recordHostEvent(rt, sessionId, host, e, true);
+    }, SCREEN_HOOK_WINDOW_MS).unref();
+    return;
+  }
   let rec = rt.registry.get(sessionId);
   if (!rec) return;
   const journalBefore = rec.identity?.journalPath ?? null;
