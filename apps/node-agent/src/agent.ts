@@ -112,8 +112,10 @@ export class Agent {
     // Sessions this agent ran before a restart are re-attached first: their events are durable in
     // the ledger and reach the hub right after the welcome.
     await this.control.restore();
-    // Requests an earlier run left pending are reported ended (`lost_on_restart`) before new ones.
-    await this.hooks.open();
+    // Requests an earlier run left pending wait for their hooks to reconnect (or end as lost). A
+    // channel that cannot listen leaves the CLIs their own dialogs (the hook finds no agent and
+    // prints nothing): the agent still runs sessions, and says why remote answers are off.
+    await this.hooks.open().catch((err: Error) => this.log('error', 'agent.hook_channel_failed', { err: err.message, dir: this.hooks.dir }));
     this.client.on('welcome', () => {
       if (this.discoveryStarted) return;
       this.discoveryStarted = true;
