@@ -15,21 +15,14 @@
  * Prints one JSON line per executor; raw samples go to bench-out/e2e-latency.json.
  */
 import { watch } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Api } from 'grammy';
-import pino from 'pino';
-import { createBot } from '../apps/bot/src/bot.ts';
-import { coreActions } from '../apps/bot/src/core-actions.ts';
-import { OutboxSender } from '../apps/bot/src/outbox/outbox-sender.ts';
-import { OutboxWake } from '../apps/bot/src/outbox/outbox-wake.ts';
 import { paneStream } from '../apps/node-agent/src/tmux/pane-stream.ts';
 import { Tmux } from '../apps/node-agent/src/tmux/tmux.ts';
-import { startFakeTelegram } from '../packages/testkit/src/fake-telegram/index.ts';
-import { type Executor, startSystem } from '../packages/testkit/src/system.ts';
+import type { Executor } from '../packages/testkit/src/system.ts';
+import { startTelegramBench, stats } from './bench-telegram.ts';
 
 /** Codex creates its rollout with the first message; the identity the hub stored may predate it. */
 async function codexRollout(nativeId: string): Promise<string | null> {
@@ -43,29 +36,7 @@ const { values } = parseArgs({ options: { messages: { type: 'string', default: '
 const MESSAGES = Number(values.messages);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function stats(xs: number[]) {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
-  const r = (x: number) => Math.round(x * 10) / 10;
-  return { n: s.length, min: r(s[0] ?? Number.NaN), median: r(at(50)), p90: r(at(90)), p99: r(at(99)), max: r(s.at(-1) ?? Number.NaN) };
-}
-
-const sys = await startSystem({ executors: ['claude', 'codex'] });
-const fake = await startFakeTelegram();
-const USER = Number(sys.chatId);
-// A private chat: chat id = user id; the node is pre-selected as after /nodes.
-await sys.db.telegramChat.update({ where: { chatId: sys.chatId }, data: { userId: sys.chatId, selectedNodeId: sys.nodeId } });
-const log = pino({ level: 'silent' });
-const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), db: sys.db, log, leaseMs: 60_000 });
-const attachmentsDir = await mkdtemp(path.join(tmpdir(), 'bria-e2e-att-'));
-const actions = coreActions({ db: sys.db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir });
-const bot = createBot(fake.token, { db: sys.db, log, allowedUsers: new Set([USER]), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
-await bot.init();
-void bot.start();
-sender.start();
-// As in apps/bot/src/main.ts: the engine's rows (finals) wake the sender through NOTIFY bria_outbox.
-const outboxWake = new OutboxWake({ databaseUrl: sys.databaseUrl, log, onWake: () => sender.wake() });
-await outboxWake.start();
+const { sys, fake, user: USER, stop } = await startTelegramBench();
 const tmux = new Tmux({ socketName: sys.tmuxSocket, runDir: path.join(sys.root, 'bench-run') });
 const raw: Record<string, number[]> = {};
 try {
@@ -139,10 +110,7 @@ try {
     await sys.waitState(created.id, 'Archived', 60_000).catch(() => undefined);
   }
 } finally {
-  await Promise.allSettled([bot.stop(), sender.stop(), outboxWake.stop()]);
-  await fake.close();
-  await sys.dispose();
-  await rm(attachmentsDir, { recursive: true, force: true });
+  await stop();
 }
 await mkdir(path.join(root, 'bench-out'), { recursive: true });
 await writeFile(path.join(root, 'bench-out', 'e2e-latency.json'), JSON.stringify({ bench: 'e2e-latency', unit: 'ms', at: new Date().toISOString(), samples: raw }));

@@ -15,46 +15,19 @@
  * The first request per executor is a warm-up and is left out. Prints one JSON line per executor;
  * raw samples go to bench-out/prompt-latency.json.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { InlineKeyboardMarkup } from '@grammyjs/types';
-import { Api } from 'grammy';
-import pino from 'pino';
-import { createBot } from '../apps/bot/src/bot.ts';
-import { coreActions } from '../apps/bot/src/core-actions.ts';
-import { OutboxSender } from '../apps/bot/src/outbox/outbox-sender.ts';
-import { OutboxWake } from '../apps/bot/src/outbox/outbox-wake.ts';
-import { startFakeTelegram } from '../packages/testkit/src/fake-telegram/index.ts';
-import { type Executor, startSystem } from '../packages/testkit/src/system.ts';
+import type { Executor } from '../packages/testkit/src/system.ts';
+import { startTelegramBench, stats } from './bench-telegram.ts';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '30' }, executors: { type: 'string', default: 'claude,codex' } } });
 const REQUESTS = Number(values.requests);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function stats(xs: number[]) {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? Number.NaN;
-  const r = (x: number) => Math.round(x * 10) / 10;
-  return { n: s.length, min: r(s[0] ?? Number.NaN), median: r(at(50)), p90: r(at(90)), p99: r(at(99)), max: r(s.at(-1) ?? Number.NaN) };
-}
-
-const sys = await startSystem({ executors: ['claude', 'codex'] });
-const fake = await startFakeTelegram();
-const USER = Number(sys.chatId);
-await sys.db.telegramChat.update({ where: { chatId: sys.chatId }, data: { userId: sys.chatId, selectedNodeId: sys.nodeId } });
-const log = pino({ level: 'silent' });
-const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), db: sys.db, log, leaseMs: 60_000 });
-const attachmentsDir = await mkdtemp(path.join(tmpdir(), 'bria-prompt-att-'));
-const actions = coreActions({ db: sys.db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir });
-const bot = createBot(fake.token, { db: sys.db, log, allowedUsers: new Set([USER]), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
-await bot.init();
-void bot.start();
-sender.start();
-const outboxWake = new OutboxWake({ databaseUrl: sys.databaseUrl, log, onWake: () => sender.wake() });
-await outboxWake.start();
+const { sys, fake, user: USER, stop } = await startTelegramBench();
 const raw: Record<string, number[]> = {};
 try {
   await sys.startAgent();
@@ -92,8 +65,6 @@ try {
   await mkdir(path.join(root, 'bench-out'), { recursive: true });
   await writeFile(path.join(root, 'bench-out', 'prompt-latency.json'), JSON.stringify({ bench: 'prompt_latency', unit: 'ms', samples: raw }));
 } finally {
-  await Promise.allSettled([bot.stop(), sender.stop(), outboxWake.stop()]);
-  await fake.close();
-  await sys.dispose();
+  await stop();
 }
 process.exit(0);
