@@ -113,11 +113,12 @@ describe('sessions router', () => {
     expect(await refusal(caller.sessions.get({ sessionId: uuid() }))).toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('maps lifecycle refusals: Stop only while running, stale versions refused, Close while idle, Resume archived', async () => {
+  it('maps lifecycle refusals: Stop only while running, stale versions refused, Close while idle (or to cancel a start), Resume archived', async () => {
     const { caller } = await signedInCaller(db);
     const s = await caller.sessions.create({ nodeId, executor: 'claude', folder: '/srv/b' });
     expect(await refusal(caller.sessions.stop({ sessionId: s.id, version: s.version }))).toMatchObject({ code: 'CONFLICT', appCode: 'ILLEGAL_TRANSITION' });
-    expect(await refusal(caller.sessions.close({ sessionId: s.id, version: s.version }))).toMatchObject({ code: 'CONFLICT', appCode: 'ILLEGAL_TRANSITION' });
+    await db.session.update({ where: { id: s.id }, data: { state: 'Stopping' } });
+    expect(await refusal(caller.sessions.close({ sessionId: s.id }))).toMatchObject({ code: 'CONFLICT', appCode: 'ILLEGAL_TRANSITION' });
 
     await db.session.update({ where: { id: s.id }, data: { state: 'Running', version: 5 } });
     expect(await refusal(caller.sessions.stop({ sessionId: s.id, version: 4 }))).toMatchObject({ code: 'CONFLICT', appCode: 'STALE_BUTTON' });
