@@ -48,16 +48,16 @@ describe('per-session hook settings on the CLI command line', () => {
     const c = control(true);
     const started = await argvOf(() => c.start('h1-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
     const file = path.join(hooks.dir, 'settings', 'h1-hooks.json');
-    expect(started).toEqual(['--session-id', nativeId, `--settings=${file}`]);
+    expect(started).toEqual(['--session-id', nativeId, '--permission-mode', 'default', `--settings=${file}`]);
     expect(JSON.parse(readFileSync(file, 'utf8')).hooks.PermissionRequest[0].hooks[0].command).toContain(hooks.socketPath);
     const resumed = await argvOf(() => c.resume('h2-hooks', { generation: 1, executor: 'claude', folder, nativeSessionId: nativeId }));
-    expect(resumed).toEqual([`--resume=${nativeId}`, `--settings=${path.join(hooks.dir, 'settings', 'h2-hooks.json')}`]);
+    expect(resumed).toEqual([`--resume=${nativeId}`, '--permission-mode', 'default', `--settings=${path.join(hooks.dir, 'settings', 'h2-hooks.json')}`]);
   }, 60_000);
 
   it('no channel, or Codex: the command line is unchanged', async () => {
     const plain = await argvOf(() => control(false).start('h3-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
-    expect(plain).toEqual(['--session-id', nativeId]);
+    expect(plain).toEqual(['--session-id', nativeId, '--permission-mode', 'default']);
     const codex = await argvOf(() => control(true).start('h4-hooks', { generation: 1, executor: 'codex', folder, permissionMode: 'default' }));
-    expect(codex).toEqual(['--no-daemon', '-C', folder]);
+    expect(codex).toEqual(['--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write']);
   }, 60_000);
 });

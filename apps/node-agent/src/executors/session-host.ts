@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_PERMISSION_MODE } from '@bria/core/protocol';
 import { JournalShrankError, JsonlTailer } from '../journal/jsonl-tailer.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 import { HostEvents } from './host-events.ts';
@@ -77,19 +78,19 @@ export class SessionHost extends HostEvents {
   }
 
   /** `settingsPath`: the session's hook settings from `HookChannel.settingsFor` (Claude only). */
-  start(o: { cwd: string; permissionMode?: PermissionMode; sessionName: string; settingsPath?: string }): Promise<SessionIdentity> {
+  start(o: { cwd: string; permissionMode?: PermissionMode; model?: string; sessionName: string; settingsPath?: string }): Promise<SessionIdentity> {
     if (o.settingsPath && !this.driver.hookSettings) return Promise.reject(new ExecutorError('start_failed', `${this.driver.executor}: no per-session hook settings yet`));
     const nativeId = this.driver.chooseNativeId();
-    const args = this.driver.startArgs({ nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default', settingsPath: o.settingsPath });
+    const args = this.driver.startArgs({ nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor], model: o.model, settingsPath: o.settingsPath });
     return this.launch({ ...o, args, expectedId: nativeId, resumed: false });
   }
 
   /** Reopens exactly `nativeId` from its folder; never falls back to a new session. */
-  resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; sessionName: string; settingsPath?: string }): Promise<SessionIdentity> {
+  resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; model?: string; sessionName: string; settingsPath?: string }): Promise<SessionIdentity> {
     const refusal = nativeIdRefusal(this.driver.executor, o.nativeId);
     if (refusal) return Promise.reject(new ExecutorError('resume_failed', refusal));
     if (o.settingsPath && !this.driver.hookSettings) return Promise.reject(new ExecutorError('resume_failed', `${this.driver.executor}: no per-session hook settings yet`));
-    const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default', settingsPath: o.settingsPath });
+    const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor], model: o.model, settingsPath: o.settingsPath });
     return this.launch({ ...o, args, expectedId: o.nativeId, resumed: true });
   }
 

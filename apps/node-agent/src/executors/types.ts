@@ -1,10 +1,11 @@
-import type { Executor } from '@bria/core/protocol';
+import type { Executor, SessionPermissionMode } from '@bria/core/protocol';
 import type { JournalLine } from '../journal/jsonl-tailer.ts';
 import type { MalformedLine, NativePrompt, RecordRef, TokenUsage, TurnOutcome } from '../journal/types.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 
 export type { Executor };
-export type PermissionMode = 'default' | 'accept-edits' | 'full-access';
+/** A stored mode (the closed lists in core protocol/session-choices.ts; each driver reads older values too). */
+export type PermissionMode = SessionPermissionMode;
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** What both journal parsers offer the host. */
@@ -33,8 +34,9 @@ export interface ExecutorDriver {
   /** Claude takes an id chosen up front; Codex picks its own (null here). */
   chooseNativeId(): string | null;
   /** `settingsPath`: Bria's per-session hook settings (Claude `--settings`; see ../hooks). */
-  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode; settingsPath?: string }): string[];
-  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode; settingsPath?: string }): string[];
+  /** `model`: validated by the hub (protocol `parseModel`); absent = the CLI's own default. */
+  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode; model?: string; settingsPath?: string }): string[];
+  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode; model?: string; settingsPath?: string }): string[];
   /** Whether `settingsPath` is supported (Claude only so far). */
   readonly hookSettings?: boolean;
   /** Pause after the prompt first shows before trusting it (Codex paints it even when resume fails). */
