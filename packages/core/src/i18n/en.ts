@@ -199,6 +199,23 @@ export const en = {
   'cmd.settings': 'Lifetime, suggestions, agents, language',
   'cmd.login': 'One-time dashboard link',
   'time.expired': 'expired',
+  'mode.claude.default': 'Ask before edits and commands (default)',
+  'mode.claude.acceptEdits': 'Accept file edits, ask before commands (acceptEdits)',
+  'mode.claude.plan': 'Plan only: reads, changes nothing (plan)',
+  'mode.claude.bypassPermissions': 'Never ask: edits and runs anything (bypassPermissions)',
+  'mode.codex.workspace-write': 'Ask when needed, writes in the folder (on-request + workspace-write)',
+  'mode.codex.read-only': 'Ask when needed, read-only sandbox (on-request + read-only)',
+  'mode.codex.full-access': 'Never ask, no sandbox (never + danger-full-access)',
+  'mode.unavailable.claude:bypassPermissions': 'Never ask is not offered: Claude Code refuses to skip permissions when run as root. Run the agent as a regular user (or set IS_SANDBOX=1 for it if this computer is a disposable sandbox).',
+  'choice.mode': 'Permission mode',
+  'choice.model': 'Model',
+  'choice.modelDefault': 'the CLI\'s default',
+  'choice.modelPrompt': 'Model for this session? Pick one, or type a model name.',
+  'choice.modelTypeHint': 'Type a model name as your next message (letters, digits, . _ - : / @ [ ], at most 100 characters).',
+  'sessions.mode_invalid': 'This permission mode is not offered for this agent.',
+  'sessions.mode_unavailable.claude': 'Never ask (bypassPermissions) cannot start here: Claude Code refuses it when run as root.',
+  'sessions.mode_unavailable.codex': 'This permission mode cannot start on this computer.',
+  'sessions.model_invalid': 'Not a model name: letters, digits and . _ - : / @ [ ], at most 100 characters, no spaces.',
 } as const;
 
 export type MessageKey = keyof typeof en;
