@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../testkit/src/p
 import { createDb, type Db } from '../../db/client.ts';
 import { createNodeWithToken } from '../../db/repos/nodes.ts';
 import { setPermissionMode } from '../nodes/index.ts';
-import { createSession, getSession } from './index.ts';
+import { createSession, getSession, resumeSession } from './index.ts';
 
 let tdb: TestDatabase;
 let db: Db;
@@ -66,6 +66,14 @@ describe('permission mode and model chosen at creation', () => {
     expect(await db.session.count()).toBe(before);
     await db.node.update({ where: { id: nodeId }, data: { unavailableModes: [] } });
     expect((await createSession({ db }, { nodeId, executor: 'claude', folder: '/srv/d', permissionMode: 'bypassPermissions' })).permissionMode).toBe('bypassPermissions');
+  });
+
+  it('a resume carries the same mode and model', async () => {
+    const s = await createSession({ db }, { nodeId, executor: 'codex', folder: '/srv/r', permissionMode: 'full-access', model: 'gpt-6.2-sol' });
+    await db.session.update({ where: { id: s.id }, data: { state: 'Archived', nativeSessionId: '01a23651-d848-7b63-9a2f-558796e706b7', archivedAt: new Date() } });
+    await resumeSession({ db }, { sessionId: s.id });
+    const cmd = await db.agentCommand.findFirstOrThrow({ where: { sessionId: s.id, type: 'resume_session' } });
+    expect(cmd.payload).toMatchObject({ executor: 'codex', permissionMode: 'full-access', model: 'gpt-6.2-sol' });
   });
 
   it('a session stored with an old value reads as what it launched', async () => {
