@@ -64,3 +64,12 @@ describe('model names', () => {
     expect(parseSessionCommand('resume_session', { ...base, nativeSessionId: 'x', model: 'gpt-6.2-sol' }).ok).toBe(true);
   });
 });
+
+describe('the CLI commands that replace or fork a session stay unreachable as messages', () => {
+  it('Claude /clear, /new, /resume (with or without an id) and /compact typed as text are refused', async () => {
+    const { cliTextRefusal } = await import('./cli-text.ts');
+    for (const text of ['/clear', '/new', '/resume', '/resume 5b0c7d1e-2f3a-4b5c-8d6e-7f8091a2b3c4', '/compact', '/fork']) {
+      expect(cliTextRefusal('claude', text), text).toBe('msg.refusedCliCommand');
+    }
+  });
+});
