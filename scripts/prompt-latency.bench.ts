@@ -33,7 +33,7 @@ try {
   await sys.startAgent();
   for (const kind of values.executors.split(',') as Executor[]) {
     // Codex asks only for an escalated command under on-request approvals; Claude asks for Bash in its default mode.
-    await sys.db.node.update({ where: { id: sys.nodeId }, data: { permissionMode: kind === 'codex' ? 'accept-edits' : 'default' } });
+    await sys.db.node.update({ where: { id: sys.nodeId }, data: { claudePermissionMode: 'default', codexPermissionMode: 'workspace-write' } });
     const created = await sys.createSession(kind, sys.folder(`prompt-${kind}`));
     await sys.waitState(created.id, 'Ready', 90_000);
     const toBotApi: number[] = [];

@@ -14,8 +14,8 @@ let id = '';
 let folder = '';
 beforeAll(async () => {
   sys = await startSystem({ executors: ['codex'] });
-  // Codex asks for escalated commands under on-request approvals (the node's default mode for new sessions).
-  await sys.db.node.update({ where: { id: sys.nodeId }, data: { permissionMode: 'accept-edits' } });
+  // Codex asks for escalated commands under on-request approvals (workspace-write: the node's default mode for new Codex sessions).
+  await sys.db.node.update({ where: { id: sys.nodeId }, data: { codexPermissionMode: 'workspace-write' } });
   await sys.startAgent();
   folder = sys.folder('prompts-codex');
   id = (await sys.createSession('codex', folder)).id;

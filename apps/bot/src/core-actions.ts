@@ -1,7 +1,7 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  acceptMessage, answerPrompt, closeSession, createLoginLink, createSession, type Db, resumeSession, setExecutors, stopSession, updateSettings, validateFolderOnNode,
+  acceptMessage, answerPrompt, closeSession, createLoginLink, createSession, type Db, resumeSession, setExecutors, setPermissionMode, stopSession, updateSettings, validateFolderOnNode,
 } from '@bria/core/services';
 import { AppError, isAppError, type LifetimeSetting } from '@bria/core/domain';
 import type { Logger } from '@bria/core/log';
@@ -33,7 +33,7 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
   const deps = { db: o.db, log: o.log };
   return {
     async createSession(i) {
-      const s = await createSession(deps, { nodeId: i.nodeId, executor: i.executor, folder: i.folder, chatId: i.chatId });
+      const s = await createSession(deps, { nodeId: i.nodeId, executor: i.executor, folder: i.folder, chatId: i.chatId, ...(i.permissionMode ? { permissionMode: i.permissionMode } : {}), ...(i.model ? { model: i.model } : {}) });
       return { sessionId: s.id };
     },
     async validateFolder(i) {
@@ -81,6 +81,9 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
         ...(i.lifetimeHours !== undefined ? { lifetime: lifetimeOf(i.lifetimeHours) } : {}),
         ...(i.resumeRecommendations !== undefined ? { resumeRecommendations: i.resumeRecommendations } : {}),
       });
+    },
+    async setPermissionMode(i) {
+      await setPermissionMode({ db: o.db, nodeId: i.nodeId, executor: i.executor, mode: i.mode });
     },
     async setExecutors(i) {
       await setExecutors({ db: o.db, nodeId: i.nodeId, executors: i.executors });

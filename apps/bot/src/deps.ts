@@ -16,7 +16,7 @@ export interface AttachmentIn {
  * calls. Errors are core `AppError`s; their codes decide the notice the user sees.
  */
 export interface SessionActions {
-  createSession(o: { chatId: bigint; nodeId: string; executor: Executor; folder: string }): Promise<{ sessionId: string }>;
+  createSession(o: { chatId: bigint; nodeId: string; executor: Executor; folder: string; permissionMode?: string; model?: string }): Promise<{ sessionId: string }>;
   /** Validates a working folder on the node (its real path comes back); `reason` is shown to the user. */
   validateFolder(o: { nodeId: string; folder: string }): Promise<{ ok: true; folder?: string } | { ok: false; reason: string }>;
   stopSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
@@ -25,6 +25,8 @@ export interface SessionActions {
   acceptMessage(o: { sessionId: string; chatId: bigint; source: 'telegram'; sourceKey: string; text: string; attachments?: AttachmentIn[] }): Promise<{ messageId: string }>;
   updateSettings(o: { lifetimeHours?: number | null; resumeRecommendations?: boolean }): Promise<void>;
   setExecutors(o: { nodeId: string; executors: Executor[] }): Promise<void>;
+  /** The permission mode preselected for new sessions of one executor on a node. */
+  setPermissionMode(o: { nodeId: string; executor: Executor; mode: string }): Promise<void>;
   createLoginLink(o: { telegramUserId: bigint; name?: string }): Promise<{ url: string; expiresAt: Date }>;
   /** The user's answer to a CLI's permission request or question; the first answer wins (core `answerPrompt`). */
   answerPrompt(o: AnswerPromptInput): Promise<AnswerPromptResult>;

@@ -60,7 +60,7 @@ describe('/new', () => {
     await seedSettings(db, { resumeRecommendations: true });
     h.fake.userSends('/new');
     const folders = await waitFor((m) => m.text?.startsWith('Which folder?') ?? false);
-    expect(buttons(folders).map((b) => b.text)).toEqual(['/home/ada/project', 'Cancel']);
+    expect(buttons(folders).map((b) => b.text)).toEqual(['/home/ada/project', '✓ default', 'acceptEdits', 'plan', 'bypassPermissions', 'opus', 'sonnet', 'fable', '✏️ model', 'Cancel']);
     press(folders, '/home/ada/project');
     const offer = await waitFor((m) => m.text?.startsWith('There are earlier Claude Code sessions') ?? false);
     expect(buttons(offer).map((b) => b.text)).toEqual(['Resume: fix the parser', 'Start a new one']);

@@ -15,6 +15,7 @@ import { crashPoint } from './test-crash.ts';
 import { addedNames, cliEnvironment, isWithheld } from './cli-env.ts';
 import { HookChannel } from './hooks/hook-channel.ts';
 import { HookReporter } from './hooks/hook-reporter.ts';
+import { unavailableModes } from './unavailable-modes.ts';
 
 const run = promisify(execFile);
 export const AGENT_VERSION = '0.1.0';
@@ -72,7 +73,7 @@ export class Agent {
       token: cfg.token,
       ledger: this.ledger,
       log,
-      hello: () => ({ agentVersion: AGENT_VERSION, hostname: hostname(), executors: this.executors, capabilities: [...AGENT_CAPABILITIES] }),
+      hello: () => ({ agentVersion: AGENT_VERSION, hostname: hostname(), executors: this.executors, capabilities: [...AGENT_CAPABILITIES], unavailableModes: unavailableModes(cliEnvironment(cfg.cliEnv ?? process.env)) }),
       onCommand: (cmd) => this.handle(cmd),
       onInterrupted: (rec) => this.control.interruptedResult(rec),
     });

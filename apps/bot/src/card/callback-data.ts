@@ -5,7 +5,7 @@
  */
 export const ACTIONS = [
   'stop', 'close', 'closeYes', 'closeNo', 'open', 'sessions', 'new', 'node', 'exec', 'folder', 'resume', 'fresh', 'cancel',
-  'arch', 'set', 'refresh', 'fnode',
+  'arch', 'set', 'refresh', 'fnode', 'pmode', 'pmodel',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

@@ -1,5 +1,6 @@
 import { InlineKeyboard } from 'grammy';
 import type { Translator } from '@bria/core/i18n';
+import { permissionModeOf } from '@bria/core/protocol';
 import type { SessionView } from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
 import { cb } from './callback-data.ts';
@@ -46,6 +47,7 @@ export function renderCard(o: { t: Translator; session: SessionView; nodeName: s
     `<b>${escapeHtml(t('card.title', { executor: t(`executor.${s.executor}`), node: o.nodeName }))}</b>`,
     escapeHtml(t('card.state', { state: t(`state.${s.state}`) })),
     escapeHtml(t('card.folder', { folder: s.folder })),
+    escapeHtml(t('card.choices', { mode: permissionModeOf(s.executor, s.permissionMode), model: s.model ?? t('choice.cliDefault') })),
   ];
   if (s.title) lines.push(`<i>${escapeHtml(s.title.slice(0, 200))}</i>`);
   if (s.state !== 'Archived' && s.state !== 'ResumeFailed') lines.push(escapeHtml(formatLeft(t, s.lifetimeDeadline, o.now)));

@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy';
 import { LANGUAGES, translate, translator } from '@bria/core/i18n';
-import { readSettingsView, updateChat } from '@bria/core/services';
+import { PERMISSION_MODES } from '@bria/core/protocol';
+import { modeUnavailable, nodeDefaultMode, readSettingsView, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import type { Executor } from '../deps.ts';
 import { cb } from '../card/callback-data.ts';
@@ -26,6 +27,7 @@ export function settings(): Composer<BotContext> {
       escapeHtml(t('settings.lifetime', { value: hours(s.lifetimeHours) })),
       escapeHtml(t('settings.resumeRecs', { value: t(s.resumeRecommendations ? 'settings.on' : 'settings.off') })),
       ...(node ? [escapeHtml(t('settings.executors', { node: node.name, value: node.enabledExecutors.map((e) => t(`executor.${e}`)).join(', ') || '—' }))] : []),
+      ...(node ? node.enabledExecutors.map((e) => escapeHtml(t('choice.settingsDefault', { executor: t(`executor.${e}`), mode: nodeDefaultMode(e, node) }))) : []),
       escapeHtml(t('settings.language', { value: t('lang.name') })),
     ];
     const kb = new InlineKeyboard();
@@ -34,6 +36,9 @@ export function settings(): Composer<BotContext> {
     if (node) {
       kb.row();
       for (const e of EXECUTORS) kb.text(`${node.enabledExecutors.includes(e) ? '☑' : '☐'} ${t(`executor.${e}`)}`, cb.encode({ a: 'set', gen, arg: `exec=${e}` }));
+      // One button per executor steps its default to the next mode the node can start.
+      kb.row();
+      for (const e of node.enabledExecutors) kb.text(`${t(`executor.${e}`)}: ${nodeDefaultMode(e, node)} ↻`, cb.encode({ a: 'set', gen, arg: `pm=${e}` }));
     }
     kb.row();
     for (const l of LANGUAGES) kb.text(translate(l, 'lang.name'), cb.encode({ a: 'set', gen, arg: `lang=${l}` }));
@@ -51,7 +56,7 @@ export function settings(): Composer<BotContext> {
     const [key, value] = data.arg.split('=') as [string, string];
     // Only values this keyboard offers are acted on; anything else was not drawn by Bria.
     const offered = (key === 'life' && LIFETIMES.some((h) => String(h ?? 'never') === value)) || (key === 'recs' && (value === '0' || value === '1'))
-      || (key === 'exec' && (EXECUTORS as string[]).includes(value)) || (key === 'lang' && (LANGUAGES as readonly string[]).includes(value));
+      || ((key === 'exec' || key === 'pm') && (EXECUTORS as string[]).includes(value)) || (key === 'lang' && (LANGUAGES as readonly string[]).includes(value));
     if (!offered) return void (await refuseButton(ctx));
     if (key === 'life') await deps.actions.updateSettings({ lifetimeHours: value === 'never' ? null : Number(value) });
     if (key === 'recs') await deps.actions.updateSettings({ resumeRecommendations: value === '1' });
@@ -61,6 +66,15 @@ export function settings(): Composer<BotContext> {
         const e = value as Executor;
         const next = node.enabledExecutors.includes(e) ? node.enabledExecutors.filter((x) => x !== e) : [...node.enabledExecutors, e];
         await deps.actions.setExecutors({ nodeId: node.id, executors: next });
+      }
+    }
+    if (key === 'pm') {
+      const node = await selectedNode(ctx);
+      const e = value as Executor;
+      if (node) {
+        const modes = PERMISSION_MODES[e].filter((m) => !modeUnavailable(node, e, m));
+        const next = modes[(modes.indexOf(nodeDefaultMode(e, node) as never) + 1) % modes.length];
+        if (next) await deps.actions.setPermissionMode({ nodeId: node.id, executor: e, mode: next });
       }
     }
     if (key === 'lang' && (LANGUAGES as readonly string[]).includes(value)) {

@@ -48,17 +48,17 @@ describe('per-session hook settings on the CLI command line', () => {
     const c = control(true);
     const started = await argvOf(() => c.start('h1-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
     const file = path.join(hooks.dir, 'settings', 'h1-hooks.json');
-    expect(started).toEqual(['--session-id', nativeId, `--settings=${file}`]);
+    expect(started).toEqual(['--session-id', nativeId, '--permission-mode', 'default', `--settings=${file}`]);
     expect(JSON.parse(readFileSync(file, 'utf8')).hooks.PermissionRequest[0].hooks[0].command).toContain(hooks.socketPath);
     const resumed = await argvOf(() => c.resume('h2-hooks', { generation: 1, executor: 'claude', folder, nativeSessionId: nativeId }));
-    expect(resumed).toEqual([`--resume=${nativeId}`, `--settings=${path.join(hooks.dir, 'settings', 'h2-hooks.json')}`]);
+    expect(resumed).toEqual([`--resume=${nativeId}`, '--permission-mode', 'default', `--settings=${path.join(hooks.dir, 'settings', 'h2-hooks.json')}`]);
   }, 60_000);
 
   it('no channel: the command line is unchanged', async () => {
     const plain = await argvOf(() => control(false).start('h3-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
-    expect(plain).toEqual(['--session-id', nativeId]);
+    expect(plain).toEqual(['--session-id', nativeId, '--permission-mode', 'default']);
     const codex = await argvOf(() => control(false).start('h4-hooks', { generation: 1, executor: 'codex', folder, permissionMode: 'default' }));
-    expect(codex).toEqual(['--no-daemon', '-C', folder]);
+    expect(codex).toEqual(['--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write']);
   }, 60_000);
 
   it('Codex start and resume get the -c hook overrides (before the id) whose hook reaches the channel', async () => {
@@ -68,6 +68,6 @@ describe('per-session hook settings on the CLI command line', () => {
     expect(started).toEqual(['--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write', ...overrides]);
     expect(overrides[1]).toContain(hooks.socketPath);
     const resumed = await argvOf(() => c.resume('h6-hooks', { generation: 1, executor: 'codex', folder, nativeSessionId: nativeId }));
-    expect(resumed).toEqual(['resume', '--no-daemon', '-C', folder, ...hooks.codexConfigArgs('h6-hooks'), '--', nativeId]);
+    expect(resumed).toEqual(['resume', '--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write', ...hooks.codexConfigArgs('h6-hooks'), '--', nativeId]);
   }, 60_000);
 });

@@ -12,7 +12,7 @@ import { resumeFolderRefusal } from './resume-folder.ts';
 import { modeOf, type Result, type SessionRuntime } from './session-runtime.ts';
 
 export interface ResumeParams {
-  generation: number; executor: Executor; folder: string; nativeSessionId: string; permissionMode?: string;
+  generation: number; executor: Executor; folder: string; nativeSessionId: string; permissionMode?: string; model?: string;
   archivedJournal?: { path: string; sizeBytes: number; sha256: string };
 }
 
@@ -64,7 +64,7 @@ export async function resumeSession(rt: SessionRuntime, sessionId: string, given
   crashPoint('resume:launching');
   const host = rt.newHost(sessionId, p.executor);
   try {
-    const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: rt.sessionName(sessionId, p.generation), ...rt.hookLaunch(sessionId, p.executor) });
+    const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.executor, p.permissionMode), ...(p.model ? { model: p.model } : {}), sessionName: rt.sessionName(sessionId, p.generation), ...rt.hookLaunch(sessionId, p.executor) });
     crashPoint('resume:confirmed');
     rt.registry.put(sessionId, { identity: id });
     rt.send(sessionId, 'resume_confirmed', { identity: reportIdentity(id) });

@@ -2,7 +2,7 @@ import {
   claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, type HookLaunch, type PermissionMode, SessionHost,
   type SessionHostOptions, type Tmux,
 } from '../executors/index.ts';
-import type { SessionEventInput, SessionEventName, SessionEventOut } from '@bria/core/protocol';
+import { permissionModeOf, type SessionEventInput, type SessionEventName, type SessionEventOut } from '@bria/core/protocol';
 import type { HookChannel } from '../hooks/hook-channel.ts';
 import { RECENT, recordHostEvent } from './record-host-event.ts';
 import { type SessionRecord, SessionRegistry } from './registry.ts';
@@ -32,8 +32,8 @@ export interface SessionControlOptions {
   hooks?: HookChannel;
 }
 
-const MODES: readonly PermissionMode[] = ['default', 'accept-edits', 'full-access'];
-export const modeOf = (m: string | undefined): PermissionMode => (MODES as readonly string[]).includes(m ?? '') ? (m as PermissionMode) : 'default';
+/** The mode a start or resume command asks for, read with the executor's closed list (older stored values mapped). */
+export const modeOf = (executor: Executor, m: string | undefined): PermissionMode => permissionModeOf(executor, m);
 
 /**
  * What the session commands share: the durable registry, the CLI host of each session, the

@@ -12,7 +12,7 @@ import { nativeConversationOnDisk } from './native-conversation.ts';
 import { mayHaveTyped, onlyUnboundMarks } from './record-checks.ts';
 import { modeOf, type Result, type SessionRuntime } from './session-runtime.ts';
 
-export interface StartParams { generation: number; executor: Executor; folder: string; permissionMode: string; nativeSessionId?: string }
+export interface StartParams { generation: number; executor: Executor; folder: string; permissionMode: string; model?: string; nativeSessionId?: string }
 
 /** `start_session`: a new CLI for the session, or the one it already has; never a second one. */
 export async function startSession(rt: SessionRuntime, sessionId: string, p: StartParams): Promise<Result> {
@@ -60,7 +60,7 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
   const host = rt.newHost(sessionId, p.executor, p.nativeSessionId);
   const startedAt = Date.now();
   try {
-    const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.permissionMode), sessionName: rt.sessionName(sessionId, p.generation), ...rt.hookLaunch(sessionId, p.executor) });
+    const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.executor, p.permissionMode), ...(p.model ? { model: p.model } : {}), sessionName: rt.sessionName(sessionId, p.generation), ...rt.hookLaunch(sessionId, p.executor) });
     rt.registry.put(sessionId, { identity: id });
     rt.send(sessionId, 'session_ready', { identity: reportIdentity(id) });
     return { ok: true, nativeSessionId: id.nativeId };

@@ -3,6 +3,7 @@ import { access, readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClaudeJournal } from '../journal/claude-journal.ts';
+import { permissionModeOf } from '@bria/core/protocol';
 import { asObject, asString } from '../journal/types.ts';
 import { typeClaudePrompt } from './type-prompt.ts';
 import type { DriverContext, Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
@@ -24,17 +25,14 @@ export function claudeProjectDirName(cwd: string): string {
   return `${name.slice(0, 200)}-${Math.abs(javaStringHash(cwd)).toString(36)}`;
 }
 
+// Always stated, `default` too: the user's own `permissions.defaultMode` must not make the session
+// run in another mode than the one Bria shows.
 function permissionArgs(mode: PermissionMode): string[] {
-  switch (mode) {
-    case 'default':
-      return [];
-    case 'accept-edits':
-      return ['--permission-mode', 'acceptEdits'];
-    case 'full-access':
-      return ['--dangerously-skip-permissions'];
-    default:
-      return mode satisfies never;
-  }
+  return ['--permission-mode', permissionModeOf('claude', mode)];
+}
+
+function modelArgs(model: string | undefined): string[] {
+  return model ? ['--model', model] : [];
 }
 
 // `--settings <file>` adds to the user's own settings (their hooks keep running; verified in
@@ -63,12 +61,12 @@ class ClaudeReader extends ClaudeJournal implements JournalReader {
 export const claudeDriver: ExecutorDriver = {
   executor: 'claude',
   chooseNativeId: () => randomUUID(),
-  startArgs: ({ nativeId, permissionMode, settingsPath }) => {
+  startArgs: ({ nativeId, permissionMode, model, settingsPath }) => {
     if (!nativeId) throw new Error('Claude sessions need an id chosen up front');
-    return ['--session-id', nativeId, ...permissionArgs(permissionMode), ...settingsArgs(settingsPath)];
+    return ['--session-id', nativeId, ...permissionArgs(permissionMode), ...modelArgs(model), ...settingsArgs(settingsPath)];
   },
   // One argument `--resume=<id>`: the id can never be read as an option of its own.
-  resumeArgs: ({ nativeId, permissionMode, settingsPath }) => [`--resume=${nativeId}`, ...permissionArgs(permissionMode), ...settingsArgs(settingsPath)],
+  resumeArgs: ({ nativeId, permissionMode, model, settingsPath }) => [`--resume=${nativeId}`, ...permissionArgs(permissionMode), ...modelArgs(model), ...settingsArgs(settingsPath)],
   hookSettings: true,
   settleMs: { start: 0, resume: 0 },
 

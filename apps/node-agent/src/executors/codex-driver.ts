@@ -2,6 +2,7 @@ import { open, readdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CodexJournal } from '../journal/codex-journal.ts';
+import { permissionModeOf } from '@bria/core/protocol';
 import { asObject, asString } from '../journal/types.ts';
 import { detectBlockingPrompt, isAtPrompt, sessionIdFromStatus } from './screen.ts';
 import { typeCodexPrompt } from './type-prompt.ts';
@@ -11,17 +12,23 @@ export function codexHome(env: Env): string {
   return env.CODEX_HOME ?? join(env.HOME ?? '/', '.codex');
 }
 
+// Always stated: the user's config.toml must not make the session run in another mode than the one
+// Bria shows. 0.171 takes `-a on-request|never` only (`untrusted` is refused).
 function permissionArgs(mode: PermissionMode): string[] {
-  switch (mode) {
-    case 'default':
-      return [];
-    case 'accept-edits':
-      return ['-a', 'on-request', '-s', 'workspace-write'];
+  const m = permissionModeOf('codex', mode);
+  switch (m) {
+    case 'workspace-write':
+    case 'read-only':
+      return ['-a', 'on-request', '-s', m];
     case 'full-access':
-      return ['--dangerously-bypass-approvals-and-sandbox'];
+      return ['-a', 'never', '-s', 'danger-full-access'];
     default:
-      return mode satisfies never;
+      return m satisfies never;
   }
+}
+
+function modelArgs(model: string | undefined): string[] {
+  return model ? ['-m', model] : [];
 }
 
 /** First line of a rollout: its session_meta payload. */
@@ -60,9 +67,9 @@ export const codexDriver: ExecutorDriver = {
   // Without --no-daemon, /exit only detaches from a background server that keeps running the session.
   // Bria's hooks come as `-c` overrides of this run only (../hooks, docs/hooks-channel.md): the
   // user's config.toml and hooks.json are not touched and their hooks keep running.
-  startArgs: ({ cwd, permissionMode, codexHooks }) => ['--no-daemon', '-C', cwd, ...permissionArgs(permissionMode), ...(codexHooks ?? [])],
+  startArgs: ({ cwd, permissionMode, model, codexHooks }) => ['--no-daemon', '-C', cwd, ...permissionArgs(permissionMode), ...modelArgs(model), ...(codexHooks ?? [])],
   // The id comes after `--`, so it can never be read as an option.
-  resumeArgs: ({ nativeId, cwd, permissionMode, codexHooks }) => ['resume', '--no-daemon', '-C', cwd, ...permissionArgs(permissionMode), ...(codexHooks ?? []), '--', nativeId],
+  resumeArgs: ({ nativeId, cwd, permissionMode, model, codexHooks }) => ['resume', '--no-daemon', '-C', cwd, ...permissionArgs(permissionMode), ...modelArgs(model), ...(codexHooks ?? []), '--', nativeId],
   codexHooks: true,
   // Codex paints its idle composer before `resume <unknown id>` fails about a second later, and for
   // about 300 ms before its folder-trust dialog replaces it (observed in 0.171.0): an Enter typed in

@@ -3,7 +3,9 @@
 
 /** Both TUIs show this footer when their composer is idle and empty. */
 export function isAtPrompt(screen: string): boolean {
-  return /\? for shortcuts/.test(screen);
+  // Claude started in another permission mode than `default` names that mode in the footer instead
+  // (`⏵⏵ accept edits on (shift+tab to cycle)`, `⏸ plan mode on …`, `⏵⏵ bypass permissions on …`, 2.1.197).
+  return /\? for shortcuts|\(shift\+tab to cycle\)/.test(screen);
 }
 
 const QUESTION_PATTERNS = [

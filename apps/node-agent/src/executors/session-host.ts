@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_PERMISSION_MODE } from '@bria/core/protocol';
 import { JournalShrankError, JsonlTailer } from '../journal/jsonl-tailer.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 import { HostEvents } from './host-events.ts';
@@ -80,19 +81,19 @@ export class SessionHost extends HostEvents {
    * Hooks (`HookLaunch`): Claude `settingsPath` from `HookChannel.settingsFor`, Codex `codexHooks`
    * from `HookChannel.codexConfigArgs`; the other executor's form is refused, never ignored.
    */
-  start(o: { cwd: string; permissionMode?: PermissionMode; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
+  start(o: { cwd: string; permissionMode?: PermissionMode; model?: string; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
     const refusal = this.hookRefusal(o);
     if (refusal) return Promise.reject(new ExecutorError('start_failed', refusal));
     const nativeId = this.driver.chooseNativeId();
-    const args = this.driver.startArgs({ nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default', settingsPath: o.settingsPath, codexHooks: o.codexHooks });
+    const args = this.driver.startArgs({ nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor], model: o.model, settingsPath: o.settingsPath, codexHooks: o.codexHooks });
     return this.launch({ ...o, args, expectedId: nativeId, resumed: false });
   }
 
   /** Reopens exactly `nativeId` from its folder; never falls back to a new session. */
-  resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
+  resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; model?: string; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
     const refusal = nativeIdRefusal(this.driver.executor, o.nativeId) ?? this.hookRefusal(o);
     if (refusal) return Promise.reject(new ExecutorError('resume_failed', refusal));
-    const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? 'default', settingsPath: o.settingsPath, codexHooks: o.codexHooks });
+    const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor], model: o.model, settingsPath: o.settingsPath, codexHooks: o.codexHooks });
     return this.launch({ ...o, args, expectedId: o.nativeId, resumed: true });
   }
 

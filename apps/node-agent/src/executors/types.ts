@@ -1,10 +1,11 @@
-import type { Executor } from '@bria/core/protocol';
+import type { Executor, SessionPermissionMode } from '@bria/core/protocol';
 import type { JournalLine } from '../journal/jsonl-tailer.ts';
 import type { MalformedLine, NativePrompt, RecordRef, TokenUsage, TurnOutcome } from '../journal/types.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 
 export type { Executor };
-export type PermissionMode = 'default' | 'accept-edits' | 'full-access';
+/** A stored mode (the closed lists in core protocol/session-choices.ts; each driver reads older values too). */
+export type PermissionMode = SessionPermissionMode;
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** What both journal parsers offer the host. */
@@ -43,9 +44,10 @@ export interface ExecutorDriver {
   /**
    * Bria's per-session permission hooks (../hooks): `settingsPath` for Claude (`--settings`),
    * `codexHooks` for Codex (the `-c` overrides of `HookChannel.codexConfigArgs`).
+   * `model`: validated by the hub (protocol `parseModel`); absent = the CLI's own default.
    */
-  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode } & HookLaunch): string[];
-  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode } & HookLaunch): string[];
+  startArgs(opts: { nativeId: string | null; cwd: string; permissionMode: PermissionMode; model?: string } & HookLaunch): string[];
+  resumeArgs(opts: { nativeId: string; cwd: string; permissionMode: PermissionMode; model?: string } & HookLaunch): string[];
   /** Whether `settingsPath` is supported (Claude). */
   readonly hookSettings?: boolean;
   /** Whether `codexHooks` is supported (Codex). */

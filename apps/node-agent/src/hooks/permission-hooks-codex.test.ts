@@ -38,7 +38,7 @@ beforeAll(async () => {
   await channel.open();
   host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
   // A hooks review dialog at start would leave the host short of its prompt: the start fails.
-  id = await host.start({ cwd: rig.work, sessionName: 'codex-hooks', permissionMode: 'accept-edits', codexHooks: channel.codexConfigArgs('bria-c1') });
+  id = await host.start({ cwd: rig.work, sessionName: 'codex-hooks', permissionMode: 'workspace-write', codexHooks: channel.codexConfigArgs('bria-c1') });
 }, 120_000);
 afterAll(async () => {
   await host?.close().catch(() => undefined);
@@ -107,7 +107,7 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
   it('resume with the same overrides: the hook keeps answering after an exact resume', async () => {
     await host.close();
     host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
-    id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-hooks-2', permissionMode: 'accept-edits', codexHooks: channel.codexConfigArgs('bria-c1') });
+    id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-hooks-2', permissionMode: 'workspace-write', codexHooks: channel.codexConfigArgs('bria-c1') });
     const { messageId, request } = await askForTool('resume1');
     expect(request.nativeSessionId).toBe(id.nativeId);
     channel.answer(request.requestId, { behavior: 'allow' });
@@ -121,7 +121,7 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
     await short.open();
     try {
       host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
-      id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-hooks-3', permissionMode: 'accept-edits', codexHooks: short.codexConfigArgs('bria-c1') });
+      id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-hooks-3', permissionMode: 'workspace-write', codexHooks: short.codexConfigArgs('bria-c1') });
       const messageId = randomUUID();
       expect((await host.deliver({ messageId, text: 'please TOOLSHELL-late1 now' })).accepted).toBe(true);
       const request = await short.waitFor((p) => (p.toolInput as { command?: string } | null)?.command === 'touch ran-late1', 60_000);

@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useDeferredValue, useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
+import { ModelInput, ModePicker } from './session-choices.tsx';
 import { sessionTitle, When } from './session-bits.tsx';
 import { useTRPC } from './trpc.ts';
 import type { Executor } from './types.ts';
@@ -21,6 +22,9 @@ export function NewSession({ nodeId }: { nodeId: string }) {
   const id = useId();
   const [picked, setPicked] = useState<Executor | null>(null);
   const [folder, setFolder] = useState('');
+  // null = the node's default for the chosen executor, preselected.
+  const [mode, setMode] = useState<string | null>(null);
+  const [model, setModel] = useState('');
   const [error, setError] = useState<string | null>(null);
   const opts = useQuery(trpc.sessions.newSessionOptions.queryOptions({ nodeId, ...(picked ? { executor: picked } : {}) }));
   // Offered: enabled and installed there; an enabled CLI the node's agent could not run is named with that reason.
@@ -40,6 +44,7 @@ export function NewSession({ nodeId }: { nodeId: string }) {
 
   if (opts.isError) return <p role="alert" className="error">{errorText(opts.error)}</p>;
   const node = opts.data?.node;
+  const chosenMode = executor && node ? (mode ?? node.defaultModes[executor]) : null;
   return (
     <>
       <p className="crumbs"><Link href={`/nodes/${nodeId}`}>← {t('session.back', { node: node?.name ?? '…' })}</Link></p>
@@ -50,7 +55,7 @@ export function NewSession({ nodeId }: { nodeId: string }) {
         if (!executor) return;
         if (!folderOk) return setError(t('new.folderInvalid'));
         setError(null);
-        create.mutate({ nodeId, executor, folder: cleanFolder });
+        create.mutate({ nodeId, executor, folder: cleanFolder, permissionMode: chosenMode ?? undefined, model: model.trim() });
       }}>
         <fieldset className="executors" disabled={busy}>
           <legend>{t('new.executor')}</legend>
@@ -59,11 +64,17 @@ export function NewSession({ nodeId }: { nodeId: string }) {
           {enabled.length === 1 && enabled[0] && <p data-testid="executor-auto">{t('new.executorAuto', { executor: t(`executor.${enabled[0]}`) })}</p>}
           {enabled.length > 1 && enabled.map((x) => (
             <label key={x} className="check">
-              <input type="radio" name="executor" value={x} checked={executor === x} onChange={() => setPicked(x)} />
+              <input type="radio" name="executor" value={x} checked={executor === x} onChange={() => { setPicked(x); setMode(null); }} />
               {t(`executor.${x}`)}
             </label>
           ))}
         </fieldset>
+        {executor && node && chosenMode && (
+          <>
+            <ModePicker executor={executor} value={chosenMode} onChange={setMode} unavailable={node.unavailableModes} disabled={busy} />
+            <ModelInput executor={executor} value={model} onChange={setModel} disabled={busy} />
+          </>
+        )}
         <div>
           <label htmlFor={`${id}-f`}>{t('new.folder')}</label>
           <input id={`${id}-f`} value={folder} placeholder={t('new.folderPlaceholder')} autoComplete="off" spellCheck={false} className="mono"

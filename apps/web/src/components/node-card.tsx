@@ -5,6 +5,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import Link from 'next/link';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
+import { NodeDefaultModes } from './session-choices.tsx';
 import { relativeTime, shortDate } from './relative-time.ts';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
@@ -73,6 +74,10 @@ export function NodeCard({ node }: { node: NodeView }) {
           </label>
         ))}
       </fieldset>
+      <details className="modes">
+        <summary>{t('nodes.defaultModes')}</summary>
+        <NodeDefaultModes node={node} />
+      </details>
       <details className="tokens">
         <summary>{t('nodes.tokens')} ({node.tokens.length})</summary>
         {node.tokens.length === 0 ? (

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
 import { Conversation, QueueTable } from './conversation.tsx';
 import { EvidenceTimeline } from './evidence-timeline.tsx';
+import { ChoiceFacts } from './session-choices.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { LifecycleButtons } from './lifecycle-buttons.tsx';
 import { MessageBox } from './message-box.tsx';
@@ -75,6 +76,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <div className="session-top">
         <dl className="facts card">
           <div><dt>{t('session.executor')}</dt><dd>{t(`executor.${s.executor}`)}</dd></div>
+          <ChoiceFacts executor={s.executor} permissionMode={s.permissionMode} model={s.model} />
           <div><dt>{t('session.lifetimeLeft')}</dt><dd data-testid="lifetime-left">{lifetimeLeft(s, now, t)}</dd></div>
           <div><dt>{t('session.lastActivity')}</dt><dd><When iso={s.lastActivityAt} locale={locale} now={now} /></dd></div>
           <div><dt>{t('session.created')}</dt><dd><When iso={s.createdAt} locale={locale} now={now} /></dd></div>

@@ -203,6 +203,7 @@ export class Hub {
       capabilities: hello.capabilities ?? [],
       // Bria offers a CLI for new sessions only where the agent could run it.
       missingExecutors: hello.executors.filter((e) => !e.available).map((e) => e.executor),
+      unavailableModes: hello.unavailableModes ?? [],
     }, this.now());
     conn.capabilities = new Set(hello.capabilities ?? []);
     conn.helloDone = true;

@@ -5,3 +5,4 @@ export * from './session-events.ts';
 export * from './read-journal.ts';
 export * from './cli-text.ts';
 export * from './command-results.ts';
+export * from './session-choices.ts';

@@ -38,6 +38,11 @@ export const zHello = z.object({
    * none of them (an older agent would refuse the frame as malformed and reconnect).
    */
   capabilities: z.array(z.string().min(1).max(64)).max(64).optional(),
+  /**
+   * `<executor>:<mode>` permission modes that cannot start on this machine (session-choices.ts:
+   * Claude's bypassPermissions for root). Absent from an older agent: nothing known to be unavailable.
+   */
+  unavailableModes: z.array(z.string().min(1).max(64)).max(16).optional(),
 });
 
 export const zWelcome = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { zExecutor } from './messages.ts';
 import { zReadJournal } from './read-journal.ts';
+import { MODEL_MAX_LENGTH, parseModel } from './session-choices.ts';
 
 /**
  * Payloads of the session commands the hub sends (the `payload` of a `command` frame). Every
@@ -9,6 +10,8 @@ import { zReadJournal } from './read-journal.ts';
  * the agent refuses a command whose generation is older than the one it already holds.
  */
 const zGeneration = z.number().int().nonnegative();
+/** It lands on the CLI's command line: only a name `parseModel` accepts as it is. */
+const zModel = z.string().min(1).max(MODEL_MAX_LENGTH).refine((m) => { const r = parseModel(m); return r.ok && r.model === m; }, 'not a valid model name');
 
 /** Physical identity of a running CLI as the agent reported it; handed back verbatim for exact attach. */
 export const zSessionIdentity = z.object({
@@ -45,6 +48,8 @@ export const zStartSession = z.object({
   executor: zExecutor,
   folder: z.string().min(1).max(4096),
   permissionMode: z.string().max(64),
+  /** The CLI's model (`parseModel`); absent = the CLI's own default. */
+  model: zModel.optional(),
   /** Claude: chosen by Bria up front (v4 UUID). Codex: absent, the CLI tells it in `session_ready`. */
   nativeSessionId: z.uuid().optional(),
 });
@@ -55,6 +60,7 @@ export const zResumeSession = z.object({
   folder: z.string().min(1).max(4096),
   nativeSessionId: z.string().min(1).max(200),
   permissionMode: z.string().max(64).optional(),
+  model: zModel.optional(),
   /** Bria's own copy of the journal, restored by the agent if the CLI's original was cleaned up. */
   archivedJournal: zArchivedJournal.optional(),
 });

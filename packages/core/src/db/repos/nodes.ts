@@ -13,11 +13,14 @@ export interface NodeDto {
   connectedAt: Date | null;
   agentVersion: string | null;
   openSessions: number;
+  claudePermissionMode: string;
+  codexPermissionMode: string;
+  unavailableModes: string[];
 }
 
 const nodeSelect = {
   id: true, name: true, hostname: true, isLocal: true, enabledExecutors: true, online: true,
-  lastSeenAt: true, connectedAt: true, agentVersion: true,
+  lastSeenAt: true, connectedAt: true, agentVersion: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true,
 } as const;
 
 export async function listNodes(db: Db): Promise<NodeDto[]> {
@@ -71,12 +74,12 @@ export async function revokeAgentToken(db: Db, tokenId: string): Promise<void> {
  * transaction in the given time"). A single statement just waits its turn in the pool.
  */
 /** `capabilities`: the optional commands the agent's hello listed (none from an older agent); replaced on every hello. */
-export async function markNodeOnline(db: Db, nodeId: string, info: { agentVersion: string; hostname: string; instanceId: string; tokenId: string; capabilities?: string[]; missingExecutors?: ('claude' | 'codex')[] }, now: Date): Promise<{ lastEventSeq: bigint; name: string }> {
+export async function markNodeOnline(db: Db, nodeId: string, info: { agentVersion: string; hostname: string; instanceId: string; tokenId: string; capabilities?: string[]; missingExecutors?: ('claude' | 'codex')[]; unavailableModes?: string[] }, now: Date): Promise<{ lastEventSeq: bigint; name: string }> {
   const rows = await db.$queryRaw<{ lastEventSeq: bigint; name: string }[]>`
     with n as (
       update "Node" set online = true, "connectedAt" = ${now}, "lastSeenAt" = ${now}, "agentVersion" = ${info.agentVersion},
         hostname = ${info.hostname}, "agentInstanceId" = ${info.instanceId}, "agentCapabilities" = ${info.capabilities ?? []}::text[],
-        "missingExecutors" = ${info.missingExecutors ?? []}::"Executor"[]
+        "missingExecutors" = ${info.missingExecutors ?? []}::"Executor"[], "unavailableModes" = ${info.unavailableModes ?? []}::text[]
       where id = ${nodeId}::uuid
       returning "lastEventSeq", name),
     t as (update "AgentToken" set "lastUsedAt" = ${now} where id = ${info.tokenId}::uuid returning id)

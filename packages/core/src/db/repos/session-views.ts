@@ -53,6 +53,12 @@ export async function listRecentFolders(db: DbOrTx, q: { nodeId: string; executo
   return rows.map((r) => r.folder);
 }
 
-export async function getNodeSummary(db: DbOrTx, nodeId: string): Promise<{ id: string; name: string; online: boolean; enabledExecutors: Executor[]; missingExecutors: Executor[] } | null> {
-  return db.node.findUnique({ where: { id: nodeId }, select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true } });
+export interface NodeSummary {
+  id: string; name: string; online: boolean; enabledExecutors: Executor[]; missingExecutors: Executor[];
+  /** Preselected permission modes and `<executor>:<mode>` ones that cannot start there. */
+  claudePermissionMode: string; codexPermissionMode: string; unavailableModes: string[];
+}
+
+export async function getNodeSummary(db: DbOrTx, nodeId: string): Promise<NodeSummary | null> {
+  return db.node.findUnique({ where: { id: nodeId }, select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true } });
 }

@@ -11,7 +11,7 @@ export type DbOrTx = Db | Tx;
 
 export const sessionSelect = {
   id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true,
-  resumeState: true, launchSource: true, permissionMode: true, title: true, firstPrompt: true, createdAt: true,
+  resumeState: true, launchSource: true, permissionMode: true, model: true, title: true, firstPrompt: true, createdAt: true,
   lifetimeStartedAt: true, lifetimeDeadline: true, lifetimeExpired: true, archivedAt: true, observerGeneration: true,
   identity: true, usage: true, journalPath: true, nativeLastActivity: true, exitVerified: true, originChatId: true,
   pendingFinalEventId: true, finalSaveAttempts: true, deferredEventIds: true, archiveSortAt: true, userTurns: true, nativeGoneAt: true, conversationMayExist: true,

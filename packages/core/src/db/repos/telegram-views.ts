@@ -11,7 +11,7 @@ export const OPEN_SESSION_STATES = ['Starting', 'Resuming', 'Ready', 'Running', 
 const sessionSelect = {
   id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true, title: true,
   firstPrompt: true, lifetimeDeadline: true, lifetimeExpired: true, lastActivityAt: true, nativeLastActivity: true,
-  usage: true, createdAt: true, archivedAt: true, nativeGoneAt: true,
+  usage: true, createdAt: true, archivedAt: true, nativeGoneAt: true, permissionMode: true, model: true,
 } as const;
 
 export interface SessionView {
@@ -20,13 +20,18 @@ export interface SessionView {
   lastActivityAt: Date | null; nativeLastActivity: Date | null; usage: unknown; createdAt: Date; archivedAt: Date | null;
   /** Discovery found the CLI's own journal deleted on its computer. */
   nativeGoneAt: Date | null;
+  /** As stored (read it with `permissionModeOf`); model null = the CLI's own default. */
+  permissionMode: string; model: string | null;
 }
 
 /** `missingExecutors`: CLIs the node's agent could not run (not offered for new sessions). */
-export interface NodeView { id: string; name: string; online: boolean; enabledExecutors: Executor[]; missingExecutors: Executor[]; openSessions: number }
+export interface NodeView {
+  id: string; name: string; online: boolean; enabledExecutors: Executor[]; missingExecutors: Executor[]; openSessions: number;
+  claudePermissionMode: string; codexPermissionMode: string; unavailableModes: string[];
+}
 
 export async function listNodeViews(db: Db): Promise<NodeView[]> {
-  const nodes = await db.node.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true } });
+  const nodes = await db.node.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true } });
   const counts = await db.session.groupBy({ by: ['nodeId'], where: { state: { in: [...OPEN_SESSION_STATES] } }, _count: { _all: true } });
   const byNode = new Map(counts.map((c) => [c.nodeId, c._count._all]));
   return nodes.map((n) => ({ ...n, enabledExecutors: n.enabledExecutors as Executor[], missingExecutors: n.missingExecutors as Executor[], openSessions: byNode.get(n.id) ?? 0 }));

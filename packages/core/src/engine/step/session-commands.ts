@@ -33,11 +33,11 @@ async function buildPayload(tx: Tx, row: SessionRow, c: { kind: CommandKind; gen
   const generation = c.generation;
   switch (c.kind) {
     case 'start':
-      return { generation, executor: row.executor, folder: row.folder, permissionMode: row.permissionMode, ...(row.executor === 'claude' && row.nativeSessionId ? { nativeSessionId: row.nativeSessionId } : {}) };
+      return { generation, executor: row.executor, folder: row.folder, permissionMode: row.permissionMode, ...(row.model ? { model: row.model } : {}), ...(row.executor === 'claude' && row.nativeSessionId ? { nativeSessionId: row.nativeSessionId } : {}) };
     case 'resume': {
       const copy = await getArchiveCopy(tx, row.id);
       return {
-        generation, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, permissionMode: row.permissionMode,
+        generation, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, permissionMode: row.permissionMode, ...(row.model ? { model: row.model } : {}),
         ...(copy ? { archivedJournal: { path: copy.path, sizeBytes: Number(copy.sizeBytes), sha256: copy.sha256 } } : {}),
       };
     }

@@ -3,3 +3,4 @@ export { addComputer, type AddComputerOptions, type AddedComputerDto } from './a
 export { revokeToken } from './revoke-token.ts';
 export { setExecutors } from './set-executors.ts';
 export { validateFolderOnNode } from './validate-folder-on-node.ts';
+export { setPermissionMode } from './set-permission-mode.ts';

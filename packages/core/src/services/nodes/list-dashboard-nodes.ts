@@ -1,7 +1,8 @@
 import { listAgentTokens } from '../../db/repos/auth.ts';
 import { listNodes } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
-import type { Executor } from '../../protocol/index.ts';
+import type { Executor, SessionPermissionMode } from '../../protocol/index.ts';
+import { nodeDefaultMode } from '../sessions/session-choices.ts';
 
 
 export interface DashboardNodeDto {
@@ -14,6 +15,9 @@ export interface DashboardNodeDto {
   agentVersion: string | null;
   enabledExecutors: Executor[];
   openSessions: number;
+  /** The permission mode preselected for new sessions, per executor; `<executor>:<mode>` that cannot start there. */
+  defaultModes: { claude: SessionPermissionMode; codex: SessionPermissionMode };
+  unavailableModes: string[];
   tokens: { id: string; label: string | null; createdAt: Date; lastUsedAt: Date | null }[];
 }
 
@@ -30,6 +34,8 @@ export async function listDashboardNodes(opts: { db: Db }): Promise<DashboardNod
     agentVersion: n.agentVersion,
     enabledExecutors: n.enabledExecutors,
     openSessions: n.openSessions,
+    defaultModes: { claude: nodeDefaultMode('claude', n), codex: nodeDefaultMode('codex', n) },
+    unavailableModes: n.unavailableModes,
     tokens: tokens.filter((t) => t.nodeId === n.id).map(({ id, label, createdAt, lastUsedAt }) => ({ id, label, createdAt, lastUsedAt })),
   }));
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, newSession } from '../../domain/index.ts';
+import { sessionChoices } from './session-choices.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
 import { insertSession, setActiveSessionId } from '../../db/repos/sessions.ts';
 import { readSettings } from '../../db/repos/settings.ts';
@@ -14,6 +15,10 @@ export interface CreateSessionInput {
   /** Optional when exactly one executor is enabled on the node (it is picked). */
   executor?: 'claude' | 'codex';
   folder: string;
+  /** One of the executor's modes (protocol/session-choices.ts); absent = the node's default for it. */
+  permissionMode?: string;
+  /** The CLI's model; absent or empty = the CLI's own default. */
+  model?: string | null;
   /** The Telegram chat asking: the new session becomes its active session on that node. */
   chatId?: bigint;
 }
@@ -24,7 +29,7 @@ export interface CreateSessionInput {
  */
 export async function createSession(deps: ServiceDeps, input: CreateSessionInput): Promise<SessionDto> {
   const { db, clock, log } = depsOf(deps);
-  const node = await db.node.findUnique({ where: { id: input.nodeId }, select: { id: true, online: true, enabledExecutors: true, missingExecutors: true, permissionMode: true } });
+  const node = await db.node.findUnique({ where: { id: input.nodeId }, select: { id: true, online: true, enabledExecutors: true, missingExecutors: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true } });
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   if (!node.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
   // Offered: enabled by the user and runnable there (the agent's hello lists the CLIs it could not run).
@@ -43,16 +48,18 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
   if (/[\u0000-\u001f\u007f]/.test(folder)) throw new AppError('INVALID_INPUT', { message: 'folder must not contain control characters' });
   if (folder.split('/').some((seg) => seg === '.' || seg === '..')) throw new AppError('INVALID_INPUT', { message: 'folder must not contain . or .. segments' });
 
+  const { permissionMode, model } = sessionChoices(executor, node, input);
+
   const settings = await readSettings(db);
   return withSessionTx(db, { log, clock }, async (ctx) => {
     const hasNativeId = executor === 'claude';
     const { snapshot, effects } = newSession({ now: ctx.now, lifetime: settings.lifetime, hasNativeId });
     const row = await insertSession(ctx.tx, {
       id: randomUUID(), nodeId: node.id, executor, folder, nativeSessionId: hasNativeId ? randomUUID() : null, state: snapshot.state,
-      version: 0, observerGeneration: snapshot.observerGeneration, permissionMode: node.permissionMode, lifetimeStartedAt: ctx.now,
+      version: 0, observerGeneration: snapshot.observerGeneration, permissionMode, model, lifetimeStartedAt: ctx.now,
       lifetimeDeadline: snapshot.lifetimeDeadline, originChatId: input.chatId ?? null, createdAt: ctx.now,
     });
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'create', actor: 'user', from: null, to: 'Starting', evidence: { executor, generation: 1, lifetime: settings.lifetime }, at: ctx.now });
+    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'create', actor: 'user', from: null, to: 'Starting', evidence: { executor, generation: 1, lifetime: settings.lifetime, permissionMode, model }, at: ctx.now });
     for (const fx of effects) {
       if (fx.type === 'send_command') await sendSessionCommand(ctx.tx, row, fx);
       if (fx.type === 'schedule') await scheduleTimer(ctx.tx, { sessionId: row.id, name: fx.timer, dueAt: fx.at });

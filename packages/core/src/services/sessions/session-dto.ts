@@ -3,6 +3,7 @@ import { canAcceptMessage, summarizeQueue } from '../../domain/index.ts';
 import type { Db } from '../../db/client.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
 import type { Logger } from '../../log.ts';
+import { permissionModeOf, type SessionPermissionMode } from '../../protocol/session-choices.ts';
 import { type Clock, systemClock } from '../../engine/step/step-context.ts';
 
 /** What every session service takes besides its own input. */
@@ -34,6 +35,10 @@ export interface SessionDto {
   acceptsMessages: boolean;
   /** AwaitingRecovery only: the working state recovery returns to (what the session waits for). */
   resumeState: SessionRow['resumeState'];
+  /** Fixed at creation: the executor's permission mode (older stored values read as what they launched). */
+  permissionMode: SessionPermissionMode;
+  /** Fixed at creation; null = the CLI's own default. */
+  model: string | null;
 }
 
 export function toSessionDto(row: SessionRow): SessionDto {
@@ -45,6 +50,6 @@ export function toSessionDto(row: SessionRow): SessionDto {
     id: row.id, nodeId: row.nodeId, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, state: row.state,
     version: row.version, title: row.title, firstPrompt: row.firstPrompt?.slice(0, 240) ?? null, launchSource: row.launchSource, createdAt: row.createdAt, lifetimeDeadline: row.lifetimeDeadline,
     lifetimeExpired: row.lifetimeExpired, archivedAt: row.archivedAt, lastActivityAt: row.nativeLastActivity, nativeGoneAt: row.nativeGoneAt, acceptsMessages: accept.ok,
-    resumeState: row.resumeState,
+    resumeState: row.resumeState, permissionMode: permissionModeOf(row.executor, row.permissionMode), model: row.model,
   };
 }

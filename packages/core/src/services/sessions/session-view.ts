@@ -4,7 +4,9 @@ import { getSessionRow } from '../../db/repos/sessions.ts';
 import {
   type ConversationMessageDto, getNodeSummary, listConversation, listRecentFolders, listUsageHistory, type UsagePointDto,
 } from '../../db/repos/session-views.ts';
+import type { SessionPermissionMode } from '../../protocol/session-choices.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
+import { nodeDefaultMode } from './session-choices.ts';
 
 export const CONVERSATION_LIMIT = 200;
 export const USAGE_POINTS_LIMIT = 300;
@@ -48,7 +50,10 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
 
 export interface NewSessionOptionsDto {
   /** `missingExecutors`: CLIs the node's agent could not run (not offered, with that reason). */
-  node: { id: string; name: string; online: boolean; enabledExecutors: ('claude' | 'codex')[]; missingExecutors: ('claude' | 'codex')[] };
+  node: {
+    id: string; name: string; online: boolean; enabledExecutors: ('claude' | 'codex')[]; missingExecutors: ('claude' | 'codex')[];
+    defaultModes: { claude: SessionPermissionMode; codex: SessionPermissionMode }; unavailableModes: string[];
+  };
   recentFolders: string[];
 }
 
@@ -58,5 +63,6 @@ export async function newSessionOptions(deps: ServiceDeps, input: { nodeId: stri
   const node = await getNodeSummary(db, input.nodeId);
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   const recentFolders = await listRecentFolders(db, { nodeId: node.id, ...(input.executor ? { executor: input.executor } : {}), limit: 8 });
-  return { node, recentFolders };
+  const { claudePermissionMode: _c, codexPermissionMode: _x, ...rest } = node;
+  return { node: { ...rest, defaultModes: { claude: nodeDefaultMode('claude', node), codex: nodeDefaultMode('codex', node) } }, recentFolders };
 }

@@ -3,10 +3,12 @@ import { addComputerRoute } from './add-computer.ts';
 import { listRoute } from './list.ts';
 import { revokeTokenRoute } from './revoke-token.ts';
 import { setExecutorsRoute } from './set-executors.ts';
+import { setPermissionModeRoute } from './set-permission-mode.ts';
 
 export const nodesRouter = router({
   list: listRoute,
   addComputer: addComputerRoute,
   revokeToken: revokeTokenRoute,
   setExecutors: setExecutorsRoute,
+  setPermissionMode: setPermissionModeRoute,
 });

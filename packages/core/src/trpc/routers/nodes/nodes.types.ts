@@ -11,6 +11,8 @@ export const ZNodeView = z.object({
   agentVersion: z.string().nullable(),
   enabledExecutors: z.array(zExecutor),
   openSessions: z.number().int().nonnegative(),
+  defaultModes: z.object({ claude: z.string(), codex: z.string() }),
+  unavailableModes: z.array(z.string()),
   tokens: z.array(z.object({ id: zId, label: z.string().nullable(), createdAt: zIsoDate, lastUsedAt: zIsoDateOrNull })),
 });
 export const ZListNodesResponse = z.object({ nodes: z.array(ZNodeView) });
@@ -23,3 +25,6 @@ export const ZRevokeTokenResponse = z.object({ tokenId: zId, nodeId: zId });
 
 export const ZSetExecutorsRequest = z.object({ nodeId: zId, executors: z.array(zExecutor).min(1).max(2) });
 export const ZSetExecutorsResponse = z.object({ nodeId: zId, enabledExecutors: z.array(zExecutor) });
+/** The permission mode preselected for new sessions of one executor (checked against its list by the service). */
+export const ZSetPermissionModeRequest = z.object({ nodeId: zId, executor: zExecutor, mode: z.string().min(1).max(64) });
+export const ZSetPermissionModeResponse = z.object({ nodeId: zId, executor: zExecutor, mode: z.string() });

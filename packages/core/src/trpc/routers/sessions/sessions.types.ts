@@ -27,6 +27,10 @@ export const ZSessionView = z.object({
   acceptsMessages: z.boolean(),
   /** AwaitingRecovery only: the working state recovery returns to. */
   resumeState: zSessionState.nullable(),
+  /** Fixed at creation: one of the executor's modes (protocol/session-choices.ts). */
+  permissionMode: z.string(),
+  /** Fixed at creation; null = the CLI's own default. */
+  model: z.string().nullable(),
 });
 
 export const ZNodeRequest = z.object({ nodeId: zId });
@@ -61,6 +65,10 @@ export const ZCreateSessionRequest = z.object({
   nodeId: zId,
   executor: zExecutor.optional(),
   folder: z.string().trim().min(1).max(4096),
+  /** Absent = the node's default for the executor; checked against the executor's list by the service. */
+  permissionMode: z.string().max(64).optional(),
+  /** Empty = the CLI's own default; the name is checked by the service. */
+  model: z.string().max(200).optional(),
 });
 
 export const ZSendMessageRequest = z.object({
@@ -77,7 +85,11 @@ export const ZSendMessageResponse = z.object({
 export const ZNewSessionOptionsRequest = z.object({ nodeId: zId, executor: zExecutor.optional() });
 export const ZNewSessionOptionsResponse = z.object({
   /** `missingExecutors`: CLIs the node's agent could not run; enabled ones among them are not offered. */
-  node: z.object({ id: zId, name: z.string(), online: z.boolean(), enabledExecutors: z.array(zExecutor), missingExecutors: z.array(zExecutor) }),
+  node: z.object({
+    id: zId, name: z.string(), online: z.boolean(), enabledExecutors: z.array(zExecutor), missingExecutors: z.array(zExecutor),
+    /** The mode preselected per executor, and `<executor>:<mode>` modes that cannot start on this node. */
+    defaultModes: z.object({ claude: z.string(), codex: z.string() }), unavailableModes: z.array(z.string()),
+  }),
   recentFolders: z.array(z.string()),
 });
 
