@@ -1,7 +1,7 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  acceptMessage, answerPrompt, closeSession, createLoginLink, createSession, type Db, resumeSession, setExecutors, setPermissionMode, stopSession, updateSettings, validateFolderOnNode,
+  acceptMessage, answerPrompt, closeSession, compactSession, createLoginLink, createSession, type Db, resumeSession, setExecutors, setPermissionMode, stopSession, updateSettings, validateFolderOnNode,
 } from '@bria/core/services';
 import { AppError, isAppError, type LifetimeSetting } from '@bria/core/domain';
 import type { Logger } from '@bria/core/log';
@@ -57,6 +57,9 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
     },
     async stopSession(i) {
       await stopSession(deps, i);
+    },
+    async compactSession(i) {
+      await compactSession(deps, i);
     },
     async closeSession(i) {
       await closeSession(deps, i);

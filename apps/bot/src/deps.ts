@@ -20,6 +20,8 @@ export interface SessionActions {
   /** Validates a working folder on the node (its real path comes back); `reason` is shown to the user. */
   validateFolder(o: { nodeId: string; folder: string }): Promise<{ ok: true; folder?: string } | { ok: false; reason: string }>;
   stopSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
+  /** The CLI's own `/compact` while the session is idle (core `compactSession`). */
+  compactSession(o: { sessionId: string }): Promise<void>;
   closeSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
   resumeSession(o: { chatId: bigint; sessionId: string }): Promise<void>;
   acceptMessage(o: { sessionId: string; chatId: bigint; source: 'telegram'; sourceKey: string; text: string; attachments?: AttachmentIn[] }): Promise<{ messageId: string }>;

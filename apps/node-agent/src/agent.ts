@@ -20,7 +20,7 @@ import { unavailableModes } from './unavailable-modes.ts';
 const run = promisify(execFile);
 export const AGENT_VERSION = '0.1.0';
 /** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
-export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal', 'answer_permission', 'answer_dialog'];
+export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal', 'answer_permission', 'answer_dialog', 'compact_context'];
 
 export interface ExecutorProbe { executor: Executor; available: boolean; version?: string }
 

@@ -1,4 +1,5 @@
 import { Composer } from 'grammy';
+import { isAppError } from '@bria/core/domain';
 import { queueLength } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { contextTokens, formatLeft, outputTokens } from '../card/card-view.ts';
@@ -30,6 +31,22 @@ export function basics(): Composer<BotContext> {
       t('status.queue', { count: await queueLength(deps.db, s.id) }),
     ];
     await reply(ctx, `<pre>${escapeHtml(lines.join('\n'))}</pre>`, { html: true });
+  });
+  // The CLI's own /compact for the active session: typed by the agent as the command, only while idle.
+  c.command('compact', async (ctx) => {
+    const { t, deps } = ctx.bria;
+    const node = await selectedNode(ctx);
+    const s = node ? await activeSession(ctx, node.id) : null;
+    if (!node || !s) return void (await reply(ctx, t('status.none')));
+    try {
+      await deps.actions.compactSession({ sessionId: s.id });
+      await reply(ctx, t('compact.asked'));
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      const key = error.code === 'CONFLICT' ? 'compact.busy' : error.code === 'NOT_IMPLEMENTED' ? 'compact.agentTooOld' : error.code === 'NODE_OFFLINE' ? 'compact.offline' : null;
+      if (!key) throw error;
+      await reply(ctx, t(key));
+    }
   });
   c.command('login', async (ctx) => {
     const { deps } = ctx.bria;

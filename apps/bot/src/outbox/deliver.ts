@@ -206,6 +206,11 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
     }
     case 'prompt':
       return deliverPrompt(ctx, { chat, chatId: row.chatId, t, already, promptId: payload.promptId, phase: payload.phase });
+    case 'compacted': {
+      const s = await getSessionView(ctx.db, payload.sessionId);
+      const name = s ? sessionName(s, t('archive.untitled'), 120) : t('archive.untitled');
+      return send(escapeHtml(t(payload.ok ? 'compact.done' : 'compact.failed', { name, detail: payload.detail })));
+    }
     case 'attachment_failed':
       return send(escapeHtml(t('attach.notDelivered')));
     case 'message_outcome': {

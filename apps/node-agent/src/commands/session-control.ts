@@ -1,3 +1,4 @@
+import { compactContext } from './compact-context.ts';
 import type { AnswerDialogPayload } from '@bria/core/protocol';
 import { answerDialog } from './answer-dialog.ts';
 import type { SessionHost, SessionIdentity } from '../executors/index.ts';
@@ -55,6 +56,11 @@ export class SessionControl {
 
   deliver(sessionId: string, p: DeliverParams): Promise<Result> {
     return deliverMessage(this.rt, sessionId, p);
+  }
+
+  /** The CLI's own `/compact` while it is idle (`compact-context.ts`). */
+  compact(sessionId: string): Promise<Result> {
+    return compactContext(this.rt, sessionId);
   }
 
   /** The user's answer to a start's folder-trust dialog (`answer-dialog.ts`). */

@@ -1,3 +1,4 @@
+import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_PERMISSION_MODE } from '@bria/core/protocol';
 import { JournalShrankError, JsonlTailer } from '../journal/jsonl-tailer.ts';
@@ -9,6 +10,7 @@ import { procStat } from './proc-tree.ts';
 import { findReceipt } from './receipt.ts';
 import { awaitInterruptEvidence } from './interrupt-evidence.ts';
 import { clearRefilledPrompt } from './prompt-box.ts';
+import { claudePromptBox } from './screen.ts';
 import { turnOutcomeEvents } from './turn-outcome-events.ts';
 import { nativeIdRefusal } from './native-id.ts';
 import {
@@ -219,6 +221,51 @@ export class SessionHost extends HostEvents {
   }
 
   /** Pastes the exact text once and resolves when the journal shows the CLI took it in. */
+  /**
+   * The CLI's own `/compact`, typed as the command (keys, not a paste: a pasted `/` is text) while
+   * the CLI is idle, after the deliveries before it. Resolved by what the journal records: Claude
+   * a `<command-name>/compact</command-name>` user record and its `<local-command-stdout>` line (its
+   * own words, e.g. "Compacted" or why not); Codex an `item_completed` ContextCompaction (both seen
+   * with the pinned CLIs). Nothing in the journal within `ms`: not confirmed, never typed again.
+   */
+  compact(ms = 120_000): Promise<{ ok: true; detail: string } | { ok: false; reason: string; typed: boolean }> {
+    const run = this.chain.then(() => this.compactNow(ms));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async compactNow(ms: number): Promise<{ ok: true; detail: string } | { ok: false; reason: string; typed: boolean }> {
+    if (this.state !== 'ready' || this.receipt || this.running().length > 0) return { ok: false, reason: 'the CLI is busy with a turn', typed: false };
+    const id = this.identity();
+    const journal = this.ident?.journalPath ?? (await this.driver.findJournal(this.ctx(), id.nativeId, { resumed: false }));
+    if (!journal) return { ok: false, reason: 'nothing to compact yet: the conversation has no message', typed: false };
+    const baseline = (await stat(journal).catch(() => null))?.size ?? 0;
+    await this.tmux.sendKeys(id.paneId, ['-l', '/compact']);
+    // Enter only once the input line holds exactly the command (a popup listing it is not enough:
+    // Enter there would pick whatever the popup highlights), and not right after the keys: Codex
+    // turns an Enter that follows input too closely into a newline.
+    let typed = false;
+    for (let i = 0; i < 60 && !typed; i++) {
+      typed = compactTyped(this.driver.executor, await this.tmux.capture(id.paneId));
+      if (!typed) await sleep(50);
+    }
+    if (!typed) {
+      await this.tmux.sendKeys(id.paneId, ['C-u']);
+      return { ok: false, reason: 'the CLI did not show /compact in its input; cleared, nothing run', typed: false };
+    }
+    await sleep(150);
+    await this.tmux.sendKeys(id.paneId, ['Enter']);
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const added = await readFrom(journal, baseline);
+      const found = compactEvidence(this.driver.executor, added);
+      // The CLI ran the command: "Compacted…", or its own reason not to ("Not enough messages to compact").
+      if (found !== null) return /^compacted/i.test(found) ? { ok: true, detail: found } : { ok: false, reason: found, typed: false };
+      await sleep(250);
+    }
+    return { ok: false, reason: 'the CLI did not record a compaction in time', typed: true };
+  }
+
   deliver(m: { messageId: string; text: string }): Promise<DeliverResult> {
     const run = this.chain.then(() => this.deliverNow(m));
     this.chain = run.catch(() => undefined);
@@ -388,4 +435,42 @@ export class SessionHost extends HostEvents {
     const { pids, exitStatus, paneDead, stillAlive, health } = r;
     this.emit({ type: 'exited', expected: false, pids, exitStatus, paneDead, evidence: { ...health, stillAlive } });
   }
+}
+
+/** The journal's bytes from `offset` on (a compaction adds a few records). */
+async function readFrom(path: string, offset: number): Promise<string> {
+  const h = await open(path, 'r').catch(() => null);
+  if (!h) return '';
+  try {
+    const size = (await h.stat()).size;
+    if (size <= offset) return '';
+    const buf = Buffer.alloc(Math.min(size - offset, 4 * 1024 * 1024));
+    await h.read(buf, 0, buf.length, offset);
+    return buf.toString('utf8');
+  } finally {
+    await h.close();
+  }
+}
+
+/** What the journal says of a `/compact` (null: nothing yet); Claude's own output line, ANSI removed. */
+export function compactEvidence(executor: 'claude' | 'codex', added: string): string | null {
+  if (executor === 'codex') return /"type":"ContextCompaction"/.test(added) ? 'Compacted' : null;
+  const at = added.indexOf('<command-name>/compact</command-name>');
+  if (at < 0) return null;
+  const out = /<local-command-stdout>(.*?)<\/local-command-stdout>/.exec(added.slice(at));
+  if (!out?.[1]) return null;
+  let line = out[1];
+  try {
+    line = JSON.parse(`"${out[1]}"`) as string;
+  } catch {
+    // kept as written
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes in Claude's output line
+  return line.replace(/\u001b\[[0-9;]*m/g, '').trim().slice(0, 300) || 'Compacted';
+}
+
+/** The CLI's input line holds exactly `/compact` (Claude's box, Codex's `›` composer line). */
+export function compactTyped(executor: 'claude' | 'codex', screen: string): boolean {
+  if (executor === 'claude') return claudePromptBox(screen) === '/compact';
+  return screen.split('\n').some((l) => /^\s*›\s\/compact\s*$/.test(l));
 }

@@ -27,7 +27,11 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline }: { sess
   const stop = useMutation(trpc.sessions.stop.mutationOptions(opts));
   const close = useMutation(trpc.sessions.close.mutationOptions(opts));
   const resume = useMutation(trpc.sessions.resume.mutationOptions(opts));
-  const busy = stop.isPending || close.isPending || resume.isPending;
+  const compact = useMutation(trpc.sessions.compact.mutationOptions({
+    onSuccess: () => setMessage({ ok: true, text: t('session.compactAsked'), version: session.version }),
+    onError: (err: unknown) => setMessage({ ok: false, text: errorText(err), version: session.version }),
+  }));
+  const busy = stop.isPending || close.isPending || resume.isPending || compact.isPending;
   const input = { sessionId: session.id, version: session.version };
   const s = session.state;
   const waiting = waitingText({ state: s, resumeState: session.resumeState, dialog, ...(nodeOnline === undefined ? {} : { nodeOnline }) });
@@ -44,6 +48,12 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline }: { sess
         <div>
           <button type="button" className="btn" disabled={busy} onClick={() => { setMessage(null); setConfirming(true); }}>{t('session.close')}</button>
           <p className="muted small">{t('session.closeHint')}</p>
+        </div>
+      )}
+      {s === 'Ready' && !confirming && (
+        <div>
+          <button type="button" className="btn" disabled={busy} onClick={() => { setMessage(null); compact.mutate({ sessionId: session.id }); }} data-testid="compact">{t('session.compact')}</button>
+          <p className="muted small">{t('session.compactHint')}</p>
         </div>
       )}
       {s === 'Ready' && confirming && (

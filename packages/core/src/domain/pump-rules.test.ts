@@ -6,7 +6,7 @@ import { SESSION_STATES, type SessionState } from './session-types.ts';
 const T = new Date('2026-09-02T09:00:00.000Z');
 const msg = (id: string, seq: number, status: MessageStatus, o: Partial<QueueMessage & { finalText: boolean }> = {}) =>
   ({ id, seq, status, mainMessageId: null, nativeTurnId: null, claimedBy: null, finalText: false, ...o });
-const row = (state: SessionState, o: Partial<PumpRow> = {}): PumpRow => ({ state, pendingFinalEventId: null, lifetimeExpired: false, version: 5, ...o });
+const row = (state: SessionState, o: Partial<PumpRow> = {}): PumpRow => ({ state, pendingFinalEventId: null, lifetimeExpired: false, version: 5, openPrompts: 0, ...o });
 
 describe('drain rule, every state × queue', () => {
   const shapes = [
@@ -54,5 +54,15 @@ describe('pump decision', () => {
     expect(holdActive(hold(), 5, T)).toBe(true);
     expect(holdActive(hold(), 4, T)).toBe(false);
     expect(holdActive(hold({ until: T }), 5, T)).toBe(false);
+  });
+});
+
+describe('pumpDecision while a permission request or question may be on screen', () => {
+  it('hands nothing over in Ready or Running; the drain rules still apply', () => {
+    const ready = pumpDecision(row('Ready', { openPrompts: 1 }), [msg('a', 1, 'pending')], null, T, 'engine');
+    expect(ready.kind).toBe('none');
+    const running = pumpDecision(row('Running', { openPrompts: 2 }), [msg('m', 1, 'accepted', { nativeTurnId: 't' }), msg('b', 2, 'pending')], null, T, 'engine');
+    expect(running.kind).toBe('none');
+    expect(pumpDecision(row('Ready', { openPrompts: 0 }), [msg('a', 1, 'pending')], null, T, 'engine').kind).toBe('deliver');
   });
 });

@@ -26,7 +26,7 @@ export function workDrained(state: SessionState, lifetimeExpired: boolean, q: Qu
   return (DRAIN_WHEN_IDLE.has(state) && !q.inFlight) || (DRAIN_WHEN_EMPTY.has(state) && !q.inFlight && !q.waiting) || expiredIdle;
 }
 
-export interface PumpRow { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number; openPrompts?: number }
+export interface PumpRow { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number; openPrompts: number }
 export type PumpDecision = { kind: 'deliver'; d: Extract<Deliverable, { ok: true }> } | { kind: 'drain' | 'none' };
 
 /**
@@ -41,7 +41,7 @@ export function pumpDecision(row: PumpRow, queue: readonly (QueueMessage & { fin
     outcomeWriteFailed: row.pendingFinalEventId !== null,
     finalReceived: row.pendingFinalEventId !== null || inFlight.some((m) => m.finalText),
     dispatcherId,
-    promptOpen: (row.openPrompts ?? 0) > 0,
+    promptOpen: row.openPrompts > 0,
   });
   if (d.ok && !(holdActive(hold, row.version, now) && hold.messageId === d.message.id)) return { kind: 'deliver', d };
   return { kind: workDrained(row.state, row.lifetimeExpired, summarizeQueue(queue)) ? 'drain' : 'none' };

@@ -2,6 +2,7 @@ import { type CommandResultEffect, commandResultReads, interpretCommandResult } 
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { applyStatusUpdates } from '../db/repos/messages.ts';
 import { lockSession, type SessionRow } from '../db/repos/sessions.ts';
+import { notifyChats } from './step/session-notices.ts';
 import { applyEvent } from './step/session-step.ts';
 import type { StepContext } from './step/step-context.ts';
 import { acceptTurn } from './handle-agent-event.ts';
@@ -30,6 +31,7 @@ export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Pr
     return null;
   }
   const r = parsed.result;
+  if (r.kind === 'other' && r.command === 'compact_context') return compacted(ctx, ev, r);
   const reads = commandResultReads(r, ev.commandId ?? null);
   if (reads === 'untyped') return r.kind === 'deliver' ? releaseUntypedDelivery(ctx, ev, r) : null;
   if (reads === null) return null;
@@ -86,4 +88,15 @@ async function leasedBy(ctx: StepContext, row: SessionRow, ev: StoredEvent, mess
   if (messageId === undefined || !ev.commandId) return null;
   const m = await ctx.tx.message.findFirst({ where: { id: messageId, sessionId: row.id, status: 'leased', deliveryId: ev.commandId }, select: { id: true } });
   return m?.id ?? null;
+}
+
+/** The answer of a `/compact`: evidence on the timeline and a notice to the session's chats. */
+async function compacted(ctx: StepContext, ev: StoredEvent, r: { ok?: boolean | undefined; error?: string | undefined; [k: string]: unknown }): Promise<string | null> {
+  const row = await ownSession(ctx, ev);
+  if (!row) return null;
+  const ok = r.ok === true;
+  const detail = (ok ? String(r.detail ?? 'Compacted') : (r.error ?? 'failed')).slice(0, 400);
+  await recordEvidence(ctx.tx, { sessionId: row.id, event: ok ? 'compact_done' : 'compact_failed', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq: Number(ev.seq), detail, ...(r.unconfirmed ? { unconfirmed: true } : {}) } });
+  await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `compacted:${ev.commandId ?? ev.seq}`, payload: { kind: 'compacted', sessionId: row.id, nodeId: row.nodeId, ok, detail } }));
+  return row.id;
 }

@@ -59,7 +59,7 @@ export const zPong = z.object({ type: z.literal('pong'), t: z.number() });
 
 export const zCommandType = z.enum([
   'start_session', 'resume_session', 'deliver', 'interrupt', 'close_session', 'attach_session',
-  'discover', 'validate_folder', 'archive_journal', 'probe', 'read_journal', 'answer_permission', 'answer_dialog',
+  'discover', 'validate_folder', 'archive_journal', 'probe', 'read_journal', 'answer_permission', 'answer_dialog', 'compact_context',
 ]);
 export type CommandType = z.infer<typeof zCommandType>;
 
@@ -67,7 +67,7 @@ export type CommandType = z.infer<typeof zCommandType>;
  * Command types an agent may not know: sent only to agents that list them in `hello.capabilities`.
  * A new command type goes here; the agent adds it to its capabilities with its handler.
  */
-export const OPTIONAL_COMMANDS = ['read_journal', 'answer_permission', 'answer_dialog'] as const satisfies readonly CommandType[];
+export const OPTIONAL_COMMANDS = ['read_journal', 'answer_permission', 'answer_dialog', 'compact_context'] as const satisfies readonly CommandType[];
 export type OptionalCommand = (typeof OPTIONAL_COMMANDS)[number];
 
 export const zCommand = z.object({

@@ -109,6 +109,13 @@ export type AnswerPermissionPayload = z.infer<typeof zAnswerPermission>;
 export const zAnswerDialog = z.object({ generation: zGeneration, requestId: z.uuid(), dialog: z.enum(['folder_trust']), choice: z.literal('accept') });
 export type AnswerDialogPayload = z.infer<typeof zAnswerDialog>;
 
+/**
+ * The CLI's own `/compact` (both CLIs summarise the conversation so far into a shorter context), run
+ * only while the session's CLI is idle at its prompt; typed as the command, never as message text.
+ * The answer says what the CLI's journal recorded (`detail`: Claude's own output line).
+ */
+export const zCompactContext = z.object({ generation: zGeneration });
+
 export const SESSION_COMMAND_PAYLOADS = {
   start_session: zStartSession,
   resume_session: zResumeSession,
@@ -121,6 +128,7 @@ export const SESSION_COMMAND_PAYLOADS = {
   read_journal: zReadJournal,
   answer_permission: zAnswerPermission,
   answer_dialog: zAnswerDialog,
+  compact_context: zCompactContext,
 } as const;
 export type SessionCommandType = keyof typeof SESSION_COMMAND_PAYLOADS;
 export type SessionCommandPayload<T extends SessionCommandType> = z.infer<(typeof SESSION_COMMAND_PAYLOADS)[T]>;

@@ -26,6 +26,8 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('blocked_on_prompt'), sessionId: z.uuid(), nodeId: z.uuid(), text: z.string() }),
   // A permission request / question (PermissionPrompt row `promptId`): `open` sends it with its choices;
   // the later phases redraw that message (the row is read when sending; the payload holds only ids).
+  // The CLI's `/compact` ran (`ok`, with the CLI's own words) or could not (`detail`: why).
+  z.object({ kind: z.literal('compacted'), sessionId: z.uuid(), nodeId: z.uuid(), ok: z.boolean(), detail: z.string().max(400) }),
   z.object({ kind: z.literal('prompt'), sessionId: z.uuid(), nodeId: z.uuid(), promptId: z.uuid(), phase: z.enum(PROMPT_PHASES) }),
   /** A message failed because its attachment could not be read here or stored on the node (never the agent's failure). */
   z.object({ kind: z.literal('attachment_failed'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), detail: z.string() }),

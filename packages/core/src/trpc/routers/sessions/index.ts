@@ -2,7 +2,7 @@ import { router } from '../../init.ts';
 import { createRoute } from './create.ts';
 import { getRoute } from './get.ts';
 import { journalRoute } from './journal.ts';
-import { closeRoute, resumeRoute, stopRoute } from './lifecycle.ts';
+import { closeRoute, resumeRoute, stopRoute, compactRoute } from './lifecycle.ts';
 import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
 import { answerPromptRoute, promptsRoute } from './prompts.ts';
@@ -14,6 +14,7 @@ export const sessionsRouter = router({
   journal: journalRoute,
   create: createRoute,
   stop: stopRoute,
+  compact: compactRoute,
   close: closeRoute,
   resume: resumeRoute,
   sendMessage: sendMessageRoute,
