@@ -9,7 +9,7 @@ import { Hub } from '@bria/core/hub';
 import { createLogger } from '@bria/core/log';
 import { readSessionJournal } from '../../../../packages/core/src/services/sessions/read-journal.ts';
 import { fileDatabase } from '../../../../packages/testkit/src/file-database.ts';
-import { Agent } from '../agent.ts';
+import { Agent, AGENT_CAPABILITIES } from '../agent.ts';
 
 /**
  * read_journal's hygiene against real Postgres, a real hub and (node A) the real agent:
@@ -163,7 +163,8 @@ describe('read_journal leaves nothing behind', () => {
 
 describe('agents that do not know read_journal', () => {
   it('the hello capabilities reach the node row', async () => {
-    expect((await db.node.findUniqueOrThrow({ where: { id: nodes.real.nodeId } })).agentCapabilities).toEqual(['read_journal']);
+    expect((await db.node.findUniqueOrThrow({ where: { id: nodes.real.nodeId } })).agentCapabilities).toEqual([...AGENT_CAPABILITIES]);
+    expect(AGENT_CAPABILITIES).toEqual(['read_journal', 'answer_permission', 'answer_dialog', 'compact_context']);
   });
 
   it('an agent whose hello lists no capabilities is never sent the command; the page is told its agent is too old', async () => {
