@@ -76,4 +76,31 @@ describe('a permission request answered from Telegram', () => {
     // The typed reason never became a message of the session.
     expect((await w.sys.messages(sessionId)).some((x) => x.text === 'not from my phone, sorry')).toBe(false);
   }, 240_000);
+
+  it('the bot killed while a request waits: after its restart the request message arrives once and is answered once', async () => {
+    await w.sys.waitState(sessionId, 'Ready', 60_000);
+    const before = (await w.sys.messages(sessionId)).length;
+    await w.bot.kill();
+    const from = w.lastId();
+    w.fake.userSends('please TOOLBASH-t4 now');
+    // The update waits at the Bot API; nothing reads it while the bot is down.
+    await w.bot.start();
+    const m = await w.waitFor((x) => x.message_id > from && (x.text?.startsWith('Permission request') ?? false) && (x.text?.includes('touch ran-t4') ?? false), 90_000);
+    // Killed again once that message is recorded as sent (a kill during the send itself may repeat
+    // the message: the outbox's one window, apps/bot/README.md); the press below reaches the new process.
+    await waitUntil('the request message recorded as sent', async () => {
+      const rows = await w.sys.db.outbox.findMany({ where: { sessionId, kind: 'prompt' } });
+      return rows.some((r) => (r.payload as { phase: string }).phase === 'open' && r.status === 'sent' && JSON.stringify(r.externalId ?? '').includes(String(m.message_id))) ? true : null;
+    }, 30_000);
+    await w.bot.kill();
+    await w.bot.start();
+    const press = w.press(current(m), 'Allow');
+    expect((await w.callbackAnswer(press.callbackQueryId)).text).toBe('Allowed.');
+    await w.sys.waitMessages(sessionId, (st) => st.length === before + 1 && st[before] === 'completed', 90_000);
+    expect(existsSync(join(folder, 'ran-t4'))).toBe(true);
+    const shown = w.messages().filter((x) => x.from?.is_bot && (x.text?.includes('touch ran-t4') ?? false));
+    expect(shown).toHaveLength(1);
+    const p = await w.sys.db.permissionPrompt.findFirstOrThrow({ where: { sessionId, toolInput: { path: ['command'], equals: 'touch ran-t4' } } });
+    expect(await w.sys.db.agentCommand.count({ where: { type: 'answer_permission', payload: { path: ['requestId'], equals: p.id } } })).toBe(1);
+  }, 240_000);
 });
