@@ -5,8 +5,12 @@ import { safeIdentity } from './cli-process.ts';
 import { mapHostEvent, reportIdentity } from './host-event-map.ts';
 import type { SessionRuntime } from './session-runtime.ts';
 
-/** How long a dialog seen on screen waits for a hook request that explains it (and how far back one counts). */
-export const SCREEN_HOOK_WINDOW_MS = 2_500;
+/** How far back a hook request counts as the one that explains a permission dialog seen on screen. */
+export const SCREEN_HOOK_WINDOW_MS = 5_000;
+/** How long such a dialog's screen notice waits for the hook's request before it is sent anyway. */
+export const SCREEN_HOOK_WAIT_MS = 30_000;
+/** The CLIs' permission and question dialogs (hooks.md): the ones Bria's hooks report. */
+const PERMISSION_DIALOG = /Do you want to (proceed|make this edit|create|allow)|Enter to select · ↑\/↓ to navigate|Would you like to run the following command/i;
 
 /** Turn facts kept per session for a replay under a newer generation. */
 export const RECENT = 24;
@@ -18,14 +22,14 @@ export const RECENT = 24;
 export function recordHostEvent(rt: SessionRuntime, sessionId: string, host: SessionHost, e: HostEvent, screenChecked = false): void {
   if (rt.hosts.get(sessionId) !== host) return;
   const hooks = rt.o.hooks;
-  if (e.type === 'blocked_on_prompt' && hooks && !screenChecked) {
+  if (e.type === 'blocked_on_prompt' && hooks && !screenChecked && PERMISSION_DIALOG.test(e.promptText)) {
     // Screen reading is the fallback for dialogs no hook reports. Claude shows its permission dialog
-    // while Bria's hook runs, so the screen often sees it a moment before the hook's request lands:
-    // decide a little later, and stay silent when a hook reported a request around that time.
+    // while Bria's hook runs, so the screen often sees it before the hook's request lands (later
+    // still on a busy machine, where the hook program takes a while to start): the notice waits for
+    // that request, and is sent only if none comes within the bound (the hook could not run).
     const seenAt = Date.now();
-    setTimeout(() => {
-      if (!hooks.reportedSince(sessionId, seenAt - SCREEN_HOOK_WINDOW_MS)) recordHostEvent(rt, sessionId, host, e, true);
-    }, SCREEN_HOOK_WINDOW_MS).unref();
+    hooks.waitFor((r) => r.sessionId === sessionId && (r.state === 'pending' || r.state === 'answered' || Date.parse(r.receivedAt) >= seenAt - SCREEN_HOOK_WINDOW_MS), SCREEN_HOOK_WAIT_MS)
+      .then(() => undefined, () => recordHostEvent(rt, sessionId, host, e, true));
     return;
   }
   let rec = rt.registry.get(sessionId);

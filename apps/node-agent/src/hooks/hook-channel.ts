@@ -281,11 +281,6 @@ export class HookChannel {
     return { command, timeout: Math.ceil(this.boundMs / 1000) + 30 };
   }
 
-  /** Whether a request of the session is open (pending / answered) or was received at or after `since` (ms). */
-  reportedSince(sessionId: string, since: number): boolean {
-    return [...this.records.values()].some((r) => r.sessionId === sessionId && (r.state === 'pending' || r.state === 'answered' || Date.parse(r.receivedAt) >= since));
-  }
-
   pending(sessionId?: string): PermissionRecord[] {
     return [...this.records.values()].filter((r) => r.state === 'pending' && (sessionId === undefined || r.sessionId === sessionId)).map((r) => ({ ...r }));
   }

@@ -123,7 +123,7 @@ export type AgentEventEffect =
    * only when it moved its messages' outcomes: a turn end replayed after a re-attach, of a turn
    * already over, must not end the question the CLI asks now.)
    */
-  | { type: 'end_prompts'; cause: string }
+  | { type: 'end_prompts'; cause: string; onlyDialogs?: true }
   /**
    * A start waits on a dialog the user may answer remotely (the agent recognised it): a prompt of
    * kind `dialog` with its choices (trust / cancel the start), for the CLI of `generation`.
@@ -173,7 +173,8 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
         // The agent reports an identity only once the CLI has finished starting, so a session that
         // lost its binding while Starting is ready now: its own session_ready was refused as stale.
         return [bind, fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' }),
-          ...(s.resumeState === 'Starting' && identity ? [fact({ type: 'cli_ready', generation: g })] : [])];
+          // A start that reached its prompt: its dialog (offered as a prompt) is over.
+          ...(s.resumeState === 'Starting' && identity ? [{ type: 'end_prompts', cause: 'cli_ready', onlyDialogs: true } as const, fact({ type: 'cli_ready', generation: g })] : [])];
       }
       if (e.name === 'session_ready' && s.state !== 'Resuming') return [bind, ...(s.state === 'Starting' ? [{ type: 'end_prompts', cause: 'cli_ready' } as const] : []), fact({ type: 'cli_ready', generation: g })];
       // A resumed CLI reporting ready is the resume confirmation.

@@ -139,11 +139,13 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       return true;
     }
     case 'end_prompts':
-      await endPrompts(ctx, row, ev, fx.cause);
+      await endPrompts(ctx, row, ev, fx.cause, fx.onlyDialogs === true);
       return true;
     case 'open_dialog': {
-      // One open dialog prompt per session: the watch reports a changed screen again, the same question.
-      if (await hasOpenDialog(ctx.tx, row.id)) return true;
+      // One open dialog prompt per session and CLI: the watch reports a changed screen again, the same
+      // question. One of an earlier CLI (a start retried meanwhile) is over: its answer could not reach it.
+      if (await hasOpenDialog(ctx.tx, row.id, fx.generation)) return true;
+      await endPrompts(ctx, row, ev, 'superseded', true);
       const requestId = randomUUID();
       await insertPrompt(ctx.tx, row.id, fx.generation, {
         requestId, kind: 'dialog', toolName: fx.dialog, toolInput: { text: fx.text, folder: row.folder }, canAlwaysAllow: false,
@@ -160,8 +162,8 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
 }
 
 /** The turn or the CLI ended: the session's open prompts are over (evidence + the chats' messages lose their choices). */
-async function endPrompts(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string): Promise<void> {
-  const ended = await endOpenPrompts(ctx.tx, row.id, cause, ctx.now);
+async function endPrompts(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string, onlyDialogs = false): Promise<void> {
+  const ended = await endOpenPrompts(ctx.tx, row.id, cause, ctx.now, onlyDialogs);
   if (ended.length === 0) return;
   await recountOpenPrompts(ctx.tx, row.id);
   for (const p of ended) {

@@ -45,8 +45,8 @@ export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, n
 }
 
 /** The turn or the CLI ended: every prompt of the session that may still be open is over. */
-export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date): Promise<PromptRow[]> {
-  const open = await tx.permissionPrompt.findMany({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] } }, select });
+export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date, onlyDialogs = false): Promise<PromptRow[]> {
+  const open = await tx.permissionPrompt.findMany({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] }, ...(onlyDialogs ? { kind: 'dialog' } : {}) }, select });
   if (open.length === 0) return [];
   await tx.permissionPrompt.updateMany({ where: { id: { in: open.map((p) => p.id) }, state: { in: [...OPEN_PROMPT_STATES] } }, data: { state: 'ended', resolvedAt: now, resolution: { outcome: 'ended', cause } } });
   return open;
@@ -57,9 +57,9 @@ export async function hasPendingHookPrompt(tx: Tx, sessionId: string): Promise<b
   return (await tx.permissionPrompt.count({ where: { sessionId, kind: { in: ['tool', 'question'] }, state: { in: ['pending', 'answered'] } } })) > 0;
 }
 
-/** Whether a start dialog of the session is offered to the user now. */
-export async function hasOpenDialog(tx: Tx, sessionId: string): Promise<boolean> {
-  return (await tx.permissionPrompt.count({ where: { sessionId, kind: 'dialog', state: { in: ['pending', 'answered'] } } })) > 0;
+/** Whether a start dialog of the session's CLI of `generation` is offered to the user now. */
+export async function hasOpenDialog(tx: Tx, sessionId: string, generation: number): Promise<boolean> {
+  return (await tx.permissionPrompt.count({ where: { sessionId, kind: 'dialog', generation, state: { in: ['pending', 'answered'] } } })) > 0;
 }
 
 /** `Session.openPrompts` recounted from the rows (the queue's hold); call after any prompt change. */
