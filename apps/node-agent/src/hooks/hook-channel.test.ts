@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -122,6 +122,25 @@ describe('hook channel with the real hook program', () => {
     channel.answer(pending.requestId, { behavior: 'deny', message: 'held for the hook' });
     const { stdout } = await hook;
     expect(JSON.parse(stdout).hookSpecificOutput.decision).toEqual({ behavior: 'deny', message: 'held for the hook' });
+  });
+
+  it.each([
+    ['runs the hook itself', (hook: string) => [process.execPath, hook]],
+    ['runs it through a shell', (hook: string) => ['/bin/sh', '-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(hook)} "$@"; true`, 'sh']],
+  ])('the CLI that asked is SIGKILLed while its hook waits (it %s): the hook ends, the request is over (hook_gone), nothing holds the session', async (_, command) => {
+    const input = join(root, 'input.json');
+    await writeFile(input, JSON.stringify(INPUT));
+    // A stand-in for the CLI: it starts the hook with the request on stdin and waits.
+    const [bin, ...pre] = command(permissionHookProgram);
+    const cliScript = `const { spawn } = require('node:child_process'); const fs = require('node:fs');
+      spawn(${JSON.stringify(bin)}, ${JSON.stringify([...pre])}.concat(process.argv.slice(1)), { stdio: [fs.openSync(${JSON.stringify(input)}, 'r'), 'ignore', 'ignore'] });
+      setInterval(() => {}, 1000);`;
+    const cli = spawn(process.execPath, ['-e', cliScript, channel.socketPath, 's-cli', '20000'], { stdio: 'ignore' });
+    const p = await channel.waitFor((r) => r.sessionId === 's-cli' && r.state === 'pending', 10_000);
+    cli.kill('SIGKILL');
+    const r = await channel.waitFor((x) => x.requestId === p.requestId && x.state !== 'pending', 5000);
+    expect(r.state).toBe('hook_gone');
+    expect(channel.pending('s-cli')).toEqual([]);
   });
 
   it('a request whose hook does not come back after a restart is marked lost with evidence, never dropped', async () => {

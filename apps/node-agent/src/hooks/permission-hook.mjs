@@ -9,6 +9,7 @@
 // Codex shows it once the hook has ended).
 // Plain JavaScript on purpose: it starts once per permission request and must start fast.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 
 const [socketPath, sessionId, boundArg, executorArg] = process.argv.slice(2);
@@ -27,6 +28,30 @@ function giveUp() {
   process.exit(0);
 }
 
+/** The parent of `pid` from /proc (Linux); null where it cannot be read (gone, or no /proc). */
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1]) || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The CLI that asked died (SIGKILL, crash): nobody can take the answer any more, and a hook left
+ * waiting would keep the request pending in the agent (which then holds the session's queue) until
+ * the bound. So the hook ends as soon as the process that ran it is gone: its parent is the CLI, or
+ * a shell the CLI ran it with (then the shell's parent is the CLI).
+ */
+function endWithTheCli() {
+  const parent = process.ppid;
+  const grandparent = parentOf(parent);
+  setInterval(() => {
+    if (process.ppid !== parent || (grandparent !== null && parentOf(parent) !== grandparent)) giveUp();
+  }, 250).unref();
+}
+
 async function readStdin() {
   const parts = [];
   for await (const chunk of process.stdin) parts.push(chunk);
@@ -35,6 +60,7 @@ async function readStdin() {
 
 async function main() {
   if (!socketPath || !sessionId) return giveUp();
+  endWithTheCli();
   let request;
   try {
     request = JSON.parse(await readStdin());
