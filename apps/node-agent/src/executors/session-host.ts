@@ -286,6 +286,12 @@ export class SessionHost extends HostEvents {
     const death = new Promise<'died'>((r) => (died = () => r('died')));
     let dead = false;
     void death.then(() => (dead = true));
+    // A permission dialog on screen takes a paste + Enter as its highlighted "Yes" and loses the text
+    // (hooks.md §3). Bria's hook reports it, but the dialog is drawn before the hook's request can
+    // reach the agent: the screen is checked right before the paste, and nothing is typed then.
+    if (permissionDialogOnScreen(await this.tmux.capture(id.paneId).catch(() => ''))) {
+      throw new ExecutorError('not_ready', 'a permission dialog is on the screen');
+    }
     this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
     try {
       await this.driver.submitPrompt(this.tmux, id.paneId, sent);
@@ -473,4 +479,15 @@ export function compactEvidence(executor: 'claude' | 'codex', added: string): st
 export function compactTyped(executor: 'claude' | 'codex', screen: string): boolean {
   if (executor === 'claude') return claudePromptBox(screen) === '/compact';
   return screen.split('\n').some((l) => /^\s*›\s\/compact\s*$/.test(l));
+}
+
+/**
+ * One of the CLIs' permission or question dialogs at the bottom of the screen: the question and its
+ * first choice highlighted (Claude `❯ 1. Yes`, Codex `› 1. Yes, proceed`; Claude's question picker).
+ * Both must be in the last lines, so a model's answer quoting such words does not count.
+ */
+export function permissionDialogOnScreen(screen: string): boolean {
+  const tail = screen.split('\n').slice(-25).join('\n');
+  const asks = /Do you want to (proceed|make this edit|create|allow)|Would you like to run the following command|Enter to select · ↑\/↓ to navigate/i.test(tail);
+  return asks && /^\s*[❯›]\s*1\.\s/m.test(tail);
 }
