@@ -54,8 +54,9 @@ describe('resume: the native id', () => {
   });
 
   it.each([
-    ['claude', ['--resume=01a23651-d848-7b63-9a2f-558796e706b5']],
-    ['codex', ['resume', '--no-daemon', '-C', folder, '--', '01a23651-d848-7b63-9a2f-558796e706b5']],
+    // The session's permission mode (its executor's default here) is always on the command line.
+    ['claude', ['--resume=01a23651-d848-7b63-9a2f-558796e706b5', '--permission-mode', 'default']],
+    ['codex', ['resume', '--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write', '--', '01a23651-d848-7b63-9a2f-558796e706b5']],
   ] as [Executor, string[]][])('%s: a UUID reaches the CLI as one value it cannot read as an option', async (executor, argv) => {
     rmSync(argvFile, { force: true });
     const { c } = control();
