@@ -26,7 +26,7 @@ describe('each offered mode starts the real CLI', () => {
     expect(offered).toEqual(['default', 'acceptEdits', 'plan', 'bypassPermissions']);
     for (const [i, mode] of offered.entries()) {
       const host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
-      const id = await host.start({ cwd: rig.work, sessionName: `claude-mode-${i}`, permissionMode: mode, model: 'claude-fable-5' });
+      const id = await host.start({ cwd: rig.work, sessionName: `claude-mode-${i}-${Date.now().toString(36)}`, permissionMode: mode, model: 'claude-fable-5' });
       await sendAndFinish(host, `hello in ${mode}`);
       const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1);
       expect(req?.model).toBe('claude-fable-5');
@@ -42,7 +42,7 @@ describe('each offered mode starts the real CLI', () => {
     const want = { 'workspace-write': ['on-request', 'workspace-write'], 'read-only': ['on-request', 'read-only'], 'full-access': ['never', 'danger-full-access'] } as const;
     for (const [i, mode] of PERMISSION_MODES.codex.entries()) {
       const host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
-      const id = await host.start({ cwd: rig.work, sessionName: `codex-mode-${i}`, permissionMode: mode, model: 'mock-model-b' });
+      const id = await host.start({ cwd: rig.work, sessionName: `codex-mode-${i}-${Date.now().toString(36)}`, permissionMode: mode, model: 'mock-model-b' });
       await sendAndFinish(host, `hello in ${mode}`);
       const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1);
       expect(req?.model).toBe('mock-model-b');
