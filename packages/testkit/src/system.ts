@@ -37,20 +37,9 @@ export class OffsetClock {
 /** The physical identity the agent reported for a session (as stored by the hub). */
 export interface HostIdentity { paneId: string; tmuxSession: string; cliPid: number; cliStartTime: string; nativeId: string; journalPath: string | null }
 
-export async function waitUntil<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await sleep(everyMs);
-  }
-}
+import { waitUntil } from './wait.ts';
+
+export { waitUntil };
 
 export async function startSystem(o: { executors?: Executor[]; slowChunks?: number; slowChunkMs?: number } = {}) {
   const executors = o.executors ?? ['claude', 'codex'];

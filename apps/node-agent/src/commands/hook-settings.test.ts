@@ -1,29 +1,21 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killTmuxServer } from '../../../../packages/testkit/src/system.ts';
 import { HookChannel } from '../hooks/hook-channel.ts';
 import { Tmux } from '../tmux/tmux.ts';
+import { fakeCliWorkspace } from './testing/fake-cli.ts';
 import { SessionControl } from './session-control.ts';
 
 // The "CLI" records its arguments and never reaches a prompt: what is checked is the command line
 // the agent builds for a start and a resume with a hook channel (the real CLI: ../hooks tests).
-const root = mkdtempSync(path.join(tmpdir(), 'bria-hook-settings-'));
-const socket = `bria-hookset-${process.pid}`;
-const bin = path.join(root, 'fake-cli');
-const argvFile = path.join(root, 'argv');
-writeFileSync(bin, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > ${argvFile}\nexec sleep 600\n`);
-chmodSync(bin, 0o755);
-const folder = path.join(root, 'work');
-mkdirSync(folder);
+const fake = fakeCliWorkspace('hookset');
+const { root, bin, argvFile, folder, socket } = fake;
 const hooks = new HookChannel({ dir: path.join(root, 'agent', 'hooks') });
 
 beforeAll(() => hooks.open());
 afterAll(async () => {
   await hooks.close();
-  await killTmuxServer(socket);
-  rmSync(root, { recursive: true, force: true });
+  await fake.dispose();
 });
 
 function control(withHooks: boolean) {

@@ -1,36 +1,25 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killTmuxServer } from '../../../../packages/testkit/src/system.ts';
 import type { Executor } from '../executors/index.ts';
 import { Tmux } from '../tmux/tmux.ts';
+import { fakeCliWorkspace } from './testing/fake-cli.ts';
 import { SessionControl } from './session-control.ts';
 
 // Two values of a resume command come from the hub and are not trusted: the native id (it lands
 // on the CLI's command line) and the archived journal's path (it is read and copied). The "CLI"
 // here records its arguments and never reaches a prompt, so a resume that starts it fails fast.
-const root = mkdtempSync(path.join(tmpdir(), 'bria-resume-trust-'));
-const socket = `bria-trust-${process.pid}`;
-afterAll(async () => {
-  await killTmuxServer(socket);
-  rmSync(root, { recursive: true, force: true });
-});
-
-const bin = path.join(root, 'fake-cli');
-const argvFile = path.join(root, 'argv');
-writeFileSync(bin, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > ${argvFile}\nexec sleep 600\n`);
-chmodSync(bin, 0o755);
-const folder = path.join(root, 'work');
-mkdirSync(folder);
+const fake = fakeCliWorkspace('trust');
+const { root, bin, argvFile, folder } = fake;
+afterAll(() => fake.dispose());
 const agentDir = path.join(root, 'agent');
 
 function control() {
   const events: { event: string; generation: number; payload: Record<string, unknown> }[] = [];
   const logs: string[] = [];
   const c = new SessionControl({
-    dir: agentDir, tmux: new Tmux({ socketName: socket, runDir: path.join(root, 'tmux') }),
+    dir: agentDir, tmux: new Tmux({ socketName: fake.socket, runDir: path.join(root, 'tmux') }),
     bins: { claude: bin, codex: bin }, env: { PATH: process.env.PATH ?? '', HOME: root }, log: (_level, msg) => logs.push(msg),
     emit: (e) => events.push({ event: e.event, generation: e.generation, payload: e.payload }),
     hostTimeouts: { readyMs: 1_500, exitMs: 1_500 },

@@ -1,26 +1,18 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killTmuxServer } from '../../../../packages/testkit/src/system.ts';
 import { Tmux } from '../tmux/tmux.ts';
+import { fakeCliWorkspace } from './testing/fake-cli.ts';
 import { SessionControl } from './session-control.ts';
 
 // The "CLI" records its arguments and never reaches a prompt: what is checked is the command line
 // the agent builds from a start or resume command's permission mode and model (real CLIs:
 // ../executors/session-choices-real.test.ts).
-const root = mkdtempSync(path.join(tmpdir(), 'bria-choices-argv-'));
-const socket = `bria-choices-${process.pid}`;
-const bin = path.join(root, 'fake-cli');
-const argvFile = path.join(root, 'argv');
-writeFileSync(bin, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > ${argvFile}\nexec sleep 600\n`);
-chmodSync(bin, 0o755);
-const folder = path.join(root, 'work');
-mkdirSync(folder);
+const fake = fakeCliWorkspace('choices');
+const { root, bin, argvFile, folder, socket } = fake;
 
 afterAll(async () => {
-  await killTmuxServer(socket);
-  rmSync(root, { recursive: true, force: true });
+  await fake.dispose();
 });
 
 const control = new SessionControl({

@@ -288,8 +288,9 @@ export class SessionHost extends HostEvents {
     void death.then(() => (dead = true));
     // A permission dialog on screen takes a paste + Enter as its highlighted "Yes" and loses the text
     // (hooks.md §3). Bria's hook reports it, but the dialog is drawn before the hook's request can
-    // reach the agent: the screen is checked right before the paste, and nothing is typed then.
-    if (permissionDialogOnScreen(await this.tmux.capture(id.paneId).catch(() => ''))) {
+    // reach the agent: the screen is checked right before the paste, and nothing is typed then. Only
+    // while a turn runs (a follow-up): a CLI idle at its prompt is running no tool that could ask.
+    if (this.running().length > 0 && permissionDialogOnScreen(await this.tmux.capture(id.paneId).catch(() => ''))) {
       throw new ExecutorError('not_ready', 'a permission dialog is on the screen');
     }
     this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitUntil } from '@bria/testkit/wait';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { alwaysAllowRule, codexHookTrustHash, HookChannel, permissionHookProgram } from './hook-channel.ts';
 
@@ -11,16 +12,6 @@ const INPUT = {
   tool_name: 'Bash',
   tool_input: { command: 'touch ran-x', description: 'Touch ran-x' },
 };
-
-async function waitFor<T>(fn: () => Promise<T | null>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== null) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Runs the hook program exactly as the settings file makes Claude run it (or Codex's `-c` hook). */
 function runHook(socket: string, sessionId: string, boundMs: number, stdin: unknown = INPUT, executor?: 'claude' | 'codex') {
@@ -102,7 +93,7 @@ describe('hook channel with the real hook program', () => {
     channel.on((e) => events.push(`${e.type}:${e.record.state}`));
     await channel.open();
     // The hook is back on the new socket: the request is still the same one, still pending.
-    await waitFor(async () => (channel.answer(pending.requestId, { behavior: 'allow' }).ok ? true : null), 10_000);
+    await waitUntil('the answer taken by the reconnected hook', async () => channel.answer(pending.requestId, { behavior: 'allow' }).ok, 10_000, 50);
     const { code, stdout } = await hook;
     expect(code).toBe(0);
     expect(JSON.parse(stdout).hookSpecificOutput.decision).toEqual({ behavior: 'allow' });

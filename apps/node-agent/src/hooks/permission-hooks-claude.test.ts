@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { claudeBin } from '@bria/testkit/cli-homes';
+import { waitUntil } from '@bria/testkit/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeDriver } from '../executors/claude-driver.ts';
 import { isAlive } from '../executors/proc-tree.ts';
@@ -91,15 +92,15 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
   it('answered at the computer while the hook waits: Claude ends the hook, the request reads hook_gone', async () => {
     const { request } = await askForTool('local2');
     // Claude shows its own dialog while the hook runs (hooks.md); this one, not an earlier one.
-    await until(async () => dialogFor(await rig.tmux.capture(id.paneId), 'local2'), 30_000);
+    await waitUntil('Claude\'s dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'local2'), 30_000);
     expect(channel.get(request.requestId)?.state).toBe('pending');
     const escAt = Date.now();
     await rig.tmux.sendKeys(id.paneId, ['Escape']);
     const gone = await channel.waitFor((p) => p.requestId === request.requestId && p.state !== 'pending', 30_000);
     expect(gone.state).toBe('hook_gone');
     expect(Date.parse(gone.endedAt!)).toBeGreaterThanOrEqual(escAt - 5);
-    await until(async () => !(await isAlive(request.hookPid!)), 10_000);
-    await until(async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
+    await waitUntil('the hook process gone', async () => !(await isAlive(request.hookPid!)), 10_000);
+    await waitUntil('the rejection in the journal', async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
     expect(existsSync(join(rig.work, 'ran-local2'))).toBe(false);
     expect(channel.answer(request.requestId, { behavior: 'allow' })).toMatchObject({ ok: false, reason: 'not_pending' });
   }, 150_000);
@@ -119,11 +120,11 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     await channel.close();
     const messageId = randomUUID();
     expect((await host.deliver({ messageId, text: 'please TOOLBASH-local1 now' })).accepted).toBe(true);
-    await until(async () => dialogFor(await rig.tmux.capture(id.paneId), 'local1'), 30_000);
+    await waitUntil('Claude\'s dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'local1'), 30_000);
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
     // Rejected at the computer (one Esc, per hooks.md): the turn ends there and the tool never ran.
     await rig.tmux.sendKeys(id.paneId, ['Escape']);
-    await until(async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
+    await waitUntil('the rejection in the journal', async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
   }, 150_000);
 });
@@ -131,13 +132,4 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
 /** Claude's own permission dialog for this marker's command is on screen. */
 function dialogFor(screen: string, marker: string): boolean {
   return /Do you want to proceed\?/.test(screen) && screen.includes(`touch ran-${marker}`);
-}
-
-/** Waits for a condition observed on disk (a journal line), polled, within an outer bound. */
-async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { codexBin } from '@bria/testkit/cli-homes';
+import { waitUntil } from '@bria/testkit/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexDriver } from '../executors/codex-driver.ts';
 import { SessionHost } from '../executors/session-host.ts';
@@ -129,7 +130,7 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
       expect(dialogFor(await rig.tmux.capture(id.paneId), 'late1')).toBe(false);
       const expired = await short.waitFor((p) => p.requestId === request.requestId && p.state !== 'pending', 30_000);
       expect(expired.state).toBe('expired');
-      await until(async () => dialogFor(await rig.tmux.capture(id.paneId), 'late1'), 30_000);
+      await waitUntil('Codex\'s own dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'late1'), 30_000);
       expect(existsSync(join(rig.work, 'ran-late1'))).toBe(false);
       expect(short.answer(request.requestId, { behavior: 'allow' })).toMatchObject({ ok: false, reason: 'not_pending' });
     } finally {
@@ -141,13 +142,4 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
 /** Codex's own approval dialog for this marker's command is on screen (hooks.md "TUI approval dialog"). */
 function dialogFor(screen: string, marker: string): boolean {
   return /Would you like to run the following command\?/.test(screen) && screen.includes(`touch ran-${marker}`);
-}
-
-/** Waits for a condition seen on screen, polled, within an outer bound. */
-async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
