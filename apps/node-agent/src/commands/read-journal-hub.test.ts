@@ -142,7 +142,10 @@ describe('read_journal leaves nothing behind', () => {
   }, 90_000);
 
   it('a read_journal row a reader abandoned is swept by the next read on that node', async () => {
+    // A retried attempt starts clean (a failed first attempt leaves its rows behind).
+    await db.agentCommand.deleteMany({ where: { nodeId: nodes.manual.nodeId } });
     const { ws, frames } = await rawAgent(nodes.manual.token, ['read_journal']);
+    const seq = Number(frames.find((f) => f.type === 'welcome')!.lastEventSeq) + 1;
     // As a reader that died mid-wait would leave it (its answer stored in the row).
     const stale = randomUUID();
     await db.agentCommand.create({ data: {
@@ -153,7 +156,7 @@ describe('read_journal leaves nothing behind', () => {
     const pending = readSessionJournal({ db }, { sessionId: nodes.manual.sessionId, timeoutMs: 30_000 });
     const cmd = await until(() => frames.find((f) => f.type === 'command' && f.command === 'read_journal'), 30_000, 'the read');
     ws.send(JSON.stringify({ type: 'command_ack', id: cmd.id }));
-    ws.send(JSON.stringify({ type: 'event', seq: 3, at: Date.now(), event: 'command_result', commandId: cmd.id, payload: { command: 'read_journal', ok: false, code: 'not_found', error: 'none' } }));
+    ws.send(JSON.stringify({ type: 'event', seq, at: Date.now(), event: 'command_result', commandId: cmd.id, payload: { command: 'read_journal', ok: false, code: 'not_found', error: 'none' } }));
     expect(await pending).toEqual({ available: false, reason: 'not_written_yet', detail: null });
     expect(await rowsHolding('ABANDONED-TEXT')).toBe(0);
     expect(await db.agentCommand.count({ where: { nodeId: nodes.manual.nodeId } })).toBe(0);

@@ -35,6 +35,11 @@ export class Hub {
   private connections = new Map<string, AgentConnection>();
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
+  /**
+   * Per node, the online / offline writes in the order the hub saw them: a closed socket's
+   * "offline" written after the next connection's "online" would leave a connected node offline.
+   */
+  private livenessWrites = new Map<string, Promise<unknown>>();
   private readonly now: () => Date;
   port = 0;
 
@@ -139,11 +144,22 @@ export class Hub {
       clearTimeout(helloTimer);
       if (this.connections.get(nodeId) === conn) {
         this.connections.delete(nodeId);
-        if (!this.closing) void markNodeOffline(this.opts.db, nodeId, this.now()).catch(() => {});
+        if (!this.closing) void this.liveness(nodeId, () => markNodeOffline(this.opts.db, nodeId, this.now())).catch(() => {});
       }
       log.info({ code }, 'hub.agent_disconnected');
     });
     ws.on('error', (err) => log.warn({ err: err.message }, 'hub.agent_socket_error'));
+  }
+
+  /** Runs a node's liveness write after the ones the hub saw before it (see `livenessWrites`). */
+  private liveness<T>(nodeId: string, write: () => Promise<T>): Promise<T> {
+    const prev = this.livenessWrites.get(nodeId) ?? Promise.resolve();
+    const next = prev.catch(() => {}).then(write);
+    this.livenessWrites.set(nodeId, next);
+    void next.catch(() => {}).finally(() => {
+      if (this.livenessWrites.get(nodeId) === next) this.livenessWrites.delete(nodeId);
+    });
+    return next;
   }
 
   /**
@@ -198,13 +214,13 @@ export class Hub {
   }
 
   private async onHello(conn: AgentConnection, hello: Hello): Promise<void> {
-    const node = await markNodeOnline(this.opts.db, conn.nodeId, {
+    const node = await this.liveness(conn.nodeId, () => markNodeOnline(this.opts.db, conn.nodeId, {
       agentVersion: hello.agentVersion, hostname: hello.hostname, instanceId: hello.instanceId, tokenId: conn.tokenId,
       capabilities: hello.capabilities ?? [],
       // Bria offers a CLI for new sessions only where the agent could run it.
       missingExecutors: hello.executors.filter((e) => !e.available).map((e) => e.executor),
       unavailableModes: hello.unavailableModes ?? [],
-    }, this.now());
+    }, this.now()));
     conn.capabilities = new Set(hello.capabilities ?? []);
     conn.helloDone = true;
     conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
