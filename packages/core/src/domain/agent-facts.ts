@@ -27,7 +27,11 @@ export type AgentSessionEvent = { generation: number | null } & (
   | { name: 'evidence_unknown'; payload: { messageId: string; processAlive: boolean } }
   | { name: 'permission_request'; payload: PromptAsked }
   | { name: 'permission_resolved'; payload: PromptEnd }
+  | { name: 'activity'; payload: ActivityReport }
 );
+
+/** Live progress (`protocol/session-activity.ts`); the domain only routes it, it never changes a state. */
+export interface ActivityReport { items: { ref: string; [k: string]: unknown }[]; context?: { usedTokens: number; windowTokens?: number | undefined; compactions: number; [k: string]: unknown } | undefined }
 
 /** A permission request or question the CLI asked through Bria's hook (times in ms since the epoch). */
 export interface PromptAsked {
@@ -124,6 +128,8 @@ export type AgentEventEffect =
    * already over, must not end the question the CLI asks now.)
    */
   | { type: 'end_prompts'; cause: string; onlyDialogs?: true }
+  /** Live progress to store (SessionActivity rows, the session's current activity and context use). */
+  | { type: 'record_activity'; activity: ActivityReport }
   /**
    * A start waits on a dialog the user may answer remotely (the agent recognised it): a prompt of
    * kind `dialog` with its choices (trust / cancel the start), for the CLI of `generation`.
@@ -151,6 +157,9 @@ export function dialogOfWaitingStart(s: Pick<AgentFactSnapshot, 'state' | 'resum
 export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEventEffect[] {
   // How a request ended is a fact about that request, whatever CLI generation runs now.
   if (e.name === 'permission_resolved') return [{ type: 'resolve_prompt', end: e.payload }];
+  // Progress is what the session's journal recorded, whichever CLI generation wrote it; it is display
+  // only (never a state or a queue outcome), and a replay updates the same rows.
+  if (e.name === 'activity') return [{ type: 'record_activity', activity: e.payload }];
   if (e.generation === null || e.generation !== s.observerGeneration) {
     if (!(e.name === 'blocked_on_prompt' && dialogOfWaitingStart(s, e.generation))) return [{ type: 'refuse', code: 'STALE_GENERATION' }];
   }

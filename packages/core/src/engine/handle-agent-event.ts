@@ -17,6 +17,7 @@ import { notifyChats } from './step/session-notices.ts';
 import { applyEvent } from './step/session-step.ts';
 import type { StepContext } from './step/step-context.ts';
 import type { StoredEvent } from './stored-event.ts';
+import { recordActivity } from './step/activity.ts';
 
 /**
  * Loads the session an agent event names, asks the domain what the event means (`interpret`, pure)
@@ -156,6 +157,9 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       await notifyPrompt(ctx, row, requestId, 'open');
       return true;
     }
+    case 'record_activity':
+      await recordActivity(ctx, row, ev, fx.activity);
+      return true;
     default:
       return fx satisfies never;
   }

@@ -6,3 +6,4 @@ export * from './read-journal.ts';
 export * from './cli-text.ts';
 export * from './command-results.ts';
 export * from './session-choices.ts';
+export * from './session-activity.ts';

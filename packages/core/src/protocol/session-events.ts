@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { zCommandFailureCode } from './command-results.ts';
+import { zActivity } from './session-activity.ts';
 import { zSessionIdentity } from './session-commands.ts';
 
 /**
@@ -135,6 +136,7 @@ export const SESSION_EVENT_PAYLOADS = {
   discovery_diff: zDiscoveryDiff,
   permission_request: zPermissionRequest,
   permission_resolved: zPermissionResolved,
+  activity: zActivity,
 } as const;
 export type SessionEventName = keyof typeof SESSION_EVENT_PAYLOADS;
 export type SessionEventPayload<T extends SessionEventName> = z.infer<(typeof SESSION_EVENT_PAYLOADS)[T]>;
