@@ -9,6 +9,7 @@ import { coreActions } from './core-actions.ts';
 import { type BotConfig, loadBotConfig } from './env.ts';
 import { OutboxSender } from './outbox/outbox-sender.ts';
 import { OutboxWake } from './outbox/outbox-wake.ts';
+import { ProgressTicker } from './card/progress-ticker.ts';
 
 // The Telegram bot process: long polling by default, webhook mode when TELEGRAM_WEBHOOK_URL is set.
 let cfg: BotConfig;
@@ -22,6 +23,8 @@ const log = createLogger({ name: 'bot', level: cfg.logLevel });
 const db = createDb(cfg.databaseUrl, { max: 4 });
 const outboxApi = new Api(cfg.token, { apiRoot: cfg.apiRoot, timeoutSeconds: Math.max(1, Math.floor(cfg.outboxLeaseMs / 2000)) });
 const sender = new OutboxSender({ api: outboxApi, db, log: log.child({ part: 'outbox' }), leaseMs: cfg.outboxLeaseMs });
+// Progress edits of the card use their own Api client, so they never wait behind the outbox's requests.
+const progress = new ProgressTicker({ api: new Api(cfg.token, { apiRoot: cfg.apiRoot, timeoutSeconds: 20 }), db, databaseUrl: cfg.databaseUrl, log: log.child({ part: 'progress' }) });
 const wake = new OutboxWake({ databaseUrl: cfg.databaseUrl, log: log.child({ part: 'outbox' }), onWake: () => sender.wake() });
 const bot = createBot(
   cfg.token,
@@ -38,6 +41,7 @@ async function start(): Promise<void> {
   await bot.api.setMyCommands(describe('ru'), { language_code: 'ru' }).catch(() => undefined);
   sender.start();
   await wake.start();
+  await progress.start();
   if (cfg.webhook) {
     const wh = cfg.webhook;
     webhookServer = createServer(webhookCallback(bot, 'http', { secretToken: wh.secret }));
@@ -54,7 +58,7 @@ async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   // Finish the outbox request in flight (and record it) before leaving: an orderly stop never duplicates.
-  await Promise.allSettled([bot.isRunning() ? bot.stop() : Promise.resolve(), sender.stop(), wake.stop()]);
+  await Promise.allSettled([bot.isRunning() ? bot.stop() : Promise.resolve(), sender.stop(), wake.stop(), progress.stop()]);
   await new Promise<void>((resolve) => (webhookServer ? webhookServer.close(() => resolve()) : resolve()));
   await closeDb(db).catch(() => undefined);
   process.exit(code);

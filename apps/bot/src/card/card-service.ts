@@ -1,6 +1,6 @@
 import { type Api, GrammyError } from 'grammy';
 import { pickLanguage, translator, type Translator } from '@bria/core/i18n';
-import { bumpCardGeneration, type ChatDto, type Db, enqueueBotRow, getChat, getNodeView, getSessionView, setCardMessage } from '@bria/core/services';
+import { bumpCardGeneration, type ChatDto, type Db, enqueueBotRow, getChat, getNodeView, getSessionView, noteCardShown, setCardMessage } from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
 import { sessionName } from '../render/session-name.ts';
 import { renderCard } from './card-view.ts';
@@ -19,9 +19,18 @@ const editGone = (e: unknown) => e instanceof GrammyError && /message to edit no
  * repeatable, so a retry after a crash never makes a second card. A message that is gone is replaced
  * by a new one.
  */
-export async function showCard(o: { api: Api; db: Db; chatId: bigint; sessionId: string; fresh?: boolean; into?: number; confirmClose?: boolean; now?: Date }): Promise<number | undefined> {
-  const chat = await getChat(o.db, o.chatId);
+export async function showCard(o: CardOptions): Promise<number | undefined> {
   const session = await getSessionView(o.db, o.sessionId);
+  const id = await drawCard(o, session);
+  // Every edit counts for the progress throttle (ProgressTicker), and the card now shows this activity.
+  if (id !== undefined) await noteCardShown(o.db, o.chatId, new Date(), session?.activityAt ?? null);
+  return id;
+}
+
+type CardOptions = { api: Api; db: Db; chatId: bigint; sessionId: string; fresh?: boolean; into?: number; confirmClose?: boolean; now?: Date };
+
+async function drawCard(o: CardOptions, session: Awaited<ReturnType<typeof getSessionView>>): Promise<number | undefined> {
+  const chat = await getChat(o.db, o.chatId);
   if (!chat || !session) return undefined;
   const node = await getNodeView(o.db, session.nodeId);
   const t = chatTranslator(chat);

@@ -3,6 +3,7 @@ import type { Translator } from '@bria/core/i18n';
 import { permissionModeOf } from '@bria/core/protocol';
 import type { SessionView } from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
+import { activityLine } from './activity-line.ts';
 import { cb } from './callback-data.ts';
 
 const WORKING = new Set(['Running', 'Stopping', 'ClosingAfterWork']);
@@ -51,8 +52,17 @@ export function renderCard(o: { t: Translator; session: SessionView; nodeName: s
   ];
   if (s.title) lines.push(`<i>${escapeHtml(s.title.slice(0, 200))}</i>`);
   if (s.state !== 'Archived' && s.state !== 'ResumeFailed') lines.push(escapeHtml(formatLeft(t, s.lifetimeDeadline, o.now)));
-  const tk = contextTokens(s.executor, s.usage);
-  if (tk !== undefined) lines.push(escapeHtml(t('card.usage', { tokens: tk.toLocaleString('en-US') })));
+  // While a turn runs: what the CLI does now, from its journal (never guessed from the screen).
+  if (WORKING.has(s.state) && s.activity) lines.push(activityLine(t, s.activity, o.now));
+  if (s.context) {
+    const c = s.context;
+    lines.push(escapeHtml(c.percent !== null && c.windowTokens !== null
+      ? t('card.context', { percent: c.percent, window: c.windowTokens.toLocaleString('en-US'), compactions: c.compactions })
+      : t('card.contextNoWindow', { tokens: c.usedTokens.toLocaleString('en-US'), compactions: c.compactions })));
+  } else {
+    const tk = contextTokens(s.executor, s.usage);
+    if (tk !== undefined) lines.push(escapeHtml(t('card.usage', { tokens: tk.toLocaleString('en-US') })));
+  }
   const last = s.nativeLastActivity ?? s.lastActivityAt;
   if (last) lines.push(escapeHtml(t('card.lastActivity', { when: `${last.toISOString().slice(0, 16).replace('T', ' ')} UTC` })));
   if (s.state === 'AwaitingRecovery') lines.push(escapeHtml(t('card.recovery')));

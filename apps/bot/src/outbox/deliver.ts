@@ -1,6 +1,7 @@
 import { type Api, GrammyError, InlineKeyboard } from 'grammy';
 import type { InlineKeyboardButton } from 'grammy/types';
 import { type ClaimedRow, type Db, getActiveSessionId, getChat, getNodeView, getSessionView, OPEN_SESSION_STATES, openResumeStatus, readResumeReturn, resumeAskedSince, setActiveSessionId, settleResumeStatus, updateChat, zDeliveryPayload } from '@bria/core/services';
+import { summaryLine } from '../card/activity-line.ts';
 import { chatTranslator, showCard } from '../card/card-service.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml, renderFinal } from '../render/index.ts';
@@ -119,7 +120,8 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
       // (background_done) offers Open, and opening the session shows this final (releaseHeldFinal).
       if (!payload.active) return [];
       // A final is always new messages (never an edit), one per part, continuing after a restart.
-      const parts = renderFinal(payload.text);
+      // The turn's summary ("4 commands, 2 files changed, 3 min") ends it when the turn used tools.
+      const parts = renderFinal(payload.text, undefined, payload.summary ? `<i>${escapeHtml(summaryLine(t, payload.summary))}</i>` : undefined);
       const done = [...already];
       for (let k = done.length; k < parts.length; k++) {
         const m = await ctx.api.sendMessage(chatId, parts[k] as string, { parse_mode: 'HTML', link_preview_options: { is_disabled: true } });

@@ -10,3 +10,4 @@ export * from './agent-facts.ts';
 export * from './command-facts.ts';
 export * from './progress-notice.ts';
 export * from './pump-rules.ts';
+export * from './activity.ts';

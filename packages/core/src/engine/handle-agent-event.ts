@@ -1,6 +1,7 @@
 import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { randomUUID } from 'node:crypto';
+import { Prisma } from '../db/generated/client.ts';
 import { endOpenPrompts, hasOpenDialog, hasPendingHookPrompt, insertPrompt, recountOpenPrompts, resolvePrompt } from '../db/repos/prompts.ts';
 
 /** A start dialog waits at the computer as long as the CLI shows it; the prompt offers it for a day. */
@@ -218,7 +219,8 @@ export async function acceptTurn(ctx: StepContext, row: SessionRow, ev: StoredEv
   const ok = await acceptReceipt(ctx.tx, { id: p.messageId, sessionId: row.id, now: ctx.now,
     ...(p.nativeTurnId ? { nativeTurnId: p.nativeTurnId } : {}), ...(p.nativeRecordId ? { nativeRecordId: p.nativeRecordId } : {}) });
   if (!ok) return false;
-  await patchSession(ctx.tx, row.id, { userTurns: { increment: 1 }, nativeLastActivity: ctx.now });
+  // A new turn starts with no activity shown (the previous turn's last step is not this one's).
+  await patchSession(ctx.tx, row.id, { userTurns: { increment: 1 }, nativeLastActivity: ctx.now, activity: Prisma.DbNull, activityAt: ctx.now });
   const r = await applyEvent(ctx, row.id, { type: 'turn_started', generation: row.observerGeneration }, 'agent', { seq: Number(ev.seq), messageId: p.messageId, offset: p.offset ?? null });
   if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
   return true;

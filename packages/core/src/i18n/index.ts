@@ -35,3 +35,20 @@ export type Translator = (key: MessageKey, params?: Params) => string;
 export function translator(lang: Language): Translator {
   return (key, params) => translate(lang, key, params);
 }
+
+/** The plural form a count takes (`one` / `few` / `many` keys): Russian's three forms, English's two. */
+export function pluralForm(lang: Language, n: number): 'one' | 'few' | 'many' {
+  const a = Math.abs(Math.trunc(n));
+  if (lang === 'en') return a === 1 ? 'one' : 'many';
+  const d = a % 10;
+  const dd = a % 100;
+  if (d === 1 && dd !== 11) return 'one';
+  if (d >= 2 && d <= 4 && (dd < 12 || dd > 14)) return 'few';
+  return 'many';
+}
+
+/** `<base>.one|few|many` with `{n}`, in the translator's own language (its `lang.code`). */
+export function counted(t: Translator, base: string, n: number): string {
+  const code = t('lang.code');
+  return t(`${base}.${pluralForm(isLanguage(code) ? code : 'en', n)}` as MessageKey, { n });
+}

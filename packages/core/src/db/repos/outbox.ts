@@ -16,7 +16,11 @@ export type PromptPhase = (typeof PROMPT_PHASES)[number];
 export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('card_update'), sessionId: z.uuid(), nodeId: z.uuid(), state: zState, version: z.number().int(), active: z.boolean() }),
   /** A final answer; it starts a new Telegram message. */
-  z.object({ kind: z.literal('final'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), text: z.string(), active: z.boolean() }),
+  z.object({
+    kind: z.literal('final'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), text: z.string(), active: z.boolean(),
+    /** The turn's tool calls in one line (issue 15); absent for a turn without any. */
+    summary: z.object({ commands: z.number().int(), filesChanged: z.number().int(), steps: z.number().int(), ms: z.number().int().nullable() }).optional(),
+  }),
   /** Work of a background session finished: a short notice; `jump` makes it active and opens its card. */
   z.object({ kind: z.literal('background_done'), sessionId: z.uuid(), nodeId: z.uuid(), title: z.string().nullable(), jump: z.object({ sessionId: z.uuid(), nodeId: z.uuid() }) }),
   z.object({ kind: z.literal('progress'), sessionId: z.uuid(), nodeId: z.uuid(), topic: z.enum(['recovery', 'stop', 'close']), phase: z.enum(['started', 'waiting', 'unconfirmed', 'done']) }),

@@ -15,7 +15,7 @@ export const sessionSelect = {
   lifetimeStartedAt: true, lifetimeDeadline: true, lifetimeExpired: true, archivedAt: true, observerGeneration: true,
   identity: true, usage: true, journalPath: true, nativeLastActivity: true, exitVerified: true, originChatId: true,
   pendingFinalEventId: true, finalSaveAttempts: true, deferredEventIds: true, archiveSortAt: true, userTurns: true, nativeGoneAt: true, conversationMayExist: true,
-  openPrompts: true,
+  openPrompts: true, activity: true, activityAt: true, contextUsed: true, contextWindow: true, contextWindowSource: true, compactions: true,
 } as const satisfies Prisma.SessionSelect;
 export type SessionRow = Prisma.SessionGetPayload<{ select: typeof sessionSelect }>;
 

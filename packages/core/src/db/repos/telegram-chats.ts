@@ -76,3 +76,23 @@ export function readResumeReturn(flow: unknown, sessionId: string): ResumeReturn
   const f = flow as Partial<ResumeReturn> | null;
   return f?.kind === 'resumeReturn' && f.sessionId === sessionId && typeof f.previousSessionId === 'string' ? (f as ResumeReturn) : undefined;
 }
+
+/** The card was just edited or posted, showing the session's activity of `activityAt` (progress throttle). */
+export async function noteCardShown(db: Db, chatId: bigint, at: Date, activityAt: Date | null): Promise<void> {
+  await db.telegramChat.updateMany({ where: { chatId }, data: { cardEditedAt: at, cardActivityAt: activityAt } });
+}
+
+export interface CardBehind { chatId: bigint; sessionId: string; cardEditedAt: Date | null; activityAt: Date }
+
+/**
+ * Cards whose session is working and whose activity changed since the card last showed it: the
+ * progress edits still to make (the bot's ProgressTicker).
+ */
+export async function listCardsBehind(db: Db): Promise<CardBehind[]> {
+  return db.$queryRaw<CardBehind[]>`
+    select c."chatId", s.id as "sessionId", c."cardEditedAt", s."activityAt"
+    from "TelegramChat" c join "Session" s on s.id = c."cardSessionId"
+    where c."cardMessageId" is not null and s."activityAt" is not null
+      and s.state in ('Running', 'Stopping', 'ClosingAfterWork')
+      and (c."cardActivityAt" is null or s."activityAt" > c."cardActivityAt")`;
+}

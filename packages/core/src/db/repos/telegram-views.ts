@@ -1,4 +1,4 @@
-import type { SessionState } from '../../domain/index.ts';
+import { contextPercent, type CurrentActivity, type SessionState } from '../../domain/index.ts';
 import type { Db } from '../client.ts';
 import type { Executor } from '../../protocol/messages.ts';
 
@@ -12,7 +12,21 @@ const sessionSelect = {
   id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true, title: true,
   firstPrompt: true, lifetimeDeadline: true, lifetimeExpired: true, lastActivityAt: true, nativeLastActivity: true,
   usage: true, createdAt: true, archivedAt: true, nativeGoneAt: true, permissionMode: true, model: true,
+  activity: true, activityAt: true, contextUsed: true, contextWindow: true, compactions: true,
 } as const;
+
+type Row = { activity: unknown; contextUsed: number | null; contextWindow: number | null; compactions: number } & Record<string, unknown>;
+
+/** The stored row as the bot reads it: the activity in the domain's shape, the context in one object. */
+function toView(row: Row): SessionView {
+  const { activity, contextUsed, contextWindow, compactions, ...rest } = row;
+  const a = activity as Partial<CurrentActivity> | null;
+  return {
+    ...(rest as unknown as Omit<SessionView, 'activity' | 'context'>),
+    activity: a && typeof a === 'object' && typeof a.kind === 'string' && typeof a.at === 'string' && typeof a.steps === 'number' ? (a as CurrentActivity) : null,
+    context: contextUsed === null ? null : { usedTokens: contextUsed, windowTokens: contextWindow, percent: contextPercent(contextUsed, contextWindow), compactions },
+  };
+}
 
 export interface SessionView {
   id: string; nodeId: string; executor: Executor; folder: string; nativeSessionId: string | null; state: SessionState;
@@ -22,6 +36,10 @@ export interface SessionView {
   nativeGoneAt: Date | null;
   /** As stored (read it with `permissionModeOf`); model null = the CLI's own default. */
   permissionMode: string; model: string | null;
+  /** What the CLI did last, from its journal (shown while a turn runs) and when that changed. */
+  activity: CurrentActivity | null; activityAt: Date | null;
+  /** Context-window use as the journal states it; null before the first report. */
+  context: { usedTokens: number; windowTokens: number | null; percent: number | null; compactions: number } | null;
 }
 
 /** `missingExecutors`: CLIs the node's agent could not run (not offered for new sessions). */
@@ -42,13 +60,15 @@ export async function getNodeView(db: Db, nodeId: string): Promise<NodeView | nu
 }
 
 export async function getSessionView(db: Db, id: string): Promise<SessionView | null> {
-  return (await db.session.findUnique({ where: { id }, select: sessionSelect })) as SessionView | null;
+  const row = await db.session.findUnique({ where: { id }, select: sessionSelect });
+  return row ? toView(row as Row) : null;
 }
 
 export async function listOpenSessionViews(db: Db, nodeId: string): Promise<SessionView[]> {
-  return (await db.session.findMany({
+  const rows = await db.session.findMany({
     where: { nodeId, state: { in: [...OPEN_SESSION_STATES] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect, take: 30,
-  })) as SessionView[];
+  });
+  return rows.map((r) => toView(r as Row));
 }
 
 export async function listArchived(db: Db, o: { nodeId: string; page: number; pageSize: number; executor?: Executor; folder?: string }): Promise<{ rows: SessionView[]; more: boolean }> {
@@ -56,7 +76,7 @@ export async function listArchived(db: Db, o: { nodeId: string; page: number; pa
     where: { nodeId: o.nodeId, state: 'Archived', ...(o.executor ? { executor: o.executor } : {}), ...(o.folder ? { folder: o.folder } : {}) },
     orderBy: [{ nativeLastActivity: { sort: 'desc', nulls: 'last' } }, { archivedAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
     skip: o.page * o.pageSize, take: o.pageSize + 1, select: sessionSelect,
-  })) as SessionView[];
+  })).map((r) => toView(r as Row));
   return { rows: rows.slice(0, o.pageSize), more: rows.length > o.pageSize };
 }
 

@@ -1,4 +1,5 @@
-import type { SessionEvent } from '../../domain/index.ts';
+import { type SessionEvent, turnSummary } from '../../domain/index.ts';
+import { listMessageSteps } from '../../db/repos/activity.ts';
 import { saveFinal, findTurnMessage } from '../../db/repos/messages.ts';
 import { patchSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
 import { parseSessionEvent } from '../../protocol/index.ts';
@@ -32,15 +33,27 @@ export async function writeFinal(ctx: StepContext, row: SessionRow, f: { message
   const r = await inSavepoint(ctx.tx, 'final_save', async () => {
     const stored = await saveFinal(ctx.tx, { sessionId: row.id, messageId: msg.id, text: f.text });
     if (stored) {
+      const summary = await summaryOf(ctx, row.id, msg.mainMessageId ?? msg.id);
       await notifyChats(ctx.tx, row, ctx.now, ({ active }) => ({
         key: `final:${msg.id}`,
-        payload: { kind: 'final', sessionId: row.id, nodeId: row.nodeId, messageId: msg.id, text: f.text, active },
+        payload: { kind: 'final', sessionId: row.id, nodeId: row.nodeId, messageId: msg.id, text: f.text, active, ...(summary ? { summary } : {}) },
       }));
     }
     return stored;
   });
   if (!r.ok) return { kind: 'failed', error: r.error };
   return { kind: r.value ? 'stored' : 'duplicate' };
+}
+
+/**
+ * The turn's one-line summary for the final (issue 15), from the activity rows its journal gave so far
+ * (the agent reports a batch's activity before its final). A turn without a tool call has none.
+ */
+async function summaryOf(ctx: StepContext, sessionId: string, mainMessageId: string) {
+  const m = await ctx.tx.message.findUnique({ where: { id: mainMessageId }, select: { nativeTurnId: true, nativeRecordId: true, acceptedAt: true } });
+  if (!m) return null;
+  const s = turnSummary(await listMessageSteps(ctx.tx, sessionId, m), m.acceptedAt, ctx.now);
+  return s.steps > 0 ? s : null;
 }
 
 /** Error codes and kinds found on an error and its causes (Prisma wraps the driver's error in `meta` and `cause`). */

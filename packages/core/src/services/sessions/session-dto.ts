@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { canAcceptMessage, summarizeQueue } from '../../domain/index.ts';
+import { canAcceptMessage, contextPercent, type CurrentActivity, summarizeQueue } from '../../domain/index.ts';
 import type { Db } from '../../db/client.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
 import type { Logger } from '../../log.ts';
@@ -39,6 +39,35 @@ export interface SessionDto {
   permissionMode: SessionPermissionMode;
   /** Fixed at creation; null = the CLI's own default. */
   model: string | null;
+  /** What the CLI did last, from its journal (the front ends show it while a turn runs). */
+  activity: CurrentActivity | null;
+  activityAt: Date | null;
+  /** Context-window use as the journal states it; null before the first report. */
+  context: ContextDto | null;
+}
+
+export interface ContextDto {
+  usedTokens: number;
+  windowTokens: number | null;
+  /** `journal`: the CLI stated the window; `model`: Bria's table by model name; null: unknown. */
+  windowSource: string | null;
+  percent: number | null;
+  compactions: number;
+}
+
+export function contextOf(row: Pick<SessionRow, 'contextUsed' | 'contextWindow' | 'contextWindowSource' | 'compactions'>): ContextDto | null {
+  if (row.contextUsed === null) return null;
+  return {
+    usedTokens: row.contextUsed, windowTokens: row.contextWindow, windowSource: row.contextWindowSource,
+    percent: contextPercent(row.contextUsed, row.contextWindow), compactions: row.compactions,
+  };
+}
+
+/** A stored activity as the domain shaped it; anything else (an older shape) reads as none. */
+function activityOf(v: unknown): CurrentActivity | null {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const a = v as Partial<CurrentActivity>;
+  return typeof a.kind === 'string' && typeof a.at === 'string' && typeof a.steps === 'number' ? (a as CurrentActivity) : null;
 }
 
 export function toSessionDto(row: SessionRow): SessionDto {
@@ -51,5 +80,6 @@ export function toSessionDto(row: SessionRow): SessionDto {
     version: row.version, title: row.title, firstPrompt: row.firstPrompt?.slice(0, 240) ?? null, launchSource: row.launchSource, createdAt: row.createdAt, lifetimeDeadline: row.lifetimeDeadline,
     lifetimeExpired: row.lifetimeExpired, archivedAt: row.archivedAt, lastActivityAt: row.nativeLastActivity, nativeGoneAt: row.nativeGoneAt, acceptsMessages: accept.ok,
     resumeState: row.resumeState, permissionMode: permissionModeOf(row.executor, row.permissionMode), model: row.model,
+    activity: activityOf(row.activity), activityAt: row.activityAt, context: contextOf(row),
   };
 }

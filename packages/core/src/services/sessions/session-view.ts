@@ -1,6 +1,7 @@
 import { AppError } from '../../domain/index.ts';
 import { type EvidenceDto, listEvidence } from '../../db/repos/evidence.ts';
 import { getSessionRow } from '../../db/repos/sessions.ts';
+import { type ActivityRowDto, listSessionActivity } from '../../db/repos/activity.ts';
 import {
   type ConversationMessageDto, getNodeSummary, listConversation, listRecentFolders, listUsageHistory, type UsagePointDto,
 } from '../../db/repos/session-views.ts';
@@ -10,6 +11,7 @@ import { nodeDefaultMode } from './session-choices.ts';
 
 export const CONVERSATION_LIMIT = 200;
 export const USAGE_POINTS_LIMIT = 300;
+export const ACTIVITY_LIMIT = 400;
 
 export interface SessionViewDto {
   session: SessionDto;
@@ -20,6 +22,8 @@ export interface SessionViewDto {
   /** Every transition with what was requested and what the node physically showed. */
   evidence: (Omit<EvidenceDto, 'id'> & { id: string })[];
   usageHistory: UsagePointDto[];
+  /** The turn stream: tool calls and assistant text as the journal recorded them, newest ACTIVITY_LIMIT in time order. */
+  activity: ActivityRowDto[];
 }
 
 /**
@@ -30,11 +34,12 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
   const { db } = depsOf(deps);
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
-  const [node, conversation, evidence, usageHistory] = await Promise.all([
+  const [node, conversation, evidence, usageHistory, activity] = await Promise.all([
     getNodeSummary(db, row.nodeId),
     listConversation(db, row.id, CONVERSATION_LIMIT),
     listEvidence(db, row.id),
     listUsageHistory(db, { nodeId: row.nodeId, sessionId: row.id, limit: USAGE_POINTS_LIMIT }),
+    listSessionActivity(db, row.id, { limit: ACTIVITY_LIMIT }),
   ]);
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   const usage = row.usage && typeof row.usage === 'object' && !Array.isArray(row.usage) ? (row.usage as Record<string, unknown>) : null;
@@ -45,6 +50,7 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
     conversation,
     evidence: evidence.map((e) => ({ ...e, id: e.id.toString() })),
     usageHistory,
+    activity,
   };
 }
 

@@ -9,7 +9,7 @@
 export { getActiveSessionId, setActiveSessionId } from '../../db/repos/sessions.ts';
 export { activeSessionView, rememberedSessionView } from './chat-sessions.ts';
 export {
-  bumpCardGeneration, type ChatDto, ensureChat, getChat, readResumeReturn, type ResumeReturn, setCardMessage, updateChat,
+  bumpCardGeneration, type CardBehind, type ChatDto, ensureChat, getChat, listCardsBehind, noteCardShown, readResumeReturn, type ResumeReturn, setCardMessage, updateChat,
 } from '../../db/repos/telegram-chats.ts';
 export {
   closedByLifetime, getNodeView, getSessionView, lastEvidenceId, listArchived, listNodeViews, listOpenSessionViews, type NodeView,

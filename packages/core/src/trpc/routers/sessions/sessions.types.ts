@@ -31,6 +31,18 @@ export const ZSessionView = z.object({
   permissionMode: z.string(),
   /** Fixed at creation; null = the CLI's own default. */
   model: z.string().nullable(),
+  /** What the CLI did last, from its journal (shown while a turn runs; domain/activity.ts). */
+  activity: z.object({
+    kind: z.string(), toolName: z.string().nullable(), subject: z.string().nullable(), status: z.string(),
+    added: z.number().nullable(), removed: z.number().nullable(), reads: z.number().int(), steps: z.number().int(),
+    nativeTurnId: z.string().nullable(), turnStartedAt: z.string(), at: z.string(),
+  }).nullable(),
+  activityAt: zIsoDateOrNull,
+  /** Context-window use as the journal states it. */
+  context: z.object({
+    usedTokens: z.number().int(), windowTokens: z.number().int().nullable(), windowSource: z.string().nullable(),
+    percent: z.number().nullable(), compactions: z.number().int(),
+  }).nullable(),
 });
 
 export const ZNodeRequest = z.object({ nodeId: zId });
@@ -50,6 +62,12 @@ const zEvidence = z.object({
   id: z.string(), event: z.string(), actor: z.string(), fromState: zSessionState.nullable(), toState: zSessionState.nullable(),
   evidence: z.unknown(), createdAt: zIsoDate,
 });
+const zActivityRow = z.object({
+  id: z.string(), ref: z.string(), nativeTurnId: z.string().nullable(), messageId: zId.nullable(), kind: z.string(), toolName: z.string().nullable(),
+  subject: z.string().nullable(), status: z.string(), exitCode: z.number().int().nullable(), outputHead: z.string().nullable(),
+  diffAdded: z.number().int().nullable(), diffRemoved: z.number().int().nullable(), diffText: z.string().nullable(), text: z.string().nullable(),
+  sourceRecordId: z.string(), sourceOffset: z.number().int(), eventSeq: z.number().int(), startedAt: zIsoDate, endedAt: zIsoDateOrNull,
+});
 const zUsagePoint = z.object({ at: zIsoDate, inputTokens: z.number().nullable(), outputTokens: z.number().nullable(), contextWindowUsed: z.number().nullable() });
 
 export const ZGetSessionResponse = z.object({
@@ -59,6 +77,8 @@ export const ZGetSessionResponse = z.object({
   conversation: z.object({ items: z.array(zMessage), total: z.number().int() }),
   evidence: z.array(zEvidence),
   usageHistory: z.array(zUsagePoint),
+  /** The turn stream: tool calls and assistant text as the journal recorded them (newest `ACTIVITY_LIMIT`, in time order). */
+  activity: z.array(zActivityRow),
 });
 
 export const ZCreateSessionRequest = z.object({
