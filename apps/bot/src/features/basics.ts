@@ -2,10 +2,13 @@ import { Composer } from 'grammy';
 import { isAppError } from '@bria/core/domain';
 import { queueLength } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
+import { activityLine } from '../card/activity-line.ts';
 import { contextTokens, formatLeft, outputTokens } from '../card/card-view.ts';
 import { escapeHtml } from '../render/index.ts';
 import { activeSession, selectedNode, showHome } from './home.ts';
 import { queueLoginLink, reply } from '../outbox/queue.ts';
+
+const WORKING_STATES = new Set(['Running', 'Stopping', 'ClosingAfterWork']);
 
 /** `/start`, `/status`, `/login`. */
 export function basics(): Composer<BotContext> {
@@ -26,11 +29,18 @@ export function basics(): Composer<BotContext> {
       t('status.nativeId', { id: s.nativeSessionId ?? '—' }),
       t('card.state', { state: t(`state.${s.state}`) }),
       formatLeft(t, s.lifetimeDeadline, deps.now?.() ?? new Date()),
-      ...(tokens !== undefined ? [t('card.usage', { tokens: tokens.toLocaleString('en-US') })] : []),
+      ...(s.context
+        ? [s.context.percent !== null && s.context.windowTokens !== null
+          ? t('card.context', { percent: s.context.percent, window: s.context.windowTokens.toLocaleString('en-US'), compactions: s.context.compactions })
+          : t('card.contextNoWindow', { tokens: s.context.usedTokens.toLocaleString('en-US'), compactions: s.context.compactions })]
+        : tokens !== undefined ? [t('card.usage', { tokens: tokens.toLocaleString('en-US') })] : []),
       ...(out !== undefined ? [t('status.output', { tokens: out.toLocaleString('en-US') })] : []),
       t('status.queue', { count: await queueLength(deps.db, s.id) }),
     ];
-    await reply(ctx, `<pre>${escapeHtml(lines.join('\n'))}</pre>`, { html: true });
+    // While a turn runs: what the CLI does now, from its journal (the card's activity line).
+    const now = deps.now?.() ?? new Date();
+    const doing = WORKING_STATES.has(s.state) && s.activity ? `\n${activityLine(t, s.activity, now)}` : '';
+    await reply(ctx, `<pre>${escapeHtml(lines.join('\n'))}</pre>${doing}`, { html: true });
   });
   // The CLI's own /compact for the active session: typed by the agent as the command, only while idle.
   c.command('compact', async (ctx) => {

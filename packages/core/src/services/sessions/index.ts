@@ -11,3 +11,4 @@ export { stopSession } from './stop-session.ts';
 export { answerPrompt, getPromptView, listSessionPrompts, toPromptView, type AnswerPromptInput, type AnswerPromptResult, type PromptSource, type PromptView } from './answer-prompt.ts';
 export { nodeDefaultMode, modeUnavailable } from './session-choices.ts';
 export { compactSession } from './compact-session.ts';
+export { listSessionsForScripts, type SessionListingItem } from './list-sessions-json.ts';
