@@ -18,6 +18,7 @@ const BENCHES: Record<string, { file: string; args: string[] }> = {
   'hub-memory': { file: 'scripts/hub-memory.bench.ts', args: [] },
   e2e: { file: 'scripts/e2e-latency.bench.ts', args: ['--messages', '40'] },
   prompt: { file: 'scripts/prompt-latency.bench.ts', args: ['--requests', '30'] },
+  activity: { file: 'scripts/activity-latency.bench.ts', args: ['--steps', '30'] },
   archive: { file: 'packages/core/src/trpc/routers/archive/archive.bench.ts', args: ['10000', '30'] },
   'agent-idle': { file: 'apps/node-agent/src/executors/agent-idle.bench.ts', args: ['--claude', '10', '--codex', '10', '--seconds', '60'] },
   ledger: { file: 'apps/node-agent/src/ledger/ledger.bench.ts', args: ['--commands', '100000', '--days', '90'] },

@@ -15,7 +15,7 @@ describe('currentActivity', () => {
     ['a run of reads at the end is counted', [s('edit', 1), s('read', 2), s('read', 3), s('read', 4)], { kind: 'read', steps: 4, reads: 3 }],
     ['reads before another step are not', [s('read', 1), s('read', 2), s('command', 3)], { kind: 'command', steps: 3, reads: 0 }],
   ] as const)('%s', (_name, steps, expected) => {
-    const a = currentActivity(steps as ActivityStep[], 'turn');
+    const a = currentActivity([...steps], 'turn');
     if (expected === null) expect(a).toBeNull();
     else expect(a).toMatchObject({ ...expected, nativeTurnId: 'turn', turnStartedAt: new Date(t0 + 1000).toISOString() });
   });
