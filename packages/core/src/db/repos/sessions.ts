@@ -54,24 +54,39 @@ export async function sessionIdsInStates(db: DbOrTx, nodeId: string, states: Ses
   return rows.map((r) => r.id);
 }
 
-export interface ArchiveQuery { nodeId: string; search?: string; executor?: Executor; cursor?: string; limit: number }
+export interface ArchiveQuery { nodeId?: string; search?: string; executor?: Executor; cursor?: string; limit: number }
+
+/**
+ * The words of a search as a prefix full-text query over `Message.search` ('simple' configuration):
+ * every word must occur, each as a word or the start of one (`build` finds "building"). Letters and
+ * digits only, so nothing the user types reaches `to_tsquery` as syntax; null when no word is left.
+ */
+export function searchQuery(words: string): string | null {
+  const tokens = (words.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8).map((t) => t.slice(0, 60));
+  return tokens.length === 0 ? null : tokens.map((t) => `${t}:*`).join(' & ');
+}
 
 /**
  * Keyset pagination over (archiveSortAt desc, id desc); the cursor is the last row's id.
  * The cursor condition is one row-value comparison, `("archiveSortAt", id) < (cursor's)`, which the
- * index `Session(nodeId, state, archiveSortAt desc, id desc)` answers as a single range scan that
+ * indexes `Session([nodeId,] state, archiveSortAt desc, id desc)` answer as a single range scan that
  * stops after `limit` rows — an `a < x or (a = x and id < y)` form is not an index range, and its
  * cost grows with the pages already passed. The ids come from that scan, the rows from one lookup.
  * Rows without `archiveSortAt` (none are written so; kept for safety) sort first, as in
- * Postgres' `desc` order.
+ * Postgres' `desc` order. Without `nodeId`, the archive of every computer.
+ * A search matches the title, folder or first prompt (substring), a native id prefix, or any stored
+ * prompt or final of the session (full text, `searchQuery`, through the GIN index on `Message.search`).
  */
 export async function listArchiveRows(db: DbOrTx, q: ArchiveQuery): Promise<SessionRow[]> {
-  const conds: Prisma.Sql[] = [sql`s."nodeId" = ${q.nodeId}::uuid`, sql`s.state = 'Archived'`];
+  const conds: Prisma.Sql[] = [sql`s.state = 'Archived'`];
+  if (q.nodeId) conds.push(sql`s."nodeId" = ${q.nodeId}::uuid`);
   if (q.executor) conds.push(sql`s.executor::text = ${q.executor}`);
   if (q.search) {
     const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const prefix = `${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conds.push(sql`(s.title ilike ${like} or s.folder ilike ${like} or s."firstPrompt" ilike ${like} or s."nativeSessionId" like ${prefix})`);
+    const fts = searchQuery(q.search);
+    const inText = fts ? sql` or s.id in (select m."sessionId" from "Message" m where m.search @@ to_tsquery('simple', ${fts}))` : sql``;
+    conds.push(sql`(s.title ilike ${like} or s.folder ilike ${like} or s."firstPrompt" ilike ${like} or s."nativeSessionId" like ${prefix}${inText})`);
   }
   if (q.cursor) {
     const c = await db.session.findUnique({ where: { id: q.cursor }, select: { archiveSortAt: true, id: true } });
@@ -85,6 +100,27 @@ export async function listArchiveRows(db: DbOrTx, q: ArchiveQuery): Promise<Sess
   const rows = await db.session.findMany({ where: { id: { in: ids.map((r) => r.id) } }, select: sessionSelect });
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((r) => byId.get(r.id)).filter((r): r is SessionRow => r !== undefined);
+}
+
+/** Marks around a matched word in a snippet (control characters: never in stored text the user sees). */
+export const MATCH_START = '\u0002';
+export const MATCH_END = '\u0003';
+
+/**
+ * For each session, the newest of its messages that matches the search, as a short snippet with the
+ * matched words between MATCH_START and MATCH_END (`ts_headline`), from the final if it matches there.
+ */
+export async function archiveSnippets(db: DbOrTx, sessionIds: string[], words: string): Promise<Map<string, { messageId: string; snippet: string }>> {
+  const fts = searchQuery(words);
+  if (!fts || sessionIds.length === 0) return new Map();
+  const opts = `StartSel=${MATCH_START}, StopSel=${MATCH_END}, MaxWords=18, MinWords=6, MaxFragments=1, FragmentDelimiter=" … "`;
+  const rows = await db.$queryRaw<{ sessionId: string; id: string; snippet: string }[]>`
+    select distinct on (m."sessionId") m."sessionId", m.id,
+      ts_headline('simple', case when to_tsvector('simple', coalesce(m."finalText", '')) @@ q.q then m."finalText" else m.text end, q.q, ${opts}) as snippet
+    from "Message" m, (select to_tsquery('simple', ${fts}) as q) q
+    where m."sessionId" = any(${sessionIds}::uuid[]) and m.search @@ q.q
+    order by m."sessionId", m.seq desc`;
+  return new Map(rows.map((r) => [r.sessionId, { messageId: r.id, snippet: r.snippet.slice(0, 600) }]));
 }
 
 export async function findArchivedMatches(db: DbOrTx, q: { nodeId: string; executor: Executor; folder: string; limit: number }): Promise<SessionRow[]> {

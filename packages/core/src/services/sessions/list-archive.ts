@@ -1,18 +1,27 @@
 import { AppError } from '../../domain/index.ts';
-import { findArchivedMatches, listArchiveRows } from '../../db/repos/sessions.ts';
+import { archiveSnippets, findArchivedMatches, listArchiveRows } from '../../db/repos/sessions.ts';
 import { readSettings } from '../../db/repos/settings.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
 
-export interface ListArchiveInput { nodeId: string; search?: string; executor?: 'claude' | 'codex'; cursor?: string; limit?: number }
-export interface ArchivePage { items: SessionDto[]; nextCursor: string | null }
+/** `nodeId` absent: every computer's archive. */
+export interface ListArchiveInput { nodeId?: string; search?: string; executor?: 'claude' | 'codex'; cursor?: string; limit?: number }
+/**
+ * `match`: for a search, the newest message of the session whose prompt or final holds the words,
+ * as a snippet with the matched words between MATCH_START and MATCH_END (null: the title, folder or
+ * first prompt matched).
+ */
+export type ArchiveItem = SessionDto & { match: { messageId: string; snippet: string } | null };
+export interface ArchivePage { items: ArchiveItem[]; nextCursor: string | null }
 
-/** One node's archive, newest activity first, keyset-paginated (stable and fast at 10k+ rows). */
+/** The archive, newest activity first, keyset-paginated (stable and fast at 10k+ rows); searchable by conversation text. */
 export async function listArchive(deps: ServiceDeps, input: ListArchiveInput): Promise<ArchivePage> {
   const { db } = depsOf(deps);
   const limit = Math.min(Math.max(input.limit ?? 30, 1), 100);
   const search = input.search?.trim().slice(0, 200) || undefined;
-  const rows = await listArchiveRows(db, { nodeId: input.nodeId, limit: limit + 1, ...(search ? { search } : {}), ...(input.executor ? { executor: input.executor } : {}), ...(input.cursor ? { cursor: input.cursor } : {}) });
-  const items = rows.slice(0, limit).map(toSessionDto);
+  const rows = await listArchiveRows(db, { ...(input.nodeId ? { nodeId: input.nodeId } : {}), limit: limit + 1, ...(search ? { search } : {}), ...(input.executor ? { executor: input.executor } : {}), ...(input.cursor ? { cursor: input.cursor } : {}) });
+  const page = rows.slice(0, limit);
+  const snippets = search ? await archiveSnippets(db, page.map((r) => r.id), search) : new Map();
+  const items = page.map((r) => ({ ...toSessionDto(r), match: snippets.get(r.id) ?? null }));
   return { items, nextCursor: rows.length > limit ? (items[items.length - 1]?.id ?? null) : null };
 }
 

@@ -79,8 +79,39 @@ describe('archive router with 10,000 archived sessions', () => {
     const deepCursor = rows[0]?.id ?? null;
     const plan = await db.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
       `explain select id from "Session" where "nodeId" = $1::uuid and state = 'Archived' order by "archiveSortAt" desc, id desc limit 31`, nodeId);
-    expect(plan.map((p) => p['QUERY PLAN']).join('\n')).toMatch(/Index (Only )?Scan using "Session_nodeId_state_archiveSortAt_id_idx"/);
+    expect(plan.map((p) => p['QUERY PLAN']).join('\n')).toMatch(/Index (Only )?Scan using "Session_(nodeId_)?state_archiveSortAt_id_idx"/);
     const deepPage = await caller.archive.list({ nodeId, cursor: deepCursor });
     expect(deepPage.items.map((s) => s.nativeSessionId)).toEqual(Array.from({ length: deepPage.items.length }, (_, i) => `native-${100 - i}`));
+  });
+
+  it('spans every computer when no computer is given', async () => {
+    const { caller } = await signedInCaller(db);
+    const all = await caller.archive.list({ search: 'needle', limit: 100 });
+    expect(new Set(all.items.map((s) => s.nodeId))).toEqual(new Set([nodeId, otherNodeId]));
+    expect(all.items).toHaveLength(6);
+  });
+
+  it('finds a word from a later message of the conversation (full text, prefixes), with the match marked', async () => {
+    const { caller } = await signedInCaller(db);
+    const target = (await db.session.findFirstOrThrow({ where: { nativeSessionId: 'native-1234' }, select: { id: true } })).id;
+    // A retried attempt starts clean.
+    await db.message.deleteMany({ where: { sessionId: target } });
+    await db.message.createMany({ data: [
+      { id: '30000000-0000-4000-8000-000000000001', sessionId: target, seq: 1, source: 'web', text: 'set up the project', finalText: 'Done.', status: 'completed' },
+      { id: '30000000-0000-4000-8000-000000000002', sessionId: target, seq: 2, source: 'web', text: 'now make the колибри widget faster', finalText: 'I profiled the hummingbird renderer and cached it.', status: 'completed' },
+    ] });
+    const byPrompt = await caller.archive.list({ search: 'колибри' });
+    expect(byPrompt.items.map((s) => s.nativeSessionId)).toEqual(['native-1234']);
+    expect(byPrompt.items[0]?.match?.messageId).toBe('30000000-0000-4000-8000-000000000002');
+    expect(byPrompt.items[0]?.match?.snippet).toContain('\u0002колибри\u0003');
+    // A prefix of a word in a final, on this computer's archive; the snippet comes from the final.
+    const byFinal = await caller.archive.list({ nodeId, search: 'HUMMING rend' });
+    expect(byFinal.items.map((s) => s.nativeSessionId)).toEqual(['native-1234']);
+    expect(byFinal.items[0]?.match?.snippet).toContain('\u0002hummingbird\u0003');
+    // Every word must occur; punctuation is not query syntax.
+    expect((await caller.archive.list({ search: 'hummingbird zebra' })).items).toEqual([]);
+    expect((await caller.archive.list({ search: "hummingbird & | ! ( ' :*" })).items.map((s) => s.nativeSessionId)).toEqual(['native-1234']);
+    // The title/folder matches of before have no snippet.
+    expect((await caller.archive.list({ nodeId, search: 'needle' })).items[0]?.match).toBeNull();
   });
 });

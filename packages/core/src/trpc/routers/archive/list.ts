@@ -7,7 +7,7 @@ export const listArchiveRoute = authedProcedure
   .output(ZListArchiveResponse)
   .query(({ ctx, input }) =>
     listArchive({ db: ctx.db }, {
-      nodeId: input.nodeId,
+      ...(input.nodeId ? { nodeId: input.nodeId } : {}),
       ...(input.search ? { search: input.search } : {}),
       ...(input.executor ? { executor: input.executor } : {}),
       ...(input.cursor ? { cursor: input.cursor } : {}),
