@@ -38,7 +38,7 @@ function outputFacts(output: string): Partial<DraftItem> {
   const at = output.indexOf('\nOutput:\n');
   const body = at >= 0 ? output.slice(at + '\nOutput:\n'.length) : output;
   if (code !== undefined) return { exitCode: Number(code), status: Number(code) === 0 ? 'ok' : 'error', outputHead: outputHead(body) };
-  return { status: /^\w+ failed: /.test(output) ? 'error' : 'ok', outputHead: outputHead(body) };
+  return { exitCode: null, status: /^\w+ failed: /.test(output) ? 'error' : 'ok', outputHead: outputHead(body) };
 }
 
 interface PendingText { item: DraftItem; turn: string; at: number }
