@@ -69,6 +69,11 @@ export class ClaudeActivity {
   private readonly lastMessage = new Map<string, { id: string; at: number }>();
   private compactions = 0;
 
+  /** Changes caused by records before this offset are not sent (history the hub already has). */
+  get floor(): number {
+    return this.tracker.floor;
+  }
+
   set floor(offset: number) {
     this.tracker.floor = offset;
   }

@@ -59,6 +59,11 @@ export class CodexActivity {
   private compactionItems = 0;
   private compactedRecords = 0;
 
+  /** Changes caused by records before this offset are not sent (history the hub already has). */
+  get floor(): number {
+    return this.tracker.floor;
+  }
+
   set floor(offset: number) {
     this.tracker.floor = offset;
   }

@@ -1,0 +1,120 @@
+import type { ActivityItem } from '@bria/core/protocol';
+import { zActivity } from '@bria/core/protocol';
+import { claudeBin, codexBin } from '@bria/testkit/cli-homes';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ClaudeActivity } from '../journal/claude-activity.ts';
+import { CodexActivity } from '../journal/codex-activity.ts';
+import { linesOf } from '../journal/fixture-lines.ts';
+import { claudeDriver } from './claude-driver.ts';
+import { codexDriver } from './codex-driver.ts';
+import { SessionHost } from './session-host.ts';
+import { createRig, is, type Rig, sendAndFinish } from './test-rig.ts';
+import type { HostEvent } from './types.ts';
+
+// The real pinned CLIs run tools without asking (Claude bypassPermissions, allowed for root because
+// the test homes declare IS_SANDBOX=1; Codex full-access) on the mock's TOOLSTEPS / TOOLMIX words,
+// and the host reports what their journals record as `activity`. The journals of such runs are the
+// fixtures of claude-activity.test.ts and codex-activity.test.ts.
+const rigs: Rig[] = [];
+afterAll(async () => {
+  for (const r of rigs) await r.dispose();
+});
+
+type ActivityEvent = Extract<HostEvent, { type: 'activity' }>;
+const isActivity = (e: HostEvent): e is ActivityEvent => e.type === 'activity';
+const emitted = (h: SessionHost) => h.events.filter(isActivity).flatMap((e) => e.activity.items);
+/** The latest state per ref, in the order refs first appeared. */
+function latest(list: ActivityItem[]): ActivityItem[] {
+  const byRef = new Map<string, ActivityItem>();
+  for (const i of list) byRef.set(i.ref, i);
+  return [...byRef.values()];
+}
+/** Waits for the activity event that ends the command with this subject (never a fixed sleep). */
+const commandEnded = (h: SessionHost, subject: string) =>
+  h.waitFor((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'command' && i.subject === subject && i.status !== 'running'), 20_000);
+
+/** A fresh parser over the whole journal, as after an agent restart that reads it from the start. */
+function reread(executor: 'claude' | 'codex', path: string): ActivityItem[] {
+  const parser = executor === 'claude' ? new ClaudeActivity() : new CodexActivity();
+  parser.ingest(linesOf(path));
+  return latest(parser.drain().flatMap((p) => p.items));
+}
+
+async function stepsTurn(h: SessionHost, executor: 'claude' | 'codex') {
+  const turn = await sendAndFinish(h, 'TOOLSTEPS-3 please');
+  expect(turn.final).toBe('MOCK-STEPS-DONE: 3 steps');
+  await commandEnded(h, 'echo step-3');
+  for (const e of h.events.filter(isActivity)) expect(zActivity.safeParse(e.activity).success).toBe(true);
+  const mine = latest(emitted(h)).filter((i) => i.nativeTurnId === turn.nativeRef);
+  const commands = mine.filter((i) => i.kind === 'command');
+  expect(commands.map((i) => [i.subject, i.status, i.exitCode])).toEqual(
+    [1, 2, 3].map((n) => [`echo step-${n}`, 'ok', executor === 'codex' ? 0 : null]),
+  );
+  expect(commands.map((i) => i.outputHead)).toEqual(['step-1', 'step-2', 'step-3']);
+  expect(commands.map((i) => i.toolName)).toEqual(Array(3).fill(executor === 'codex' ? 'exec_command' : 'Bash'));
+  // Texts between the calls are shown, the final answer is not (it is the turn's final).
+  expect(mine.filter((i) => i.kind === 'text').map((i) => i.text?.replace(/^MOCK-STEP-\d+: /, ''))).toEqual(['1/3', '2/3', '3/3']);
+  // Every update of a call carries the same ref; none is announced twice as new.
+  for (const c of commands) expect(emitted(h).filter((i) => i.ref === c.ref).at(-1)?.status).toBe('ok');
+  expect(new Set(commands.map((c) => c.ref)).size).toBe(3);
+  // The calls reach the hub before the turn's final.
+  const finalAt = h.events.findIndex(is('final', turn.messageId));
+  const lastCallAt = h.events.findLastIndex((e) => isActivity(e) && e.activity.items.some((i) => commands.some((c) => c.ref === i.ref)));
+  expect(lastCallAt).toBeLessThan(finalAt);
+  const context = h.events.filter(isActivity).map((e) => e.activity.context).filter((c) => c !== undefined).at(-1);
+  expect(context?.usedTokens).toBeGreaterThan(0);
+  expect(context?.windowSource).toBe(executor === 'codex' ? 'journal' : 'model');
+  return { turn, mine };
+}
+
+describe('activity of real CLI sessions', () => {
+  it('Claude: TOOLSTEPS-3 and TOOLMIX as calls with stable refs, the same after a re-read and a re-attach', async () => {
+    const rig = await createRig('claude');
+    rigs.push(rig);
+    const a = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+    const id = await a.start({ cwd: rig.work, sessionName: 'activity-claude', permissionMode: 'bypassPermissions' });
+    const { mine } = await stepsTurn(a, 'claude');
+    const path = id.journalPath as string;
+    expect(reread('claude', path).filter((i) => mine.some((m) => m.ref === i.ref))).toEqual(mine);
+
+    const mix = await sendAndFinish(a, 'TOOLMIX-m please');
+    expect(mix.final).toBe('MOCK-MIX-DONE: mix-m');
+    await a.waitFor((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'edit' && i.status !== 'running'), 20_000);
+    const calls = latest(emitted(a)).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
+    expect(calls.map((i) => [i.kind, i.toolName, i.subject, i.status])).toEqual([
+      ['command', 'Bash', 'echo mix-m', 'ok'], ['write', 'Write', 'mix-m.txt', 'ok'], ['edit', 'Edit', 'mix-m.txt', 'ok'],
+    ]);
+    expect(calls[1]?.diff).toMatchObject({ added: 1, removed: 0 });
+    expect(calls[2]?.diff).toEqual({ added: 1, removed: 1, text: '--- mix-m.txt\n+++ mix-m.txt\n-old line\n+new line' });
+
+    // An agent restart: a new host attaches from the stored offset and re-sends nothing older.
+    const offset = a.journalOffset;
+    a.detach();
+    const b = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+    expect(await b.attach(id, { journalOffset: offset })).toEqual({ ok: true });
+    const again = await sendAndFinish(b, 'TOOLSTEPS-2 again');
+    await commandEnded(b, 'echo step-2');
+    expect(emitted(b).length).toBeGreaterThan(0);
+    expect(emitted(b).every((i) => i.source.offset >= offset && i.nativeTurnId === again.nativeRef)).toBe(true);
+    await b.close();
+  }, 120_000);
+
+  it('Codex: TOOLSTEPS-3 and TOOLMIX as calls with exit codes and stable refs, the same after a re-read', async () => {
+    const rig = await createRig('codex');
+    rigs.push(rig);
+    const a = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
+    await a.start({ cwd: rig.work, sessionName: 'activity-codex', permissionMode: 'full-access' });
+    const { mine } = await stepsTurn(a, 'codex');
+    const path = a.identity().journalPath as string;
+    expect(reread('codex', path).filter((i) => mine.some((m) => m.ref === i.ref))).toEqual(mine);
+
+    const mix = await sendAndFinish(a, 'TOOLMIX-m please');
+    expect(mix.final).toBe('MOCK-MIX-DONE: mix-m');
+    await commandEnded(a, "printf 'a\\nb\\n' > mix-m.txt");
+    const calls = latest(emitted(a)).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
+    expect(calls.map((i) => [i.subject, i.status, i.exitCode])).toEqual([['echo mix-m', 'ok', 0], ["printf 'a\\nb\\n' > mix-m.txt", 'ok', 0]]);
+    const context = a.events.filter(isActivity).map((e) => e.activity.context).filter((c) => c !== undefined).at(-1);
+    expect(context?.windowTokens).toBeGreaterThan(0);
+    await a.close();
+  }, 120_000);
+});
