@@ -33,6 +33,14 @@ function latest(list: ActivityItem[]): ActivityItem[] {
 const commandEnded = (h: SessionHost, subject: string) =>
   h.waitFor((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'command' && i.subject === subject && i.status !== 'running'), 20_000);
 
+/** `/compact` through the host, then the context event that counts it (Claude compact_boundary, Codex ContextCompaction). */
+async function compactCounted(h: SessionHost) {
+  const r = await h.compact(90_000);
+  expect(r.ok, JSON.stringify(r)).toBe(true);
+  const e = await h.waitFor((x) => isActivity(x) && x.activity.context?.compactions === 1, 20_000);
+  return (e as ActivityEvent).activity.context;
+}
+
 /** A fresh parser over the whole journal, as after an agent restart that reads it from the start. */
 function reread(executor: 'claude' | 'codex', path: string): ActivityItem[] {
   const parser = executor === 'claude' ? new ClaudeActivity() : new CodexActivity();
@@ -86,6 +94,7 @@ describe('activity of real CLI sessions', () => {
     ]);
     expect(calls[1]?.diff).toMatchObject({ added: 1, removed: 0 });
     expect(calls[2]?.diff).toEqual({ added: 1, removed: 1, text: '--- mix-m.txt\n+++ mix-m.txt\n-old line\n+new line' });
+    expect((await compactCounted(a))?.windowTokens).toBe(200_000);
 
     // An agent restart: a new host attaches from the stored offset and re-sends nothing older.
     const offset = a.journalOffset;
@@ -115,6 +124,11 @@ describe('activity of real CLI sessions', () => {
     expect(calls.map((i) => [i.subject, i.status, i.exitCode])).toEqual([['echo mix-m', 'ok', 0], ["printf 'a\\nb\\n' > mix-m.txt", 'ok', 0]]);
     const context = a.events.filter(isActivity).map((e) => e.activity.context).filter((c) => c !== undefined).at(-1);
     expect(context?.windowTokens).toBeGreaterThan(0);
+    expect((await compactCounted(a))?.windowTokens).toBe(context?.windowTokens);
+    // A fresh parser counts the one compaction too (Codex may record it twice: item and `compacted` line).
+    const parser = new CodexActivity();
+    parser.ingest(linesOf(path));
+    expect(parser.drain().at(-1)?.context?.compactions).toBe(1);
     await a.close();
   }, 120_000);
 });

@@ -95,6 +95,26 @@ describe('ClaudeActivity on a real journal', () => {
   });
 });
 
+describe('ClaudeActivity after a real /compact', () => {
+  // Claude Code 2.1.197: "one", "two", /compact (typed by SessionHost.compact), "after".
+  const compacted = linesOf(new URL('./fixtures/claude-compact.jsonl', import.meta.url).pathname);
+
+  it('counts the compact_boundary record once and shows no final answer as activity', () => {
+    const a = new ClaudeActivity();
+    const out: ActivityPayload[] = [];
+    for (const l of compacted) {
+      a.ingest([l]);
+      out.push(...a.drain());
+    }
+    expect(compacted.filter((l) => l.text.includes('"subtype":"compact_boundary"'))).toHaveLength(1);
+    // Before it the count was 0; from it on 1 (sent again with each later change of the use).
+    const counts = out.map((p) => p.context?.compactions).filter((c) => c !== undefined);
+    expect(counts[0]).toBe(0);
+    expect(counts.slice(counts.indexOf(1))).toEqual(Array(counts.length - counts.indexOf(1)).fill(1));
+    expect(items(out)).toEqual([]);
+  });
+});
+
 /** Synthetic records in the shapes of the real journal, one chain of parentUuid links. */
 function chain(recs: Record<string, unknown>[]): JournalLine[] {
   let offset = 0;

@@ -58,6 +58,23 @@ describe('CodexActivity on a real rollout', () => {
   });
 });
 
+describe('CodexActivity after a real /compact', () => {
+  // Codex 0.171.0: "one", "two", /compact (typed by SessionHost.compact), "after". It writes both a
+  // `compacted` line and an item_completed ContextCompaction for the one compaction.
+  const compacted = linesOf(new URL('./fixtures/codex-compact.jsonl', import.meta.url).pathname);
+
+  it('counts one compaction, not two', () => {
+    expect(compacted.filter((l) => l.text.includes('"type":"compacted"'))).toHaveLength(1);
+    expect(compacted.filter((l) => l.text.includes('"type":"ContextCompaction"'))).toHaveLength(1);
+    const a = new CodexActivity();
+    a.ingest(compacted);
+    const out = a.drain();
+    expect(out.at(-1)?.context).toMatchObject({ compactions: 1, windowSource: 'journal' });
+    expect(out.at(-1)?.context?.usedTokens).toBeGreaterThan(0);
+    expect(items(out)).toEqual([]);
+  });
+});
+
 /** Synthetic rollout lines in the shapes of the real one. */
 function rollout(recs: [string, Record<string, unknown>][]): JournalLine[] {
   let offset = 0;
