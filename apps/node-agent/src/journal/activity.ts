@@ -150,7 +150,8 @@ export class ActivityTracker {
       const ref = draft.ref;
       const turn = draft.nativeTurnId ?? turnOf(draft);
       const item: ActivityItem = turn ? { ...draft, nativeTurnId: turn } : draft;
-      const size = JSON.stringify(item).length;
+      // Bytes, not characters: a non-ASCII output line takes up to three bytes per character on the wire.
+      const size = Buffer.byteLength(JSON.stringify(item));
       if (batch.length > 0 && (batch.length >= ACTIVITY_LIMITS.items || bytes + size > ACTIVITY_EVENT_BYTES)) {
         out.push({ items: batch });
         batch = [];

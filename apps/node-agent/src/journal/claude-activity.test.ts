@@ -1,5 +1,5 @@
 import type { ActivityItem, ActivityPayload } from '@bria/core/protocol';
-import { zActivity } from '@bria/core/protocol';
+import { MAX_FRAME_BYTES, zActivity } from '@bria/core/protocol';
 import { describe, expect, it } from 'vitest';
 import { ClaudeActivity } from './claude-activity.ts';
 import { linesOf } from './fixture-lines.ts';
@@ -198,5 +198,22 @@ describe('ClaudeActivity: what each record means', () => {
     expect(out.map((p) => p.items.length)).toEqual([500, 500, 200]);
     for (const p of out) expect(zActivity.safeParse(p).success).toBe(true);
     expect(out.flatMap((p) => p.items.map((i) => i.ref))).toEqual(Array.from({ length: 1200 }, (_, i) => `t${i}`));
+  });
+
+  it('keeps every event frame under the frame limit, counting bytes (multi-byte text), and loses nothing', () => {
+    const wide = 'ü日🙂'.repeat(700);
+    const recs: Record<string, unknown>[] = [prompt('go')];
+    for (let i = 0; i < 300; i++) {
+      recs.push(said(`m${i}`, [use(`t${i}`, 'Edit', { file_path: wide, old_string: wide, new_string: `${wide}\n${wide}` })]), result(`t${i}`, wide));
+    }
+    const a = new ClaudeActivity();
+    a.ingest(chain(recs));
+    const out = a.drain();
+    expect(out.length).toBeGreaterThan(1);
+    for (const p of out) {
+      expect(zActivity.safeParse(p).success).toBe(true);
+      expect(Buffer.byteLength(JSON.stringify({ type: 'event', seq: 1, at: 0, event: 'activity', payload: p }))).toBeLessThan(MAX_FRAME_BYTES);
+    }
+    expect(out.flatMap((p) => p.items.map((i) => i.ref))).toEqual(Array.from({ length: 300 }, (_, i) => `t${i}`));
   });
 });
