@@ -22,7 +22,38 @@ afterAll(async () => {
 
 type ActivityEvent = Extract<HostEvent, { type: 'activity' }>;
 const isActivity = (e: HostEvent): e is ActivityEvent => e.type === 'activity';
-const emitted = (h: SessionHost) => h.events.filter(isActivity).flatMap((e) => e.activity.items);
+
+/**
+ * Every event of a host in order, activity included (the host's own log leaves activity out), and
+ * a wait on it that sees past and future events alike.
+ */
+function record(h: SessionHost) {
+  const log: HostEvent[] = [];
+  h.on((e) => log.push(e));
+  return {
+    log,
+    items: () => log.filter(isActivity).flatMap((e) => e.activity.items),
+    contexts: () => log.filter(isActivity).map((e) => e.activity.context).filter((c) => c !== undefined),
+    until(pred: (e: HostEvent) => boolean, ms = 20_000): Promise<HostEvent> {
+      const past = log.find(pred);
+      if (past) return Promise.resolve(past);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          off();
+          reject(new Error(`no matching event within ${ms} ms; saw: ${log.map((x) => x.type).join(',')}`));
+        }, ms);
+        const off = h.on((e) => {
+          if (!pred(e)) return;
+          clearTimeout(timer);
+          off();
+          resolve(e);
+        });
+      });
+    },
+  };
+}
+type Recorded = ReturnType<typeof record>;
+
 /** The latest state per ref, in the order refs first appeared. */
 function latest(list: ActivityItem[]): ActivityItem[] {
   const byRef = new Map<string, ActivityItem>();
@@ -30,14 +61,14 @@ function latest(list: ActivityItem[]): ActivityItem[] {
   return [...byRef.values()];
 }
 /** Waits for the activity event that ends the command with this subject (never a fixed sleep). */
-const commandEnded = (h: SessionHost, subject: string) =>
-  h.waitFor((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'command' && i.subject === subject && i.status !== 'running'), 20_000);
+const commandEnded = (r: Recorded, subject: string) =>
+  r.until((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'command' && i.subject === subject && i.status !== 'running'));
 
 /** `/compact` through the host, then the context event that counts it (Claude compact_boundary, Codex ContextCompaction). */
-async function compactCounted(h: SessionHost) {
-  const r = await h.compact(90_000);
-  expect(r.ok, JSON.stringify(r)).toBe(true);
-  const e = await h.waitFor((x) => isActivity(x) && x.activity.context?.compactions === 1, 20_000);
+async function compactCounted(h: SessionHost, r: Recorded) {
+  const done = await h.compact(90_000);
+  expect(done.ok, JSON.stringify(done)).toBe(true);
+  const e = await r.until((x) => isActivity(x) && x.activity.context?.compactions === 1);
   return (e as ActivityEvent).activity.context;
 }
 
@@ -48,12 +79,12 @@ function reread(executor: 'claude' | 'codex', path: string): ActivityItem[] {
   return latest(parser.drain().flatMap((p) => p.items));
 }
 
-async function stepsTurn(h: SessionHost, executor: 'claude' | 'codex') {
+async function stepsTurn(h: SessionHost, r: Recorded, executor: 'claude' | 'codex') {
   const turn = await sendAndFinish(h, 'TOOLSTEPS-3 please');
   expect(turn.final).toBe('MOCK-STEPS-DONE: 3 steps');
-  await commandEnded(h, 'echo step-3');
-  for (const e of h.events.filter(isActivity)) expect(zActivity.safeParse(e.activity).success).toBe(true);
-  const mine = latest(emitted(h)).filter((i) => i.nativeTurnId === turn.nativeRef);
+  await commandEnded(r, 'echo step-3');
+  for (const e of r.log.filter(isActivity)) expect(zActivity.safeParse(e.activity).success).toBe(true);
+  const mine = latest(r.items()).filter((i) => i.nativeTurnId === turn.nativeRef);
   const commands = mine.filter((i) => i.kind === 'command');
   expect(commands.map((i) => [i.subject, i.status, i.exitCode])).toEqual(
     [1, 2, 3].map((n) => [`echo step-${n}`, 'ok', executor === 'codex' ? 0 : null]),
@@ -63,13 +94,15 @@ async function stepsTurn(h: SessionHost, executor: 'claude' | 'codex') {
   // Texts between the calls are shown, the final answer is not (it is the turn's final).
   expect(mine.filter((i) => i.kind === 'text').map((i) => i.text?.replace(/^MOCK-STEP-\d+: /, ''))).toEqual(['1/3', '2/3', '3/3']);
   // Every update of a call carries the same ref; none is announced twice as new.
-  for (const c of commands) expect(emitted(h).filter((i) => i.ref === c.ref).at(-1)?.status).toBe('ok');
+  for (const c of commands) expect(r.items().filter((i) => i.ref === c.ref).at(-1)?.status).toBe('ok');
   expect(new Set(commands.map((c) => c.ref)).size).toBe(3);
   // The calls reach the hub before the turn's final.
-  const finalAt = h.events.findIndex(is('final', turn.messageId));
-  const lastCallAt = h.events.findLastIndex((e) => isActivity(e) && e.activity.items.some((i) => commands.some((c) => c.ref === i.ref)));
+  const finalAt = r.log.findIndex(is('final', turn.messageId));
+  const lastCallAt = r.log.findLastIndex((e) => isActivity(e) && e.activity.items.some((i) => commands.some((c) => c.ref === i.ref)));
   expect(lastCallAt).toBeLessThan(finalAt);
-  const context = h.events.filter(isActivity).map((e) => e.activity.context).filter((c) => c !== undefined).at(-1);
+  // The host's replayable log leaves the activity stream out.
+  expect(h.events.some(isActivity)).toBe(false);
+  const context = r.contexts().at(-1);
   expect(context?.usedTokens).toBeGreaterThan(0);
   expect(context?.windowSource).toBe(executor === 'codex' ? 'journal' : 'model');
   return { turn, mine };
@@ -80,31 +113,33 @@ describe('activity of real CLI sessions', () => {
     const rig = await createRig('claude');
     rigs.push(rig);
     const a = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+    const ra = record(a);
     const id = await a.start({ cwd: rig.work, sessionName: 'activity-claude', permissionMode: 'bypassPermissions' });
-    const { mine } = await stepsTurn(a, 'claude');
+    const { mine } = await stepsTurn(a, ra, 'claude');
     const path = id.journalPath as string;
     expect(reread('claude', path).filter((i) => mine.some((m) => m.ref === i.ref))).toEqual(mine);
 
     const mix = await sendAndFinish(a, 'TOOLMIX-m please');
     expect(mix.final).toBe('MOCK-MIX-DONE: mix-m');
-    await a.waitFor((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'edit' && i.status !== 'running'), 20_000);
-    const calls = latest(emitted(a)).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
+    await ra.until((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'edit' && i.status !== 'running'));
+    const calls = latest(ra.items()).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
     expect(calls.map((i) => [i.kind, i.toolName, i.subject, i.status])).toEqual([
       ['command', 'Bash', 'echo mix-m', 'ok'], ['write', 'Write', 'mix-m.txt', 'ok'], ['edit', 'Edit', 'mix-m.txt', 'ok'],
     ]);
     expect(calls[1]?.diff).toMatchObject({ added: 1, removed: 0 });
     expect(calls[2]?.diff).toEqual({ added: 1, removed: 1, text: '--- mix-m.txt\n+++ mix-m.txt\n-old line\n+new line' });
-    expect((await compactCounted(a))?.windowTokens).toBe(200_000);
+    expect((await compactCounted(a, ra))?.windowTokens).toBe(200_000);
 
     // An agent restart: a new host attaches from the stored offset and re-sends nothing older.
     const offset = a.journalOffset;
     a.detach();
     const b = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+    const rb = record(b);
     expect(await b.attach(id, { journalOffset: offset })).toEqual({ ok: true });
     const again = await sendAndFinish(b, 'TOOLSTEPS-2 again');
-    await commandEnded(b, 'echo step-2');
-    expect(emitted(b).length).toBeGreaterThan(0);
-    expect(emitted(b).every((i) => i.source.offset >= offset && i.nativeTurnId === again.nativeRef)).toBe(true);
+    await commandEnded(rb, 'echo step-2');
+    expect(rb.items().length).toBeGreaterThan(0);
+    expect(rb.items().every((i) => i.source.offset >= offset && i.nativeTurnId === again.nativeRef)).toBe(true);
     await b.close();
   }, 120_000);
 
@@ -112,19 +147,20 @@ describe('activity of real CLI sessions', () => {
     const rig = await createRig('codex');
     rigs.push(rig);
     const a = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
+    const ra = record(a);
     await a.start({ cwd: rig.work, sessionName: 'activity-codex', permissionMode: 'full-access' });
-    const { mine } = await stepsTurn(a, 'codex');
+    const { mine } = await stepsTurn(a, ra, 'codex');
     const path = a.identity().journalPath as string;
     expect(reread('codex', path).filter((i) => mine.some((m) => m.ref === i.ref))).toEqual(mine);
 
     const mix = await sendAndFinish(a, 'TOOLMIX-m please');
     expect(mix.final).toBe('MOCK-MIX-DONE: mix-m');
-    await commandEnded(a, "printf 'a\\nb\\n' > mix-m.txt");
-    const calls = latest(emitted(a)).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
+    await commandEnded(ra, "printf 'a\\nb\\n' > mix-m.txt");
+    const calls = latest(ra.items()).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
     expect(calls.map((i) => [i.subject, i.status, i.exitCode])).toEqual([['echo mix-m', 'ok', 0], ["printf 'a\\nb\\n' > mix-m.txt", 'ok', 0]]);
-    const context = a.events.filter(isActivity).map((e) => e.activity.context).filter((c) => c !== undefined).at(-1);
+    const context = ra.contexts().at(-1);
     expect(context?.windowTokens).toBeGreaterThan(0);
-    expect((await compactCounted(a))?.windowTokens).toBe(context?.windowTokens);
+    expect((await compactCounted(a, ra))?.windowTokens).toBe(context?.windowTokens);
     // A fresh parser counts the one compaction too (Codex may record it twice: item and `compacted` line).
     const parser = new CodexActivity();
     parser.ingest(linesOf(path));
