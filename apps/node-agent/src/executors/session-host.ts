@@ -213,8 +213,13 @@ export class SessionHost extends HostEvents {
       r.resolve(hit.nativeRef);
     }
     // After the receipt (the hub learns the turn first) and before the outcomes, so a batch's calls
-    // reach the hub before that turn's final; draining is synchronous and adds no wait to either.
-    for (const activity of this.journal.activity.drain()) this.emit({ type: 'activity', activity });
+    // reach the hub before that turn's final. It costs the final at most one event write per batch
+    // (as `usage` does), and a failure here never keeps the outcomes from being sent.
+    try {
+      for (const activity of this.journal.activity.drain()) this.emit({ type: 'activity', activity });
+    } catch {
+      // display only
+    }
     for (const turn of this.turns) if (!turn.done) this.settleTurn(turn);
   }
 

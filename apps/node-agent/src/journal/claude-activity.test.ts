@@ -2,6 +2,7 @@ import type { ActivityItem, ActivityPayload } from '@bria/core/protocol';
 import { MAX_FRAME_BYTES, zActivity } from '@bria/core/protocol';
 import { describe, expect, it } from 'vitest';
 import { ClaudeActivity } from './claude-activity.ts';
+import { ClaudeJournal } from './claude-journal.ts';
 import { linesOf } from './fixture-lines.ts';
 import type { JournalLine } from './jsonl-tailer.ts';
 
@@ -19,6 +20,12 @@ function latest(payloads: ActivityPayload[]): ActivityItem[] {
   const byRef = new Map<string, ActivityItem>();
   for (const i of items(payloads)) byRef.set(i.ref, i);
   return [...byRef.values()];
+}
+
+function whole(): ActivityPayload[] {
+  const a = new ClaudeActivity();
+  a.ingest(lines);
+  return a.drain();
 }
 
 describe('ClaudeActivity on a real journal', () => {
@@ -83,6 +90,18 @@ describe('ClaudeActivity on a real journal', () => {
     expect(items(out).every((i) => i.source.offset >= mixOffset)).toBe(true);
     expect(items(out)).toHaveLength(6);
     expect(out.at(-1)?.context?.usedTokens).toBe(22810);
+  });
+
+  it('the journal reader feeds it, and a failing activity reader does not cost the turn outcomes', () => {
+    const j = new ClaudeJournal();
+    j.ingest(lines);
+    expect(latest(j.activity.drain()).map((i) => i.ref)).toEqual(latest(whole()).map((i) => i.ref));
+    const broken = new ClaudeJournal();
+    broken.activity.add = () => {
+      throw new Error('bug');
+    };
+    broken.ingest(lines);
+    expect(broken.outcome(promptOf('TOOLMIX-a please'))).toMatchObject({ state: 'completed', finalText: 'MOCK-MIX-DONE: mix-a' });
   });
 
   it('a result written before its call still ends that call', () => {

@@ -72,7 +72,11 @@ export class ClaudeJournal {
         continue;
       }
       if (!raw) continue;
-      this.activity.add(raw, line);
+      try {
+        this.activity.add(raw, line);
+      } catch {
+        // Display only: a record the activity reader cannot take must not cost the turn outcomes.
+      }
       const sid = asString(raw.sessionId);
       if (sid) this.sessionIds.add(sid);
       const uuid = asString(raw.uuid);

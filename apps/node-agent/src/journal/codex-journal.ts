@@ -40,7 +40,11 @@ export class CodexJournal {
       }
       const payload = asObject(rec?.payload);
       if (!rec || !payload) continue;
-      this.activity.add(rec, line);
+      try {
+        this.activity.add(rec, line);
+      } catch {
+        // Display only: a record the activity reader cannot take must not cost the turn outcomes.
+      }
       const at = { offset: line.offset, end: line.end };
       if (rec.type === 'session_meta') {
         const id = asString(payload.id);
