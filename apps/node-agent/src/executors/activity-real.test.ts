@@ -64,6 +64,16 @@ function latest(list: ActivityItem[]): ActivityItem[] {
 const commandEnded = (r: Recorded, subject: string) =>
   r.until((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'command' && i.subject === subject && i.status !== 'running'));
 
+/** A command that fails (TOOLFAIL-3): an error with exit code 3, whichever way the CLI states it. */
+async function failTurn(h: SessionHost, r: Recorded, executor: 'claude' | 'codex') {
+  const turn = await sendAndFinish(h, 'TOOLFAIL-3 please');
+  expect(turn.final).toMatch(/^TOOL-DONE-\d+: /);
+  await commandEnded(r, 'echo failing-3 >&2; exit 3');
+  const calls = latest(r.items()).filter((i) => i.nativeTurnId === turn.nativeRef && i.kind === 'command');
+  expect(calls.map((i) => [i.status, i.exitCode])).toEqual([['error', 3]]);
+  expect(calls[0]?.outputHead).toBe(executor === 'claude' ? 'Exit code 3\nfailing-3' : 'failing-3');
+}
+
 /** `/compact` through the host, then the context event that counts it (Claude compact_boundary, Codex ContextCompaction). */
 async function compactCounted(h: SessionHost, r: Recorded) {
   const done = await h.compact(90_000);
@@ -109,7 +119,7 @@ async function stepsTurn(h: SessionHost, r: Recorded, executor: 'claude' | 'code
 }
 
 describe('activity of real CLI sessions', () => {
-  it('Claude: TOOLSTEPS-3 and TOOLMIX as calls with stable refs, the same after a re-read and a re-attach', async () => {
+  it('Claude: TOOLSTEPS-3, TOOLMIX and TOOLFAIL as calls with stable refs, the same after a re-read and a re-attach; /compact counted', async () => {
     const rig = await createRig('claude');
     rigs.push(rig);
     const a = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
@@ -128,6 +138,7 @@ describe('activity of real CLI sessions', () => {
     ]);
     expect(calls[1]?.diff).toMatchObject({ added: 1, removed: 0 });
     expect(calls[2]?.diff).toEqual({ added: 1, removed: 1, text: '--- mix-m.txt\n+++ mix-m.txt\n-old line\n+new line' });
+    await failTurn(a, ra, 'claude');
     expect((await compactCounted(a, ra))?.windowTokens).toBe(200_000);
 
     // An agent restart: a new host attaches from the stored offset and re-sends nothing older.
@@ -143,7 +154,7 @@ describe('activity of real CLI sessions', () => {
     await b.close();
   }, 120_000);
 
-  it('Codex: TOOLSTEPS-3 and TOOLMIX as calls with exit codes and stable refs, the same after a re-read', async () => {
+  it('Codex: TOOLSTEPS-3, TOOLMIX and TOOLFAIL as calls with exit codes and stable refs, the same after a re-read; /compact counted once', async () => {
     const rig = await createRig('codex');
     rigs.push(rig);
     const a = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
@@ -158,6 +169,7 @@ describe('activity of real CLI sessions', () => {
     await commandEnded(ra, "printf 'a\\nb\\n' > mix-m.txt");
     const calls = latest(ra.items()).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
     expect(calls.map((i) => [i.subject, i.status, i.exitCode])).toEqual([['echo mix-m', 'ok', 0], ["printf 'a\\nb\\n' > mix-m.txt", 'ok', 0]]);
+    await failTurn(a, ra, 'codex');
     const context = ra.contexts().at(-1);
     expect(context?.windowTokens).toBeGreaterThan(0);
     expect((await compactCounted(a, ra))?.windowTokens).toBe(context?.windowTokens);

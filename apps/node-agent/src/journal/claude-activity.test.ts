@@ -114,6 +114,19 @@ describe('ClaudeActivity on a real journal', () => {
   });
 });
 
+describe('ClaudeActivity on a real failed command', () => {
+  // Claude Code 2.1.197, bypassPermissions: "TOOLFAIL-3 go" (Bash `echo failing-3 >&2; exit 3`).
+  const failed = linesOf(new URL('./fixtures/claude-fail.jsonl', import.meta.url).pathname);
+
+  it('is an error with the exit code Claude states in the result', () => {
+    const a = new ClaudeActivity();
+    a.ingest(failed);
+    const calls = latest(a.drain()).filter((i) => i.kind === 'command');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ subject: 'echo failing-3 >&2; exit 3', status: 'error', exitCode: 3, outputHead: 'Exit code 3\nfailing-3' });
+  });
+});
+
 describe('ClaudeActivity after a real /compact', () => {
   // Claude Code 2.1.197: "one", "two", /compact (typed by SessionHost.compact), "after".
   const compacted = linesOf(new URL('./fixtures/claude-compact.jsonl', import.meta.url).pathname);

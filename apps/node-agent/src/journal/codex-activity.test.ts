@@ -58,6 +58,19 @@ describe('CodexActivity on a real rollout', () => {
   });
 });
 
+describe('CodexActivity on a real failed command', () => {
+  // Codex 0.171.0, full-access: "TOOLFAIL-3 go" (exec_command `echo failing-3 >&2; exit 3`).
+  const failed = linesOf(new URL('./fixtures/codex-fail.jsonl', import.meta.url).pathname);
+
+  it('is an error with the exit code of its CommandExecution item and output', () => {
+    const a = new CodexActivity();
+    a.ingest(failed);
+    const calls = latest(a.drain()).filter((i) => i.kind === 'command');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ ref: 'call_mock_1', subject: 'echo failing-3 >&2; exit 3', status: 'error', exitCode: 3, outputHead: 'failing-3' });
+  });
+});
+
 describe('CodexActivity after a real /compact', () => {
   // Codex 0.171.0: "one", "two", /compact (typed by SessionHost.compact), "after". It writes both a
   // `compacted` line and an item_completed ContextCompaction for the one compaction.

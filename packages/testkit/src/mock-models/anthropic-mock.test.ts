@@ -260,7 +260,7 @@ describe('Anthropic mock over HTTP', () => {
     expect(body.content[1]).toEqual({ type: 'tool_use', id: 'toolu_mock_3', name: 'Bash', input: { command: 'touch ran-b2', description: 'Touch ran-b2' } });
   });
 
-  it('TOOLWRITE, TOOLEDIT (Read, then Edit on its result), TOOLASK and TOOLASKMULTI answer with their tool calls', async () => {
+  it('TOOLWRITE, TOOLEDIT (Read, then Edit on its result), TOOLASK, TOOLASKMULTI and TOOLFAIL answer with their tool calls', async () => {
     const toolOf = async (body: Record<string, unknown>) => {
       const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, body, HEADERS));
       expect(events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('tool_use');
@@ -296,6 +296,9 @@ describe('Anthropic mock over HTTP', () => {
     const multi = await toolOf(turn('TOOLASKMULTI'));
     expect(multi.input.questions[0]).toMatchObject({ question: 'Which toppings do you want?', multiSelect: true });
     expect(multi.input.questions[0].options.map((o: { label: string }) => o.label)).toEqual(['Cheese', 'Ham', 'Olives']);
+    expect(await toolOf(turn('TOOLFAIL-3'))).toEqual({
+      name: 'Bash', id: 'toolu_mock_7', input: { command: 'echo failing-3 >&2; exit 3', description: 'Fail with 3' },
+    });
     // TOOLSHELL is Codex's; here it is a plain reply.
     const shell = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('TOOLSHELL-s1'), HEADERS));
     expect(shell.events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('end_turn');

@@ -18,6 +18,7 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bTOOLASKMULTI\b/, 'toolaskmulti'],
   [/\bTOOLASK\b/, 'toolask'],
   [/\bTOOLSHELL-[A-Za-z0-9_]+\b/, 'toolshell'],
+  [/\bTOOLFAIL-(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-5])\b/, 'toolfail'],
   [STEPS_WORD, 'toolsteps'],
   [/\bTOOLMIX-[A-Za-z0-9_]+\b/, 'toolmix'],
 ];
@@ -67,7 +68,7 @@ export interface ToolCallPlan {
 }
 
 /** The tool-calling magic words (each API renders the ones its CLI has, see `MockApi.tools`). */
-export type ToolBehaviour = 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | SequenceBehaviour;
+export type ToolBehaviour = 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'toolfail' | SequenceBehaviour;
 /** Tool words that make several calls in a row, one per request, within one turn. */
 export type SequenceBehaviour = 'toolsteps' | 'toolmix';
 
@@ -115,6 +116,8 @@ function marker(word: string, userText: string): string | null {
  *   that result, Edit `before <x>` → `after <x>` (see `toolFollowUp`); the test creates the file.
  * - TOOLASK / TOOLASKMULTI: Claude AskUserQuestion with one single- / multi-select question;
  *   TOOLASK for Codex (`flavour` openai): `request_user_input` with one question.
+ * - TOOLFAIL-<n> (1..255): a command that writes to stderr and exits with n (Claude Bash, Codex
+ *   `exec_command` without escalation), for what the CLIs record of a failed command.
  * - TOOLSHELL-<x>: Codex `exec_command` `touch ran-<x>` asking to run outside the sandbox
  *   (`sandbox_permissions: "require_escalated"` + a justification), so Codex under
  *   `-a on-request -s read-only` asks for approval.
@@ -145,6 +148,14 @@ export function toolCall(behaviour: ToolBehaviour, n: number, userText: string, 
       if (x === null) return null;
       const args = { cmd: `touch ran-${x}`, sandbox_permissions: 'require_escalated', justification: `Create the marker ran-${x}` };
       return { text: say(`creating ran-${x}`), name: 'exec_command', input: args };
+    }
+    case 'toolfail': {
+      const code = marker('TOOLFAIL', userText);
+      if (code === null) return null;
+      const cmd = `echo failing-${code} >&2; exit ${code}`;
+      return flavour === 'openai'
+        ? { text: say(`failing with ${code}`), name: 'exec_command', input: { cmd } }
+        : { text: say(`failing with ${code}`), name: 'Bash', input: { command: cmd, description: `Fail with ${code}` } };
     }
     case 'toolsteps':
     case 'toolmix': {

@@ -154,7 +154,7 @@ describe('OpenAI Responses mock over HTTP', () => {
     expect(JSON.parse(call.arguments).questions[0]).toMatchObject({ id: 'color', question: 'Which color do you prefer?', options: [{ label: 'Red' }, { label: 'Blue' }] });
   });
 
-  it('TOOLSTEPS-<n> and TOOLMIX-<x> call exec_command once per request, counted from the turn\'s outputs, then their final text', async () => {
+  it('TOOLFAIL-<n> fails a command; TOOLSTEPS-<n> and TOOLMIX-<x> call exec_command once per request, counted from the turn\'s outputs, then their final text', async () => {
     const run = async (prompt: string) => {
       const body = turn(prompt);
       const cmds: unknown[] = [];
@@ -176,6 +176,9 @@ describe('OpenAI Responses mock over HTTP', () => {
       final: 'MOCK-STEPS-DONE: 3 steps',
     });
     expect(mock.requests.slice(0, 4).map((r) => [r.behaviour, r.turnToolResults])).toEqual([['toolsteps', 0], ['toolsteps', 1], ['toolsteps', 2], ['toolsteps', 3]]);
+    const fail = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TOOLFAIL-7'), HEADERS));
+    const failCall = fail.events.find((e) => e.event === 'response.output_item.done' && e.data.item.type === 'function_call')?.data.item;
+    expect(JSON.parse(failCall.arguments)).toEqual({ cmd: 'echo failing-7 >&2; exit 7' });
     expect(await run('TOOLMIX-q')).toEqual({ cmds: [{ cmd: 'echo mix-q' }, { cmd: "printf 'a\\nb\\n' > mix-q.txt" }], final: 'MOCK-MIX-DONE: mix-q' });
   });
 

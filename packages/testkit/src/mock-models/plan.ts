@@ -38,7 +38,7 @@ export interface PlanOptions {
   tools: { behaviours: readonly ToolBehaviour[]; idPrefix: string; flavour: 'anthropic' | 'openai' } | null;
 }
 
-const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell', 'toolsteps', 'toolmix'];
+const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell', 'toolfail', 'toolsteps', 'toolmix'];
 
 /**
  * Chooses the answer for a turn or title request and records it on the log entry; runs before
@@ -98,6 +98,7 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     case 'tooledit':
     case 'toolask':
     case 'toolaskmulti':
+    case 'toolfail':
     case 'toolshell': {
       const call = toolCall(behaviour, n, entry.behaviourText ?? userText, tools?.flavour);
       if (!call) throw new Error(`${behaviour} picked without its marker name`);
