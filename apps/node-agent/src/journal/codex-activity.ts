@@ -121,14 +121,13 @@ export class CodexActivity {
       case 'custom_tool_call_output': {
         const ref = asString(p.call_id);
         const item = ref ? this.tracker.get(ref) : undefined;
-        if (!ref || !item) return;
+        // Absent, or already ended by its CommandExecution item (which holds the exact exit code and output).
+        if (!ref || !item || item.status !== 'running') return;
         const output = typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? '');
         // A command that outlives its first wait goes on in the background; its CommandExecution item ends it.
         if (item.kind === 'command' && /^Process running with session ID/m.test(output)) return;
         const facts = item.kind === 'command' ? outputFacts(output) : { status: /^\w+ failed: /.test(output) ? 'error' as const : 'ok' as const, outputHead: outputHead(output) };
-        // The CommandExecution item, when it came first, already holds the exact exit code and output.
-        const exact = item.status !== 'running' && item.exitCode !== undefined && item.exitCode !== null;
-        this.finish(ref, exact ? { endedAt: item.endedAt ?? time } : { ...facts, endedAt: item.endedAt ?? time }, at);
+        this.finish(ref, { ...facts, endedAt: time }, at);
         return;
       }
       case 'web_search_call': {
