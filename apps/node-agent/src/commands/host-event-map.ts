@@ -64,6 +64,8 @@ export function mapHostEvent(rec: SessionRecord, e: HostEvent): OutEvent[] {
     }
     case 'usage':
       return [{ event: 'usage', payload: { inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, cachedInputTokens: e.usage.cachedInputTokens } }];
+    case 'activity':
+      return [{ event: 'activity', payload: e.activity }];
     case 'exited':
       if (e.expected) return [];
       // Verified only when the pane is dead and no process of the tree is left; an observer's EOF is not.

@@ -27,7 +27,7 @@ import { Tmux } from '../tmux/tmux.ts';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig } from './test-rig.ts';
+import { createRig, is } from './test-rig.ts';
 import type { HostEvent } from './types.ts';
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '100' }, executors: { type: 'string', default: 'claude,codex' }, control: { type: 'string', default: 'true' } } });
@@ -99,8 +99,8 @@ async function runExecutor(kind: 'claude' | 'codex', raw: Record<string, number[
       const r = await host.deliver({ messageId, text: `benchmark message ${marker}` });
       if (!r.accepted) throw new Error(`${kind}: message ${i} not accepted: ${r.reason}`);
       const shownAt = await Promise.race([shown, new Promise<number>((res) => setTimeout(() => res(Number.NaN), 5000))]);
-      const completed = await host.waitFor((e) => e.type === 'completed' && e.messageId === messageId, 30_000);
-      const accepted = host.events.find((e) => e.type === 'accepted' && e.messageId === messageId)!;
+      const completed = await host.waitFor(is('completed', messageId), 30_000);
+      const accepted = host.events.find(is('accepted', messageId))!;
       const journal = host.identity().journalPath!;
       sizes ??= sizeWatcher(journal);
       if (i === 0) continue;

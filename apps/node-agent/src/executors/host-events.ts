@@ -2,7 +2,7 @@ import type { HostEvent } from './types.ts';
 
 type Listener = (e: HostEvent) => void;
 
-/** Typed event stream of a SessionHost: listeners plus a replayable log for late waiters. */
+/** Typed event stream of a SessionHost: listeners plus a replayable log for late waiters (without activity). */
 export class HostEvents {
   readonly events: HostEvent[] = [];
   private readonly listeners = new Set<Listener>();
@@ -13,7 +13,9 @@ export class HostEvents {
   }
 
   protected emit(e: HostEvent): void {
-    this.events.push(e);
+    // Activity is a stream (a busy session sends it after every journal batch, items up to several
+    // KiB each): kept in the log it would grow with the session. Only listeners get it.
+    if (e.type !== 'activity') this.events.push(e);
     for (const l of this.listeners) {
       try {
         l(e);

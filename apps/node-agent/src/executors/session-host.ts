@@ -169,6 +169,9 @@ export class SessionHost extends HostEvents {
       throw new ExecutorError(code, 'resumed session has no journal of its own', { identity: this.ident });
     }
     this.ident.journalPath = journalPath;
+    // A resumed journal holds the earlier runs' history, which the hub already has: activity is
+    // sent from where this run starts (turn outcomes likewise concern only this run's deliveries).
+    if (journalPath && o.resumed) this.journal.activity.floor = (await stat(journalPath).catch(() => null))?.size ?? 0;
     if (journalPath) this.follow(journalPath, 0);
     this.state = 'ready';
     this.startMonitor();
@@ -208,6 +211,14 @@ export class SessionHost extends HostEvents {
       this.monitor?.poke();
       this.emit({ type: 'accepted', messageId: r.messageId, nativeRef: hit.nativeRef, evidence: { offset: hit.offset, end: hit.end, journalPath: this.ident?.journalPath } });
       r.resolve(hit.nativeRef);
+    }
+    // After the receipt (the hub learns the turn first) and before the outcomes, so a batch's calls
+    // reach the hub before that turn's final. It costs the final at most one event write per batch
+    // (as `usage` does), and a failure here never keeps the outcomes from being sent.
+    try {
+      for (const activity of this.journal.activity.drain()) this.emit({ type: 'activity', activity });
+    } catch {
+      // display only
     }
     for (const turn of this.turns) if (!turn.done) this.settleTurn(turn);
   }
@@ -393,6 +404,9 @@ export class SessionHost extends HostEvents {
       // Claude's turns are a graph that may point anywhere back, so it is always read whole; a Codex
       // rollout is read per turn and can continue from the stored offset.
       const from = this.driver.executor === 'codex' ? (o.journalOffset ?? 0) : 0;
+      // What was read before the stored offset was reported by the earlier observer: only changes
+      // after it are sent again (a call begun before it and ended after it is).
+      this.journal.activity.floor = o.journalOffset ?? 0;
       this.follow(identity.journalPath, from);
       await this.tailer?.readNow();
       const ids = this.journal.statedIds();

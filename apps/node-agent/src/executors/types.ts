@@ -1,4 +1,4 @@
-import type { Executor, SessionPermissionMode } from '@bria/core/protocol';
+import type { ActivityPayload, Executor, SessionPermissionMode } from '@bria/core/protocol';
 import type { JournalLine } from '../journal/jsonl-tailer.ts';
 import type { MalformedLine, NativePrompt, RecordRef, TokenUsage, TurnOutcome } from '../journal/types.ts';
 import type { Tmux } from '../tmux/tmux.ts';
@@ -16,6 +16,8 @@ export interface JournalReader {
   readonly malformed: MalformedLine[];
   /** Session ids the journal itself states. */
   statedIds(): string[];
+  /** What the turns did (tool calls, texts, context use), drained after each ingest. */
+  readonly activity: { floor: number; drain(): ActivityPayload[] };
 }
 
 export interface DriverContext {
@@ -100,6 +102,7 @@ export type HostEvent =
   | { type: 'interrupted'; messageId: string | null; reason: string; evidence: Evidence }
   | { type: 'api_error'; messageId: string; errorText: string; evidence: Evidence }
   | { type: 'usage'; messageId: string; usage: TokenUsage; evidence: Evidence }
+  | { type: 'activity'; activity: ActivityPayload }
   | { type: 'exited'; expected: boolean; pids: number[]; exitStatus: number | null; paneDead: boolean; evidence: Evidence }
   | { type: 'blocked_on_prompt'; promptText: string; evidence: Evidence }
   | { type: 'unknown'; messageId: string | null; reason: string; evidence: Evidence };

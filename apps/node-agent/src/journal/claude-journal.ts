@@ -1,3 +1,4 @@
+import { ClaudeActivity } from './claude-activity.ts';
 import type { JournalLine } from './jsonl-tailer.ts';
 import {
   asNumber, asObject, asString,
@@ -57,6 +58,8 @@ export class ClaudeJournal {
   readonly prompts: (NativePrompt & { parentUuid: string | null })[] = [];
   readonly malformed: MalformedLine[] = [];
   sessionIds = new Set<string>();
+  /** Tool calls, texts and context use, fed from the same parsed records. */
+  readonly activity = new ClaudeActivity();
 
   ingest(lines: readonly JournalLine[]): void {
     for (const line of lines) {
@@ -69,6 +72,11 @@ export class ClaudeJournal {
         continue;
       }
       if (!raw) continue;
+      try {
+        this.activity.add(raw, line);
+      } catch {
+        // Display only: a record the activity reader cannot take must not cost the turn outcomes.
+      }
       const sid = asString(raw.sessionId);
       if (sid) this.sessionIds.add(sid);
       const uuid = asString(raw.uuid);

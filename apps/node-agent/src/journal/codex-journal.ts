@@ -1,3 +1,4 @@
+import { CodexActivity } from './codex-activity.ts';
 import type { JournalLine } from './jsonl-tailer.ts';
 import {
   asNumber, asObject, asString,
@@ -24,6 +25,8 @@ export class CodexJournal {
   private readonly terminals = new Map<string, Terminal[]>();
   private readonly usage = new Map<string, TokenUsage & RecordRef>();
   private currentTurn: string | null = null;
+  /** Tool calls, texts and context use, fed from the same parsed records. */
+  readonly activity = new CodexActivity();
 
   ingest(lines: readonly JournalLine[]): void {
     for (const line of lines) {
@@ -37,6 +40,11 @@ export class CodexJournal {
       }
       const payload = asObject(rec?.payload);
       if (!rec || !payload) continue;
+      try {
+        this.activity.add(rec, line);
+      } catch {
+        // Display only: a record the activity reader cannot take must not cost the turn outcomes.
+      }
       const at = { offset: line.offset, end: line.end };
       if (rec.type === 'session_meta') {
         const id = asString(payload.id);

@@ -260,7 +260,7 @@ describe('Anthropic mock over HTTP', () => {
     expect(body.content[1]).toEqual({ type: 'tool_use', id: 'toolu_mock_3', name: 'Bash', input: { command: 'touch ran-b2', description: 'Touch ran-b2' } });
   });
 
-  it('TOOLWRITE, TOOLEDIT (Read, then Edit on its result), TOOLASK and TOOLASKMULTI answer with their tool calls', async () => {
+  it('TOOLWRITE, TOOLEDIT (Read, then Edit on its result), TOOLASK, TOOLASKMULTI and TOOLFAIL answer with their tool calls', async () => {
     const toolOf = async (body: Record<string, unknown>) => {
       const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, body, HEADERS));
       expect(events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('tool_use');
@@ -296,9 +296,66 @@ describe('Anthropic mock over HTTP', () => {
     const multi = await toolOf(turn('TOOLASKMULTI'));
     expect(multi.input.questions[0]).toMatchObject({ question: 'Which toppings do you want?', multiSelect: true });
     expect(multi.input.questions[0].options.map((o: { label: string }) => o.label)).toEqual(['Cheese', 'Ham', 'Olives']);
+    expect(await toolOf(turn('TOOLFAIL-3'))).toEqual({
+      name: 'Bash', id: 'toolu_mock_7', input: { command: 'echo failing-3 >&2; exit 3', description: 'Fail with 3' },
+    });
     // TOOLSHELL is Codex's; here it is a plain reply.
     const shell = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('TOOLSHELL-s1'), HEADERS));
     expect(shell.events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('end_turn');
+  });
+
+  it('TOOLSTEPS-<n> calls Bash n times, one step per request counted from the turn\'s tool results, then MOCK-STEPS-DONE', async () => {
+    // The CLI resends the whole turn: prompt, then per step the tool_use and its result (with a reminder).
+    const history = (steps: number, prompt = 'please TOOLSTEPS-3 now') => {
+      const messages: unknown[] = [
+        { role: 'user', content: 'TOOLSTEPS-9 from an earlier turn' },
+        { role: 'assistant', content: [{ type: 'text', text: 'MOCK-STEPS-DONE: 9 steps' }] },
+        { role: 'user', content: [{ type: 'text', text: prompt }, { type: 'text', text: '<system-reminder>x</system-reminder>' }] },
+      ];
+      for (let i = 1; i <= steps; i++) {
+        messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `echo step-${i}` } }] });
+        messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `step-${i}`, is_error: false }] });
+      }
+      return turn('', { messages });
+    };
+    const answer = async (body: Record<string, unknown>) => {
+      const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, body, HEADERS));
+      const json = events.find((e) => e.event === 'content_block_delta' && e.data.index === 1)?.data.delta.partial_json;
+      const text = events.filter((e) => e.event === 'content_block_delta' && e.data.index === 0).map((e) => e.data.delta.text).join('');
+      return { stop: events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason, input: json ? JSON.parse(json) : null, text };
+    };
+    for (let done = 0; done < 3; done++) {
+      const got = await answer(history(done));
+      expect(got).toEqual({ stop: 'tool_use', input: { command: `echo step-${done + 1}`, description: `Print step ${done + 1}` }, text: `MOCK-STEP-${done + 1}: ${done + 1}/3` });
+    }
+    expect(mock.requests.map((r) => r.behaviour)).toEqual(['toolsteps', 'toolsteps', 'toolsteps']);
+    expect(mock.requests[2]).toMatchObject({ turnText: 'please TOOLSTEPS-3 now', turnToolResults: 2, toolCall: { id: 'toolu_mock_3', name: 'Bash' } });
+    expect(await answer(history(3))).toEqual({ stop: 'end_turn', input: null, text: 'MOCK-STEPS-DONE: 3 steps' });
+    // Beyond 300 it is no tool word at all.
+    expect((await answer(turn('TOOLSTEPS-301'))).text).toBe('MOCK-REPLY-5: you said "TOOLSTEPS-301"');
+  });
+
+  it('TOOLMIX-<x> calls Bash, Write and Edit of one file in turn, then MOCK-MIX-DONE', async () => {
+    const calls: { name: string; input: Record<string, unknown> }[] = [];
+    const messages: unknown[] = [{ role: 'user', content: 'TOOLMIX-m1' }];
+    for (let i = 0; i < 4; i++) {
+      const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('', { messages }), HEADERS));
+      const start = events.filter((e) => e.event === 'content_block_start')[1]?.data.content_block;
+      if (!start) {
+        expect(events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('')).toBe('MOCK-MIX-DONE: mix-m1');
+        break;
+      }
+      const input = JSON.parse(events.find((e) => e.event === 'content_block_delta' && e.data.index === 1)?.data.delta.partial_json);
+      calls.push({ name: start.name, input });
+      messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: start.id, name: start.name, input }] });
+      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: start.id, content: 'ok', is_error: false }] });
+    }
+    expect(calls).toEqual([
+      { name: 'Bash', input: { command: 'echo mix-m1', description: 'Print mix-m1' } },
+      { name: 'Write', input: { file_path: 'mix-m1.txt', content: 'old line\n' } },
+      { name: 'Edit', input: { file_path: 'mix-m1.txt', old_string: 'old line', new_string: 'new line' } },
+    ]);
+    expect(mock.requests.map((r) => r.behaviour)).toEqual(['toolmix', 'toolmix', 'toolmix', 'toolmix']);
   });
 
   it('waitForRequest rejects after its timeout', async () => {

@@ -1,7 +1,7 @@
 import { estimateTokens } from './behaviour.ts';
 import { answerPlan, type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
 import { blockTexts, type Plan } from './plan.ts';
-import { asRecord, header, lastToolResult, lastUserBlocks, lastUserText } from './read-body.ts';
+import { asRecord, header, lastToolResult, lastUserBlocks, lastUserText, turnPrompt } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
 function isTitleRequest(body: Record<string, unknown>): boolean {
@@ -15,12 +15,15 @@ function classify(method: string, pathname: string, headers: Parameters<MockApi[
   const body = asRecord(raw);
   const isMessages = method === 'POST' && pathname === '/v1/messages';
   const messages = Array.isArray(body?.messages) ? (body.messages as unknown[]) : null;
+  const prompt = messages ? turnPrompt(messages, 'text') : null;
   return {
     kind: !isMessages || body === null ? 'other' : isTitleRequest(body) ? 'title' : 'turn',
     sessionId: header(headers, 'x-claude-code-session-id'),
     userText: messages ? lastUserText(messages, 'text') : null,
     behaviourText: messages ? (lastUserBlocks(messages, 'text')?.at(-1) ?? null) : null,
     toolResult: messages ? lastToolResult(messages) : null,
+    turnText: prompt?.text ?? null,
+    turnToolResults: prompt?.toolResults ?? 0,
     messageCount: messages ? messages.length : null,
     model: typeof body?.model === 'string' ? body.model : null,
     stream: typeof body?.stream === 'boolean' ? body.stream : null,
@@ -122,7 +125,7 @@ function replyJson(x: Exchange, plan: Extract<Plan, { type: 'text' }>): void {
 const anthropicApi: MockApi = {
   classify,
   twoBlocks: true,
-  tools: { behaviours: ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti'], idPrefix: 'toolu_mock_', flavour: 'anthropic' },
+  tools: { behaviours: ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolfail', 'toolsteps', 'toolmix'], idPrefix: 'toolu_mock_', flavour: 'anthropic' },
   async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
     if (plan) return answerMessages(x, plan);

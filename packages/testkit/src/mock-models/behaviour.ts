@@ -1,5 +1,8 @@
 import type { Behaviour } from './types.ts';
 
+/** TOOLSTEPS-<n>, n from 1 to 300 (a larger n is an ordinary reply, not a runaway loop). */
+const STEPS_WORD = /\bTOOLSTEPS-([1-9]\d?|[12]\d\d|300)\b/;
+
 // Checked in this order when a text carries several words; upper case only, so ordinary prose
 // ("a slow build") never trips them.
 const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
@@ -15,6 +18,9 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bTOOLASKMULTI\b/, 'toolaskmulti'],
   [/\bTOOLASK\b/, 'toolask'],
   [/\bTOOLSHELL-[A-Za-z0-9_]+\b/, 'toolshell'],
+  [/\bTOOLFAIL-(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-5])\b/, 'toolfail'],
+  [STEPS_WORD, 'toolsteps'],
+  [/\bTOOLMIX-[A-Za-z0-9_]+\b/, 'toolmix'],
 ];
 
 export function pickBehaviour(userText: string): Behaviour {
@@ -62,7 +68,9 @@ export interface ToolCallPlan {
 }
 
 /** The tool-calling magic words (each API renders the ones its CLI has, see `MockApi.tools`). */
-export type ToolBehaviour = 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell';
+export type ToolBehaviour = 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'toolfail' | SequenceBehaviour;
+/** Tool words that make several calls in a row, one per request, within one turn. */
+export type SequenceBehaviour = 'toolsteps' | 'toolmix';
 
 /** The questions of TOOLASK / TOOLASKMULTI (Claude's AskUserQuestion input). */
 export const ASK_SINGLE = {
@@ -108,6 +116,8 @@ function marker(word: string, userText: string): string | null {
  *   that result, Edit `before <x>` → `after <x>` (see `toolFollowUp`); the test creates the file.
  * - TOOLASK / TOOLASKMULTI: Claude AskUserQuestion with one single- / multi-select question;
  *   TOOLASK for Codex (`flavour` openai): `request_user_input` with one question.
+ * - TOOLFAIL-<n> (1..255): a command that writes to stderr and exits with n (Claude Bash, Codex
+ *   `exec_command` without escalation), for what the CLIs record of a failed command.
  * - TOOLSHELL-<x>: Codex `exec_command` `touch ran-<x>` asking to run outside the sandbox
  *   (`sandbox_permissions: "require_escalated"` + a justification), so Codex under
  *   `-a on-request -s read-only` asks for approval.
@@ -139,9 +149,71 @@ export function toolCall(behaviour: ToolBehaviour, n: number, userText: string, 
       const args = { cmd: `touch ran-${x}`, sandbox_permissions: 'require_escalated', justification: `Create the marker ran-${x}` };
       return { text: say(`creating ran-${x}`), name: 'exec_command', input: args };
     }
+    case 'toolfail': {
+      const code = marker('TOOLFAIL', userText);
+      if (code === null) return null;
+      const cmd = `echo failing-${code} >&2; exit ${code}`;
+      return flavour === 'openai'
+        ? { text: say(`failing with ${code}`), name: 'exec_command', input: { cmd } }
+        : { text: say(`failing with ${code}`), name: 'Bash', input: { command: cmd, description: `Fail with ${code}` } };
+    }
+    case 'toolsteps':
+    case 'toolmix': {
+      const step = sequenceStep(behaviour, n, userText, 0, flavour);
+      return step?.type === 'call' ? step.call : null;
+    }
     default:
       return behaviour satisfies never;
   }
+}
+
+/** The sequence word a turn's prompt carries, if any. */
+export function sequenceWord(turnText: string): SequenceBehaviour | null {
+  if (STEPS_WORD.test(turnText)) return 'toolsteps';
+  return marker('TOOLMIX', turnText) === null ? null : 'toolmix';
+}
+
+/**
+ * One step of a sequence word, for a request that already holds `done` tool results of the turn
+ * (the CLI resends the whole turn each time, so the count says how far it got), or its final text:
+ * - TOOLSTEPS-<n>: n quick commands `echo step-<i>` (Claude Bash with a description, Codex
+ *   `exec_command` with no escalation), then `MOCK-STEPS-DONE: <n> steps`.
+ * - TOOLMIX-<x>: Claude Bash `echo mix-<x>`, Write `mix-<x>.txt` (`old line`), Edit of it
+ *   (`old line` → `new line`); Codex `exec_command` `echo mix-<x>`, then one writing `mix-<x>.txt`
+ *   with printf; then `MOCK-MIX-DONE: mix-<x>`.
+ * Each call is preceded by a short text (`MOCK-STEP-<i>/<total>`), so there is assistant text between tools.
+ */
+export function sequenceStep(
+  behaviour: SequenceBehaviour, n: number, turnText: string, done: number, flavour: 'anthropic' | 'openai' = 'anthropic',
+): { type: 'call'; call: ToolCallPlan } | { type: 'final'; text: string } | null {
+  const codex = flavour === 'openai';
+  const say = (total: number) => `MOCK-STEP-${n}: ${done + 1}/${total}`;
+  if (behaviour === 'toolsteps') {
+    const total = Number(STEPS_WORD.exec(turnText)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(total)) return null;
+    if (done >= total) return { type: 'final', text: `MOCK-STEPS-DONE: ${total} steps` };
+    const i = done + 1;
+    const call = codex
+      ? { name: 'exec_command', input: { cmd: `echo step-${i}` } }
+      : { name: 'Bash', input: { command: `echo step-${i}`, description: `Print step ${i}` } };
+    return { type: 'call', call: { text: say(total), ...call } };
+  }
+  const x = marker('TOOLMIX', turnText);
+  if (x === null) return null;
+  const file = `mix-${x}.txt`;
+  const calls = codex
+    ? [
+        { name: 'exec_command', input: { cmd: `echo mix-${x}` } },
+        { name: 'exec_command', input: { cmd: `printf 'a\\nb\\n' > ${file}` } },
+      ]
+    : [
+        { name: 'Bash', input: { command: `echo mix-${x}`, description: `Print mix-${x}` } },
+        { name: 'Write', input: { file_path: file, content: 'old line\n' } },
+        { name: 'Edit', input: { file_path: file, old_string: 'old line', new_string: 'new line' } },
+      ];
+  const call = calls[done];
+  if (!call) return { type: 'final', text: `MOCK-MIX-DONE: mix-${x}` };
+  return { type: 'call', call: { text: say(calls.length), ...call } };
 }
 
 /** The second step of TOOLEDIT: after a successful Read of `edit-<x>.txt`, the Edit of it. */

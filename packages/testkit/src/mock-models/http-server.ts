@@ -12,6 +12,8 @@ export interface Classified {
   userText: string | null;
   behaviourText?: string | null;
   toolResult?: MockToolResult | null;
+  turnText?: string | null;
+  turnToolResults?: number;
   messageCount: number | null;
   model: string | null;
   stream: boolean | null;

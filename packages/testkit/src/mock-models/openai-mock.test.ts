@@ -154,6 +154,34 @@ describe('OpenAI Responses mock over HTTP', () => {
     expect(JSON.parse(call.arguments).questions[0]).toMatchObject({ id: 'color', question: 'Which color do you prefer?', options: [{ label: 'Red' }, { label: 'Blue' }] });
   });
 
+  it('TOOLFAIL-<n> fails a command; TOOLSTEPS-<n> and TOOLMIX-<x> call exec_command once per request, counted from the turn\'s outputs, then their final text', async () => {
+    const run = async (prompt: string) => {
+      const body = turn(prompt);
+      const cmds: unknown[] = [];
+      for (let i = 0; i < 6; i++) {
+        const { events } = await readEvents(await postJson(`${mock.url}/v1/responses`, body, HEADERS));
+        const call = events.find((e) => e.event === 'response.output_item.done' && e.data.item.type === 'function_call')?.data.item;
+        if (!call) return { cmds, final: deltaText(events) };
+        expect(call.name).toBe('exec_command');
+        cmds.push(JSON.parse(call.arguments));
+        body.input.push(
+          { type: 'function_call', name: call.name, arguments: call.arguments, call_id: call.call_id } as never,
+          { type: 'function_call_output', call_id: call.call_id, output: 'Process exited with code 0' } as never,
+        );
+      }
+      throw new Error('no final answer');
+    };
+    expect(await run('please TOOLSTEPS-3')).toEqual({
+      cmds: [{ cmd: 'echo step-1' }, { cmd: 'echo step-2' }, { cmd: 'echo step-3' }],
+      final: 'MOCK-STEPS-DONE: 3 steps',
+    });
+    expect(mock.requests.slice(0, 4).map((r) => [r.behaviour, r.turnToolResults])).toEqual([['toolsteps', 0], ['toolsteps', 1], ['toolsteps', 2], ['toolsteps', 3]]);
+    const fail = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TOOLFAIL-7'), HEADERS));
+    const failCall = fail.events.find((e) => e.event === 'response.output_item.done' && e.data.item.type === 'function_call')?.data.item;
+    expect(JSON.parse(failCall.arguments)).toEqual({ cmd: 'echo failing-7 >&2; exit 7' });
+    expect(await run('TOOLMIX-q')).toEqual({ cmds: [{ cmd: 'echo mix-q' }, { cmd: "printf 'a\\nb\\n' > mix-q.txt" }], final: 'MOCK-MIX-DONE: mix-q' });
+  });
+
   it('STALL holds after one delta and notices the client leaving', async () => {
     const abort = new AbortController();
     const res = await postJson(`${mock.url}/v1/responses`, turn('STALL'), HEADERS, abort.signal);

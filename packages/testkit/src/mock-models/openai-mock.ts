@@ -1,7 +1,7 @@
 import { estimateTokens } from './behaviour.ts';
 import { answerPlan, type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
 import type { Plan } from './plan.ts';
-import { asRecord, header, lastFunctionOutput, lastUserBlocks, lastUserText } from './read-body.ts';
+import { asRecord, header, lastFunctionOutput, lastUserBlocks, lastUserText, turnPrompt } from './read-body.ts';
 import type { MockServer, MockServerOptions, MockToolCall } from './types.ts';
 
 function isTitleRequest(body: Record<string, unknown>): boolean {
@@ -16,12 +16,15 @@ function classify(method: string, pathname: string, headers: Parameters<MockApi[
   const isResponses = method === 'POST' && pathname === '/v1/responses';
   const input = Array.isArray(body?.input) ? (body.input as unknown[]) : null;
   const inputText = typeof body?.input === 'string' ? body.input : null;
+  const prompt = input ? turnPrompt(input, 'input_text') : null;
   return {
     kind: !isResponses || body === null ? 'other' : isTitleRequest(body) ? 'title' : 'turn',
     sessionId: header(headers, 'session-id') ?? header(headers, 'thread-id'),
     userText: input ? lastUserText(input, 'input_text') : inputText,
     behaviourText: input ? (lastUserBlocks(input, 'input_text')?.at(-1) ?? null) : null,
     toolResult: input ? lastFunctionOutput(input) : null,
+    turnText: prompt?.text ?? null,
+    turnToolResults: prompt?.toolResults ?? 0,
     messageCount: input ? input.length : inputText !== null ? 1 : null,
     model: typeof body?.model === 'string' ? body.model : null,
     stream: typeof body?.stream === 'boolean' ? body.stream : null,
@@ -122,7 +125,7 @@ function answerResponses(x: Exchange, plan: Plan): Promise<void> {
 const openaiApi: MockApi = {
   classify,
   twoBlocks: false,
-  tools: { behaviours: ['toolshell', 'toolask'], idPrefix: 'call_mock_', flavour: 'openai' },
+  tools: { behaviours: ['toolshell', 'toolask', 'toolfail', 'toolsteps', 'toolmix'], idPrefix: 'call_mock_', flavour: 'openai' },
   async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
     if (plan) return answerResponses(x, plan);

@@ -1,6 +1,8 @@
 import {
   pickBehaviour,
   replyText,
+  sequenceStep,
+  sequenceWord,
   slowChunkText,
   splitDeltas,
   titleText,
@@ -36,7 +38,7 @@ export interface PlanOptions {
   tools: { behaviours: readonly ToolBehaviour[]; idPrefix: string; flavour: 'anthropic' | 'openai' } | null;
 }
 
-const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell'];
+const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell', 'toolfail', 'toolsteps', 'toolmix'];
 
 /**
  * Chooses the answer for a turn or title request and records it on the log entry; runs before
@@ -52,7 +54,9 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
   }
   // A tool result closes the tool call of the turn before, whatever the earlier prompt said.
   const tools = opts.tools;
-  let behaviour: Behaviour = entry.toolResult && tools ? 'tooldone' : pickBehaviour(entry.behaviourText ?? userText);
+  // A sequence word (TOOLSTEPS, TOOLMIX) goes on over the tool results of its own turn.
+  const sequence = entry.toolResult && tools ? sequenceWord(entry.turnText ?? '') : null;
+  let behaviour: Behaviour = entry.toolResult && tools ? (sequence ?? 'tooldone') : pickBehaviour(entry.behaviourText ?? userText);
   if (behaviour === 'twoblocks' && !opts.allowTwoBlocks) behaviour = 'reply';
   if (TOOL_WORDS.includes(behaviour) && !tools?.behaviours.includes(behaviour as ToolBehaviour)) behaviour = 'reply';
   entry.behaviour = behaviour;
@@ -94,10 +98,20 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     case 'tooledit':
     case 'toolask':
     case 'toolaskmulti':
+    case 'toolfail':
     case 'toolshell': {
       const call = toolCall(behaviour, n, entry.behaviourText ?? userText, tools?.flavour);
       if (!call) throw new Error(`${behaviour} picked without its marker name`);
       return callWith(call);
+    }
+    case 'toolsteps':
+    case 'toolmix': {
+      const text = entry.toolResult ? (entry.turnText ?? '') : (entry.behaviourText ?? userText);
+      const step = sequenceStep(behaviour, n, text, entry.toolResult ? (entry.turnToolResults ?? 0) : 0, tools?.flavour);
+      if (!step) throw new Error(`${behaviour} picked without its marker`);
+      if (step.type === 'call') return callWith(step.call);
+      entry.reply = step.text;
+      return { type: 'text', steps: single(entry.reply), stall: false };
     }
     case 'tooldone': {
       const r = entry.toolResult!;

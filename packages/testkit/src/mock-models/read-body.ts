@@ -104,3 +104,23 @@ export function lastFunctionOutput(items: unknown[]): MockToolResult | null {
   }
   return { toolUseId: callId, isError: false, content: output, toolName, toolInput };
 }
+
+/**
+ * The prompt of the running turn and the tool results that followed it: the latest user message
+ * with typed text (neither injected blocks nor a tool result), and the number of tool results after
+ * it (Anthropic `tool_result` parts of later user messages, OpenAI `function_call_output` items).
+ */
+export function turnPrompt(items: unknown[], textType: string): { text: string; toolResults: number } | null {
+  let toolResults = 0;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = asRecord(items[i]);
+    if (item?.type === 'function_call_output') toolResults++;
+    if (item?.role !== 'user' || (item.type !== undefined && item.type !== 'message')) continue;
+    const parts = Array.isArray(item.content) ? item.content.map(asRecord) : [];
+    const results = parts.filter((p) => p?.type === 'tool_result').length;
+    toolResults += results;
+    const typed = partTexts(item.content, textType).filter((t) => !INJECTED.test(t.trim()));
+    if (results === 0 && typed.length > 0) return { text: typed.join('\n'), toolResults };
+  }
+  return null;
+}

@@ -4,7 +4,8 @@ export type RequestKind = 'turn' | 'title' | 'other';
 /** How the mock answers a turn; chosen by magic words in the latest user text. */
 export type Behaviour =
   | 'reply' | 'slow' | 'stall' | 'hang' | 'fail400' | 'fail500' | 'twoblocks'
-  | 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'tooldone';
+  | 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'tooldone'
+  | 'toolsteps' | 'toolmix' | 'toolfail';
 
 /** A tool call the mock made the model ask for (`TOOLBASH-<x>` and the other TOOL words). */
 export interface MockToolCall {
@@ -46,6 +47,13 @@ export interface MockRequest {
    * the user texts that follow a failed turn into one message (FAIL400 would otherwise stick).
    */
   behaviourText?: string | null;
+  /**
+   * The prompt of the turn this request belongs to (the latest user message the person typed, not a
+   * tool result) and how many tool results the request holds after it: the step a multi-call word
+   * (TOOLSTEPS, TOOLMIX) is at, since the CLI resends the whole turn with every request.
+   */
+  turnText?: string | null;
+  turnToolResults?: number;
   /** Set when the latest user message carries a tool result: the turn after a tool call. */
   toolResult?: MockToolResult | null;
   /** The tool call this request was answered with, if any. */
