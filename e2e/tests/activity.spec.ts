@@ -51,11 +51,27 @@ test('a turn streams its steps under the message (command with exit code and out
     ],
   });
 
+  // Two usage reports for the chart, stored as already processed (the engine leaves them alone) with
+  // sequence numbers below any the real agent uses.
+  const usageSeqs = [-Date.now(), -Date.now() - 1].map(BigInt);
+  await db.agentEvent.createMany({
+    data: [[50_000, 1], [108_528, 60]].map(([tokens, s], i) => ({
+      nodeId: node.id, seq: usageSeqs[i]!, type: 'usage', sessionId, receivedAt: at(s!), processedAt: new Date(),
+      payload: { type: 'usage', sessionId, data: { inputTokens: tokens, outputTokens: 900 } },
+    })),
+  });
+
   try {
     await page.goto(`/sessions/${sessionId}`);
     await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Running');
     await expect(page.getByTestId('context-use')).toHaveText('42% of 258,400 tokens');
     await expect(page.getByTestId('context-compactions')).toHaveText('2');
+    // The token chart names its axes and their units.
+    const chart = page.getByTestId('usage-figure');
+    await expect(chart.getByTestId('chart-y-title')).toHaveText('Input tokens');
+    await expect(chart.getByTestId('chart-x-title')).toHaveText('Time');
+    await expect(chart.locator('.chart-ticks span')).toHaveText(['108,528', '0']);
+    await expect(chart.locator('.chart-x time')).toHaveCount(2);
 
     const turn = page.getByTestId('turn').filter({ hasText: 'Make the login check stricter' });
     const rows = turn.getByTestId('activity-row');
@@ -88,6 +104,11 @@ test('a turn streams its steps under the message (command with exit code and out
     await expect(computer).toContainText('Activity at the computer');
     await expect(computer.getByTestId('activity-subject')).toHaveText('/etc/hosts');
     await saveShot(page, 'session-activity');
+    // Opened rows with long lines stay inside a phone's screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await saveShot(page, 'session-activity-phone');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 720 });
 
     // A new step, stored as the engine stores one: it appears on the open page without a reload
     // (a reload would lose the marker), and the opened rows stay open.
@@ -109,6 +130,7 @@ test('a turn streams its steps under the message (command with exit code and out
     await expect(line.locator('code')).toHaveText('npm run lint');
     await saveShot(page, 'node-sessions-activity');
   } finally {
+    await db.agentEvent.deleteMany({ where: { nodeId: node.id, seq: { in: usageSeqs } } });
     await db.session.update({ where: { id: sessionId }, data: { state: 'Archived', archivedAt: new Date(), archiveSortAt: new Date() } });
   }
 });

@@ -21,12 +21,16 @@ export function ActivityList({ rows, now }: { rows: readonly ActivityRow[]; now:
   );
 }
 
-/** Rows no turn on screen claims, under their own heading at their place in time. */
-export function LooseActivity({ group, now }: { group: LooseGroup; now: number }) {
+/**
+ * Rows no turn on screen claims, under their own heading at their place in time: typed at the
+ * computer, or a Bria request the journal shown does not have yet (`seq` known) or any more.
+ */
+export function LooseActivity({ group, seq, now }: { group: LooseGroup; seq: number | undefined; now: number }) {
   const { t } = useI18n();
+  const title = group.messageId === null ? t('stream.atComputer') : seq === undefined ? t('stream.earlier') : t('stream.request', { seq });
   return (
     <li className="turn" data-testid="activity-group" data-native-turn={group.nativeTurnId ?? undefined}>
-      <p className="who">{t(group.fromBria ? 'stream.earlier' : 'stream.atComputer')}</p>
+      <p className="who">{title}</p>
       <ActivityList rows={group.rows} now={now} />
     </li>
   );
@@ -43,7 +47,8 @@ function TextStep({ row }: { row: ActivityRow }) {
 
 function ToolStep({ row, now }: { row: ActivityRow; now: number }) {
   const { t } = useI18n();
-  const ms = stepMs(row, now);
+  // `now` ticks every few seconds; a step that started since then must not read negative.
+  const ms = stepMs(row, Math.max(now, Date.now()));
   const kind = KINDS.has(row.kind) ? row.kind : 'tool';
   const changed = row.diffAdded !== null || row.diffRemoved !== null;
   return (

@@ -33,7 +33,7 @@ describe('placeActivity', () => {
     const p = placeActivity(anchors, [second, late, computer2, early, computer, before]);
     expect(ids(p.byTurn.get('m1'))).toEqual(['early', 'late']);
     expect(ids(p.byTurn.get('m2'))).toEqual(['second']);
-    expect(p.after.get('m1')?.map((g) => [g.nativeTurnId, g.fromBria, ids(g.rows)])).toEqual([['T9', false, ['pc', 'pc2']]]);
+    expect(p.after.get('m1')?.map((g) => [g.nativeTurnId, g.messageId, ids(g.rows)])).toEqual([['T9', null, ['pc', 'pc2']]]);
     expect(p.after.get('')?.map((g) => ids(g.rows))).toEqual([['before']]);
     expect(p.after.get('m2')).toBeUndefined();
   });
@@ -61,7 +61,7 @@ describe('placeActivity', () => {
     expect(ids(p.byTurn.get('U1'))).toEqual(['b']);
     expect(ids(p.byTurn.get('U2'))).toEqual(['a']);
     // U2 has no time of its own: it stands where U1 did, so the loose group follows it.
-    expect(p.after.get('U2')?.map((g) => [g.fromBria, ids(g.rows)])).toEqual([[true, ['c']]]);
+    expect(p.after.get('U2')?.map((g) => [g.messageId, ids(g.rows)])).toEqual([['gone', ['c']]]);
   });
 });
 

@@ -26,8 +26,8 @@ export interface TurnAnchor {
 export interface LooseGroup {
   key: string;
   nativeTurnId: string | null;
-  /** The rows name a Bria request that is not on screen (so not "at the computer"). */
-  fromBria: boolean;
+  /** The Bria request the rows name, when it is not on screen as a turn (so not "at the computer"). */
+  messageId: string | null;
   rows: ActivityRow[];
 }
 
@@ -62,8 +62,8 @@ export function placeActivity(anchors: readonly TurnAnchor[], rows: readonly Act
       continue;
     }
     const groupKey = r.nativeTurnId ? `turn:${r.nativeTurnId}` : r.messageId ? `msg:${r.messageId}` : 'none';
-    const group = loose.get(groupKey) ?? { key: groupKey, nativeTurnId: r.nativeTurnId, fromBria: false, rows: [] };
-    group.fromBria ||= r.messageId !== null;
+    const group = loose.get(groupKey) ?? { key: groupKey, nativeTurnId: r.nativeTurnId, messageId: null, rows: [] };
+    group.messageId ??= r.messageId;
     group.rows.push(r);
     loose.set(groupKey, group);
   }

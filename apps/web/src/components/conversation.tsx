@@ -75,7 +75,7 @@ function JournalTurns({ turns, total, source, open, items, activity, now, onEarl
       )}
       {turns.length === 0 && <p className="muted">{t('conv.emptyJournal')}</p>}
       <ol className="conversation" data-testid="conversation" data-source="journal">
-        <Loose placed={placed} after="" now={now} />
+        <Loose placed={placed} after="" items={items} now={now} />
         {turns.map((turn, i) => {
           const last = i === turns.length - 1;
           const ended = turn.message && FAILED.has(turn.message.status) ? turn.message : null;
@@ -110,7 +110,7 @@ function JournalTurns({ turns, total, source, open, items, activity, now, onEarl
               )}
               {turn.clipped && <p className="muted small">{t('conv.clipped')}</p>}
             </li>
-            <Loose placed={placed} after={turn.nativeRef} now={now} />
+            <Loose placed={placed} after={turn.nativeRef} items={items} now={now} />
             </Fragment>
           );
         })}
@@ -128,7 +128,7 @@ function StoredTurns({ items, total, activity, now }: { items: ConversationItem[
       {total > items.length && <p className="muted small">{t('conv.older', { shown: items.length, total })}</p>}
       {items.length === 0 && <p className="muted">{t('conv.empty')}</p>}
       <ol className="conversation" data-testid="conversation" data-source="stored">
-        <Loose placed={placed} after="" now={now} />
+        <Loose placed={placed} after="" items={items} now={now} />
         {items.map((m) => (
           <Fragment key={m.id}>
           <li className="turn" data-testid="turn" data-status={m.status}>
@@ -156,7 +156,7 @@ function StoredTurns({ items, total, activity, now }: { items: ConversationItem[
             ))}
             {m.finalText === null && (m.status === 'accepted' || m.status === 'leased') && <p className="muted small">{t('conv.waiting')}</p>}
           </li>
-          <Loose placed={placed} after={m.id} now={now} />
+          <Loose placed={placed} after={m.id} items={items} now={now} />
           </Fragment>
         ))}
       </ol>
@@ -164,8 +164,8 @@ function StoredTurns({ items, total, activity, now }: { items: ConversationItem[
   );
 }
 
-function Loose({ placed, after, now }: { placed: PlacedActivity; after: string; now: number }) {
-  return placed.after.get(after)?.map((g) => <LooseActivity key={g.key} group={g} now={now} />) ?? null;
+function Loose({ placed, after, items, now }: { placed: PlacedActivity; after: string; items: readonly ConversationItem[]; now: number }) {
+  return placed.after.get(after)?.map((g) => <LooseActivity key={g.key} group={g} seq={items.find((m) => m.id === g.messageId)?.seq} now={now} />) ?? null;
 }
 
 /** Each message's place in the durable queue and its outcome. */
