@@ -128,6 +128,12 @@ test('a turn streams its steps under the message (command with exit code and out
     const line = page.locator(`[data-testid="open-session"][data-session-id="${sessionId}"]`).getByTestId('activity-line');
     await expect(line).toHaveText(/^Running npm run lint · \d+ min · 5 steps$/);
     await expect(line.locator('code')).toHaveText('npm run lint');
+    // The list follows the session's next step live too.
+    await db.session.update({
+      where: { id: sessionId },
+      data: { activity: { ...current({ subject: '/srv/app/src/login.ts', steps: 6, at: at(11) }), kind: 'edit', toolName: 'Edit', status: 'ok', added: 3, removed: 0 }, activityAt: new Date() },
+    });
+    await expect(line).toHaveText(/^Edited src\/login\.ts \(\+3 −0\) · \d+ min · 6 steps$/);
     await saveShot(page, 'node-sessions-activity');
   } finally {
     await db.agentEvent.deleteMany({ where: { nodeId: node.id, seq: { in: usageSeqs } } });
