@@ -1,5 +1,8 @@
 'use client';
+import { Fragment } from 'react';
 import type { AnyKey } from '../i18n/catalog.ts';
+import { ActivityList, LooseActivity } from './activity-rows.tsx';
+import { type ActivityRow, type PlacedActivity, placeActivity, storedAnchors } from './activity-stream.ts';
 import { useI18n } from './i18n-context.tsx';
 import { Markdown } from './markdown.tsx';
 import type { ConversationItem, JournalView } from './types.ts';
@@ -10,12 +13,16 @@ type JournalTurn = Extract<JournalView, { available: true }>['turns'][number];
 /**
  * The conversation as the CLI recorded it (the native journal, read on the node), with Bria's
  * stored turns as the fallback when the journal cannot be read (and while it is being read).
+ * Under each user message, the steps of its turn (`activity`, from `sessions.get`, so they follow
+ * the live stream even while the journal itself is not re-read).
  */
 export function Conversation(props: {
   journal: JournalView | undefined;
   journalLoading: boolean;
   items: ConversationItem[];
   total: number;
+  activity: readonly ActivityRow[];
+  now: number;
   discovered: boolean;
   open: boolean;
   onEarlier?: () => void;
@@ -26,7 +33,7 @@ export function Conversation(props: {
     <section aria-labelledby="conv-title" className="block">
       <h2 id="conv-title">{t('conv.title')}</h2>
       {journal?.available ? (
-        <JournalTurns turns={journal.turns} total={journal.totalTurns} source={journal.source} open={props.open} onEarlier={journal.offset > 0 ? props.onEarlier : undefined} />
+        <JournalTurns turns={journal.turns} total={journal.totalTurns} source={journal.source} open={props.open} items={props.items} activity={props.activity} now={props.now} onEarlier={journal.offset > 0 ? props.onEarlier : undefined} />
       ) : (
         <>
           <p className="notice notice-warn small" role="status" data-testid="conv-fallback" data-reason={journal?.reason ?? (props.journalLoading ? 'loading' : 'failed')}>
@@ -35,7 +42,7 @@ export function Conversation(props: {
               : props.journalLoading ? t('conv.reading') : t('conv.unavailable.failed', { detail: t('error.generic') })}
           </p>
           {props.discovered && <p className="muted small">{t('conv.discovered')}</p>}
-          <StoredTurns items={props.items} total={props.total} />
+          <StoredTurns items={props.items} total={props.total} activity={props.activity} now={props.now} />
         </>
       )}
     </section>
@@ -49,8 +56,14 @@ const MARK: Partial<Record<JournalTurn['state'], AnyKey>> = {
   unknown: 'conv.mark.unknown',
 };
 
-function JournalTurns({ turns, total, source, open, onEarlier }: { turns: JournalTurn[]; total: number; source: 'native' | 'archive'; open: boolean; onEarlier: (() => void) | undefined }) {
+function JournalTurns({ turns, total, source, open, items, activity, now, onEarlier }: {
+  turns: JournalTurn[]; total: number; source: 'native' | 'archive'; open: boolean; items: ConversationItem[]; activity: readonly ActivityRow[]; now: number; onEarlier: (() => void) | undefined;
+}) {
   const { t } = useI18n();
+  const arrived = new Map(items.map((m) => [m.id, m.createdAt]));
+  const placed = placeActivity(turns.map((turn) => ({
+    key: turn.nativeRef, messageIds: turn.message ? [turn.message.id] : [], nativeTurnId: turn.nativeRef, at: (turn.message && arrived.get(turn.message.id)) ?? null,
+  })), activity);
   return (
     <>
       <p className="muted small" data-testid="conv-source" data-source={source}>{t(source === 'native' ? 'conv.fromJournal' : 'conv.fromArchive')}</p>
@@ -62,16 +75,19 @@ function JournalTurns({ turns, total, source, open, onEarlier }: { turns: Journa
       )}
       {turns.length === 0 && <p className="muted">{t('conv.emptyJournal')}</p>}
       <ol className="conversation" data-testid="conversation" data-source="journal">
+        <Loose placed={placed} after="" items={items} now={now} />
         {turns.map((turn, i) => {
           const last = i === turns.length - 1;
           const ended = turn.message && FAILED.has(turn.message.status) ? turn.message : null;
           const mark = MARK[turn.state];
           return (
-            <li key={turn.nativeRef} className="turn" data-testid="turn" data-state={turn.state}>
+            <Fragment key={turn.nativeRef}>
+            <li className="turn" data-testid="turn" data-state={turn.state}>
               <div className="bubble bubble-user">
                 <p className="who">{t('conv.you')}{turn.message ? '' : <span className="muted"> · {t('conv.outsideBria')}</span>}</p>
                 <div className="plain">{turn.prompt}</div>
               </div>
+              <ActivityList rows={placed.byTurn.get(turn.nativeRef) ?? []} now={now} />
               {turn.final !== undefined && (
                 <div className="bubble bubble-agent" data-testid="final">
                   <p className="who">{t('conv.agent')}</p>
@@ -94,6 +110,8 @@ function JournalTurns({ turns, total, source, open, onEarlier }: { turns: Journa
               )}
               {turn.clipped && <p className="muted small">{t('conv.clipped')}</p>}
             </li>
+            <Loose placed={placed} after={turn.nativeRef} items={items} now={now} />
+            </Fragment>
           );
         })}
       </ol>
@@ -102,15 +120,18 @@ function JournalTurns({ turns, total, source, open, onEarlier }: { turns: Journa
 }
 
 /** Bria's own record of the turns sent through it (the fallback). */
-function StoredTurns({ items, total }: { items: ConversationItem[]; total: number }) {
+function StoredTurns({ items, total, activity, now }: { items: ConversationItem[]; total: number; activity: readonly ActivityRow[]; now: number }) {
   const { t } = useI18n();
+  const placed = placeActivity(storedAnchors(items), activity);
   return (
     <>
       {total > items.length && <p className="muted small">{t('conv.older', { shown: items.length, total })}</p>}
       {items.length === 0 && <p className="muted">{t('conv.empty')}</p>}
       <ol className="conversation" data-testid="conversation" data-source="stored">
+        <Loose placed={placed} after="" items={items} now={now} />
         {items.map((m) => (
-          <li key={m.id} className="turn" data-testid="turn" data-status={m.status}>
+          <Fragment key={m.id}>
+          <li className="turn" data-testid="turn" data-status={m.status}>
             <div className="bubble bubble-user">
               <p className="who">
                 {t('conv.you')}
@@ -119,6 +140,7 @@ function StoredTurns({ items, total }: { items: ConversationItem[]; total: numbe
               </p>
               <div className="plain">{m.text}</div>
             </div>
+            <ActivityList rows={placed.byTurn.get(m.id) ?? []} now={now} />
             {m.finalText !== null && (
               <div className="bubble bubble-agent" data-testid="final">
                 <p className="who">{t('conv.agent')}</p>
@@ -134,10 +156,16 @@ function StoredTurns({ items, total }: { items: ConversationItem[]; total: numbe
             ))}
             {m.finalText === null && (m.status === 'accepted' || m.status === 'leased') && <p className="muted small">{t('conv.waiting')}</p>}
           </li>
+          <Loose placed={placed} after={m.id} items={items} now={now} />
+          </Fragment>
         ))}
       </ol>
     </>
   );
+}
+
+function Loose({ placed, after, items, now }: { placed: PlacedActivity; after: string; items: readonly ConversationItem[]; now: number }) {
+  return placed.after.get(after)?.map((g) => <LooseActivity key={g.key} group={g} seq={items.find((m) => m.id === g.messageId)?.seq} now={now} />) ?? null;
 }
 
 /** Each message's place in the durable queue and its outcome. */

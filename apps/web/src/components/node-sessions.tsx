@@ -1,6 +1,8 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import { ActivityLine } from './activity-rows.tsx';
+import { isWorking } from './activity-stream.ts';
 import { ArchiveList } from './archive-list.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { StateBadge, lifetimeLeft, sessionTitle, useNow, When } from './session-bits.tsx';
@@ -53,6 +55,7 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
                 <span className="small"><span className="muted">{t('session.lifetimeLeft')}: </span>{lifetimeLeft(s, now, t)}</span>
                 <span className="small"><span className="muted">{t('session.lastActivity')}: </span><When iso={s.lastActivityAt} locale={locale} now={now} /></span>
               </div>
+              {s.activity && isWorking(s.state) && <ActivityLine activity={s.activity} now={now} />}
             </li>
           ))}
         </ul>

@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
+import { contextText, isWorking } from './activity-stream.ts';
 import { Conversation, QueueTable } from './conversation.tsx';
 import { EvidenceTimeline } from './evidence-timeline.tsx';
 import { ChoiceFacts } from './session-choices.tsx';
@@ -40,8 +41,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const { t, locale } = useI18n();
   const trpc = useTRPC();
   const errorText = useErrorText();
-  const now = useNow();
   const q = useQuery(trpc.sessions.get.queryOptions({ sessionId }));
+  // A running step shows how long it has run: the clock ticks faster while a turn is worked on.
+  const now = useNow(q.data && isWorking(q.data.session.state) ? 5_000 : 30_000);
   const prompts = useQuery(trpc.sessions.prompts.queryOptions({ sessionId }));
   // The journal is read on the node (one command per read), so it is not reloaded on every live
   // change: only when the session or a message outcome changed (the signature below), or on demand.
@@ -58,7 +60,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   }, [signature, refetchJournal]);
   if (q.isPending) return <p className="muted" aria-busy="true">…</p>;
   if (q.isError) return <p role="alert" className="error">{errorText(q.error)}</p>;
-  const { session: s, node, conversation, evidence, usage, usageHistory } = q.data;
+  const { session: s, node, conversation, evidence, usage, usageHistory, activity } = q.data;
   const fmt = new Intl.NumberFormat(locale);
   const ctx = num(usage?.contextWindowUsed);
   const dialog = waitingDialog(s.state, evidence);
@@ -80,6 +82,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <div><dt>{t('session.lifetimeLeft')}</dt><dd data-testid="lifetime-left">{lifetimeLeft(s, now, t)}</dd></div>
           <div><dt>{t('session.lastActivity')}</dt><dd><When iso={s.lastActivityAt} locale={locale} now={now} /></dd></div>
           <div><dt>{t('session.created')}</dt><dd><When iso={s.createdAt} locale={locale} now={now} /></dd></div>
+          <div><dt>{t('session.context')}</dt><dd data-testid="context-use">{s.context ? contextText(t, s.context, locale) : '—'}</dd></div>
+          <div><dt>{t('usage.compactions')}</dt><dd data-testid="context-compactions">{s.context ? fmt.format(s.context.compactions) : '—'}</dd></div>
           <div className="span-2"><dt>{t('session.nativeId')}</dt><dd className="mono small">{s.nativeSessionId ?? '—'}</dd></div>
         </dl>
         <div className="card"><LifecycleButtons session={s} dialog={dialog !== null} nodeOnline={node.online} /></div>
@@ -99,6 +103,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             journalLoading={journal.isPending}
             items={conversation.items}
             total={conversation.total}
+            activity={activity}
+            now={now}
             discovered={s.launchSource === 'discovered'}
             open={s.state !== 'Archived' && s.state !== 'ResumeFailed'}
             onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}

@@ -6,26 +6,45 @@ const W = 320;
 const H = 90;
 const PAD = 4;
 
-/** Input tokens (≈ context in use) over the session as an inline SVG line; no chart library. */
+/**
+ * Input tokens (≈ context in use) over the session as an inline SVG line; no chart library. Points
+ * stand at their time (reports come unevenly). The axis labels are HTML around the SVG: the SVG
+ * stretches to its box, which would distort text drawn inside it.
+ */
 export function UsageChart({ points }: { points: UsagePoint[] }) {
   const { t, locale } = useI18n();
   const values = points.map((p) => p.inputTokens ?? 0);
   if (values.length === 0) return null;
+  const times = points.map((p) => Date.parse(p.at));
+  const t0 = times[0]!;
+  const span = times.at(-1)! - t0;
   const max = Math.max(...values, 1);
-  const x = (i: number) => (values.length === 1 ? W / 2 : PAD + (i * (W - 2 * PAD)) / (values.length - 1));
+  const x = (i: number) => (span <= 0 ? (values.length === 1 ? W / 2 : PAD + (i * (W - 2 * PAD)) / (values.length - 1)) : PAD + ((times[i]! - t0) * (W - 2 * PAD)) / span);
   const y = (v: number) => H - PAD - (v / max) * (H - 2 * PAD);
   const line = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   const fmt = new Intl.NumberFormat(locale);
+  const time = new Intl.DateTimeFormat(locale, { timeStyle: 'short' });
   const latest = values.at(-1) ?? 0;
   return (
-    <figure className="chart">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={t('usage.chartLabel', { points: values.length, latest: fmt.format(latest) })} preserveAspectRatio="none" data-testid="usage-chart">
-        <line x1={PAD} x2={W - PAD} y1={H - PAD} y2={H - PAD} className="chart-axis" />
-        <polygon points={`${x(0)},${H - PAD} ${line} ${x(values.length - 1)},${H - PAD}`} className="chart-area" />
-        <polyline points={line} className="chart-line" />
-        {values.length === 1 && <circle cx={x(0)} cy={y(values[0] ?? 0)} r={3} className="chart-dot" />}
-      </svg>
-      <figcaption className="muted small">{fmt.format(0)} – {fmt.format(max)}</figcaption>
+    <figure className="chart" data-testid="usage-figure">
+      <div className="chart-plot">
+        <div className="chart-y" aria-hidden="true">
+          <span className="chart-axis-title" data-testid="chart-y-title">{t('usage.axisTokens')}</span>
+          <span className="chart-ticks"><span>{fmt.format(max)}</span><span>{fmt.format(0)}</span></span>
+        </div>
+        <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={t('usage.chartLabel', { points: values.length, latest: fmt.format(latest) })} preserveAspectRatio="none" data-testid="usage-chart">
+          <line x1={PAD} x2={W - PAD} y1={H - PAD} y2={H - PAD} className="chart-axis" />
+          <line x1={PAD} x2={PAD} y1={PAD} y2={H - PAD} className="chart-axis" />
+          <polygon points={`${x(0)},${H - PAD} ${line} ${x(values.length - 1)},${H - PAD}`} className="chart-area" />
+          <polyline points={line} className="chart-line" />
+          {values.length === 1 && <circle cx={x(0)} cy={y(values[0] ?? 0)} r={3} className="chart-dot" />}
+        </svg>
+      </div>
+      <div className="chart-x" aria-hidden="true">
+        <time dateTime={points[0]!.at}>{time.format(t0)}</time>
+        <span className="chart-axis-title" data-testid="chart-x-title">{t('usage.axisTime')}</span>
+        <time dateTime={points.at(-1)!.at}>{time.format(times.at(-1)!)}</time>
+      </div>
     </figure>
   );
 }
