@@ -125,7 +125,7 @@ function replyJson(x: Exchange, plan: Extract<Plan, { type: 'text' }>): void {
 const anthropicApi: MockApi = {
   classify,
   twoBlocks: true,
-  tools: { behaviours: ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolfail', 'toolsteps', 'toolmix'], idPrefix: 'toolu_mock_', flavour: 'anthropic' },
+  tools: { behaviours: ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolfail', 'toolwait', 'toolsteps', 'toolmix'], idPrefix: 'toolu_mock_', flavour: 'anthropic' },
   async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
     if (plan) return answerMessages(x, plan);

@@ -19,6 +19,7 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bTOOLASK\b/, 'toolask'],
   [/\bTOOLSHELL-[A-Za-z0-9_]+\b/, 'toolshell'],
   [/\bTOOLFAIL-(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-5])\b/, 'toolfail'],
+  [/\bTOOLWAIT-[A-Za-z0-9_]+\b/, 'toolwait'],
   [STEPS_WORD, 'toolsteps'],
   [/\bTOOLMIX-[A-Za-z0-9_]+\b/, 'toolmix'],
 ];
@@ -68,7 +69,7 @@ export interface ToolCallPlan {
 }
 
 /** The tool-calling magic words (each API renders the ones its CLI has, see `MockApi.tools`). */
-export type ToolBehaviour = 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'toolfail' | SequenceBehaviour;
+export type ToolBehaviour = 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'toolfail' | 'toolwait' | SequenceBehaviour;
 /** Tool words that make several calls in a row, one per request, within one turn. */
 export type SequenceBehaviour = 'toolsteps' | 'toolmix';
 
@@ -118,6 +119,9 @@ function marker(word: string, userText: string): string | null {
  *   TOOLASK for Codex (`flavour` openai): `request_user_input` with one question.
  * - TOOLFAIL-<n> (1..255): a command that writes to stderr and exits with n (Claude Bash, Codex
  *   `exec_command` without escalation), for what the CLIs record of a failed command.
+ * - TOOLWAIT-<x>: a command (Claude Bash, Codex `exec_command`) that runs until the file `go-<x>`
+ *   exists in the CLI's folder, so a test sees a tool call in progress for as long as it needs to
+ *   and ends it by creating that file (no timing involved).
  * - TOOLSHELL-<x>: Codex `exec_command` `touch ran-<x>` asking to run outside the sandbox
  *   (`sandbox_permissions: "require_escalated"` + a justification), so Codex under
  *   `-a on-request -s read-only` asks for approval.
@@ -156,6 +160,14 @@ export function toolCall(behaviour: ToolBehaviour, n: number, userText: string, 
       return flavour === 'openai'
         ? { text: say(`failing with ${code}`), name: 'exec_command', input: { cmd } }
         : { text: say(`failing with ${code}`), name: 'Bash', input: { command: cmd, description: `Fail with ${code}` } };
+    }
+    case 'toolwait': {
+      const x = marker('TOOLWAIT', userText);
+      if (x === null) return null;
+      const cmd = `until [ -e go-${x} ]; do sleep 0.2; done; echo released-${x}`;
+      return flavour === 'openai'
+        ? { text: say(`waiting for go-${x}`), name: 'exec_command', input: { cmd, yield_time_ms: 600000 } }
+        : { text: say(`waiting for go-${x}`), name: 'Bash', input: { command: cmd, description: `Wait for go-${x}`, timeout: 600000 } };
     }
     case 'toolsteps':
     case 'toolmix': {

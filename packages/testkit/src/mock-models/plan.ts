@@ -38,7 +38,7 @@ export interface PlanOptions {
   tools: { behaviours: readonly ToolBehaviour[]; idPrefix: string; flavour: 'anthropic' | 'openai' } | null;
 }
 
-const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell', 'toolfail', 'toolsteps', 'toolmix'];
+const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell', 'toolfail', 'toolwait', 'toolsteps', 'toolmix'];
 
 /**
  * Chooses the answer for a turn or title request and records it on the log entry; runs before
@@ -99,6 +99,7 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     case 'toolask':
     case 'toolaskmulti':
     case 'toolfail':
+    case 'toolwait':
     case 'toolshell': {
       const call = toolCall(behaviour, n, entry.behaviourText ?? userText, tools?.flavour);
       if (!call) throw new Error(`${behaviour} picked without its marker name`);

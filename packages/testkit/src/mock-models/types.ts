@@ -5,7 +5,7 @@ export type RequestKind = 'turn' | 'title' | 'other';
 export type Behaviour =
   | 'reply' | 'slow' | 'stall' | 'hang' | 'fail400' | 'fail500' | 'twoblocks'
   | 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'tooldone'
-  | 'toolsteps' | 'toolmix' | 'toolfail';
+  | 'toolsteps' | 'toolmix' | 'toolfail' | 'toolwait';
 
 /** A tool call the mock made the model ask for (`TOOLBASH-<x>` and the other TOOL words). */
 export interface MockToolCall {

@@ -1,0 +1,64 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../../packages/testkit/src/system.ts';
+import { startWorld, type World } from './world.ts';
+
+// Live progress end to end (issue 15), both real CLIs: the mock model makes the CLI run commands,
+// the agent reads them from the journal, the engine stores them, the bot's card shows what runs now,
+// and the final arrives once, ending with the turn's summary. The permission modes run tools
+// without asking (the questions are issue 14's tests).
+let w: World;
+beforeAll(async () => {
+  w = await startWorld({ executors: ['claude', 'codex'] });
+  await w.sys.db.node.updateMany({ data: { claudePermissionMode: 'bypassPermissions', codexPermissionMode: 'full-access' } });
+});
+afterAll(async () => {
+  await w?.dispose();
+});
+
+const EXECUTORS = [
+  { executor: 'claude' as const, label: 'Claude Code' },
+  { executor: 'codex' as const, label: 'Codex' },
+];
+
+describe.each(EXECUTORS)('live progress with $label', ({ executor }) => {
+  let sessionId = '';
+  let folder = '';
+
+  it('a turn of several commands: rows per command in order, each once, and the final once with its summary', async () => {
+    folder = w.sys.folder(`progress-${executor}`);
+    ({ sessionId } = await w.newSession(executor, folder));
+    await w.waitCard((t) => t.includes('State: ready'));
+    const sent = w.say('please run TOOLSTEPS-4');
+    const final = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('MOCK-STEPS-DONE') ?? false), 90_000);
+    // The summary ends the final: four commands, and how long the turn took.
+    expect(final.text).toMatch(/4 commands, \d+ (s|min)$/);
+    const rows = await w.sys.db.sessionActivity.findMany({ where: { sessionId, kind: 'command' }, orderBy: { startedAt: 'asc' } });
+    expect(rows.map((r) => [r.subject, r.status])).toEqual([1, 2, 3, 4].map((i) => [`echo step-${i}`, 'ok']));
+    expect(new Set(rows.map((r) => r.ref)).size).toBe(4);
+    // Every row names its journal record and belongs to the message's turn.
+    const [msg] = await w.sys.messages(sessionId);
+    expect(rows.every((r) => r.messageId === msg?.id && r.sourceRecordId.length > 0)).toBe(true);
+    expect(w.botMessagesAfter(sent.message_id, (m) => m.text?.includes('MOCK-STEPS-DONE') ?? false)).toHaveLength(1);
+  }, 150_000);
+
+  it('while a command runs, the card shows it; it ends when the command does, the card goes back to ready', async () => {
+    const card = await w.card();
+    const sent = w.say('now TOOLWAIT-a');
+    const running = await w.waitCard((t) => t.includes('State: working') && /Running until \[ -e go-a \]/.test(t), 60_000);
+    // Edited in place, never a new message for progress.
+    expect(running.message_id).toBe(card.message_id);
+    expect(running.text).toMatch(/· \d+ s · 1 step/);
+    expect(w.botMessagesAfter(sent.message_id, (m) => m.message_id !== card.message_id && !(m.text ?? '').includes('TOOL-DONE'))).toEqual([]);
+    writeFileSync(path.join(folder, 'go-a'), '');
+    const final = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('TOOL-DONE') ?? false), 90_000);
+    expect(final.text).toContain('released-a');
+    expect(final.text).toMatch(/1 command, \d+ (s|min)$/);
+    await w.waitCard((t) => t.includes('State: ready') && !t.includes('Running'));
+    expect(existsSync(path.join(folder, 'go-a'))).toBe(true);
+    // No Telegram call was refused for flooding along the way.
+    expect(w.fake.calls().filter((c) => c.status === 429)).toEqual([]);
+    await waitUntil('the command row ended', async () => (await w.sys.db.sessionActivity.findFirst({ where: { sessionId, subject: { contains: 'go-a' }, status: 'ok' } })) !== null, 30_000);
+  }, 150_000);
+});
