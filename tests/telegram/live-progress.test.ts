@@ -61,4 +61,34 @@ describe.each(EXECUTORS)('live progress with $label', ({ executor }) => {
     expect(w.fake.calls().filter((c) => c.status === 429)).toEqual([]);
     await waitUntil('the command row ended', async () => (await w.sys.db.sessionActivity.findFirst({ where: { sessionId, subject: { contains: 'go-a' }, status: 'ok' } })) !== null, 30_000);
   }, 150_000);
+
+  it('an agent kill and a hub restart mid-turn: no activity row twice, no progress replayed as a message', async () => {
+    const card = await w.card();
+    const sent = w.say('then TOOLWAIT-b');
+    await w.waitCard((t) => /Running until \[ -e go-b \]/.test(t), 60_000);
+    const before = await w.sys.db.sessionActivity.count({ where: { sessionId } });
+    // The agent dies and comes back (it re-reads the journal from its stored offset), then the hub restarts.
+    await w.sys.killAgent();
+    await w.sys.startAgent();
+    await w.sys.restartHub();
+    writeFileSync(path.join(folder, 'go-b'), '');
+    const final = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('released-b') ?? false), 120_000);
+    expect(final.text).toMatch(/1 command, \d+ (s|min)$/);
+    const rows = await w.sys.db.sessionActivity.findMany({ where: { sessionId }, select: { ref: true, subject: true, kind: true } });
+    // One row per tool call of the whole session: the four steps and the three waits (each once).
+    expect(rows.filter((r) => r.kind === 'command').map((r) => r.subject?.match(/step-\d|go-[ab]/)?.[0]).sort()).toEqual(['go-a', 'go-b', 'step-1', 'step-2', 'step-3', 'step-4']);
+    expect(rows.length).toBeGreaterThanOrEqual(before);
+    // Only the final came as a new message; progress stayed on the card.
+    const after = w.botMessagesAfter(sent.message_id, (m) => m.message_id !== card.message_id);
+    expect(after.map((m) => (m.text ?? '').includes('released-b'))).toEqual([true]);
+  }, 240_000);
+
+  it('the context use and a compaction reach the card', async () => {
+    w.say('/compact');
+    const card = await w.waitCard((t) => /compactions: 1/.test(t), 120_000);
+    expect(card.text).toMatch(/Context: [\d.]+% of [\d,]+ tokens · compactions: 1/);
+    const row = await w.sys.session(sessionId);
+    expect(row.compactions).toBe(1);
+    expect(row.contextWindowSource).toBe(executor === 'codex' ? 'journal' : 'model');
+  }, 180_000);
 });

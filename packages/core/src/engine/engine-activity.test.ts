@@ -91,3 +91,24 @@ describe('activity events', () => {
     expect((await rig.session(sessionId)).activity).toBeNull();
   });
 });
+
+describe('activity rows and the change feed', () => {
+  it('a report that changes only activity rows still raises the session change NOTIFY', async () => {
+    const { sessionId } = await runningTurn();
+    await rig.emit(sessionId, 'activity', { items: [step(1, 'ok'), step(2, 'running')] });
+    const pg = await import('pg');
+    const c = new pg.default.Client({ connectionString: rig.tdb.url });
+    await c.connect();
+    try {
+      await c.query('listen bria_changes');
+      const got = new Promise<string>((resolve) => c.on('notification', (n) => resolve(n.payload ?? '')));
+      // An older step's end arrives late: no new current activity, so the session row is not written.
+      const before = (await rig.session(sessionId)).updatedAt;
+      await rig.emit(sessionId, 'activity', { items: [{ ...step(1, 'ok'), outputHead: 'late output' }] });
+      expect((await rig.session(sessionId)).updatedAt).toEqual(before);
+      expect(await got).toBe(`s:${sessionId}`);
+    } finally {
+      await c.end();
+    }
+  });
+});

@@ -85,7 +85,7 @@ export async function noteCardShown(db: Db, chatId: bigint, at: Date, activityAt
 export interface CardBehind { chatId: bigint; sessionId: string; cardEditedAt: Date | null; activityAt: Date }
 
 /**
- * Cards whose session is working and whose activity changed since the card last showed it: the
+ * Cards of open sessions whose activity or context use changed since the card last showed it: the
  * progress edits still to make (the bot's ProgressTicker).
  */
 export async function listCardsBehind(db: Db): Promise<CardBehind[]> {
@@ -93,6 +93,6 @@ export async function listCardsBehind(db: Db): Promise<CardBehind[]> {
     select c."chatId", s.id as "sessionId", c."cardEditedAt", s."activityAt"
     from "TelegramChat" c join "Session" s on s.id = c."cardSessionId"
     where c."cardMessageId" is not null and s."activityAt" is not null
-      and s.state in ('Running', 'Stopping', 'ClosingAfterWork')
+      and s.state <> 'Archived'
       and (c."cardActivityAt" is null or s."activityAt" > c."cardActivityAt")`;
 }

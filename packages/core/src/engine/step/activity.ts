@@ -31,12 +31,16 @@ export async function recordActivity(ctx: StepContext, row: SessionRow, ev: Stor
   if (newest) {
     const turn = newest.nativeTurnId ?? null;
     const now = currentActivity(await listTurnSteps(ctx.tx, row.id, turn), turn);
-    if (now && supersedes(now, row.activity as CurrentActivity | null)) {
+    const shown = row.activity as CurrentActivity | null;
+    // Unchanged (a late detail of an older step): no write, so no card edit is asked for.
+    if (now && supersedes(now, shown) && !sameFlat(now, shown)) {
       patch.activity = now as object;
       patch.activityAt = ctx.now;
     }
   }
   if (a.context) {
+    // A change of context use or compactions is news for the card too (`activityAt` drives its edits).
+    if (a.context.usedTokens !== row.contextUsed || a.context.compactions !== row.compactions) patch.activityAt = ctx.now;
     patch.contextUsed = a.context.usedTokens;
     patch.compactions = a.context.compactions;
     if (a.context.windowTokens !== undefined) {
@@ -45,4 +49,11 @@ export async function recordActivity(ctx: StepContext, row: SessionRow, ev: Stor
     }
   }
   if (Object.keys(patch).length > 0) await patchSession(ctx.tx, row.id, patch);
+}
+
+/** Equal flat records whatever their key order (jsonb stores keys in its own order). */
+function sameFlat(a: object, b: object | null): boolean {
+  if (!b) return false;
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  return JSON.stringify(a, keys) === JSON.stringify(b, keys);
 }
