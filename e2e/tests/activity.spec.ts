@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createDb, type Db } from '@bria/core/db';
+import { closeSession, createSession } from '@bria/core/services';
 import { expect, test } from './fixtures.ts';
 
 let db: Db;
@@ -139,4 +141,35 @@ test('a turn streams its steps under the message (command with exit code and out
     await db.agentEvent.deleteMany({ where: { nodeId: node.id, seq: { in: usageSeqs } } });
     await db.session.update({ where: { id: sessionId }, data: { state: 'Archived', archivedAt: new Date(), archiveSortAt: new Date() } });
   }
+});
+
+/**
+ * The same with the real Claude CLI (bypass mode: tools run without asking): the mock model runs a
+ * command that waits for a file; the page shows that command as a running row while it runs, live,
+ * then as finished with its output when the test lets it end, and the final after it.
+ */
+test('a real CLI turn: the running command appears live, then ends with its output, then the final', async ({ signedInPage: page, state, saveShot }) => {
+  test.setTimeout(300_000);
+  db ??= createDb(state.databaseUrl, { max: 2 });
+  const node = await db.node.findFirstOrThrow({ where: { isLocal: true } });
+  const folder = path.join(state.workDir, `stream-${Date.now()}`);
+  mkdirSync(folder, { recursive: true });
+  const s = await createSession({ db }, { nodeId: node.id, executor: 'claude', folder, permissionMode: 'bypassPermissions' });
+  await page.goto(`/sessions/${s.id}`);
+  const badge = page.getByTestId('session-state');
+  await expect(badge).toHaveAttribute('data-state', 'Ready', { timeout: 120_000 });
+  const marker = `w${Date.now()}`;
+  await page.getByTestId('message-input').fill(`please TOOLWAIT-${marker}`);
+  await page.getByRole('button', { name: 'Send' }).click();
+
+  const row = page.locator('[data-testid="activity-row"][data-kind="command"]').filter({ hasText: `go-${marker}` });
+  await expect(row).toHaveAttribute('data-status', 'running', { timeout: 120_000 });
+  await saveShot(page, 'session-streamed-running');
+  writeFileSync(path.join(folder, `go-${marker}`), '');
+  await expect(row).toHaveAttribute('data-status', 'ok', { timeout: 120_000 });
+  await row.getByTestId('activity-summary').click();
+  await expect(row.getByTestId('activity-output')).toContainText(`released-${marker}`);
+  await expect(page.getByText(/TOOL-DONE-\d+/).first()).toBeVisible({ timeout: 120_000 });
+  await expect(badge).toHaveAttribute('data-state', 'Ready', { timeout: 60_000 });
+  await closeSession({ db }, { sessionId: s.id });
 });

@@ -91,4 +91,25 @@ describe.each(EXECUTORS)('live progress with $label', ({ executor }) => {
     expect(row.compactions).toBe(1);
     expect(row.contextWindowSource).toBe(executor === 'codex' ? 'journal' : 'model');
   }, 180_000);
+
+  it('a turn of 200 quick tool calls: at most one card edit per 3 s, no 429, every call one row', async () => {
+    const card = await w.card();
+    // Telegram's per-chat limit as the fake applies it from now on: 20 changes a minute.
+    w.fake.floodLimit = { count: 20, windowMs: 60_000 };
+    try {
+      const from = Date.now();
+      const sent = w.say('and TOOLSTEPS-200');
+      const final = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('MOCK-STEPS-DONE: 200') ?? false), 600_000);
+      expect(final.text).toMatch(/200 commands, \d+ (s|min)/);
+      const edits = w.fake.calls('editMessageText').filter((c) => c.at >= from && Number(c.params.message_id) === card.message_id);
+      expect(w.fake.calls().filter((c) => c.at >= from && c.status === 429)).toEqual([]);
+      // Progress edits keep the gap; the state's own edit (back to ready) is not progress and goes at once.
+      const progress = edits.filter((c) => !String(c.params.text ?? '').includes('State: ready'));
+      for (let k = 1; k < progress.length; k++) expect(progress[k]!.at - progress[k - 1]!.at).toBeGreaterThanOrEqual(3_000);
+      const rows = await w.sys.db.sessionActivity.count({ where: { sessionId, kind: 'command', subject: { startsWith: 'echo step-' } } });
+      expect(rows).toBe(4 + 200);
+    } finally {
+      w.fake.floodLimit = undefined;
+    }
+  }, 700_000);
 });
