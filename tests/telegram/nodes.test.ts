@@ -109,12 +109,14 @@ describe('two computers in one chat', () => {
     // /status is about the selected computer's active session, token use included.
     await w.waitCard((t) => t.includes('State: ready'), 15_000);
     const usage = await waitUntil('the usage report', async () => (await w.sys.session(a)).usage as { inputTokens: number; outputTokens: number; cachedInputTokens: number } | null, 15_000);
+    await waitUntil('the context use', async () => (await w.sys.session(a)).contextUsed !== null, 15_000);
     const from4 = w.lastId();
     w.say('/status');
     const st = await w.waitFor((m) => m.message_id > from4 && has('Native id')(m));
     expect(st.text?.split('\n')).toEqual([
       'Claude Code · node-1', `Native id: ${nativeA}`, 'State: ready', expect.stringMatching(/^Time left: 11 h 5\d min$/),
-      `Context: ${(usage.inputTokens + usage.cachedInputTokens).toLocaleString('en-US')} tokens`,
+      // The journal's context use (the last request's input, cache reads included) against Claude's window.
+      `Context: ${Math.round(((usage.inputTokens + usage.cachedInputTokens) / 200_000) * 1000) / 10}% of 200,000 tokens · compactions: 0`,
       `Output: ${usage.outputTokens.toLocaleString('en-US')} tokens (last request)`, 'Queue: 0 waiting',
     ]);
 
