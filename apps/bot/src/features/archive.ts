@@ -1,5 +1,5 @@
 import { Composer, InlineKeyboard } from 'grammy';
-import { listArchived } from '@bria/core/services';
+import { listArchive, listArchived } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { cb } from '../card/callback-data.ts';
 import { escapeHtml } from '../render/index.ts';
@@ -32,7 +32,34 @@ export function archive(): Composer<BotContext> {
     if (more) kb.row().text(t('button.more'), cb.encode({ a: 'arch', gen, arg: String(page + 1) }));
     await reply(ctx, lines.join('\n'), { html: true, keyboard: kb });
   };
-  c.command('archive', (ctx) => show(ctx, 0));
+  /**
+   * `/archive <words>`: the same search as the dashboard's, over every computer's closed sessions and
+   * their stored prompts and finals; each hit with the matching lines, the words in bold, and Resume.
+   */
+  const search = async (ctx: BotContext, words: string) => {
+    const { t, deps } = ctx.bria;
+    const page = await listArchive({ db: deps.db }, { search: words, limit: PAGE + 1 });
+    const shown = page.items.slice(0, PAGE);
+    const quoted = words.replace(/\s+/g, ' ').slice(0, 60);
+    if (shown.length === 0) return void (await reply(ctx, t('archive.searchNone', { words: quoted })));
+    const gen = ctx.bria.chat.cardGeneration;
+    const lines = [`<b>${escapeHtml(t('archive.searchTitle', { words: quoted }))}</b>`];
+    const kb = new InlineKeyboard();
+    shown.forEach((s, i) => {
+      const title = (s.title ?? s.firstPrompt ?? t('archive.untitled')).replace(/\s+/g, ' ').slice(0, 80);
+      const when = (s.lastActivityAt ?? s.archivedAt ?? s.createdAt).toISOString().slice(0, 16).replace('T', ' ');
+      lines.push(`${i + 1}. <b>${escapeHtml(title)}</b>\n   ${escapeHtml(`${s.node.name} · ${t(`executor.${s.executor}`)} · ${s.folder} · ${when}`)}`);
+      if (s.match) lines.push(`   <i>${markMatches(s.match.snippet)}</i>`);
+      // A removed computer cannot run it again.
+      if (!s.node.removed) kb.text(`${t('button.resume')} ${i + 1}`, cb.encode({ a: 'resume', gen, sessionId: s.id, arg: 'a' }));
+    });
+    if (page.items.length > PAGE) lines.push(escapeHtml(t('archive.searchMore', { n: PAGE })));
+    await reply(ctx, lines.join('\n'), { html: true, keyboard: kb });
+  };
+  c.command('archive', (ctx) => {
+    const words = typeof ctx.match === 'string' ? ctx.match.trim() : '';
+    return words ? search(ctx, words) : show(ctx, 0);
+  });
   c.callbackQuery(/^arch:/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
     if (!data) return refuseButton(ctx);
@@ -49,4 +76,13 @@ export function archive(): Composer<BotContext> {
     await resumeFromChat(ctx, data.sessionId);
   });
   return c;
+}
+
+/** A search snippet as Telegram HTML: escaped, the matched words (between \u0002 and \u0003) in bold. */
+export function markMatches(snippet: string): string {
+  return snippet.replace(/\s+/g, ' ').slice(0, 300).split('\u0002').map((part, i) => {
+    if (i === 0) return escapeHtml(part.replace(/\u0003/g, ''));
+    const [hit = '', rest = ''] = part.split('\u0003');
+    return `<b>${escapeHtml(hit)}</b>${escapeHtml(rest)}`;
+  }).join('');
 }
