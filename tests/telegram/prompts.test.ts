@@ -98,7 +98,8 @@ describe('a permission request answered from Telegram', () => {
     expect((await w.callbackAnswer(press.callbackQueryId)).text).toBe('Allowed.');
     await w.sys.waitMessages(sessionId, (st) => st.length === before + 1 && st[before] === 'completed', 90_000);
     expect(existsSync(join(folder, 'ran-t4'))).toBe(true);
-    const shown = w.messages().filter((x) => x.from?.is_bot && (x.text?.includes('touch ran-t4') ?? false));
+    // (The card names the command too while it runs: live progress. Only request messages count here.)
+    const shown = w.messages().filter((x) => x.from?.is_bot && (x.text?.startsWith('Permission request') ?? false) && (x.text?.includes('touch ran-t4') ?? false));
     expect(shown).toHaveLength(1);
     const p = await w.sys.db.permissionPrompt.findFirstOrThrow({ where: { sessionId, toolInput: { path: ['command'], equals: 'touch ran-t4' } } });
     expect(await w.sys.db.agentCommand.count({ where: { type: 'answer_permission', payload: { path: ['requestId'], equals: p.id } } })).toBe(1);
