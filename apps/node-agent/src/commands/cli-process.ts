@@ -1,5 +1,5 @@
 import type { SessionHost, SessionIdentity } from '../executors/index.ts';
-import { isAlive, procStat } from '../executors/proc-tree.ts';
+import { isAlive, procStat } from '../executors/process-table.ts';
 
 /** The CLI process is gone: its pid is dead or now names another process (different start time). */
 export async function processGone(id: SessionIdentity): Promise<boolean> {

@@ -1,10 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { procStatsSync } from '../executors/process-table.ts';
+import { normaliseStart } from '../executors/ps-output.ts';
 import { obj, str } from './line-bytes.ts';
 
 // Claude writes `~/.claude/sessions/<pid>.json` while a process holds a session and deletes it on
 // exit. A crash leaves the file behind, so the pid must still be alive, and still be the same
-// process (its start time matches `procStart`) rather than a recycled pid.
+// process (its start time, from the agent's process layer, matches `procStart`) rather than a
+// recycled pid.
 
 export function liveClaudeSessions(claudeHome: string): Set<string> {
   const dir = join(claudeHome, 'sessions');
@@ -15,6 +18,7 @@ export function liveClaudeSessions(claudeHome: string): Set<string> {
   } catch {
     return live;
   }
+  const found: { sessionId: string; pid: number; procStart: unknown }[] = [];
   for (const name of names) {
     if (!/^\d+\.json$/.test(name)) continue;
     let record: Record<string, unknown> | null;
@@ -26,29 +30,47 @@ export function liveClaudeSessions(claudeHome: string): Set<string> {
     const sessionId = record && str(record.sessionId);
     const pid = record && typeof record.pid === 'number' ? record.pid : Number.parseInt(name, 10);
     if (!record || !sessionId || !Number.isInteger(pid) || pid <= 0) continue;
-    if (isAlive(pid, record.procStart)) live.add(sessionId);
+    found.push({ sessionId, pid, procStart: record.procStart });
   }
+  // One look at all of them (a discovery scan runs up to every 150 ms while journals grow).
+  const signalledNow = found.filter((f) => signalled(f.pid));
+  const starts = startTimes(signalledNow.map((f) => f.pid));
+  for (const f of signalledNow) if (sameStart(starts.get(f.pid) ?? null, f.procStart)) live.add(f.sessionId);
   return live;
 }
 
 export function isAlive(pid: number, procStart?: unknown): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  if (typeof procStart !== 'string' && typeof procStart !== 'number') return true;
-  const started = processStartTicks(pid);
-  return started === null || started === String(procStart);
+  return signalled(pid) && sameStart(startTimes([pid]).get(pid) ?? null, procStart);
 }
 
-function processStartTicks(pid: number): string | null {
+function signalled(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime); the command name in field 2 may contain spaces, so count after ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+function startTimes(pids: number[]): Map<number, string> {
+  try {
+    return new Map([...procStatsSync(pids)].map(([pid, st]) => [pid, st.startTime]));
+  } catch {
+    return new Map(); // `ps` could not run: alive as far as the signal can tell
+  }
+}
+
+function sameStart(started: string | null, procStart: unknown): boolean {
+  if (typeof procStart !== 'string' && typeof procStart !== 'number') return true;
+  return started === null || !sameForm(started, String(procStart)) || started === normaliseStart(String(procStart));
+}
+
+/**
+ * Claude records `procStart` as it reads it: /proc's clock ticks on Linux, `ps -o lstart=` (C locale,
+ * UTC) elsewhere, which is what the agent's /proc and portable layers hold. Only a token of the same
+ * form can be compared: on Linux with the portable layer forced, Claude's ticks are not, and the
+ * signal alone decides (a recycled pid would then read as live).
+ */
+function sameForm(a: string, b: string): boolean {
+  return /^\d+$/.test(a) === /^\d+$/.test(b);
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaneStates, Tmux } from '../tmux/tmux.ts';
-import { isAliveSync, procStatSync, processTreeSync } from './proc-tree.ts';
+import { isAliveSync, procStatSync, processTreeSync } from './process-table.ts';
 import { detectBlockingPrompt } from './screen.ts';
 import type { SessionIdentity } from './types.ts';
 

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tmux } from '../tmux/tmux.ts';
-import { childrenOf, isAlive, procExists, processTree, procStat } from './proc-tree.ts';
+import { childrenOf, isAlive, procExists, processTree, procStat } from './process-table.ts';
 import { detectBlockingPrompt, isAtPrompt } from './screen.ts';
 import type { ExecutorDriver, SessionIdentity } from './types.ts';
 
