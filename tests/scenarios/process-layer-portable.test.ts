@@ -27,6 +27,31 @@ describe('the agent under test', () => {
     await sys.close(s.id);
     await sys.waitState(s.id, 'Archived');
   });
+
+  it('switching the layer between agent runs re-attaches the same running CLI, both ways (never a second CLI, never a false exit)', async () => {
+    const s = await sys.createSession('codex', sys.folder('layer-switch'));
+    await sys.send(s.id, 'before the switch');
+    await sys.waitMessages(s.id, (st) => st[0] === 'completed');
+    const before = await sys.identity(s.id);
+    let n = 1;
+    for (const layer of ['proc', 'portable']) {
+      await sys.killAgent();
+      await sys.waitState(s.id, 'AwaitingRecovery', 20_000);
+      await sys.startAgent({ env: { BRIA_AGENT_PROCESS_LAYER: layer } });
+      await sys.waitState(s.id, 'Ready', 30_000);
+      await sys.send(s.id, `after switching to ${layer}`);
+      n += 1;
+      await sys.waitMessages(s.id, (st) => st.length === n && st[n - 1] === 'completed', 60_000);
+      const after = await sys.identity(s.id);
+      expect(after.cliPid).toBe(before.cliPid);
+      expect(after.paneId).toBe(before.paneId);
+      expect((await sys.evidence(s.id)).filter((e) => e.event === 'reattached').length).toBe(n - 1);
+      expect((await sys.evidence(s.id)).some((e) => ['process_exited_verified', 'reattach_refused'].includes(e.event))).toBe(false);
+    }
+    expect(sys.agentLog()).toMatch(/"layer":"proc"/);
+    await sys.close(s.id);
+    await sys.waitState(s.id, 'Archived');
+  });
 });
 
 lifecycleScenarios(() => sys);

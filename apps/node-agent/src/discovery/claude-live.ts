@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { procStatsSync } from '../executors/process-table.ts';
-import { normaliseStart } from '../executors/ps-output.ts';
+import { procStatsSync, sameStart } from '../executors/process-table.ts';
 import { obj, str } from './line-bytes.ts';
 
 // Claude writes `~/.claude/sessions/<pid>.json` while a process holds a session and deletes it on
@@ -35,12 +34,12 @@ export function liveClaudeSessions(claudeHome: string): Set<string> {
   // One look at all of them (a discovery scan runs up to every 150 ms while journals grow).
   const signalledNow = found.filter((f) => signalled(f.pid));
   const starts = startTimes(signalledNow.map((f) => f.pid));
-  for (const f of signalledNow) if (sameStart(starts.get(f.pid) ?? null, f.procStart)) live.add(f.sessionId);
+  for (const f of signalledNow) if (sameProcess(starts.get(f.pid) ?? null, f.procStart)) live.add(f.sessionId);
   return live;
 }
 
 export function isAlive(pid: number, procStart?: unknown): boolean {
-  return signalled(pid) && sameStart(startTimes([pid]).get(pid) ?? null, procStart);
+  return signalled(pid) && sameProcess(startTimes([pid]).get(pid) ?? null, procStart);
 }
 
 function signalled(pid: number): boolean {
@@ -60,17 +59,12 @@ function startTimes(pids: number[]): Map<number, string> {
   }
 }
 
-function sameStart(started: string | null, procStart: unknown): boolean {
-  if (typeof procStart !== 'string' && typeof procStart !== 'number') return true;
-  return started === null || !sameForm(started, String(procStart)) || started === normaliseStart(String(procStart));
-}
-
 /**
  * Claude records `procStart` as it reads it: /proc's clock ticks on Linux, `ps -o lstart=` (C locale,
- * UTC) elsewhere, which is what the agent's /proc and portable layers hold. Only a token of the same
- * form can be compared: on Linux with the portable layer forced, Claude's ticks are not, and the
- * signal alone decides (a recycled pid would then read as live).
+ * UTC) elsewhere — the two forms the agent's layers hold (`sameStart` compares across them on Linux).
+ * When the start cannot be read or compared, the signal alone decides.
  */
-function sameForm(a: string, b: string): boolean {
-  return /^\d+$/.test(a) === /^\d+$/.test(b);
+function sameProcess(started: string | null, procStart: unknown): boolean {
+  if (typeof procStart !== 'string' && typeof procStart !== 'number') return true;
+  return started === null || sameStart(String(procStart), started) !== false;
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaneStates, Tmux } from '../tmux/tmux.ts';
-import { isAliveSync, procStatSync, processTreeSync } from './process-table.ts';
+import { isAliveSync, procStatSync, processTreeSync, sameStart } from './process-table.ts';
 import { detectBlockingPrompt } from './screen.ts';
 import type { SessionIdentity } from './types.ts';
 
@@ -12,7 +12,7 @@ export type Health =
 export async function probeHealth(tmux: Tmux, id: SessionIdentity): Promise<Health> {
   const pane = await tmux.paneInfo(id.paneId);
   const st = procStatSync(id.cliPid);
-  const cliAlive = st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime;
+  const cliAlive = st !== null && st.state !== 'Z' && sameStart(id.cliStartTime, st.startTime) !== false;
   if (pane && !pane.dead && cliAlive) return { alive: true, pids: processTreeSync(id.panePid) };
   return { alive: false, paneDead: pane?.dead ?? true, paneGone: pane === null, cliAlive };
 }
@@ -144,7 +144,7 @@ export class HealthMonitor {
         return;
       }
       const st = procStatSync(id.cliPid);
-      if (st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime) {
+      if (st !== null && st.state !== 'Z' && sameStart(id.cliStartTime, st.startTime) !== false) {
         if (working) await this.checkBlocked();
         return;
       }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../env.ts';
-import { chooseProcessLayer, procTable, type ProcessTable } from './process-table.ts';
+import { chooseProcessLayer, procTable, type ProcessTable, sameStart, ticksToLstart } from './process-table.ts';
 import { portableTable as portable } from './process-table-portable.ts';
 
 const layers: ProcessTable[] = [procTable, portable];
@@ -55,6 +55,15 @@ describe('process layers agree on live processes', () => {
     expect((await procTable.procStat(pid))!.startTime).toMatch(/^\d+$/);
     // Another process started in another second has another token (the token is not constant).
     expect((await portable.procStat(1))!.startTime).not.toBe((await portable.procStat(pid))!.startTime);
+    // Across layers (BRIA_AGENT_PROCESS_LAYER changed with CLIs running): ticks turned into lstart as
+    // procps does, to the exact text.
+    const ticks = (await procTable.procStat(pid))!.startTime;
+    const text = (await portable.procStat(pid))!.startTime;
+    expect(ticksToLstart(ticks)).toBe(text);
+    expect(sameStart(ticks, text)).toBe(true);
+    expect(sameStart(text, ticks)).toBe(true);
+    expect(sameStart(ticks, (await portable.procStat(1))!.startTime)).toBe(false);
+    expect(sameStart((await procTable.procStat(1))!.startTime, text)).toBe(false);
 
     process.kill(kids[0]!, 'SIGKILL');
     sh.kill('SIGKILL');
@@ -96,6 +105,18 @@ describe('process layers agree on live processes', () => {
         expect(await t.isAlive(pid), `${t.layer} ${pid}`).toBe(false);
       }
     }
+  });
+});
+
+describe('start tokens', () => {
+  it('compare as text within a form (lstart padding aside), never across unknown forms', () => {
+    expect(sameStart('987654', '987654')).toBe(true);
+    expect(sameStart('987654', '987655')).toBe(false);
+    expect(sameStart('Fri Dec  4 14:02:52 2026', 'Fri Dec 4 14:02:52 2026')).toBe(true);
+    expect(sameStart('Fri Dec 4 14:02:52 2026', 'Fri Dec 4 14:02:53 2026')).toBe(false);
+    expect(sameStart('', '987654')).toBe(false);
+    expect(sameStart('', 'Fri Dec 4 14:02:52 2026')).toBe(false);
+    expect(sameStart('1', 'Mon Jan 5 10:00:00 2026')).toBe(false);
   });
 });
 

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import * as proc from './proc-tree.ts';
 import type { ProcStat } from './proc-tree.ts';
 import { portableTable } from './process-table-portable.ts';
+import { normaliseStart } from './ps-output.ts';
 
 export type { ProcStat } from './proc-tree.ts';
 
@@ -8,9 +10,7 @@ export type { ProcStat } from './proc-tree.ts';
  * Everything the agent learns about processes (trees, start time, liveness, exit) goes through one
  * of these. `startTime` is an opaque token: with the pid it names one process, and it is compared
  * only with a token of the same layer (Linux /proc: field 22 of stat, clock ticks since boot;
- * portable: `ps` `lstart`, see ps-output.ts). Identities recorded under one layer therefore do not
- * match under the other: switching layers makes running CLIs foreign to the agent (never re-bound
- * to a process that might be another one), as a recycled pid would.
+ * portable: `ps` `lstart`, see ps-output.ts); compare two tokens with `sameStart`, never as text.
  */
 export interface ProcessTable {
   readonly layer: ProcessLayer;
@@ -85,3 +85,46 @@ export const procStatSync = (pid: number) => current.procStatSync(pid);
 export const isAliveSync = (pid: number) => current.isAliveSync(pid);
 export const processTreeSync = (pid: number) => current.processTreeSync(pid);
 export const procStatsSync = (pids: readonly number[]) => current.procStatsSync(pids);
+
+const TICKS = /^\d+$/;
+const LSTART = /^[A-Z][a-z]{2} [A-Z][a-z]{2} \d{1,2} \d{2}:\d{2}:\d{2} \d{4}$/;
+const USER_HZ = 100; // /proc's clock ticks: sysconf(_SC_CLK_TCK), 100 on every Linux architecture
+
+/**
+ * Whether a recorded start token and a current one name the same process start. Tokens of one form
+ * compare as text (spaces of `lstart` normalised). /proc ticks and `ps` `lstart` meet only when
+ * BRIA_AGENT_PROCESS_LAYER changed between two agent runs while CLIs kept running: on Linux the
+ * ticks are turned into `lstart` exactly as procps does (boot time + ticks / USER_HZ, whole
+ * seconds, UTC); where that cannot be done the answer is null — cannot tell, which callers must
+ * treat as neither "the same process" nor "gone" (a CLI is never reported exited, nor doubled by a
+ * second one, on a guess).
+ */
+export function sameStart(recorded: string, current: string): boolean | null {
+  const a = normaliseStart(recorded);
+  const b = normaliseStart(current);
+  const ticksA = TICKS.test(a);
+  const ticksB = TICKS.test(b);
+  if (ticksA === ticksB || !(LSTART.test(a) || LSTART.test(b))) return a === b;
+  const asLstart = ticksToLstart(ticksA ? a : b);
+  return asLstart === null ? null : asLstart === (ticksA ? b : a);
+}
+
+let bootTime: number | null | undefined;
+
+/** `ps`'s `lstart` (C locale, UTC) for a /proc start in clock ticks; null without /proc/stat. */
+export function ticksToLstart(ticks: string): string | null {
+  if (bootTime === undefined) {
+    try {
+      bootTime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? Number.NaN);
+      if (!Number.isFinite(bootTime)) bootTime = null;
+    } catch {
+      bootTime = null;
+    }
+  }
+  if (bootTime === null) return null;
+  const d = new Date((bootTime + Math.floor(Number(ticks) / USER_HZ)) * 1000);
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][d.getUTCDay()];
+  const mon = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()];
+  const time = d.toISOString().slice(11, 19);
+  return `${day} ${mon} ${d.getUTCDate()} ${time} ${d.getUTCFullYear()}`;
+}
