@@ -40,8 +40,13 @@ export interface DeathReport {
  *    kept for the death report) every IDLE_PROBE_MS, as a safety net; nothing in between.
  *  - a turn running: a tick every `intervalMs` looks for a question on screen (one capture), and a
  *    full probe every FULL_PROBE_EVERY ticks refreshes the process tree (tools come and go).
- * Without the subscription (no control client): each tick (`intervalMs`) reads the CLI's /proc stat
- * (a few µs) and a full probe runs every FULL_PROBE_EVERY ticks, or at once when the CLI is gone.
+ * Without the subscription (no control client): each tick (`intervalMs`) reads the CLI's stat and a
+ * full probe runs every FULL_PROBE_EVERY ticks, or at once when the CLI is gone.
+ * What a read costs depends on the process layer (process-table.ts; docs/benchmarks.md, "Process
+ * layers"): /proc, a few µs per stat and 0.7 ms per full probe; the portable layer runs `ps`
+ * synchronously, ~10 ms per stat and ~30 ms per full probe (a stat and a tree), mostly in the `ps`
+ * child. The event-driven rhythm above keeps that to one probe a minute per idle session; the
+ * polling fallback with the portable layer pays one `ps` per session per tick.
  */
 const FULL_PROBE_EVERY = 15;
 const IDLE_PROBE_MS = 60_000;
