@@ -5,32 +5,36 @@ import { childrenIn, PS_COLUMNS, PS_ENV, parsePsTable, treeIn } from './ps-outpu
 
 // The process layer for systems without /proc (macOS), and for Linux when forced
 // (BRIA_AGENT_PROCESS_LAYER=portable): every answer comes from `ps` output, no native addon.
-//  - one process: `ps -ww -o … -p <pid>`; none: exit status 1 with no output (procps and BSD ps);
+//  - some processes: `ps -ww -o … -p <pid> … -p <agent pid>`;
 //  - children and trees: one `ps -A` snapshot, walked in memory (never one `ps` per pid).
-// A `ps` that cannot run at all (missing, killed, timed out) throws: "cannot tell" must never read
-// as "the process is gone", which would report a live CLI as dead.
+// An answer is trusted only when it lists the agent itself: then a pid missing from it is gone.
+// Exit statuses and stderr are not relied on (procps exits 1 both for "no such process" and for a
+// usage error); a `ps` that cannot run, is killed or times out throws, so "cannot tell" never
+// reads as "the process is gone", which would report a live CLI as dead.
 
 const TIMEOUT_MS = 5_000;
-const ONE = (pid: number) => ['-ww', '-o', PS_COLUMNS, '-p', String(pid)];
+const MAX_BUFFER = 16 * 1024 * 1024;
+const SOME = (pids: readonly number[]) => ['-ww', '-o', PS_COLUMNS, ...[...pids, process.pid].flatMap((p) => ['-p', String(p)])];
 const ALL = ['-A', '-ww', '-o', PS_COLUMNS];
 
-/** stdout, or '' when `ps` says "no such process" (status 1, nothing printed); throws otherwise. */
-function output(status: number | null, stdout: string, stderr: string, error: Error | undefined, args: string[]): string {
-  if (error) throw new Error(`ps ${args.join(' ')}: ${error.message}`);
-  if (status === 0 || (status === 1 && stdout.trim() === '')) return stdout;
-  throw new Error(`ps ${args.join(' ')}: exit ${status}: ${stderr.trim().slice(0, 200)}`);
+/** The rows of one `ps` run, if it listed `self` (the process asking); throws otherwise. */
+export function psRows(r: { status: number | null; stdout: string; stderr: string; error?: Error }, args: readonly string[], self = process.pid): ProcStat[] {
+  if (r.error) throw new Error(`ps ${args.join(' ')}: ${r.error.message}`);
+  const rows = parsePsTable(r.stdout);
+  if (!rows.some((x) => x.pid === self)) throw new Error(`ps ${args.join(' ')}: exit ${r.status}, this process not listed: ${r.stderr.trim().slice(0, 200)}`);
+  return rows;
 }
 
-function runPs(args: string[]): Promise<string> {
+function runPs(args: string[]): Promise<ProcStat[]> {
   return new Promise((resolve, reject) => {
-    execFile('ps', args, { env: PS_ENV, timeout: TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      // execFile reports a non-zero exit as an error with a numeric `code`; only a spawn failure
-      // (string code such as ENOENT) or a kill (timeout) is a real failure.
+    execFile('ps', args, { env: PS_ENV, timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, encoding: 'utf8' }, (err, stdout, stderr) => {
+      // A non-zero exit is an error with a numeric `code`; a spawn failure (ENOENT) has a string
+      // code, and a timeout sets `killed`: those are failures whatever was printed.
       const e = err as (NodeJS.ErrnoException & { killed?: boolean }) | null;
       const status = e ? (typeof e.code === 'number' ? e.code : null) : 0;
       const failed = e && (status === null || e.killed) ? e : undefined;
       try {
-        resolve(output(status, stdout, stderr, failed, args));
+        resolve(psRows({ status, stdout, stderr, error: failed }, args));
       } catch (x) {
         reject(x);
       }
@@ -38,32 +42,32 @@ function runPs(args: string[]): Promise<string> {
   });
 }
 
-function runPsSync(args: string[]): string {
-  const r = spawnSync('ps', args, { env: PS_ENV, timeout: TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' });
-  return output(r.status, r.stdout ?? '', r.stderr ?? '', r.error, args);
+function runPsSync(args: string[]): ProcStat[] {
+  const r = spawnSync('ps', args, { env: PS_ENV, timeout: TIMEOUT_MS, maxBuffer: MAX_BUFFER, encoding: 'utf8' });
+  return psRows({ status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', error: r.error }, args);
 }
 
 const valid = (pid: number) => Number.isInteger(pid) && pid > 0;
-const one = (text: string, pid: number) => parsePsTable(text).find((r) => r.pid === pid) ?? null;
+const find = (rows: ProcStat[], pid: number) => rows.find((r) => r.pid === pid) ?? null;
 const running = (st: ProcStat | null) => st !== null && st.state !== 'Z' && st.state !== 'X';
-const stat = async (pid: number) => (valid(pid) ? one(await runPs(ONE(pid)), pid) : null);
-const statSync = (pid: number) => (valid(pid) ? one(runPsSync(ONE(pid)), pid) : null);
+const stat = async (pid: number) => (valid(pid) ? find(await runPs(SOME([pid])), pid) : null);
+const statSync = (pid: number) => (valid(pid) ? find(runPsSync(SOME([pid])), pid) : null);
 
 export const portableTable: ProcessTable = {
   layer: 'portable',
-  childrenOf: async (pid) => (valid(pid) ? childrenIn(parsePsTable(await runPs(ALL)), pid) : []),
-  processTree: async (pid) => (valid(pid) ? treeIn(parsePsTable(await runPs(ALL)), pid) : []),
+  childrenOf: async (pid) => (valid(pid) ? childrenIn(await runPs(ALL), pid) : []),
+  processTree: async (pid) => (valid(pid) ? treeIn(await runPs(ALL), pid) : []),
   procStat: stat,
   isAlive: async (pid) => running(await stat(pid)),
   procExists: async (pid) => (await stat(pid)) !== null,
   procStatSync: statSync,
   isAliveSync: (pid) => running(statSync(pid)),
-  processTreeSync: (pid) => (valid(pid) ? treeIn(parsePsTable(runPsSync(ALL)), pid) : []),
+  processTreeSync: (pid) => (valid(pid) ? treeIn(runPsSync(ALL), pid) : []),
   procStatsSync: (pids) => {
     const wanted = [...new Set(pids.filter(valid))];
     if (wanted.length === 0) return new Map();
     // Repeated `-p` (not a comma list): both procps and BSD ps take it.
-    const rows = parsePsTable(runPsSync(['-ww', '-o', PS_COLUMNS, ...wanted.flatMap((p) => ['-p', String(p)])]));
+    const rows = runPsSync(SOME(wanted));
     return new Map(rows.filter((r) => wanted.includes(r.pid)).map((r) => [r.pid, r]));
   },
 };

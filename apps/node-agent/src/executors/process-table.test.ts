@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../env.ts';
 import { chooseProcessLayer, procTable, type ProcessTable, sameStart, ticksToLstart } from './process-table.ts';
-import { portableTable as portable } from './process-table-portable.ts';
+import { portableTable as portable, psRows } from './process-table-portable.ts';
 
 const layers: ProcessTable[] = [procTable, portable];
 const started: ChildProcess[] = [];
@@ -105,6 +105,21 @@ describe('process layers agree on live processes', () => {
         expect(await t.isAlive(pid), `${t.layer} ${pid}`).toBe(false);
       }
     }
+  });
+});
+
+describe('ps answers', () => {
+  it('are trusted only when they list the asking process; a usage error, a kill or a missing ps throws', () => {
+    const args = ['-p', '7', '-p', '42'];
+    const self = '   42     1 S    Fri Dec  4 14:02:52 2026 node\n';
+    expect(psRows({ status: 0, stdout: `    7     1 S    Fri Dec  4 14:02:53 2026 sleep\n${self}`, stderr: '' }, args, 42).map((r) => r.pid)).toEqual([7, 42]);
+    // The asked-for process is gone: only the asker is listed (whatever the status says).
+    expect(psRows({ status: 0, stdout: self, stderr: '' }, args, 42).map((r) => r.pid)).toEqual([42]);
+    expect(psRows({ status: 1, stdout: self, stderr: '' }, args, 42).map((r) => r.pid)).toEqual([42]);
+    // procps, captured: `ps -o foo= -p 1` → status 1, nothing on stdout, the complaint on stderr.
+    expect(() => psRows({ status: 1, stdout: '', stderr: 'error: unknown user-defined format specifier "foo"\n\nUsage:\n ps [options]' }, args, 42)).toThrow(/format specifier/);
+    expect(() => psRows({ status: 1, stdout: '', stderr: '' }, args, 42)).toThrow(/not listed/);
+    expect(() => psRows({ status: null, stdout: self, stderr: '', error: new Error('spawnSync ps ETIMEDOUT') }, args, 42)).toThrow(/ETIMEDOUT/);
   });
 });
 
