@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Executor, procAlive, procStartTime, type System, waitUntil } from '../../packages/testkit/src/system.ts';
+import { type Executor, isRecordedProcess, procAlive, type System, waitUntil } from '../../packages/testkit/src/system.ts';
 import { assertInvariants, reached } from './invariants.ts';
 
 /** A CLI crash (exact resume) and an agent outage (re-attach to the same CLI) per executor, on `system()`'s agent. */
@@ -35,7 +35,8 @@ export function faultScenarios(system: () => System): void {
       const now = await sys.identity(s.id);
       expect(now.nativeId).toBe(native);
       expect(now.cliPid).not.toBe(old.cliPid);
-      expect(procAlive(old.cliPid) && procStartTime(old.cliPid) === old.cliStartTime).toBe(false);
+      expect(isRecordedProcess(old.cliPid, old.cliStartTime)).toBe(false);
+      expect(isRecordedProcess(now.cliPid, now.cliStartTime)).toBe(true);
       expect(procAlive(now.cliPid)).toBe(true);
       // The turn the dead process held is not typed again; its outcome is unknown (no evidence), never a guess.
       expect(msgs[1]!.status).toBe('unknown');
@@ -75,6 +76,7 @@ export function faultScenarios(system: () => System): void {
       const after = await sys.identity(s.id);
       expect(after.cliPid).toBe(before.cliPid);
       expect(after.cliStartTime).toBe(before.cliStartTime);
+      expect(isRecordedProcess(after.cliPid, after.cliStartTime)).toBe(true);
       expect(after.paneId).toBe(before.paneId);
       expect((await sys.session(s.id)).nodeId).toBe(sys.nodeId);
       for (const t of [`before outage ${executor} one`, `SLOW outage ${executor} two`, `during outage ${executor} three`]) expect(reached(sys, executor, native, t)).toBe(1);

@@ -276,3 +276,19 @@ export function procStartTime(pid: number): string | null {
     return null;
   }
 }
+
+/**
+ * Whether `pid` is alive and is the process the agent recorded with start token `token`, in either
+ * process layer's form: /proc ticks, or `ps` `lstart` (BRIA_AGENT_PROCESS_LAYER=portable), read
+ * here with ps itself (C locale, UTC) rather than with the agent's code.
+ */
+export function isRecordedProcess(pid: number, token: string): boolean {
+  if (!procAlive(pid)) return false;
+  if (/^\d+$/.test(token)) return procStartTime(pid) === token;
+  try {
+    const lstart = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' } });
+    return lstart.trim().replace(/\s+/g, ' ') === token.trim().replace(/\s+/g, ' ');
+  } catch {
+    return false;
+  }
+}

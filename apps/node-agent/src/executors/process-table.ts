@@ -8,9 +8,9 @@ export type { ProcStat } from './proc-tree.ts';
 
 /**
  * Everything the agent learns about processes (trees, start time, liveness, exit) goes through one
- * of these. `startTime` is an opaque token: with the pid it names one process, and it is compared
- * only with a token of the same layer (Linux /proc: field 22 of stat, clock ticks since boot;
- * portable: `ps` `lstart`, see ps-output.ts); compare two tokens with `sameStart`, never as text.
+ * of these. `startTime` is an opaque token that with the pid names one process (Linux /proc: field
+ * 22 of stat, clock ticks since boot; portable: `ps` `lstart`, see ps-output.ts); two tokens are
+ * compared with `sameStart`, which also meets the other layer's form, never as plain text.
  */
 export interface ProcessTable {
   readonly layer: ProcessLayer;
