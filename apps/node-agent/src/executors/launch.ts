@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tmux } from '../tmux/tmux.ts';
-import { childrenOf, isAlive, procExists, processTree, procStat, sameStart } from './process-table.ts';
+import { childrenOf, isAlive, processTree, procStat, procStats, sameStart } from './process-table.ts';
 import { detectBlockingPrompt, isAtPrompt } from './screen.ts';
 import type { ExecutorDriver, SessionIdentity } from './types.ts';
 
@@ -72,10 +72,10 @@ export interface CloseEvidence {
   elapsedMs: number;
 }
 
+/** The pids that still exist (zombies included), in one look. */
 async function allGone(pids: number[]): Promise<number[]> {
-  const left: number[] = [];
-  for (const p of pids) if (await procExists(p)) left.push(p);
-  return left;
+  const found = await procStats(pids);
+  return pids.filter((p) => found.has(p));
 }
 
 async function waitGone(tmux: Tmux, pids: number[], ms: number, nudges: { count: number }): Promise<number[]> {

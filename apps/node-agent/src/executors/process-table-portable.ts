@@ -5,7 +5,8 @@ import { childrenIn, PS_COLUMNS, PS_ENV, parsePsTable, treeIn } from './ps-outpu
 
 // The process layer for systems without /proc (macOS), and for Linux when forced
 // (BRIA_AGENT_PROCESS_LAYER=portable): every answer comes from `ps` output, no native addon.
-//  - some processes: `ps -ww -o … -p <pid> … -p <agent pid>`;
+//  - some processes: `ps -ww -o … -p <pid> … -p <agent pid>` (repeated `-p`, not a comma list:
+//    both procps and BSD ps take it);
 //  - children and trees: one `ps -A` snapshot, walked in memory (never one `ps` per pid).
 // An answer is trusted only when it lists the agent itself: then a pid missing from it is gone.
 // Exit statuses and stderr are not relied on (procps exits 1 both for "no such process" and for a
@@ -48,6 +49,7 @@ function runPsSync(args: string[]): ProcStat[] {
 }
 
 const valid = (pid: number) => Number.isInteger(pid) && pid > 0;
+const only = (rows: ProcStat[], wanted: number[]) => new Map(rows.filter((r) => wanted.includes(r.pid)).map((r) => [r.pid, r]));
 const find = (rows: ProcStat[], pid: number) => rows.find((r) => r.pid === pid) ?? null;
 const running = (st: ProcStat | null) => st !== null && st.state !== 'Z' && st.state !== 'X';
 const stat = async (pid: number) => (valid(pid) ? find(await runPs(SOME([pid])), pid) : null);
@@ -63,11 +65,12 @@ export const portableTable: ProcessTable = {
   procStatSync: statSync,
   isAliveSync: (pid) => running(statSync(pid)),
   processTreeSync: (pid) => (valid(pid) ? treeIn(runPsSync(ALL), pid) : []),
+  procStats: async (pids) => {
+    const wanted = [...new Set(pids.filter(valid))];
+    return wanted.length === 0 ? new Map() : only(await runPs(SOME(wanted)), wanted);
+  },
   procStatsSync: (pids) => {
     const wanted = [...new Set(pids.filter(valid))];
-    if (wanted.length === 0) return new Map();
-    // Repeated `-p` (not a comma list): both procps and BSD ps take it.
-    const rows = runPsSync(SOME(wanted));
-    return new Map(rows.filter((r) => wanted.includes(r.pid)).map((r) => [r.pid, r]));
+    return wanted.length === 0 ? new Map() : only(runPsSync(SOME(wanted)), wanted);
   },
 };

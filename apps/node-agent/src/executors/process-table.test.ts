@@ -46,6 +46,8 @@ describe('process layers agree on live processes', () => {
       expect(t.procStatSync(pid)?.startTime, t.layer).toBe(st.startTime);
       expect(t.procStatsSync([pid, ...kids, 999_999_999]).get(pid)?.startTime, t.layer).toBe(st.startTime);
       expect([...t.procStatsSync([pid, ...kids]).keys()].sort(), t.layer).toEqual(sorted([pid, ...kids]));
+      expect(sorted([...(await t.procStats([pid, ...kids, 999_999_999])).keys()]), t.layer).toEqual(sorted([pid, ...kids]));
+      expect((await t.procStats([pid])).get(pid)?.startTime, t.layer).toBe(st.startTime);
       expect(await t.isAlive(pid), t.layer).toBe(true);
       expect(t.isAliveSync(pid), t.layer).toBe(true);
     }
@@ -76,6 +78,7 @@ describe('process layers agree on live processes', () => {
       expect(t.procStatSync(pid), t.layer).toBeNull();
       expect(await t.processTree(pid), t.layer).toEqual([]);
       expect(await t.childrenOf(pid), t.layer).toEqual([]);
+      expect((await t.procStats([pid])).size, t.layer).toBe(0);
     }
   });
 
@@ -92,6 +95,7 @@ describe('process layers agree on live processes', () => {
       expect(await t.isAlive(zombie!), t.layer).toBe(false);
       expect(t.isAliveSync(zombie!), t.layer).toBe(false);
       expect(await t.procExists(zombie!), t.layer).toBe(true);
+      expect((await t.procStats([zombie!])).get(zombie!)?.state, t.layer).toBe('Z');
       expect(await t.childrenOf(pid), t.layer).toEqual([zombie]);
       expect(await t.processTree(pid), t.layer).toEqual([pid]);
       expect(t.processTreeSync(pid), t.layer).toEqual([pid]);

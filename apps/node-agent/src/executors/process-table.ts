@@ -28,6 +28,7 @@ export interface ProcessTable {
   isAliveSync(pid: number): boolean;
   processTreeSync(pid: number): number[];
   /** Several processes in one look (one `ps` for the portable layer); the missing ones are absent. */
+  procStats(pids: readonly number[]): Promise<Map<number, ProcStat>>;
   procStatsSync(pids: readonly number[]): Map<number, ProcStat>;
 }
 
@@ -39,6 +40,14 @@ export const procTable: ProcessTable = {
   layer: 'proc',
   childrenOf: proc.childrenOf, processTree: proc.processTree, procStat: proc.procStat, isAlive: proc.isAlive,
   procExists: proc.procExists, procStatSync: proc.procStatSync, isAliveSync: proc.isAliveSync, processTreeSync: proc.processTreeSync,
+  procStats: async (pids) => {
+    const out = new Map<number, ProcStat>();
+    for (const pid of pids) {
+      const st = await proc.procStat(pid);
+      if (st) out.set(pid, st);
+    }
+    return out;
+  },
   procStatsSync: (pids) => {
     const out = new Map<number, ProcStat>();
     for (const pid of pids) {
@@ -84,6 +93,7 @@ export const procExists = (pid: number) => current.procExists(pid);
 export const procStatSync = (pid: number) => current.procStatSync(pid);
 export const isAliveSync = (pid: number) => current.isAliveSync(pid);
 export const processTreeSync = (pid: number) => current.processTreeSync(pid);
+export const procStats = (pids: readonly number[]) => current.procStats(pids);
 export const procStatsSync = (pids: readonly number[]) => current.procStatsSync(pids);
 
 const TICKS = /^\d+$/;
