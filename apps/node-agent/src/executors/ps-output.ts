@@ -19,8 +19,13 @@ const LINE = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+([A-Z][a-z]{2}\s+[A-Z][a-z]{2}\s+\d{1,
  * One line of that output, or null when it is not one. `state` is the first letter of `stat` (the
  * rest are flags: `s` session leader, `+` foreground, `l` threaded, `<`/`N` priority); Z is a
  * zombie on both systems. `startTime` is `lstart` with its spaces collapsed: with the pid it names
- * one process (the kernel's start time of that process, to the second, never recomputed from a
- * moving clock the way `etime` is), and it is the same text on every call.
+ * one process, to the second, and it is the same text on every call. Why `lstart` and not a start
+ * derived from `etime`/`etimes` (now − elapsed): that one moves by a second between two calls as
+ * the two clocks' roundings meet, so it could not be compared as a token (and `etimes` is a procps
+ * keyword, not one macOS's ps(1) is known to take). macOS keeps each process's start as an absolute
+ * time, so its `lstart` does not move; procps computes it as boot time + start ticks, where the
+ * boot time (/proc/stat `btime`) moves if the wall clock is stepped (settimeofday, a VM resumed) —
+ * one reason Linux keeps /proc by default.
  */
 export function parsePsLine(line: string): ProcStat | null {
   const m = LINE.exec(line.replace(/\s+$/, ''));
