@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defaultDataDir, parseEnv, zLogLevel } from '@bria/core/env';
 import { cliEnvironment } from './cli-env.ts';
+import { chooseProcessLayer, PROCESS_LAYERS, type ProcessLayer } from './executors/process-table.ts';
 
 /** The node agent's configuration: flags win over environment variables. */
 const zAgentEnv = z.object({
@@ -19,6 +20,12 @@ const zAgentEnv = z.object({
    * is this + 30 s).
    */
   BRIA_PERMISSION_WAIT_MINUTES: z.coerce.number().min(0.1).max(600).default(30),
+  /**
+   * Where the agent learns about processes (the CLIs' trees, start times, liveness, exit): `proc`
+   * reads Linux's /proc (the default on Linux), `portable` parses `ps` output (always used on macOS;
+   * on Linux it runs the same code paths as on a Mac, which is how CI verifies them).
+   */
+  BRIA_AGENT_PROCESS_LAYER: z.enum(PROCESS_LAYERS).optional(),
   LOG_LEVEL: zLogLevel,
 });
 
@@ -37,9 +44,11 @@ export interface AgentConfig {
    * without Bria's variables (cli-env.ts).
    */
   cliEnv?: Readonly<Record<string, string | undefined>>;
+  /** BRIA_AGENT_PROCESS_LAYER, resolved for this system (executors/process-table.ts). */
+  processLayer?: ProcessLayer;
 }
 
-export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentConfig {
+export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): AgentConfig {
   const { values } = parseArgs({
     args: argv,
     options: { hub: { type: 'string' }, token: { type: 'string' }, dir: { type: 'string' } },
@@ -61,5 +70,6 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
     logLevel: e.LOG_LEVEL,
     permissionWaitMs: Math.round(e.BRIA_PERMISSION_WAIT_MINUTES * 60_000),
     cliEnv: cliEnvironment(env),
+    processLayer: chooseProcessLayer({ platform, forced: e.BRIA_AGENT_PROCESS_LAYER }),
   };
 }

@@ -41,7 +41,8 @@ import { waitUntil } from './wait.ts';
 
 export { waitUntil };
 
-export async function startSystem(o: { executors?: Executor[]; slowChunks?: number; slowChunkMs?: number } = {}) {
+/** `agentEnv`: added to every agent this system starts (e.g. BRIA_AGENT_PROCESS_LAYER=portable). */
+export async function startSystem(o: { executors?: Executor[]; slowChunks?: number; slowChunkMs?: number; agentEnv?: Record<string, string> } = {}) {
   const executors = o.executors ?? ['claude', 'codex'];
   const root = await mkdtemp(path.join(tmpdir(), 'bria-sys-'));
   const work = path.join(root, 'work');
@@ -83,7 +84,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
     },
 
     /** Starts the node agent process and waits until the hub has it online (`env`: test seams, e.g. BRIA_AGENT_TEST_CRASH). */
-    async startAgent(o: { env?: Record<string, string> } = {}): Promise<void> {
+    async startAgent(opts: { env?: Record<string, string> } = {}): Promise<void> {
       // Online is not enough: right after a kill the row may still say online for the old socket
       // until the hub sees it close (and then marks the node offline). This agent's own hello is
       // the one that sets a newer connectedAt.
@@ -91,7 +92,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       const out = createWriteStream(agentLog, { flags: 'a' });
       const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${hubPort}/agent`, '--token', token, '--dir', agentDir], {
         cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info', ...o.env },
+        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info', ...o.agentEnv, ...opts.env },
       });
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);
@@ -273,5 +274,21 @@ export function procStartTime(pid: number): string | null {
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether `pid` is alive and is the process the agent recorded with start token `token`, in either
+ * process layer's form: /proc ticks, or `ps` `lstart` (BRIA_AGENT_PROCESS_LAYER=portable), read
+ * here with ps itself (C locale, UTC) rather than with the agent's code.
+ */
+export function isRecordedProcess(pid: number, token: string): boolean {
+  if (!procAlive(pid)) return false;
+  if (/^\d+$/.test(token)) return procStartTime(pid) === token;
+  try {
+    const lstart = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' } });
+    return lstart.trim().replace(/\s+/g, ' ') === token.trim().replace(/\s+/g, ' ');
+  } catch {
+    return false;
   }
 }

@@ -1,5 +1,5 @@
 import type { Env, ExecutorDriver, SessionIdentity, Tmux } from '../executors/index.ts';
-import { isAlive } from '../executors/proc-tree.ts';
+import { isAlive } from '../executors/process-table.ts';
 import { detectBlockingPrompt, isAtPrompt } from '../executors/screen.ts';
 
 export type DialogOutcome =

@@ -1,14 +1,16 @@
 /**
  * Benchmark (not a test): the node agent's idle cost with 20 open sessions of the REAL CLIs.
  *
- *   npx tsx apps/node-agent/src/executors/agent-idle.bench.ts [--claude 10] [--codex 10] [--seconds 60]
+ *   npx tsx apps/node-agent/src/executors/agent-idle.bench.ts [--claude 10] [--codex 10] [--seconds 60] [--layer proc|portable]
  *
  * This process plays the agent: it holds one `SessionHost` per session on one private tmux server
  * (health monitor, journal tailer). The mock model servers run in their own process so their CPU is
  * not counted. Each session answers one message first, so every journal is being tailed. Then,
  * over the window, from /proc: the agent's own CPU, the CPU of the tmux client processes it spawned
  * (reaped children) and of its long-lived tmux control-mode client, the tmux server's CPU, the CLIs' own CPU (every process of every pane), and the
- * agent's RSS. Goal: agent CPU ~0 %. Prints one JSON line.
+ * agent's RSS. Goal: agent CPU ~0 %. `--layer` picks the agent's process layer (process-table.ts);
+ * the portable layer's `ps` runs are reaped children, so their CPU is in `agentTmuxClientsCpuPct`.
+ * Prints one JSON line.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -24,11 +26,14 @@ import { Tmux } from '../tmux/tmux.ts';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
 import { probeHealth } from './health.ts';
-import { procStat, processTree } from './proc-tree.ts';
+import { processTree } from './proc-tree.ts';
+import { PROCESS_LAYERS, type ProcessLayer, procStat, procStatSync, processTree as layerTree, useProcessLayer } from './process-table.ts';
 import { SessionHost } from './session-host.ts';
 import type { SessionIdentity } from './types.ts';
 
-const { values } = parseArgs({ options: { claude: { type: 'string', default: '10' }, codex: { type: 'string', default: '10' }, seconds: { type: 'string', default: '60' } } });
+const { values } = parseArgs({ options: { claude: { type: 'string', default: '10' }, codex: { type: 'string', default: '10' }, seconds: { type: 'string', default: '60' }, layer: { type: 'string', default: 'proc' } } });
+if (!PROCESS_LAYERS.includes(values.layer as ProcessLayer)) throw new Error(`--layer: one of ${PROCESS_LAYERS.join(', ')}`);
+const layer = useProcessLayer(values.layer as ProcessLayer).layer;
 const SECONDS = Number(values.seconds);
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const HZ = 100; // USER_HZ on Linux
@@ -96,17 +101,25 @@ try {
   const pct = (s: number, over = secs) => Number(((s / over) * 100).toFixed(2));
   // Where the agent's time goes: the CPU one health probe (one tmux call plus /proc reads) costs
   // this process, then the same process with only the journal tailers running, then with nothing.
-  const cpuPerCall = async (fn: (id: SessionIdentity) => Promise<unknown>) => {
+  // The agent's own CPU per call, and its reaped children's (tmux clients, `ps`), and the wall time.
+  const childMs: Record<string, number> = {};
+  const wallMs: Record<string, number> = {};
+  const cpuPerCall = async (name: string, fn: (id: SessionIdentity) => Promise<unknown>) => {
     const u0 = process.cpuUsage();
+    const c0 = cpu('self').children;
+    const t0 = performance.now();
     for (let i = 0; i < 100; i++) await fn(hosts[i % hosts.length]!.identity());
+    wallMs[name] = Number(((performance.now() - t0) / 100).toFixed(2));
+    childMs[name] = Number((((cpu('self').children - c0) * 1000) / 100).toFixed(2));
     const u1 = process.cpuUsage(u0);
     return Number(((u1.user + u1.system) / 1000 / 100).toFixed(2));
   };
   const perCallMs = {
-    healthProbe: await cpuPerCall((id) => probeHealth(tmux, id)),
-    tmuxPaneInfo: await cpuPerCall((id) => tmux.paneInfo(id.paneId)),
-    procStat: await cpuPerCall((id) => procStat(id.cliPid)),
-    processTree: await cpuPerCall((id) => processTree(id.panePid)),
+    healthProbe: await cpuPerCall('healthProbe', (id) => probeHealth(tmux, id)),
+    tmuxPaneInfo: await cpuPerCall('tmuxPaneInfo', (id) => tmux.paneInfo(id.paneId)),
+    procStat: await cpuPerCall('procStat', (id) => procStat(id.cliPid)),
+    procStatSync: await cpuPerCall('procStatSync', async (id) => procStatSync(id.cliPid)),
+    processTree: await cpuPerCall('processTree', (id) => layerTree(id.panePid)),
   };
   const phaseS = Math.min(SECONDS, 20);
   const phase = async () => {
@@ -128,7 +141,7 @@ try {
     clisCpuPct: pct(after.cli - before.cli), cliProcesses: clis.length,
     tmuxCallsPerS: Number(((after.calls - before.calls) / secs).toFixed(1)),
     agentRssMb: Math.round(rssMb()), agentPeakRssMb: Math.round(peakRss), agentHeapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
-    agentCpuPerCallMs: perCallMs,
+    agentCpuPerCallMs: perCallMs, childrenCpuPerCallMs: childMs, wallPerCallMs: wallMs, processLayer: layer,
     agentTailersOnlyCpuPct: tailersOnlyPct, agentDetachedCpuPct: detachedPct, phaseS,
     goal: 'agent CPU ~0 %',
   };

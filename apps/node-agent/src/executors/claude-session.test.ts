@@ -3,20 +3,19 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeBin } from '@bria/testkit/cli-homes';
+import { liveClaudeSessions } from '../discovery/claude-live.ts';
 import { claudeConfigDir, claudeDriver } from './claude-driver.ts';
 import { isAlive, procExists } from './proc-tree.ts';
 import { claudePromptBox, isAtPrompt } from './screen.ts';
+import { PROCESS_LAYERS, useProcessLayer } from './process-table.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
+import { createRig, expectStartToken, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
 import { ExecutorError, type SessionIdentity } from './types.ts';
 
+// The same scenarios over both process layers (executors/process-table.ts): /proc, and the portable
+// `ps`-based one macOS uses, forced here on Linux. Assertions about processes read /proc directly
+// (proc-tree.ts), independent of the layer under test. Each layer gets its own rig.
 let rig: Rig;
-beforeAll(async () => {
-  rig = await createRig('claude');
-});
-afterAll(async () => {
-  await rig?.dispose();
-});
 
 const host = () => new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
 
@@ -27,17 +26,29 @@ function userContents(path: string): unknown[] {
   return journalRecords(path).filter((r) => r.type === 'user').map((r) => (r.message as { content: unknown }).content);
 }
 
-describe('Claude Code in tmux', () => {
+describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) => {
+  beforeAll(async () => {
+    useProcessLayer(layer);
+    rig = await createRig('claude');
+  });
+  afterAll(async () => {
+    await rig?.dispose();
+    useProcessLayer('proc');
+  });
+
   let a: SessionHost;
   let id: SessionIdentity;
 
   it('starts at its prompt with the id chosen up front', async () => {
     a = host();
     id = await a.start({ cwd: rig.work, sessionName: 'claude-a' });
+    await expectStartToken(layer, id.cliPid, id.cliStartTime);
     expect(await isAlive(id.cliPid)).toBe(true);
     expect(isAtPrompt(await rig.tmux.capture(id.paneId))).toBe(true);
     const live = JSON.parse(readFileSync(join(claudeConfigDir(rig.env), 'sessions', `${id.cliPid}.json`), 'utf8'));
     expect(live.sessionId).toBe(id.nativeId);
+    // Discovery's live check goes through the same layer.
+    expect(liveClaudeSessions(claudeConfigDir(rig.env)).has(id.nativeId)).toBe(true);
     expect(id.journalPath).toContain(`${id.nativeId}.jsonl`);
     expect(a.events.find(is('ready'))?.nativeId).toBe(id.nativeId);
   });
@@ -124,6 +135,7 @@ describe('Claude Code in tmux', () => {
     expect(closed.pids).toContain(id.cliPid);
     for (const pid of closed.pids) expect(await procExists(pid)).toBe(false);
     expect(existsSync(join(claudeConfigDir(rig.env), 'sessions', `${id.cliPid}.json`))).toBe(false);
+    expect(liveClaudeSessions(claudeConfigDir(rig.env)).has(id.nativeId)).toBe(false);
   });
 
   it('resumes exactly: same id, same journal file, earlier history sent to the model', async () => {
@@ -159,12 +171,17 @@ describe('Claude Code in tmux', () => {
     const apiError = await d.waitFor(is('api_error', failId), 20_000);
     expect(apiError.errorText).toContain('mock fail400');
     expect(d.events.filter(is('completed', failId))).toHaveLength(0);
+    const liveFile = join(claudeConfigDir(rig.env), 'sessions', `${did.cliPid}.json`);
+    expect(liveClaudeSessions(claudeConfigDir(rig.env)).has(did.nativeId)).toBe(true);
     process.kill(did.cliPid, 'SIGKILL');
     const ev = await d.waitFor(is('exited'), 10_000);
     expect(ev.expected).toBe(false);
     expect(ev.exitStatus).toBe(137);
     expect(ev.paneDead).toBe(true);
     expect(await procExists(did.cliPid)).toBe(false);
+    // The killed CLI left its live file behind; discovery does not take it for live.
+    expect(existsSync(liveFile)).toBe(true);
+    expect(liveClaudeSessions(claudeConfigDir(rig.env)).has(did.nativeId)).toBe(false);
   });
 
   it('a delivery waiting for its receipt ends when the CLI dies, not when the wait times out', async () => {

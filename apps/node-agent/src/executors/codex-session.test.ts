@@ -7,17 +7,15 @@ import { codexBin } from '@bria/testkit/cli-homes';
 import { codexDriver, codexHome } from './codex-driver.ts';
 import { childrenOf, isAlive, procExists, processTree } from './proc-tree.ts';
 import { isAtPrompt } from './screen.ts';
+import { PROCESS_LAYERS, useProcessLayer } from './process-table.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
+import { createRig, expectStartToken, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
 import { ExecutorError, type SessionIdentity } from './types.ts';
 
+// The same scenarios over both process layers (executors/process-table.ts): /proc, and the portable
+// `ps`-based one macOS uses, forced here on Linux. Assertions about processes read /proc directly
+// (proc-tree.ts), independent of the layer under test. Each layer gets its own rig.
 let rig: Rig;
-beforeAll(async () => {
-  rig = await createRig('codex');
-});
-afterAll(async () => {
-  await rig?.dispose();
-});
 
 const host = () => new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
 
@@ -28,13 +26,23 @@ function userMessages(path: string): { turnId: string; text: string }[] {
 }
 const rollouts = async () => (await listFiles(join(codexHome(rig.env), 'sessions'))).filter((f) => f.endsWith('.jsonl'));
 
-describe('Codex in tmux', () => {
+describe.each(PROCESS_LAYERS)('Codex in tmux (%s process layer)', (layer) => {
+  beforeAll(async () => {
+    useProcessLayer(layer);
+    rig = await createRig('codex');
+  });
+  afterAll(async () => {
+    await rig?.dispose();
+    useProcessLayer('proc');
+  });
+
   let a: SessionHost;
   let id: SessionIdentity;
 
   it('starts at its prompt and learns its id from the CLI itself', async () => {
     a = host();
     id = await a.start({ cwd: rig.work, sessionName: 'codex-a' });
+    await expectStartToken(layer, id.cliPid, id.cliStartTime);
     expect(id.nativeId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
     expect(await isAlive(id.cliPid)).toBe(true);
     expect(isAtPrompt(await rig.tmux.capture(id.paneId))).toBe(true);

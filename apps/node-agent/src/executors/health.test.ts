@@ -1,11 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tmux } from '../tmux/tmux.ts';
 import { type DeathReport, HealthMonitor } from './health.ts';
 import { waitForCliPid } from './launch.ts';
-import { procStat } from './proc-tree.ts';
+import { PROCESS_LAYERS, procStat, useProcessLayer } from './process-table.ts';
 import type { SessionIdentity } from './types.ts';
 
 // The monitor over a real pane whose "CLI" is `sleep`: death is found through the tmux subscription
@@ -42,15 +42,26 @@ async function until(fn: () => boolean, ms: number): Promise<number> {
   return Date.now() - t0;
 }
 
-describe('HealthMonitor', () => {
+// Over both process layers: the identity's start time is the layer's token, and without a control
+// client every tick asks the layer (a `ps` per tick for the portable one).
+describe.each(PROCESS_LAYERS)('HealthMonitor (%s process layer)', (layer) => {
+  beforeAll(() => {
+    useProcessLayer(layer);
+  });
+  afterAll(() => {
+    useProcessLayer('proc');
+  });
+
   for (const control of [true, false]) {
     it(`reports a CLI killed with SIGKILL once, with its exit status (${control ? 'tmux subscription' : 'polling'})`, async () => {
       const t = control ? tmux : new Tmux({ socketName: tmux.socketName, runDir: tmux.runDir, control: false });
       await t.ensureServer();
-      const id = await paneWithCli(t, `health-${control}`);
+      const id = await paneWithCli(t, `health-${layer}-${control}`);
       const w = watch(t, id);
       if (control) await until(() => t.paneStates?.get(id.paneId) === false, 5000);
+      expect(id.cliStartTime).toMatch(layer === 'proc' ? /^\d+$/ : /^[A-Z][a-z]{2} [A-Z][a-z]{2} \d/);
       await new Promise((r) => setTimeout(r, 1500)); // the first probe has run, the idle rhythm is on
+      expect(w.report()).toBeNull(); // a live CLI is not taken for dead
       process.kill(id.cliPid, 'SIGKILL');
       const ms = await until(() => w.report() !== null, 10_000);
       const r = w.report()!;
@@ -67,7 +78,7 @@ describe('HealthMonitor', () => {
 
   it('reports a pane whose session was killed from outside', async () => {
     await tmux.ensureServer();
-    const id = await paneWithCli(tmux, 'health-gone');
+    const id = await paneWithCli(tmux, `health-${layer}-gone`);
     const w = watch(tmux, id);
     await until(() => tmux.paneStates?.get(id.paneId) === false, 5000);
     await tmux.killSession(id.tmuxSession);

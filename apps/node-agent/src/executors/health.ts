@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaneStates, Tmux } from '../tmux/tmux.ts';
-import { isAliveSync, procStatSync, processTreeSync } from './proc-tree.ts';
+import { isAliveSync, procStatSync, processTreeSync, sameStart } from './process-table.ts';
 import { detectBlockingPrompt } from './screen.ts';
 import type { SessionIdentity } from './types.ts';
 
@@ -12,7 +12,7 @@ export type Health =
 export async function probeHealth(tmux: Tmux, id: SessionIdentity): Promise<Health> {
   const pane = await tmux.paneInfo(id.paneId);
   const st = procStatSync(id.cliPid);
-  const cliAlive = st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime;
+  const cliAlive = st !== null && st.state !== 'Z' && sameStart(id.cliStartTime, st.startTime) !== false;
   if (pane && !pane.dead && cliAlive) return { alive: true, pids: processTreeSync(id.panePid) };
   return { alive: false, paneDead: pane?.dead ?? true, paneGone: pane === null, cliAlive };
 }
@@ -40,8 +40,13 @@ export interface DeathReport {
  *    kept for the death report) every IDLE_PROBE_MS, as a safety net; nothing in between.
  *  - a turn running: a tick every `intervalMs` looks for a question on screen (one capture), and a
  *    full probe every FULL_PROBE_EVERY ticks refreshes the process tree (tools come and go).
- * Without the subscription (no control client): each tick (`intervalMs`) reads the CLI's /proc stat
- * (a few µs) and a full probe runs every FULL_PROBE_EVERY ticks, or at once when the CLI is gone.
+ * Without the subscription (no control client): each tick (`intervalMs`) reads the CLI's stat and a
+ * full probe runs every FULL_PROBE_EVERY ticks, or at once when the CLI is gone.
+ * What a read costs depends on the process layer (process-table.ts; docs/benchmarks.md, "Process
+ * layers"): /proc, a few µs per stat and 0.7 ms per full probe; the portable layer runs `ps`
+ * synchronously, ~10 ms per stat and ~30 ms per full probe (a stat and a tree), mostly in the `ps`
+ * child. The event-driven rhythm above keeps that to one probe a minute per idle session; the
+ * polling fallback with the portable layer pays one `ps` per session per tick.
  */
 const FULL_PROBE_EVERY = 15;
 const IDLE_PROBE_MS = 60_000;
@@ -144,7 +149,7 @@ export class HealthMonitor {
         return;
       }
       const st = procStatSync(id.cliPid);
-      if (st !== null && st.state !== 'Z' && st.startTime === id.cliStartTime) {
+      if (st !== null && st.state !== 'Z' && sameStart(id.cliStartTime, st.startTime) !== false) {
         if (working) await this.checkBlocked();
         return;
       }

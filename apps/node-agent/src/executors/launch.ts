@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tmux } from '../tmux/tmux.ts';
-import { childrenOf, isAlive, procExists, processTree, procStat } from './proc-tree.ts';
+import { childrenOf, isAlive, processTree, procStat, procStats, sameStart } from './process-table.ts';
 import { detectBlockingPrompt, isAtPrompt } from './screen.ts';
 import type { ExecutorDriver, SessionIdentity } from './types.ts';
 
@@ -72,10 +72,10 @@ export interface CloseEvidence {
   elapsedMs: number;
 }
 
+/** The pids that still exist (zombies included), in one look. */
 async function allGone(pids: number[]): Promise<number[]> {
-  const left: number[] = [];
-  for (const p of pids) if (await procExists(p)) left.push(p);
-  return left;
+  const found = await procStats(pids);
+  return pids.filter((p) => found.has(p));
 }
 
 async function waitGone(tmux: Tmux, pids: number[], ms: number, nudges: { count: number }): Promise<number[]> {
@@ -165,7 +165,8 @@ export async function verifyIdentity(tmux: Tmux, driver: ExecutorDriver, id: Ses
   const st = await procStat(id.cliPid);
   check('cliPid', 'alive', st && st.state !== 'Z' ? 'alive' : 'gone');
   if (st) {
-    check('cliStartTime', id.cliStartTime, st.startTime);
+    // Not provably the same start (also: cannot tell) is a mismatch: never bound on a guess.
+    if (sameStart(id.cliStartTime, st.startTime) !== true) out.push({ field: 'cliStartTime', expected: id.cliStartTime, actual: st.startTime });
     check('cliParent', id.panePid, st.ppid);
   }
   if (id.journalPath) {

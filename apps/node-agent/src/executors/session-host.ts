@@ -6,7 +6,7 @@ import type { Tmux } from '../tmux/tmux.ts';
 import { HostEvents } from './host-events.ts';
 import { type CloseEvidence, closeCli, lastWords, type Mismatch, verifyIdentity, waitForCliPid, waitForPrompt } from './launch.ts';
 import { type DeathReport, HealthMonitor } from './health.ts';
-import { procStat } from './proc-tree.ts';
+import { procStat } from './process-table.ts';
 import { findReceipt } from './receipt.ts';
 import { awaitInterruptEvidence } from './interrupt-evidence.ts';
 import { clearRefilledPrompt } from './prompt-box.ts';

@@ -1,7 +1,7 @@
 // Shared set-up for the real-CLI tests of this folder: one mock, one throw-away HOME and one private
 // tmux server per test file, all removed in afterAll.
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +9,8 @@ import { createCliHome } from '@bria/testkit/cli-homes';
 import { startAnthropicMock, startOpenAIMock, type MockServer } from '@bria/testkit/mock-models';
 import { expect } from 'vitest';
 import { Tmux } from '../tmux/tmux.ts';
-import { isAlive, processTree } from './proc-tree.ts';
+import { isAlive, processTree, procStat } from './proc-tree.ts';
+import type { ProcessLayer } from './process-table.ts';
 import type { SessionHost } from './session-host.ts';
 import type { HostEvent } from './types.ts';
 
@@ -82,4 +83,21 @@ export async function sendAndFinish(h: SessionHost, text: string) {
   const done = await h.waitFor(is('completed', messageId), 20_000);
   const final = await h.waitFor(is('final', messageId));
   return { messageId, nativeRef: r.accepted ? r.nativeRef : '', final: final.text, done };
+}
+
+/**
+ * The identity's start token is the one `layer` gives, checked against /proc itself: the ticks of
+ * stat field 22, or for the portable layer the same moment as `ps` prints it (boot time + ticks /
+ * USER_HZ, to the second).
+ */
+export async function expectStartToken(layer: ProcessLayer, pid: number, token: string): Promise<void> {
+  const ticks = Number((await procStat(pid))?.startTime);
+  expect(Number.isInteger(ticks)).toBe(true);
+  if (layer === 'proc') {
+    expect(token).toBe(String(ticks));
+    return;
+  }
+  expect(token).toMatch(/^[A-Z][a-z]{2} [A-Z][a-z]{2} \d{1,2} \d{2}:\d{2}:\d{2} \d{4}$/);
+  const btime = Number(/^btime (\d+)$/m.exec(await readFile('/proc/stat', 'utf8'))![1]);
+  expect(Math.abs(Date.parse(`${token} UTC`) / 1000 - (btime + ticks / 100))).toBeLessThanOrEqual(1);
 }

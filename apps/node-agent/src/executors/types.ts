@@ -84,7 +84,7 @@ export interface SessionIdentity {
   paneId: string;
   panePid: number;
   cliPid: number;
-  /** Field 22 of /proc/<pid>/stat: with the pid it names one process. */
+  /** The process layer's start token (/proc stat field 22, or `ps` lstart; process-table.ts): with the pid it names one process. */
   cliStartTime: string;
   cwd: string;
   nativeId: string;
