@@ -1,3 +1,4 @@
+import { findAgentBundleDir, readAgentBundle } from '@bria/core/agent-bundle';
 import { parseEnv, zLogLevel } from '@bria/core/env';
 import { z } from 'zod';
 
@@ -9,6 +10,8 @@ const zWebEnv = z.object({
   BRIA_PUBLIC_URL: z.url().optional(),
   /** Where new computers' agents connect; derived from the public host and the hub port when unset. */
   BRIA_HUB_PUBLIC_URL: z.string().regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL').optional(),
+  /** The agent bundle's folder (`dist/agent`, set by the launcher); found above the working folder when unset. */
+  BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
   LOG_LEVEL: zLogLevel,
 });
 export type WebEnv = z.output<typeof zWebEnv>;
@@ -25,4 +28,11 @@ export function hubPublicUrl(env: WebEnv, requestHost: string | null): string {
   const hubPort = new URL(env.BRIA_HUB_HEALTH_URL).port || '3001';
   const host = env.BRIA_PUBLIC_URL ? new URL(env.BRIA_PUBLIC_URL).hostname : (requestHost?.replace(/:\d+$/, '') ?? '127.0.0.1');
   return `ws://${host}:${hubPort}/agent`;
+}
+
+/** The agent bundle this server hands out (read per request: a rebuild is seen without a restart). */
+export function agentBundle(env: WebEnv): { version: string; sha256: string } | null {
+  const dir = env.BRIA_AGENT_BUNDLE_DIR ?? findAgentBundleDir(process.cwd());
+  const b = dir ? readAgentBundle(dir) : null;
+  return b ? { version: b.version, sha256: b.sha256 } : null;
 }

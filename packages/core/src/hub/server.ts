@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Db } from '../db/client.ts';
@@ -9,6 +10,8 @@ import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline
 import type { Logger } from '../log.ts';
 import { CloseCode, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
 import { AgentConnection } from './agent-connection.ts';
+import { AgentDownloads } from './agent-download.ts';
+import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-check.ts';
 import { bearerToken } from './tokens.ts';
 
 export interface HubOptions {
@@ -21,6 +24,10 @@ export interface HubOptions {
   /** Called after an agent event is durably stored (the session engine plugs in here). */
   onEvent?: (nodeId: string, ev: AgentEventFrame) => void;
   now?: () => Date;
+  /** The agent bundle's folder (`dist/agent`): served at `/agent/…` on this port when set. */
+  agentBundleDir?: string;
+  /** PEM certificate and key: the hub listens with TLS (`wss://`, `https://`). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 /**
@@ -60,15 +67,19 @@ export class Hub {
     await this.listen();
 
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-    this.server = createServer((req, res) => {
+    const downloads = this.opts.agentBundleDir ? new AgentDownloads(this.opts.agentBundleDir) : undefined;
+    const secure = this.opts.tls !== undefined;
+    const onRequest: RequestListener = (req, res) => {
       if (req.url === '/health') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ ok: true, agents: this.onlineNodeIds.length }));
         return;
       }
+      if (downloads?.handle(req, res, secure)) return;
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'not found' }));
-    });
+    };
+    this.server = this.opts.tls ? createTlsServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, onRequest) : createServer(onRequest);
     this.server.on('upgrade', (req, socket, head) => void this.onUpgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', (err: NodeJS.ErrnoException) =>
@@ -78,7 +89,7 @@ export class Hub {
     const addr = this.server.address();
     this.port = typeof addr === 'object' && addr ? addr.port : this.opts.port;
     this.timers.push(setInterval(() => this.heartbeat(), this.opts.heartbeatMs));
-    log.info({ port: this.port }, 'hub.listening');
+    log.info({ port: this.port, tls: secure, agentBundle: downloads?.current()?.version ?? null }, 'hub.listening');
   }
 
   /**
@@ -104,7 +115,8 @@ export class Hub {
 
   private reject(socket: Duplex, status: number, code: string, message: string, retryAfterMs?: number): void {
     const body = JSON.stringify({ code, message, retryAfterMs });
-    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found'}\r\n` +
+    const text = { 401: 'Unauthorized', 403: 'Forbidden', 426: 'Upgrade Required' }[status] ?? 'Not Found';
+    socket.end(`HTTP/1.1 ${status} ${text}\r\n` +
       `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   }
 
@@ -112,6 +124,13 @@ export class Hub {
     const { db, log } = this.opts;
     if (this.closing) return this.reject(socket, 403, 'shutting_down', 'The hub is shutting down.', 1000);
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/agent') return this.reject(socket, 404, 'protocol', 'Agents connect to /agent.');
+    // An agent of another protocol is refused before its socket opens: never half-working.
+    const theirs = upgradeProtocol(req.headers);
+    if (theirs !== null && protocolMismatch(theirs)) {
+      const m = protocolMismatch(theirs)!;
+      log.warn({ remote: req.socket.remoteAddress, agentProtocol: theirs }, 'hub.agent_protocol_mismatch');
+      return this.reject(socket, 426, 'protocol_mismatch', m.message, m.retryAfterMs);
+    }
     const token = bearerToken(req.headers.authorization);
     const found = token ? await findNodeByToken(db, token).catch(() => undefined) : undefined;
     if (!found || found.revoked) {
@@ -174,6 +193,14 @@ export class Hub {
   private async onMessage(conn: AgentConnection, raw: unknown): Promise<void> {
     conn.lastHeard = Date.now();
     const parsed = parseAgentToHub(raw);
+    // An agent that sent no protocol header says its protocol in the hello.
+    const mismatch = !parsed.ok && !conn.helloDone ? protocolMismatch(helloProtocol(raw)) : null;
+    if (mismatch) {
+      conn.log.warn({ agentProtocol: helloProtocol(raw) }, 'hub.agent_protocol_mismatch');
+      conn.send({ type: 'refused', code: 'protocol', message: mismatch.message, retryAfterMs: mismatch.retryAfterMs });
+      conn.close(CloseCode.protocolMismatch, 'protocol mismatch');
+      return;
+    }
     if (!parsed.ok) {
       conn.log.warn({ error: parsed.error.slice(0, 200) }, 'hub.bad_frame');
       conn.close(CloseCode.protocolError, 'malformed message');
