@@ -22,12 +22,14 @@ export function webEnv(): WebEnv {
   return parsed;
 }
 
-/** `ws://<public host>:<hub port>/agent` unless configured; the hub port comes from the health URL. */
+/** `ws(s)://<public host>:<hub port>/agent` unless configured; the hub port and TLS come from the health URL. */
 export function hubPublicUrl(env: WebEnv, requestHost: string | null): string {
   if (env.BRIA_HUB_PUBLIC_URL) return env.BRIA_HUB_PUBLIC_URL;
-  const hubPort = new URL(env.BRIA_HUB_HEALTH_URL).port || '3001';
+  const health = new URL(env.BRIA_HUB_HEALTH_URL);
+  const hubPort = health.port || '3001';
   const host = env.BRIA_PUBLIC_URL ? new URL(env.BRIA_PUBLIC_URL).hostname : (requestHost?.replace(/:\d+$/, '') ?? '127.0.0.1');
-  return `ws://${host}:${hubPort}/agent`;
+  // A hub with a certificate (BRIA_TLS_CERT) is reached with TLS, its health URL too.
+  return `${health.protocol === 'https:' ? 'wss' : 'ws'}://${host}:${hubPort}/agent`;
 }
 
 /** The agent bundle this server hands out (read per request: a rebuild is seen without a restart). */
