@@ -12,7 +12,7 @@ import pino from 'pino';
 import { createDb, type Db } from '../../core/src/db/client.ts';
 import { createNodeWithToken } from '../../core/src/db/repos/nodes.ts';
 import { type Engine, startEngine } from '../../core/src/engine/start-engine.ts';
-import { Hub } from '../../core/src/hub/server.ts';
+import { Hub, type HubOptions } from '../../core/src/hub/server.ts';
 import * as services from '../../core/src/services/index.ts';
 import { addTrustedDir, claudeBin, codexBin, createCliHome } from './cli-homes.ts';
 import { type MockServer, startAnthropicMock, startOpenAIMock } from './mock-models/index.ts';
@@ -41,7 +41,7 @@ import { waitUntil } from './wait.ts';
 
 export { waitUntil };
 
-export async function startSystem(o: { executors?: Executor[]; slowChunks?: number; slowChunkMs?: number } = {}) {
+export async function startSystem(o: { executors?: Executor[]; slowChunks?: number; slowChunkMs?: number; hub?: Pick<HubOptions, 'agentBundleDir' | 'tls'> } = {}) {
   const executors = o.executors ?? ['claude', 'codex'];
   const root = await mkdtemp(path.join(tmpdir(), 'bria-sys-'));
   const work = path.join(root, 'work');
@@ -58,7 +58,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
   await db.node.update({ where: { id: nodeId }, data: { enabledExecutors: executors } });
   const chatId = 1001n;
   await db.telegramChat.create({ data: { chatId, userId: 42n } });
-  let hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 500, log });
+  let hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 500, log, ...o.hub });
   await hub.start();
   const hubPort = hub.port;
   const engine: Engine = await startEngine({ db, databaseUrl: tdb.url, log, clock, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
@@ -138,7 +138,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       await hub.stop();
       await sleep(pauseMs);
       await whileDown?.();
-      hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: hubPort, heartbeatMs: 500, log });
+      hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: hubPort, heartbeatMs: 500, log, ...o.hub });
       await hub.start();
     },
 
