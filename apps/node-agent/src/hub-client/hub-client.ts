@@ -58,6 +58,8 @@ export class HubClient extends EventEmitter {
   private readonly running = new Set<string>();
   state: ConnectionState = 'offline';
   nodeId?: string;
+  /** The wait before the next attempt, as last scheduled (observable: a refusal waits long). */
+  retryDelayMs: number | undefined;
 
   constructor(private readonly opts: HubClientOptions) {
     super();
@@ -152,6 +154,7 @@ export class HubClient extends EventEmitter {
   private scheduleReconnect(forcedDelay?: number): void {
     if (this.stopped || this.retryTimer) return;
     const delay = forcedDelay ?? reconnectDelay(this.attempt, (this.opts.random ?? Math.random)());
+    this.retryDelayMs = delay;
     this.attempt += 1;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
