@@ -10,6 +10,7 @@ import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline
 import type { Logger } from '../log.ts';
 import { CloseCode, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
 import { AgentConnection } from './agent-connection.ts';
+import { agentOutdated } from '../domain/agent-version.ts';
 import { AgentDownloads } from './agent-download.ts';
 import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-check.ts';
 import { bearerToken } from './tokens.ts';
@@ -48,10 +49,12 @@ export class Hub {
    */
   private livenessWrites = new Map<string, Promise<unknown>>();
   private readonly now: () => Date;
+  private readonly downloads: AgentDownloads | undefined;
   port = 0;
 
   constructor(private readonly opts: HubOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.downloads = opts.agentBundleDir ? new AgentDownloads(opts.agentBundleDir) : undefined;
   }
 
   get onlineNodeIds(): string[] {
@@ -67,7 +70,7 @@ export class Hub {
     await this.listen();
 
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-    const downloads = this.opts.agentBundleDir ? new AgentDownloads(this.opts.agentBundleDir) : undefined;
+    const downloads = this.downloads;
     const secure = this.opts.tls !== undefined;
     const onRequest: RequestListener = (req, res) => {
       if (req.url === '/health') {
@@ -252,6 +255,9 @@ export class Hub {
     conn.helloDone = true;
     conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
     conn.log.info({ agentVersion: hello.agentVersion }, 'hub.agent_online');
+    // The dashboard shows it too (nodes.list `agentOutdated`, with the update command).
+    const latest = this.downloads?.current()?.version ?? null;
+    if (agentOutdated(hello.agentVersion, latest)) conn.log.warn({ agentVersion: hello.agentVersion, latest }, 'hub.agent_outdated');
     await this.flushCommands(conn.nodeId);
   }
 
