@@ -3,11 +3,15 @@ import path from 'node:path';
 import { AGENT_BUNDLE_LATEST, readAgentBundle } from '../../packages/core/src/agent-bundle.ts';
 import { buildAgentBundle } from '../build-agent.ts';
 
-/** Newest modification time of the files under `dirs` (tests and benchmarks do not go into the bundle, but count: cheap and safe). */
-function newestMtime(dirs: string[]): number {
+/** Newest modification time of these files and the files under these folders (tests count too: cheap and safe). */
+function newestMtime(paths: string[]): number {
   let newest = 0;
-  for (const dir of dirs) {
+  for (const dir of paths) {
     if (!existsSync(dir)) continue;
+    if (!statSync(dir).isDirectory()) {
+      newest = Math.max(newest, statSync(dir).mtimeMs);
+      continue;
+    }
     for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
       if (!e.isFile() || e.parentPath.includes('generated')) continue;
       newest = Math.max(newest, statSync(path.join(e.parentPath, e.name)).mtimeMs);
