@@ -35,6 +35,7 @@ if (sub === 'install-service') {
   process.exit(0);
 }
 const { logger, log } = agentLogger({ level: cfg.logLevel });
+if (argv.includes('--token')) logger.warn('The token given with --token is visible to every user of this computer (ps); use --token-file <file> (mode 0600) or BRIA_AGENT_TOKEN.');
 const agent = new Agent(cfg, log);
 let hinted = false;
 agent.client.on('state', (s: string) => {
