@@ -89,9 +89,9 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       // the one that sets a newer connectedAt.
       const before = (await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { connectedAt: true } })).connectedAt?.getTime() ?? 0;
       const out = createWriteStream(agentLog, { flags: 'a' });
-      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${hubPort}/agent`, '--token', token, '--dir', agentDir], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${hubPort}/agent`, '--dir', agentDir], {
         cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info', ...o.env },
+        env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info', ...o.env },
       });
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);

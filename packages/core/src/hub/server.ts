@@ -141,7 +141,7 @@ export class Hub {
       // Slow the client down: a wrong token is answered after a pause and told to wait long.
       await new Promise((r) => setTimeout(r, 500));
       return this.reject(socket, 401, found?.revoked ? 'revoked' : 'bad_token',
-        found?.revoked ? 'This agent token was revoked. Create a new one in the dashboard.' : 'Unknown agent token. Check --token (or BRIA_AGENT_TOKEN).', 30_000);
+        found?.revoked ? 'This agent token was revoked. Create a new one in the dashboard.' : 'Unknown agent token. Check the token file (--token-file) or BRIA_AGENT_TOKEN.', 30_000);
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, found.nodeId, found.tokenId));
   }
