@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { Agent } from './agent.ts';
 import { bundleInfo } from './bundle-info.ts';
 import { loadAgentConfig } from './env.ts';
+import { lockAgentDir } from './instance-lock.ts';
 import { agentLogger } from './log.ts';
 import { execRunner, installService, serviceSpec, uninstallService } from './service/install-service.ts';
 
@@ -34,6 +35,12 @@ if (sub === 'install-service') {
   console.log(`bria agent: installed ${file}; the agent runs now and at every login.`);
   process.exit(0);
 }
+let lock: { release: () => void } | undefined;
+try {
+  lock = lockAgentDir(cfg.dir);
+} catch (err) {
+  fail((err as Error).message);
+}
 const { logger, log } = agentLogger({ level: cfg.logLevel });
 if (argv.includes('--token')) logger.warn('The token given with --token is visible to every user of this computer (ps); use --token-file <file> (mode 0600) or BRIA_AGENT_TOKEN.');
 const agent = new Agent(cfg, log);
@@ -54,6 +61,9 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     if (stopping) return;
     stopping = true;
-    void agent.stop().then(() => process.exit(0));
+    void agent.stop().then(() => {
+      lock?.release();
+      process.exit(0);
+    });
   });
 }
