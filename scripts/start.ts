@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     const agentBundleDir = path.resolve(env.BRIA_AGENT_BUNDLE_DIR ?? path.join(root, 'dist', 'agent'));
     await ensureAgentBundle(root, agentBundleDir, say);
     // With a certificate the hub speaks only TLS: the dashboard's health check and this computer's
-    // agent trust that certificate (and skip the name check for 127.0.0.1, hub-client.ts).
+    // agent trust that certificate (and skip the name check for 127.0.0.1: hub-client.ts, api/health).
     const tls = env.BRIA_TLS_CERT ? path.resolve(env.BRIA_TLS_CERT) : undefined;
 
     const childEnv: NodeJS.ProcessEnv = {
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       BRIA_PUBLIC_URL: publicUrl,
       BRIA_HUB_HEALTH_URL: `${tls ? 'https' : 'http'}://127.0.0.1:${env.BRIA_HUB_PORT}/health`,
       BRIA_AGENT_BUNDLE_DIR: agentBundleDir,
-      ...(tls ? { NODE_EXTRA_CA_CERTS: tls } : {}),
+      ...(tls ? { BRIA_HUB_CA: tls } : {}),
     };
     supervisor.start({ name: 'hub', command: node, args: ts('packages/core/src/hub/main.ts'), cwd: root, env: childEnv });
 

@@ -6,6 +6,8 @@ import { z } from 'zod';
 const zWebEnv = z.object({
   DATABASE_URL: z.string({ error: 'is required (postgresql://…)' }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
   BRIA_HUB_HEALTH_URL: z.url().default('http://127.0.0.1:3001/health'),
+  /** PEM file trusted for an https health URL (the hub's BRIA_TLS_CERT, set by the launcher). */
+  BRIA_HUB_CA: z.string().optional(),
   /** The dashboard's public origin, used for links and to decide whether cookies are Secure. */
   BRIA_PUBLIC_URL: z.url().optional(),
   /** Where new computers' agents connect; derived from the public host and the hub port when unset. */
