@@ -8,6 +8,7 @@ import { defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.t
 import { fileURLToPath } from 'node:url';
 import { readAgentBundle } from '../packages/core/src/agent-bundle.ts';
 import { addComputer, isInsecureRemote, listDashboardNodes, revokeToken } from '../packages/core/src/services/nodes/index.ts';
+import { ensureAgentBundle } from './launcher/agent-bundle.ts';
 import { enableLocalAgent } from './launcher/local-agent.ts';
 
 /**
@@ -32,7 +33,10 @@ if (!url) {
 }
 await migrate({ url });
 const db = createDb(url, { max: 1 });
-const bundle = readAgentBundle(env.BRIA_AGENT_BUNDLE_DIR ?? fileURLToPath(new URL('../dist/agent', import.meta.url)));
+const bundleDir = path.resolve(env.BRIA_AGENT_BUNDLE_DIR ?? fileURLToPath(new URL('../dist/agent', import.meta.url)));
+// The command pins the bundle's checksum: built (or rebuilt after a change) as npm start would.
+if (verb === 'add') await ensureAgentBundle(fileURLToPath(new URL('..', import.meta.url)), bundleDir, (m) => console.log(m));
+const bundle = readAgentBundle(bundleDir);
 // Default: this server's host name as the other computer would reach it; --hub overrides.
 const host = env.BRIA_PUBLIC_URL ? new URL(env.BRIA_PUBLIC_URL).hostname : env.BRIA_HOST === '127.0.0.1' ? hostname() : env.BRIA_HOST;
 const hubPublicUrl = values.hub ?? `${env.BRIA_TLS_CERT ? 'wss' : 'ws'}://${host}:${env.BRIA_HUB_PORT}/agent`;
