@@ -21,7 +21,7 @@ export interface ServiceContext {
 }
 
 /** Variables the service keeps from the installing shell: where the CLIs and tmux are, and Bria's own settings. */
-const KEPT = ['PATH', 'LANG', 'BRIA_CLAUDE_BIN', 'BRIA_CODEX_BIN', 'BRIA_TMUX_SOCKET', 'BRIA_PERMISSION_WAIT_MINUTES', 'LOG_LEVEL', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME'];
+const KEPT = ['PATH', 'LANG', 'NODE_EXTRA_CA_CERTS', 'BRIA_CLAUDE_BIN', 'BRIA_CODEX_BIN', 'BRIA_TMUX_SOCKET', 'BRIA_PERMISSION_WAIT_MINUTES', 'LOG_LEVEL', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME'];
 
 /**
  * What the service runs: node, this agent file and its options, with the token only as a file
@@ -56,12 +56,12 @@ export async function installService(spec: ServiceSpec, ctx: ServiceContext): Pr
   if (ctx.platform === 'darwin') {
     const logFile = path.join(ctx.home, 'Library', 'Logs', 'bria-agent.log');
     mkdirSync(path.dirname(logFile), { recursive: true });
-    writeFileSync(file, launchdPlist({ ...spec, logFile }), { mode: 0o644 });
+    writeFileSync(file, launchdPlist({ ...spec, logFile }), { mode: 0o600 });
     // A loaded older copy is replaced (bootout fails harmlessly when none is loaded).
     await ctx.run('launchctl', ['bootout', `gui/${ctx.uid}/${LAUNCHD_LABEL}`]).catch(() => {});
     await ctx.run('launchctl', ['bootstrap', `gui/${ctx.uid}`, file]);
   } else {
-    writeFileSync(file, systemdUnit(spec), { mode: 0o644 });
+    writeFileSync(file, systemdUnit(spec), { mode: 0o600 });
     await ctx.run('systemctl', ['--user', 'daemon-reload']);
     await ctx.run('systemctl', ['--user', 'enable', '--now', SYSTEMD_UNIT_NAME]);
     // Already running (a re-install): start it again with the new unit.
