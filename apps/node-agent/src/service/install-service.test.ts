@@ -57,6 +57,15 @@ describe('install-service', () => {
     expect(existsSync(file)).toBe(false);
   });
 
+  it('Linux without a systemd user manager: says so, and what to do instead', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'bria-svc-'));
+    const spec = serviceSpec(cfg(path.join(home, 'state'), { tokenFile: '/t/token' }), { node: '/usr/bin/node', script: '/a/bria-agent.mjs', env: {} });
+    const run = async (cmd: string, args: string[]) => {
+      throw new Error(`${cmd} ${args.join(' ')} failed: Failed to connect to bus: No medium found`);
+    };
+    await expect(installService(spec, { platform: 'linux', home, uid: 0, run })).rejects.toThrow(/no systemd user manager .*Run the agent in the foreground/s);
+  });
+
   it('refuses other systems with a clear message', async () => {
     await expect(installService({ node: 'n', script: 's', args: [], env: {} }, { platform: 'win32', home: '/h', uid: 0, run: recorder().run }))
       .rejects.toThrow('install-service knows Linux (systemd) and macOS (launchd), not win32.');

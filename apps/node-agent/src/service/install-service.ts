@@ -62,7 +62,10 @@ export async function installService(spec: ServiceSpec, ctx: ServiceContext): Pr
     await ctx.run('launchctl', ['bootstrap', `gui/${ctx.uid}`, file]);
   } else {
     writeFileSync(file, systemdUnit(spec), { mode: 0o600 });
-    await ctx.run('systemctl', ['--user', 'daemon-reload']);
+    await ctx.run('systemctl', ['--user', 'daemon-reload']).catch((err: Error) => {
+      throw new Error(`${err.message}\nThe unit is written (${file}) but this session has no systemd user manager (a container, or ssh without ` +
+        '`loginctl enable-linger`). Run the agent in the foreground or under your own supervisor instead.');
+    });
     await ctx.run('systemctl', ['--user', 'enable', '--now', SYSTEMD_UNIT_NAME]);
     // Already running (a re-install): start it again with the new unit.
     await ctx.run('systemctl', ['--user', 'restart', SYSTEMD_UNIT_NAME]);
