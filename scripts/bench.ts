@@ -22,6 +22,7 @@ const BENCHES: Record<string, { file: string; args: string[] }> = {
   archive: { file: 'packages/core/src/trpc/routers/archive/archive.bench.ts', args: ['10000', '30'] },
   'agent-idle': { file: 'apps/node-agent/src/executors/agent-idle.bench.ts', args: ['--claude', '10', '--codex', '10', '--seconds', '60'] },
   ledger: { file: 'apps/node-agent/src/ledger/ledger.bench.ts', args: ['--commands', '100000', '--days', '90'] },
+  'agent-bundle': { file: 'scripts/agent-bundle.bench.ts', args: ['--runs', '5'] },
   retention: { file: 'packages/core/src/hub/retention.bench.ts', args: ['--events', '300000', '--commands', '100000', '--outbox', '50000'] },
 };
 const wanted = process.argv.slice(2);

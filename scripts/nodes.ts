@@ -5,7 +5,10 @@ import { createDb } from '../packages/core/src/db/client.ts';
 import { startEmbeddedPostgres } from '../packages/core/src/db/embedded-postgres.ts';
 import { migrate } from '../packages/core/src/db/migrate.ts';
 import { defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
-import { addComputer, listDashboardNodes, revokeToken } from '../packages/core/src/services/nodes/index.ts';
+import { fileURLToPath } from 'node:url';
+import { readAgentBundle } from '../packages/core/src/agent-bundle.ts';
+import { addComputer, isInsecureRemote, listDashboardNodes, revokeToken } from '../packages/core/src/services/nodes/index.ts';
+import { ensureAgentBundle } from './launcher/agent-bundle.ts';
 import { enableLocalAgent } from './launcher/local-agent.ts';
 
 /**
@@ -13,7 +16,7 @@ import { enableLocalAgent } from './launcher/local-agent.ts';
  * and agent tokens without the dashboard. Uses DATABASE_URL, or the embedded database (reused if
  * Bria is running, started for the duration of the command otherwise).
  */
-const USAGE = 'Usage: npm run nodes -- list | add <name> [--hub ws://<server>:3001] | revoke <token id> | enable-local';
+const USAGE = 'Usage: npm run nodes -- list | add <name> [--hub wss://<server>:3001] | revoke <token id> | enable-local';
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { hub: { type: 'string' } } });
 const [verb, arg] = positionals;
 if (!verb || !['list', 'add', 'revoke', 'enable-local'].includes(verb) || (['add', 'revoke'].includes(verb) && !arg)) {
@@ -30,18 +33,26 @@ if (!url) {
 }
 await migrate({ url });
 const db = createDb(url, { max: 1 });
+const bundleDir = path.resolve(env.BRIA_AGENT_BUNDLE_DIR ?? fileURLToPath(new URL('../dist/agent', import.meta.url)));
+// The command pins the bundle's checksum: built (or rebuilt after a change) as npm start would.
+if (verb === 'add') await ensureAgentBundle(fileURLToPath(new URL('..', import.meta.url)), bundleDir, (m) => console.log(m));
+const bundle = readAgentBundle(bundleDir);
+// Default: this server's host name as the other computer would reach it; --hub overrides.
+const host = env.BRIA_PUBLIC_URL ? new URL(env.BRIA_PUBLIC_URL).hostname : env.BRIA_HOST === '127.0.0.1' ? hostname() : env.BRIA_HOST;
+const hubPublicUrl = values.hub ?? `${env.BRIA_TLS_CERT ? 'wss' : 'ws'}://${host}:${env.BRIA_HUB_PORT}/agent`;
 let code = 0;
 try {
   if (verb === 'list') {
-    for (const n of await listDashboardNodes({ db })) {
-      console.log(`${n.online ? 'online ' : 'offline'}  ${n.name}${n.isLocal ? ' (this computer)' : ''}  id ${n.id}  sessions open ${n.openSessions}`);
+    for (const n of await listDashboardNodes({ db, bundle, hubPublicUrl })) {
+      const version = n.agentVersion ? `  agent ${n.agentVersion}${n.agentOutdated ? ` (outdated; latest ${bundle?.version})` : ''}` : '';
+      console.log(`${n.online ? 'online ' : 'offline'}  ${n.name}${n.isLocal ? ' (this computer)' : ''}  id ${n.id}  sessions open ${n.openSessions}${version}`);
+      if (n.updateCommand) console.log(`         update it there with:\n  ${n.updateCommand}`);
       for (const t of n.tokens) console.log(`         token ${t.id}${t.label ? ` (${t.label})` : ''} created ${t.createdAt.toISOString()}`);
     }
   } else if (verb === 'add') {
-    // Default: this server's host name as the other computer would reach it; --hub overrides.
-    const host = env.BRIA_PUBLIC_URL ? new URL(env.BRIA_PUBLIC_URL).hostname : env.BRIA_HOST === '127.0.0.1' ? hostname() : env.BRIA_HOST;
-    const added = await addComputer({ db, name: arg!, hubPublicUrl: values.hub ?? `ws://${host}:${env.BRIA_HUB_PORT}/agent` });
-    console.log(`Added "${added.name}" (node ${added.nodeId}). Its token is shown only now.\nOn that computer run:\n  ${added.command}`);
+    const added = await addComputer({ db, name: arg!, hubPublicUrl, bundle });
+    console.log(`Added "${added.name}" (node ${added.nodeId}). Its token is shown only now.\nOn that computer (Node.js >= 20 and tmux) run:\n  ${added.command}`);
+    if (isInsecureRemote(hubPublicUrl)) console.log(`Note: ${hubPublicUrl} is not encrypted (no TLS), so the agent runs with --insecure. Set BRIA_TLS_CERT / BRIA_TLS_KEY or use a TLS proxy (README).`);
   } else if (verb === 'enable-local') {
     // This computer's token was revoked: a fresh one for the same node, used by the next `npm start`.
     const r = await enableLocalAgent(db, path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()));

@@ -96,6 +96,12 @@ describe('npm start', () => {
     expect(out).toMatch(/Sign in once with this link .*\/login\?token=/);
     const h = await untilHealthy(ports.web, 60_000);
     expect(h.nodesTotal).toBe(1);
+    // The agent for other computers is built and served by the hub on its own port.
+    const latest = (await (await fetch(`http://127.0.0.1:${ports.hub}/agent/latest.json`)).json()) as { version: string; sha256: string; url: string };
+    expect(latest.version).toMatch(/^\d+\.\d+\.\d+-[0-9a-f]{8}$/);
+    const file = await fetch(latest.url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('x-bria-sha256')).toBe(latest.sha256);
     expect(existsSync(path.join(dataDir, 'postgres', 'pgdata', 'PG_VERSION'))).toBe(true);
     const before = brianProcesses(ports);
     expect(before.length).toBeGreaterThanOrEqual(5); // launcher, postgres, hub, web, agent

@@ -8,6 +8,7 @@ import { migrate } from '../packages/core/src/db/migrate.ts';
 import { ConfigError, defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
 import { safeDbUrl } from '../packages/core/src/log.ts';
 import { markLauncherAdded } from '../apps/node-agent/src/cli-env.ts';
+import { ensureAgentBundle } from './launcher/agent-bundle.ts';
 import { ensureLocalAgent, revokedLocalAgentNotice } from './launcher/local-agent.ts';
 import { formatLogLine } from './launcher/pretty-log.ts';
 import { Supervisor } from './launcher/supervisor.ts';
@@ -71,13 +72,20 @@ async function main(): Promise<void> {
     const db = createDb(databaseUrl, { max: 2 });
     const local = env.BRIA_LOCAL_AGENT ? await ensureLocalAgent(db, dataDir) : undefined;
     const publicUrl = env.BRIA_PUBLIC_URL ?? `http://${env.BRIA_HOST === '0.0.0.0' ? 'localhost' : env.BRIA_HOST}:${env.BRIA_WEB_PORT}`;
+    const agentBundleDir = path.resolve(env.BRIA_AGENT_BUNDLE_DIR ?? path.join(root, 'dist', 'agent'));
+    await ensureAgentBundle(root, agentBundleDir, say);
+    // With a certificate the hub speaks only TLS: the dashboard's health check and this computer's
+    // agent trust that certificate (and skip the name check for 127.0.0.1: hub-client.ts, api/health).
+    const tls = env.BRIA_TLS_CERT ? path.resolve(env.BRIA_TLS_CERT) : undefined;
 
     const childEnv: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: databaseUrl,
       BRIA_DATA_DIR: dataDir,
       BRIA_PUBLIC_URL: publicUrl,
-      BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${env.BRIA_HUB_PORT}/health`,
+      BRIA_HUB_HEALTH_URL: `${tls ? 'https' : 'http'}://127.0.0.1:${env.BRIA_HUB_PORT}/health`,
+      BRIA_AGENT_BUNDLE_DIR: agentBundleDir,
+      ...(tls ? { BRIA_HUB_CA: tls } : {}),
     };
     supervisor.start({ name: 'hub', command: node, args: ts('packages/core/src/hub/main.ts'), cwd: root, env: childEnv });
 
@@ -93,7 +101,9 @@ async function main(): Promise<void> {
       supervisor.start({
         name: 'agent', command: node, args: ts('apps/node-agent/src/main.ts'), cwd: root,
         // The agent withholds from the CLIs every variable this launcher added (cli-env.ts).
-        env: markLauncherAdded(process.env, { ...childEnv, BRIA_HUB_URL: `ws://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token }),
+        env: markLauncherAdded(process.env, {
+          ...childEnv, BRIA_HUB_URL: `${tls ? 'wss' : 'ws'}://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token, ...(tls ? { BRIA_AGENT_CA: tls } : {}),
+        }),
       });
       if (local.created) say('This computer was enrolled as a node (its agent token is kept in local-agent.json).');
     } else {

@@ -15,6 +15,7 @@ import { createLoginLink } from '@bria/core/trpc';
 import { ADMIN_URL_ENV, createTestDatabase, startTestCluster } from '@bria/testkit/postgres';
 import { killTmuxServer } from '../../packages/testkit/src/system.ts';
 import { Agent } from '../../apps/node-agent/src/agent.ts';
+import { buildAgentBundle } from '../../scripts/build-agent.ts';
 import { STATE_FILE, type E2EState } from './state.ts';
 
 /**
@@ -76,7 +77,11 @@ try {
   cleanups.push(() => db.$disconnect());
 
   const hubPort = await freePort();
-  const newHub = () => new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: hubPort, heartbeatMs: 1000, log });
+  // The agent bundle "Add a computer" pins and the hub serves, as npm start builds it.
+  const agentBundleDir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-bundle-'));
+  cleanups.push(() => rmSync(agentBundleDir, { recursive: true, force: true }));
+  await buildAgentBundle({ outDir: agentBundleDir });
+  const newHub = () => new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: hubPort, heartbeatMs: 1000, log, agentBundleDir });
   let hub: Hub | undefined = newHub();
   await hub.start();
   cleanups.push(() => hub?.stop());
@@ -123,6 +128,7 @@ try {
     BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${hubPort}/health`,
     BRIA_PUBLIC_URL: baseURL,
     BRIA_HUB_PUBLIC_URL: `ws://127.0.0.1:${hubPort}/agent`,
+    BRIA_AGENT_BUNDLE_DIR: agentBundleDir,
     LOG_LEVEL: 'warn',
   });
   next.once('exit', (code) => { if (!stopping) { say(`next start exited (${code})`); void stop(1); } });

@@ -2,10 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from './fixtures.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 test('the dashboard shows the local node online with its facts', async ({ signedInPage: page, saveShot }) => {
   const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');
@@ -31,7 +29,10 @@ test('adding a computer shows its token and command once, and that command conne
   const command = (await page.getByTestId('add-command').textContent()) ?? '';
   const token = (await page.getByTestId('add-token').textContent()) ?? '';
   expect(token).toMatch(/^bria_agent_[A-Za-z0-9_-]{43}$/);
-  expect(command).toBe(`npm run agent -- --hub ws://127.0.0.1:${state.hubPort}/agent --token ${token}`);
+  // One command: download the agent from the hub, check its SHA-256, keep the token in a 0600 file, start it.
+  expect(command).toMatch(new RegExp(`curl -fsSL -o "\\$F\\.part" 'http://127\\.0\\.0\\.1:${state.hubPort}/agent/bria-agent-[0-9.]+-[0-9a-f]{8}\\.mjs'`));
+  expect(command).toContain(`printf '%s\\n' '${token}' > "$D/token"`);
+  expect(command).toContain(`exec node "$D/bria-agent.mjs" --hub 'ws://127.0.0.1:${state.hubPort}/agent' --token-file "$D/token"`);
   await expect(page.getByText('This token is shown only now')).toBeVisible();
   await saveShot(page, 'add-computer-token');
 
@@ -45,12 +46,13 @@ test('adding a computer shows its token and command once, and that command conne
   const listed = await page.request.get('/api/trpc/nodes.list');
   expect(await listed.text()).not.toContain(token);
 
-  // Run exactly what the dashboard said, as the user would on the other computer.
+  // Run exactly what the dashboard said, as the user would on the other computer: pasted into a
+  // shell, in a fresh HOME (the agent installs itself under it).
   const dir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-added-'));
-  const args = command.replace(/^npm /, '').split(' ');
   let agent: ChildProcess | undefined;
   try {
-    agent = spawn('npm', args, { cwd: repoRoot, env: { ...process.env, BRIA_AGENT_DIR: dir, LOG_LEVEL: 'warn' }, stdio: 'ignore', detached: true });
+    agent = spawn('bash', ['-s'], { cwd: dir, env: { ...process.env, HOME: dir, BRIA_TMUX_SOCKET: 'bria-e2e-added', LOG_LEVEL: 'warn' }, stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    agent.stdin?.end(`${command}\n`);
     await expect(card.getByTestId('node-status')).toHaveText('Online', { timeout: 20_000 });
 
     // Revoking its token from the dashboard disconnects it.

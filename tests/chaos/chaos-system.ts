@@ -153,9 +153,9 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       hub = null;
     },
     async startAgent(): Promise<void> {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${proxy.port}/agent`, '--token', token, '--dir', agentDir], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${proxy.port}/agent`, '--dir', agentDir], {
         cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'warn' },
+        env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'warn' },
       });
       child.stdout?.pipe(logs, { end: false });
       child.stderr?.pipe(logs, { end: false });

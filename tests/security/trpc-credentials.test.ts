@@ -5,6 +5,8 @@ import { Hub } from '@bria/core/hub';
 import { createLogger } from '@bria/core/log';
 import { appRouter, createLoginLink, CSRF_HEADER, redeemLoginToken, SESSION_COOKIE, type NewWebSessionDto } from '@bria/core/trpc';
 import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';
+import { buildAgentBundle } from '../../scripts/build-agent.ts';
+import { scratchDir } from '@bria/testkit/scratch';
 import { dbFingerprint } from './support.ts';
 
 /**
@@ -42,6 +44,10 @@ beforeAll(async () => {
   vi.stubEnv('DATABASE_URL', tdb.url);
   vi.stubEnv('BRIA_HUB_HEALTH_URL', `http://127.0.0.1:${hub.port}/health`);
   vi.stubEnv('LOG_LEVEL', 'silent');
+  // The launcher builds the agent bundle and names its folder ("Add a computer" pins it).
+  const bundleDir = scratchDir('bria-sec-bundle-');
+  await buildAgentBundle({ outDir: bundleDir });
+  vi.stubEnv('BRIA_AGENT_BUNDLE_DIR', bundleDir);
   trpc = ((await import('../../apps/web/src/app/api/trpc/[trpc]/route.ts')) as { POST: Handler }).POST;
   health = ((await import('../../apps/web/src/app/api/health/route.ts')) as { GET: () => Promise<Response> }).GET;
 

@@ -42,9 +42,9 @@ export async function enrolSecondNode(sys: System, o: { name: string; executors:
     async startAgent(): Promise<void> {
       if (agent && agent.exitCode === null) return;
       const out = createWriteStream(path.join(root, 'agent.log'), { flags: 'a' });
-      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${sys.hub.port}/agent`, '--token', token, '--dir', path.join(root, 'agent')], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${sys.hub.port}/agent`, '--dir', path.join(root, 'agent')], {
         cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info' },
+        env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info' },
       });
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);

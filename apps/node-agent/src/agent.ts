@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
@@ -16,9 +17,11 @@ import { addedNames, cliEnvironment, isWithheld } from './cli-env.ts';
 import { HookChannel } from './hooks/hook-channel.ts';
 import { HookReporter } from './hooks/hook-reporter.ts';
 import { unavailableModes } from './unavailable-modes.ts';
+import { bundleInfo, SOURCE_VERSION } from './bundle-info.ts';
 
 const run = promisify(execFile);
-export const AGENT_VERSION = '0.1.0';
+/** Reported in the hello: a bundle's `<package version>-<content hash>`, or the checkout's package version. */
+export const AGENT_VERSION = bundleInfo?.version ?? SOURCE_VERSION;
 /** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
 export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal', 'answer_permission', 'answer_dialog', 'compact_context'];
 
@@ -45,13 +48,34 @@ export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codex
  */
 function hookChannelFor(cfg: AgentConfig, log: AgentLog): HookChannel {
   const boundMs = cfg.permissionWaitMs;
+  const program = bundledHookProgram(cfg.dir);
+  const extra = { ...(boundMs ? { boundMs } : {}), ...(program ? { program } : {}) };
   try {
-    return new HookChannel({ dir: path.join(cfg.dir, 'hooks'), ...(boundMs ? { boundMs } : {}) });
+    return new HookChannel({ dir: path.join(cfg.dir, 'hooks'), ...extra });
   } catch {
     const dir = path.join(tmpdir(), `bria-hooks-${createHash('sha256').update(path.resolve(cfg.dir)).digest('hex').slice(0, 16)}`);
     log('info', 'agent.hook_channel_short_path', { dir });
-    return new HookChannel({ dir, ...(boundMs ? { boundMs } : {}) });
+    return new HookChannel({ dir, ...extra });
   }
+}
+
+/**
+ * The one-file agent has no `permission-hook.mjs` beside it: it writes the copy it carries to
+ * `<agent dir>/bin/permission-hook-<version>.mjs` (0600 in 0700; node only reads it). Null when
+ * run from the checkout.
+ */
+function bundledHookProgram(agentDir: string): string | undefined {
+  if (!bundleInfo) return undefined;
+  const dir = path.join(agentDir, 'bin');
+  const file = path.join(dir, `permission-hook-${bundleInfo.version}.mjs`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  let same = false;
+  try {
+    same = readFileSync(file, 'utf8') === bundleInfo.hookSource;
+  } catch {}
+  if (!same) writeFileSync(file, bundleInfo.hookSource, { mode: 0o600 });
+  return file;
 }
 
 /** The node agent: one outbound hub connection, a durable ledger and the command handlers. */
@@ -73,6 +97,7 @@ export class Agent {
       token: cfg.token,
       ledger: this.ledger,
       log,
+      ...(cfg.ca ? { ca: cfg.ca } : {}),
       hello: () => ({ agentVersion: AGENT_VERSION, hostname: hostname(), executors: this.executors, capabilities: [...AGENT_CAPABILITIES], unavailableModes: unavailableModes(cliEnvironment(cfg.cliEnv ?? process.env)) }),
       onCommand: (cmd) => this.handle(cmd),
       onInterrupted: (rec) => this.control.interruptedResult(rec),

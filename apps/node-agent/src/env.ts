@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { z } from 'zod';
@@ -9,6 +10,14 @@ import { chooseProcessLayer, PROCESS_LAYERS, type ProcessLayer } from './executo
 const zAgentEnv = z.object({
   BRIA_HUB_URL: z.string().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL').default('ws://127.0.0.1:3001/agent'),
   BRIA_AGENT_TOKEN: z.string().min(10, 'is missing or too short').optional(),
+  /** A file holding the token (mode 0600): the installed agent's way, never on a command line. */
+  BRIA_AGENT_TOKEN_FILE: z.string().optional(),
+  /** PEM file of a CA (or the hub's self-signed certificate) to trust besides the system's. */
+  BRIA_AGENT_CA: z.string().optional(),
+  /** `1`: allow ws:// to a hub that is not on this computer (the token then crosses the network readable). */
+  BRIA_AGENT_INSECURE: z.enum(['0', '1']).optional(),
+  /** Set by the service files install-service writes. */
+  BRIA_AGENT_SERVICE: z.enum(['0', '1']).optional(),
   BRIA_AGENT_DIR: z.string().optional(),
   BRIA_DATA_DIR: z.string().optional(),
   BRIA_CLAUDE_BIN: z.string().default('claude'),
@@ -32,6 +41,14 @@ const zAgentEnv = z.object({
 export interface AgentConfig {
   hubUrl: string;
   token: string;
+  /** Where the token came from when it was a file (install-service keeps using that file). */
+  tokenFile?: string;
+  /** Extra trusted CA certificates (PEM), from --ca / BRIA_AGENT_CA. */
+  ca?: Buffer;
+  caFile?: string;
+  insecure?: boolean;
+  /** Runs as the login service install-service wrote. */
+  asService?: boolean;
   dir: string;
   claudeBin: string;
   codexBin: string;
@@ -51,18 +68,37 @@ export interface AgentConfig {
 export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): AgentConfig {
   const { values } = parseArgs({
     args: argv,
-    options: { hub: { type: 'string' }, token: { type: 'string' }, dir: { type: 'string' } },
+    options: {
+      hub: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, dir: { type: 'string' },
+      ca: { type: 'string' }, insecure: { type: 'boolean' },
+    },
     strict: true,
   });
   const e = parseEnv(zAgentEnv, env);
-  const token = values.token ?? e.BRIA_AGENT_TOKEN;
-  if (!token) throw new Error('No agent token: pass --token <token> (from the dashboard: Nodes → Add a computer) or set BRIA_AGENT_TOKEN.');
+  const tokenFile = values['token-file'] ?? (values.token ? undefined : e.BRIA_AGENT_TOKEN_FILE);
+  const token = values.token ?? (tokenFile ? readTokenFile(tokenFile) : e.BRIA_AGENT_TOKEN);
+  if (!token) throw new Error('No agent token: pass --token-file <file> (the install command writes one) or set BRIA_AGENT_TOKEN.');
   let hubUrl = values.hub ?? e.BRIA_HUB_URL;
   if (/^https?:\/\//.test(hubUrl)) hubUrl = hubUrl.replace(/^http/, 'ws');
   if (!/\/agent\/?$/.test(hubUrl)) hubUrl = `${hubUrl.replace(/\/$/, '')}/agent`;
+  const insecure = values.insecure === true || e.BRIA_AGENT_INSECURE === '1';
+  refuseInsecure(hubUrl, insecure);
+  const caFile = values.ca ?? e.BRIA_AGENT_CA;
+  let ca: Buffer | undefined;
+  if (caFile) {
+    try {
+      ca = readFileSync(caFile);
+    } catch (err) {
+      throw new Error(`Cannot read the CA certificate ${caFile} (--ca / BRIA_AGENT_CA): ${(err as Error).message}`);
+    }
+  }
   return {
     hubUrl,
     token,
+    ...(tokenFile ? { tokenFile: path.resolve(tokenFile) } : {}),
+    ...(ca ? { ca, caFile: path.resolve(caFile!) } : {}),
+    insecure,
+    asService: e.BRIA_AGENT_SERVICE === '1',
     dir: values.dir ?? e.BRIA_AGENT_DIR ?? path.join(e.BRIA_DATA_DIR ?? defaultDataDir(env), 'agent'),
     claudeBin: e.BRIA_CLAUDE_BIN,
     codexBin: e.BRIA_CODEX_BIN,
@@ -72,4 +108,32 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
     cliEnv: cliEnvironment(env),
     processLayer: chooseProcessLayer({ platform, forced: e.BRIA_AGENT_PROCESS_LAYER }),
   };
+}
+
+function readTokenFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`Cannot read the token file ${file}: ${(err as Error).message}`);
+  }
+  const token = text.trim();
+  if (token.length < 10 || /\s/.test(token)) throw new Error(`The token file ${file} holds no agent token.`);
+  return token;
+}
+
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * Plain ws:// to another machine sends the token, and everything the CLIs say, readable by anyone
+ * on the way: refused unless asked for (`--insecure`). This computer's own hub is fine.
+ */
+export function refuseInsecure(hubUrl: string, insecure: boolean): void {
+  const u = new URL(hubUrl);
+  if (u.protocol !== 'ws:' || insecure || isLoopback(u.hostname)) return;
+  throw new Error(`Refusing ws://${u.host}: an unencrypted connection to another computer would send the agent token readable on the network. ` +
+    `Use wss:// (the hub with BRIA_TLS_CERT / BRIA_TLS_KEY, or behind a TLS proxy), or pass --insecure on a network you trust.`);
 }

@@ -1,15 +1,46 @@
+import { homedir } from 'node:os';
 import { Agent } from './agent.ts';
+import { bundleInfo } from './bundle-info.ts';
 import { loadAgentConfig } from './env.ts';
 import { useProcessLayer } from './executors/process-table.ts';
+import { lockAgentDir } from './instance-lock.ts';
 import { agentLogger } from './log.ts';
+import { execRunner, installService, serviceSpec, uninstallService } from './service/install-service.ts';
 
-// `npm run agent -- --hub <url> --token <token>`: a node agent for this computer.
-let cfg: ReturnType<typeof loadAgentConfig>;
-try {
-  cfg = loadAgentConfig(process.argv.slice(2));
-} catch (err) {
-  console.error(`bria agent: ${(err as Error).message}`);
+// `node bria-agent.mjs --hub <url> --token-file <file>` (or `npm run agent -- …` in a checkout):
+// a node agent for this computer. `install-service` / `uninstall-service` (same options): run it
+// as a login service (systemd user unit on Linux, launchd agent on macOS).
+const argv = process.argv.slice(2);
+const sub = argv[0] === 'install-service' || argv[0] === 'uninstall-service' ? argv[0] : null;
+const fail = (msg: string): never => {
+  console.error(`bria agent: ${msg}`);
   process.exit(2);
+};
+let cfg!: ReturnType<typeof loadAgentConfig>;
+const ctx = { platform: process.platform, home: homedir(), uid: process.getuid?.() ?? 0, run: execRunner };
+if (sub === 'uninstall-service') {
+  const file = await uninstallService(ctx).catch((err: Error) => fail(err.message));
+  console.log(`bria agent: the service is stopped and ${file} removed (the agent's folder and token stay).`);
+  process.exit(0);
+}
+try {
+  cfg = loadAgentConfig(sub ? argv.slice(1) : argv);
+} catch (err) {
+  fail((err as Error).message);
+}
+if (sub === 'install-service') {
+  // The service runs this very file: a bundle, never the checkout's TypeScript (which needs tsx).
+  if (!bundleInfo) fail('install-service runs the one-file agent (npm run build:agent, or the dashboard\'s install command).');
+  const spec = serviceSpec(cfg, { node: process.execPath, script: process.argv[1]!, env: process.env });
+  const file = await installService(spec, ctx).catch((err: Error) => fail(err.message));
+  console.log(`bria agent: installed ${file}; the agent runs now and at every login.`);
+  process.exit(0);
+}
+let lock: { release: () => void } | undefined;
+try {
+  lock = lockAgentDir(cfg.dir);
+} catch (err) {
+  fail((err as Error).message);
 }
 const { logger, log } = agentLogger({ level: cfg.logLevel });
 // Chosen once, before any session runs; a layer that cannot see this very process cannot prove
@@ -21,9 +52,18 @@ if (!self || self instanceof Error) {
   process.exit(2);
 }
 log('info', 'agent.process_layer', { layer: procs.layer });
+if (argv.includes('--token')) logger.warn('The token given with --token is visible to every user of this computer (ps); use --token-file <file> (mode 0600) or BRIA_AGENT_TOKEN.');
 const agent = new Agent(cfg, log);
+let hinted = false;
 agent.client.on('state', (s: string) => {
-  if (s === 'online') logger.info(`Connected to the hub at ${cfg.hubUrl}`);
+  if (s !== 'online') return;
+  logger.info(`Connected to the hub at ${cfg.hubUrl}`);
+  // Started by hand from the installed file: how to keep it running.
+  if (bundleInfo && !cfg.asService && !hinted) {
+    hinted = true;
+    const options = argv.map((a, i) => (argv[i - 1] === '--token' ? '<token>' : JSON.stringify(a))).join(' ');
+    logger.info(`To run this agent at every login, stop it and run: node ${JSON.stringify(process.argv[1])} install-service ${options}`);
+  }
 });
 await agent.start();
 let stopping = false;
@@ -31,6 +71,9 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     if (stopping) return;
     stopping = true;
-    void agent.stop().then(() => process.exit(0));
+    void agent.stop().then(() => {
+      lock?.release();
+      process.exit(0);
+    });
   });
 }

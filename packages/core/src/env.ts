@@ -49,6 +49,11 @@ export const zServerEnv = z.object({
   BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** How many days a dashboard sign-in lasts (services/auth `webSessionTtlMs`). */
   BRIA_WEB_SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** PEM certificate and key for the hub: remote agents then use wss:// (README, "Adding another computer"). */
+  BRIA_TLS_CERT: z.string().optional(),
+  BRIA_TLS_KEY: z.string().optional(),
+  /** The agent bundle's folder; default `dist/agent` of this checkout. */
+  BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
   TELEGRAM_BOT_TOKEN: z.string().min(10).optional(),
   TELEGRAM_ALLOWED_USERS: z.string().regex(/^\s*(\d+\s*(,\s*\d+\s*)*)?$/, 'comma-separated Telegram user ids').optional(),
   TELEGRAM_API_ROOT: z.url().optional(),

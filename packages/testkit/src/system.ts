@@ -12,7 +12,7 @@ import pino from 'pino';
 import { createDb, type Db } from '../../core/src/db/client.ts';
 import { createNodeWithToken } from '../../core/src/db/repos/nodes.ts';
 import { type Engine, startEngine } from '../../core/src/engine/start-engine.ts';
-import { Hub } from '../../core/src/hub/server.ts';
+import { Hub, type HubOptions } from '../../core/src/hub/server.ts';
 import * as services from '../../core/src/services/index.ts';
 import { addTrustedDir, claudeBin, codexBin, createCliHome } from './cli-homes.ts';
 import { type MockServer, startAnthropicMock, startOpenAIMock } from './mock-models/index.ts';
@@ -42,7 +42,7 @@ import { waitUntil } from './wait.ts';
 export { waitUntil };
 
 /** `agentEnv`: added to every agent this system starts (e.g. BRIA_AGENT_PROCESS_LAYER=portable). */
-export async function startSystem(o: { executors?: Executor[]; slowChunks?: number; slowChunkMs?: number; agentEnv?: Record<string, string> } = {}) {
+export async function startSystem(o: { executors?: Executor[]; slowChunks?: number; slowChunkMs?: number; agentEnv?: Record<string, string>; hub?: Pick<HubOptions, 'agentBundleDir' | 'tls'> } = {}) {
   const executors = o.executors ?? ['claude', 'codex'];
   const root = await mkdtemp(path.join(tmpdir(), 'bria-sys-'));
   const work = path.join(root, 'work');
@@ -59,7 +59,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
   await db.node.update({ where: { id: nodeId }, data: { enabledExecutors: executors } });
   const chatId = 1001n;
   await db.telegramChat.create({ data: { chatId, userId: 42n } });
-  let hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 500, log });
+  let hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 500, log, ...o.hub });
   await hub.start();
   const hubPort = hub.port;
   const engine: Engine = await startEngine({ db, databaseUrl: tdb.url, log, clock, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
@@ -90,9 +90,9 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       // the one that sets a newer connectedAt.
       const before = (await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { connectedAt: true } })).connectedAt?.getTime() ?? 0;
       const out = createWriteStream(agentLog, { flags: 'a' });
-      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${hubPort}/agent`, '--token', token, '--dir', agentDir], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${hubPort}/agent`, '--dir', agentDir], {
         cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info', ...o.agentEnv, ...opts.env },
+        env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info', ...o.agentEnv, ...opts.env },
       });
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);
@@ -139,7 +139,7 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       await hub.stop();
       await sleep(pauseMs);
       await whileDown?.();
-      hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: hubPort, heartbeatMs: 500, log });
+      hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: hubPort, heartbeatMs: 500, log, ...o.hub });
       await hub.start();
     },
 

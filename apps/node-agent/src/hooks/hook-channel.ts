@@ -76,6 +76,8 @@ export interface HookChannelOptions {
   boundMs?: number;
   /** After a restart: how long a request left pending waits for its hook to reconnect. */
   reattachMs?: number;
+  /** The hook program's path; default `permission-hook.mjs` beside this file (the one-file agent writes its own copy). */
+  program?: string;
 }
 
 export const DEFAULT_HOOK_BOUND_MS = 30 * 60_000;
@@ -189,6 +191,7 @@ export class HookChannel {
   private readonly listeners = new Set<(e: HookChannelEvent) => void>();
   private server: Server | null = null;
   private closing = false;
+  private readonly program: string;
 
   constructor(opts: HookChannelOptions) {
     this.dir = opts.dir;
@@ -196,6 +199,7 @@ export class HookChannel {
     this.logFile = join(opts.dir, 'permissions.jsonl');
     this.boundMs = opts.boundMs ?? DEFAULT_HOOK_BOUND_MS;
     this.reattachMs = opts.reattachMs ?? DEFAULT_REATTACH_MS;
+    this.program = opts.program ?? permissionHookProgram;
     if (Buffer.byteLength(this.socketPath) > MAX_SOCKET_PATH) {
       throw new Error(`hook socket path too long for a Unix socket (${Buffer.byteLength(this.socketPath)} bytes): ${this.socketPath}`);
     }
@@ -276,7 +280,7 @@ export class HookChannel {
   /** The hook's shell command and the CLI's `timeout` (seconds) for it. */
   private hookCommand(sessionId: string, executor: HookExecutor): { command: string; timeout: number } {
     if (!SAFE_ID.test(sessionId)) throw new Error(`unsafe session id for hook settings: ${JSON.stringify(sessionId)}`);
-    const command = [process.execPath, permissionHookProgram, this.socketPath, sessionId, String(this.boundMs), executor].map(shellQuote).join(' ');
+    const command = [process.execPath, this.program, this.socketPath, sessionId, String(this.boundMs), executor].map(shellQuote).join(' ');
     // The CLI kills a hook at its `timeout` (seconds); the hook gives up at the bound itself first.
     return { command, timeout: Math.ceil(this.boundMs / 1000) + 30 };
   }

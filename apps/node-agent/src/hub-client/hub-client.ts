@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import {
-  BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_VERSION, failureCode, parseHubToAgent, reconnectDelay, unknownCommand,
+  BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_HEADER, PROTOCOL_MISMATCH_DELAY_MS, PROTOCOL_VERSION, failureCode, parseHubToAgent, reconnectDelay, unknownCommand,
   type AgentToHub, type Command, type CommandAnswer, type Hello, type SessionEventOut, type Welcome,
 } from '@bria/core/protocol';
 import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
@@ -29,6 +29,14 @@ export interface HubClientOptions {
   onInterrupted?: (rec: CommandRecord) => Promise<CommandAnswer>;
   log: AgentLog;
   random?: () => number;
+  /** Extra CA certificates (PEM) to trust for wss:// besides the system's (--ca). */
+  ca?: Buffer;
+}
+
+/** `wss://` to this computer: the certificate's chain is checked, its host name is not (it names the server's public name). */
+function isLoopbackUrl(url: string): boolean {
+  const h = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
 export type ConnectionState = 'connecting' | 'online' | 'offline' | 'refused';
@@ -50,6 +58,8 @@ export class HubClient extends EventEmitter {
   private readonly running = new Set<string>();
   state: ConnectionState = 'offline';
   nodeId?: string;
+  /** The wait before the next attempt, as last scheduled (observable: a refusal waits long). */
+  retryDelayMs: number | undefined;
 
   constructor(private readonly opts: HubClientOptions) {
     super();
@@ -69,7 +79,12 @@ export class HubClient extends EventEmitter {
   private connect(): void {
     if (this.stopped) return;
     this.setState('connecting');
-    const ws = new WebSocket(this.opts.url, { headers: { authorization: `Bearer ${this.opts.token}` }, maxPayload: MAX_FRAME_BYTES, handshakeTimeout: 10_000 });
+    const ws = new WebSocket(this.opts.url, {
+      headers: { authorization: `Bearer ${this.opts.token}`, [PROTOCOL_HEADER]: String(PROTOCOL_VERSION) },
+      maxPayload: MAX_FRAME_BYTES, handshakeTimeout: 10_000,
+      ...(this.opts.ca ? { ca: this.opts.ca } : {}),
+      ...(isLoopbackUrl(this.opts.url) ? { checkServerIdentity: () => undefined } : {}),
+    });
     this.ws = ws;
     let refusedDelay: number | undefined;
     let answeredOverHttp = false;
@@ -84,7 +99,10 @@ export class HubClient extends EventEmitter {
           message = parsed.message ?? message;
           refusedDelay = parsed.retryAfterMs;
         } catch {}
-        if (res.statusCode === 401 || res.statusCode === 403) {
+        if (res.statusCode === 426) {
+          this.refusedForProtocol(message);
+          refusedDelay = Math.max(refusedDelay ?? 0, PROTOCOL_MISMATCH_DELAY_MS);
+        } else if (res.statusCode === 401 || res.statusCode === 403) {
           this.setState('refused');
           this.opts.log('error', `The hub refused this agent: ${message}`);
           this.emit('refused', message);
@@ -113,6 +131,10 @@ export class HubClient extends EventEmitter {
       if (code === CloseCode.revoked) {
         this.setState('refused');
         this.scheduleReconnect(BAD_TOKEN_DELAY_MS);
+      } else if (code === CloseCode.protocolMismatch) {
+        // The refusal frame before it said why (logged); the hub will not change by itself soon.
+        this.setState('refused');
+        this.scheduleReconnect(PROTOCOL_MISMATCH_DELAY_MS);
       } else {
         this.scheduleReconnect();
       }
@@ -122,9 +144,17 @@ export class HubClient extends EventEmitter {
     });
   }
 
+  /** Another protocol version: said once per refusal, plainly, with when the agent asks again. */
+  private refusedForProtocol(message: string): void {
+    this.setState('refused');
+    this.opts.log('error', `The hub refused this agent's protocol version ${PROTOCOL_VERSION}: ${message} Trying again in ${PROTOCOL_MISMATCH_DELAY_MS / 60_000} minutes.`);
+    this.emit('refused', message);
+  }
+
   private scheduleReconnect(forcedDelay?: number): void {
     if (this.stopped || this.retryTimer) return;
     const delay = forcedDelay ?? reconnectDelay(this.attempt, (this.opts.random ?? Math.random)());
+    this.retryDelayMs = delay;
     this.attempt += 1;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
@@ -161,7 +191,8 @@ export class HubClient extends EventEmitter {
       case 'command':
         return this.onCommand(msg);
       case 'refused':
-        this.opts.log('error', `The hub refused this agent: ${msg.message}`);
+        if (msg.code === 'protocol') this.refusedForProtocol(msg.message);
+        else this.opts.log('error', `The hub refused this agent: ${msg.message}`);
         this.setState('refused');
         return;
       default:

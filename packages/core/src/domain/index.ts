@@ -11,3 +11,4 @@ export * from './command-facts.ts';
 export * from './progress-notice.ts';
 export * from './pump-rules.ts';
 export * from './activity.ts';
+export * from './agent-version.ts';

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { z } from 'zod';
 import { createDb } from '../db/client.ts';
@@ -18,7 +20,12 @@ const env = parseEnv(z.object({
   // Retention of old agent commands, agent events and sent outbox rows (retention.ts); 0 = keep all.
   BRIA_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   BRIA_RETENTION_SWEEP_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
-}));
+  // PEM files: with both, agents connect with wss:// and download the agent over https://.
+  BRIA_TLS_CERT: z.string().optional(),
+  BRIA_TLS_KEY: z.string().optional(),
+  // The agent bundle served at /agent/… (npm run build:agent); default: this checkout's dist/agent.
+  BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
+}).refine((e) => !e.BRIA_TLS_CERT === !e.BRIA_TLS_KEY, { message: 'BRIA_TLS_CERT and BRIA_TLS_KEY go together', path: ['BRIA_TLS_CERT'] }));
 const log = createLogger({ name: 'hub', level: env.LOG_LEVEL });
 // V8 flags for this process, set before the first query compiles Prisma's WebAssembly query
 // compiler (it is compiled lazily). `--liftoff-only` keeps V8's baseline code for that module and
@@ -27,7 +34,15 @@ const log = createLogger({ name: 'hub', level: env.LOG_LEVEL });
 const v8Flags = process.env.BRIA_HUB_V8_FLAGS ?? '--liftoff-only';
 for (const flag of v8Flags.split(/\s+/).filter(Boolean)) setFlagsFromString(flag);
 const db = createDb(env.DATABASE_URL);
-const hub = new Hub({ db, databaseUrl: env.DATABASE_URL, host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, port: env.BRIA_HUB_PORT, heartbeatMs: env.BRIA_HEARTBEAT_MS, log });
+let tls: { cert: Buffer; key: Buffer } | undefined;
+try {
+  tls = env.BRIA_TLS_CERT && env.BRIA_TLS_KEY ? { cert: readFileSync(env.BRIA_TLS_CERT), key: readFileSync(env.BRIA_TLS_KEY) } : undefined;
+} catch (err) {
+  console.error(`bria hub: cannot read the TLS certificate or key (BRIA_TLS_CERT / BRIA_TLS_KEY): ${(err as Error).message}`);
+  process.exit(1);
+}
+const agentBundleDir = env.BRIA_AGENT_BUNDLE_DIR ?? fileURLToPath(new URL('../../../../dist/agent', import.meta.url));
+const hub = new Hub({ db, databaseUrl: env.DATABASE_URL, host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, port: env.BRIA_HUB_PORT, heartbeatMs: env.BRIA_HEARTBEAT_MS, log, tls, agentBundleDir });
 let engine: Engine | undefined;
 let retention: ReturnType<typeof startRetention> | undefined;
 try {

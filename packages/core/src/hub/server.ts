@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Db } from '../db/client.ts';
@@ -9,6 +10,9 @@ import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline
 import type { Logger } from '../log.ts';
 import { CloseCode, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
 import { AgentConnection } from './agent-connection.ts';
+import { agentOutdated } from '../domain/agent-version.ts';
+import { AgentDownloads } from './agent-download.ts';
+import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-check.ts';
 import { bearerToken } from './tokens.ts';
 
 export interface HubOptions {
@@ -21,6 +25,10 @@ export interface HubOptions {
   /** Called after an agent event is durably stored (the session engine plugs in here). */
   onEvent?: (nodeId: string, ev: AgentEventFrame) => void;
   now?: () => Date;
+  /** The agent bundle's folder (`dist/agent`): served at `/agent/…` on this port when set. */
+  agentBundleDir?: string;
+  /** PEM certificate and key: the hub listens with TLS (`wss://`, `https://`). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 /**
@@ -41,10 +49,12 @@ export class Hub {
    */
   private livenessWrites = new Map<string, Promise<unknown>>();
   private readonly now: () => Date;
+  private readonly downloads: AgentDownloads | undefined;
   port = 0;
 
   constructor(private readonly opts: HubOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.downloads = opts.agentBundleDir ? new AgentDownloads(opts.agentBundleDir) : undefined;
   }
 
   get onlineNodeIds(): string[] {
@@ -60,15 +70,19 @@ export class Hub {
     await this.listen();
 
     this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
-    this.server = createServer((req, res) => {
+    const downloads = this.downloads;
+    const secure = this.opts.tls !== undefined;
+    const onRequest: RequestListener = (req, res) => {
       if (req.url === '/health') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ ok: true, agents: this.onlineNodeIds.length }));
         return;
       }
+      if (downloads?.handle(req, res, secure)) return;
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'not found' }));
-    });
+    };
+    this.server = this.opts.tls ? createTlsServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }, onRequest) : createServer(onRequest);
     this.server.on('upgrade', (req, socket, head) => void this.onUpgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', (err: NodeJS.ErrnoException) =>
@@ -78,7 +92,7 @@ export class Hub {
     const addr = this.server.address();
     this.port = typeof addr === 'object' && addr ? addr.port : this.opts.port;
     this.timers.push(setInterval(() => this.heartbeat(), this.opts.heartbeatMs));
-    log.info({ port: this.port }, 'hub.listening');
+    log.info({ port: this.port, tls: secure, agentBundle: downloads?.current()?.version ?? null }, 'hub.listening');
   }
 
   /**
@@ -104,7 +118,8 @@ export class Hub {
 
   private reject(socket: Duplex, status: number, code: string, message: string, retryAfterMs?: number): void {
     const body = JSON.stringify({ code, message, retryAfterMs });
-    socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found'}\r\n` +
+    const text = { 401: 'Unauthorized', 403: 'Forbidden', 426: 'Upgrade Required' }[status] ?? 'Not Found';
+    socket.end(`HTTP/1.1 ${status} ${text}\r\n` +
       `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   }
 
@@ -112,6 +127,13 @@ export class Hub {
     const { db, log } = this.opts;
     if (this.closing) return this.reject(socket, 403, 'shutting_down', 'The hub is shutting down.', 1000);
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/agent') return this.reject(socket, 404, 'protocol', 'Agents connect to /agent.');
+    // An agent of another protocol is refused before its socket opens: never half-working.
+    const theirs = upgradeProtocol(req.headers);
+    if (theirs !== null && protocolMismatch(theirs)) {
+      const m = protocolMismatch(theirs)!;
+      log.warn({ remote: req.socket.remoteAddress, agentProtocol: theirs }, 'hub.agent_protocol_mismatch');
+      return this.reject(socket, 426, 'protocol_mismatch', m.message, m.retryAfterMs);
+    }
     const token = bearerToken(req.headers.authorization);
     const found = token ? await findNodeByToken(db, token).catch(() => undefined) : undefined;
     if (!found || found.revoked) {
@@ -119,7 +141,7 @@ export class Hub {
       // Slow the client down: a wrong token is answered after a pause and told to wait long.
       await new Promise((r) => setTimeout(r, 500));
       return this.reject(socket, 401, found?.revoked ? 'revoked' : 'bad_token',
-        found?.revoked ? 'This agent token was revoked. Create a new one in the dashboard.' : 'Unknown agent token. Check --token (or BRIA_AGENT_TOKEN).', 30_000);
+        found?.revoked ? 'This agent token was revoked. Create a new one in the dashboard.' : 'Unknown agent token. Check the token file (--token-file) or BRIA_AGENT_TOKEN.', 30_000);
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, found.nodeId, found.tokenId));
   }
@@ -174,6 +196,14 @@ export class Hub {
   private async onMessage(conn: AgentConnection, raw: unknown): Promise<void> {
     conn.lastHeard = Date.now();
     const parsed = parseAgentToHub(raw);
+    // An agent that sent no protocol header says its protocol in the hello.
+    const mismatch = !parsed.ok && !conn.helloDone ? protocolMismatch(helloProtocol(raw)) : null;
+    if (mismatch) {
+      conn.log.warn({ agentProtocol: helloProtocol(raw) }, 'hub.agent_protocol_mismatch');
+      conn.send({ type: 'refused', code: 'protocol', message: mismatch.message, retryAfterMs: mismatch.retryAfterMs });
+      conn.close(CloseCode.protocolMismatch, 'protocol mismatch');
+      return;
+    }
     if (!parsed.ok) {
       conn.log.warn({ error: parsed.error.slice(0, 200) }, 'hub.bad_frame');
       conn.close(CloseCode.protocolError, 'malformed message');
@@ -225,6 +255,9 @@ export class Hub {
     conn.helloDone = true;
     conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
     conn.log.info({ agentVersion: hello.agentVersion }, 'hub.agent_online');
+    // The dashboard shows it too (nodes.list `agentOutdated`, with the update command).
+    const latest = this.downloads?.current()?.version ?? null;
+    if (agentOutdated(hello.agentVersion, latest)) conn.log.warn({ agentVersion: hello.agentVersion, latest }, 'hub.agent_outdated');
     await this.flushCommands(conn.nodeId);
   }
 

@@ -5,6 +5,11 @@
  */
 export const RECONNECT_DELAYS_MS = [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000] as const;
 export const BAD_TOKEN_DELAY_MS = 30_000;
+/**
+ * A hub of another protocol version will not change by itself soon: the agent says why once and
+ * asks again every 10 minutes (the server or the agent gets updated meanwhile), never fast.
+ */
+export const PROTOCOL_MISMATCH_DELAY_MS = 10 * 60_000;
 
 export function reconnectDelay(attempt: number, jitter01: number): number {
   const base = RECONNECT_DELAYS_MS[Math.min(attempt, RECONNECT_DELAYS_MS.length - 1)] ?? 30_000;

@@ -12,6 +12,13 @@ import { z } from 'zod';
  *   those above the hub's `lastEventSeq` (sent in `welcome`) after a reconnect.
  */
 export const PROTOCOL_VERSION = 1;
+/**
+ * The agent names its protocol on the upgrade request too, so a hub of another protocol refuses it
+ * (HTTP 426, `protocol_mismatch`) before a socket opens; a hello with another `protocol` is refused
+ * with a `refused` frame (code `protocol`) and close code `protocolMismatch`. Either way the agent
+ * says why and waits `PROTOCOL_MISMATCH_DELAY_MS` (protocol/backoff.ts) before it tries again.
+ */
+export const PROTOCOL_HEADER = 'x-bria-protocol';
 /** Largest frame either side accepts; larger frames close the connection (1009). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
@@ -154,4 +161,6 @@ export const CloseCode = {
   badToken: 4001,
   revoked: 4003,
   replaced: 4009,
+  /** The agent's protocol is not the hub's (see PROTOCOL_HEADER). */
+  protocolMismatch: 4010,
 } as const;

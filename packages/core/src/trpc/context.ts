@@ -2,6 +2,7 @@ import type { Db } from '../db/client.ts';
 import type { ChangeFeed } from '../db/repos/change-feed.ts';
 import { resolveWebSession, type SessionUser } from '../services/auth/resolve-web-session.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from '../services/auth/secrets.ts';
+import type { BundleRef } from '../services/nodes/install-command.ts';
 import { validateFolderOnNode } from '../services/nodes/validate-folder-on-node.ts';
 
 export interface Context {
@@ -14,6 +15,8 @@ export interface Context {
   csrfHeader: string | null;
   /** Where new computers' agents connect, e.g. `ws://host:3001/agent`. */
   hubPublicUrl: string;
+  /** The agent bundle this server hands out (install and update commands, outdated agents); null when not built. */
+  agentBundle: () => BundleRef | null;
   /** Response headers, so a procedure can set or clear the session cookie. */
   resHeaders: Headers | null;
   /** The process's LISTEN connection for live updates (absent where nothing subscribes). */
@@ -33,6 +36,7 @@ export interface InnerContextOptions {
   session?: { id: string; csrfToken: string } | null;
   csrfHeader?: string | null;
   hubPublicUrl?: string;
+  agentBundle?: Context['agentBundle'];
   resHeaders?: Headers | null;
   changes?: ChangeFeed | null;
   checkFolder?: Context['checkFolder'];
@@ -46,6 +50,7 @@ export function createContextInner(opts: InnerContextOptions): Context {
     session: opts.session ?? null,
     csrfHeader: opts.csrfHeader ?? null,
     hubPublicUrl: opts.hubPublicUrl ?? DEFAULT_HUB_PUBLIC_URL,
+    agentBundle: opts.agentBundle ?? (() => null),
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
     checkFolder: opts.checkFolder ?? null,
@@ -61,7 +66,7 @@ export function readCookie(header: string | null, name: string): string | undefi
 }
 
 /** The context of one HTTP request: the session cookie and the CSRF header. */
-export async function createContext(opts: { db: Db; headers: Headers; resHeaders?: Headers; hubPublicUrl?: string; changes?: ChangeFeed }): Promise<Context> {
+export async function createContext(opts: { db: Db; headers: Headers; resHeaders?: Headers; hubPublicUrl?: string; agentBundle?: Context['agentBundle']; changes?: ChangeFeed }): Promise<Context> {
   const web = await resolveWebSession({ db: opts.db, secret: readCookie(opts.headers.get('cookie'), SESSION_COOKIE) });
   return createContextInner({
     db: opts.db,
@@ -69,6 +74,7 @@ export async function createContext(opts: { db: Db; headers: Headers; resHeaders
     session: web ? { id: web.sessionId, csrfToken: web.csrfToken } : null,
     csrfHeader: opts.headers.get(CSRF_HEADER),
     hubPublicUrl: opts.hubPublicUrl,
+    agentBundle: opts.agentBundle,
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
     checkFolder: (nodeId, folder) => validateFolderOnNode({ db: opts.db, nodeId, folder }),

@@ -1,12 +1,15 @@
 import { createNodeWithToken } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../domain/errors.ts';
+import { type BundleRef, installCommand } from './install-command.ts';
 
 export interface AddComputerOptions {
   db: Db;
   name: string;
-  /** The hub's agent endpoint as the new computer reaches it, e.g. `ws://203.0.113.5:3001/agent`. */
+  /** The hub's agent endpoint as the new computer reaches it, e.g. `wss://bria.example.net:3001/agent`. */
   hubPublicUrl: string;
+  /** The agent bundle the hub serves (`readAgentBundle`); null when it was not built. */
+  bundle: BundleRef | null;
 }
 
 export interface AddedComputerDto {
@@ -14,16 +17,33 @@ export interface AddedComputerDto {
   name: string;
   /** Shown once; only its hash is stored. */
   token: string;
-  /** What to run on that computer, inside a Bria checkout. */
+  /** What to run on that computer: downloads the agent from the hub, checks it, starts it. */
   command: string;
+}
+
+/** Plain ws:// to another machine: the token and everything else cross the network readable. */
+export function isInsecureRemote(hubUrl: string): boolean {
+  const u = new URL(hubUrl);
+  return u.protocol === 'ws:' && !isLoopbackHost(u.hostname);
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
 export async function addComputer(opts: AddComputerOptions): Promise<AddedComputerDto> {
   const name = opts.name.trim();
   if (!name) throw new AppError('INVALID_INPUT', { message: 'computer name is empty', userMessage: 'nodes.add.nameRequired' });
-  if (!/^wss?:\/\/[^\s]+$/.test(opts.hubPublicUrl)) {
+  if (!/^wss?:\/\/[^\s'"]+$/.test(opts.hubPublicUrl)) {
     throw new AppError('INVALID_INPUT', { message: 'hub public URL is not a ws(s) URL' });
   }
+  // Checked before the node exists: no token is issued that no command could use.
+  if (!opts.bundle) {
+    throw new AppError('NOT_FOUND', { message: 'the agent bundle is not built on this server: run `npm run build:agent` (npm start builds it)' });
+  }
   const { nodeId, token } = await createNodeWithToken(opts.db, { name, label: 'dashboard' });
-  return { nodeId, name, token, command: `npm run agent -- --hub ${opts.hubPublicUrl} --token ${token}` };
+  // A hub without TLS reached over the network: said on the command line, where the user sees it.
+  const insecure = isInsecureRemote(opts.hubPublicUrl);
+  return { nodeId, name, token, command: installCommand({ hubUrl: opts.hubPublicUrl, bundle: opts.bundle, token, insecure }) };
 }

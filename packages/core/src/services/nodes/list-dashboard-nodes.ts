@@ -2,8 +2,9 @@ import { listAgentTokens } from '../../db/repos/auth.ts';
 import { listNodes } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
 import type { Executor, SessionPermissionMode } from '../../protocol/index.ts';
+import { agentOutdated } from '../../domain/agent-version.ts';
 import { nodeDefaultMode } from '../sessions/session-choices.ts';
-
+import { type BundleRef, updateCommand } from './install-command.ts';
 
 export interface DashboardNodeDto {
   id: string;
@@ -13,6 +14,13 @@ export interface DashboardNodeDto {
   online: boolean;
   lastSeenAt: Date | null;
   agentVersion: string | null;
+  /**
+   * The node's agent (as its last hello said) is older than the bundle this server hands out
+   * (domain `agentOutdated`); false when either version is unknown.
+   */
+  agentOutdated: boolean;
+  /** For an outdated agent on another computer: the command that updates it there (`updateCommand`). */
+  updateCommand: string | null;
   enabledExecutors: Executor[];
   openSessions: number;
   /** The permission mode preselected for new sessions, per executor; `<executor>:<mode>` that cannot start there. */
@@ -21,8 +29,12 @@ export interface DashboardNodeDto {
   tokens: { id: string; label: string | null; createdAt: Date; lastUsedAt: Date | null }[];
 }
 
-/** Every node as the dashboard shows it, with its live (unrevoked) agent tokens. */
-export async function listDashboardNodes(opts: { db: Db }): Promise<DashboardNodeDto[]> {
+/**
+ * Every node as the dashboard shows it, with its live (unrevoked) agent tokens. With the bundle the
+ * hub serves (and the hub's public URL for the command), whether each agent is outdated.
+ */
+export async function listDashboardNodes(opts: { db: Db; bundle?: BundleRef | null; hubPublicUrl?: string }): Promise<DashboardNodeDto[]> {
+  const bundle = opts.bundle ?? null;
   const [nodes, tokens] = await Promise.all([listNodes(opts.db), listAgentTokens(opts.db)]);
   return nodes.map((n) => ({
     id: n.id,
@@ -32,12 +44,20 @@ export async function listDashboardNodes(opts: { db: Db }): Promise<DashboardNod
     online: n.online,
     lastSeenAt: n.lastSeenAt,
     agentVersion: n.agentVersion,
+    ...outdated(n, bundle, opts.hubPublicUrl),
     enabledExecutors: n.enabledExecutors,
     openSessions: n.openSessions,
     defaultModes: { claude: nodeDefaultMode('claude', n), codex: nodeDefaultMode('codex', n) },
     unavailableModes: n.unavailableModes,
     tokens: tokens.filter((t) => t.nodeId === n.id).map(({ id, label, createdAt, lastUsedAt }) => ({ id, label, createdAt, lastUsedAt })),
   }));
+}
+
+function outdated(n: { isLocal: boolean; agentVersion: string | null }, bundle: BundleRef | null, hubUrl: string | undefined): Pick<DashboardNodeDto, 'agentOutdated' | 'updateCommand'> {
+  const old = agentOutdated(n.agentVersion, bundle?.version ?? null);
+  // This computer's agent runs from the checkout (npm start): a restart updates it, not a download.
+  const command = old && bundle && hubUrl && !n.isLocal ? updateCommand({ hubUrl, bundle }) : null;
+  return { agentOutdated: old, updateCommand: command };
 }
 
 /** Counts for the health endpoint. */

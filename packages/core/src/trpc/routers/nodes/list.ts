@@ -4,4 +4,4 @@ import { ZListNodesResponse } from './nodes.types.ts';
 
 export const listRoute = authedProcedure
   .output(ZListNodesResponse)
-  .query(async ({ ctx }) => ({ nodes: await listDashboardNodes({ db: ctx.db }) }));
+  .query(async ({ ctx }) => ({ nodes: await listDashboardNodes({ db: ctx.db, bundle: ctx.agentBundle(), hubPublicUrl: ctx.hubPublicUrl }) }));

@@ -8,7 +8,8 @@ import { createLogger } from '../../../log.ts';
 import { CloseCode } from '../../../protocol/index.ts';
 import { createCaller } from '../../app-router.ts';
 import { createContextInner } from '../../context.ts';
-import { callerFor, signedInCaller } from '../../test-support.ts';
+import { installCommand } from '../../../services/nodes/install-command.ts';
+import { callerFor, signedInCaller, TEST_AGENT_BUNDLE } from '../../test-support.ts';
 import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 
 const { db, tdb } = await fileDatabase();
@@ -49,7 +50,9 @@ describe('nodes router: computers and tokens', () => {
     const { caller } = await signedInCaller(db, { hubPublicUrl: HUB });
     const added = await caller.nodes.addComputer({ name: '  studio mac  ' });
     expect(added.name).toBe('studio mac');
-    expect(added.command).toBe(`npm run agent -- --hub ${HUB} --token ${added.token}`);
+    // The one-line install for that computer, with --insecure said since HUB is plain ws:// to another host.
+    expect(added.command).toBe(installCommand({ hubUrl: HUB, bundle: TEST_AGENT_BUNDLE, token: added.token, insecure: true }));
+    expect(added.command).toContain(`/agent/bria-agent-${TEST_AGENT_BUNDLE.version}.mjs`);
     const rows = await db.agentToken.findMany({ where: { nodeId: added.nodeId } });
     expect(rows.map((r) => r.tokenHash)).toEqual([sha(added.token)]);
     expect(JSON.stringify(rows)).not.toContain(added.token);
@@ -72,6 +75,29 @@ describe('nodes router: computers and tokens', () => {
     const { caller } = await signedInCaller(db);
     const { nodes } = await caller.nodes.list();
     expect(nodes[0]).toMatchObject({ id: nodeId, isLocal: true, online: true, lastSeenAt: seen.toISOString(), agentVersion: '9.9.9', openSessions: 2 });
+  });
+
+  it('says which agents are older than the bundle this server hands out, with the update command for another computer', async () => {
+    const { caller } = await signedInCaller(db, { hubPublicUrl: 'wss://bria.example.net:3001/agent' });
+    const old = await createNodeWithToken(db, { name: 'old agent' });
+    const current = await createNodeWithToken(db, { name: 'current agent' });
+    const source = await createNodeWithToken(db, { name: 'from a checkout' });
+    await db.node.update({ where: { id: old.nodeId }, data: { agentVersion: '0.1.0-11111111' } });
+    await db.node.update({ where: { id: current.nodeId }, data: { agentVersion: TEST_AGENT_BUNDLE.version } });
+    await db.node.update({ where: { id: source.nodeId }, data: { agentVersion: '0.1.0' } });
+    const { nodes } = await caller.nodes.list();
+    const by = (id: string) => nodes.find((n) => n.id === id)!;
+    expect(by(old.nodeId)).toMatchObject({ agentOutdated: true });
+    expect(by(old.nodeId).updateCommand).toContain(`'https://bria.example.net:3001/agent/bria-agent-${TEST_AGENT_BUNDLE.version}.mjs'`);
+    expect(by(old.nodeId).updateCommand).toContain(TEST_AGENT_BUNDLE.sha256);
+    expect(by(current.nodeId)).toMatchObject({ agentOutdated: false, updateCommand: null });
+    expect(by(source.nodeId)).toMatchObject({ agentOutdated: false, updateCommand: null });
+    // Without a built bundle nothing is called outdated, and adding a computer says why it cannot.
+    const { caller: unbuilt } = await signedInCaller(db, { agentBundle: () => null });
+    expect((await unbuilt.nodes.list()).nodes.find((n) => n.id === old.nodeId)).toMatchObject({ agentOutdated: false, updateCommand: null });
+    const before = await db.node.count();
+    expect(await trpcCode(unbuilt.nodes.addComputer({ name: 'no bundle' }))).toBe('NOT_FOUND');
+    expect(await db.node.count()).toBe(before);
   });
 
   it('revoking a token disconnects the agent using it and removes it from the list', async () => {

@@ -9,6 +9,9 @@ export const ZNodeView = z.object({
   online: z.boolean(),
   lastSeenAt: zIsoDateOrNull,
   agentVersion: z.string().nullable(),
+  /** Older than the agent bundle this server hands out (the dashboard may show `updateCommand`). */
+  agentOutdated: z.boolean(),
+  updateCommand: z.string().nullable(),
   enabledExecutors: z.array(zExecutor),
   openSessions: z.number().int().nonnegative(),
   defaultModes: z.object({ claude: z.string(), codex: z.string() }),

@@ -6,7 +6,8 @@ import { findNodeByToken } from '../../../db/repos/nodes.ts';
 import { Hub } from '../../../hub/server.ts';
 import { createLogger } from '../../../log.ts';
 import { CloseCode } from '../../../protocol/index.ts';
-import { callerFor, signedInCaller } from '../../test-support.ts';
+import { installCommand } from '../../../services/nodes/install-command.ts';
+import { callerFor, signedInCaller, TEST_AGENT_BUNDLE } from '../../test-support.ts';
 import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 
 /** Removing a computer and issuing a new token for one (issue 16), through the dashboard's router. */
@@ -64,7 +65,8 @@ describe('nodes.issueToken', () => {
     const tokenId = (await caller.nodes.list()).nodes.find((n) => n.id === added.nodeId)?.tokens[0]?.id ?? '';
     await caller.nodes.revokeToken({ tokenId });
     const issued = await caller.nodes.issueToken({ nodeId: added.nodeId });
-    expect(issued.command).toBe(`npm run agent -- --hub ${HUB} --token ${issued.token}`);
+    // The same one command as "Add a computer": the checked download, the token in a file, the start.
+    expect(issued.command).toBe(installCommand({ hubUrl: HUB, bundle: TEST_AGENT_BUNDLE, token: issued.token, insecure: true }));
     expect(await findNodeByToken(db, issued.token)).toMatchObject({ nodeId: added.nodeId, revoked: false });
     expect(await findNodeByToken(db, added.token)).toMatchObject({ revoked: true });
     expect((await caller.nodes.list()).nodes.find((n) => n.id === added.nodeId)?.tokens.map((t) => t.id)).toEqual([issued.tokenId]);

@@ -13,4 +13,4 @@ export const removeComputerRoute = authedProcedure
 export const issueTokenRoute = authedProcedure
   .input(ZNodeRequest)
   .output(ZIssueTokenResponse)
-  .mutation(({ ctx, input }) => issueToken({ db: ctx.db, nodeId: input.nodeId, hubPublicUrl: ctx.hubPublicUrl }));
+  .mutation(({ ctx, input }) => issueToken({ db: ctx.db, nodeId: input.nodeId, hubPublicUrl: ctx.hubPublicUrl, bundle: ctx.agentBundle() }));
