@@ -103,7 +103,8 @@ try {
   const agentDir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-agent-'));
   const agent = new Agent(
     { hubUrl: `ws://127.0.0.1:${hubPort}/agent`, token, dir: agentDir, claudeBin: bin('claude'), codexBin: bin('codex'), tmuxSocket: 'bria-e2e', logLevel: 'warn', cliEnv },
-    (level, msg) => { if (level !== 'info') say(`agent ${level}: ${msg}`); },
+    // Warnings with their fields: a failed start or resume says why in the run's output.
+    (level, msg, fields) => { if (level !== 'info') say(`agent ${level}: ${msg}${fields ? ` ${JSON.stringify(fields).slice(0, 600)}` : ''}`); },
   );
   await agent.start();
   cleanups.push(async () => {

@@ -5,7 +5,8 @@ import type { Result, SessionRuntime } from './session-runtime.ts';
 export async function launchFailed(rt: SessionRuntime, sessionId: string, host: SessionHost, err: unknown, what: 'start' | 'resume'): Promise<Result> {
   const e = err instanceof ExecutorError ? err : new ExecutorError(what === 'start' ? 'start_failed' : 'resume_failed', (err as Error).message);
   const said = typeof e.details.cliSaid === 'string' ? e.details.cliSaid : '';
-  rt.o.log('warn', `agent.${what}_failed`, { sessionId, code: e.code });
+  // The CLI's own failure words are the diagnosis (a timeout under load, a refusal); kept short.
+  rt.o.log('warn', `agent.${what}_failed`, { sessionId, code: e.code, reason: e.message.slice(0, 300) });
   if (e.code === 'blocked_on_prompt' && what === 'start') return { ok: false, error: e.message, blocked: true };
   if (what === 'resume') {
     // A CLI that came up but did not confirm the id, or never reached its prompt in time, is
