@@ -1,17 +1,8 @@
 import { counted, type MessageKey, type Translator } from '@bria/core/i18n';
-import type { CurrentActivity, TurnSummary } from '@bria/core/domain';
+import { type CurrentActivity, shortSubject, type TurnSummary } from '@bria/core/domain';
 import { escapeHtml } from '../render/index.ts';
 
 const SUBJECT = '\u0000S\u0000';
-const SUBJECT_MAX = 80;
-
-/** A path shown by its last two parts (the card is narrow); a command by its first line. */
-function shortSubject(kind: string, subject: string): string {
-  let s = subject;
-  if (kind === 'command') s = s.split('\n')[0] ?? '';
-  else if (kind === 'edit' || kind === 'write' || kind === 'read') s = s.split('/').filter(Boolean).slice(-2).join('/') || s;
-  return s.length > SUBJECT_MAX ? `${s.slice(0, SUBJECT_MAX - 1)}…` : s;
-}
 
 /** Elapsed time in the card's words: "45 s", "3 min", "1 h 5 min". */
 export function elapsed(t: Translator, ms: number): string {

@@ -1,3 +1,4 @@
+import { shortSubject } from '@bria/core/domain';
 import { counted } from '@bria/core/i18n';
 import type { AnyKey, Translate } from '../i18n/catalog.ts';
 import type { ConversationItem, SessionDetail, SessionItem } from './types.ts';
@@ -132,15 +133,8 @@ export function duration(t: Translate, ms: number): string {
   return m < 60 ? t('time.m', { m }) : t('time.hm', { h: Math.floor(m / 60), m: m % 60 });
 }
 
-const SUBJECT_MAX = 80;
-
-/** A path by its last two parts, a command by its first line: the list has one line for it. */
-export function shortSubject(kind: string, subject: string): string {
-  let s = subject;
-  if (kind === 'command') s = s.split('\n')[0] ?? '';
-  else if (kind === 'edit' || kind === 'write' || kind === 'read') s = s.split('/').filter(Boolean).slice(-2).join('/') || s;
-  return s.length > SUBJECT_MAX ? `${s.slice(0, SUBJECT_MAX - 1)}…` : s;
-}
+// A path by its last two parts, a command by its first line: the list has one line for it (the card's rule).
+export { shortSubject };
 
 /** One piece of the activity line; `code` pieces are the command or path, shown as code. */
 export interface LinePiece { text: string; code: boolean }

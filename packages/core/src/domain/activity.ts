@@ -86,3 +86,14 @@ export function contextPercent(used: number | null, window: number | null): numb
   if (used === null || window === null || window <= 0) return null;
   return Math.min(100, Math.round((used / window) * 1000) / 10);
 }
+
+/**
+ * A step's subject in one short line (the card, the sessions list): a command by its first line, a
+ * path by its last two parts, at most `max` characters with the cut marked.
+ */
+export function shortSubject(kind: string, subject: string, max = 80): string {
+  let s = subject;
+  if (kind === 'command') s = s.split('\n')[0] ?? '';
+  else if (kind === 'edit' || kind === 'write' || kind === 'read') s = s.split('/').filter(Boolean).slice(-2).join('/') || s;
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
