@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { CloseCode } from '../../packages/core/src/protocol/index.ts';
 import { createDb, createNodeWithToken, type Db } from '@bria/core/db';
 import { Hub } from '@bria/core/hub';
 import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';
@@ -86,7 +87,6 @@ describe('hostile frames from an authenticated agent', () => {
     ['payload not an object', event({ payload: 'x' })],
     ['an event name of 65 characters', event({ event: 'e'.repeat(65) })],
     ['a huge hostname in hello', { ...HELLO, hostname: 'h'.repeat(100_000) }, false],
-    ['a wrong protocol version', { ...HELLO, protocol: 2 }, false],
     ['a session id that is not a uuid', event({ sessionId: "x'; drop table \"Session\"; --" })],
     ['a negative generation', event({ generation: -1 })],
     ['an event before hello', event(), false],
@@ -102,6 +102,22 @@ describe('hostile frames from an authenticated agent', () => {
       expect(await nodeState()).toEqual(before);
     });
   }
+
+  // A hello of another protocol version is not malformed: it is refused by name (a `refused` frame,
+  // then close code 4010), so the agent can say so instead of retrying (docs/architecture.md).
+  it('a hello of another protocol version: refused with 4010 and the reason, nothing stored', async () => {
+    const before = await nodeState();
+    const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/agent`, { headers: { authorization: `Bearer ${token}` } });
+    const frames: { type: string; [k: string]: unknown }[] = [];
+    ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
+    ws.on('error', () => undefined);
+    const closed = new Promise<number>((r) => ws.on('close', (code) => r(code)));
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ ...HELLO, protocol: 2 }));
+    expect(await closed).toBe(CloseCode.protocolMismatch);
+    expect(frames.map((f) => f.type)).toEqual(['refused']);
+    expect(await nodeState()).toEqual(before);
+  });
 
   it('logs name the problem but never echo the frame contents', () => {
     const text = logs.text();
