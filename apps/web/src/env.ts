@@ -10,6 +10,8 @@ const zWebEnv = z.object({
   /** Where new computers' agents connect; derived from the public host and the hub port when unset. */
   BRIA_HUB_PUBLIC_URL: z.string().regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL').optional(),
   LOG_LEVEL: zLogLevel,
+  /** Only whether it is set matters here: the Telegram users setting is shown when the bot runs. */
+  TELEGRAM_BOT_TOKEN: z.string().optional(),
 });
 export type WebEnv = z.output<typeof zWebEnv>;
 

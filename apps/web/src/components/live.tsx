@@ -4,7 +4,8 @@ import { useSubscription } from '@trpc/tanstack-react-query';
 import { createContext, useContext, useRef, type ReactNode } from 'react';
 import { useTRPC } from './trpc.ts';
 
-type LiveStatus = 'live' | 'connecting';
+/** `reconnecting`: it was live and the stream dropped; what is on screen stays while it comes back. */
+export type LiveStatus = 'live' | 'connecting' | 'reconnecting';
 const LiveContext = createContext<LiveStatus>('connecting');
 export const useLiveStatus = () => useContext(LiveContext);
 
@@ -53,6 +54,8 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       },
     }),
   );
-  const status: LiveStatus = sub.status === 'pending' ? 'live' : 'connecting';
+  const wasLive = useRef(false);
+  if (sub.status === 'pending') wasLive.current = true;
+  const status: LiveStatus = sub.status === 'pending' ? 'live' : wasLive.current ? 'reconnecting' : 'connecting';
   return <LiveContext value={status}>{children}</LiveContext>;
 }

@@ -5,6 +5,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import Link from 'next/link';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
+import { InlineConfirm } from './inline-confirm.tsx';
 import { NodeDefaultModes } from './session-choices.tsx';
 import { relativeTime, shortDate } from './relative-time.ts';
 import { useTRPC } from './trpc.ts';
@@ -90,14 +91,10 @@ export function NodeCard({ node }: { node: NodeView }) {
                   {t('nodes.token.created', { date: shortDate(tok.createdAt, locale) })}
                   {tok.lastUsedAt ? ` · ${t('nodes.token.lastUsed', { date: relativeTime(tok.lastUsedAt, locale) })}` : ''}
                 </span>
-                <button
-                  type="button"
-                  className="btn btn-danger btn-small"
-                  disabled={revoke.isPending}
-                  onClick={() => window.confirm(t('nodes.token.confirmRevoke')) && revoke.mutate({ tokenId: tok.id })}
-                >
-                  {t('nodes.token.revoke')}
-                </button>
+                <InlineConfirm
+                  label={t('nodes.token.revoke')} question={t('nodes.token.confirmRevoke')} confirmLabel={t('nodes.token.revokeConfirm')}
+                  className="btn btn-danger btn-small" disabled={revoke.isPending} onConfirm={() => revoke.mutate({ tokenId: tok.id })}
+                />
               </li>
             ))}
           </ul>
