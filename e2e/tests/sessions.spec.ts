@@ -41,7 +41,9 @@ test('new session on the local node: agent picked, folder typed, the real CLI st
   const row = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
   expect(row).toMatchObject({ executor: 'claude', folder, launchSource: 'bria' });
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', /Starting|Ready/);
-  await expect(page.getByTestId('evidence-row').filter({ hasText: 'create' })).toBeVisible();
+  // The timeline is one click away, in people's words.
+  await page.getByTestId('session-details').locator('summary').click();
+  await expect(page.locator('[data-testid="evidence-row"][data-event="create"]')).toContainText('You started the session.');
   // Ready arrives over the live stream, without a reload, once the agent saw the CLI up.
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 90_000 });
   const ready = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
@@ -138,7 +140,8 @@ test('close asks first, then the session is archived and found by search; resume
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 90_000 });
   const resumed = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
   expect(resumed.nativeSessionId).toBe(archived.nativeSessionId);
-  await expect(page.getByTestId('evidence-row').filter({ hasText: 'resume_requested' })).toBeVisible();
+  await page.getByTestId('session-details').locator('summary').click();
+  await expect(page.locator('[data-testid="evidence-row"][data-event="resume_requested"]')).toContainText('You asked to resume the session.');
 });
 
 test('stop interrupts the current answer only; the session stays open', async ({ signedInPage: page }) => {
@@ -155,6 +158,7 @@ test('stop interrupts the current answer only; the session stays open', async ({
   const stopped = page.locator('[data-testid="conversation"][data-source="journal"] [data-testid="turn"]').last();
   await expect(stopped).toContainText('Please answer SLOW');
   await expect(stopped.getByTestId('turn-failed')).toBeVisible({ timeout: 30_000 });
+  await expect(stopped.getByTestId('turn-failed')).toHaveText(/You stopped this answer|No end in the journal/);
   // Clean up: close it so the node's list stays short for the other tests.
   await page.getByRole('button', { name: 'Close', exact: true }).click();
   await page.getByRole('button', { name: 'Yes, close' }).click();
