@@ -47,6 +47,8 @@ export const zServerEnv = z.object({
   BRIA_PUBLIC_URL: z.url().optional(),
   BRIA_LOCAL_AGENT: flag(true),
   BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** How many days a dashboard sign-in lasts (services/auth `webSessionTtlMs`). */
+  BRIA_WEB_SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   TELEGRAM_BOT_TOKEN: z.string().min(10).optional(),
   TELEGRAM_ALLOWED_USERS: z.string().regex(/^\s*(\d+\s*(,\s*\d+\s*)*)?$/, 'comma-separated Telegram user ids').optional(),
   TELEGRAM_API_ROOT: z.url().optional(),

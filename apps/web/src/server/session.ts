@@ -1,4 +1,4 @@
-import { resolveWebSession, SESSION_COOKIE, WEB_SESSION_TTL_MS, type WebSessionContext } from '@bria/core/trpc';
+import { resolveWebSession, SESSION_COOKIE, type WebSessionContext, webSessionTtlMs } from '@bria/core/trpc';
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { cache } from 'react';
@@ -22,6 +22,6 @@ export async function requireSession(): Promise<WebSessionContext> {
 export function sessionCookie(secret: string, requestUrl: string): string {
   const publicUrl = webEnv().BRIA_PUBLIC_URL;
   const secure = new URL(requestUrl).protocol === 'https:' || publicUrl?.startsWith('https:') === true;
-  const maxAge = Math.floor(WEB_SESSION_TTL_MS / 1000);
+  const maxAge = Math.floor(webSessionTtlMs() / 1000);
   return `${SESSION_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
 }

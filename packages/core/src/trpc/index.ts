@@ -4,7 +4,7 @@ export { APP_TO_TRPC, GENERIC_INTERNAL_MESSAGE } from './errors.ts';
 // The web shell's login route and the launcher/bot need these; they also live in services/auth.
 export {
   createLoginLink, redeemLoginToken, resolveWebSession, logout,
-  CSRF_HEADER, SESSION_COOKIE, LOGIN_LINK_TTL_MS, WEB_SESSION_TTL_MS,
+  CSRF_HEADER, SESSION_COOKIE, LOGIN_LINK_TTL_MS, WEB_SESSION_TTL_MS, webSessionTtlMs,
   type LoginLinkDto, type LoginRefusal, type NewWebSessionDto, type SessionUser, type WebSessionContext,
 } from '../services/auth/index.ts';
 export { countNodes } from '../services/nodes/index.ts';

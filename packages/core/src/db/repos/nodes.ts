@@ -24,7 +24,7 @@ const nodeSelect = {
 } as const;
 
 export async function listNodes(db: Db): Promise<NodeDto[]> {
-  const nodes = await db.node.findMany({ select: nodeSelect, orderBy: [{ isLocal: 'desc' }, { createdAt: 'asc' }] });
+  const nodes = await db.node.findMany({ where: { removedAt: null }, select: nodeSelect, orderBy: [{ isLocal: 'desc' }, { createdAt: 'asc' }] });
   const open = await db.session.groupBy({
     by: ['nodeId'],
     where: { state: { notIn: ['Archived', 'ResumeFailed'] } },

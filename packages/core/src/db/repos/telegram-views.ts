@@ -49,7 +49,7 @@ export interface NodeView {
 }
 
 export async function listNodeViews(db: Db): Promise<NodeView[]> {
-  const nodes = await db.node.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true } });
+  const nodes = await db.node.findMany({ where: { removedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true } });
   const counts = await db.session.groupBy({ by: ['nodeId'], where: { state: { in: [...OPEN_SESSION_STATES] } }, _count: { _all: true } });
   const byNode = new Map(counts.map((c) => [c.nodeId, c._count._all]));
   return nodes.map((n) => ({ ...n, enabledExecutors: n.enabledExecutors as Executor[], missingExecutors: n.missingExecutors as Executor[], openSessions: byNode.get(n.id) ?? 0 }));

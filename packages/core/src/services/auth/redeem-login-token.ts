@@ -1,7 +1,7 @@
 import { consumeLoginToken, insertWebSession } from '../../db/repos/auth.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../domain/errors.ts';
-import { WEB_SESSION_TTL_MS, randomSecret, sha256Hex } from './secrets.ts';
+import { randomSecret, sha256Hex, webSessionTtlMs } from './secrets.ts';
 
 export interface RedeemLoginTokenOptions {
   db: Db;
@@ -21,7 +21,7 @@ export interface NewWebSessionDto {
 /** Why a link was refused; these are i18n keys the login page shows. */
 export type LoginRefusal = 'login.unknown' | 'login.used' | 'login.expired';
 
-/** Exchanges a one-time login token for a 30-day browser session. A token works once. */
+/** Exchanges a one-time login token for a browser session (`webSessionTtlMs`, 30 days by default). A token works once. */
 export async function redeemLoginToken(opts: RedeemLoginTokenOptions): Promise<NewWebSessionDto> {
   const now = opts.now ?? new Date();
   // Anything not shaped like our tokens is refused without touching the database.
@@ -34,7 +34,7 @@ export async function redeemLoginToken(opts: RedeemLoginTokenOptions): Promise<N
   }
   const secret = randomSecret();
   const csrfToken = randomSecret();
-  const expiresAt = new Date(now.getTime() + WEB_SESSION_TTL_MS);
+  const expiresAt = new Date(now.getTime() + webSessionTtlMs());
   const { id } = await insertWebSession(opts.db, { userId: result.userId, tokenHash: sha256Hex(secret), csrfToken, expiresAt });
   return { sessionId: id, userId: result.userId, secret, csrfToken, expiresAt };
 }

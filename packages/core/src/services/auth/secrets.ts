@@ -18,6 +18,16 @@ export function secretsEqual(a: string, b: string): boolean {
 
 export const LOGIN_LINK_TTL_MS = 15 * 60_000;
 export const WEB_SESSION_TTL_MS = 30 * 24 * 60 * 60_000;
+
+/**
+ * How long a browser session lasts: `BRIA_WEB_SESSION_DAYS` (1–365) days, 30 when unset. A value
+ * outside that range or not a whole number is refused at start (`zServerEnv`), so it never silently
+ * falls back here.
+ */
+export function webSessionTtlMs(env: Record<string, string | undefined> = process.env): number {
+  const days = Number(env.BRIA_WEB_SESSION_DAYS ?? '30');
+  return Number.isInteger(days) && days >= 1 && days <= 365 ? days * 24 * 60 * 60_000 : WEB_SESSION_TTL_MS;
+}
 /** Name of the httpOnly cookie holding the browser session's secret. */
 export const SESSION_COOKIE = 'bria_session';
 /** Header mutations must carry, holding the CSRF token the page received at render. */

@@ -4,3 +4,5 @@ export { revokeToken } from './revoke-token.ts';
 export { setExecutors } from './set-executors.ts';
 export { validateFolderOnNode } from './validate-folder-on-node.ts';
 export { setPermissionMode } from './set-permission-mode.ts';
+export { removeComputer } from './remove-computer.ts';
+export { issueToken } from './issue-token.ts';

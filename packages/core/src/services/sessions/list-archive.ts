@@ -10,7 +10,11 @@ export interface ListArchiveInput { nodeId?: string; search?: string; executor?:
  * as a snippet with the matched words between MATCH_START and MATCH_END (null: the title, folder or
  * first prompt matched).
  */
-export type ArchiveItem = SessionDto & { match: { messageId: string; snippet: string } | null };
+export type ArchiveItem = SessionDto & {
+  match: { messageId: string; snippet: string } | null;
+  /** The computer it ran on; `removed`: that computer was removed (its sessions stay here). */
+  node: { name: string; removed: boolean };
+};
 export interface ArchivePage { items: ArchiveItem[]; nextCursor: string | null }
 
 /** The archive, newest activity first, keyset-paginated (stable and fast at 10k+ rows); searchable by conversation text. */
@@ -21,7 +25,9 @@ export async function listArchive(deps: ServiceDeps, input: ListArchiveInput): P
   const rows = await listArchiveRows(db, { ...(input.nodeId ? { nodeId: input.nodeId } : {}), limit: limit + 1, ...(search ? { search } : {}), ...(input.executor ? { executor: input.executor } : {}), ...(input.cursor ? { cursor: input.cursor } : {}) });
   const page = rows.slice(0, limit);
   const snippets = search ? await archiveSnippets(db, page.map((r) => r.id), search) : new Map();
-  const items = page.map((r) => ({ ...toSessionDto(r), match: snippets.get(r.id) ?? null }));
+  const nodes = await db.node.findMany({ where: { id: { in: [...new Set(page.map((r) => r.nodeId))] } }, select: { id: true, name: true, removedAt: true } });
+  const nodeOf = new Map(nodes.map((n) => [n.id, { name: n.name, removed: n.removedAt !== null }]));
+  const items = page.map((r) => ({ ...toSessionDto(r), match: snippets.get(r.id) ?? null, node: nodeOf.get(r.nodeId) ?? { name: '?', removed: true } }));
   return { items, nextCursor: rows.length > limit ? (items[items.length - 1]?.id ?? null) : null };
 }
 

@@ -1,3 +1,4 @@
+import { issueTokenRoute, removeComputerRoute } from './remove-computer.ts';
 import { router } from '../../init.ts';
 import { addComputerRoute } from './add-computer.ts';
 import { listRoute } from './list.ts';
@@ -11,4 +12,6 @@ export const nodesRouter = router({
   revokeToken: revokeTokenRoute,
   setExecutors: setExecutorsRoute,
   setPermissionMode: setPermissionModeRoute,
+  remove: removeComputerRoute,
+  issueToken: issueTokenRoute,
 });

@@ -28,3 +28,8 @@ export const ZSetExecutorsResponse = z.object({ nodeId: zId, enabledExecutors: z
 /** The permission mode preselected for new sessions of one executor (checked against its list by the service). */
 export const ZSetPermissionModeRequest = z.object({ nodeId: zId, executor: zExecutor, mode: z.string().min(1).max(64) });
 export const ZSetPermissionModeResponse = z.object({ nodeId: zId, executor: zExecutor, mode: z.string() });
+
+export const ZNodeRequest = z.object({ nodeId: zId });
+export const ZRemoveComputerResponse = z.object({ nodeId: zId, revokedTokens: z.number().int().nonnegative() });
+/** Shown once: the new token and the command to run on that computer. */
+export const ZIssueTokenResponse = z.object({ nodeId: zId, tokenId: zId, token: z.string(), command: z.string() });

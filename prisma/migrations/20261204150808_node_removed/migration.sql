@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Node" ADD COLUMN     "removedAt" TIMESTAMPTZ(3);
+
