@@ -36,7 +36,6 @@ export function ArchiveList({ nodeId, heading = 'h2' }: { nodeId?: string; headi
   const [computer, setComputer] = useState('');
   const allComputers = nodeId === undefined;
   const nodes = useQuery(trpc.nodes.list.queryOptions(undefined, { enabled: allComputers }));
-  const names = new Map((nodes.data?.nodes ?? []).map((n) => [n.id, n.name]));
   const q = useDeferredValue(search.trim());
   const node = nodeId ?? (computer || undefined);
   const archive = useInfiniteQuery(
@@ -82,7 +81,7 @@ export function ArchiveList({ nodeId, heading = 'h2' }: { nodeId?: string; headi
             <div className="row-main">
               <Link href={`/sessions/${s.id}`} className="row-title">{sessionTitle(s, t)}</Link>
               <span className="muted small">
-                {allComputers && <><span data-testid="row-computer">{names.get(s.nodeId) ?? '—'}</span> · </>}
+                {allComputers && <><span data-testid="row-computer">{s.node.name}</span>{s.node.removed && <> ({t('archive.removedComputer')})</>} · </>}
                 <span className="mono">{s.folder}</span>
               </span>
               {s.match && <Snippet text={s.match.snippet} />}

@@ -6,6 +6,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { InlineConfirm } from './inline-confirm.tsx';
+import { NodeActions } from './node-actions.tsx';
 import { NodeDefaultModes } from './session-choices.tsx';
 import { relativeTime, shortDate } from './relative-time.ts';
 import { useTRPC } from './trpc.ts';
@@ -99,6 +100,10 @@ export function NodeCard({ node }: { node: NodeView }) {
             ))}
           </ul>
         )}
+      </details>
+      <details className="tokens" data-testid="computer-manage">
+        <summary>{t('nodes.manage')}</summary>
+        <NodeActions nodeId={node.id} />
       </details>
       {error && <p role="alert" className="error">{error}</p>}
     </article>

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { Skeleton } from './skeleton.tsx';
+import { SignOutEverywhere } from './node-actions.tsx';
 import { NotificationsButton } from './toasts.tsx';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
@@ -91,6 +92,7 @@ export function SettingsForm({ botOn }: { botOn: boolean }) {
         <p className="muted small">{t('notify.help')}</p>
         <div><NotificationsButton /></div>
       </section>
+      <SignOutEverywhere />
     </>
   );
 }

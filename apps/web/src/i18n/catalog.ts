@@ -336,6 +336,17 @@ const en = {
   'notFound.title': 'This page does not exist',
   'notFound.text': 'The link may be old, or the session or computer was removed.',
   'notFound.back': 'Back to Bria',
+  'nodes.manage': 'Token and removal',
+  'nodes.issueToken': 'Issue a new token',
+  'nodes.remove': 'Remove computer',
+  'nodes.remove.confirm': 'Remove this computer? Its agent is disconnected; its closed sessions stay in the archive.',
+  'nodes.remove.yes': 'Yes, remove',
+  'archive.removedComputer': 'removed computer',
+  'settings.everywhere.title': 'Sign out everywhere',
+  'settings.everywhere.help': 'Ends every dashboard sign-in on every browser, this one included. Sign in again with a new link.',
+  'settings.everywhere.button': 'Sign out everywhere',
+  'settings.everywhere.confirm': 'Sign out of the dashboard on every browser, this one included?',
+  'settings.everywhere.yes': 'Yes, sign out everywhere',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -672,6 +683,17 @@ const ru: Record<MessageKey, string> = {
   'notFound.title': 'Такой страницы нет',
   'notFound.text': 'Возможно, ссылка устарела или сессия либо компьютер удалены.',
   'notFound.back': 'Вернуться в Bria',
+  'nodes.manage': 'Токен и удаление',
+  'nodes.issueToken': 'Выпустить новый токен',
+  'nodes.remove': 'Удалить компьютер',
+  'nodes.remove.confirm': 'Удалить этот компьютер? Его агент будет отключён; закрытые сессии останутся в архиве.',
+  'nodes.remove.yes': 'Да, удалить',
+  'archive.removedComputer': 'удалённый компьютер',
+  'settings.everywhere.title': 'Выйти везде',
+  'settings.everywhere.help': 'Завершает все входы в панель во всех браузерах, включая этот. Войдите снова по новой ссылке.',
+  'settings.everywhere.button': 'Выйти везде',
+  'settings.everywhere.confirm': 'Выйти из панели во всех браузерах, включая этот?',
+  'settings.everywhere.yes': 'Да, выйти везде',
 };
 
 export const LOCALES = ['en', 'ru'] as const;
