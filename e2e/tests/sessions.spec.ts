@@ -90,7 +90,7 @@ test('with the node away, the page says so and shows Bria\'s stored turns instea
     await page.goto(`/sessions/${sessionId}`);
     const note = page.getByTestId('conv-fallback');
     await expect(note).toHaveAttribute('data-reason', 'node_offline', { timeout: 15_000 });
-    await expect(note).toHaveText("Node offline — showing Bria's stored turns.");
+    await expect(note).toHaveText("Computer offline — showing Bria's stored turns.");
     const stored = page.locator('[data-testid="conversation"][data-source="stored"] [data-testid="turn"]').first();
     await expect(stored.getByTestId('final')).toContainText('MOCK-REPLY');
     await saveShot(page, 'session-node-offline');

@@ -211,8 +211,10 @@ test('a computer: a new token shows its command once; removing asks in place and
   await card.getByTestId('remove-computer').click();
   await card.getByRole('button', { name: 'Yes, remove' }).click();
   await expect(card).toHaveCount(0);
-  await page.goto('/archive');
+  await page.getByRole('link', { name: 'Archive' }).click();
   await page.getByTestId('archive-search').fill(`keeps-${run}`);
+  await expect(page.getByTestId('archived-session')).toHaveCount(1);
+  await expect(page.getByTestId('archived-session')).toHaveAttribute('data-session-id', open.id);
   await expect(page.getByTestId('archived-session')).toContainText(`beta ${run} (removed computer)`);
 });
 
