@@ -39,7 +39,8 @@ test('a change in another tab, and one written by the hub, appear without a relo
 
   const other = await context.newPage();
   try {
-    await other.goto('/settings');
+    // The computer's own page carries its card (Settings no longer repeats the cards).
+    await other.goto(`/nodes/${nodeId}`);
     const otherCard = other.locator('[data-testid="node-card"][data-node-name="this computer"]');
     // The box follows the server (it changes once the mutation is stored), so click, then watch.
     await otherCard.getByRole('checkbox', { name: 'Codex' }).click();

@@ -16,7 +16,8 @@ export type NodeView = inferRouterOutputs<AppRouter>['nodes']['list']['nodes'][n
 const EXECUTORS = ['claude', 'codex'] as const;
 const EXECUTOR_LABEL = { claude: 'Claude Code', codex: 'Codex' } as const;
 
-export function NodeCard({ node }: { node: NodeView }) {
+/** `own`: drawn on the computer's own page, which has its sessions and New session already. */
+export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean }) {
   const { t, locale } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -63,10 +64,10 @@ export function NodeCard({ node }: { node: NodeView }) {
           <dd data-testid="open-sessions">{node.openSessions}</dd>
         </div>
       </dl>
-      <div className="actions actions-start">
+      {!own && <div className="actions actions-start">
         <Link className="btn btn-primary btn-small" href={`/nodes/${node.id}`} data-testid="node-sessions-link">{t('nodes.sessionsLink')}</Link>
         {node.online && node.enabledExecutors.length > 0 && <Link className="btn btn-small" href={`/nodes/${node.id}/new`}>{t('node.newSession')}</Link>}
-      </div>
+      </div>}
       <fieldset className="executors" disabled={setExecutors.isPending}>
         <legend>{t('nodes.executors')}</legend>
         {EXECUTORS.map((e) => (

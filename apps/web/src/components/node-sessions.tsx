@@ -64,7 +64,7 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
         </ul>
       </section>
 
-      {node && <div className="node-page-card"><NodeCard node={node} /></div>}
+      {node && <div className="node-page-card"><NodeCard node={node} own /></div>}
       <ArchiveList nodeId={nodeId} />
     </>
   );
