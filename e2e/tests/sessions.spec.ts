@@ -21,7 +21,7 @@ test('new session on the local node: agent picked, folder typed, the real CLI st
 
   const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');
   await card.getByTestId('node-sessions-link').click();
-  await expect(page.getByRole('heading', { name: 'this computer' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'this computer', level: 1 })).toBeVisible();
   await page.getByRole('link', { name: 'New session' }).click();
   await expect(page.getByRole('heading', { name: 'New session on this computer' })).toBeVisible();
   // Both agents are enabled: the user picks one; nothing is picked silently.

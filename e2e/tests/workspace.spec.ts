@@ -8,6 +8,8 @@ import { expect, test } from './fixtures.ts';
 
 // Issue 16: the dashboard as the place people work. Sessions seeded in the database belong to
 // computers that never connect (no CLI runs for them); the chat test runs the real Claude CLI.
+test.use({ viewport: { width: 1440, height: 900 } });
+
 let db: Db;
 const run = Date.now().toString(36);
 const nodes: { alpha: string; beta: string } = { alpha: '', beta: '' };

@@ -64,7 +64,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     if (!first) void refetchJournal();
   }, [signature, refetchJournal]);
   const last = q.data?.conversation.items.at(-1);
-  const chatSignature = q.data ? `${q.data.conversation.total}|${last?.status}|${last?.finalText?.length ?? 0}|${q.data.activity.length}|${journal.data?.available ? journal.data.turns.length : 0}` : '';
+  const chatSignature = q.data ? `${q.data.conversation.total}|${last?.status}|${last?.finalText?.length ?? 0}|${q.data.activity.length}|${journal.data?.available ? journal.data.turns.length : 0}|${prompts.data?.prompts.map((p) => p.state).join(',') ?? ''}` : '';
   useStickToBottom(chatSignature, composer);
   if (q.isPending) return <Skeleton lines={6} />;
   // A failed reload keeps what is on screen (the reconnecting banner says why); only a first load shows the error.
@@ -92,7 +92,6 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <pre className="small">{dialog}</pre>
         </div>
       )}
-      {prompts.data && <PromptPanel prompts={prompts.data.prompts} executor={s.executor} />}
       <Conversation
         journal={journal.data}
         journalLoading={journal.isPending}
@@ -105,7 +104,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         working={isWorking(s.state)}
         onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}
       />
-      <div ref={composer} className="composer">
+      {/* What the agent asks you comes where the newest turn is, right above the composer. */}
+      {prompts.data && <PromptPanel prompts={prompts.data.prompts} executor={s.executor} />}
+      <div ref={composer} className={open ? 'composer' : 'composer-end'}>
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
       </div>
       <details className="card session-details" data-testid="session-details">
