@@ -42,7 +42,7 @@ test('new session on the local node: agent picked, folder typed, the real CLI st
   expect(row).toMatchObject({ executor: 'claude', folder, launchSource: 'bria' });
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', /Starting|Ready/);
   // The timeline is one click away, in people's words.
-  await page.getByTestId('session-details').locator('summary').click();
+  await page.getByTestId('session-details').locator(':scope > summary').click();
   await expect(page.locator('[data-testid="evidence-row"][data-event="create"]')).toContainText('You started the session.');
   // Ready arrives over the live stream, without a reload, once the agent saw the CLI up.
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 90_000 });
@@ -140,7 +140,7 @@ test('close asks first, then the session is archived and found by search; resume
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 90_000 });
   const resumed = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
   expect(resumed.nativeSessionId).toBe(archived.nativeSessionId);
-  await page.getByTestId('session-details').locator('summary').click();
+  await page.getByTestId('session-details').locator(':scope > summary').click();
   await expect(page.locator('[data-testid="evidence-row"][data-event="resume_requested"]')).toContainText('You asked to resume the session.');
 });
 
