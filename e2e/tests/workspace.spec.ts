@@ -127,10 +127,15 @@ test('the session page on a phone: the latest answer is on screen right above th
     // The evidence timeline and the queue are one click away, collapsed; the words are people's words.
     await expect(page.getByTestId('session-details')).not.toHaveAttribute('open', /.*/);
     await expect(page.getByTestId('evidence-row').first()).toBeHidden();
-    await page.getByTestId('message-input').fill('Hello from a phone');
-    await page.getByRole('button', { name: 'Send' }).click();
-    const final = page.locator('[data-testid="turn"]').last().getByTestId('final');
-    await expect(final).toContainText('MOCK-REPLY', { timeout: 90_000 });
+    // Three turns make the page longer than the phone's screen; the test never scrolls.
+    let final = page.locator('[data-testid="turn"]').last().getByTestId('final');
+    for (const n of [1, 2, 3]) {
+      await page.getByTestId('message-input').fill(`Hello from a phone, message ${n}`);
+      await page.getByRole('button', { name: 'Send' }).click();
+      final = page.locator('[data-testid="turn"]').nth(n - 1).getByTestId('final');
+      await expect(final).toContainText(`message ${n}`, { timeout: 90_000 });
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(844 + 200);
     await expect(page.getByText('Waiting for the answer…')).toHaveCount(0);
     // No scrolling by the test: the answer is in the viewport and not under the sticky composer.
     await expect(final).toBeInViewport();

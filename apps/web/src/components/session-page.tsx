@@ -1,6 +1,6 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
-import { type RefObject, useEffect, useRef, useState } from 'react';
+import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
 import { contextText, isWorking } from './activity-stream.ts';
 import { Conversation, QueueTable } from './conversation.tsx';
@@ -63,9 +63,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     seen.current = signature;
     if (!first) void refetchJournal();
   }, [signature, refetchJournal]);
-  const last = q.data?.conversation.items.at(-1);
-  const chatSignature = q.data ? `${q.data.conversation.total}|${last?.status}|${last?.finalText?.length ?? 0}|${q.data.activity.length}|${journal.data?.available ? journal.data.turns.length : 0}|${prompts.data?.prompts.map((p) => p.state).join(',') ?? ''}` : '';
-  useStickToBottom(chatSignature, composer);
+  const chatRef = useStickToBottom(composer);
   if (q.isPending) return <Skeleton lines={6} />;
   // A failed reload keeps what is on screen (the reconnecting banner says why); only a first load shows the error.
   if (q.isError && !q.data) return <p role="alert" className="error">{errorText(q.error)}</p>;
@@ -92,6 +90,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <pre className="small">{dialog}</pre>
         </div>
       )}
+      <div ref={chatRef}>
       <Conversation
         journal={journal.data}
         journalLoading={journal.isPending}
@@ -106,6 +105,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       />
       {/* What the agent asks you comes where the newest turn is, right above the composer. */}
       {prompts.data && <PromptPanel prompts={prompts.data.prompts} executor={s.executor} />}
+      </div>
       <div ref={composer} className={open ? 'composer' : 'composer-end'}>
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
       </div>
@@ -143,21 +143,29 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 
 /**
  * A chat keeps its newest part in view: when the conversation grows (a sent message, a step, the
- * answer) and the reader was at the bottom, the composer is scrolled back to the bottom edge, so the
- * latest answer sits right above it. Someone reading older turns is left where they are.
+ * answer, a question) while its end was on screen, the composer is scrolled back to the bottom
+ * edge, so the latest answer sits right above it. Someone reading older turns, or the details
+ * below, is left where they are. Returns the ref for the growing part.
  */
-function useStickToBottom(signature: string, composer: RefObject<HTMLDivElement | null>) {
-  const atBottom = useRef(true);
+function useStickToBottom(composer: RefObject<HTMLDivElement | null>): (el: HTMLDivElement | null) => void {
+  const endOnScreen = useRef(true);
+  const chat = useRef<HTMLDivElement | null>(null);
   useEffect(() => {
     const onScroll = () => {
-      atBottom.current = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
+      const end = chat.current?.getBoundingClientRect().bottom;
+      if (end !== undefined) endOnScreen.current = end >= 0 && end <= window.innerHeight + 160;
     };
     window.addEventListener('scroll', onScroll, { passive: true });
     return () => window.removeEventListener('scroll', onScroll);
   }, []);
-  useEffect(() => {
-    if (!signature || !atBottom.current) return;
-    composer.current?.scrollIntoView({ block: 'end' });
-    atBottom.current = true;
-  }, [signature, composer]);
+  const observer = useRef<ResizeObserver | null>(null);
+  return useCallback((el: HTMLDivElement | null) => {
+    observer.current?.disconnect();
+    chat.current = el;
+    if (!el) return;
+    observer.current = new ResizeObserver(() => {
+      if (endOnScreen.current) composer.current?.scrollIntoView({ block: 'end' });
+    });
+    observer.current.observe(el);
+  }, [composer]);
 }
