@@ -164,7 +164,11 @@ function useStickToBottom(composer: RefObject<HTMLDivElement | null>): (el: HTML
     chat.current = el;
     if (!el) return;
     observer.current = new ResizeObserver(() => {
-      if (endOnScreen.current) composer.current?.scrollIntoView({ block: 'end' });
+      if (!endOnScreen.current) return;
+      // The composer is sticky (always "in view"), so the page is scrolled by numbers: the chat's
+      // end just above the composer. Only ever down.
+      const top = el.getBoundingClientRect().bottom + window.scrollY - (window.innerHeight - (composer.current?.offsetHeight ?? 0));
+      if (top > window.scrollY + 1) window.scrollTo({ top });
     });
     observer.current.observe(el);
   }, [composer]);
