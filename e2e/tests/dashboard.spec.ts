@@ -56,9 +56,10 @@ test('adding a computer shows its token and command once, and that command conne
     await expect(card.getByTestId('node-status')).toHaveText('Online', { timeout: 20_000 });
 
     // Revoking its token from the dashboard disconnects it.
-    page.once('dialog', (d) => void d.accept());
     await card.getByText('Agent tokens (1)').click();
     await card.getByRole('button', { name: 'Revoke' }).click();
+    // Asked in place (no browser dialog), like Close.
+    await card.getByRole('button', { name: 'Yes, revoke' }).click();
     await expect(card.getByTestId('node-status')).toHaveText('Offline', { timeout: 15_000 });
     await expect(card.getByText('Agent tokens (0)')).toBeVisible();
   } finally {

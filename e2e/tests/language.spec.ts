@@ -2,9 +2,10 @@ import { expect, test } from './fixtures.ts';
 
 test('the language switch shows Russian labels, is kept across reloads, and "browser language" goes back', async ({ signedInPage: page, saveShot }) => {
   // The browser says English (playwright.config locale en-US).
-  await expect(page.getByRole('link', { name: 'Computers', exact: true })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Home', exact: true })).toBeVisible();
   await page.getByTestId('language-switch').selectOption('ru');
-  await expect(page.getByRole('link', { name: 'Компьютеры', exact: true })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Главная', exact: true })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Компьютеры' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Настройки', exact: true })).toBeVisible();
   await expect(page.locator('html')).toHaveAttribute('lang', 'ru');
   const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');

@@ -81,8 +81,8 @@ test('a permission request of the real CLI on the session page, answered there; 
 
   // The session no longer waits for anyone; the timeline keeps the request and the answer.
   await expect(badge).not.toHaveAttribute('data-wait', /.+/, { timeout: 120_000 });
-  await expect(page.getByTestId('evidence-row').filter({ hasText: 'permission_request' })).toContainText('Asked to use Bash.');
-  await expect(page.getByTestId('evidence-row').filter({ hasText: 'permission_answered' })).toContainText('Answered: Allow (from the dashboard).');
+  await expect(page.locator('[data-testid="evidence-row"][data-event="permission_request"]')).toContainText('Asked to use Bash.');
+  await expect(page.locator('[data-testid="evidence-row"][data-event="permission_answered"]')).toContainText('Answered: Allow (from the dashboard).');
   await saveShot(page, 'session-permission-answered');
   // The turn ends; the CLI is closed so it does not outlive the test.
   await expect(badge).toHaveAttribute('data-state', 'Ready', { timeout: 120_000 });

@@ -21,7 +21,7 @@ test('new session on the local node: agent picked, folder typed, the real CLI st
 
   const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');
   await card.getByTestId('node-sessions-link').click();
-  await expect(page.getByRole('heading', { name: 'this computer' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'this computer', level: 1 })).toBeVisible();
   await page.getByRole('link', { name: 'New session' }).click();
   await expect(page.getByRole('heading', { name: 'New session on this computer' })).toBeVisible();
   // Both agents are enabled: the user picks one; nothing is picked silently.
@@ -41,7 +41,9 @@ test('new session on the local node: agent picked, folder typed, the real CLI st
   const row = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
   expect(row).toMatchObject({ executor: 'claude', folder, launchSource: 'bria' });
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', /Starting|Ready/);
-  await expect(page.getByTestId('evidence-row').filter({ hasText: 'create' })).toBeVisible();
+  // The timeline is one click away, in people's words.
+  await page.getByTestId('session-details').locator(':scope > summary').click();
+  await expect(page.locator('[data-testid="evidence-row"][data-event="create"]')).toContainText('You started the session.');
   // Ready arrives over the live stream, without a reload, once the agent saw the CLI up.
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 90_000 });
   const ready = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
@@ -88,7 +90,7 @@ test('with the node away, the page says so and shows Bria\'s stored turns instea
     await page.goto(`/sessions/${sessionId}`);
     const note = page.getByTestId('conv-fallback');
     await expect(note).toHaveAttribute('data-reason', 'node_offline', { timeout: 15_000 });
-    await expect(note).toHaveText("Node offline — showing Bria's stored turns.");
+    await expect(note).toHaveText("Computer offline — showing Bria's stored turns.");
     const stored = page.locator('[data-testid="conversation"][data-source="stored"] [data-testid="turn"]').first();
     await expect(stored.getByTestId('final')).toContainText('MOCK-REPLY');
     await saveShot(page, 'session-node-offline');
@@ -138,7 +140,8 @@ test('close asks first, then the session is archived and found by search; resume
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 90_000 });
   const resumed = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
   expect(resumed.nativeSessionId).toBe(archived.nativeSessionId);
-  await expect(page.getByTestId('evidence-row').filter({ hasText: 'resume_requested' })).toBeVisible();
+  await page.getByTestId('session-details').locator(':scope > summary').click();
+  await expect(page.locator('[data-testid="evidence-row"][data-event="resume_requested"]')).toContainText('You asked to resume the session.');
 });
 
 test('stop interrupts the current answer only; the session stays open', async ({ signedInPage: page }) => {
@@ -155,6 +158,7 @@ test('stop interrupts the current answer only; the session stays open', async ({
   const stopped = page.locator('[data-testid="conversation"][data-source="journal"] [data-testid="turn"]').last();
   await expect(stopped).toContainText('Please answer SLOW');
   await expect(stopped.getByTestId('turn-failed')).toBeVisible({ timeout: 30_000 });
+  await expect(stopped.getByTestId('turn-failed')).toHaveText(/You stopped this answer|No end in the journal/);
   // Clean up: close it so the node's list stays short for the other tests.
   await page.getByRole('button', { name: 'Close', exact: true }).click();
   await page.getByRole('button', { name: 'Yes, close' }).click();

@@ -15,6 +15,8 @@ const zWebEnv = z.object({
   /** The agent bundle's folder (`dist/agent`, set by the launcher); found above the working folder when unset. */
   BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
   LOG_LEVEL: zLogLevel,
+  /** Only whether it is set matters here: the Telegram users setting is shown when the bot runs. */
+  TELEGRAM_BOT_TOKEN: z.string().optional(),
 });
 export type WebEnv = z.output<typeof zWebEnv>;
 

@@ -25,6 +25,8 @@ export function Conversation(props: {
   now: number;
   discovered: boolean;
   open: boolean;
+  /** A turn runs now: the newest unanswered turn says so instead of waiting silently. */
+  working?: boolean;
   onEarlier?: () => void;
 }) {
   const { t } = useI18n();
@@ -33,7 +35,7 @@ export function Conversation(props: {
     <section aria-labelledby="conv-title" className="block">
       <h2 id="conv-title">{t('conv.title')}</h2>
       {journal?.available ? (
-        <JournalTurns turns={journal.turns} total={journal.totalTurns} source={journal.source} open={props.open} items={props.items} activity={props.activity} now={props.now} onEarlier={journal.offset > 0 ? props.onEarlier : undefined} />
+        <JournalTurns turns={journal.turns} total={journal.totalTurns} source={journal.source} open={props.open} working={props.working ?? false} items={props.items} activity={props.activity} now={props.now} onEarlier={journal.offset > 0 ? props.onEarlier : undefined} />
       ) : (
         <>
           <p className="notice notice-warn small" role="status" data-testid="conv-fallback" data-reason={journal?.reason ?? (props.journalLoading ? 'loading' : 'failed')}>
@@ -42,7 +44,7 @@ export function Conversation(props: {
               : props.journalLoading ? t('conv.reading') : t('conv.unavailable.failed', { detail: t('error.generic') })}
           </p>
           {props.discovered && <p className="muted small">{t('conv.discovered')}</p>}
-          <StoredTurns items={props.items} total={props.total} activity={props.activity} now={props.now} />
+          <StoredTurns items={props.items} total={props.total} activity={props.activity} now={props.now} working={props.working ?? false} />
         </>
       )}
     </section>
@@ -56,8 +58,8 @@ const MARK: Partial<Record<JournalTurn['state'], AnyKey>> = {
   unknown: 'conv.mark.unknown',
 };
 
-function JournalTurns({ turns, total, source, open, items, activity, now, onEarlier }: {
-  turns: JournalTurn[]; total: number; source: 'native' | 'archive'; open: boolean; items: ConversationItem[]; activity: readonly ActivityRow[]; now: number; onEarlier: (() => void) | undefined;
+function JournalTurns({ turns, total, source, open, working, items, activity, now, onEarlier }: {
+  turns: JournalTurn[]; total: number; source: 'native' | 'archive'; open: boolean; working: boolean; items: ConversationItem[]; activity: readonly ActivityRow[]; now: number; onEarlier: (() => void) | undefined;
 }) {
   const { t } = useI18n();
   const arrived = new Map(items.map((m) => [m.id, m.createdAt]));
@@ -95,18 +97,18 @@ function JournalTurns({ turns, total, source, open, items, activity, now, onEarl
                 </div>
               )}
               {mark && (
-                <p className="turn-mark" role="note" data-testid="turn-failed">
+                <p className={`turn-mark${turn.state === 'interrupted' ? ' turn-mark-calm' : ''}`} role="note" data-testid="turn-failed">
                   {t(mark)}{turn.detail && turn.state !== 'interrupted' ? `: ${turn.detail}` : ''}
                 </p>
               )}
               {turn.state === 'pending' && ended && (
                 // Claude writes no end record for a turn stopped before its first byte; Bria's queue knows.
-                <p className="turn-mark" role="note" data-testid="turn-failed">
-                  {t('conv.mark.endedPerBria', { status: t(`status.${ended.status}` as AnyKey), detail: ended.outcomeDetail ?? '' })}
+                <p className={`turn-mark${stoppedByYou(ended) ? ' turn-mark-calm' : ''}`} role="note" data-testid="turn-failed">
+                  {stoppedByYou(ended) ? t('conv.stopped') : t('conv.mark.endedPerBria', { status: t(`status.${ended.status}` as AnyKey), detail: ended.outcomeDetail ?? '' })}
                 </p>
               )}
               {turn.state === 'pending' && !ended && (
-                <p className="muted small">{open && last ? t('conv.waiting') : t('conv.noEnd')}</p>
+                open && last ? <Working working={working} /> : <p className="muted small">{t('conv.noEnd')}</p>
               )}
               {turn.clipped && <p className="muted small">{t('conv.clipped')}</p>}
             </li>
@@ -120,7 +122,7 @@ function JournalTurns({ turns, total, source, open, items, activity, now, onEarl
 }
 
 /** Bria's own record of the turns sent through it (the fallback). */
-function StoredTurns({ items, total, activity, now }: { items: ConversationItem[]; total: number; activity: readonly ActivityRow[]; now: number }) {
+function StoredTurns({ items, total, activity, now, working }: { items: ConversationItem[]; total: number; activity: readonly ActivityRow[]; now: number; working: boolean }) {
   const { t } = useI18n();
   const placed = placeActivity(storedAnchors(items), activity);
   return (
@@ -149,18 +151,34 @@ function StoredTurns({ items, total, activity, now }: { items: ConversationItem[
             )}
             {FAILED.has(m.status) && (m.attachmentFailure ? (
               <p className="turn-mark turn-mark-attachment" role="note" data-testid="turn-attachment-failed">{t(`queue.attachment.${m.attachmentFailure}`)}</p>
+            ) : stoppedByYou(m) ? (
+              <p className="turn-mark turn-mark-calm" role="note" data-testid="turn-failed">{t('conv.stopped')}</p>
             ) : (
               <p className="turn-mark" role="note" data-testid="turn-failed">
                 {t('conv.interrupted')}: {t(`status.${m.status}` as AnyKey)}{m.outcomeDetail ? ` (${m.outcomeDetail})` : ''}
               </p>
             ))}
-            {m.finalText === null && (m.status === 'accepted' || m.status === 'leased') && <p className="muted small">{t('conv.waiting')}</p>}
+            {m.finalText === null && (m.status === 'accepted' || m.status === 'leased' || m.status === 'pending') && <Working working={working} queued={m.status === 'pending'} />}
           </li>
           <Loose placed={placed} after={m.id} items={items} now={now} />
           </Fragment>
         ))}
       </ol>
     </>
+  );
+}
+
+/** A turn the user ended with Stop: calm words, not a failure. */
+const stoppedByYou = (m: { status: string; outcomeDetail: string | null }) => m.status === 'terminal_failed' && /interrupt/.test(m.outcomeDetail ?? '');
+
+/** The newest turn while it is worked on: its steps stream above this line. */
+function Working({ working, queued = false }: { working: boolean; queued?: boolean }) {
+  const { t } = useI18n();
+  return (
+    <p className="working small" role="status" data-testid="turn-working" data-working={working}>
+      {working && <span className="working-dot" aria-hidden="true" />}
+      {queued ? t('conv.queued') : working ? t('conv.working') : t('conv.waiting')}
+    </p>
   );
 }
 

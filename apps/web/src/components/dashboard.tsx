@@ -1,32 +1,37 @@
 'use client';
-import { useQuery } from '@tanstack/react-query';
 import { AddComputer } from './add-computer.tsx';
+import { AllSessions } from './all-sessions.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { NodeCard } from './node-card.tsx';
-import { useTRPC } from './trpc.ts';
+import { Skeleton } from './skeleton.tsx';
+import { useOpenSessions } from './use-open-sessions.ts';
 import { useErrorText } from './use-error-text.ts';
 
-/** The computers page; it reloads when the live stream says a node or session changed. */
+/** Home: every open session on every computer, and the computers beside them (live). */
 export function Dashboard() {
   const { t } = useI18n();
-  const trpc = useTRPC();
   const errorText = useErrorText();
-  const nodes = useQuery(trpc.nodes.list.queryOptions());
+  const open = useOpenSessions();
+  const nodes = open.nodes;
 
   return (
-    <>
-      <div className="section-head">
-        <div>
-          <h1>{t('nodes.title')}</h1>
-          <p className="muted small" aria-live="off">{t('nodes.updating')}</p>
+    <div className="home">
+      <AllSessions open={open} />
+      <aside className="home-side" aria-labelledby="computers-title">
+        <div className="section-head">
+          <div>
+            <h2 id="computers-title">{t('nodes.title')}</h2>
+            <p className="muted small" aria-live="off">{t('nodes.updating')}</p>
+          </div>
+          <AddComputer />
         </div>
-        <AddComputer />
-      </div>
-      {nodes.isError && !nodes.data && <p role="alert" className="error">{t('nodes.loadFailed')} {errorText(nodes.error)}</p>}
-      {nodes.data && nodes.data.nodes.length === 0 && <p className="muted">{t('nodes.empty')}</p>}
-      <div className="grid" aria-busy={nodes.isPending}>
-        {nodes.data?.nodes.map((n) => <NodeCard key={n.id} node={n} />)}
-      </div>
-    </>
+        {nodes.isError && !nodes.data && <p role="alert" className="error">{t('nodes.loadFailed')} {errorText(nodes.error)}</p>}
+        {nodes.data && nodes.data.nodes.length === 0 && <p className="muted">{t('nodes.empty')}</p>}
+        {nodes.isPending && <Skeleton lines={4} />}
+        <div className="grid grid-side" aria-busy={nodes.isPending}>
+          {nodes.data?.nodes.map((n) => <NodeCard key={n.id} node={n} />)}
+        </div>
+      </aside>
+    </div>
   );
 }

@@ -2,6 +2,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
+import { InlineConfirm } from './inline-confirm.tsx';
 import { useTRPC } from './trpc.ts';
 import { lifecycleNoticeCurrent } from './page-notices.ts';
 import type { SessionItem } from './types.ts';
@@ -17,7 +18,6 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline }: { sess
   const { t } = useI18n();
   const trpc = useTRPC();
   const errorText = useErrorText();
-  const [confirming, setConfirming] = useState(false);
   // Each notice is kept with the session version it is about and hidden once the session moved on.
   const [message, setMessage] = useState<{ ok: boolean; text: string; version: number } | null>(null);
   const opts = {
@@ -44,25 +44,17 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline }: { sess
           <p className="muted small">{t('session.stopHint')}</p>
         </div>
       )}
-      {s === 'Ready' && !confirming && (
-        <div>
-          <button type="button" className="btn" disabled={busy} onClick={() => { setMessage(null); setConfirming(true); }}>{t('session.close')}</button>
-          <p className="muted small">{t('session.closeHint')}</p>
-        </div>
+      {s === 'Ready' && (
+        <InlineConfirm
+          label={t('session.close')} question={t('session.closeConfirm')} confirmLabel={t('button.closeConfirm')} disabled={busy}
+          onConfirm={() => { setMessage(null); close.mutate(input); }}
+          hint={<p className="muted small">{t('session.closeHint')}</p>}
+        />
       )}
-      {s === 'Ready' && !confirming && (
+      {s === 'Ready' && (
         <div>
           <button type="button" className="btn" disabled={busy} onClick={() => { setMessage(null); compact.mutate({ sessionId: session.id }); }} data-testid="compact">{t('session.compact')}</button>
           <p className="muted small">{t('session.compactHint')}</p>
-        </div>
-      )}
-      {s === 'Ready' && confirming && (
-        <div role="alertdialog" aria-labelledby="close-q" className="confirm">
-          <p id="close-q">{t('session.closeConfirm')}</p>
-          <div className="actions actions-start">
-            <button type="button" className="btn btn-danger" disabled={busy} onClick={() => { setConfirming(false); close.mutate(input); }}>{t('button.closeConfirm')}</button>
-            <button type="button" className="btn" onClick={() => setConfirming(false)}>{t('button.cancel')}</button>
-          </div>
         </div>
       )}
       {s === 'Archived' && (

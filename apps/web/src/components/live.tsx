@@ -1,15 +1,17 @@
 'use client';
 import { type QueryFilters, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { createContext, useContext, useRef, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTRPC } from './trpc.ts';
 
-type LiveStatus = 'live' | 'connecting';
+/** `reconnecting`: it was live and the stream dropped; what is on screen stays while it comes back. */
+export type LiveStatus = 'live' | 'connecting' | 'reconnecting';
 const LiveContext = createContext<LiveStatus>('connecting');
 export const useLiveStatus = () => useContext(LiveContext);
 
 // Bursts (a transition writes session, messages and evidence) become one reload.
 const COALESCE_MS = 150;
+const FIRST_CONNECT_GRACE_MS = 4_000;
 
 /**
  * One subscription per page: Postgres announces which session or node changed (whoever changed
@@ -53,6 +55,16 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       },
     }),
   );
-  const status: LiveStatus = sub.status === 'pending' ? 'live' : 'connecting';
+  const wasLive = useRef(false);
+  const up = sub.status === 'pending';
+  if (up) wasLive.current = true;
+  // A first connection gets a moment; a stream that never comes up is as lost as one that dropped.
+  const [slow, setSlow] = useState(false);
+  useEffect(() => {
+    if (up) return setSlow(false);
+    const timer = setTimeout(() => setSlow(true), FIRST_CONNECT_GRACE_MS);
+    return () => clearTimeout(timer);
+  }, [up]);
+  const status: LiveStatus = up ? 'live' : wasLive.current || slow ? 'reconnecting' : 'connecting';
   return <LiveContext value={status}>{children}</LiveContext>;
 }

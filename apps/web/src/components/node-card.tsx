@@ -5,6 +5,8 @@ import type { inferRouterOutputs } from '@trpc/server';
 import Link from 'next/link';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
+import { InlineConfirm } from './inline-confirm.tsx';
+import { NodeActions } from './node-actions.tsx';
 import { NodeDefaultModes } from './session-choices.tsx';
 import { relativeTime, shortDate } from './relative-time.ts';
 import { useTRPC } from './trpc.ts';
@@ -14,7 +16,8 @@ export type NodeView = inferRouterOutputs<AppRouter>['nodes']['list']['nodes'][n
 const EXECUTORS = ['claude', 'codex'] as const;
 const EXECUTOR_LABEL = { claude: 'Claude Code', codex: 'Codex' } as const;
 
-export function NodeCard({ node }: { node: NodeView }) {
+/** `own`: drawn on the computer's own page, which has its sessions and New session already. */
+export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean }) {
   const { t, locale } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -61,10 +64,10 @@ export function NodeCard({ node }: { node: NodeView }) {
           <dd data-testid="open-sessions">{node.openSessions}</dd>
         </div>
       </dl>
-      <div className="actions actions-start">
+      {!own && <div className="actions actions-start">
         <Link className="btn btn-primary btn-small" href={`/nodes/${node.id}`} data-testid="node-sessions-link">{t('nodes.sessionsLink')}</Link>
         {node.online && node.enabledExecutors.length > 0 && <Link className="btn btn-small" href={`/nodes/${node.id}/new`}>{t('node.newSession')}</Link>}
-      </div>
+      </div>}
       <fieldset className="executors" disabled={setExecutors.isPending}>
         <legend>{t('nodes.executors')}</legend>
         {EXECUTORS.map((e) => (
@@ -90,18 +93,18 @@ export function NodeCard({ node }: { node: NodeView }) {
                   {t('nodes.token.created', { date: shortDate(tok.createdAt, locale) })}
                   {tok.lastUsedAt ? ` · ${t('nodes.token.lastUsed', { date: relativeTime(tok.lastUsedAt, locale) })}` : ''}
                 </span>
-                <button
-                  type="button"
-                  className="btn btn-danger btn-small"
-                  disabled={revoke.isPending}
-                  onClick={() => window.confirm(t('nodes.token.confirmRevoke')) && revoke.mutate({ tokenId: tok.id })}
-                >
-                  {t('nodes.token.revoke')}
-                </button>
+                <InlineConfirm
+                  label={t('nodes.token.revoke')} question={t('nodes.token.confirmRevoke')} confirmLabel={t('nodes.token.revokeConfirm')}
+                  className="btn btn-danger btn-small" disabled={revoke.isPending} onConfirm={() => revoke.mutate({ tokenId: tok.id })}
+                />
               </li>
             ))}
           </ul>
         )}
+      </details>
+      <details className="tokens" data-testid="computer-manage">
+        <summary>{t('nodes.manage')}</summary>
+        <NodeActions nodeId={node.id} />
       </details>
       {error && <p role="alert" className="error">{error}</p>}
     </article>

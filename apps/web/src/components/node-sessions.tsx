@@ -4,8 +4,10 @@ import Link from 'next/link';
 import { ActivityLine } from './activity-rows.tsx';
 import { isWorking } from './activity-stream.ts';
 import { ArchiveList } from './archive-list.tsx';
+import { NodeCard } from './node-card.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { StateBadge, lifetimeLeft, sessionTitle, useNow, When } from './session-bits.tsx';
+import { Skeleton } from './skeleton.tsx';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
 
@@ -24,7 +26,7 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
       <p className="crumbs"><Link href="/">← {t('node.back')}</Link></p>
       <div className="section-head">
         <div>
-          <h1>{node?.name ?? '…'}</h1>
+          <h1>{node?.name ?? <span className="skeleton-bar skeleton-title" aria-hidden="true" />}</h1>
           {node && (
             <span className={`badge ${node.online ? 'badge-online' : 'badge-offline'}`} data-testid="node-status">
               <span className="dot" aria-hidden="true" />
@@ -40,7 +42,8 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
 
       <section aria-labelledby="open-title" className="block">
         <h2 id="open-title">{t('node.open')}</h2>
-        {open.isError && <p role="alert" className="error">{errorText(open.error)}</p>}
+        {open.isError && !open.data && <p role="alert" className="error">{errorText(open.error)}</p>}
+        {open.isPending && <Skeleton lines={3} />}
         {open.data?.sessions.length === 0 && <p className="muted">{t('node.openNone')}</p>}
         <ul className="rows" aria-busy={open.isPending} data-testid="open-sessions-list">
           {open.data?.sessions.map((s) => (
@@ -61,6 +64,7 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
         </ul>
       </section>
 
+      {node && <div className="node-page-card"><NodeCard node={node} own /></div>}
       <ArchiveList nodeId={nodeId} />
     </>
   );

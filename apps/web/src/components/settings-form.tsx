@@ -2,22 +2,26 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
-import { NodeCard } from './node-card.tsx';
+import { Skeleton } from './skeleton.tsx';
+import { SignOutEverywhere } from './node-actions.tsx';
+import { NotificationsButton } from './toasts.tsx';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
 
 const LIFETIMES = ['never', '6h', '12h', '24h', '48h'] as const;
 type Lifetime = (typeof LIFETIMES)[number];
 
-/** Global settings the bot reads too, and the agents enabled on each computer. */
-export function SettingsForm() {
+/**
+ * Global settings the bot reads too. The Telegram users field only when the bot runs (`botOn`); the
+ * computers' own settings live on their cards (home and each computer's page), not repeated here.
+ */
+export function SettingsForm({ botOn }: { botOn: boolean }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const errorText = useErrorText();
   const id = useId();
   const settings = useQuery(trpc.settings.get.queryOptions());
-  const nodes = useQuery(trpc.nodes.list.queryOptions());
   // Edits live in a draft over the stored values: live reloads refresh what is shown until the user
   // starts editing, and never overwrite an edit. No copying of server data into state.
   const [draft, setDraft] = useState<{ lifetime?: Lifetime; resume?: boolean; users?: string } | null>(null);
@@ -46,7 +50,7 @@ export function SettingsForm() {
     const list = users.split(/[\s,]+/).map((u) => u.trim()).filter(Boolean);
     if (list.some((u) => !/^[1-9]\d{0,18}$/.test(u))) return setStatus({ ok: false, text: t('settings.usersInvalid') });
     setStatus(null);
-    save.mutate({ lifetime, resumeRecommendations: resume, allowedTelegramUsers: list });
+    save.mutate({ lifetime, resumeRecommendations: resume, ...(botOn ? { allowedTelegramUsers: list } : {}) });
   };
 
   return (
@@ -54,7 +58,7 @@ export function SettingsForm() {
       <h1 className="page-title">{t('settings.title')}</h1>
       {/* No controls until the stored values are in: a box drawn with a default (unchecked,
           12 h) before that would show — and let the user "keep" — a value that is not the stored one. */}
-      {!ready && <p className="card muted" aria-busy="true" data-testid="settings-loading">…</p>}
+      {!ready && <div className="card" data-testid="settings-loading"><Skeleton lines={4} /></div>}
       {ready && <form className="card stack" onSubmit={(e) => { e.preventDefault(); submit(); }}>
         <fieldset className="radios" disabled={!ready}>
           <legend>{t('settings.lifetime')}</legend>
@@ -73,18 +77,22 @@ export function SettingsForm() {
           </label>
           <p className="muted small">{t('settings.resumeHelp')}</p>
         </div>
-        <div>
+        {botOn && <div>
           <label htmlFor={`${id}-u`}>{t('settings.users')}</label>
           <textarea id={`${id}-u`} rows={3} value={users} onChange={(e) => edit({ users: e.target.value })} className="mono" disabled={!ready} />
           <p className="muted small">{t('settings.usersHelp')}</p>
-        </div>
+        </div>}
         <div className="actions">
           {status && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="settings-status">{status.text}</span>}
           <button type="submit" className="btn btn-primary" disabled={save.isPending || !ready}>{t('settings.save')}</button>
         </div>
       </form>}
-      <h2 className="page-title">{t('settings.executors')}</h2>
-      <div className="grid">{nodes.data?.nodes.map((n) => <NodeCard key={n.id} node={n} />)}</div>
+      <section className="card stack block" aria-labelledby={`${id}-n`}>
+        <h2 id={`${id}-n`}>{t('notify.title')}</h2>
+        <p className="muted small">{t('notify.help')}</p>
+        <div><NotificationsButton /></div>
+      </section>
+      <SignOutEverywhere />
     </>
   );
 }

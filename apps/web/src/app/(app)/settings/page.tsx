@@ -1,9 +1,10 @@
 import { SettingsForm } from '../../../components/settings-form.tsx';
+import { webEnv } from '../../../env.ts';
 import { requireSession } from '../../../server/session.ts';
 
 export const dynamic = 'force-dynamic';
 
 export default async function SettingsPage() {
   await requireSession();
-  return <SettingsForm />;
+  return <SettingsForm botOn={Boolean(webEnv().TELEGRAM_BOT_TOKEN?.trim())} />;
 }
