@@ -84,3 +84,25 @@ test('health and the node list follow the hub going down and coming back', async
   await expect(card.getByTestId('node-status')).toHaveText('Online', { timeout: 20_000 });
   await expect.poll(async () => (await request.get('/api/health')).status(), { timeout: 10_000 }).toBe(200);
 });
+
+test('a computer whose agent is older than the one this server hands out says so, with the command that updates it', async ({ signedInPage: page, state }) => {
+  const { createDb } = await import('@bria/core/db');
+  const db = createDb(state.databaseUrl, { max: 1 });
+  const name = `old agent ${Date.now()}`;
+  try {
+    await page.getByRole('button', { name: 'Add a computer' }).click();
+    await page.getByLabel('Name').fill(name);
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await expect(page.getByTestId('add-command')).toBeVisible();
+    // As its hello would have stored it: an agent of an earlier release.
+    await db.node.updateMany({ where: { name }, data: { agentVersion: '0.0.1-00000000' } });
+    await page.goto('/');
+    const card = page.locator(`[data-testid="node-card"][data-node-name="${name}"]`);
+    await expect(card.getByTestId('agent-outdated')).toBeVisible();
+    await expect(card.getByTestId('agent-update')).toContainText(/curl .*\/agent\/bria-agent-.*\.mjs/);
+    // This computer's own agent is current: no such line.
+    await expect(page.locator('[data-testid="node-card"][data-node-name="this computer"]').getByTestId('agent-outdated')).toHaveCount(0);
+  } finally {
+    await db.$disconnect();
+  }
+});

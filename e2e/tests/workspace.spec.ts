@@ -204,7 +204,9 @@ test('a computer: a new token shows its command once; removing asks in place and
   const card = page.locator(`[data-testid="node-card"][data-node-name="beta ${run}"]`);
   await card.getByText('Token and removal').click();
   await card.getByRole('button', { name: 'Issue a new token' }).click();
-  await expect(card.getByTestId('issued-command')).toContainText(/npm run agent -- --hub ws:\/\/\S+ --token bria_agent_/);
+  // The same one command as "Add a computer": download from the hub, checked, the token into a file.
+  await expect(card.getByTestId('issued-command')).toContainText(/curl .*\/agent\/bria-agent-.*--token-file/);
+  await expect(card.getByTestId('issued-command')).toContainText(/printf '%s\\n' 'bria_agent_/);
   await card.getByRole('button', { name: 'Done' }).click();
   await expect(card.getByTestId('issued-command')).toHaveCount(0);
   expect(await db.agentToken.count({ where: { nodeId: nodes.beta, revokedAt: null } })).toBe(2);

@@ -57,13 +57,22 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
         </div>
         <div>
           <dt>{t('nodes.agentVersion')}</dt>
-          <dd>{node.agentVersion ?? t('nodes.unknown')}</dd>
+          <dd data-testid="agent-version">
+            {node.agentVersion ?? t('nodes.unknown')}
+            {node.agentOutdated && <span className="badge badge-offline" data-testid="agent-outdated"> {t('nodes.outdated')}</span>}
+          </dd>
         </div>
         <div>
           <dt>{t('nodes.openSessions')}</dt>
           <dd data-testid="open-sessions">{node.openSessions}</dd>
         </div>
       </dl>
+      {node.updateCommand && (
+        <div className="notice" data-testid="agent-update">
+          <p>{t('nodes.updateHint')}</p>
+          <pre className="command small">{node.updateCommand}</pre>
+        </div>
+      )}
       {!own && <div className="actions actions-start">
         <Link className="btn btn-primary btn-small" href={`/nodes/${node.id}`} data-testid="node-sessions-link">{t('nodes.sessionsLink')}</Link>
         {node.online && node.enabledExecutors.length > 0 && <Link className="btn btn-small" href={`/nodes/${node.id}/new`}>{t('node.newSession')}</Link>}
