@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/services';
 import { seedChat } from '@bria/testkit/bot-fixtures';
-import { markMatches } from './features/archive.ts';
 import { type Harness, seedNode, useBotHarness } from './testing/bot-harness.ts';
 
 // `/archive <words>`: the dashboard's search from the chat, over every computer's closed sessions.
@@ -49,8 +48,4 @@ describe('/archive <words>', () => {
     await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot === true && m.text === 'No closed session on any computer matches “zebra”.'), { chatId: ADA });
   });
 
-  it('markMatches escapes the text and bolds only the marked words', () => {
-    expect(markMatches('a <b> \u0002word\u0003 & \u0002two\u0003 end')).toBe('a &lt;b&gt; <b>word</b> &amp; <b>two</b> end');
-    expect(markMatches('no marks at all')).toBe('no marks at all');
-  });
 });
