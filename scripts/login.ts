@@ -1,8 +1,5 @@
-import path from 'node:path';
-import { createDb } from '../packages/core/src/db/client.ts';
-import { startEmbeddedPostgres } from '../packages/core/src/db/embedded-postgres.ts';
-import { migrate } from '../packages/core/src/db/migrate.ts';
-import { defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
+import { parseEnv, zServerEnv } from '../packages/core/src/env.ts';
+import { openScriptDatabase } from './launcher/script-database.ts';
 import { createLoginLink, LOGIN_LINK_TTL_MS } from '../packages/core/src/services/auth/index.ts';
 
 /**
@@ -12,15 +9,7 @@ import { createLoginLink, LOGIN_LINK_TTL_MS } from '../packages/core/src/service
  * duration of the command otherwise). The link's address is BRIA_PUBLIC_URL, or the dashboard's own.
  */
 const env = parseEnv(zServerEnv);
-let url = env.DATABASE_URL;
-let stop: (() => Promise<void>) | undefined;
-if (!url) {
-  const pg = await startEmbeddedPostgres({ dir: path.join(path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()), 'postgres'), port: env.BRIA_PG_PORT });
-  url = pg.url;
-  if (pg.startedHere) stop = () => pg.stop();
-}
-await migrate({ url });
-const db = createDb(url, { max: 1 });
+const { db, close } = await openScriptDatabase(env);
 let code = 0;
 try {
   const baseUrl = env.BRIA_PUBLIC_URL ?? `http://${env.BRIA_HOST === '0.0.0.0' ? 'localhost' : env.BRIA_HOST}:${env.BRIA_WEB_PORT}`;
@@ -30,7 +19,6 @@ try {
   console.error(`bria login: ${(err as Error).message}`);
   code = 1;
 } finally {
-  await db.$disconnect();
-  await stop?.();
+  await close();
 }
 process.exit(code);

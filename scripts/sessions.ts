@@ -1,9 +1,6 @@
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDb } from '../packages/core/src/db/client.ts';
-import { startEmbeddedPostgres } from '../packages/core/src/db/embedded-postgres.ts';
-import { migrate } from '../packages/core/src/db/migrate.ts';
-import { defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
+import { parseEnv, zServerEnv } from '../packages/core/src/env.ts';
+import { openScriptDatabase } from './launcher/script-database.ts';
 import { listSessionsForScripts } from '../packages/core/src/services/sessions/index.ts';
 
 /**
@@ -28,15 +25,7 @@ if (parsed.values.help) {
   process.exit(0);
 }
 const env = parseEnv(zServerEnv);
-let url = env.DATABASE_URL;
-let stop: (() => Promise<void>) | undefined;
-if (!url) {
-  const pg = await startEmbeddedPostgres({ dir: path.join(path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()), 'postgres'), port: env.BRIA_PG_PORT });
-  url = pg.url;
-  if (pg.startedHere) stop = () => pg.stop();
-}
-await migrate({ url });
-const db = createDb(url, { max: 1 });
+const { db, close } = await openScriptDatabase(env);
 let code = 0;
 try {
   const items = await listSessionsForScripts({ db }, { includeArchived: parsed.values.all === true });
@@ -55,7 +44,6 @@ try {
   console.error(`bria sessions: ${(err as Error).message}`);
   code = 1;
 } finally {
-  await db.$disconnect();
-  await stop?.();
+  await close();
 }
 process.exit(code);
