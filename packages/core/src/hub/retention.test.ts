@@ -87,8 +87,32 @@ describe('retention sweep', () => {
     keepOut.sendingOld = await outbox('progress', 'sending', null, 70);
     keepOut.progressNewest = await outbox('progress', 'sent', 50); // newest of its group
 
+    // Live progress rows: old finished ones go; an old `running` one stays while its session may
+    // still be in that turn, and goes once the session is at rest.
+    const busyId = randomUUID();
+    await db.session.create({ data: { id: busyId, nodeId, executor: 'codex', folder: '/w2', state: 'Running', nativeSessionId: randomUUID() } });
+    let ref = 0;
+    const activity = async (sid: string, status: 'running' | 'ok' | 'error', ageDays: number) => {
+      const at = ago(ageDays);
+      const r = await db.sessionActivity.create({
+        data: { sessionId: sid, ref: `r${++ref}`, kind: 'command', status, sourceRecordId: `rec${ref}`, sourceOffset: 0n, eventSeq: BigInt(ref), startedAt: at, updatedAt: at },
+      });
+      return r.id;
+    };
+    const keepAct: Record<string, bigint> = {};
+    const goneAct: Record<string, bigint> = {};
+    goneAct.okOld = await activity(sessionId, 'ok', 40);
+    goneAct.errorOld = await activity(sessionId, 'error', 90);
+    goneAct.runningOldAtRest = await activity(sessionId, 'running', 60); // its session is Ready
+    keepAct.runningOldBusy = await activity(busyId, 'running', 60); // its session is Running
+    keepAct.okRecent = await activity(sessionId, 'ok', 2);
+    keepAct.runningRecent = await activity(sessionId, 'running', 1);
+
     const r = await sweepRetention(db, { days: 30, now: NOW, batchSize: 2, pauseMs: 0 });
-    expect(r).toEqual({ commands: 3, events: 4, outbox: 3 });
+    expect(r).toEqual({ commands: 3, events: 4, outbox: 3, activity: 3 });
+    const acts = new Set((await db.sessionActivity.findMany({ select: { id: true } })).map((a) => a.id));
+    for (const [k, id] of Object.entries(keepAct)) expect(acts.has(id), `activity ${k} kept`).toBe(true);
+    for (const [k, id] of Object.entries(goneAct)) expect(acts.has(id), `activity ${k} deleted`).toBe(false);
 
     // Re-read every row.
     const cmds = new Set((await db.agentCommand.findMany({ where: { nodeId }, select: { id: true } })).map((c) => c.id));
@@ -105,13 +129,15 @@ describe('retention sweep', () => {
     expect(outs.size).toBe(Object.keys(keepOut).length);
 
     // A second sweep finds nothing more.
-    expect(await sweepRetention(db, { days: 30, now: NOW, pauseMs: 0 })).toEqual({ commands: 0, events: 0, outbox: 0 });
+    expect(await sweepRetention(db, { days: 30, now: NOW, pauseMs: 0 })).toEqual({ commands: 0, events: 0, outbox: 0, activity: 0 });
     // Once the session lets go of its events and 100 more days pass, they go too (the command's answer with it).
     await db.session.update({ where: { id: sessionId }, data: { pendingFinalEventId: null, deferredEventIds: [] } });
+    await db.session.update({ where: { id: busyId }, data: { state: 'Ready' } });
     const later = await sweepRetention(db, { days: 30, now: new Date(NOW.getTime() + 100 * DAY), pauseMs: 0 });
     // Left: pending, sent, acked-never-answered, acked-with-unprocessed-answer; the two unprocessed
     // events; the newest outbox row of each group.
-    expect(later).toEqual({ commands: 2, events: 5, outbox: 0 });
+    expect(later).toEqual({ commands: 2, events: 5, outbox: 0, activity: 3 });
+    expect(await db.sessionActivity.count()).toBe(0);
     expect(await db.agentCommand.count({ where: { nodeId } })).toBe(4);
     expect(await db.agentEvent.count({ where: { nodeId } })).toBe(2);
   });

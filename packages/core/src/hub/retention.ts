@@ -20,6 +20,11 @@ import type { Logger } from '../log.ts';
  *   and session. No dedupe depends on an old sent row: every dedupe key is derived from something
  *   that never comes back (a message's final is guarded by `Message.finalText`, cards and notices by
  *   the session's version or generation, an event's seq).
+ * - `SessionActivity` rows (live progress: tool calls, edits, text between tools) last changed more
+ *   than `days` ago. A row still `running` goes only when its session can no longer be in that
+ *   turn (not Running, Stopping, ClosingAfterWork or AwaitingRecovery): that turn ended without its
+ *   tool's result. The final's one-line summary was copied into the final's outbox payload and the journal keeps every call, so an old turn
+ *   shows its final without the activity rows, as the usage chart shows the retention window.
  * Deletes by age only ever remove rows in a final state, so several hubs may sweep at once.
  */
 export interface RetentionOptions {
@@ -37,7 +42,7 @@ export interface RetentionOptions {
   onBatch?: (kind: keyof SweepResult, deleted: number, ms: number) => void;
 }
 
-export interface SweepResult { commands: number; events: number; outbox: number }
+export interface SweepResult { commands: number; events: number; outbox: number; activity: number }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -140,7 +145,24 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
     return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
   });
 
-  return { commands, events, outbox };
+  const activity = await inBatches(b, 'activity', 0n, async (after) => {
+    const [r] = await db.$queryRaw<Row[]>`
+      with batch as (
+        select a.id from "SessionActivity" a
+        where a.id > ${after} and a."updatedAt" < ${cutoff}
+        order by a.id limit ${batchSize}),
+      del as (
+        delete from "SessionActivity" d using batch
+        where d.id = batch.id
+          and (d.status <> 'running' or not exists (
+            select 1 from "Session" s where s.id = d."sessionId" and s.state in ('Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery')))
+        returning d.id)
+      select (select count(*) from del)::int as deleted, (select count(*) from batch)::int as scanned,
+             null::timestamptz as "lastAt", (select max(id) from batch) as "lastId"`;
+    return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
+  });
+
+  return { commands, events, outbox, activity };
 }
 
 /** Retention settings from the environment (`BRIA_RETENTION_DAYS`, `BRIA_RETENTION_SWEEP_MINUTES`). */
