@@ -54,7 +54,7 @@ export function mdSampleText(n: number): string {
     '',
     '```ts',
     `const answer: number = ${n};`,
-    'console.log(`answer ${answer}`);',
+    'console.log("answer", answer);',
     '```',
     '',
     '| Fruit | Count | Note |',
