@@ -64,7 +64,9 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline }: { sess
         </div>
       )}
       {waiting && <p className="muted small" data-testid="waiting-for">{t(waiting.key, waiting.vars)}</p>}
-      {message && lifecycleNoticeCurrent(message, session) && <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">{message.text}</p>}
+      {/* "Requesting…" while a press is on its way; it ends as "Requested." or the service's refusal. */}
+      {busy && <p role="status" className="muted small" data-testid="lifecycle-message">{t('session.requesting')}</p>}
+      {!busy && message && lifecycleNoticeCurrent(message, session) && <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">{message.text}</p>}
     </div>
   );
 }

@@ -45,7 +45,9 @@ export function MessageBox({ sessionId, accepting, items }: { sessionId: string;
       />
       <div className="actions">
         {!accepting && <span className="muted small grow">{t('send.notAccepting')}</span>}
-        {status && (!status.ok || queueNoticeCurrent(status.messageId, items)) && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="send-status">{status.text}</span>}
+        {/* "Storing…" while the request runs; it ends as "Stored in the queue (#n)." or the service's refusal. */}
+        {send.isPending && <span role="status" className="muted small grow" data-testid="send-status">{t('send.storing')}</span>}
+        {!send.isPending && status && (!status.ok || queueNoticeCurrent(status.messageId, items)) && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="send-status">{status.text}</span>}
         <button type="submit" className="btn btn-primary" disabled={send.isPending || !text.trim()}>{t('send.submit')}</button>
       </div>
     </form>

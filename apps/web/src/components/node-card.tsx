@@ -9,6 +9,7 @@ import { InlineConfirm } from './inline-confirm.tsx';
 import { NodeActions } from './node-actions.tsx';
 import { NodeDefaultModes } from './session-choices.tsx';
 import { relativeTime, shortDate } from './relative-time.ts';
+import { When } from './session-bits.tsx';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
 
@@ -53,7 +54,7 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
       <dl className="facts">
         <div>
           <dt>{t('nodes.lastSeen')}</dt>
-          <dd>{node.online ? t('time.justNow') : node.lastSeenAt ? <time dateTime={node.lastSeenAt} title={shortDate(node.lastSeenAt, locale)}>{relativeTime(node.lastSeenAt, locale)}</time> : t('nodes.never')}</dd>
+          <dd>{node.online ? t('time.justNow') : node.lastSeenAt ? <When iso={node.lastSeenAt} locale={locale} /> : t('nodes.never')}</dd>
         </div>
         <div>
           <dt>{t('nodes.agentVersion')}</dt>

@@ -14,10 +14,3 @@ export function queueNoticeCurrent(messageId: string | null, items: readonly { i
   const item = items?.find((m) => m.id === messageId);
   return item === undefined || item.status === 'pending' || item.status === 'leased';
 }
-
-/** How often a relative time ("5 seconds ago") must be redrawn to stay true. */
-export function relativeTickMs(iso: string | null, now: number): number {
-  if (!iso) return 300_000;
-  const age = Math.abs(now - new Date(iso).getTime());
-  return age < 60_000 ? 1_000 : age < 3_600_000 ? 30_000 : 300_000;
-}

@@ -102,6 +102,7 @@ function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'c
           <input id={reasonId} type="text" maxLength={4000} value={reason} onChange={(e) => setReason(e.target.value)} data-testid="prompt-reason" />
         </div>
       )}
+      {pending && busy && <p className="small" role="status" data-testid="prompt-sending">{t('prompt.sending')}</p>}
       {pending && <p className="muted small">{t('prompt.expires', { time: new Date(p.expiresAt).toLocaleTimeString(locale) })}</p>}
       {!pending && <p className="small" role="status" data-testid="prompt-status">{promptStatusText(p, t)}</p>}
       {result && <p role="alert" className="error small" data-testid="prompt-result">{result.text}</p>}

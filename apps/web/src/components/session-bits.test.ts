@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { translator } from '../i18n/catalog.ts';
-import { lifecycleNoticeCurrent, queueNoticeCurrent, relativeTickMs } from './page-notices.ts';
+import { lifecycleNoticeCurrent, queueNoticeCurrent } from './page-notices.ts';
 import { lifetimeLeft, sessionTitle } from './session-bits.tsx';
 
 const t = (key: string) => key;
@@ -41,11 +41,5 @@ describe('page notices', () => {
     expect(queueNoticeCurrent('m2', [{ id: 'm2', status: 'accepted' }])).toBe(false);
     expect(queueNoticeCurrent('m2', [{ id: 'm2', status: 'completed' }])).toBe(false);
     expect(queueNoticeCurrent('m2', [])).toBe(true);
-  });
-
-  it('a relative time of seconds is redrawn every second', () => {
-    const now = Date.now();
-    expect(relativeTickMs(new Date(now - 2_000).toISOString(), now)).toBe(1_000);
-    expect(relativeTickMs(new Date(now - 10 * 60_000).toISOString(), now)).toBe(30_000);
   });
 });

@@ -1,19 +1,13 @@
 'use client';
-import { useEffect, useState } from 'react';
 import type { Locale, Translate } from '../i18n/catalog.ts';
+import { every, useClock } from './clock.ts';
 import { useI18n } from './i18n-context.tsx';
-import { relativeTickMs } from './page-notices.ts';
-import { relativeTime, shortDate } from './relative-time.ts';
+import { nextChangeMs, relativeTime, shortDate } from './relative-time.ts';
 import type { SessionItem } from './types.ts';
 
-/** The current time, refreshed every `ms`: lifetimes count down without reloading anything. */
+/** The current time, refreshed every `ms` by the page's one clock: lifetimes count down without reloading anything. */
 export function useNow(ms = 30_000): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(id);
-  }, [ms]);
-  return now;
+  return useClock(every(ms), ms);
 }
 
 const TONE: Record<SessionItem['state'], string> = {
@@ -50,8 +44,8 @@ export function lifetimeLeft(s: Pick<SessionItem, 'lifetimeDeadline' | 'lifetime
 
 export function When({ iso, locale, now }: { iso: string | null; locale: Locale; now?: number }) {
   const { t } = useI18n();
-  // Redrawn as often as the text changes ("5 seconds ago" every second, minutes every 30 s).
-  useNow(relativeTickMs(iso, Date.now()));
+  // Redrawn when its text changes ("5 seconds ago" each second, "5 minutes ago" each minute), by the page's one clock.
+  useClock((now) => (iso ? nextChangeMs(iso, now) : 3_600_000), iso);
   if (!iso) return <>{t('session.noActivity')}</>;
   // `now` only makes the text tick; a timestamp newer than the last tick is "now", never "in 3 seconds".
   const at = Math.max(now ?? 0, Date.now(), new Date(iso).getTime());

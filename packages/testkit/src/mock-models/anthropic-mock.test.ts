@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startAnthropicMock } from './anthropic-mock.ts';
+import { MD_SAMPLE_LONG_LINES } from './behaviour.ts';
 import { postJson, readEvents } from './sse-test-client.ts';
 import type { MockServer } from './types.ts';
 
@@ -151,6 +152,19 @@ describe('Anthropic mock over HTTP', () => {
     );
     expect(byBlock).toEqual(['MOCK-REPLY-1: you said "TWOBLOCKS please"', ' MOCK-SECOND-BLOCK-1']);
     expect(events.filter((e) => e.event === 'ping')).toHaveLength(1);
+  });
+
+  it('answers MDSAMPLE with a Markdown final: a fenced block with a language, a table and a long block', async () => {
+    const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('show me MDSAMPLE'), HEADERS));
+    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    expect(text.startsWith('MOCK-MD-1: a Markdown sample.\n')).toBe(true);
+    expect(text).toContain('\n```ts\nconst answer: number = 1;\n');
+    expect(text).toContain('\n| Fruit | Count | Note |\n|:--|--:|---|\n');
+    expect(text).toContain(`\n\`\`\`text\nlog line 1 of ${MD_SAMPLE_LONG_LINES}\n`);
+    expect(text.endsWith(`log line ${MD_SAMPLE_LONG_LINES} of ${MD_SAMPLE_LONG_LINES}\n\`\`\``)).toBe(true);
+    expect(events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('end_turn');
+    const logged = await mock.waitForRequest((r) => r.done, 2000);
+    expect(logged).toMatchObject({ behaviour: 'mdsample', reply: text });
   });
 
   it('streams SLOW in spaced chunks', async () => {

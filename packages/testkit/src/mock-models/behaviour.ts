@@ -12,6 +12,7 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bSTALL\b/, 'stall'],
   [/\bSLOW\b/, 'slow'],
   [/\bTWOBLOCKS\b/, 'twoblocks'],
+  [/\bMDSAMPLE\b/, 'mdsample'],
   [/\bTOOLBASH-[A-Za-z0-9_]+\b/, 'toolbash'],
   [/\bTOOLWRITE-[A-Za-z0-9_]+\b/, 'toolwrite'],
   [/\bTOOLEDIT-[A-Za-z0-9_]+\b/, 'tooledit'],
@@ -35,6 +36,39 @@ export function replyText(n: number, userText: string): string {
 
 export function titleText(n: number): string {
   return JSON.stringify({ title: `Mock title ${n}` });
+}
+
+/** MDSAMPLE: lines in its long code block, more than a dashboard shows before folding. */
+export const MD_SAMPLE_LONG_LINES = 40;
+
+/**
+ * MDSAMPLE: a Markdown answer with what a renderer must handle — a heading, a fenced block with a
+ * language, a table with alignments and markup in a cell, a list and a long fenced block.
+ */
+export function mdSampleText(n: number): string {
+  const long = Array.from({ length: MD_SAMPLE_LONG_LINES }, (_, i) => `log line ${i + 1} of ${MD_SAMPLE_LONG_LINES}`);
+  return [
+    `MOCK-MD-${n}: a Markdown sample.`,
+    '',
+    '## Result',
+    '',
+    '```ts',
+    `const answer: number = ${n};`,
+    'console.log("answer", answer);',
+    '```',
+    '',
+    '| Fruit | Count | Note |',
+    '|:--|--:|---|',
+    '| apples | 3 | <img src=x onerror=alert(1)> |',
+    '| pears | 12 | **ripe** |',
+    '',
+    '1. first step',
+    '2. second step',
+    '',
+    '```text',
+    ...long,
+    '```',
+  ].join('\n');
 }
 
 /** TWOBLOCKS: the two block texts; a client shows them concatenated. */

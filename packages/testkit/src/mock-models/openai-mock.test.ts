@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MD_SAMPLE_LONG_LINES } from './behaviour.ts';
 import { startOpenAIMock } from './openai-mock.ts';
 import { postJson, readEvents, type SseEvent } from './sse-test-client.ts';
 import type { MockServer } from './types.ts';
@@ -113,6 +114,17 @@ describe('OpenAI Responses mock over HTTP', () => {
     for (let i = 1; i < deltas.length; i++) expect((deltas[i]?.at ?? 0) - (deltas[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(80);
     const two = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TWOBLOCKS'), HEADERS));
     expect(deltaText(two.events)).toBe('MOCK-REPLY-2: you said "TWOBLOCKS"');
+  });
+
+  it('MDSAMPLE answers with the Markdown final, whole in output_text.done', async () => {
+    const { events } = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('show me MDSAMPLE'), HEADERS));
+    const text = deltaText(events);
+    expect(text.startsWith('MOCK-MD-1: a Markdown sample.\n')).toBe(true);
+    expect(text).toContain('\n```ts\nconst answer: number = 1;\n');
+    expect(text).toContain('\n| Fruit | Count | Note |\n|:--|--:|---|\n');
+    expect(text.split('\n').filter((l) => l.startsWith('log line '))).toHaveLength(MD_SAMPLE_LONG_LINES);
+    expect(events.find((e) => e.event === 'response.output_text.done')?.data.text).toBe(text);
+    expect((await mock.waitForRequest((r) => r.done, 2000)).behaviour).toBe('mdsample');
   });
 
   it('TOOLSHELL-<x> answers with an escalated exec_command call, and its output with TOOL-DONE carrying it', async () => {

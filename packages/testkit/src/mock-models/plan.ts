@@ -1,4 +1,5 @@
 import {
+  mdSampleText,
   pickBehaviour,
   replyText,
   sequenceStep,
@@ -124,6 +125,9 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
       entry.reply = toolDoneText(n, r.isError, r.content);
       return { type: 'text', steps: single(entry.reply), stall: false };
     }
+    case 'mdsample':
+      entry.reply = mdSampleText(n);
+      return { type: 'text', steps: single(entry.reply), stall: false };
     case 'reply':
       entry.reply = replyText(n, userText);
       return { type: 'text', steps: single(entry.reply), stall: false };
