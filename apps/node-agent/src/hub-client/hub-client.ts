@@ -7,6 +7,9 @@ import {
 import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
 import type { AgentLog } from '../log.ts';
 
+/** How long `stop` lets running commands finish and record their answers. */
+const STOP_GRACE_MS = 3_000;
+
 /**
  * An event the agent sends, checked by the compiler: a session event (`protocol/session-events.ts`)
  * or a command's answer (`protocol/command-results.ts`).
@@ -31,6 +34,8 @@ export interface HubClientOptions {
   random?: () => number;
   /** Extra CA certificates (PEM) to trust for wss:// besides the system's (--ca). */
   ca?: Buffer;
+  /** How long `stop` lets running commands finish and record their answers (default 3 s). */
+  stopGraceMs?: number;
 }
 
 /** `wss://` to this computer: the certificate's chain is checked, its host name is not (it names the server's public name). */
@@ -56,6 +61,10 @@ export class HubClient extends EventEmitter {
   private lastHeard = 0;
   /** Command ids this process is running now (a redelivery of one of them is only acknowledged). */
   private readonly running = new Set<string>();
+  /** Resolved whenever a running command ends (stop waits for the ones in flight). */
+  private commandEnded: (() => void) | undefined;
+  /** Set once `stop` has returned: the ledger may be gone, so nothing is written any more. */
+  private closed = false;
   state: ConnectionState = 'offline';
   nodeId?: string;
   /** The wait before the next attempt, as last scheduled (observable: a refusal waits long). */
@@ -67,6 +76,7 @@ export class HubClient extends EventEmitter {
 
   start(): void {
     this.stopped = false;
+    this.closed = false;
     this.connect();
   }
 
@@ -253,6 +263,7 @@ export class HubClient extends EventEmitter {
       this.running.delete(cmd.id);
     }
     this.finish(ledger.command(cmd.id)!, result);
+    this.commandEnded?.();
   }
 
   /**
@@ -296,6 +307,12 @@ export class HubClient extends EventEmitter {
    * the exact command id), while the other order could lose the only answer.
    */
   private finish(rec: CommandRecord, answer: CommandAnswer): void {
+    // A command that outlived `stop` (past its grace) stays `received` in the ledger: the next start
+    // answers it as interrupted from what it finds, as after a crash.
+    if (this.closed) {
+      this.opts.log('warn', 'agent.command_after_stop', { commandId: rec.id, command: rec.command });
+      return;
+    }
     // Every answer that is not `ok` carries its machine code; one built without it gets the code its flags stand for.
     const code = answer.ok === true || typeof answer.code === 'string' ? null : failureCode(answer);
     const result = code ? { ...answer, code } : answer;
@@ -328,6 +345,8 @@ export class HubClient extends EventEmitter {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.clearWatchdog();
+    await this.waitForRunning(this.opts.stopGraceMs ?? STOP_GRACE_MS);
+    this.closed = true;
     const ws = this.ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
@@ -338,5 +357,18 @@ export class HubClient extends EventEmitter {
         resolve();
       }, 2_000).unref();
     });
+  }
+
+  /** Waits (at most `ms`) until no command is running, so a stop in the middle of one records its answer. */
+  private async waitForRunning(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.running.size > 0 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, deadline - Date.now());
+        t.unref();
+        this.commandEnded = () => { clearTimeout(t); resolve(); };
+      });
+    }
+    this.commandEnded = undefined;
   }
 }
