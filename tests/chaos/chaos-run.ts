@@ -35,7 +35,7 @@ export interface RunResult {
   /** Aimed faults whose moment (an open request, a request message on its way, a start dialog) did not come. */
   missed: Partial<Record<FaultKind, number>>;
   /** Permission requests and start dialogs the CLIs raised, how they ended, and the answers given. */
-  prompts: { tool: number; dialog: number; allowed: number; denied: number; unanswered: number; web: number; bot: number; toolsRan: number; toolTurns: number };
+  prompts: { tool: number; dialog: number; allowed: number; denied: number; unanswered: number; web: number; bot: number; withButtons: number; toolsRan: number; toolTurns: number };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -150,12 +150,14 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
 }
 
 async function promptSummary(sys: ChaosSystem, user: User): Promise<RunResult['prompts']> {
-  const rows = await sys.db.permissionPrompt.findMany({ where: { sessionId: { in: user.sessions.map((s) => s.id) } }, select: { kind: true, answer: true, answeredFrom: true } });
+  const rows = await sys.db.permissionPrompt.findMany({ where: { sessionId: { in: user.sessions.map((s) => s.id) } }, select: { id: true, kind: true, answer: true, answeredFrom: true } });
+  const buttons = sys.fake.calls('sendMessage').filter((c) => c.status === 200).map((c) => JSON.stringify(c.params.reply_markup ?? ''));
   const decision = (a: unknown) => (a as { decision?: string } | null)?.decision;
   return {
     tool: rows.filter((r) => r.kind === 'tool').length, dialog: rows.filter((r) => r.kind === 'dialog').length,
     allowed: rows.filter((r) => decision(r.answer) === 'allow').length, denied: rows.filter((r) => decision(r.answer) === 'deny').length,
     unanswered: rows.filter((r) => !r.answer).length, web: rows.filter((r) => r.answeredFrom === 'dashboard').length, bot: rows.filter((r) => r.answeredFrom === 'telegram').length,
+    withButtons: rows.filter((r) => buttons.some((b) => b.includes(`pr:${r.id}:`))).length,
     toolsRan: user.tools.filter((t) => sideEffect(t).ran(readText(sideEffect(t).file))).length, toolTurns: user.tools.length,
   };
 }
