@@ -42,6 +42,8 @@ const unsettled: number[] = [];
 let done = 0;
 let violations = 0;
 let explained = 0;
+const missed: Record<string, number> = {};
+const prompts = { tool: 0, dialog: 0, allowed: 0, denied: 0, unanswered: 0, web: 0, bot: 0, withButtons: 0, toolsRan: 0, toolTurns: 0 };
 const t0 = Date.now();
 try {
   for (let i = 0; i < runs && Date.now() < deadline; i++) {
@@ -50,8 +52,11 @@ try {
     done++;
     for (const [k, n] of Object.entries(r.faults)) faults[k as keyof typeof faults] += n;
     violations += r.violations.length;
+    for (const [k, n] of Object.entries(r.missed)) missed[k] = (missed[k] ?? 0) + (n ?? 0);
+    for (const k of Object.keys(prompts) as (keyof typeof prompts)[]) prompts[k] += r.prompts[k];
+    const p = r.prompts;
     const f = Object.entries(r.faults).filter(([, n]) => n > 0).map(([k, n]) => `${k}=${n}`).join(' ');
-    console.log(`run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ""}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`);
+    console.log(`run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, prompts ${p.tool} tool + ${p.dialog} dialog (allow ${p.allowed}, deny ${p.denied}, none ${p.unanswered}; web ${p.web}, bot ${p.bot}; ${p.withButtons} shown with buttons in Telegram), tools ran ${p.toolsRan}/${p.toolTurns}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ""}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`);
     for (const line of r.violations) console.log(`  VIOLATION ${line}`);
     for (const line of r.explained) console.log(`  allowed ${line}`);
     explained += r.explained.length;
@@ -66,6 +71,7 @@ try {
   await cluster.stop();
 }
 const total = Object.values(faults).reduce((a, b) => a + b, 0);
+console.log(`\nPermission requests: ${prompts.tool} tool + ${prompts.dialog} dialog; allowed ${prompts.allowed}, denied ${prompts.denied}, unanswered ${prompts.unanswered}; answered from the dashboard ${prompts.web}, from Telegram ${prompts.bot}; ${prompts.withButtons} shown with buttons in Telegram; ${prompts.toolsRan} of ${prompts.toolTurns} coding turns' tools ran. Aimed faults whose moment did not come: ${Object.entries(missed).map(([k, n]) => `${k}=${n}`).join(' ') || 'none'}`);
 console.log(`\nChaos: ${done} runs in ${((Date.now() - t0) / 60_000).toFixed(1)} min, ${total} faults (${Object.entries(faults).map(([k, n]) => `${k}=${n}`).join(' ')}), ${violations} violations${failing.length ? ` in seeds ${failing.join(', ')}` : ''}${explained ? `, ${explained} duplicates in the bot-kill window (allowed)` : ''}${unsettled.length ? `; not at rest in time: seeds ${unsettled.join(', ')}` : ''}`);
 // A run whose queue never drained after every fault healed broke a promise too (an accepted message never reached its CLI).
 process.exit(violations > 0 || unsettled.length > 0 ? 1 : 0);

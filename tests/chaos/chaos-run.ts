@@ -1,10 +1,12 @@
+import { readFileSync } from 'node:fs';
 import type { Db } from '../../packages/core/src/db/client.ts';
 import { waitUntil } from '../../packages/testkit/src/system.ts';
 import type { ChaosCluster } from './chaos-cluster.ts';
-import { startChaosSystem } from './chaos-system.ts';
+import { type ChaosSystem, startChaosSystem } from './chaos-system.ts';
 import { FAULT_KINDS, FaultInjector, type FaultKind } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
 import { Prng } from './prng.ts';
+import { pendingPrompts, sideEffect } from './prompt-actions.ts';
 import { type ActionKind, User } from './user-actions.ts';
 
 export interface RunOptions {
@@ -30,6 +32,10 @@ export interface RunResult {
   explained: string[];
   /** Final writes the engine refused under `final_save` (its evidence rows): proof the fault bit. */
   finalSaveFailures: number;
+  /** Aimed faults whose moment (an open request, a request message on its way, a start dialog) did not come. */
+  missed: Partial<Record<FaultKind, number>>;
+  /** Permission requests and start dialogs the CLIs raised, how they ended, and the answers given. */
+  prompts: { tool: number; dialog: number; allowed: number; denied: number; unanswered: number; web: number; bot: number; withButtons: number; toolsRan: number; toolTurns: number };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -41,7 +47,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
   const rng = new Prng(o.seed);
   const sys = await startChaosSystem(cluster, { slowChunks: rng.int(10, 30), slowChunkMs: 100 });
   const user = new User(sys, rng, o.seed);
-  const faults = new FaultInjector(sys, rng, () => user.sessions.map((s) => s.id));
+  const faults = new FaultInjector(sys, rng, () => user.sessions.map((s) => s.id), user);
   const natives = new Map<string, Set<string>>();
   const harness: string[] = [];
   const watchNatives = async () => {
@@ -74,6 +80,9 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
     await waitUntil('the system at rest', async () => {
       await watchNatives();
       const ids = user.sessions.map((s) => s.id);
+      // The user comes back to every request still waiting and answers it from either front end
+      // (neither CLI gives up on a request by itself within the run: Bria's bound is 30 minutes).
+      for (const p of await pendingPrompts(sys, ids)) await user.prompts.answerAny(p.sessionId, p.id).catch(() => undefined);
       const busy = (await restless(sys.db, ids)).length;
       const stuck = new Set(await unrecoverable(sys.db, ids));
       const queued = await sys.db.message.count({ where: { sessionId: { in: ids.filter((i) => !stuck.has(i)) }, status: { in: ['pending', 'leased'] } } });
@@ -111,7 +120,8 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
     }
     const explained: string[] = [];
     const finalSaveFailures = await sys.db.sessionEvidence.count({ where: { event: 'final_save_failed' } });
-    const violations = await checkInvariants(sys, { sessions: user.sessions, sent: user.sent, natives, explained });
+    const violations = await checkInvariants(sys, { sessions: user.sessions, sent: user.sent, natives, explained, tools: user.tools, answers: user.prompts.answers });
+    const prompts = await promptSummary(sys, user);
     if (violations.length && o.log) {
       for (const m of sys.fake.chatMessages()) o.log(`    chat ${m.message_id}: ${(m.text ?? '').slice(0, 120).replace(/\n/g, ' | ')}`);
       for (const m of await sys.db.message.findMany({ orderBy: [{ sessionId: 'asc' }, { seq: 'asc' }] })) o.log(`    msg ${m.sessionId.slice(0, 8)} #${m.seq} ${m.status} main=${m.mainMessageId?.slice(0, 8) ?? '-'} id=${m.id.slice(0, 8)} "${m.text}" final=${(m.finalText ?? '').slice(0, 60)} ${m.outcomeDetail ?? ''}`);
@@ -121,16 +131,42 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         await logTimeline(sys.db, s.id, o.log);
       }
       for (const ex of ['claude', 'codex'] as const) {
-        for (const r of sys.mocks[ex].requests.filter((q) => q.kind === 'turn')) o.log(`    ${ex} turn native=${r.sessionId ?? '-'} "${(r.userText ?? '').slice(-40)}"`);
+        for (const r of sys.mocks[ex].requests.filter((q) => q.kind === 'turn')) o.log(`    ${ex} turn native=${r.sessionId ?? '-'} "${(r.userText ?? '').slice(-40)}"${r.toolCall ? ` call ${r.toolCall.name} ${JSON.stringify(r.toolCall.input).slice(0, 60)}` : ''}${r.toolResult ? ` result error=${r.toolResult.isError} ${r.toolResult.content.slice(0, 60)}` : ''}`);
       }
+      for (const p of await sys.db.permissionPrompt.findMany({ orderBy: { receivedAt: 'asc' } })) {
+        o.log(`    prompt ${p.id.slice(0, 8)} ${p.sessionId.slice(0, 8)} ${p.kind} ${p.toolName} ${JSON.stringify(p.toolInput).slice(0, 60)} ${p.state} ${JSON.stringify(p.answer)} from=${p.answeredFrom ?? '-'} ${JSON.stringify(p.resolution ?? null).slice(0, 120)}`);
+      }
+      for (const a of user.prompts.answers) o.log(`    answer ${a.promptId.slice(0, 8)} ${a.decision} via ${a.via} ${new Date(a.at).toISOString().slice(11, 23)} ${a.result}`);
     }
     return {
       seed: o.seed, ms: Date.now() - t0, actions: user.counts, faults: faults.counts, sessions: user.sessions.length,
       messages: user.sent.length, violations, explained, finalSaveFailures, unrecoverable: waiting.length, harness: [...harness, ...faults.errors],
+      missed: faults.missed, prompts,
     };
   } finally {
     faults.dispose();
     await sys.dispose().catch(() => undefined);
+  }
+}
+
+async function promptSummary(sys: ChaosSystem, user: User): Promise<RunResult['prompts']> {
+  const rows = await sys.db.permissionPrompt.findMany({ where: { sessionId: { in: user.sessions.map((s) => s.id) } }, select: { id: true, kind: true, answer: true, answeredFrom: true } });
+  const buttons = sys.fake.calls('sendMessage').filter((c) => c.status === 200).map((c) => JSON.stringify(c.params.reply_markup ?? ''));
+  const decision = (a: unknown) => (a as { decision?: string } | null)?.decision;
+  return {
+    tool: rows.filter((r) => r.kind === 'tool').length, dialog: rows.filter((r) => r.kind === 'dialog').length,
+    allowed: rows.filter((r) => decision(r.answer) === 'allow').length, denied: rows.filter((r) => decision(r.answer) === 'deny').length,
+    unanswered: rows.filter((r) => !r.answer).length, web: rows.filter((r) => r.answeredFrom === 'dashboard').length, bot: rows.filter((r) => r.answeredFrom === 'telegram').length,
+    withButtons: rows.filter((r) => buttons.some((b) => b.includes(`pr:${r.id}:`))).length,
+    toolsRan: user.tools.filter((t) => sideEffect(t).ran(readText(sideEffect(t).file))).length, toolTurns: user.tools.length,
+  };
+}
+
+function readText(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
   }
 }
 

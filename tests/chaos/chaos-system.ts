@@ -183,12 +183,23 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
      * the chat, so its finals are checked "exactly once" there), and switching is a chat action.
      */
     services: {
-      create: (executor: Executor, folder: string) => services.createSession(deps, { nodeId, executor, folder, chatId }),
+      // An asking permission mode, named as the user would pick it: Claude `default`, Codex `workspace-write` (on-request).
+      create: (executor: Executor, folder: string) => services.createSession(deps, { nodeId, executor, folder, chatId, permissionMode: executor === 'claude' ? 'default' : 'workspace-write' }),
       send: async (sessionId: string, text: string) => (await dashboard()).sessions.sendMessage({ sessionId, text, clientKey: randomBytes(9).toString('base64url') }),
       stop: async (sessionId: string) => (await dashboard()).sessions.stop({ sessionId }),
       close: async (sessionId: string) => (await dashboard()).sessions.close({ sessionId }),
       resume: async (sessionId: string) => (await dashboard()).sessions.resume({ sessionId }),
       jump: (sessionId: string) => services.jumpToSession(deps, { chatId, sessionId }),
+      /** The session's prompts as the dashboard shows them (open ones first, then the last few ended). */
+      prompts: async (sessionId: string) => (await dashboard()).sessions.prompts({ sessionId }),
+      answer: async (promptId: string, decision: 'allow' | 'deny', message?: string) =>
+        (await dashboard()).sessions.answerPrompt({ promptId, decision, ...(message ? { message } : {}) }),
+    },
+    /** A folder outside the CLIs' trusted ones: Claude opens its folder-trust dialog at start. */
+    untrustedFolder(name: string): string {
+      const dir = path.join(root, 'untrusted', name);
+      mkdirSync(dir, { recursive: true });
+      return dir;
     },
     /** For a run that did not come to rest: what every pane shows and the children's last log lines. */
     diagnose(): string[] {

@@ -2,11 +2,22 @@ import { writeFileSync } from 'node:fs';
 import { procAlive } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
+import { pendingPrompts } from './prompt-actions.ts';
+import type { User } from './user-actions.ts';
 
-export const FAULT_KINDS = ['hub_kill', 'bot_kill', 'agent_kill', 'cli_kill', 'pg_restart', 'ws_cut', 'ws_delay', 'bot_api', 'final_save', 'node_away'] as const;
+export const FAULT_KINDS = [
+  'hub_kill', 'bot_kill', 'agent_kill', 'cli_kill', 'pg_restart', 'ws_cut', 'ws_delay', 'bot_api', 'final_save', 'node_away',
+  'agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Faults that take a whole part of the system away; one at a time, so each one heals as planned. */
-const OUTAGES = new Set<FaultKind>(['hub_kill', 'bot_kill', 'agent_kill', 'pg_restart', 'node_away']);
+const OUTAGES = new Set<FaultKind>(['hub_kill', 'bot_kill', 'agent_kill', 'pg_restart', 'node_away', 'agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart']);
+/**
+ * Faults aimed at a moment of a permission request or start dialog. Each waits (bounded) for its
+ * moment, provoking it when needed (a coding turn, an untrusted folder); counted only when the
+ * moment came, otherwise under `missed`.
+ */
+const AIMED = new Set<FaultKind>(['agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart']);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,8 +30,10 @@ export class FaultInjector {
   private outage: Promise<void> | null = null;
   private healing = new Set<Promise<void>>();
   readonly errors: string[] = [];
+  /** Aimed faults whose moment did not come in time (nothing was broken). */
+  readonly missed: Partial<Record<FaultKind, number>> = {};
 
-  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng, private readonly sessionIds: () => string[]) {}
+  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng, private readonly sessionIds: () => string[], private readonly user?: User) {}
 
   /** The engine (in the hub's process) refuses every final write until `until` (ms since the epoch). */
   private refuseFinalsUntil(until: number): void {
@@ -29,14 +42,18 @@ export class FaultInjector {
 
   /** Picks and starts one fault; returns its kind, or null when an outage is still healing. */
   async inject(): Promise<FaultKind | null> {
-    const kind = this.rng.weighted<FaultKind>({ hub_kill: 2, bot_kill: 2, agent_kill: 2, cli_kill: 2, pg_restart: 1, ws_cut: 3, ws_delay: 2, bot_api: 3, final_save: 2, node_away: 1 });
+    const aimed = this.user ? 1.5 : 0;
+    const kind = this.rng.weighted<FaultKind>({
+      hub_kill: 2, bot_kill: 2, agent_kill: 2, cli_kill: 2, pg_restart: 1, ws_cut: 3, ws_delay: 2, bot_api: 3, final_save: 2, node_away: 1,
+      agent_restart_prompt: aimed, hub_kill_prompt: aimed, bot_kill_prompt: aimed, start_dialog_restart: aimed * 0.6,
+    });
     if (OUTAGES.has(kind) && this.outage) return null;
     const done = this.run(kind).catch((err: Error) => {
       this.errors.push(`${kind}: ${err.message}`);
     });
     if (OUTAGES.has(kind)) this.outage = done.finally(() => (this.outage = null));
     else this.track(done);
-    this.counts[kind]++;
+    if (!AIMED.has(kind)) this.counts[kind]++;
     return kind;
   }
 
@@ -102,9 +119,86 @@ export class FaultInjector {
         sys.proxy.refusing = false;
         return;
       }
+      case 'agent_restart_prompt': {
+        const p = await this.aim(kind, () => this.openPrompt('tool'));
+        if (!p) return;
+        await sys.killAgent();
+        await sleep(rng.int(200, 3000));
+        // Sometimes answered while the agent is away: stored, sent once it is back.
+        if (rng.chance(0.4)) await this.user!.prompts.answerAny(p.sessionId, p.id).catch(() => undefined);
+        await sys.startAgent();
+        return;
+      }
+      case 'hub_kill_prompt': {
+        const p = await this.aim(kind, () => this.openPrompt('tool'));
+        if (!p) return;
+        await sys.killHub();
+        await sleep(rng.int(200, 2500));
+        // Between the request and the answer: the answer is given while the hub is down (or after it is back, by the user).
+        if (rng.chance(0.7)) await this.user!.prompts.answerWeb(p.sessionId, p.id).catch(() => undefined);
+        await sys.startHub();
+        return;
+      }
+      case 'bot_kill_prompt': {
+        // The bot SIGKILLed while a request's message is on its way: its `open` row pending or leased.
+        if (rng.chance(0.5)) sys.fake.failNext('sendMessage', { timeoutMs: rng.int(500, 3000) }, 1);
+        const hit = await this.aim(kind, async () => {
+          await this.provoke();
+          return this.waitFor(10_000, 10, async () => (await sys.db.outbox.findFirst({ where: { kind: 'prompt', status: { in: ['pending', 'sending'] }, dedupeKey: { contains: ':open:' } }, select: { id: true } })) ?? null);
+        });
+        if (!hit) return;
+        await sys.killBot();
+        await sleep(rng.int(200, 3000));
+        await sys.startBot();
+        return;
+      }
+      case 'start_dialog_restart': {
+        // A Claude start waiting on its folder-trust dialog when the agent restarts (provoked: an untrusted folder).
+        const p = await this.aim(kind, async () => {
+          const id = await this.user!.createUntrusted();
+          if (!id) return null;
+          return this.waitFor(45_000, 100, async () => (await sys.db.permissionPrompt.findFirst({ where: { sessionId: id, kind: 'dialog', state: 'pending' }, select: { id: true } })) ?? null);
+        });
+        if (!p) return;
+        await sys.killAgent();
+        await sleep(rng.int(200, 3000));
+        await sys.startAgent();
+        return;
+      }
       default:
         kind satisfies never;
     }
+  }
+
+  /** Runs the search for an aimed fault's moment; counts the fault when it came, as missed when not. */
+  private async aim<T>(kind: FaultKind, find: () => Promise<T | null>): Promise<T | null> {
+    const found = this.user ? await find().catch(() => null) : null;
+    if (found) this.counts[kind]++;
+    else this.missed[kind] = (this.missed[kind] ?? 0) + 1;
+    return found;
+  }
+
+  /** A pending request of the run's sessions; when none is open, a coding turn is sent to provoke one. */
+  private async openPrompt(kind: 'tool' | 'dialog'): Promise<{ id: string; sessionId: string } | null> {
+    const now = (await pendingPrompts(this.sys, this.sessionIds())).find((p) => p.kind === kind);
+    if (now) return now;
+    await this.provoke();
+    return this.waitFor(20_000, 100, async () => (await pendingPrompts(this.sys, this.sessionIds())).find((p) => p.kind === kind) ?? null);
+  }
+
+  private async provoke(): Promise<void> {
+    const s = await this.user!.openSession();
+    if (s) await this.user!.sendTool(s);
+  }
+
+  private async waitFor<T>(ms: number, every: number, probe: () => Promise<T | null>): Promise<T | null> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      const r = await probe().catch(() => null);
+      if (r) return r;
+      await sleep(every);
+    }
+    return null;
   }
 
   /** Ends every fault and waits for the running outage to finish healing. */

@@ -1,5 +1,7 @@
 import { procAlive, procStartTime } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem, Executor } from './chaos-system.ts';
+import type { AnswerGiven, ToolSent } from './prompt-actions.ts';
+import { checkPrompts } from './prompt-invariants.ts';
 import type { SentText, TrackedSession } from './user-actions.ts';
 
 const STATES = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing', 'Archived', 'ResumeFailed']);
@@ -13,9 +15,12 @@ const endsWith = (userText: string | null | undefined, text: string) => (userTex
  * after everything healed. Returns one line per violation (empty when the run kept every promise).
  * `natives` holds every native id each session was ever seen with during the run.
  */
-export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSession[]; sent: SentText[]; natives: Map<string, Set<string>>; explained?: string[] }): Promise<string[]> {
+export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSession[]; sent: SentText[]; natives: Map<string, Set<string>>; explained?: string[]; tools?: ToolSent[]; answers?: AnswerGiven[] }): Promise<string[]> {
   const v: string[] = [];
-  const turns = (ex: Executor) => sys.mocks[ex].requests.filter((r) => r.kind === 'turn');
+  // The requests that carry a user's message. Codex's request after a tool call repeats the turn's
+  // prompt as its latest user message (the last input item is the call's output): that is the same
+  // turn going on, not the message typed again. Claude's shows the tool result as its latest message.
+  const turns = (ex: Executor) => sys.mocks[ex].requests.filter((r) => r.kind === 'turn' && !(ex === 'codex' && r.toolResult));
   const byText = new Map(o.sent.map((s) => [s.text, s]));
   const rows = await sys.db.session.findMany({ include: { archive: true } });
   const mine = new Set(o.sessions.map((s) => s.id));
@@ -121,6 +126,7 @@ export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSe
       if (id !== undefined && deleted.has(id)) v.push(`final of "${m.text}" was deleted from the chat afterwards`);
     }
   }
+  v.push(...(await checkPrompts(sys, { sessions: o.sessions, tools: o.tools ?? [], answers: o.answers ?? [], ...(o.explained ? { explained: o.explained } : {}) })));
   return v;
 }
 

@@ -2,14 +2,15 @@ import { isAppError } from '../../packages/core/src/domain/index.ts';
 import { MappedError } from '../../packages/core/src/trpc/errors.ts';
 import type { ChaosSystem, Executor } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
+import { pendingPrompts, PromptUser, type ToolSent, toolText } from './prompt-actions.ts';
 
-export const ACTION_KINDS = ['create', 'send', 'send_slow', 'send_bot', 'stop', 'close', 'resume', 'switch'] as const;
+export const ACTION_KINDS = ['create', 'create_untrusted', 'send', 'send_slow', 'send_tool', 'send_bot', 'answer_web', 'answer_bot', 'answer_both', 'stop', 'close', 'resume', 'switch'] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 /** How a service answered: a clear refusal (AppError), or an error that leaves the outcome unknown. */
 export type Outcome = 'accepted' | 'refused' | 'uncertain';
 export interface SentText { text: string; sessionId: string | null; via: 'web' | 'bot'; outcome: Outcome; sourceKey?: string }
-export interface TrackedSession { id: string; executor: Executor; nodeId: string }
+export interface TrackedSession { id: string; executor: Executor; nodeId: string; folder: string }
 
 const OPEN = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing']);
 
@@ -19,9 +20,14 @@ export class User {
   readonly sent: SentText[] = [];
   readonly counts: Record<ActionKind, number> = Object.fromEntries(ACTION_KINDS.map((k) => [k, 0])) as Record<ActionKind, number>;
   readonly refusals: Record<string, number> = {};
+  /** Coding turns sent (a tool word with the message's token), for the physical checks. */
+  readonly tools: ToolSent[] = [];
+  readonly prompts: PromptUser;
   private n = 0;
 
-  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng, private readonly seed: number) {}
+  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng, private readonly seed: number) {
+    this.prompts = new PromptUser(sys, rng);
+  }
 
   private async states(): Promise<Map<string, string>> {
     const rows = await this.sys.db.session.findMany({ where: { id: { in: this.sessions.map((s) => s.id) } }, select: { id: true, state: true } });
@@ -32,9 +38,12 @@ export class User {
     const states = await this.states().catch(() => new Map<string, string>());
     const open = this.sessions.filter((s) => OPEN.has(states.get(s.id) ?? ''));
     const archived = this.sessions.filter((s) => ['Archived', 'ResumeFailed'].includes(states.get(s.id) ?? ''));
+    const pending = await pendingPrompts(this.sys, this.sessions.map((s) => s.id));
+    const creatable = this.sessions.length < 5 && open.length < 3;
     const kind = this.rng.weighted<ActionKind>({
-      create: this.sessions.length < 5 && open.length < 3 ? (open.length === 0 ? 20 : 2) : 0,
-      send: open.length ? 8 : 0, send_slow: open.length ? 3 : 0, send_bot: open.length ? 3 : 0,
+      create: creatable ? (open.length === 0 ? 20 : 2) : 0, create_untrusted: creatable && open.length > 0 ? 0.7 : 0,
+      send: open.length ? 6 : 0, send_slow: open.length ? 2 : 0, send_tool: open.length ? 5 : 0, send_bot: open.length ? 3 : 0,
+      answer_web: pending.length ? 3 : 0, answer_bot: pending.length ? 3 : 0, answer_both: pending.length ? 0.7 : 0,
       stop: open.length ? 2 : 0, close: open.length ? 1.5 : 0, resume: archived.length ? 1.5 : 0, switch: open.length > 1 ? 1 : 0,
     });
     this.counts[kind]++;
@@ -45,8 +54,28 @@ export class User {
         const folder = this.sys.folder(`s${this.sessions.length}-${executor}`);
         await this.call(kind, async () => {
           const s = await this.sys.services.create(executor, folder);
-          this.sessions.push({ id: s.id, executor, nodeId: s.nodeId });
+          this.sessions.push({ id: s.id, executor, nodeId: s.nodeId, folder });
         });
+        break;
+      }
+      case 'create_untrusted':
+        await this.createUntrusted();
+        break;
+      case 'send_tool':
+        await this.sendTool(any());
+        break;
+      case 'answer_web': {
+        const p = this.rng.pick(pending);
+        await this.call(kind, () => this.prompts.answerWeb(p.sessionId));
+        break;
+      }
+      case 'answer_bot':
+        await this.prompts.answerBot();
+        break;
+      case 'answer_both': {
+        // Two answers at once from both front ends: exactly one may win.
+        const p = this.rng.pick(pending);
+        await Promise.all([this.call(kind, () => this.prompts.answerWeb(p.sessionId, p.id)), this.prompts.answerBot(p.id)]);
         break;
       }
       case 'send':
@@ -82,12 +111,40 @@ export class User {
     return kind;
   }
 
+  /** A Claude session in a folder the CLI does not trust yet: its start waits on the folder-trust dialog. */
+  async createUntrusted(): Promise<string | null> {
+    const folder = this.sys.untrustedFolder(`u${this.sessions.length}`);
+    let id: string | null = null;
+    await this.call('create_untrusted', async () => {
+      const s = await this.sys.services.create('claude', folder);
+      this.sessions.push({ id: s.id, executor: 'claude', nodeId: s.nodeId, folder });
+      id = s.id;
+    });
+    return id;
+  }
+
+  /** A coding turn through the dashboard: the model answers with a tool call the CLI asks about. */
+  async sendTool(s: TrackedSession): Promise<void> {
+    const token = `c${this.seed}m${++this.n}z`;
+    const { text, word } = toolText(this.rng, s.executor, token, s.folder);
+    const outcome = await this.call('send_tool', () => this.sys.services.send(s.id, text));
+    this.sent.push({ text, sessionId: s.id, via: 'web', outcome });
+    this.tools.push({ token, word, sessionId: s.id, folder: s.folder, text });
+  }
+
+  /** An open session, if any (for a fault that needs a coding turn to provoke a request). */
+  async openSession(executor?: Executor): Promise<TrackedSession | null> {
+    const states = await this.states().catch(() => new Map<string, string>());
+    const open = this.sessions.filter((s) => ['Ready', 'Running'].includes(states.get(s.id) ?? '') && (!executor || s.executor === executor));
+    return open.length ? this.rng.pick(open) : null;
+  }
+
   private text(slow: boolean): string {
     const token = `c${this.seed}m${++this.n}z`;
     return slow ? `SLOW chaos ${token}` : `chaos ${token}`;
   }
 
-  private async call(kind: ActionKind, fn: () => Promise<unknown>): Promise<Outcome> {
+  async call(kind: ActionKind, fn: () => Promise<unknown>): Promise<Outcome> {
     try {
       await fn();
       return 'accepted';
