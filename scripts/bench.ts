@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCHES: Record<string, { file: string; args: string[] }> = {
+  floors: { file: 'scripts/floors.bench.ts', args: ['--samples', '200'] },
   hub: { file: 'packages/core/src/hub/hub.bench.ts', args: ['--agents', '1000', '--idle-seconds', '30'] },
   discovery: { file: 'apps/node-agent/src/discovery/discovery.bench.ts', args: [] },
   queue: { file: 'packages/core/src/engine/queue.bench.ts', args: [] },
