@@ -77,3 +77,5 @@ try {
   await db.$disconnect();
   await tdb.drop();
 }
+// The private Postgres cluster (a child process) keeps the event loop alive; its exit hook stops it.
+process.exit(0);
