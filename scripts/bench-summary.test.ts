@@ -3,7 +3,7 @@ import { formatSummary, loadLine, PATHS, parseResults, summaryRows } from './ben
 
 const results = parseResults([
   JSON.stringify({ bench: 'run', phase: 'before', loadavg: [0.4, 0.5, 0.6], commit: 'abc1234' }),
-  JSON.stringify({ bench: 'floors', postgres: { notifyToListener: { p50: 0.84, p99: 4.62 }, pgSelect1: { p50: 0.31, p99: 1.2 } }, inotify: { jsonlTailer: { p50: 0.7, p99: 8.8 } }, nodeStart: { p50: 40, p99: 61 } }),
+  JSON.stringify({ bench: 'floors', postgres: { notifyToListener: { p50: 0.84, p99: 4.62 }, pgSelect1: { p50: 0.31, p99: 1.2 }, prismaSelect1: { p50: 2.5, p99: 9 } }, inotify: { jsonlTailer: { p50: 0.7, p99: 8.8 } }, nodeStart: { p50: 40, p99: 61 } }),
   JSON.stringify({ bench: 'prompt_latency', executor: 'claude', requestToBotApiMs: { median: 61.2, p99: 140 }, allowPressedToCliContinuesMs: { median: 170, p99: 400 } }),
   JSON.stringify({ bench: 'prompt_latency', executor: 'codex', requestToBotApiMs: { median: 44, p99: 171 }, allowPressedToCliContinuesMs: { median: 120, p99: 230 } }),
   JSON.stringify({ bench: 'activity-latency', from: 'stored', storedToCardEditMs: { p50: 40, p99: 130 } }),
@@ -27,7 +27,7 @@ describe('bench summary', () => {
     expect(row('prompt-request-codex').baseline).toBe('43 / 173 (before)');
     expect(row('agent-bundle-start').baseline).toBe('211 / max 291 (old)');
     expect(row('activity-journal-card').floor).toBe('tailer 0.7 / 8.8 + NOTIFY 0.84 / 4.62');
-    expect(row('archive-text-rare')).toMatchObject({ p50: null, p99: null, baseline: '—', floor: 'SELECT 1 0.31 / 1.2' });
+    expect(row('archive-text-rare')).toMatchObject({ p50: null, p99: null, baseline: '—', floor: 'SELECT 1 (Prisma) 2.5 / 9' });
     expect(summaryRows(results, {})).toHaveLength(PATHS.length);
   });
 
