@@ -1,15 +1,21 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Baseline, formatSummary, parseResults, summaryRows } from './bench-summary.ts';
 
 /**
  * `npm run bench [-- name…]`: runs Bria's benchmarks one after another (never in parallel, so they
  * do not disturb each other's timings), prints each one's JSON result line and writes them all to
- * bench-out/results.jsonl. Figures and the commands behind them are recorded in docs/benchmarks.md.
+ * bench-out/results.jsonl, with the load averages before and after the run (`bench: "run"` lines),
+ * then the issue 18 table (path | p50 | p99 | baseline | floor, scripts/bench-summary.ts).
+ * `npm run bench -- summary` prints that table again from the last results.jsonl without running
+ * anything. Figures and the commands behind them are recorded in docs/benchmarks.md.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCHES: Record<string, { file: string; args: string[] }> = {
+  floors: { file: 'scripts/floors.bench.ts', args: ['--samples', '200'] },
   hub: { file: 'packages/core/src/hub/hub.bench.ts', args: ['--agents', '1000', '--idle-seconds', '30'] },
   discovery: { file: 'apps/node-agent/src/discovery/discovery.bench.ts', args: [] },
   queue: { file: 'packages/core/src/engine/queue.bench.ts', args: [] },
@@ -25,11 +31,29 @@ const BENCHES: Record<string, { file: string; args: string[] }> = {
   'agent-bundle': { file: 'scripts/agent-bundle.bench.ts', args: ['--runs', '5'] },
   retention: { file: 'packages/core/src/hub/retention.bench.ts', args: ['--events', '300000', '--commands', '100000', '--outbox', '50000'] },
 };
-const wanted = process.argv.slice(2);
-const names = wanted.length ? wanted : Object.keys(BENCHES);
 const outDir = path.join(root, 'bench-out');
+const resultsFile = path.join(outDir, 'results.jsonl');
+function printSummary(): void {
+  const results = parseResults(readFileSync(resultsFile, 'utf8'));
+  const baseline = JSON.parse(readFileSync(path.join(root, 'docs/bench-baseline.json'), 'utf8')) as Baseline;
+  console.log(`\n${formatSummary(summaryRows(results, baseline), results)}`);
+}
+const wanted = process.argv.slice(2);
+if (wanted.length === 1 && wanted[0] === 'summary') {
+  if (!existsSync(resultsFile)) {
+    console.error('no bench-out/results.jsonl yet: run `npm run bench` first');
+    process.exit(2);
+  }
+  printSummary();
+  process.exit(0);
+}
+const names = wanted.length ? wanted : Object.keys(BENCHES);
 mkdirSync(outDir, { recursive: true });
-const results: string[] = [];
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() || null;
+// Issue 18 wants the machine quiet (1-min load < 1) before and after; the figures say whether it was.
+const loadLine = (phase: string) => JSON.stringify({ bench: 'run', phase, at: new Date().toISOString(), loadavg: loadavg().map((x) => Number(x.toFixed(2))), commit, benches: names });
+const results: string[] = [loadLine('before')];
+console.log(results[0]);
 let failures = 0;
 for (const name of names) {
   const b = BENCHES[name];
@@ -48,6 +72,9 @@ for (const name of names) {
   if (r.status !== 0) failures++;
   results.push(...lines);
 }
-writeFileSync(path.join(outDir, 'results.jsonl'), results.map((l) => `${l}\n`).join(''));
+results.push(loadLine('after'));
+console.log(results.at(-1));
+writeFileSync(resultsFile, results.map((l) => `${l}\n`).join(''));
 console.log(`[bench] ${results.length} result line(s) written to bench-out/results.jsonl`);
+printSummary();
 process.exit(failures ? 1 : 0);

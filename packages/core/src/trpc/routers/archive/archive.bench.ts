@@ -70,10 +70,12 @@ try {
       timings[name].push(ms);
     }
   }
-  const summary = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, { p50: Number(pct(v, 50).toFixed(1)), p95: Number(pct(v, 95).toFixed(1)), rows: hits[k] }]));
+  const summary = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, { p50: Number(pct(v, 50).toFixed(1)), p95: Number(pct(v, 95).toFixed(1)), p99: Number(pct(v, 99).toFixed(1)), rows: hits[k] }]));
   const worstP95 = Math.max(...Object.values(timings).map((v) => pct(v, 95)));
   console.log(JSON.stringify({ bench: 'archive', archivedRows: ROWS, messages, runs: RUNS, ms: summary, goal: 'every page and search p95 < 300 ms (issue 16)', pass: worstP95 < 300 }));
 } finally {
   await db.$disconnect();
   await tdb.drop();
 }
+// The private Postgres cluster (a child process) keeps the event loop alive; its exit hook stops it.
+process.exit(0);
