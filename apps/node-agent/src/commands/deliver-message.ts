@@ -33,7 +33,9 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
     deliveries: [...(now.deliveries ?? []).filter((d) => d.messageId !== p.messageId), { messageId: p.messageId, at: Date.now() }].slice(-DELIVERY_MARKS),
   });
   try {
-    const r = await host.deliver({ messageId: p.messageId, text });
+    const hooks = rt.o.hooks;
+    const gate = hooks ? { begin: () => hooks.beginTyping(sessionId), end: () => hooks.endTyping(sessionId) } : undefined;
+    const r = await host.deliver({ messageId: p.messageId, text }, gate);
     // Without a receipt in time the text may or may not have reached the CLI: unknown, never retyped.
     return r.accepted ? { ok: true, delivery: 'accepted', messageId: p.messageId, nativeRef: r.nativeRef } : { ok: false, delivery: 'unknown', messageId: p.messageId, error: r.reason };
   } catch (err) {

@@ -1,5 +1,6 @@
 import type { SessionEventOut } from '@bria/core/protocol';
 import type { HostEvent, SessionHost } from '../executors/index.ts';
+import { permissionDialogOnScreen } from '../executors/session-host.ts';
 import { crashPoint } from '../test-crash.ts';
 import { safeIdentity } from './cli-process.ts';
 import { mapHostEvent, reportIdentity } from './host-event-map.ts';
@@ -11,6 +12,33 @@ export const SCREEN_HOOK_WINDOW_MS = 5_000;
 export const SCREEN_HOOK_WAIT_MS = 30_000;
 /** The CLIs' permission and question dialogs (hooks.md): the ones Bria's hooks report. */
 const PERMISSION_DIALOG = /Do you want to (proceed|make this edit|create|allow)|Enter to select · ↑\/↓ to navigate|Would you like to run the following command/i;
+
+/**
+ * What the hook channel learns from the journal: a tool call whose result is written can ask nothing
+ * any more (the typing gate lets follow-ups through again); at a turn's end no tool call is open,
+ * and a Claude request still pending without its dialog on the screen was answered at the computer
+ * (a turn cannot end while its dialog is open; Claude leaves the hook running then).
+ */
+function noteToolFacts(rt: SessionRuntime, sessionId: string, host: SessionHost, e: HostEvent): void {
+  const hooks = rt.o.hooks;
+  if (!hooks) return;
+  if (e.type === 'activity') {
+    for (const item of e.activity.items) if (item.status !== 'running') hooks.toolEnded(sessionId, item.ref);
+    return;
+  }
+  if (e.type !== 'completed' && e.type !== 'interrupted' && e.type !== 'api_error' && e.type !== 'exited') return;
+  hooks.turnEnded(sessionId);
+  const open = hooks.pending(sessionId).filter((r) => r.executor === 'claude');
+  if (open.length === 0) return;
+  const pane = host.identity()?.paneId;
+  void (async () => {
+    const screen = pane && e.type !== 'exited' ? await rt.o.tmux.capture(pane).catch(() => null) : '';
+    if (screen === null || permissionDialogOnScreen(screen)) return;
+    for (const r of open) {
+      hooks.settleAtComputer(r.requestId, `the turn ended (${e.type}) with the request's hook still waiting and no dialog on the screen: it was answered at the computer`);
+    }
+  })();
+}
 
 /** Turn facts kept per session for a replay under a newer generation. */
 export const RECENT = 24;
@@ -32,6 +60,7 @@ export function recordHostEvent(rt: SessionRuntime, sessionId: string, host: Ses
       .then(() => undefined, () => recordHostEvent(rt, sessionId, host, e, true));
     return;
   }
+  if (hooks) noteToolFacts(rt, sessionId, host, e);
   let rec = rt.registry.get(sessionId);
   if (!rec) return;
   const journalBefore = rec.identity?.journalPath ?? null;

@@ -30,6 +30,17 @@ export interface SessionHostOptions {
 
 interface Timeouts { readyMs: number; receiptMs: number; interruptMs: number; exitMs: number; monitorMs: number }
 const JOURNAL_SAFETY_POLL_MS = 10_000;
+/** How long a follow-up's typing gate waits for Claude to take the Enter (its box empty again). */
+const ENTER_TAKEN_MS = 2_000;
+
+/**
+ * Held while a follow-up is typed into a running turn (the agent's hook channel): `begin` says why
+ * typing may not begin now (null = it began); `end` lets the tool calls that waited go on.
+ */
+export interface TypingGate {
+  begin(): string | null;
+  end(): void;
+}
 const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interruptMs: 8_000, exitMs: 8_000, monitorMs: 1_000 };
 
 /**
@@ -277,13 +288,13 @@ export class SessionHost extends HostEvents {
     return { ok: false, reason: 'the CLI did not record a compaction in time', typed: true };
   }
 
-  deliver(m: { messageId: string; text: string }): Promise<DeliverResult> {
-    const run = this.chain.then(() => this.deliverNow(m));
+  deliver(m: { messageId: string; text: string }, gate?: TypingGate): Promise<DeliverResult> {
+    const run = this.chain.then(() => this.deliverNow(m, gate));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
-  private async deliverNow(m: { messageId: string; text: string }): Promise<DeliverResult> {
+  private async deliverNow(m: { messageId: string; text: string }, gate?: TypingGate): Promise<DeliverResult> {
     if (this.state !== 'ready') throw new ExecutorError('not_ready', `cannot deliver while ${this.state}`);
     const id = this.identity();
     const sent = m.text;
@@ -301,15 +312,27 @@ export class SessionHost extends HostEvents {
     // (hooks.md §3). Bria's hook reports it, but the dialog is drawn before the hook's request can
     // reach the agent: the screen is checked right before the paste, and nothing is typed then. Only
     // while a turn runs (a follow-up): a CLI idle at its prompt is running no tool that could ask.
-    if (this.running().length > 0 && permissionDialogOnScreen(await this.tmux.capture(id.paneId).catch(() => ''))) {
-      throw new ExecutorError('not_ready', 'a permission dialog is on the screen');
-    }
-    this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
+    // The screen check alone leaves a window (a dialog drawn between the check and the Enter): for a
+    // follow-up the typing gate also holds every tool call of the session until the CLI took the
+    // Enter, and refuses to begin while a tool call is open (hook-channel.ts `beginTyping`).
+    const followUp = this.running().length > 0;
+    const held = followUp && gate ? gate.begin() : null;
+    if (held !== null) throw new ExecutorError('not_ready', held);
+    const guarded = followUp && gate !== undefined;
     try {
-      await this.driver.submitPrompt(this.tmux, id.paneId, sent);
-    } catch (err) {
-      this.receipt = null;
-      throw err;
+      if (followUp && permissionDialogOnScreen(await this.tmux.capture(id.paneId).catch(() => ''))) {
+        throw new ExecutorError('not_ready', 'a permission dialog is on the screen');
+      }
+      this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
+      try {
+        await this.driver.submitPrompt(this.tmux, id.paneId, sent);
+      } catch (err) {
+        this.receipt = null;
+        throw err;
+      }
+      if (guarded) await this.enterTaken(id.paneId);
+    } finally {
+      if (guarded) gate.end();
     }
     const deadline = Date.now() + this.t.receiptMs;
     // Codex creates its rollout file with the first message; find it (by its own id) now.
@@ -327,6 +350,20 @@ export class SessionHost extends HostEvents {
     const reason = ref === 'died' ? 'the CLI exited before its journal showed the message' : 'no journal receipt in time';
     this.emit({ type: 'unknown', messageId: m.messageId, reason, evidence: { baseline, journalPath: this.ident?.journalPath } });
     return { accepted: false, reason };
+  }
+
+  /**
+   * Waits (bounded) until the CLI has taken the Enter: Claude's input box is empty again (a follow-up
+   * is queued below it). Codex asks only once Bria's hook ended, so no wait is needed there.
+   */
+  private async enterTaken(paneId: string): Promise<void> {
+    if (this.driver.executor !== 'claude') return;
+    const deadline = Date.now() + ENTER_TAKEN_MS;
+    while (Date.now() < deadline) {
+      const box = claudePromptBox(await this.tmux.capture(paneId).catch(() => ''));
+      if (box === '' || box === null) return;
+      await sleep(25);
+    }
   }
 
   private running(): Turn[] {

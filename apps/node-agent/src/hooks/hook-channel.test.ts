@@ -217,4 +217,43 @@ describe('hook channel with the real hook program', () => {
     // /hooks screen (UserPromptSubmit, command `cat >> /tmp/cx/hook.log`, default timeout 600).
     expect(codexHookTrustHash('user_prompt_submit', 'cat >> /tmp/cx/hook.log', 600)).toBe('sha256:abf51560d1fff6e2c57b8a415f576b615a8d8593af8bc275cf11372f76f3b2f7');
   });
+
+  it('PreToolUse: the hook goes on at once and the tool call holds typing until its result; while a message is typed, tool calls wait for it', async () => {
+    const pre = { session_id: 'native-1', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_1' };
+    // Nothing is typed: the hook prints nothing and exits, and the call is open.
+    expect(await runHook(channel.socketPath, 's-gate', 20_000, pre)).toEqual({ code: 0, stdout: '' });
+    expect(channel.openToolCount('s-gate')).toBe(1);
+    expect(channel.beginTyping('s-gate')).toMatch(/tool call is in progress/);
+    channel.toolEnded('s-gate', 'toolu_1');
+    expect(channel.beginTyping('s-gate')).toBeNull();
+    expect(channel.beginTyping('s-gate')).toMatch(/another message/);
+
+    // Typing: the next tool call's hook waits until the typing ends.
+    let exited = false;
+    const second = runHook(channel.socketPath, 's-gate', 20_000, { ...pre, tool_use_id: 'toolu_2' }).then((r) => {
+      exited = true;
+      return r;
+    });
+    await waitUntil('the second call registered', async () => channel.openToolCount('s-gate') === 1, 10_000);
+    expect(exited).toBe(false);
+    channel.endTyping('s-gate');
+    expect(await second).toEqual({ code: 0, stdout: '' });
+    // A turn end closes every open call of the session.
+    channel.turnEnded('s-gate');
+    expect(channel.openToolCount('s-gate')).toBe(0);
+    expect(channel.beginTyping('s-gate')).toBeNull();
+    channel.endTyping('s-gate');
+  });
+
+  it('a pending request settled at the computer ends as hook_gone and its hook prints nothing; typing waits while it is pending', async () => {
+    const hook = runHook(channel.socketPath, 's-settle', 20_000);
+    const pending = await channel.waitFor((r) => r.sessionId === 's-settle' && r.state === 'pending', 10_000);
+    expect(channel.beginTyping('s-settle')).toMatch(/permission request/);
+    expect(channel.settleAtComputer(pending.requestId, 'answered at the computer (test)')).toBe(true);
+    expect(await hook).toEqual({ code: 0, stdout: '' });
+    expect(channel.get(pending.requestId)).toMatchObject({ state: 'hook_gone', evidence: 'answered at the computer (test)' });
+    expect(channel.settleAtComputer(pending.requestId, 'again')).toBe(false);
+    expect(channel.beginTyping('s-settle')).toBeNull();
+    channel.endTyping('s-settle');
+  });
 });

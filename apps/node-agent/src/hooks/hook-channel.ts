@@ -81,6 +81,10 @@ export interface HookChannelOptions {
 }
 
 export const DEFAULT_HOOK_BOUND_MS = 30 * 60_000;
+/** Claude's timeout (seconds) for the PreToolUse gate; the program gives up after 10 s itself. */
+const TOOL_GATE_TIMEOUT_S = 30;
+/** A tool call whose end the journal never showed stops holding messages back after this long. */
+export const OPEN_TOOL_BOUND_MS = 10 * 60_000;
 /** The hook retries every 250 ms for 60 s (permission-hook.mjs); a live hook is back well within this. */
 export const DEFAULT_REATTACH_MS = 15_000;
 // Unix socket paths are limited to 108 bytes on Linux (sun_path), including the final NUL.
@@ -192,6 +196,10 @@ export class HookChannel {
   private server: Server | null = null;
   private closing = false;
   private readonly program: string;
+  /** Claude tool calls whose PreToolUse hook reached the agent and whose end was not seen yet, per session. */
+  private readonly openTools = new Map<string, Map<string, number>>();
+  /** Sessions being typed into now, with the PreToolUse hooks that wait for the typing to end. */
+  private readonly typing = new Map<string, Socket[]>();
 
   constructor(opts: HookChannelOptions) {
     this.dir = opts.dir;
@@ -253,7 +261,13 @@ export class HookChannel {
    */
   settingsFor(sessionId: string): string {
     const { command, timeout } = this.hookCommand(sessionId, 'claude');
-    const settings = { hooks: { PermissionRequest: [{ matcher: '*', hooks: [{ type: 'command', command, timeout }] }] } };
+    // PreToolUse: the same program as the typing gate (see `beginTyping`); it never decides anything.
+    const settings = {
+      hooks: {
+        PermissionRequest: [{ matcher: '*', hooks: [{ type: 'command', command, timeout }] }],
+        PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command, timeout: TOOL_GATE_TIMEOUT_S }] }],
+      },
+    };
     const dir = join(this.dir, 'settings');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = join(dir, `${sessionId}.json`);
@@ -285,6 +299,63 @@ export class HookChannel {
     return { command, timeout: Math.ceil(this.boundMs / 1000) + 30 };
   }
 
+  /**
+   * The typing gate for a message typed into a session whose turn is running (a follow-up): Claude
+   * draws a permission or question dialog only after its PreToolUse hook returns, and a paste + Enter
+   * on that dialog answers it with its first choice and loses the text (hooks.md §3). So typing may
+   * begin only while no tool call of the session is open (its PreToolUse seen, its end not yet) and
+   * no request is pending; while it lasts, every PreToolUse hook of the session waits for `endTyping`.
+   * Returns why typing may not begin, or null when it began.
+   */
+  beginTyping(sessionId: string): string | null {
+    if (this.typing.has(sessionId)) return 'another message is being typed';
+    if (this.pending(sessionId).length > 0) return 'a permission request is waiting for an answer';
+    const open = this.openTools.get(sessionId);
+    if (open) {
+      for (const [id, at] of open) if (Date.now() - at > OPEN_TOOL_BOUND_MS) open.delete(id);
+      if (open.size > 0) return 'a tool call is in progress (it may still ask for permission)';
+    }
+    this.typing.set(sessionId, []);
+    return null;
+  }
+
+  /** The typing ended (the CLI took the Enter): the tool calls that waited go on. */
+  endTyping(sessionId: string): void {
+    const waiting = this.typing.get(sessionId) ?? [];
+    this.typing.delete(sessionId);
+    for (const socket of waiting) if (!socket.destroyed) socket.end(`${JSON.stringify({ type: 'go' })}\n`);
+  }
+
+  /** Tool calls of the session whose PreToolUse reached the agent and whose end was not seen. */
+  openToolCount(sessionId: string): number {
+    return this.openTools.get(sessionId)?.size ?? 0;
+  }
+
+  /** The journal shows the tool call's result: it can ask nothing any more. */
+  toolEnded(sessionId: string, toolUseId: string): void {
+    this.openTools.get(sessionId)?.delete(toolUseId);
+  }
+
+  /** The turn ended (or the CLI is gone): no tool call of it is open. */
+  turnEnded(sessionId: string): void {
+    this.openTools.delete(sessionId);
+  }
+
+  private toolStarted(socket: Socket, msg: Record<string, unknown>): void {
+    const sessionId = typeof msg.sessionId === 'string' ? msg.sessionId : null;
+    if (!sessionId) {
+      socket.destroy();
+      return;
+    }
+    const toolUseId = typeof msg.toolUseId === 'string' && msg.toolUseId ? msg.toolUseId : `hook-${String(msg.hookPid)}`;
+    const open = this.openTools.get(sessionId) ?? new Map<string, number>();
+    this.openTools.set(sessionId, open);
+    open.set(toolUseId, Date.now());
+    const waiting = this.typing.get(sessionId);
+    if (waiting) waiting.push(socket);
+    else socket.end(`${JSON.stringify({ type: 'go' })}\n`);
+  }
+
   pending(sessionId?: string): PermissionRecord[] {
     return [...this.records.values()].filter((r) => r.state === 'pending' && (sessionId === undefined || r.sessionId === sessionId)).map((r) => ({ ...r }));
   }
@@ -294,7 +365,21 @@ export class HookChannel {
     return r ? { ...r } : undefined;
   }
 
-  /** The first answer wins; a request that is not pending any more is refused with its state. */
+  /**
+   * A request whose dialog is no longer on the CLI's screen while its hook still waits: it was
+   * answered at the computer (Claude does not end the hook then; seen in chaos seed 20005). Ended as
+   * `hook_gone` with the evidence, and the hook is told to end without printing anything.
+   */
+  settleAtComputer(requestId: string, evidence: string): boolean {
+    const r = this.records.get(requestId);
+    if (!r || r.state !== 'pending') return false;
+    this.detached.delete(requestId);
+    this.change(r, { state: 'hook_gone', evidence });
+    const socket = this.sockets.get(requestId);
+    if (socket && !socket.destroyed) socket.end(`${JSON.stringify({ type: 'end', requestId, state: 'hook_gone' })}\n`);
+    return true;
+  }
+
   /**
    * The user will answer at the computer: the hook is told to end without an answer, so the CLI shows
    * its own dialog (Codex shows it only once the hook ended). Reported like a passed bound (`expired`).
@@ -405,6 +490,10 @@ export class HookChannel {
           msg = JSON.parse(line) as Record<string, unknown>;
         } catch {
           continue;
+        }
+        if (msg.type === 'tool_start' && requestId === null) {
+          this.toolStarted(socket, msg);
+          return;
         }
         if (msg.type === 'permission_request' && requestId === null) requestId = this.received(socket, msg);
         else if (msg.type === 'delivered' && requestId !== null) {

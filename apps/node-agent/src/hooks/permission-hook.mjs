@@ -1,5 +1,5 @@
 // Bria's PermissionRequest hook for Claude Code (configured per session with `--settings`) and
-// Codex (per run with `-c hooks.PermissionRequest=…`).
+// Codex (per run with `-c hooks.PermissionRequest=…`); for Claude also its PreToolUse hook (below).
 // Usage: node permission-hook.mjs <socket> <briaSessionId> <boundMs> [claude|codex]
 // Reads the hook's JSON from stdin, hands it to the local agent over its private Unix socket and
 // waits (at most boundMs) for the answer, which it prints on stdout as the hook's decision.
@@ -58,6 +58,32 @@ async function readStdin() {
   return Buffer.concat(parts).toString('utf8');
 }
 
+/** How long a PreToolUse hook waits for the agent's go (a paste in progress takes about a second). */
+const TOOL_GATE_MS = 10_000;
+
+/**
+ * PreToolUse (Claude): Claude draws a permission dialog only after this hook has returned, and a
+ * paste + Enter typed into that dialog would answer it (hooks.md §3). So the hook tells the agent a
+ * tool call begins and waits for its go: the agent holds the go while it is typing a message into
+ * this session, and types nothing while a tool call it heard of has not ended. Prints nothing
+ * (Claude's own permission rules then apply as usual); an agent that cannot be reached does not
+ * hold the tool.
+ */
+function toolGate(request) {
+  setTimeout(giveUp, TOOL_GATE_MS).unref();
+  const socket = connect(socketPath);
+  socket.setEncoding('utf8');
+  socket.on('error', giveUp);
+  socket.on('close', giveUp);
+  socket.on('connect', () => {
+    const toolUseId = typeof request?.tool_use_id === 'string' ? request.tool_use_id : null;
+    socket.write(`${JSON.stringify({ type: 'tool_start', sessionId, toolUseId, hookPid: process.pid })}\n`);
+  });
+  socket.on('data', (chunk) => {
+    if (chunk.includes('"go"')) giveUp();
+  });
+}
+
 async function main() {
   if (!socketPath || !sessionId) return giveUp();
   endWithTheCli();
@@ -67,6 +93,7 @@ async function main() {
   } catch {
     return giveUp();
   }
+  if (request?.hook_event_name === 'PreToolUse') return toolGate(request);
   const deadline = Date.now() + boundMs;
   setTimeout(giveUp, boundMs);
   // The same key on every connection: an agent that restarted while this hook waited finds its
