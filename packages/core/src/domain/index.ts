@@ -13,3 +13,4 @@ export * from './pump-rules.ts';
 export * from './activity.ts';
 export * from './agent-version.ts';
 export * from './open-sessions.ts';
+export * from './hub-reach.ts';
