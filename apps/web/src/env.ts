@@ -34,7 +34,7 @@ export function webEnv(): WebEnv {
   parsed ??= parseWebEnv(process.env);
   return parsed;
 }
-export const parseWebEnv = (source: NodeJS.ProcessEnv): WebEnv => parseEnv(zWebEnv, source);
+export const parseWebEnv = (source: Record<string, string | undefined>): WebEnv => parseEnv(zWebEnv, source as NodeJS.ProcessEnv);
 
 /**
  * Whether a Telegram bot runs with this dashboard (Settings shows the Telegram users field only then).
