@@ -10,6 +10,7 @@ const { db } = await fileDatabase();
 describe('nodes.hubReach', () => {
   it('refuses without a sign-in', async () => {
     const e = await createCaller(createContextInner({ db })).nodes.hubReach().then(() => null, (x: unknown) => x);
+    expect(e).toBeInstanceOf(TRPCError);
     expect((e as TRPCError).code).toBe('UNAUTHORIZED');
   });
 
