@@ -125,10 +125,11 @@ try {
   const webPort = await freePort();
   const baseURL = `http://127.0.0.1:${webPort}`;
   // The dashboard's process can be stopped and started again on the same port (POST /web/stop,
-  // /web/start), so a test can watch the pages ride out a real server restart. Only an exit
-  // nobody asked for stops the whole test server.
+  // /web/start), so a test can watch the pages ride out a real server restart, or start it with
+  // a few more variables (a JSON body `{ "env": { … } }`) to see the configuration it runs with.
+  // Only an exit nobody asked for stops the whole test server.
   let next: ChildProcess | undefined;
-  const startWeb = async () => {
+  const startWeb = async (extraEnv: Record<string, string> = {}) => {
     const child = run(bin('next'), ['start', '-H', '127.0.0.1', '-p', String(webPort)], {
       DATABASE_URL: tdb.url,
       BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${hubPort}/health`,
@@ -136,6 +137,7 @@ try {
       BRIA_HUB_PUBLIC_URL: `ws://127.0.0.1:${hubPort}/agent`,
       BRIA_AGENT_BUNDLE_DIR: agentBundleDir,
       LOG_LEVEL: 'warn',
+      ...extraEnv,
     });
     next = child;
     child.once('exit', (code) => { if (!stopping && next === child) { say(`next start exited (${code})`); void stop(1); } });
@@ -153,7 +155,15 @@ try {
   const control: Server = createServer((req, res) => {
     // Stopping and restarting the hub lets tests watch health and node state follow reality.
     if (req.method === 'POST' && (req.url === '/web/stop' || req.url === '/web/start')) {
-      const act = req.url === '/web/stop' ? stopWeb : async () => { if (!next) await startWeb(); };
+      const body: Buffer[] = [];
+      req.on('data', (d: Buffer) => body.push(d));
+      const act = async () => {
+        await new Promise((resolve) => req.once('end', resolve));
+        if (req.url === '/web/stop') return stopWeb();
+        const text = Buffer.concat(body).toString();
+        const extra = text ? (JSON.parse(text) as { env?: Record<string, string> }).env : undefined;
+        if (!next) await startWeb(extra);
+      };
       act().then(() => res.writeHead(204).end(), (err: unknown) => res.writeHead(500).end(String(err)));
       return;
     }

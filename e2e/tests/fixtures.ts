@@ -18,7 +18,7 @@ interface Fixtures {
    * resolves once it answers. A test that stopped it gets it started again afterwards, pass or fail,
    * so the specs after it are unaffected.
    */
-  webServer: { stop: () => Promise<void>; start: () => Promise<void> };
+  webServer: { stop: () => Promise<void>; start: (opts?: { env?: Record<string, string> }) => Promise<void> };
 }
 
 export const test = base.extend<Fixtures>({
@@ -46,11 +46,20 @@ export const test = base.extend<Fixtures>({
     await use(page);
   },
   webServer: async ({ state, request }, use) => {
-    const call = async (what: 'stop' | 'start') => {
-      const res = await request.post(`${state.controlURL}/web/${what}`, { timeout: 90_000 });
+    const call = async (what: 'stop' | 'start', env?: Record<string, string>) => {
+      const res = await request.post(`${state.controlURL}/web/${what}`, { timeout: 90_000, ...(env ? { data: { env } } : {}) });
       expect(res.status(), `web/${what}`).toBe(204);
     };
-    await use({ stop: () => call('stop'), start: () => call('start') });
+    let changed = false;
+    await use({
+      stop: () => call('stop'),
+      start: (opts) => {
+        if (opts?.env) changed = true;
+        return call('start', opts?.env);
+      },
+    });
+    // Back as the other specs know it: running, with the usual variables.
+    if (changed) await call('stop');
     await call('start');
   },
   // biome-ignore lint/correctness/noEmptyPattern: Playwright requires a destructured first parameter

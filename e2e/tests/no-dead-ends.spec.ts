@@ -204,3 +204,37 @@ for (const viewport of VIEWPORTS) {
     }
   });
 }
+
+for (const viewport of VIEWPORTS) {
+  test(`settings and Add a computer follow the configuration the server runs with (${viewport.width}px)`, async ({ signedInPage: page, webServer, saveShot }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize(viewport);
+    const usersField = page.getByLabel('Telegram users allowed to use the bot');
+    // As npm start runs it when it started the bot (BRIA_TELEGRAM_BOT=1), and when the hub listens on
+    // every address (BRIA_HOST=0.0.0.0) while the command still names 127.0.0.1 (BRIA_HUB_PUBLIC_URL).
+    await webServer.stop();
+    await webServer.start({ env: { BRIA_TELEGRAM_BOT: '1', BRIA_HOST: '0.0.0.0' } });
+    await page.goto('/settings');
+    await expect(usersField).toBeVisible();
+    await saveShot(page, `settings-bot-on-${viewport.width}`);
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Add a computer' }).click();
+    const warning = page.getByTestId('reach-warning');
+    await expect(warning).toHaveAttribute('data-reach', 'local-address');
+    await expect(warning).toContainText('The command below connects to 127.0.0.1, which on another computer means that computer itself.');
+    await expect(warning).toContainText('Set BRIA_PUBLIC_URL');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    // The launcher's record wins: it did not start a bot, so a token in the environment shows nothing.
+    await webServer.stop();
+    await webServer.start({ env: { BRIA_TELEGRAM_BOT: '0', TELEGRAM_BOT_TOKEN: '123456:abcdefghijklmnop' } });
+    await page.goto('/settings');
+    await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+    await expect(page.getByTestId('settings-loading')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Save' })).toBeVisible();
+    await expect(usersField).toHaveCount(0);
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Add a computer' }).click();
+    await expect(page.getByTestId('reach-warning')).toHaveAttribute('data-reach', 'listens-locally');
+  });
+}
