@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createDb } from '../packages/core/src/db/client.ts';
 import { isPortFree, startEmbeddedPostgres, type RunningPostgres } from '../packages/core/src/db/embedded-postgres.ts';
 import { migrate } from '../packages/core/src/db/migrate.ts';
-import { ConfigError, defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
+import { ConfigError, defaultDataDir, parseEnv, telegramBotConfigured, zServerEnv } from '../packages/core/src/env.ts';
 import { safeDbUrl } from '../packages/core/src/log.ts';
 import { markLauncherAdded } from '../apps/node-agent/src/cli-env.ts';
 import { ensureAgentBundle } from './launcher/agent-bundle.ts';
@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     // With a certificate the hub speaks only TLS: the dashboard's health check and this computer's
     // agent trust that certificate (and skip the name check for 127.0.0.1: hub-client.ts, api/health).
     const tls = env.BRIA_TLS_CERT ? path.resolve(env.BRIA_TLS_CERT) : undefined;
+    const botOn = telegramBotConfigured(env);
 
     const childEnv: NodeJS.ProcessEnv = {
       ...process.env,
@@ -85,6 +86,11 @@ async function main(): Promise<void> {
       BRIA_PUBLIC_URL: publicUrl,
       BRIA_HUB_HEALTH_URL: `${tls ? 'https' : 'http'}://127.0.0.1:${env.BRIA_HUB_PORT}/health`,
       BRIA_AGENT_BUNDLE_DIR: agentBundleDir,
+      // What the children run with, said explicitly: the hub listens on BRIA_HOST (or BRIA_HUB_HOST),
+      // and the dashboard tells "Add a computer" whether other computers can reach it.
+      BRIA_HOST: env.BRIA_HOST,
+      // The launcher's record of whether it starts the bot: the dashboard shows bot settings only then.
+      BRIA_TELEGRAM_BOT: botOn ? '1' : '0',
       ...(tls ? { BRIA_HUB_CA: tls } : {}),
     };
     supervisor.start({ name: 'hub', command: node, args: ts('packages/core/src/hub/main.ts'), cwd: root, env: childEnv });
@@ -110,7 +116,7 @@ async function main(): Promise<void> {
       say('The local node agent is off (BRIA_LOCAL_AGENT=0).');
     }
 
-    if (env.TELEGRAM_BOT_TOKEN) {
+    if (botOn) {
       supervisor.start({ name: 'bot', command: node, args: ts('apps/bot/src/main.ts'), cwd: root, env: childEnv });
     } else {
       say('The Telegram bot is off. To turn it on, set TELEGRAM_BOT_TOKEN (from @BotFather) and TELEGRAM_ALLOWED_USERS (your Telegram user id), then start again.');

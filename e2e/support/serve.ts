@@ -124,21 +124,49 @@ try {
 
   const webPort = await freePort();
   const baseURL = `http://127.0.0.1:${webPort}`;
-  const next = run(bin('next'), ['start', '-H', '127.0.0.1', '-p', String(webPort)], {
-    DATABASE_URL: tdb.url,
-    BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${hubPort}/health`,
-    BRIA_PUBLIC_URL: baseURL,
-    BRIA_HUB_PUBLIC_URL: `ws://127.0.0.1:${hubPort}/agent`,
-    BRIA_AGENT_BUNDLE_DIR: agentBundleDir,
-    LOG_LEVEL: 'warn',
-  });
-  next.once('exit', (code) => { if (!stopping) { say(`next start exited (${code})`); void stop(1); } });
-  cleanups.push(() => killGroup(next));
-  await waitForHealth(`${baseURL}/api/health`, 60_000);
+  // The dashboard's process can be stopped and started again on the same port (POST /web/stop,
+  // /web/start), so a test can watch the pages ride out a real server restart, or start it with
+  // a few more variables (a JSON body `{ "env": { … } }`) to see the configuration it runs with.
+  // Only an exit nobody asked for stops the whole test server.
+  let next: ChildProcess | undefined;
+  const startWeb = async (extraEnv: Record<string, string> = {}) => {
+    const child = run(bin('next'), ['start', '-H', '127.0.0.1', '-p', String(webPort)], {
+      DATABASE_URL: tdb.url,
+      BRIA_HUB_HEALTH_URL: `http://127.0.0.1:${hubPort}/health`,
+      BRIA_PUBLIC_URL: baseURL,
+      BRIA_HUB_PUBLIC_URL: `ws://127.0.0.1:${hubPort}/agent`,
+      BRIA_AGENT_BUNDLE_DIR: agentBundleDir,
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    });
+    next = child;
+    child.once('exit', (code) => { if (!stopping && next === child) { say(`next start exited (${code})`); void stop(1); } });
+    await waitForHealth(`${baseURL}/api/health`, 60_000);
+  };
+  const stopWeb = async () => {
+    const child = next;
+    next = undefined;
+    if (child) await killGroup(child);
+  };
+  await startWeb();
+  cleanups.push(() => stopWeb());
 
   // Tests mint their own one-time links here (each link works once, so a file could hold only a few).
   const control: Server = createServer((req, res) => {
     // Stopping and restarting the hub lets tests watch health and node state follow reality.
+    if (req.method === 'POST' && (req.url === '/web/stop' || req.url === '/web/start')) {
+      const body: Buffer[] = [];
+      req.on('data', (d: Buffer) => body.push(d));
+      const act = async () => {
+        await new Promise((resolve) => req.once('end', resolve));
+        if (req.url === '/web/stop') return stopWeb();
+        const text = Buffer.concat(body).toString();
+        const extra = text ? (JSON.parse(text) as { env?: Record<string, string> }).env : undefined;
+        if (!next) await startWeb(extra);
+      };
+      act().then(() => res.writeHead(204).end(), (err: unknown) => res.writeHead(500).end(String(err)));
+      return;
+    }
     if (req.method === 'POST' && (req.url === '/hub/stop' || req.url === '/hub/start')) {
       const act = req.url === '/hub/stop'
         ? async () => { await hub?.stop(); hub = undefined; }

@@ -13,6 +13,12 @@ interface Fixtures {
   /** A page whose browser has signed in through a one-time link. */
   signedInPage: Page;
   saveShot: (page: Page, name: string) => Promise<void>;
+  /**
+   * The dashboard's real process: `stop` ends it, `start` runs it again on the same port and
+   * resolves once it answers. A test that stopped it gets it started again afterwards, pass or fail,
+   * so the specs after it are unaffected.
+   */
+  webServer: { stop: () => Promise<void>; start: (opts?: { env?: Record<string, string> }) => Promise<void> };
 }
 
 export const test = base.extend<Fixtures>({
@@ -38,6 +44,23 @@ export const test = base.extend<Fixtures>({
     await page.goto(await newLoginLink());
     await expect(page).toHaveURL(/\/$/);
     await use(page);
+  },
+  webServer: async ({ state, request }, use) => {
+    const call = async (what: 'stop' | 'start', env?: Record<string, string>) => {
+      const res = await request.post(`${state.controlURL}/web/${what}`, { timeout: 90_000, ...(env ? { data: { env } } : {}) });
+      expect(res.status(), `web/${what}`).toBe(204);
+    };
+    let changed = false;
+    await use({
+      stop: () => call('stop'),
+      start: (opts) => {
+        if (opts?.env) changed = true;
+        return call('start', opts?.env);
+      },
+    });
+    // Back as the other specs know it: running, with the usual variables.
+    if (changed) await call('stop');
+    await call('start');
   },
   // biome-ignore lint/correctness/noEmptyPattern: Playwright requires a destructured first parameter
   saveShot: async ({}, use) => {

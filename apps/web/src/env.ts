@@ -1,5 +1,6 @@
 import { findAgentBundleDir, readAgentBundle } from '@bria/core/agent-bundle';
-import { parseEnv, zLogLevel } from '@bria/core/env';
+import { parseEnv, telegramBotConfigured, zLogLevel } from '@bria/core/env';
+import type { HubListen } from '@bria/core/trpc';
 import { z } from 'zod';
 
 /** The dashboard's configuration, parsed once at first use (not at build time). */
@@ -12,18 +13,38 @@ const zWebEnv = z.object({
   BRIA_PUBLIC_URL: z.url().optional(),
   /** Where new computers' agents connect; derived from the public host and the hub port when unset. */
   BRIA_HUB_PUBLIC_URL: z.string().regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL').optional(),
+  /**
+   * Where the hub listens (the hub reads the same two: BRIA_HUB_HOST, else BRIA_HOST; npm start
+   * passes them on), so "Add a computer" can say when no other computer can reach it.
+   */
+  BRIA_HOST: z.string().default('127.0.0.1'),
+  BRIA_HUB_HOST: z.string().optional(),
   /** The agent bundle's folder (`dist/agent`, set by the launcher); found above the working folder when unset. */
   BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
   LOG_LEVEL: zLogLevel,
-  /** Only whether it is set matters here: the Telegram users setting is shown when the bot runs. */
+  /** Only whether it is set matters here (see `telegramBotOn`). */
   TELEGRAM_BOT_TOKEN: z.string().optional(),
+  /** Set by npm start: 1 when it started the Telegram bot, 0 when not (see `telegramBotOn`). */
+  BRIA_TELEGRAM_BOT: z.enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off']).optional().transform((v) => (v === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(v))),
 });
 export type WebEnv = z.output<typeof zWebEnv>;
 
 let parsed: WebEnv | undefined;
 export function webEnv(): WebEnv {
-  parsed ??= parseEnv(zWebEnv);
+  parsed ??= parseWebEnv(process.env);
   return parsed;
+}
+export const parseWebEnv = (source: Record<string, string | undefined>): WebEnv => parseEnv(zWebEnv, source as NodeJS.ProcessEnv);
+
+/**
+ * Whether a Telegram bot runs with this dashboard (Settings shows the Telegram users field only then).
+ * Decision: the launcher's record wins — npm start starts the bot and passes BRIA_TELEGRAM_BOT=1 or 0
+ * (scripts/start.ts, by the same rule `telegramBotConfigured`). A dashboard started without the
+ * launcher (the e2e server, a hand-made deployment that runs the bot beside it with the same
+ * variables) has no record, and then the bot runs exactly when TELEGRAM_BOT_TOKEN is set.
+ */
+export function telegramBotOn(env: Pick<WebEnv, 'BRIA_TELEGRAM_BOT' | 'TELEGRAM_BOT_TOKEN'>): boolean {
+  return env.BRIA_TELEGRAM_BOT ?? telegramBotConfigured(env);
 }
 
 /** `ws(s)://<public host>:<hub port>/agent` unless configured; the hub port and TLS come from the health URL. */
@@ -34,6 +55,11 @@ export function hubPublicUrl(env: WebEnv, requestHost: string | null): string {
   const host = env.BRIA_PUBLIC_URL ? new URL(env.BRIA_PUBLIC_URL).hostname : (requestHost?.replace(/:\d+$/, '') ?? '127.0.0.1');
   // A hub with a certificate (BRIA_TLS_CERT) is reached with TLS, its health URL too.
   return `${health.protocol === 'https:' ? 'wss' : 'ws'}://${host}:${hubPort}/agent`;
+}
+
+/** How the hub listens, as the hub itself decides it (packages/core/src/hub/main.ts). */
+export function hubListen(env: WebEnv): HubListen {
+  return { host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, variable: env.BRIA_HUB_HOST ? 'BRIA_HUB_HOST' : 'BRIA_HOST', urlConfigured: Boolean(env.BRIA_HUB_PUBLIC_URL) };
 }
 
 /** The agent bundle this server hands out (read per request: a rebuild is seen without a restart). */

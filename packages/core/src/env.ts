@@ -62,3 +62,10 @@ export const zServerEnv = z.object({
 export type ServerEnv = z.output<typeof zServerEnv>;
 
 export { flag as zFlag, port as zPort };
+
+/**
+ * Whether `npm start` runs the Telegram bot: exactly when TELEGRAM_BOT_TOKEN is set (not blank).
+ * The launcher passes this decision to the dashboard as BRIA_TELEGRAM_BOT (see `telegramBotOn` in
+ * apps/web/src/env.ts), so the dashboard shows bot settings only when a bot really runs.
+ */
+export const telegramBotConfigured = (e: { TELEGRAM_BOT_TOKEN?: string | undefined }): boolean => Boolean(e.TELEGRAM_BOT_TOKEN?.trim());

@@ -1,5 +1,5 @@
 'use client';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { useTRPC } from './trpc.ts';
@@ -22,6 +22,34 @@ async function copyOrSelect(text: string, node: HTMLElement | null): Promise<boo
     window.getSelection()?.addRange(range);
   }
   return false;
+}
+
+/**
+ * Said before the command when no other computer could use it (the server decides: domain/hub-reach.ts):
+ * what is wrong, in a sentence, and which variables change it.
+ */
+function ReachWarning() {
+  const { t } = useI18n();
+  const trpc = useTRPC();
+  const reach = useQuery(trpc.nodes.hubReach.queryOptions());
+  const r = reach.data;
+  if (!r || r.reach === 'ok') return null;
+  const local = r.reach === 'listens-locally';
+  const host = local ? r.listenHost : hostOf(r.hubUrl);
+  return (
+    <div className="warning" role="note" data-testid="reach-warning" data-reach={r.reach}>
+      <p>{local ? t('nodes.add.reachLocal', { host }) : t('nodes.add.reachAddress', { host })}</p>
+      <p>{local ? t('nodes.add.reachLocalFix', { variable: r.variable }) : t('nodes.add.reachAddressFix')}</p>
+    </div>
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
 }
 
 /**
@@ -66,6 +94,7 @@ export function AddComputer() {
   return (
     <section className="card add" aria-labelledby={`${nameId}-title`}>
       <h2 id={`${nameId}-title`}>{t('nodes.add.title')}</h2>
+      <ReachWarning />
       {created ? (
         <div data-testid="new-token">
           <p role="status" className="warning">{t('nodes.add.onceWarning')}</p>

@@ -5,22 +5,25 @@ import { ActivityLine } from './activity-rows.tsx';
 import { isWorking } from './activity-stream.ts';
 import { useI18n } from './i18n-context.tsx';
 import { StateBadge, sessionTitle, useNow, When } from './session-bits.tsx';
-import { filterSessions, lastSeenAt, STATE_GROUPS, type SessionFilter } from './session-filters.ts';
+import { lastSeenAt, STATE_GROUPS, type SessionFilter } from './session-filters.ts';
 import { Skeleton } from './skeleton.tsx';
 import { EXECUTORS } from './types.ts';
-import type { useOpenSessions } from './use-open-sessions.ts';
+import { useOpenSessions } from './use-open-sessions.ts';
 import { useErrorText } from './use-error-text.ts';
 
-/** Every open session across computers, newest activity first, filtered by computer, agent and state. */
-export function AllSessions({ open }: { open: ReturnType<typeof useOpenSessions> }) {
+/** Every open session across computers, newest activity first, filtered by computer, agent and state (one server call). */
+export function AllSessions() {
   const { t, locale } = useI18n();
   const errorText = useErrorText();
   const id = useId();
   const now = useNow(5_000);
   const [filter, setFilter] = useState<SessionFilter>({ nodeId: '', executor: '', group: '' });
   const set = (patch: Partial<SessionFilter>) => setFilter((f) => ({ ...f, ...patch }));
+  const open = useOpenSessions(filter);
   const nodes = open.nodes.data?.nodes ?? [];
-  const shown = filterSessions(open.sessions, filter);
+  // While another filter's list loads, the previous one stays (marked busy) rather than a blank list.
+  const shown = open.sessions;
+  const filtered = filter.nodeId !== '' || filter.executor !== '' || filter.group !== '';
 
   return (
     <section aria-labelledby={`${id}-title`} className="home-main">
@@ -52,10 +55,10 @@ export function AllSessions({ open }: { open: ReturnType<typeof useOpenSessions>
       </form>
       {open.error && open.sessions.length === 0 && <p role="alert" className="error">{errorText(open.error)}</p>}
       {open.pending && open.sessions.length === 0 && <Skeleton lines={3} />}
-      {!open.pending && shown.length === 0 && (
-        <p className="muted" data-testid="home-empty">{open.sessions.length === 0 ? t('home.none') : t('home.noneMatch')}</p>
+      {!open.pending && !open.stale && shown.length === 0 && (
+        <p className="muted" data-testid="home-empty">{filtered ? t('home.noneMatch') : t('home.none')}</p>
       )}
-      <ul className="rows" aria-busy={open.pending} data-testid="all-sessions">
+      <ul className="rows" aria-busy={open.pending || open.stale} data-testid="all-sessions">
         {shown.map((s) => (
           <li key={s.id} className="row card" data-testid="open-session" data-session-id={s.id} data-node-id={s.nodeId}>
             <div className="row-main">

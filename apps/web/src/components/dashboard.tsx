@@ -1,22 +1,23 @@
 'use client';
+import { useQuery } from '@tanstack/react-query';
 import { AddComputer } from './add-computer.tsx';
 import { AllSessions } from './all-sessions.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { NodeCard } from './node-card.tsx';
 import { Skeleton } from './skeleton.tsx';
-import { useOpenSessions } from './use-open-sessions.ts';
+import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
 
 /** Home: every open session on every computer, and the computers beside them (live). */
 export function Dashboard() {
   const { t } = useI18n();
   const errorText = useErrorText();
-  const open = useOpenSessions();
-  const nodes = open.nodes;
+  const trpc = useTRPC();
+  const nodes = useQuery(trpc.nodes.list.queryOptions());
 
   return (
     <div className="home">
-      <AllSessions open={open} />
+      <AllSessions />
       <aside className="home-side" aria-labelledby="computers-title">
         <div className="section-head">
           <div>

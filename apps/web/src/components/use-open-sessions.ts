@@ -1,28 +1,29 @@
 'use client';
-import { useQueries, useQuery } from '@tanstack/react-query';
-import type { OpenSession } from './session-filters.ts';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { OpenSession, SessionFilter } from './session-filters.ts';
 import { useTRPC } from './trpc.ts';
 
+const NO_FILTER: SessionFilter = { nodeId: '', executor: '', group: '' };
+
 /**
- * Every open session on every computer. There is no list across computers on the server yet, so
- * this is `nodes.list` plus one `sessions.listOpen` per computer, in parallel (a person has a few
- * computers). The live stream reloads them like any other sessions query.
+ * Open sessions across computers from one server call (`sessions.listAllOpen`), filtered and
+ * ordered (newest activity first) by the server; `nodes.list` beside it for the computers. The
+ * live stream reloads both like any other sessions query. While a new filter loads, the previous
+ * list stays on screen.
  */
-export function useOpenSessions() {
+export function useOpenSessions(filter: SessionFilter = NO_FILTER) {
   const trpc = useTRPC();
   const nodes = useQuery(trpc.nodes.list.queryOptions());
-  const list = nodes.data?.nodes ?? [];
-  const perNode = useQueries({ queries: list.map((n) => trpc.sessions.listOpen.queryOptions({ nodeId: n.id })) });
-  const sessions: OpenSession[] = perNode.flatMap((q, i) => {
-    const node = list[i];
-    return node && q.data ? q.data.sessions.map((s) => ({ ...s, nodeName: node.name, nodeOnline: node.online })) : [];
-  });
-  const error = nodes.error ?? perNode.find((q) => q.error)?.error ?? null;
+  const input = { nodeId: filter.nodeId || undefined, executor: filter.executor || undefined, group: filter.group || undefined };
+  const open = useQuery(trpc.sessions.listAllOpen.queryOptions(input, { placeholderData: keepPreviousData }));
+  const sessions: OpenSession[] = open.data?.sessions ?? [];
   return {
     nodes,
     sessions,
-    /** True until every computer's list arrived once. */
-    pending: nodes.isPending || perNode.some((q) => q.isPending),
-    error,
+    /** True until the first list arrived. */
+    pending: open.isPending,
+    /** A list for other filters is on screen while this one loads. */
+    stale: open.isPlaceholderData,
+    error: nodes.error ?? open.error ?? null,
   };
 }

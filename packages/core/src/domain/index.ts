@@ -12,3 +12,5 @@ export * from './progress-notice.ts';
 export * from './pump-rules.ts';
 export * from './activity.ts';
 export * from './agent-version.ts';
+export * from './open-sessions.ts';
+export * from './hub-reach.ts';

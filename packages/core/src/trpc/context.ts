@@ -15,6 +15,11 @@ export interface Context {
   csrfHeader: string | null;
   /** Where new computers' agents connect, e.g. `ws://host:3001/agent`. */
   hubPublicUrl: string;
+  /**
+   * How the hub listens, for the "can another computer reach it" notice (domain/hub-reach.ts): its
+   * listen host, the variable that set it, and whether `hubPublicUrl` was configured explicitly.
+   */
+  hubListen: HubListen;
   /** The agent bundle this server hands out (install and update commands, outdated agents); null when not built. */
   agentBundle: () => BundleRef | null;
   /** Response headers, so a procedure can set or clear the session cookie. */
@@ -30,12 +35,17 @@ export interface Context {
 
 export const DEFAULT_HUB_PUBLIC_URL = 'ws://127.0.0.1:3001/agent';
 
+export interface HubListen { host: string; variable: 'BRIA_HOST' | 'BRIA_HUB_HOST'; urlConfigured: boolean }
+/** npm start's default: everything on 127.0.0.1. */
+export const DEFAULT_HUB_LISTEN: HubListen = { host: '127.0.0.1', variable: 'BRIA_HOST', urlConfigured: false };
+
 export interface InnerContextOptions {
   db: Db;
   user?: SessionUser | null;
   session?: { id: string; csrfToken: string } | null;
   csrfHeader?: string | null;
   hubPublicUrl?: string;
+  hubListen?: HubListen;
   agentBundle?: Context['agentBundle'];
   resHeaders?: Headers | null;
   changes?: ChangeFeed | null;
@@ -50,6 +60,7 @@ export function createContextInner(opts: InnerContextOptions): Context {
     session: opts.session ?? null,
     csrfHeader: opts.csrfHeader ?? null,
     hubPublicUrl: opts.hubPublicUrl ?? DEFAULT_HUB_PUBLIC_URL,
+    hubListen: opts.hubListen ?? DEFAULT_HUB_LISTEN,
     agentBundle: opts.agentBundle ?? (() => null),
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
@@ -66,7 +77,7 @@ export function readCookie(header: string | null, name: string): string | undefi
 }
 
 /** The context of one HTTP request: the session cookie and the CSRF header. */
-export async function createContext(opts: { db: Db; headers: Headers; resHeaders?: Headers; hubPublicUrl?: string; agentBundle?: Context['agentBundle']; changes?: ChangeFeed }): Promise<Context> {
+export async function createContext(opts: { db: Db; headers: Headers; resHeaders?: Headers; hubPublicUrl?: string; hubListen?: HubListen; agentBundle?: Context['agentBundle']; changes?: ChangeFeed }): Promise<Context> {
   const web = await resolveWebSession({ db: opts.db, secret: readCookie(opts.headers.get('cookie'), SESSION_COOKIE) });
   return createContextInner({
     db: opts.db,
@@ -74,6 +85,7 @@ export async function createContext(opts: { db: Db; headers: Headers; resHeaders
     session: web ? { id: web.sessionId, csrfToken: web.csrfToken } : null,
     csrfHeader: opts.headers.get(CSRF_HEADER),
     hubPublicUrl: opts.hubPublicUrl,
+    hubListen: opts.hubListen,
     agentBundle: opts.agentBundle,
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,

@@ -1,5 +1,5 @@
 export { appRouter, createCaller, type AppRouter } from './app-router.ts';
-export { createContext, createContextInner, readCookie, DEFAULT_HUB_PUBLIC_URL, type Context, type InnerContextOptions } from './context.ts';
+export { createContext, createContextInner, readCookie, DEFAULT_HUB_PUBLIC_URL, DEFAULT_HUB_LISTEN, type HubListen, type Context, type InnerContextOptions } from './context.ts';
 export { APP_TO_TRPC, GENERIC_INTERNAL_MESSAGE } from './errors.ts';
 // The web shell's login route and the launcher/bot need these; they also live in services/auth.
 export {

@@ -49,6 +49,20 @@ export async function listOpenSessionRows(db: DbOrTx, nodeId: string): Promise<S
   return db.session.findMany({ where: { nodeId, state: { in: [...OPEN_STATES] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect });
 }
 
+/** An open session with its computer's name and whether that computer is connected. */
+export type OpenSessionAcrossRow = SessionRow & { node: { name: string; online: boolean } };
+
+/**
+ * Open sessions of every computer that is not removed (a removed computer has none open: removal
+ * refuses while it has), optionally of one computer or one executor. One query; callers order them.
+ */
+export async function listOpenSessionRowsAcross(db: DbOrTx, q: { nodeId?: string; executor?: Executor }): Promise<OpenSessionAcrossRow[]> {
+  return db.session.findMany({
+    where: { state: { in: [...OPEN_STATES] }, node: { removedAt: null }, ...(q.nodeId ? { nodeId: q.nodeId } : {}), ...(q.executor ? { executor: q.executor } : {}) },
+    select: { ...sessionSelect, node: { select: { name: true, online: true } } },
+  });
+}
+
 export async function sessionIdsInStates(db: DbOrTx, nodeId: string, states: SessionState[]): Promise<string[]> {
   const rows = await db.session.findMany({ where: { nodeId, state: { in: states } }, select: { id: true } });
   return rows.map((r) => r.id);

@@ -1,6 +1,7 @@
 import { createNodeWithToken } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../domain/errors.ts';
+import { isLoopbackHost } from '../../domain/hub-reach.ts';
 import { type BundleRef, installCommand } from './install-command.ts';
 
 export interface AddComputerOptions {
@@ -27,10 +28,8 @@ export function isInsecureRemote(hubUrl: string): boolean {
   return u.protocol === 'ws:' && !isLoopbackHost(u.hostname);
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
+// One rule for "this computer only" (domain/hub-reach.ts), also used by Add a computer's notice.
+export { isLoopbackHost };
 
 export async function addComputer(opts: AddComputerOptions): Promise<AddedComputerDto> {
   const name = opts.name.trim();

@@ -1,6 +1,7 @@
 import { AppError } from '../../domain/index.ts';
 import { lastFinal, listMessages, type MessageDto } from '../../db/repos/messages.ts';
-import { getSessionRow, listOpenSessionRows } from '../../db/repos/sessions.ts';
+import { getSessionRow, listOpenSessionRows, listOpenSessionRowsAcross } from '../../db/repos/sessions.ts';
+import type { Executor } from '../../protocol/messages.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
 
 export interface SessionDetailDto extends SessionDto { messages: Omit<MessageDto, 'finalText'>[]; lastFinal: { messageId: string; text: string } | null }
@@ -17,4 +18,12 @@ export async function getSession(deps: ServiceDeps, input: { sessionId: string }
 export async function listOpenSessions(deps: ServiceDeps, input: { nodeId: string }): Promise<SessionDto[]> {
   const { db } = depsOf(deps);
   return (await listOpenSessionRows(db, input.nodeId)).map(toSessionDto);
+}
+
+export interface OpenSessionAcrossDto extends SessionDto { nodeName: string; nodeOnline: boolean }
+
+/** Open sessions across computers (not removed ones), with their computer; unordered (the caller orders). */
+export async function listOpenSessionsAcross(deps: ServiceDeps, input: { nodeId?: string; executor?: Executor }): Promise<OpenSessionAcrossDto[]> {
+  const { db } = depsOf(deps);
+  return (await listOpenSessionRowsAcross(db, input)).map(({ node, ...row }) => ({ ...toSessionDto(row), nodeName: node.name, nodeOnline: node.online }));
 }

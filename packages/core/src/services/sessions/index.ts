@@ -2,7 +2,7 @@ export { acceptMessage, type AcceptMessageInput, type AcceptMessageResult } from
 export { getActiveSession, jumpToSession, selectActiveSession, type SwitchResult } from './active-session.ts';
 export { closeSession } from './close-session.ts';
 export { createSession, type CreateSessionInput } from './create-session.ts';
-export { getSession, listOpenSessions, type SessionDetailDto } from './get-session.ts';
+export { getSession, listOpenSessions, listOpenSessionsAcross, type OpenSessionAcrossDto, type SessionDetailDto } from './get-session.ts';
 export { listArchive, resumeRecommendations, type ArchivePage, type ListArchiveInput } from './list-archive.ts';
 export { resumeSession } from './resume-session.ts';
 export type { ServiceDeps, SessionDto } from './session-dto.ts';

@@ -1,10 +1,10 @@
 import { SettingsForm } from '../../../components/settings-form.tsx';
-import { webEnv } from '../../../env.ts';
+import { telegramBotOn, webEnv } from '../../../env.ts';
 import { requireSession } from '../../../server/session.ts';
 
 export const dynamic = 'force-dynamic';
 
 export default async function SettingsPage() {
   await requireSession();
-  return <SettingsForm botOn={Boolean(webEnv().TELEGRAM_BOT_TOKEN?.trim())} />;
+  return <SettingsForm botOn={telegramBotOn(webEnv())} />;
 }

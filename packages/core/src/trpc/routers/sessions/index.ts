@@ -3,6 +3,7 @@ import { createRoute } from './create.ts';
 import { getRoute } from './get.ts';
 import { journalRoute } from './journal.ts';
 import { closeRoute, resumeRoute, stopRoute, compactRoute } from './lifecycle.ts';
+import { listAllOpenRoute } from './list-all-open.ts';
 import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
 import { answerPromptRoute, promptsRoute } from './prompts.ts';
@@ -10,6 +11,7 @@ import { sendMessageRoute } from './send-message.ts';
 
 export const sessionsRouter = router({
   listOpen: listOpenRoute,
+  listAllOpen: listAllOpenRoute,
   get: getRoute,
   journal: journalRoute,
   create: createRoute,

@@ -1,6 +1,6 @@
 import { appRouter, createContext, readCookie, resolveWebSession, SESSION_COOKIE } from '@bria/core/trpc';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { agentBundle, hubPublicUrl, webEnv } from '../../../../env.ts';
+import { agentBundle, hubListen, hubPublicUrl, webEnv } from '../../../../env.ts';
 import { changeFeed, db, log } from '../../../../server/db.ts';
 
 export const dynamic = 'force-dynamic';
@@ -24,7 +24,7 @@ async function handler(req: Request): Promise<Response> {
     req,
     router: appRouter,
     createContext: ({ resHeaders }) =>
-      createContext({ db: db(), headers: req.headers, resHeaders, hubPublicUrl: hubPublicUrl(webEnv(), req.headers.get('host')), agentBundle: () => agentBundle(webEnv()), changes: changeFeed() }),
+      createContext({ db: db(), headers: req.headers, resHeaders, hubPublicUrl: hubPublicUrl(webEnv(), req.headers.get('host')), hubListen: hubListen(webEnv()), agentBundle: () => agentBundle(webEnv()), changes: changeFeed() }),
     onError({ error, path }) {
       // Only unexpected failures are logged; the cause's message may name internals, never user text.
       if (error.code === 'INTERNAL_SERVER_ERROR') {
