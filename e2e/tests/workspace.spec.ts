@@ -26,7 +26,8 @@ const openSession = (o: { nodeId: string; executor: 'claude' | 'codex'; title: s
   db.session.create({
     data: {
       id: randomUUID(), nodeId: o.nodeId, executor: o.executor, folder: `/srv/${o.title}`, nativeSessionId: randomUUID(), state: o.state ?? 'Ready',
-      title: o.title, lastActivityAt: new Date(Date.now() - o.minutesAgo * 60_000),
+      // Both started long ago: the order comes from the last activity the journal showed.
+      title: o.title, createdAt: new Date(Date.now() - 120 * 60_000), nativeLastActivity: new Date(Date.now() - o.minutesAgo * 60_000),
     },
   });
 
@@ -34,8 +35,9 @@ for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 
   test(`home lists the open sessions of every computer, newest first, with filters (${viewport.width}px)`, async ({ signedInPage: page, saveShot }) => {
     await page.setViewportSize(viewport);
     const tag = `${run}-${viewport.width}`;
-    const a = await openSession({ nodeId: nodes.alpha, executor: 'claude', title: `older-${tag}`, minutesAgo: 30 });
+    // The newer one is written first, so neither insertion order nor id decides the order seen.
     const b = await openSession({ nodeId: nodes.beta, executor: 'codex', title: `newer-${tag}`, minutesAgo: 1 });
+    const a = await openSession({ nodeId: nodes.alpha, executor: 'claude', title: `older-${tag}`, minutesAgo: 30 });
     await page.reload();
     const list = page.getByTestId('all-sessions');
     const rowA = list.locator(`[data-session-id="${a.id}"]`);

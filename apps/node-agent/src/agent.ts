@@ -170,9 +170,19 @@ export class Agent {
       }
       case 'archive_journal':
         return Promise.resolve({ ok: false, code: 'unsupported', error: `The agent (version ${AGENT_VERSION}) archives journals as part of close_session.` });
-      default:
+      default: {
         // No await before this call: commands of one session are queued in arrival order.
-        return handleSessionCommand(cmd, this.control, this.discovery);
+        const run = handleSessionCommand(cmd, this.control, this.discovery);
+        const sessionId = cmd.sessionId;
+        if (sessionId && (cmd.command === 'attach_session' || cmd.command === 'resume_session')) {
+          // After its answer (so the hub has the new observer first): requests still open in the CLI
+          // are told again under the new generation — one told under the old generation while the
+          // hub was away was refused as stale, and without a prompt row nobody could answer it
+          // (chaos seed 21000). The hub stores a request once by its id.
+          void run.then((r) => { if (r.ok) setImmediate(() => this.reporter.reannounce(sessionId)); }, () => undefined);
+        }
+        return run;
+      }
     }
   }
 

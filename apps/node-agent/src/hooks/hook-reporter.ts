@@ -55,6 +55,14 @@ export class HookReporter {
     });
   }
 
+  /** Reports the session's pending requests again (under its current generation); returns how many. */
+  reannounce(sessionId: string): number {
+    const open = this.o.channel.pending(sessionId);
+    for (const r of open) this.request(r);
+    if (open.length > 0) this.o.log('info', 'agent.permission_reannounced', { sessionId, requests: open.map((r) => r.requestId) });
+    return open.length;
+  }
+
   private request(r: PermissionRecord): void {
     const executor = r.executor;
     const toolName = (r.toolName ?? 'unknown').slice(0, 200);
