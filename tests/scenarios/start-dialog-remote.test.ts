@@ -58,4 +58,22 @@ describe('Claude folder-trust dialog at start, answered remotely', () => {
     await waitUntil('the dialog prompt over', async () => ((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } })).state !== 'answered' ? true : null), 30_000);
     expect(['delivered', 'ended']).toContain((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } })).state);
   }, 240_000);
+
+  it('the agent restarted while the start waits on its dialog: the recovered start\'s dialog is offered again and answering it makes the session Ready (chaos seed 21007)', async () => {
+    const s = await sys.createSession('claude', untrusted());
+    const first = await dialogPrompt(s.id);
+    await sys.send(s.id, 'queued across an agent restart');
+    await sys.killAgent();
+    await sys.startAgent();
+    // The recovery starts the CLI again; its trust dialog becomes the prompt to answer, the first one is over.
+    const again = await waitUntil('the recovered start\'s dialog as a prompt', async () =>
+      (await sys.db.permissionPrompt.findFirst({ where: { sessionId: s.id, kind: 'dialog', state: 'pending', generation: { gt: first.generation } } })) ?? null, 120_000);
+    expect((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: first.id } })).state).not.toBe('pending');
+    expect(await sys.db.permissionPrompt.count({ where: { sessionId: s.id, kind: 'dialog', state: 'pending' } })).toBe(1);
+    expect((await services.answerPrompt(sys.deps, { promptId: again.id, decision: 'allow', from: 'telegram' })).kind).toBe('answered');
+    await sys.waitState(s.id, ['Ready', 'Running'], 120_000);
+    const msgs = await sys.waitMessages(s.id, (st) => st[0] === 'completed', 120_000);
+    expect(msgs).toHaveLength(1);
+    expect(sys.allTurns('claude').filter((q) => (q.userText ?? '').endsWith('queued across an agent restart'))).toHaveLength(1);
+  }, 300_000);
 });

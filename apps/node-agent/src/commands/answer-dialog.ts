@@ -11,7 +11,9 @@ import type { Result, SessionRuntime } from './session-runtime.ts';
 export async function answerDialog(rt: SessionRuntime, sessionId: string, p: AnswerDialogPayload): Promise<Result> {
   const pane = startPane(rt, sessionId);
   if (!pane) return { ok: false, code: 'not_found', error: 'no start waiting on a dialog here' };
-  if (pane.generation !== p.generation) return { ok: false, code: 'stale_generation', stale: true, error: `the dialog belongs to generation ${pane.generation}` };
+  // A start retried while its CLI waits keeps that CLI (and its dialog) under the newer generation:
+  // a prompt opened under any generation since the CLI's launch is about this very dialog.
+  if (p.generation < pane.since || p.generation > pane.generation) return { ok: false, code: 'stale_generation', stale: true, error: `the dialog belongs to generation ${pane.generation}` };
   const screen = await rt.o.tmux.capture(pane.paneId, { scrollback: 0 }).catch(() => '');
   if (!folderTrustDialog(screen)) return { ok: false, code: 'failed', error: 'the pane does not show the folder-trust dialog (any more)' };
   await rt.o.tmux.sendKeys(pane.paneId, ['Enter']);
@@ -23,14 +25,14 @@ export async function answerDialog(rt: SessionRuntime, sessionId: string, p: Ans
  * The pane of the session's start that waits: a start the agent watches on its dialog, or one still
  * in its own wait for the prompt (the dialog appears seconds before the start gives up).
  */
-function startPane(rt: SessionRuntime, sessionId: string): { paneId: string; generation: number } | null {
+function startPane(rt: SessionRuntime, sessionId: string): { paneId: string; generation: number; since: number } | null {
   const watch = rt.dialogs.get(sessionId);
-  if (watch?.paneId) return { paneId: watch.paneId, generation: watch.generation };
+  if (watch?.paneId) return { paneId: watch.paneId, generation: watch.generation, since: watch.since ?? watch.generation };
   const rec = rt.registry.get(sessionId);
   const host = rt.hosts.get(sessionId);
   if (!rec || !host || rec.status !== 'live' || rec.identity) return null;
   try {
-    return { paneId: host.identity().paneId, generation: rec.generation };
+    return { paneId: host.identity().paneId, generation: rec.generation, since: rec.generation };
   } catch {
     return null;
   }

@@ -44,7 +44,8 @@ export class SessionRuntime {
   readonly hosts = new Map<string, SessionHost>();
   private readonly chains = new Map<string, Promise<unknown>>();
   /** Starts left on a CLI dialog and watched until the user answers it (host, generation it reports under). */
-  readonly dialogs = new Map<string, { host: SessionHost; generation: number; paneId?: string }>();
+  /** Starts waiting on a dialog: `since` is the generation the CLI was launched under, `generation` the latest start that kept it. */
+  readonly dialogs = new Map<string, { host: SessionHost; generation: number; since?: number; paneId?: string }>();
 
   constructor(readonly o: SessionControlOptions) {
     this.registry = new SessionRegistry(o.dir);

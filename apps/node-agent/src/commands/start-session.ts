@@ -80,7 +80,7 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
 function watchBlockedStart(rt: SessionRuntime, sessionId: string, host: SessionHost, err: ExecutorError, p: { generation: number; executor: Executor; nativeSessionId?: string }, startedAt: number): void {
   const identity = err.details.identity as SessionIdentity | undefined;
   if (!identity) return;
-  const watch = { host, generation: p.generation, paneId: identity.paneId };
+  const watch = { host, generation: p.generation, since: p.generation, paneId: identity.paneId };
   rt.dialogs.set(sessionId, watch);
   const current = () => {
     const rec = rt.registry.get(sessionId);

@@ -136,6 +136,11 @@ export type AgentEventEffect =
    */
   | { type: 'open_dialog'; dialog: 'folder_trust'; text: string; generation: number };
 
+/** The session waits for its CLI's first start: Starting, or recovering a start (never Ready yet). */
+function waitingStart(s: Pick<AgentFactSnapshot, 'state' | 'resumeState'>): boolean {
+  return s.state === 'Starting' || (s.state === 'AwaitingRecovery' && s.resumeState === 'Starting');
+}
+
 /**
  * A dialog shown by a start's CLI is told even when the start's generation was superseded: the
  * retries a start takes while its computer is away (each a new generation) are answered by the agent
@@ -145,8 +150,7 @@ export type AgentEventEffect =
  * later has its own notice before any of its replacement.
  */
 export function dialogOfWaitingStart(s: Pick<AgentFactSnapshot, 'state' | 'resumeState' | 'observerGeneration'>, generation: number | null): boolean {
-  const waiting = s.state === 'Starting' || (s.state === 'AwaitingRecovery' && s.resumeState === 'Starting');
-  return waiting && generation !== null && generation < s.observerGeneration;
+  return waitingStart(s) && generation !== null && generation < s.observerGeneration;
 }
 
 /**
@@ -263,7 +267,10 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       // computer; the text is kept with the evidence so the session's page can say what it waits for.
       return [
         { type: 'evidence', event: 'blocked_on_prompt', evidence: { text: e.payload.text.slice(0, 1000) } }, { type: 'notify_dialog', text: e.payload.text },
-        ...(e.payload.dialog === 'folder_trust' && e.generation !== null && (s.state === 'Starting' || dialogOfWaitingStart(s, e.generation))
+        // A start that waits: Starting, or a recovery that is starting the CLI again (chaos seed 21007:
+        // the retried start's CLI showed its trust dialog under the current generation, and without
+        // a prompt nobody could answer it from afar).
+        ...(e.payload.dialog === 'folder_trust' && e.generation !== null && (waitingStart(s) || dialogOfWaitingStart(s, e.generation))
           ? [{ type: 'open_dialog', dialog: 'folder_trust', text: e.payload.text.slice(0, 4000), generation: e.generation } as const] : []),
       ];
     case 'evidence_unknown':
