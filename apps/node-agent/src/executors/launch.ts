@@ -36,7 +36,10 @@ export async function waitForPrompt(opts: {
     screen = info ? await opts.tmux.capture(opts.paneId, { scrollback: 100 }).catch(() => screen) : screen;
     if (!info || info.dead || !(await isAlive(opts.cliPid))) {
       await sleep(100); // let the wrapper write the exit file
-      return { state: 'dead', screen, exitStatus: await opts.tmux.readExitStatus(opts.exitFile, 2_000) };
+      // The screen read above may predate the CLI's last words (it printed them and exited between
+      // the capture and the liveness check; seen on a busy machine): the dead pane keeps them.
+      const last = await opts.tmux.capture(opts.paneId, { scrollback: 100 }).catch(() => null);
+      return { state: 'dead', screen: last || screen, exitStatus: await opts.tmux.readExitStatus(opts.exitFile, 2_000) };
     }
     const question = detectBlockingPrompt(screen);
     if (question && question !== reported) {
