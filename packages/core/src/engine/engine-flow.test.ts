@@ -74,6 +74,30 @@ describe('session engine', () => {
     expect(await listOutbox(rig.db, { sessionId: s.id, kind: 'final' })).toHaveLength(1);
   });
 
+  it('a turn end reported again after a re-attach does not end a follow-up that became a turn of its own (chaos seed 30006)', async () => {
+    const s = await readySession('codex');
+    const a = await acceptMessage(rig.deps, { sessionId: s.id, text: 'main', source: 'web' });
+    await rig.engine.settle();
+    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1' });
+    const b = await acceptMessage(rig.deps, { sessionId: s.id, text: 'right after', source: 'web' });
+    await rig.engine.settle();
+    // The first turn ends while the follow-up is still without its receipt; Codex runs it as turn 2.
+    await rig.emit(s.id, 'turn_final', { nativeTurnId: 'turn-1', text: 'one' });
+    await rig.emit(s.id, 'turn_completed', { messageId: a.message.id, nativeTurnId: 'turn-1' });
+    await rig.emit(s.id, 'turn_accepted', { messageId: b.message.id, nativeTurnId: 'turn-2' });
+    expect((await rig.messages(s.id)).map((m) => m.status)).toEqual(['completed', 'accepted']);
+    // The agent re-attaches and reports its recent turn ends again: turn 1's end changes nothing.
+    await rig.emit(s.id, 'turn_completed', { messageId: a.message.id, nativeTurnId: 'turn-1' });
+    expect((await rig.messages(s.id)).map((m) => m.status)).toEqual(['completed', 'accepted']);
+    expect((await rig.session(s.id)).state).toBe('Running');
+    expect((await listEvidence(rig.db, s.id)).map((e) => e.event)).toContain('turn_end_replayed');
+    // Turn 2's own end completes the follow-up.
+    await rig.emit(s.id, 'turn_final', { nativeTurnId: 'turn-2', text: 'two' });
+    await rig.emit(s.id, 'turn_completed', { messageId: b.message.id, nativeTurnId: 'turn-2' });
+    expect((await rig.messages(s.id)).map((m) => m.status)).toEqual(['completed', 'completed']);
+    expect((await rig.session(s.id)).state).toBe('Ready');
+  });
+
   it('stop interrupts current work, gives main and follow-ups one outcome, then the queue continues', async () => {
     const s = await readySession();
     const a = await acceptMessage(rig.deps, { sessionId: s.id, text: 'long job', source: 'web' });
