@@ -11,7 +11,7 @@ import { PROGRESS_EDIT_GAP_MS, ProgressTicker } from './progress-ticker.ts';
 
 /**
  * The card's live progress against the fake Bot API (real HTTP, per-chat flood control on) and a
- * real database: a burst of activity changes costs at most one card edit per 3 s, never a 429, the
+ * real database: a burst of activity changes costs at most one card edit per 4 s, never a 429, the
  * card ends on the newest activity, and a background session's progress never touches the chat.
  */
 let testDatabase: TestDatabase;
@@ -43,7 +43,7 @@ async function setActivity(sessionId: string, i: number): Promise<void> {
 }
 
 describe('ProgressTicker', () => {
-  it('200 quick activity changes: at most one card edit per 3 s, no 429, the card ends on the newest step', async () => {
+  it('200 quick activity changes: at most one card edit per 4 s, no 429, the card ends on the newest step', async () => {
     await emptyBotTables(db);
     // Telegram's per-chat limit as the fake applies it: 20 changes a minute (a real 429 past it).
     fake = await startFakeTelegram({ floodLimit: { count: 20, windowMs: 60_000 } });

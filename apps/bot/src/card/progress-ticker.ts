@@ -5,8 +5,13 @@ import { type Db, listCardsBehind, noteCardShown } from '@bria/core/services';
 import { classifySendError } from '../outbox/telegram-errors.ts';
 import { showCard } from './card-service.ts';
 
-/** At most one edit of a chat's card every this many ms from progress (any card edit counts). */
-export const PROGRESS_EDIT_GAP_MS = 3_000;
+/**
+ * At most one edit of a chat's card every this many ms from progress (any card edit counts): 15 a
+ * minute, so the final, notices and the card's own state edits still fit under Telegram's 20
+ * changes a minute per chat. At 3 s (20 a minute) a turn of constant progress longer than a minute
+ * had its final refused with a 429 (a whole-suite run on a busy machine, live-progress.test.ts).
+ */
+export const PROGRESS_EDIT_GAP_MS = 4_000;
 
 /**
  * Live progress on the Telegram card (issue 15): when a working session's activity changes
