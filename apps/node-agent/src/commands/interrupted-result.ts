@@ -1,3 +1,5 @@
+import { closeJournal } from './record-checks.ts';
+import { journalFilesOnDisk } from './journal-content.ts';
 import type { Result, SessionRuntime } from './session-runtime.ts';
 
 /**
@@ -35,7 +37,10 @@ export async function interruptedResult(rt: SessionRuntime, c: { command: string
     const name = launched!;
     const leftover = await rt.o.tmux.killSession(name).then(() => true, () => false);
     rt.registry.put(sessionId, { status: 'exited' });
-    return { ok: false, error: `interrupted by an agent restart before the CLI was confirmed${leftover ? '; its tmux session was ended' : ''}`, leftoverEnded: leftover, exited: true };
+    // What its journal holds, as a close reports it: a session closed meanwhile is archived on this
+    // exit, and `none` says there was nothing to archive.
+    const journal = closeJournal(rec, null, rec.archivedJournal, journalFilesOnDisk);
+    return { ok: false, error: `interrupted by an agent restart before the CLI was confirmed${leftover ? '; its tmux session was ended' : ''}`, leftoverEnded: leftover, exited: true, journal };
   }
   return { ok: false, error: 'interrupted by an agent restart' };
 }

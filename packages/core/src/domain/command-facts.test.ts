@@ -117,6 +117,8 @@ const table: { name: string; s: CommandFactSnapshot; r: CommandAnswerFacts; out:
   { name: 'resume ok: nothing', s: snap({ state: 'Resuming' }), r: answer({ command: 'resume_session', ok: true }), out: [] },
   { name: 'interrupted start, CLI ended, current attempt: verified exit', s: snap({ state: 'Starting' }), r: answer({ command: 'start_session', ok: false, interrupted: true, exited: true }),
     out: [interruptedEvidence('start_session'), fact({ type: 'process_exited_verified', generation: G, evidence: { reason: 'start_session_interrupted' } }, 'agent', 'launch_interrupted')] },
+  { name: 'interrupted start of a session being closed: the exit says the CLI wrote no journal (chaos seed 40022)', s: snap({ state: 'Closing' }), r: answer({ command: 'start_session', ok: false, interrupted: true, exited: true, journal: 'none' }),
+    out: [interruptedEvidence('start_session'), fact({ type: 'process_exited_verified', generation: G, evidence: { reason: 'start_session_interrupted', journal: 'none' } }, 'agent', 'launch_interrupted')] },
   { name: 'interrupted resume, CLI ended, current attempt: verified exit', s: snap({ state: 'Resuming' }), r: answer({ command: 'resume_session', ok: false, interrupted: true, exited: true }),
     out: [interruptedEvidence('resume_session'), fact({ type: 'process_exited_verified', generation: G, evidence: { reason: 'resume_session_interrupted' } }, 'agent', 'launch_interrupted')] },
   { name: 'interrupted start, CLI ended, older attempt: evidence only', s: snap({ state: 'Starting', commandGeneration: G - 1 }), r: answer({ command: 'start_session', ok: false, interrupted: true, exited: true }),

@@ -8,7 +8,7 @@ export type CommandAnswerFacts =
   | { kind: 'deliver'; ok?: boolean | undefined; code?: string | undefined; interrupted?: boolean | undefined; typed?: boolean | undefined;
     delivery?: 'accepted' | 'not_typed' | 'unknown' | undefined; messageId?: string | undefined; nativeRef?: string | undefined }
   | { kind: 'launch'; command: 'start_session' | 'resume_session'; ok?: boolean | undefined; code?: string | undefined; error?: string | undefined;
-    interrupted?: boolean | undefined; exited?: boolean | undefined }
+    interrupted?: boolean | undefined; exited?: boolean | undefined; journal?: string | undefined }
   | { kind: 'other'; command: string; ok?: boolean | undefined; code?: string | undefined; interrupted?: boolean | undefined };
 
 /**
@@ -135,6 +135,6 @@ export function interpretCommandResult(s: CommandFactSnapshot, r: CommandAnswerF
     ...(r.command === 'close_session' && s.state === 'Closing'
       ? [{ type: 'fact', event: { type: 'node_returned', evidence: { reason: 'close_interrupted' } }, actor: 'hub', why: 'close_interrupted' } as const] : []),
     ...(r.kind === 'launch' && r.exited === true && current
-      ? [{ type: 'fact', event: { type: 'process_exited_verified', generation: s.observerGeneration, evidence: { reason: `${r.command}_interrupted` } }, actor: 'agent', why: 'launch_interrupted' } as const] : []),
+      ? [{ type: 'fact', event: { type: 'process_exited_verified', generation: s.observerGeneration, evidence: { reason: `${r.command}_interrupted`, ...(r.journal ? { journal: r.journal } : {}) } }, actor: 'agent', why: 'launch_interrupted' } as const] : []),
   ];
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acceptMessage, closeSession, createSession } from '../services/index.ts';
+import { acceptMessage, answerPrompt, closeSession, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
@@ -21,6 +21,23 @@ const result = (sessionId: string, commandId: string, payload: Record<string, un
   rig.emit(sessionId, 'command_result', payload, undefined, commandId);
 
 describe('command results', () => {
+  it('a start cancelled on its dialog and cut short by an agent restart: archived with "no journal" evidence, and the answered dialog ends (chaos seed 40022)', async () => {
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder: '/work/untrusted', chatId: rig.chatId });
+    await rig.engine.settle();
+    const start = (await rig.commands(s.id)).find((c) => c.type === 'start_session')!;
+    await rig.emit(s.id, 'blocked_on_prompt', { text: 'Is this a project you trust?', dialog: 'folder_trust' }, 1);
+    const prompt = await rig.db.permissionPrompt.findFirstOrThrow({ where: { sessionId: s.id, kind: 'dialog' } });
+    expect((await answerPrompt(rig.deps, { promptId: prompt.id, decision: 'deny', from: 'dashboard' })).kind).toBe('answered');
+    expect((await rig.session(s.id)).state).toBe('Closing');
+    // The agent restarted before the start was confirmed: it ended that CLI, which never wrote a journal.
+    await result(s.id, start.id, { command: 'start_session', ok: false, interrupted: true, exited: true, journal: 'none' });
+    expect((await rig.session(s.id)).state).toBe('Archived');
+    const exit = (await rig.db.sessionEvidence.findMany({ where: { sessionId: s.id, event: 'process_exited_verified' } }))[0];
+    expect(exit?.evidence).toMatchObject({ reason: 'start_session_interrupted', journal: 'none' });
+    expect((await rig.db.permissionPrompt.findUniqueOrThrow({ where: { id: prompt.id } })).state).toBe('ended');
+    expect((await rig.session(s.id)).openPrompts).toBe(0);
+  });
+
   it('a deliver answered unknown (no receipt; or cut short by an agent crash) becomes unknown and the queue moves on; a repeated answer changes nothing', async () => {
     const { s, a, deliver } = await readyWithTwo();
     await result(s.id, deliver.id, { command: 'deliver', ok: false, delivery: 'unknown', messageId: a.message.id, interrupted: true });

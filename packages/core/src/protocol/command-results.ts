@@ -88,6 +88,8 @@ export const zLaunchResult = zAnswerBase.extend({
   blocked: z.boolean().optional(),
   /** An interrupted launch whose never-confirmed CLI the agent ended: a verified exit. */
   exited: z.boolean().optional(),
+  /** With `exited`: what the session's native journal held (`none`: the CLI never wrote one), as a close reports it. */
+  journal: z.string().max(32).optional(),
 });
 
 /** Any other command's answer (`interrupt`, `close_session`, `attach_session`, `discover`, `probe`, …). */
