@@ -14,15 +14,22 @@ function turnGroup(messages: readonly QueueMessage[], mainMessageId: string): Qu
 
 /**
  * A finished turn: the main request and its *accepted* follow-ups get the same outcome. A follow-up
- * still `leased` is left alone: without its receipt it is not proven part of this turn.
+ * still `leased` is left alone: without its receipt it is not proven part of this turn. So is one
+ * whose receipt bound it to another native turn than the one that ended (`endedTurnId`): Claude runs
+ * a follow-up as a turn of its own (its own prompt record), Codex one that arrived after the turn
+ * ended; the agent reports each message's own end, and ending it with the main's would claim an
+ * outcome that did not happen (chaos seed 40007: a Claude follow-up read `completed` while its turn
+ * still waited on a permission request, and the next message was handed to a CLI on a dialog).
  */
 export function applyTurnOutcome(
   messages: readonly QueueMessage[],
   mainMessageId: string,
   outcome: 'completed' | 'terminal_failed',
+  endedTurnId: string | null = null,
 ): StatusUpdate[] {
   return turnGroup(messages, mainMessageId)
     .filter((m) => m.status === 'accepted')
+    .filter((m) => endedTurnId === null || m.nativeTurnId === null || m.nativeTurnId === endedTurnId)
     .map((m) => ({ id: m.id, from: m.status, to: outcome }));
 }
 

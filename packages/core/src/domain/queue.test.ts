@@ -156,6 +156,15 @@ describe('outcomes', () => {
     ]);
   });
 
+  it('a finished turn does not end a follow-up bound to another native turn (its own end comes on its own)', () => {
+    const own = msg(2, 'accepted', { mainMessageId: 'm1', nativeTurnId: 'rec-2' });
+    const steered = msg(3, 'accepted', { mainMessageId: 'm1', nativeTurnId: 'rec-1' });
+    expect(applyTurnOutcome([{ ...main, nativeTurnId: 'rec-1' }, own, steered, later], 'm1', 'completed', 'rec-1')).toEqual([
+      { id: 'm1', from: 'accepted', to: 'completed' },
+      { id: 'm3', from: 'accepted', to: 'completed' },
+    ]);
+  });
+
   it('a finished turn completes the main request and accepted follow-ups, not an unconfirmed one', () => {
     expect(applyTurnOutcome([main, f1, f2, later], 'm1', 'completed')).toEqual([
       { id: 'm1', from: 'accepted', to: 'completed' },

@@ -45,13 +45,19 @@ describe('session engine', () => {
     await rig.emit(s.id, 'turn_accepted', { messageId: cmds[2]?.payload.messageId, nativeRecordId: 'rec-2', offset: 20 });
     await rig.emit(s.id, 'turn_final', { nativeTurnId: 'rec-1', text: 'answer one' });
     await rig.emit(s.id, 'turn_completed', { nativeTurnId: 'rec-1' });
+    // The follow-up has its own prompt record: Claude runs it as a turn of its own, and its end is
+    // its own event (the first turn's end does not claim it).
+    expect((await rig.messages(s.id)).map((m) => [m.seq, m.status])).toEqual([[1, 'completed'], [2, 'accepted']]);
+    expect((await rig.session(s.id)).state).toBe('Running');
+    await rig.emit(s.id, 'turn_final', { nativeTurnId: 'rec-2', text: 'answer two' });
+    await rig.emit(s.id, 'turn_completed', { nativeTurnId: 'rec-2' });
     expect((await rig.commands(s.id)).length).toBe(3);
     const msgs = await rig.messages(s.id);
     expect(msgs.map((m) => [m.seq, m.status])).toEqual([[1, 'completed'], [2, 'completed']]);
     expect(msgs[0]?.finalText).toBe('answer one');
     expect((await rig.session(s.id)).state).toBe('Ready');
     const finals = await listOutbox(rig.db, { sessionId: s.id, kind: 'final' });
-    expect(finals).toHaveLength(1);
+    expect(finals).toHaveLength(2);
     const ev = await listEvidence(rig.db, s.id);
     expect(ev.map((e) => `${e.fromState ?? '-'}>${e.toState}:${e.event}`)).toEqual(expect.arrayContaining(['->Starting:create', 'Starting>Ready:cli_ready', 'Ready>Running:turn_started', 'Running>Ready:work_drained']));
   });

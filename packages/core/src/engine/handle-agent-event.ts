@@ -212,7 +212,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
       evidence: { ...evidence, messageId: msg.id, status: msg.status, outcome: fx.kind } });
     return;
   }
-  const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind);
+  const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind, fx.nativeTurnId ?? null);
   await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
   if (updates.length > 0) await endPrompts(ctx, row, ev, fx.event);
   await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
