@@ -1,15 +1,13 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDb } from '../packages/core/src/db/client.ts';
-import { startEmbeddedPostgres } from '../packages/core/src/db/embedded-postgres.ts';
-import { migrate } from '../packages/core/src/db/migrate.ts';
 import { defaultDataDir, parseEnv, zServerEnv } from '../packages/core/src/env.ts';
 import { fileURLToPath } from 'node:url';
 import { readAgentBundle } from '../packages/core/src/agent-bundle.ts';
 import { addComputer, isInsecureRemote, listDashboardNodes, revokeToken } from '../packages/core/src/services/nodes/index.ts';
 import { ensureAgentBundle } from './launcher/agent-bundle.ts';
 import { enableLocalAgent } from './launcher/local-agent.ts';
+import { openScriptDatabase } from './launcher/script-database.ts';
 
 /**
  * `npm run nodes -- list | add <name> [--hub ws://host:3001] | revoke <token id> | enable-local`: manage computers
@@ -24,15 +22,7 @@ if (!verb || !['list', 'add', 'revoke', 'enable-local'].includes(verb) || (['add
   process.exit(2);
 }
 const env = parseEnv(zServerEnv);
-let url = env.DATABASE_URL;
-let stop: (() => Promise<void>) | undefined;
-if (!url) {
-  const pg = await startEmbeddedPostgres({ dir: path.join(path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()), 'postgres'), port: env.BRIA_PG_PORT });
-  url = pg.url;
-  if (pg.startedHere) stop = () => pg.stop();
-}
-await migrate({ url });
-const db = createDb(url, { max: 1 });
+const { db, close } = await openScriptDatabase(env);
 const bundleDir = path.resolve(env.BRIA_AGENT_BUNDLE_DIR ?? fileURLToPath(new URL('../dist/agent', import.meta.url)));
 // The command pins the bundle's checksum: built (or rebuilt after a change) as npm start would.
 if (verb === 'add') await ensureAgentBundle(fileURLToPath(new URL('..', import.meta.url)), bundleDir, (m) => console.log(m));
@@ -65,7 +55,6 @@ try {
   console.error(`bria nodes: ${(err as Error).message}`);
   code = 1;
 } finally {
-  await db.$disconnect();
-  await stop?.();
+  await close();
 }
 process.exit(code);
