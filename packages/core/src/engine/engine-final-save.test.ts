@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { finalSaveFaults } from '../db/repos/messages.ts';
 import { listOutbox } from '../db/repos/outbox.ts';
@@ -77,5 +78,44 @@ describe('final-save failure', () => {
     // A late duplicate of the same final never makes a second copy.
     await rig.emit(s.id, 'turn_final', { nativeTurnId: 'turn-1', text: 'SECRET-FINAL-TEXT' });
     expect((await listOutbox(rig.db, { sessionId: s.id, kind: 'final' }))).toHaveLength(1);
+  });
+
+  it('a turn end replayed after the final is saved ends only the prompts reported before it, not the request of the next turn (chaos seed 70012)', async () => {
+    const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder: '/work/proj', chatId: rig.chatId });
+    await rig.emit(s.id, 'session_ready', { identity: { tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
+    const a = await acceptMessage(rig.deps, { sessionId: s.id, text: 'first', source: 'web' });
+    await rig.engine.settle();
+    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeRecordId: 'rec-1' });
+    // A follow-up typed into the running turn; Claude runs it as a turn of its own after the first.
+    const b = await acceptMessage(rig.deps, { sessionId: s.id, text: 'follow-up', source: 'web' });
+    await rig.engine.settle();
+    expect((await rig.commands(s.id)).filter((c) => c.type === 'deliver').map((c) => c.payload.messageId)).toEqual([a.message.id, b.message.id]);
+    await rig.emit(s.id, 'turn_accepted', { messageId: b.message.id, nativeRecordId: 'rec-2' });
+    const ask = async () => {
+      const requestId = randomUUID();
+      await rig.emit(s.id, 'permission_request', { requestId, executor: 'claude', kind: 'tool', toolName: 'Bash', toolInput: { command: 'ls' }, canAlwaysAllow: true, receivedAt: rig.clock.t, expiresAt: rig.clock.t + 600_000 });
+      return requestId;
+    };
+    // A request of the first turn that nobody reported ending: the first turn's end ends it.
+    const early = await ask();
+
+    finalSaveFaults.hook = () => { throw new Error('Connection terminated unexpectedly'); };
+    await rig.emit(s.id, 'turn_final', { nativeTurnId: 'rec-1', text: 'answer one' });
+    await rig.emit(s.id, 'turn_completed', { nativeTurnId: 'rec-1' });
+    expect((await rig.session(s.id)).pendingFinalEventId).not.toBeNull();
+    // The follow-up's turn asks while the first turn's end waits for its final to be saved.
+    const late = await ask();
+    expect((await rig.session(s.id)).openPrompts).toBe(2);
+
+    finalSaveFaults.hook = null;
+    rig.clock.advance(1000);
+    await rig.engine.settle();
+    const row = await rig.session(s.id);
+    expect(row.pendingFinalEventId).toBeNull();
+    expect((await rig.messages(s.id)).map((m) => [m.id, m.status])).toEqual([[a.message.id, 'completed'], [b.message.id, 'accepted']]);
+    const prompts = await rig.db.permissionPrompt.findMany({ where: { sessionId: s.id }, select: { id: true, state: true } });
+    expect(new Map(prompts.map((p) => [p.id, p.state]))).toEqual(new Map([[early, 'ended'], [late, 'pending']]));
+    expect(row.openPrompts).toBe(1);
+    expect(row.state).toBe('Running');
   });
 });

@@ -124,7 +124,7 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       return true;
     }
     case 'open_prompt': {
-      if (!(await insertPrompt(ctx.tx, row.id, row.observerGeneration, fx.prompt))) return true;
+      if (!(await insertPrompt(ctx.tx, row.id, row.observerGeneration, fx.prompt, ev.seq))) return true;
       await recountOpenPrompts(ctx.tx, row.id);
       await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_request', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
         evidence: { seq, requestId: fx.prompt.requestId, kind: fx.prompt.kind, toolName: fx.prompt.toolName, expiresAt: new Date(fx.prompt.expiresAt).toISOString() } });
@@ -152,7 +152,7 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       await insertPrompt(ctx.tx, row.id, fx.generation, {
         requestId, kind: 'dialog', toolName: fx.dialog, toolInput: { text: fx.text, folder: row.folder }, canAlwaysAllow: false,
         receivedAt: ctx.now.getTime(), expiresAt: ctx.now.getTime() + DIALOG_SHOWN_MS,
-      });
+      }, ev.seq);
       await recountOpenPrompts(ctx.tx, row.id);
       await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_request', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq, requestId, kind: 'dialog', toolName: fx.dialog } });
       await notifyPrompt(ctx, row, requestId, 'open');
@@ -166,9 +166,14 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
   }
 }
 
-/** The turn or the CLI ended: the session's open prompts are over (evidence + the chats' messages lose their choices). */
-async function endPrompts(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string, onlyDialogs = false): Promise<void> {
-  const ended = await endOpenPrompts(ctx.tx, row.id, cause, ctx.now, onlyDialogs);
+/**
+ * The turn or the CLI ended: the session's open prompts are over (evidence + the chats' messages
+ * lose their choices). `openedBefore`: a turn's end is processed in the hub's order, which is not
+ * always the agent's (one deferred while its final could not be saved is replayed later), so it
+ * ends only the prompts the agent reported before it; a later turn's request stays answerable.
+ */
+async function endPrompts(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string, onlyDialogs = false, openedBefore = false): Promise<void> {
+  const ended = await endOpenPrompts(ctx.tx, row.id, cause, ctx.now, onlyDialogs, openedBefore ? ev.seq : null);
   if (ended.length === 0) return;
   await recountOpenPrompts(ctx.tx, row.id);
   for (const p of ended) {
@@ -191,7 +196,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
     // outcomes are written before the stop is confirmed, so the machine sees what still runs.
     const updates = msg ? applyInterruptOutcome(await listQueue(ctx.tx, row.id), { messageId: msg.id, nativeTurnId: fx.nativeTurnId }) : [];
     await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
-    if (updates.length > 0 || fx.confirmsStop) await endPrompts(ctx, row, ev, fx.event);
+    if (updates.length > 0 || fx.confirmsStop) await endPrompts(ctx, row, ev, fx.event, false, true);
     if (fx.confirmsStop) {
       const r = await applyEvent(ctx, row.id, { type: 'interrupt_confirmed', generation: row.observerGeneration }, 'agent', { seq: evidence.seq, nativeTurnId: fx.nativeTurnId, offset: fx.offset, messages: updates.length });
       if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
@@ -214,7 +219,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
   }
   const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind, fx.nativeTurnId ?? null);
   await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
-  if (updates.length > 0) await endPrompts(ctx, row, ev, fx.event);
+  if (updates.length > 0) await endPrompts(ctx, row, ev, fx.event, false, true);
   await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
     evidence: { ...evidence, messages: updates.length, outcome: fx.kind } });
 }

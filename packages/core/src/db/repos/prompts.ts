@@ -14,11 +14,11 @@ const select = {
 } as const;
 
 /** Stores a request once by its id (a replayed event is a no-op). Returns whether it is new. */
-export async function insertPrompt(tx: Tx, sessionId: string, generation: number, p: PromptAsked): Promise<boolean> {
+export async function insertPrompt(tx: Tx, sessionId: string, generation: number, p: PromptAsked, openedSeq: bigint | null = null): Promise<boolean> {
   const r = await tx.permissionPrompt.createMany({
     data: [{
       id: p.requestId, sessionId, generation, kind: p.kind, toolName: p.toolName, toolInput: p.toolInput as object,
-      justification: p.justification ?? null, canAlwaysAllow: p.canAlwaysAllow, receivedAt: new Date(p.receivedAt), expiresAt: new Date(p.expiresAt),
+      justification: p.justification ?? null, canAlwaysAllow: p.canAlwaysAllow, receivedAt: new Date(p.receivedAt), expiresAt: new Date(p.expiresAt), openedSeq,
     }],
     skipDuplicates: true,
   });
@@ -45,8 +45,11 @@ export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, n
 }
 
 /** The turn or the CLI ended: every prompt of the session that may still be open is over. */
-export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date, onlyDialogs = false): Promise<PromptRow[]> {
-  const open = await tx.permissionPrompt.findMany({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] }, ...(onlyDialogs ? { kind: 'dialog' } : {}) }, select });
+export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date, onlyDialogs = false, openedBeforeSeq: bigint | null = null): Promise<PromptRow[]> {
+  // `openedBeforeSeq`: only the prompts the agent reported before that event of its own (a turn's
+  // end processed late must not end a later turn's request: chaos seed 70012).
+  const before = openedBeforeSeq === null ? {} : { OR: [{ openedSeq: null }, { openedSeq: { lt: openedBeforeSeq } }] };
+  const open = await tx.permissionPrompt.findMany({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] }, ...(onlyDialogs ? { kind: 'dialog' } : {}), ...before }, select });
   if (open.length === 0) return [];
   await tx.permissionPrompt.updateMany({ where: { id: { in: open.map((p) => p.id) }, state: { in: [...OPEN_PROMPT_STATES] } }, data: { state: 'ended', resolvedAt: now, resolution: { outcome: 'ended', cause } } });
   return open;

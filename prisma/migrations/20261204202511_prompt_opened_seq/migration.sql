@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "PermissionPrompt" ADD COLUMN     "openedSeq" BIGINT;
+
