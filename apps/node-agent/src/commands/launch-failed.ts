@@ -6,7 +6,7 @@ export async function launchFailed(rt: SessionRuntime, sessionId: string, host: 
   const e = err instanceof ExecutorError ? err : new ExecutorError(what === 'start' ? 'start_failed' : 'resume_failed', (err as Error).message);
   const said = typeof e.details.cliSaid === 'string' ? e.details.cliSaid : '';
   // The CLI's own failure words are the diagnosis (a timeout under load, a refusal); kept short.
-  rt.o.log('warn', `agent.${what}_failed`, { sessionId, code: e.code, reason: e.message.slice(0, 300) });
+  rt.o.log('warn', `agent.${what}_failed`, { sessionId, code: e.code, reason: e.message.slice(0, 300), ...(said ? { cliSaid: said.slice(0, 300) } : {}) });
   if (e.code === 'blocked_on_prompt' && what === 'start') return { ok: false, error: e.message, blocked: true };
   if (what === 'resume') {
     // A CLI that came up but did not confirm the id, or never reached its prompt in time, is

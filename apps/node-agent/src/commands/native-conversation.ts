@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { realpath, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { claudeProjectDirName } from '../executors/claude-driver.ts';
 import { findRolloutFiles } from '../executors/codex-driver.ts';
@@ -29,4 +29,34 @@ export async function nativeConversationOnDisk(rec: SessionRecord, env: Env): Pr
     for (const file of await findRolloutFiles(codexHome(env), id.nativeId)) candidates.add(file);
   }
   return [...candidates].some((file) => existsSync(file) && journalHoldsConversation(file));
+}
+
+/** Where Claude keeps the journal of `nativeId` for a CLI started in `folder` (the folder as given and its real path). */
+async function claudeJournalPaths(folder: string, nativeId: string, env: Env): Promise<string[]> {
+  const dirs = new Set([folder, await realpath(folder).catch(() => folder)]);
+  return [...dirs].map((dir) => path.join(claudeConfigDir(env), 'projects', claudeProjectDirName(dir), `${nativeId}.jsonl`));
+}
+
+/**
+ * Before Claude is started again under the session's own id: a journal of that id which holds no
+ * conversation (only the `mode` / `permission-mode` lines a CLI leaves when it ends before its first
+ * prompt) is moved aside to `<id>.jsonl.no-conversation-<ms>`. Claude refuses `--session-id` for an
+ * id whose journal exists ("Session ID … is already in use.") and refuses `--resume` for one without
+ * a conversation ("No conversation found with session ID") — both checked with the pinned CLI — so
+ * without this a session whose first CLI died that way could neither start again nor resume (chaos
+ * seed 40005). A journal holding anything else is never touched. Returns the files moved.
+ */
+export async function setAsideEmptyClaudeJournal(folder: string, nativeId: string, env: Env): Promise<string[]> {
+  const moved: string[] = [];
+  for (const file of await claudeJournalPaths(folder, nativeId, env)) {
+    if (!existsSync(file) || journalHoldsConversation(file)) continue;
+    const aside = `${file}.no-conversation-${Date.now()}`;
+    try {
+      await rename(file, aside);
+      moved.push(aside);
+    } catch {
+      // Gone meanwhile, or not ours to move: the start then fails with the CLI's own words.
+    }
+  }
+  return moved;
 }

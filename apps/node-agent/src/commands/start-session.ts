@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { claudeDriver, codexDriver, type Executor, ExecutorError, type SessionHost, type SessionIdentity } from '../executors/index.ts';
 import { folderTrustDialog } from '../executors/screen.ts';
 import { crashPoint } from '../test-crash.ts';
@@ -8,7 +9,7 @@ import { processGone, safeIdentity } from './cli-process.ts';
 import { reportIdentity } from './host-event-map.ts';
 import { journalFilesOnDisk } from './journal-content.ts';
 import { launchFailed } from './launch-failed.ts';
-import { nativeConversationOnDisk } from './native-conversation.ts';
+import { nativeConversationOnDisk, setAsideEmptyClaudeJournal } from './native-conversation.ts';
 import { mayHaveTyped, onlyUnboundMarks } from './record-checks.ts';
 import { modeOf, type Result, type SessionRuntime } from './session-runtime.ts';
 
@@ -54,9 +55,18 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
   // A CLI of an earlier attempt that was never confirmed (no identity recorded) never received a
   // key and cannot be bound: it is ended first, so two CLIs never share one session id.
   const earlier = !rec?.identity && live ? safeIdentity(live) : null;
-  if (earlier) await rt.o.tmux.killSession(earlier.tmuxSession).catch(() => undefined);
+  if (earlier) {
+    await rt.o.tmux.killSession(earlier.tmuxSession).catch(() => undefined);
+    // Its last writes (a Claude ending before its first prompt leaves a journal of mode lines) come
+    // before the journal check below; bounded, a CLI that will not die is not waited on for ever.
+    for (let i = 0; i < 50 && !(await processGone(earlier)); i++) await sleep(100);
+  }
   rt.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], deliveries: [], recent: [], journalOffset: 0 });
   crashPoint('start:launching');
+  if (p.executor === 'claude' && p.nativeSessionId) {
+    const moved = await setAsideEmptyClaudeJournal(p.folder, p.nativeSessionId, rt.o.env);
+    if (moved.length > 0) rt.o.log('info', 'agent.start_set_aside_empty_journal', { sessionId, files: moved.length });
+  }
   const host = rt.newHost(sessionId, p.executor, p.nativeSessionId);
   const startedAt = Date.now();
   try {
