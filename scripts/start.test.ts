@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../packages/core/src/db/embedded-postgres.ts';
+import { type FakeTelegram, startFakeTelegram } from '../packages/testkit/src/fake-telegram/index.ts';
 
 /**
  * `npm start` as a user runs it: on an empty data folder, again on the same folder, Ctrl-C, and a
@@ -27,10 +28,10 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 interface Ports { web: number; hub: number; pg: number }
 
-function launch(ports: Ports) {
+function launch(ports: Ports, extraEnv: Record<string, string> = {}) {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start.ts')], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: '', BRIA_DATA_DIR: dataDir, BRIA_WEB_PORT: String(ports.web), BRIA_HUB_PORT: String(ports.hub), BRIA_PG_PORT: String(ports.pg), BRIA_HEARTBEAT_MS: '1000' },
+    env: { ...process.env, DATABASE_URL: '', BRIA_DATA_DIR: dataDir, BRIA_WEB_PORT: String(ports.web), BRIA_HUB_PORT: String(ports.hub), BRIA_PG_PORT: String(ports.pg), BRIA_HEARTBEAT_MS: '1000', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   launched.push(proc);
@@ -112,15 +113,35 @@ describe('npm start', () => {
     await expect(health(ports.web)).rejects.toThrow();
   }, 300_000);
 
-  it('reuses the data on the next start: same node, no new enrolment', async () => {
-    const run = launch(ports);
-    await run.waitFor(/Press Ctrl-C to stop/, 240_000);
-    expect(run.output()).not.toMatch(/Creating the embedded PostgreSQL cluster/);
-    expect(run.output()).not.toMatch(/enrolled/);
-    const h = await untilHealthy(ports.web, 60_000);
-    expect(h.nodesTotal).toBe(1);
-    run.proc.kill('SIGINT');
-    expect(await run.exited).toBe(0);
+  it('reuses the data on the next start: same node, no new enrolment; the bot token reaches the bot process only', async () => {
+    const fake: FakeTelegram = await startFakeTelegram();
+    try {
+      const run = launch(ports, { TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_ALLOWED_USERS: String(fake.user.id) });
+      await run.waitFor(/Press Ctrl-C to stop/, 240_000);
+      expect(run.output()).not.toMatch(/Creating the embedded PostgreSQL cluster/);
+      expect(run.output()).not.toMatch(/enrolled/);
+      expect(run.output()).not.toMatch(/The Telegram bot is off/);
+      const h = await untilHealthy(ports.web, 60_000);
+      expect(h.nodesTotal).toBe(1);
+      // The bot is up when it asks the (fake) Bot API for updates; then each process's own
+      // environment, read from /proc, says who holds the token.
+      await fake.waitForCall('getUpdates', () => true, 120_000);
+      const holders = brianProcesses(ports).map((pid) => {
+        try {
+          return { cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'), hasToken: readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith('TELEGRAM_BOT_TOKEN=')) };
+        } catch {
+          return null;
+        }
+      }).filter((p) => p !== null);
+      const role = (cmd: string) => ['apps/bot/src/main.ts', 'packages/core/src/hub/main.ts', 'apps/node-agent/src/main.ts', 'next'].find((r) => cmd.includes(r)) ?? 'other';
+      const byRole = new Map<string, boolean>();
+      for (const p of holders) if (role(p.cmd) !== 'other') byRole.set(role(p.cmd), (byRole.get(role(p.cmd)) ?? false) || p.hasToken);
+      expect(Object.fromEntries(byRole)).toEqual({ 'apps/bot/src/main.ts': true, 'packages/core/src/hub/main.ts': false, 'apps/node-agent/src/main.ts': false, next: false });
+      run.proc.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    } finally {
+      await fake.close();
+    }
   }, 300_000);
 
   it('refuses to start when a port is taken, naming the port', async () => {

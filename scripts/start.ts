@@ -93,12 +93,16 @@ async function main(): Promise<void> {
       BRIA_TELEGRAM_BOT: botOn ? '1' : '0',
       ...(tls ? { BRIA_HUB_CA: tls } : {}),
     };
-    supervisor.start({ name: 'hub', command: node, args: ts('packages/core/src/hub/main.ts'), cwd: root, env: childEnv });
+    // The bot token goes to the bot only: the hub, the dashboard and the agent never use it, and a
+    // secret a process does not hold cannot leak from it (the agent also withholds TELEGRAM_* from
+    // the CLIs, apps/node-agent/src/cli-env.ts).
+    const { TELEGRAM_BOT_TOKEN: _botToken, ...noBotToken } = childEnv;
+    supervisor.start({ name: 'hub', command: node, args: ts('packages/core/src/hub/main.ts'), cwd: root, env: noBotToken });
 
     await ensureWebBuild();
     supervisor.start({
       name: 'web', command: nextBin, args: ['start', '-p', String(env.BRIA_WEB_PORT), '-H', env.BRIA_HOST],
-      cwd: path.join(root, 'apps/web'), env: { ...childEnv, NODE_ENV: 'production', PORT: String(env.BRIA_WEB_PORT) },
+      cwd: path.join(root, 'apps/web'), env: { ...noBotToken, NODE_ENV: 'production', PORT: String(env.BRIA_WEB_PORT) },
     });
 
     if (local?.status === 'revoked') {
@@ -108,7 +112,7 @@ async function main(): Promise<void> {
         name: 'agent', command: node, args: ts('apps/node-agent/src/main.ts'), cwd: root,
         // The agent withholds from the CLIs every variable this launcher added (cli-env.ts).
         env: markLauncherAdded(process.env, {
-          ...childEnv, BRIA_HUB_URL: `${tls ? 'wss' : 'ws'}://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token, ...(tls ? { BRIA_AGENT_CA: tls } : {}),
+          ...noBotToken, BRIA_HUB_URL: `${tls ? 'wss' : 'ws'}://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token, ...(tls ? { BRIA_AGENT_CA: tls } : {}),
         }),
       });
       if (local.created) say('This computer was enrolled as a node (its agent token is kept in local-agent.json).');
