@@ -236,7 +236,9 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       await db.$disconnect().catch(() => undefined);
       await database.drop().catch(() => undefined);
       logs.end();
-      await rm(root, { recursive: true, force: true });
+      // BRIA_CHAOS_KEEP=1 keeps the run's folder (CLI journals, agent and hub logs) to study a replay.
+      if (process.env.BRIA_CHAOS_KEEP === '1') console.log(`  kept ${root}`);
+      else await rm(root, { recursive: true, force: true });
     },
   };
   return sys;

@@ -10,6 +10,7 @@ describe('outcomeNoticeReason', () => {
     ['unknown', 'evidence_unknown', 'crash'],
     ['unknown', 'no_receipt', 'unknown'],
     ['unknown', 'delivery_interrupted', 'unknown'],
+    ['unknown', 'stop_unconfirmed', 'stop_unconfirmed'],
     ['failed', 'session_closed', 'not_delivered_closed'],
     ['failed', 'resume_failed', 'not_delivered_resume'],
     ['failed', 'not_delivered', 'failed'],

@@ -6,9 +6,11 @@ import type { MessageStatus } from './queue.ts';
  * `stopped`: Stop ended it; `interrupted`: the CLI reported the turn interrupted without a Stop from
  * Bria (e.g. Esc on the computer); `api_error`: the model's API ended it with an error;
  * `not_delivered_closed` / `not_delivered_resume`: it waited in the queue and the session closed or
- * could not be resumed; `unknown`: the hand-over was never confirmed; `failed`: any other failure.
+ * could not be resumed; `stop_unconfirmed`: Stop was asked, the CLI had taken the message, and the
+ * stop ended without the CLI's confirmation (`stop_unresolved`); `unknown`: the hand-over was never
+ * confirmed; `failed`: any other failure.
  */
-export const OUTCOME_REASONS = ['crash', 'stopped', 'interrupted', 'api_error', 'not_delivered_closed', 'not_delivered_resume', 'unknown', 'failed'] as const;
+export const OUTCOME_REASONS = ['crash', 'stopped', 'stop_unconfirmed', 'interrupted', 'api_error', 'not_delivered_closed', 'not_delivered_resume', 'unknown', 'failed'] as const;
 export type OutcomeReason = (typeof OUTCOME_REASONS)[number];
 
 /**
@@ -30,6 +32,7 @@ export function outcomeNoticeReason(o: { to: MessageStatus; detail: string | nul
       if (o.detail === 'turn_interrupted' || o.detail === 'evidence_unknown') return 'interrupted';
       return 'failed';
     case 'unknown':
+      if (o.detail === 'stop_unconfirmed') return 'stop_unconfirmed';
       return o.detail === 'evidence_unknown' ? 'crash' : 'unknown';
     case 'failed':
       if (o.detail === 'session_closed') return 'not_delivered_closed';

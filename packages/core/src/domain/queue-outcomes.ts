@@ -53,6 +53,15 @@ export function applyInterruptOutcome(
     .map((m) => ({ id: m.id, from: m.status, to: 'terminal_failed' }));
 }
 
+/**
+ * A stop that ended without its confirmation (`stop_unresolved`): the messages it held are no
+ * longer waited for. Nothing proves how their turns ended, so their outcome is `unknown` — never
+ * `completed` or `terminal_failed` without the journal's word. Leased ones (no receipt yet) stay.
+ */
+export function endUnconfirmedStop(messages: readonly QueueMessage[]): StatusUpdate[] {
+  return messages.filter((m) => m.status === 'accepted').map((m) => ({ id: m.id, from: m.status, to: 'unknown' }));
+}
+
 /** Never-delivered messages of a session that will not run them (closed, resume failed). */
 export function failUndelivered(messages: readonly QueueMessage[]): StatusUpdate[] {
   return messages.filter((m) => m.status === 'pending').map((m) => ({ id: m.id, from: m.status, to: 'failed' }));

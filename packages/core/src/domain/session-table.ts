@@ -73,6 +73,9 @@ export const SESSION_TABLE = {
     work_drained: 'Ready',
     turn_started: 'Stopping',
     stop_drain_expired: 'Stopping',
+    // The interrupt was sent twice and a second drain passed: the stop ends without a confirmation
+    // (its messages' outcome unknown), so a session never waits in Stopping for ever.
+    stop_unresolved: 'Ready',
     lifetime_expired: 'Stopping',
     ...finalSave('Stopping'),
     ...LOSS,

@@ -82,6 +82,11 @@ export type SessionEvent =
   | Timer<'recovery_retry_due', { attempt: number }>
   | Timer<'final_save_retry_due', { attempt: number }>
   | Timer<'stop_drain_expired'>
+  /**
+   * The stop's second drain passed too (the interrupt was sent twice) and a message it holds still
+   * has no outcome: the stop ends, those messages' outcome is unknown (chaos seed 90012).
+   */
+  | Timer<'stop_unresolved'>
   | Timer<'archive_commit_retry_due', { attempt: number }>
   /** The resume's bound (`RESUME_ANSWER_MS`) passed with no answer from the agent. */
   | Timer<'resume_timed_out'>
@@ -115,6 +120,7 @@ export const SESSION_EVENT_TYPES = [
   'recovery_retry_due',
   'final_save_retry_due',
   'stop_drain_expired',
+  'stop_unresolved',
   'archive_commit_retry_due',
   'resume_timed_out',
   'close_retry_due',
@@ -183,7 +189,9 @@ export type QueueOp =
   /** Never-delivered `pending` messages of a session that will not run them get `failed`. */
   | 'fail_undelivered'
   /** Re-check accepted messages against the exact journal by id; nothing is re-sent. */
-  | 'recheck_outcomes';
+  | 'recheck_outcomes'
+  /** A stop that never got its confirmation ends: the messages it held (`accepted`) get `unknown`. */
+  | 'end_unconfirmed_stop';
 
 export type SessionEffect =
   /** `deliver` commands also name the message (and the main request a follow-up joins). */

@@ -129,6 +129,38 @@ describe('session engine', () => {
     expect(await rig.db.sessionTimer.count({ where: { sessionId: s.id, name: 'stop_drain' } })).toBe(0);
   });
 
+  it('a stop never confirmed ends after a second drain: its message unknown, the queue continues (chaos seed 90012)', async () => {
+    const s = await readySession();
+    const a = await acceptMessage(rig.deps, { sessionId: s.id, text: 'long job', source: 'telegram', sourceKey: `tg:${rig.chatId}:77` });
+    await rig.engine.settle();
+    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeRecordId: 'r1' });
+    await stopSession(rig.deps, { sessionId: s.id });
+    const later = await acceptMessage(rig.deps, { sessionId: s.id, text: 'next', source: 'web' });
+    await rig.engine.settle();
+    rig.clock.advance(15_001);
+    await rig.engine.settle();
+    expect((await rig.commands(s.id)).map((c) => c.type)).toEqual(['start_session', 'deliver', 'interrupt', 'interrupt']);
+    // The second drain: not a moment early.
+    rig.clock.advance(14_998);
+    await rig.engine.settle();
+    expect((await rig.session(s.id)).state).toBe('Stopping');
+    expect((await rig.messages(s.id)).map((m) => m.status)).toEqual(['accepted', 'pending']);
+    rig.clock.advance(2);
+    await rig.engine.settle();
+    expect((await rig.session(s.id)).state).toBe('Ready');
+    const msgs = await rig.messages(s.id);
+    expect(msgs.map((m) => [m.status, m.outcomeDetail])).toEqual([['unknown', 'stop_unconfirmed'], ['leased', null]]);
+    expect(msgs[1]?.id).toBe(later.message.id);
+    expect((await rig.commands(s.id)).map((c) => c.type)).toEqual(['start_session', 'deliver', 'interrupt', 'interrupt', 'deliver']);
+    expect(await rig.db.sessionTimer.count({ where: { sessionId: s.id, name: 'stop_drain' } })).toBe(0);
+    const ev = await listEvidence(rig.db, s.id);
+    expect(ev.map((e) => `${e.fromState ?? '-'}>${e.toState}:${e.event}`)).toEqual(expect.arrayContaining(['Stopping>Stopping:stop_drain_expired', 'Stopping>Ready:stop_unresolved']));
+    // The chat is told the stop was never confirmed (one notice for that message), never that it completed.
+    const out = await listOutbox(rig.db, { sessionId: s.id });
+    expect(out.filter((o) => o.kind === 'final')).toHaveLength(0);
+    expect(out.flatMap((o) => (o.payload.kind === 'message_outcome' ? [[o.payload.messageId, o.payload.reason]] : []))).toEqual([[a.message.id, 'stop_unconfirmed']]);
+  });
+
   it('close is refused while working and archives only after verified exit and archive commit', async () => {
     const s = await readySession();
     const a = await acceptMessage(rig.deps, { sessionId: s.id, text: 'job', source: 'web' });

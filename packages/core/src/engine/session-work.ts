@@ -44,7 +44,8 @@ const TIMER_EVENT: Record<TimerName, (attempt: number) => SessionEvent> = {
   lifetime: () => ({ type: 'lifetime_expired' }),
   recovery_retry: (attempt) => ({ type: 'recovery_retry_due', attempt }),
   final_save_retry: (attempt) => ({ type: 'final_save_retry_due', attempt }),
-  stop_drain: () => ({ type: 'stop_drain_expired' }),
+  // The stop's second drain (scheduled with attempt 2 when the first expired) ends the stop.
+  stop_drain: (attempt) => (attempt >= 2 ? { type: 'stop_unresolved' } : { type: 'stop_drain_expired' }),
   archive_commit_retry: (attempt) => ({ type: 'archive_commit_retry_due', attempt }),
   resume_timeout: () => ({ type: 'resume_timed_out' }),
   close_retry: (attempt) => ({ type: 'close_retry_due', attempt }),

@@ -128,6 +128,7 @@ export const en = {
   'kind.other': 'this kind of message',
   'outcome.crash': 'No answer to this message: the agent\'s CLI stopped unexpectedly while working on it, and Bria cannot tell how far it got. The session was kept; the message is not sent again.',
   'outcome.stopped': 'Stopped: this message got no answer.',
+  'outcome.stop_unconfirmed': 'Stopped, but the computer never confirmed the stop: Bria cannot tell whether the agent finished this message. It is not sent again.',
   'outcome.interrupted': 'No answer to this message: the agent\'s work on it was interrupted on the computer.',
   'outcome.api_error': 'No answer to this message: the model\'s service ended the request with an error.',
   'outcome.not_delivered_closed': 'Not delivered: the session was closed before this message reached the agent.',

@@ -46,6 +46,7 @@ export function sampleEvent(type: SessionEventType, generation = GEN): SessionEv
     case 'resume_failure_reported':
     case 'lifetime_expired':
     case 'stop_drain_expired':
+    case 'stop_unresolved':
     case 'resume_timed_out':
       return { type };
     case 'archive_commit_failed':

@@ -1,5 +1,5 @@
 import {
-  failUndelivered, transition, type SessionEffect, type SessionEvent, type TransitionRefusal,
+  endUnconfirmedStop, failUndelivered, transition, type SessionEffect, type SessionEvent, type TransitionRefusal,
 } from '../../domain/index.ts';
 import { applyStatusUpdates, listQueue } from '../../db/repos/messages.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
@@ -79,12 +79,15 @@ async function runEffects(ctx: StepContext, before: SessionRow, row: SessionRow,
   return follow;
 }
 
-async function queueOp(ctx: StepContext, row: SessionRow, op: 'wake' | 'fail_undelivered' | 'recheck_outcomes', reason?: string): Promise<void> {
+async function queueOp(ctx: StepContext, row: SessionRow, op: 'wake' | 'fail_undelivered' | 'recheck_outcomes' | 'end_unconfirmed_stop', reason?: string): Promise<void> {
   switch (op) {
     case 'wake':
       return; // the caller pumps the queue after every step
     case 'fail_undelivered':
       await applyStatusUpdates(ctx.tx, failUndelivered(await listQueue(ctx.tx, row.id)), { now: ctx.now, detail: reason ?? 'not_delivered' });
+      return;
+    case 'end_unconfirmed_stop':
+      await applyStatusUpdates(ctx.tx, endUnconfirmedStop(await listQueue(ctx.tx, row.id)), { now: ctx.now, detail: 'stop_unconfirmed' });
       return;
     case 'recheck_outcomes':
       // The new observer re-reports outcomes of accepted messages by id; a final that could not be
