@@ -45,11 +45,12 @@ export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, n
 }
 
 /** The turn or the CLI ended: every prompt of the session that may still be open is over. */
-export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date, onlyDialogs = false, openedBeforeSeq: bigint | null = null): Promise<PromptRow[]> {
+export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date, onlyDialogs = false, openedBeforeSeq: bigint | null = null, notDialogs = false): Promise<PromptRow[]> {
   // `openedBeforeSeq`: only the prompts the agent reported before that event of its own (a turn's
   // end processed late must not end a later turn's request: chaos seed 70012).
   const before = openedBeforeSeq === null ? {} : { OR: [{ openedSeq: null }, { openedSeq: { lt: openedBeforeSeq } }] };
-  const open = await tx.permissionPrompt.findMany({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] }, ...(onlyDialogs ? { kind: 'dialog' } : {}), ...before }, select });
+  const kind = onlyDialogs ? { kind: 'dialog' } : notDialogs ? { kind: { not: 'dialog' } } : {};
+  const open = await tx.permissionPrompt.findMany({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] }, ...kind, ...before }, select });
   if (open.length === 0) return [];
   await tx.permissionPrompt.updateMany({ where: { id: { in: open.map((p) => p.id) }, state: { in: [...OPEN_PROMPT_STATES] } }, data: { state: 'ended', resolvedAt: now, resolution: { outcome: 'ended', cause } } });
   return open;

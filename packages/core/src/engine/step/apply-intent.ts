@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { getSessionRow, type SessionRow } from '../../db/repos/sessions.ts';
 import type { Logger } from '../../log.ts';
 import { pumpQueue } from './queue-pump.ts';
+import { endPromptsForStop } from './stop-prompts.ts';
 import { applyEvent } from './session-step.ts';
 import { type Clock, withSessionTx } from './step-context.ts';
 
@@ -13,6 +14,10 @@ export async function applyIntent(o: { db: Db; clock: Clock; log: Logger }, sess
     if (!r.ok) {
       if (r.refusal.code === 'NOT_FOUND') throw new AppError('NOT_FOUND', { message: 'session not found' });
       throw refusalToAppError(r.refusal);
+    }
+    if (event.type === 'stop_requested') {
+      const stopping = await getSessionRow(ctx.tx, sessionId);
+      if (stopping) await endPromptsForStop(ctx, stopping, 'user');
     }
     await pumpQueue(ctx, sessionId);
     const row = await getSessionRow(ctx.tx, sessionId);

@@ -7,6 +7,7 @@ import { answerPromptRow, getPrompt, listPrompts, type PromptAnswer, type Prompt
 import { insertSessionCommand, lockSession } from '../../db/repos/sessions.ts';
 import { withSessionTx } from '../../engine/step/step-context.ts';
 import { notifyChats } from '../../engine/step/session-notices.ts';
+import { endPromptsForStop, stopInProgress } from '../../engine/step/stop-prompts.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 
 export type PromptSource = 'telegram' | 'dashboard';
@@ -72,6 +73,13 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
     const p = (await getPrompt(ctx.tx, input.promptId)) ?? first;
     if (p.state !== 'pending') return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
     check(p, input);
+    // After the user's Stop the CLI's interrupt key closes the dialog as a refusal: an answer now
+    // could not be what the CLI acts on. The request ends with the stop (one that reached the hub
+    // after the Stop was asked, e.g. across a hub restart, is ended here).
+    if (p.kind !== 'dialog' && stopInProgress(row)) {
+      await endPromptsForStop(ctx, row, 'hub');
+      return { kind: 'out_of_date', prompt: toPromptView((await getPrompt(ctx.tx, p.id)) ?? p) };
+    }
     // A start is cancelled only while it still waits; after that the dialog prompt is out of date.
     if (p.kind === 'dialog' && input.decision === 'deny' && row.state !== 'Starting') return { kind: 'out_of_date', prompt: toPromptView(p) };
     const answer: PromptAnswer = { decision: input.decision, ...(input.message ? { message: input.message } : {}), ...(input.answers ? { answers: input.answers } : {}) };

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptMessage, createSession } from '../../../services/index.ts';
+import { listOutbox } from '../../../db/repos/outbox.ts';
+import { acceptMessage, createSession, stopSession } from '../../../services/index.ts';
 import { engineRig, type Rig } from '../../../engine/testing.ts';
 import { createCaller } from '../../app-router.ts';
 import { createContextInner } from '../../context.ts';
@@ -89,6 +90,28 @@ describe('sessions.prompts and sessions.answerPrompt', () => {
     expect(timeline.filter((e) => e === 'permission_answered')).toHaveLength(2);
     // Answered prompts stay open until the agent reports them delivered: the session is not waiting for the user.
     expect((await caller.sessions.listOpen({ nodeId: rig.nodeId })).sessions.find((x) => x.id === s.id)?.promptWait).toBeNull();
+  });
+
+  it('Stop ends the open requests (their Telegram buttons go); one that arrives during the stop is not answered but ended (chaos seed 80038)', async () => {
+    const { caller } = await signedInCaller(rig.db);
+    const s = await runningSession();
+    const before = await ask(s.id);
+    await stopSession(rig.deps, { sessionId: s.id });
+    expect((await rig.session(s.id)).state).toBe('Stopping');
+    const row = await rig.db.permissionPrompt.findUniqueOrThrow({ where: { id: before } });
+    expect(row.state).toBe('ended');
+    expect(row.resolution).toMatchObject({ outcome: 'ended', cause: 'stopped' });
+    expect((await rig.session(s.id)).openPrompts).toBe(0);
+    expect((await listOutbox(rig.db, { sessionId: s.id })).filter((o) => o.payload.kind === 'prompt' && o.payload.promptId === before).map((o) => (o.payload.kind === 'prompt' ? o.payload.phase : ''))).toEqual(['open', 'ended']);
+    expect(await caller.sessions.answerPrompt({ promptId: before, decision: 'allow' })).toMatchObject({ kind: 'out_of_date' });
+
+    // Reported after the Stop (the hub learns it late, e.g. across a restart): Allow is refused, the request ends.
+    const during = await ask(s.id);
+    expect((await rig.db.permissionPrompt.findUniqueOrThrow({ where: { id: during } })).state).toBe('pending');
+    expect(await caller.sessions.answerPrompt({ promptId: during, decision: 'allow' })).toMatchObject({ kind: 'out_of_date', prompt: { state: 'ended' } });
+    expect((await rig.commands(s.id)).filter((c) => c.type === 'answer_permission')).toEqual([]);
+    const timeline = (await caller.sessions.get({ sessionId: s.id })).evidence.filter((e) => e.event === 'permission_ended').map((e) => (e.evidence as { requestId?: string; cause?: string } | null));
+    expect(timeline).toEqual(expect.arrayContaining([expect.objectContaining({ requestId: before, cause: 'stopped' }), expect.objectContaining({ requestId: during, cause: 'stopped' })]));
   });
 
   it('a request that waits at the computer marks the session so; answering it then is out of date; ended ones stay listed', async () => {
