@@ -107,16 +107,17 @@ describe('session services', () => {
     const seen = new Set<string>();
     let cursor: string | undefined;
     let pages = 0;
-    const t0 = performance.now();
     do {
       const page = await listArchive({ db }, { nodeId, limit: 100, ...(cursor ? { cursor } : {}) });
       for (const it of page.items) seen.add(it.id);
       cursor = page.nextCursor ?? undefined;
       pages += 1;
     } while (cursor);
-    const perPage = (performance.now() - t0) / pages;
+    // Every row once, in exactly 100 pages. How fast a page is is the archive bench's question
+    // (`npm run bench -- archive`, docs/benchmarks.md), never a timed test's: a per-page bound here
+    // failed on a busy machine (session 10's whole-suite run with two `yes` and two chaos batches).
     expect(seen.size).toBe(10_000);
-    expect(perPage).toBeLessThan(50);
+    expect(pages).toBe(100);
     const first = await listArchive({ db }, { nodeId, limit: 3 });
     expect(first.items.map((i) => i.nativeSessionId)).toEqual(['native-9999', 'native-9998', 'native-9997']);
     const found = await listArchive({ db }, { nodeId, search: 'needle' });
