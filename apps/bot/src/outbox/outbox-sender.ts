@@ -25,6 +25,9 @@ export interface OutboxSenderOptions {
  * killed mid-request, connection cut after the server acted): the row's lease runs out and the
  * part is sent again, so the user may see that one part twice — never zero times. `stop()` lets
  * the request in flight finish and be recorded, so an orderly shutdown never opens the window.
+ * When Telegram answered but the statement failed (Postgres restarting), the answer is kept in
+ * memory and the row is only recorded on its next claim, never sent again (chaos seed 140003: a
+ * final shown twice after a `pg_restart`).
  */
 export class OutboxSender {
   private stopping = false;
@@ -33,6 +36,10 @@ export class OutboxSender {
   /** A wake that arrived while the loop was busy (claiming or sending): the next sleep is skipped. */
   private woken = false;
   private pausedUntil = 0;
+  /** Rows Telegram took whose recording failed: their message ids, recorded on the next claim. */
+  private readonly taken = new Map<string, number[]>();
+  /** A final's parts Telegram took so far, kept beside the database's record of them. */
+  private readonly partsTaken = new Map<string, number[]>();
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly batch: number;
@@ -104,13 +111,27 @@ export class OutboxSender {
   private async sendOne(row: ClaimedRow): Promise<void> {
     const log = this.o.log.child({ outboxId: String(row.id), kind: row.kind, attempt: row.attempts, ...(row.sessionId ? { sessionId: row.sessionId } : {}) });
     const finished = finishedPayload(row);
+    const key = String(row.id);
+    const taken = this.taken.get(key);
+    if (taken) {
+      // Telegram took it on an earlier claim; only the record was missing (it throws again while
+      // Postgres is still away, and the row comes back after its lease).
+      await markOutboxSent(this.o.db, row.id, taken, new Date(), finished);
+      this.taken.delete(key);
+      log.info({ parts: taken.length }, 'outbox row recorded after its bookkeeping failed (not sent again)');
+      return;
+    }
+    let ids: number[];
     try {
-      const ids = await deliver(row, outboxPartIds(row.externalId), {
+      const recorded = outboxPartIds(row.externalId);
+      const inMemory = this.partsTaken.get(key) ?? [];
+      ids = await deliver(row, inMemory.length > recorded.length ? inMemory : recorded, {
         api: this.o.api, db: this.o.db,
-        onPart: (partIdsSoFar) => recordOutboxPart(this.o.db, row.id, partIdsSoFar, new Date(Date.now() + this.leaseMs)),
+        onPart: (partIdsSoFar) => {
+          this.partsTaken.set(key, [...partIdsSoFar]);
+          return recordOutboxPart(this.o.db, row.id, partIdsSoFar, new Date(Date.now() + this.leaseMs));
+        },
       });
-      await markOutboxSent(this.o.db, row.id, ids, new Date(), finished);
-      log.debug({ parts: ids.length }, 'outbox row sent');
     } catch (error) {
       if (error instanceof ZodError) {
         await markOutboxFailed(this.o.db, row.id, 'malformed payload', finished);
@@ -137,7 +158,13 @@ export class OutboxSender {
         default:
           f satisfies never;
       }
+      return;
     }
+    this.partsTaken.delete(key);
+    this.taken.set(key, ids);
+    await markOutboxSent(this.o.db, row.id, ids, new Date(), finished);
+    this.taken.delete(key);
+    log.debug({ parts: ids.length }, 'outbox row sent');
   }
 
   private sleep(ms: number): Promise<void> {
