@@ -35,7 +35,10 @@ export async function createRig(kind: 'claude' | 'codex'): Promise<Rig> {
     anthropicUrl: kind === 'claude' ? mock.url : 'http://127.0.0.1:9',
     openaiUrl: kind === 'codex' ? mock.url : 'http://127.0.0.1:9',
   });
-  const tmux = new Tmux({ socketName: `bria-t-${kind}-${process.pid}`, runDir: join(root, 'run') });
+  // One tmux server per rig: a file that makes a second rig of the same kind after disposing the
+  // first (codex-session.test.ts, one per process layer) must not reach the first one's server while
+  // it is still exiting ("tmux new-session failed: server exited unexpectedly" on a busy machine).
+  const tmux = new Tmux({ socketName: `bria-t-${kind}-${process.pid}-${randomUUID().slice(0, 8)}`, runDir: join(root, 'run') });
   await tmux.ensureServer();
   return {
     root, work, env, home, mock, tmux,
