@@ -2,7 +2,8 @@ import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, convers
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../db/generated/client.ts';
-import { endOpenPrompts, hasOpenDialog, hasPendingHookPrompt, insertPrompt, recountOpenPrompts, resolvePrompt } from '../db/repos/prompts.ts';
+import { hasOpenDialog, hasPendingHookPrompt, insertPrompt, recountOpenPrompts, resolvePrompt } from '../db/repos/prompts.ts';
+import { endPrompts } from './step/end-prompts.ts';
 
 /** A start dialog waits at the computer as long as the CLI shows it; the prompt offers it for a day. */
 const DIALOG_SHOWN_MS = 24 * 3_600_000;
@@ -141,13 +142,13 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       return true;
     }
     case 'end_prompts':
-      await endPrompts(ctx, row, ev, fx.cause, fx.onlyDialogs === true);
+      await endPromptsAt(ctx, row, ev, fx.cause, { onlyDialogs: fx.onlyDialogs === true });
       return true;
     case 'open_dialog': {
       // One open dialog prompt per session and CLI: the watch reports a changed screen again, the same
       // question. One of an earlier CLI (a start retried meanwhile) is over: its answer could not reach it.
       if (await hasOpenDialog(ctx.tx, row.id, fx.generation)) return true;
-      await endPrompts(ctx, row, ev, 'superseded', true);
+      await endPromptsAt(ctx, row, ev, 'superseded', { onlyDialogs: true });
       const requestId = randomUUID();
       await insertPrompt(ctx.tx, row.id, fx.generation, {
         requestId, kind: 'dialog', toolName: fx.dialog, toolInput: { text: fx.text, folder: row.folder }, canAlwaysAllow: false,
@@ -167,20 +168,14 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
 }
 
 /**
- * The turn or the CLI ended: the session's open prompts are over (evidence + the chats' messages
- * lose their choices). `openedBefore`: a turn's end is processed in the hub's order, which is not
- * always the agent's (one deferred while its final could not be saved is replayed later), so it
- * ends only the prompts the agent reported before it; a later turn's request stays answerable.
+ * The turn or the CLI ended: the session's open prompts are over. `openedBefore`: a turn's end is
+ * processed in the hub's order, which is not always the agent's (one deferred while its final could
+ * not be saved is replayed later), so it ends only the prompts the agent reported before it; a later
+ * turn's request stays answerable.
  */
-async function endPrompts(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string, onlyDialogs = false, openedBefore = false): Promise<void> {
-  const ended = await endOpenPrompts(ctx.tx, row.id, cause, ctx.now, onlyDialogs, openedBefore ? ev.seq : null);
-  if (ended.length === 0) return;
-  await recountOpenPrompts(ctx.tx, row.id);
-  for (const p of ended) {
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_ended', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq: Number(ev.seq), requestId: p.id, was: p.state, cause } });
-    // A question still waiting for the user is over: its message must not offer choices any more.
-    if (p.state !== 'answered') await notifyPrompt(ctx, row, p.id, 'ended');
-  }
+async function endPromptsAt(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string, o: { onlyDialogs?: boolean; openedBefore?: boolean } = {}): Promise<void> {
+  await endPrompts(ctx, row, { cause, actor: 'agent', seq: ev.seq,
+    scope: { ...(o.onlyDialogs ? { kinds: 'dialogs' as const } : {}), ...(o.openedBefore ? { openedBeforeSeq: ev.seq } : {}) } });
 }
 
 function notifyPrompt(ctx: StepContext, row: SessionRow, promptId: string, phase: PromptPhase): Promise<void> {
@@ -196,7 +191,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
     // outcomes are written before the stop is confirmed, so the machine sees what still runs.
     const updates = msg ? applyInterruptOutcome(await listQueue(ctx.tx, row.id), { messageId: msg.id, nativeTurnId: fx.nativeTurnId }) : [];
     await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
-    if (updates.length > 0 || fx.confirmsStop) await endPrompts(ctx, row, ev, fx.event, false, true);
+    if (updates.length > 0 || fx.confirmsStop) await endPromptsAt(ctx, row, ev, fx.event, { openedBefore: true });
     if (fx.confirmsStop) {
       const r = await applyEvent(ctx, row.id, { type: 'interrupt_confirmed', generation: row.observerGeneration }, 'agent', { seq: evidence.seq, nativeTurnId: fx.nativeTurnId, offset: fx.offset, messages: updates.length });
       if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
@@ -219,7 +214,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
   }
   const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind, fx.nativeTurnId ?? null);
   await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
-  if (updates.length > 0) await endPrompts(ctx, row, ev, fx.event, false, true);
+  if (updates.length > 0) await endPromptsAt(ctx, row, ev, fx.event, { openedBefore: true });
   await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
     evidence: { ...evidence, messages: updates.length, outcome: fx.kind } });
 }

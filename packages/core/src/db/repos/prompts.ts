@@ -45,11 +45,16 @@ export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, n
 }
 
 /** The turn or the CLI ended: every prompt of the session that may still be open is over. */
-export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date, onlyDialogs = false, openedBeforeSeq: bigint | null = null, notDialogs = false): Promise<PromptRow[]> {
-  // `openedBeforeSeq`: only the prompts the agent reported before that event of its own (a turn's
-  // end processed late must not end a later turn's request: chaos seed 70012).
-  const before = openedBeforeSeq === null ? {} : { OR: [{ openedSeq: null }, { openedSeq: { lt: openedBeforeSeq } }] };
-  const kind = onlyDialogs ? { kind: 'dialog' } : notDialogs ? { kind: { not: 'dialog' } } : {};
+/**
+ * Which open prompts end: `kinds` — start dialogs only, or tool requests and questions only (all
+ * when unset); `openedBeforeSeq` — only those the agent reported before that event of its own (a
+ * turn's end processed late must not end a later turn's request: chaos seed 70012).
+ */
+export interface EndPromptsScope { kinds?: 'dialogs' | 'requests'; openedBeforeSeq?: bigint }
+
+export async function endOpenPrompts(tx: Tx, sessionId: string, cause: string, now: Date, scope: EndPromptsScope = {}): Promise<PromptRow[]> {
+  const before = scope.openedBeforeSeq === undefined ? {} : { OR: [{ openedSeq: null }, { openedSeq: { lt: scope.openedBeforeSeq } }] };
+  const kind = scope.kinds === 'dialogs' ? { kind: 'dialog' } : scope.kinds === 'requests' ? { kind: { not: 'dialog' } } : {};
   const open = await tx.permissionPrompt.findMany({ where: { sessionId, state: { in: [...OPEN_PROMPT_STATES] }, ...kind, ...before }, select });
   if (open.length === 0) return [];
   await tx.permissionPrompt.updateMany({ where: { id: { in: open.map((p) => p.id) }, state: { in: [...OPEN_PROMPT_STATES] } }, data: { state: 'ended', resolvedAt: now, resolution: { outcome: 'ended', cause } } });

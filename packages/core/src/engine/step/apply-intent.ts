@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { getSessionRow, type SessionRow } from '../../db/repos/sessions.ts';
 import type { Logger } from '../../log.ts';
 import { pumpQueue } from './queue-pump.ts';
-import { endPromptsForStop } from './stop-prompts.ts';
+import { endPromptsForStop } from './end-prompts.ts';
 import { applyEvent } from './session-step.ts';
 import { type Clock, withSessionTx } from './step-context.ts';
 

@@ -2,7 +2,7 @@ import { type SessionEvent, turnSummary } from '../../domain/index.ts';
 import { listMessageSteps } from '../../db/repos/activity.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
 import { saveFinal, findTurnMessage } from '../../db/repos/messages.ts';
-import { endOpenPrompts, recountOpenPrompts } from '../../db/repos/prompts.ts';
+import { endPrompts } from './end-prompts.ts';
 import { patchSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
 import { parseSessionEvent } from '../../protocol/index.ts';
 import { notifyChats } from './session-notices.ts';
@@ -143,15 +143,7 @@ export async function retryFinalSave(ctx: StepContext, row: SessionRow, attempt:
 export async function commitArchive(ctx: StepContext, row: SessionRow, attempt: number): Promise<SessionEvent> {
   const r = await inSavepoint(ctx.tx, 'archive_commit', async () => {
     await patchSession(ctx.tx, row.id, { archivedAt: ctx.now, archiveSortAt: row.nativeLastActivity ?? ctx.now });
-    const ended = await endOpenPrompts(ctx.tx, row.id, 'archived', ctx.now);
-    if (ended.length === 0) return;
-    await recountOpenPrompts(ctx.tx, row.id);
-    for (const p of ended) {
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_ended', actor: 'hub', from: row.state, to: row.state, at: ctx.now, evidence: { requestId: p.id, was: p.state, cause: 'archived' } });
-      if (p.state !== 'answered') {
-        await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `prompt:${p.id}:ended`, payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId: p.id, phase: 'ended' } }));
-      }
-    }
+    await endPrompts(ctx, row, { cause: 'archived', actor: 'hub' });
   });
   if (r.ok) return { type: 'archive_committed' };
   ctx.log.warn({ sessionId: row.id, attempt }, 'session.archive_commit failed');

@@ -7,7 +7,7 @@ import { answerPromptRow, getPrompt, listPrompts, type PromptAnswer, type Prompt
 import { insertSessionCommand, lockSession } from '../../db/repos/sessions.ts';
 import { withSessionTx } from '../../engine/step/step-context.ts';
 import { notifyChats } from '../../engine/step/session-notices.ts';
-import { endPromptsForStop, stopInProgress } from '../../engine/step/stop-prompts.ts';
+import { endPromptsForStop, stopInProgress } from '../../engine/step/end-prompts.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 
 export type PromptSource = 'telegram' | 'dashboard';
