@@ -31,6 +31,9 @@ try {
 if (sub === 'install-service') {
   // The service runs this very file: a bundle, never the checkout's TypeScript (which needs tsx).
   if (!bundleInfo) fail('install-service runs the one-file agent (npm run build:agent, or the dashboard\'s install command).');
+  // Not handed on as is: serviceSpec keeps only its allow-list (install-service.ts KEPT: PATH, LANG, the
+  // agent's own settings, the CLIs' homes) for the service unit, and the CLIs the agent starts get
+  // cliEnvironment() (cli-env.ts), which withholds every BRIA_*, TELEGRAM_* and database variable.
   const spec = serviceSpec(cfg, { node: process.execPath, script: process.argv[1]!, env: process.env });
   const file = await installService(spec, ctx).catch((err: Error) => fail(err.message));
   console.log(`bria agent: installed ${file}; the agent runs now and at every login.`);
