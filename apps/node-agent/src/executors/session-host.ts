@@ -310,8 +310,10 @@ export class SessionHost extends HostEvents {
     void death.then(() => (dead = true));
     // A permission dialog on screen takes a paste + Enter as its highlighted "Yes" and loses the text
     // (hooks.md §3). Bria's hook reports it, but the dialog is drawn before the hook's request can
-    // reach the agent: the screen is checked right before the paste, and nothing is typed then. Only
-    // while a turn runs (a follow-up): a CLI idle at its prompt is running no tool that could ask.
+    // reach the agent: the screen is checked right before every paste, and nothing is typed then. Not
+    // only for follow-ups: a host attached after an agent restart does not know that a turn runs, and
+    // Claude draws its own dialog when its hook cannot reach an agent (chaos seed 150011: a main
+    // message pasted into that dialog ran a `Write` nobody allowed).
     // The screen check alone leaves a window (a dialog drawn between the check and the Enter): for a
     // follow-up the typing gate also holds every tool call of the session until the CLI took the
     // Enter, and refuses to begin while a tool call is open (hook-channel.ts `beginTyping`).
@@ -320,7 +322,7 @@ export class SessionHost extends HostEvents {
     if (held !== null) throw new ExecutorError('not_ready', held);
     const guarded = followUp && gate !== undefined;
     try {
-      if (followUp && permissionDialogOnScreen(await this.tmux.capture(id.paneId).catch(() => ''))) {
+      if (permissionDialogOnScreen(await this.tmux.capture(id.paneId).catch(() => ''))) {
         throw new ExecutorError('not_ready', 'a permission dialog is on the screen');
       }
       this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };

@@ -122,6 +122,19 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     expect((await host.deliver({ messageId, text: 'please TOOLBASH-local1 now' })).accepted).toBe(true);
     await waitUntil('Claude\'s dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'local1'), 30_000);
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
+    // The agent restarts: a new host attaches to the pane knowing of no running turn (chaos seed
+    // 150011). A message handed to it must not be pasted: a paste + Enter is the dialog's "Yes".
+    const offset = host.journalOffset;
+    host.detach();
+    host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+    expect(await host.attach(id, { journalOffset: offset })).toEqual({ ok: true });
+    await expect(host.deliver({ messageId: randomUUID(), text: 'please TOOLBASH-attached1 now' })).rejects.toMatchObject({
+      code: 'not_ready',
+      message: 'a permission dialog is on the screen',
+    });
+    expect(dialogFor(await rig.tmux.capture(id.paneId), 'local1')).toBe(true);
+    expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
+    expect(await readFile(id.journalPath!, 'utf8')).not.toContain('TOOLBASH-attached1');
     // Rejected at the computer (one Esc, per hooks.md): the turn ends there and the tool never ran.
     await rig.tmux.sendKeys(id.paneId, ['Escape']);
     await waitUntil('the rejection in the journal', async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
