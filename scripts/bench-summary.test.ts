@@ -35,6 +35,11 @@ describe('bench summary', () => {
     expect(loadLine(results)).toContain('before: 0.40 0.50 0.60; after: 1.30 0.70 0.60; NOT quiet');
     const quiet = results.map((r) => (r.bench === 'run' ? { ...r, loadavg: [0.2, 0.3, 0.4] } : r));
     expect(loadLine(quiet)).toContain('; quiet');
+    // A rested reading decides when the run has one; the reading right after is shown beside it.
+    const rested = [...results, { bench: 'run', phase: 'rested', loadavg: [0.6, 0.7, 0.6] }];
+    expect(loadLine(rested)).toContain('right after: 1.30 0.70 0.60; after a minute\'s rest: 0.60 0.70 0.60; quiet');
+    const stillBusy = [...results, { bench: 'run', phase: 'rested', loadavg: [1.9, 1.2, 0.8] }];
+    expect(loadLine(stillBusy)).toContain('NOT quiet');
     expect(formatSummary(summaryRows(results, {}), results)).toContain('| permission request → Bot API (claude) | 61.2 | 140 | — |');
   });
 });
