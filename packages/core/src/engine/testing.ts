@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../testkit/src/post
 import { createDb, type Db } from '../db/client.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { createNodeWithToken } from '../db/repos/nodes.ts';
+import { pumpIfNeeded } from './session-work.ts';
 import { type Engine, startEngine } from './start-engine.ts';
 
 /** A clock tests move by hand. */
@@ -30,7 +31,19 @@ export async function engineRig(o: { executors?: ('claude' | 'codex')[]; logLine
   const clock = new ManualClock();
   const lines = o.logLines;
   const log = lines ? pino({ level: 'debug' }, { write: (l: string) => void lines.push(l) }) : pino({ level: 'silent' });
-  const engine: Engine = await startEngine({ db, databaseUrl: tdb.url, log, clock, jitter: () => 0.5, safetyPollMs: 60_000, timerPollMs: 60_000, nodePollMs: 60_000 });
+  const running: Engine = await startEngine({ db, databaseUrl: tdb.url, log, clock, jitter: () => 0.5, safetyPollMs: 60_000, timerPollMs: 60_000, nodePollMs: 60_000 });
+  // A stored message wakes its session by NOTIFY alone, which on a busy machine can arrive after
+  // `settle` returned (a message then still pending where a test expects its `deliver`). Settling
+  // here also pumps every session with a pending message, as the safety poll would.
+  const engine: Engine = {
+    ...running,
+    async settle() {
+      await running.settle();
+      const waiting = await db.message.findMany({ where: { status: 'pending' }, distinct: ['sessionId'], select: { sessionId: true } });
+      for (const w of waiting) await pumpIfNeeded({ db, log, clock, jitter: () => 0.5 }, w.sessionId);
+      await running.settle();
+    },
+  };
   let seq = 0;
   const emit = async (sessionId: string | undefined, event: string, payload: Record<string, unknown>, generation?: number, commandId?: string) => {
     const gen = generation ?? (sessionId ? (await db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { observerGeneration: true } })).observerGeneration : undefined);
