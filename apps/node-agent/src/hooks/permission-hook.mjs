@@ -3,8 +3,8 @@
 // Usage: node permission-hook.mjs <socket> <briaSessionId> <boundMs> [claude|codex]
 // Reads the hook's JSON from stdin, hands it to the local agent over its private Unix socket and
 // waits (at most boundMs) for the answer, which it prints on stdout as the hook's decision.
-// While the agent is away (restarting) it keeps trying to reach it, with the same request, until the
-// bound. Whatever else goes wrong (bad input, bound reached) it prints nothing and exits 0:
+// While the agent is away (restarting, or not yet back when the request came) it keeps trying to
+// reach it, with the same request, for a while within the bound. Whatever else goes wrong (bad input, bound reached) it prints nothing and exits 0:
 // the CLI then keeps its own dialog at the computer (Claude shows it while the hook runs anyway;
 // Codex shows it once the hook has ended).
 // Plain JavaScript on purpose: it starts once per permission request and must start fast.
@@ -18,11 +18,17 @@ const boundMs = Number(boundArg) > 0 ? Number(boundArg) : 60_000;
 /** Pause between connection attempts while the agent is away. */
 const RETRY_MS = 250;
 /**
- * How long a hook whose agent went away mid-wait tries to reach it again (an agent restart). An
- * agent not reachable at the first attempt is not running: the hook gives up at once, because
- * Codex shows its own dialog only after the hook ended.
+ * How long a hook whose agent went away mid-wait tries to reach it again (an agent restart).
  */
 const RECONNECT_WINDOW_MS = 60_000;
+/**
+ * How long a hook that could not reach the agent at all keeps trying: the agent may be restarting
+ * right then (chaos seed 170016: a hook given up at once left Claude's own dialog on the screen,
+ * which no phone can answer, and the session's messages waited behind it). Claude shows its dialog
+ * while the hook runs, so trying costs nothing there; Codex shows its own only after the hook ended,
+ * so a Codex hook tries for a shorter while (an agent that stays away delays that dialog so long).
+ */
+const FIRST_REACH_MS = executor === 'claude' ? RECONNECT_WINDOW_MS : 15_000;
 
 function giveUp() {
   process.exit(0);
@@ -111,9 +117,9 @@ async function main() {
       if (answered || retried) return;
       retried = true;
       socket.destroy();
-      if (!everConnected) return giveUp();
       if (lostAt === 0) lostAt = Date.now();
-      if (Date.now() + RETRY_MS >= Math.min(deadline, lostAt + RECONNECT_WINDOW_MS)) return giveUp();
+      const window = everConnected ? RECONNECT_WINDOW_MS : FIRST_REACH_MS;
+      if (Date.now() + RETRY_MS >= Math.min(deadline, lostAt + window)) return giveUp();
       setTimeout(attempt, RETRY_MS);
     };
     socket.setEncoding('utf8');

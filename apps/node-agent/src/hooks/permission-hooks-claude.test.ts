@@ -116,6 +116,22 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     expect(existsSync(join(rig.work, 'ran-resume1'))).toBe(true);
   }, 150_000);
 
+  it('the agent away when the tool asks (restarting): the hook keeps trying, and the request is answered remotely once it is back', async () => {
+    await channel.close();
+    const messageId = randomUUID();
+    expect((await host.deliver({ messageId, text: 'please TOOLBASH-back1 now' })).accepted).toBe(true);
+    // Claude draws its own dialog while the hook runs; the hook cannot reach any agent yet.
+    await waitUntil('Claude\'s dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'back1'), 30_000);
+    // The agent is back (a new channel on the same socket, as after a restart; chaos seed 170016).
+    channel = new HookChannel({ dir: channel.dir, boundMs: 120_000 });
+    await channel.open();
+    const request = await channel.waitFor((p) => p.state === 'pending' && (p.toolInput as { command?: string } | null)?.command === 'touch ran-back1', 30_000);
+    expect(existsSync(join(rig.work, 'ran-back1'))).toBe(false);
+    expect(channel.answer(request.requestId, { behavior: 'allow' }).ok).toBe(true);
+    await host.waitFor(is('final', messageId), 60_000);
+    expect(existsSync(join(rig.work, 'ran-back1'))).toBe(true);
+  }, 150_000);
+
   it('agent unreachable: the hook answers nothing and Claude asks at the computer itself', async () => {
     await channel.close();
     const messageId = randomUUID();
