@@ -104,6 +104,25 @@ describe.each(['claude', 'codex'] as Executor[])('%s: agent SIGKILLed while star
   });
 });
 
+describe('agent SIGKILLed in the middle of a close', { timeout: 180_000 }, () => {
+  it('a Codex session closed before its first message: archived on the exit the restarted agent finds, saying there was no journal (chaos seed 200010)', async () => {
+    await sys.killAgent();
+    await sys.startAgent({ env: { BRIA_AGENT_TEST_CRASH: 'close:ended' } });
+    const s = await sys.createSession('codex', sys.folder('crash-close-codex'));
+    await sys.waitState(s.id, 'Ready');
+    const died = sys.agentExited();
+    await sys.close(s.id);
+    expect(await died).toBe('SIGKILL');
+    expect((await sys.session(s.id)).state).toBe('Closing');
+    await sys.startAgent();
+    await sys.waitState(s.id, 'Archived');
+    // Codex writes its rollout only with the first prompt: no copy, and the evidence says why.
+    expect(await sys.db.archiveCopy.findUnique({ where: { sessionId: s.id } })).toBeNull();
+    const exit = (await sys.evidence(s.id)).filter((e) => e.event === 'process_exited_verified' && e.fromState === 'Closing').at(-1);
+    expect(exit?.evidence).toMatchObject({ verified: true, journal: 'none' });
+  });
+});
+
 describe('codex identity', () => {
   it('the rollout path, known only once the first prompt created it, is stored with the identity and names the real file', async () => {
     if (!sys.agentPid) await sys.startAgent();

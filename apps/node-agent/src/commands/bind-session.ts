@@ -2,7 +2,7 @@ import type { SessionIdentity } from '../executors/index.ts';
 import { processGone, safeIdentity } from './cli-process.ts';
 import { reportIdentity } from './host-event-map.ts';
 import { journalFilesOnDisk } from './journal-content.ts';
-import { journalNotYetWritten } from './record-checks.ts';
+import { closeJournal, journalNotYetWritten } from './record-checks.ts';
 import type { Result, SessionRuntime } from './session-runtime.ts';
 
 /** Re-attach after an agent restart (or an attach command): the truthful event is sent either way. */
@@ -15,7 +15,11 @@ export async function bindSession(rt: SessionRuntime, sessionId: string, identit
   if (await processGone(identity)) {
     rt.registry.put(sessionId, { status: 'exited' });
     const exitStatus = await rt.o.tmux.readExitStatus(identity.exitFile).catch(() => null);
-    rt.send(sessionId, 'process_exited', { pids: [identity.cliPid], exitStatus, paneDead: true, verified: true });
+    // What its journal holds, as a close reports it: a session closing when the agent went away is
+    // archived on this exit (chaos seed 200010: a Codex CLI closed before its first message left no
+    // rollout, and the archive said nothing of why it had no copy).
+    const journal = closeJournal(rec, null, rec.archivedJournal, journalFilesOnDisk);
+    rt.send(sessionId, 'process_exited', { pids: [identity.cliPid], exitStatus, paneDead: true, verified: true, journal });
     return { ok: true, exited: true };
   }
   const host = rt.newHost(sessionId, rec.executor);

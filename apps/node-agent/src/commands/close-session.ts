@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type ArchivedJournal, archiveJournal } from '../archive/index.ts';
+import { crashPoint } from '../test-crash.ts';
 import { processGone, safeIdentity } from './cli-process.ts';
 import { reportIdentity } from './host-event-map.ts';
 import { journalFilesOnDisk } from './journal-content.ts';
@@ -29,6 +30,7 @@ export async function closeSession(rt: SessionRuntime, sessionId: string): Promi
   }
   if (!host) return closed(rt, sessionId, rec, { pids: [], lingering: [], exitStatus: null, paneDead: true, escalation: [] });
   const ev = await host.close();
+  crashPoint('close:ended');
   return closed(rt, sessionId, rec, ev);
 }
 

@@ -14,7 +14,7 @@ export type AgentSessionEvent = { generation: number | null } & (
   | { name: 'resume_failed'; payload: { reason: string; code?: string | undefined } }
   | { name: 'observer_lost'; payload: { reason?: string | undefined } }
   | { name: 'identity_mismatch'; payload: { reason: ReattachRefusal } }
-  | { name: 'process_exited'; payload: { pids: number[]; exitStatus: number | null; paneDead: boolean; verified: boolean } }
+  | { name: 'process_exited'; payload: { pids: number[]; exitStatus: number | null; paneDead: boolean; verified: boolean; journal?: string | undefined } }
   | { name: 'session_closed'; payload: {
     evidence: Record<string, string | number | boolean | null> & { verified: boolean };
     archivedJournal?: { path: string; sizeBytes: number; sha256: string } | undefined;
@@ -207,7 +207,7 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
     case 'identity_mismatch':
       return [fact({ type: 'reattach_refused', generation: g, reason: e.payload.reason })];
     case 'process_exited': {
-      const evidence = { pids: e.payload.pids.join(','), exitStatus: e.payload.exitStatus, paneDead: e.payload.paneDead, verified: e.payload.verified };
+      const evidence = { pids: e.payload.pids.join(','), exitStatus: e.payload.exitStatus, paneDead: e.payload.paneDead, verified: e.payload.verified, ...(e.payload.journal ? { journal: e.payload.journal } : {}) };
       // Observer EOF or an unverified exit proves nothing about the CLI: only the binding is lost.
       return [
         ...(e.payload.verified ? [{ type: 'end_prompts', cause: 'process_exited' } as const] : []),

@@ -48,6 +48,12 @@ export const zProcessExited = z.object({
   paneDead: z.boolean(),
   /** pid + start time verified gone AND pane closed; observer EOF alone is never `verified`. */
   verified: z.boolean(),
+  /**
+   * What the CLI's journal holds, as a close reports it (`none`, `present`, …), when the agent knows
+   * (a re-attach that found the CLI gone): a session closing when its CLI died is archived on this
+   * exit, and the evidence must say why no copy exists.
+   */
+  journal: z.string().max(32).optional(),
 });
 export const zSessionClosed = z.object({
   evidence: zEvidence.and(z.object({ verified: z.boolean() })),
