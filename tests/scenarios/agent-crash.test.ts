@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { waitUntil } from '@bria/testkit/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Executor, startSystem, type System } from '../../packages/testkit/src/system.ts';
 import { assertInvariants, nativeJournal, reached } from './invariants.ts';
@@ -120,6 +121,23 @@ describe('agent SIGKILLed in the middle of a close', { timeout: 180_000 }, () =>
     expect(await sys.db.archiveCopy.findUnique({ where: { sessionId: s.id } })).toBeNull();
     const exit = (await sys.evidence(s.id)).filter((e) => e.event === 'process_exited_verified' && e.fromState === 'Closing').at(-1);
     expect(exit?.evidence).toMatchObject({ verified: true, journal: 'none' });
+  });
+
+  it('a Claude session with a conversation: archived with its journal copied', async () => {
+    await sys.killAgent();
+    await sys.startAgent({ env: { BRIA_AGENT_TEST_CRASH: 'close:ended' } });
+    const s = await sys.createSession('claude', sys.folder('crash-close-claude'));
+    await sys.waitState(s.id, 'Ready');
+    await sys.send(s.id, 'before a crashed close');
+    await sys.waitMessages(s.id, (st) => st[0] === 'completed', 60_000);
+    const died = sys.agentExited();
+    await sys.close(s.id);
+    expect(await died).toBe('SIGKILL');
+    await sys.startAgent();
+    await sys.waitState(s.id, 'Archived');
+    const exit = (await sys.evidence(s.id)).filter((e) => e.event === 'process_exited_verified' && e.fromState === 'Closing').at(-1);
+    expect(exit?.evidence).toMatchObject({ verified: true });
+    await waitUntil('the archive copy', async () => (await sys.db.archiveCopy.findUnique({ where: { sessionId: s.id } })) !== null, 30_000);
   });
 });
 
