@@ -10,7 +10,7 @@ import { procStat } from './process-table.ts';
 import { findReceipt } from './receipt.ts';
 import { awaitInterruptEvidence } from './interrupt-evidence.ts';
 import { clearRefilledPrompt } from './prompt-box.ts';
-import { claudePromptBox } from './screen.ts';
+import { claudePromptBox, detectBlockingPrompt } from './screen.ts';
 import { turnOutcomeEvents } from './turn-outcome-events.ts';
 import { nativeIdRefusal } from './native-id.ts';
 import {
@@ -68,6 +68,8 @@ export class SessionHost extends HostEvents {
   private readonly turns: Turn[] = [];
   private receipt: Receipt | null = null;
   private chain: Promise<unknown> = Promise.resolve();
+  /** The dialog text the last refused delivery was told of (so a dialog is told once). */
+  private refusedOn: string | null = null;
   private monitor: HealthMonitor | null = null;
   private startedAt = 0;
 
@@ -322,9 +324,17 @@ export class SessionHost extends HostEvents {
     if (held !== null) throw new ExecutorError('not_ready', held);
     const guarded = followUp && gate !== undefined;
     try {
-      if (permissionDialogOnScreen(await this.tmux.capture(id.paneId).catch(() => ''))) {
+      const screen = await this.tmux.capture(id.paneId).catch(() => '');
+      if (permissionDialogOnScreen(screen)) {
+        // Said once per dialog: the chat learns what the session waits for at the computer (the
+        // health monitor looks for dialogs only while it knows a turn runs, which a host attached
+        // after an agent restart may not).
+        const text = detectBlockingPrompt(screen);
+        if (text && text !== this.refusedOn) this.emit({ type: 'blocked_on_prompt', promptText: text, evidence: { paneId: id.paneId, refusedDelivery: m.messageId } });
+        this.refusedOn = text;
         throw new ExecutorError('not_ready', 'a permission dialog is on the screen');
       }
+      this.refusedOn = null;
       this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
       try {
         await this.driver.submitPrompt(this.tmux, id.paneId, sent);

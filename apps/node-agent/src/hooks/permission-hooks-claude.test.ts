@@ -151,6 +151,10 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     expect(dialogFor(await rig.tmux.capture(id.paneId), 'local1')).toBe(true);
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
     expect(await readFile(id.journalPath!, 'utf8')).not.toContain('TOOLBASH-attached1');
+    // The refusal tells what the session waits for at the computer, once per dialog.
+    expect((await host.waitFor(is('blocked_on_prompt'), 5_000)).promptText).toContain('touch ran-local1');
+    await expect(host.deliver({ messageId: randomUUID(), text: 'please TOOLBASH-attached2 now' })).rejects.toMatchObject({ code: 'not_ready' });
+    expect(host.events.filter((e) => e.type === 'blocked_on_prompt')).toHaveLength(1);
     // Rejected at the computer (one Esc, per hooks.md): the turn ends there and the tool never ran.
     await rig.tmux.sendKeys(id.paneId, ['Escape']);
     await waitUntil('the rejection in the journal', async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
