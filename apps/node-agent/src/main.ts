@@ -5,7 +5,7 @@ import { loadAgentConfig } from './env.ts';
 import { useProcessLayer } from './executors/process-table.ts';
 import { lockAgentDir } from './instance-lock.ts';
 import { agentLogger } from './log.ts';
-import { execRunner, installService, serviceSpec, uninstallService } from './service/install-service.ts';
+import { execRunner, installService, serviceEnvironment, serviceSpec, uninstallService } from './service/install-service.ts';
 
 // `node bria-agent.mjs --hub <url> --token-file <file>` (or `npm run agent -- …` in a checkout):
 // a node agent for this computer. `install-service` / `uninstall-service` (same options): run it
@@ -31,10 +31,9 @@ try {
 if (sub === 'install-service') {
   // The service runs this very file: a bundle, never the checkout's TypeScript (which needs tsx).
   if (!bundleInfo) fail('install-service runs the one-file agent (npm run build:agent, or the dashboard\'s install command).');
-  // Not handed on as is: serviceSpec keeps only its allow-list (install-service.ts KEPT: PATH, LANG, the
-  // agent's own settings, the CLIs' homes) for the service unit, and the CLIs the agent starts get
-  // cliEnvironment() (cli-env.ts), which withholds every BRIA_*, TELEGRAM_* and database variable.
-  const spec = serviceSpec(cfg, { node: process.execPath, script: process.argv[1]!, env: process.env });
+  // Only the allow-list (install-service.ts KEPT: PATH, LANG, the agent's own settings, the CLIs'
+  // homes) goes into the service unit; the CLIs the agent starts get cliEnvironment() (cli-env.ts).
+  const spec = serviceSpec(cfg, { node: process.execPath, script: process.argv[1]!, kept: serviceEnvironment(process.env) });
   const file = await installService(spec, ctx).catch((err: Error) => fail(err.message));
   console.log(`bria agent: installed ${file}; the agent runs now and at every login.`);
   process.exit(0);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentConfig } from '../env.ts';
-import { installService, serviceSpec, uninstallService } from './install-service.ts';
+import { installService, serviceEnvironment, serviceSpec, uninstallService } from './install-service.ts';
 
 function recorder() {
   const calls: string[] = [];
@@ -19,7 +19,7 @@ describe('install-service', () => {
   it('Linux: writes ~/.config/systemd/user/bria-agent.service and enables it now; the token only as a 0600 file', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'bria-svc-'));
     const dir = path.join(home, '.local/share/bria-agent/state');
-    const spec = serviceSpec(cfg(dir), { node: '/usr/bin/node', script: path.join(home, '.local/share/bria-agent/bria-agent.mjs'), env: { PATH: '/x/bin:/usr/bin', SECRET_THING: 'no', BRIA_AGENT_TOKEN: 'never' } });
+    const spec = serviceSpec(cfg(dir), { node: '/usr/bin/node', script: path.join(home, '.local/share/bria-agent/bria-agent.mjs'), kept: serviceEnvironment({ PATH: '/x/bin:/usr/bin', SECRET_THING: 'no', BRIA_AGENT_TOKEN: 'never' }) });
     expect(spec.args).toEqual(['--hub', 'wss://bria.example.net:3001/agent', '--token-file', path.join(dir, 'token'), '--dir', dir]);
     expect(spec.env).toEqual({ BRIA_AGENT_SERVICE: '1', PATH: '/x/bin:/usr/bin' });
     expect(readFileSync(path.join(dir, 'token'), 'utf8')).toBe('bria_agent_secret-token-value\n');
@@ -43,7 +43,7 @@ describe('install-service', () => {
   it('macOS: writes ~/Library/LaunchAgents/dev.bria.agent.plist and bootstraps it; a given token file, CA and --insecure are kept', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'bria-svc-'));
     const dir = path.join(home, 'Library/Application Support/bria-agent/state');
-    const spec = serviceSpec(cfg(dir, { tokenFile: '/t/token', caFile: '/t/ca.pem', insecure: true }), { node: '/opt/homebrew/bin/node', script: '/a/bria-agent.mjs', env: {} });
+    const spec = serviceSpec(cfg(dir, { tokenFile: '/t/token', caFile: '/t/ca.pem', insecure: true }), { node: '/opt/homebrew/bin/node', script: '/a/bria-agent.mjs', kept: {} });
     expect(spec.args).toEqual(['--hub', 'wss://bria.example.net:3001/agent', '--token-file', '/t/token', '--dir', dir, '--ca', '/t/ca.pem', '--insecure']);
     expect(existsSync(path.join(dir, 'token'))).toBe(false);
     const r = recorder();
@@ -59,7 +59,7 @@ describe('install-service', () => {
 
   it('Linux without a systemd user manager: says so, and what to do instead', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'bria-svc-'));
-    const spec = serviceSpec(cfg(path.join(home, 'state'), { tokenFile: '/t/token' }), { node: '/usr/bin/node', script: '/a/bria-agent.mjs', env: {} });
+    const spec = serviceSpec(cfg(path.join(home, 'state'), { tokenFile: '/t/token' }), { node: '/usr/bin/node', script: '/a/bria-agent.mjs', kept: {} });
     const run = async (cmd: string, args: string[]) => {
       throw new Error(`${cmd} ${args.join(' ')} failed: Failed to connect to bus: No medium found`);
     };

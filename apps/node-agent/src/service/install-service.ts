@@ -27,7 +27,14 @@ const KEPT = ['PATH', 'LANG', 'NODE_EXTRA_CA_CERTS', 'BRIA_CLAUDE_BIN', 'BRIA_CO
  * What the service runs: node, this agent file and its options, with the token only as a file
  * (one given with --token-file, or `<agent dir>/token` written now, 0600).
  */
-export function serviceSpec(cfg: AgentConfig, o: { node: string; script: string; env: NodeJS.ProcessEnv }): ServiceSpec {
+/** The installing shell's variables the service unit may carry (KEPT); nothing else leaves this process. */
+export function serviceEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const k of KEPT) if (env[k]) kept[k] = env[k]!;
+  return kept;
+}
+
+export function serviceSpec(cfg: AgentConfig, o: { node: string; script: string; kept: Record<string, string> }): ServiceSpec {
   let tokenFile = cfg.tokenFile;
   if (!tokenFile) {
     tokenFile = path.join(cfg.dir, 'token');
@@ -38,8 +45,7 @@ export function serviceSpec(cfg: AgentConfig, o: { node: string; script: string;
   const args = ['--hub', cfg.hubUrl, '--token-file', tokenFile, '--dir', path.resolve(cfg.dir)];
   if (cfg.caFile) args.push('--ca', cfg.caFile);
   if (cfg.insecure) args.push('--insecure');
-  const env: Record<string, string> = { BRIA_AGENT_SERVICE: '1' };
-  for (const k of KEPT) if (o.env[k]) env[k] = o.env[k]!;
+  const env: Record<string, string> = { ...serviceEnvironment(o.kept), BRIA_AGENT_SERVICE: '1' };
   return { node: o.node, script: path.resolve(o.script), args, env };
 }
 
