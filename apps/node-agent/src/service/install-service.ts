@@ -23,10 +23,6 @@ export interface ServiceContext {
 /** Variables the service keeps from the installing shell: where the CLIs and tmux are, and Bria's own settings. */
 const KEPT = ['PATH', 'LANG', 'NODE_EXTRA_CA_CERTS', 'BRIA_CLAUDE_BIN', 'BRIA_CODEX_BIN', 'BRIA_TMUX_SOCKET', 'BRIA_PERMISSION_WAIT_MINUTES', 'LOG_LEVEL', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME'];
 
-/**
- * What the service runs: node, this agent file and its options, with the token only as a file
- * (one given with --token-file, or `<agent dir>/token` written now, 0600).
- */
 /** The installing shell's variables the service unit may carry (KEPT); nothing else leaves this process. */
 export function serviceEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   const kept: Record<string, string> = {};
@@ -34,6 +30,11 @@ export function serviceEnvironment(env: NodeJS.ProcessEnv): Record<string, strin
   return kept;
 }
 
+/**
+ * What the service runs: node, this agent file and its options, with the token only as a file
+ * (one given with --token-file, or `<agent dir>/token` written now, 0600). `kept` comes from
+ * `serviceEnvironment` (process.env itself does not fit the type: its values may be undefined).
+ */
 export function serviceSpec(cfg: AgentConfig, o: { node: string; script: string; kept: Record<string, string> }): ServiceSpec {
   let tokenFile = cfg.tokenFile;
   if (!tokenFile) {
@@ -45,7 +46,7 @@ export function serviceSpec(cfg: AgentConfig, o: { node: string; script: string;
   const args = ['--hub', cfg.hubUrl, '--token-file', tokenFile, '--dir', path.resolve(cfg.dir)];
   if (cfg.caFile) args.push('--ca', cfg.caFile);
   if (cfg.insecure) args.push('--insecure');
-  const env: Record<string, string> = { ...serviceEnvironment(o.kept), BRIA_AGENT_SERVICE: '1' };
+  const env: Record<string, string> = { ...o.kept, BRIA_AGENT_SERVICE: '1' };
   return { node: o.node, script: path.resolve(o.script), args, env };
 }
 
