@@ -23,6 +23,8 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
   const bot = new Bot<BotContext>(token, config);
   // Copied to every update's ctx.api: a reply with markup Telegram cannot parse is sent as plain text.
   bot.api.config.use(plainTextFallback((method, description) => deps.log.warn({ method, description: description.slice(0, 200) }, 'Telegram refused the markup; sent as plain text')));
+  // First of all: during a stop, an update fetched but not begun is neither handled nor confirmed.
+  bot.use((_ctx, next) => (deps.accepting === undefined || deps.accepting() ? next() : undefined));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
   bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), prompts(), messages(), unsupportedMessages());

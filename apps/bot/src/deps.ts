@@ -47,4 +47,9 @@ export interface BotDeps {
   now?: () => Date;
   /** Largest attachment accepted; never above the protocol's MAX_ATTACHMENT_BYTES (512 KB). */
   maxAttachmentBytes?: number;
+  /**
+   * False once long polling is stopping: an update not yet begun is then left alone, unhandled and
+   * unconfirmed, so Telegram hands it over again at the next start. Absent: every update is handled.
+   */
+  accepting?: () => boolean;
 }

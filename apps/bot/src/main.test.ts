@@ -7,7 +7,8 @@ import { renderFinal, visibleText } from './render/index.ts';
 import { openDatabase } from './testing/bot-harness.ts';
 import { scratchDir } from '@bria/testkit/scratch';
 import { closeDb, type Db } from '@bria/core/services';
-import { outboxRows, seedChat, seedOutboxRow } from '@bria/testkit/bot-fixtures';
+import { messageRows, outboxRows, seedActiveSession, seedChat, seedNode, seedOutboxRow, seedSession } from '@bria/testkit/bot-fixtures';
+import { waitUntil } from '@bria/testkit/wait';
 
 // The real bot process (`tsx apps/bot/src/main.ts`), killed with SIGKILL mid-send and started again.
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -81,5 +82,35 @@ describe('bot process', () => {
     // … and stops cleanly on SIGTERM.
     bot.kill('SIGTERM');
     expect(await exited(bot)).toBe(0);
+  }, 120_000);
+
+  it('SIGTERM while a message is being handled: it is stored before the process leaves; the one not begun stays with Telegram', async () => {
+    const nodeId = await seedNode(db);
+    const sid = await seedSession(db, { nodeId, state: 'Ready' });
+    await seedActiveSession(db, { chatId: fake.user.id, nodeId, sessionId: sid });
+    // Two messages wait at Telegram, so one getUpdates hands over both; the file's download is held.
+    let release = (): void => undefined;
+    fake.failNext('file', { holdUntil: new Promise<void>((resolve) => (release = resolve)) });
+    const doc = fake.userSendsDocument(new Uint8Array(Buffer.from('a,b\n1,2\n')), 'data.csv', 'text/csv', 'look at this file');
+    const second = fake.userSends('and then this');
+    const bot = startBot();
+    await waitUntil('the download to reach Telegram', async () => fake.calls('file').length > 0);
+    bot.kill('SIGTERM');
+    // grammY confirms the update it began (and only that one) before the handler has finished.
+    await fake.waitForCall('getUpdates', (c) => Number(c.params.offset) === doc.update.update_id + 1, 15_000);
+    release();
+    expect(await exited(bot)).toBe(0);
+    // The handler ran to its end before the database closed: the message is in the session's queue.
+    expect((await messageRows(db, { sessionId: sid })).map((m) => m.text)).toEqual(['look at this file']);
+
+    // The second update was never begun, so it was not confirmed: the next start handles it, once.
+    const again = startBot();
+    await waitUntil('the second message to be stored', async () => (await messageRows(db, { sessionId: sid })).length >= 2);
+    await fake.waitForCall('setMessageReaction', (c) => c.params.message_id === second.message.message_id, 15_000);
+    const rows = await messageRows(db, { sessionId: sid });
+    expect(rows.map((m) => m.text)).toEqual(['look at this file', 'and then this']);
+    expect(rows.map((m) => m.sourceKey)).toEqual([`tg:${fake.user.id}:${doc.message.message_id}`, `tg:${fake.user.id}:${second.message.message_id}`]);
+    again.kill('SIGTERM');
+    expect(await exited(again)).toBe(0);
   }, 120_000);
 });

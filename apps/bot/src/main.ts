@@ -26,14 +26,19 @@ const sender = new OutboxSender({ api: outboxApi, db, log: log.child({ part: 'ou
 // Progress edits of the card use their own Api client, so they never wait behind the outbox's requests.
 const progress = new ProgressTicker({ api: new Api(cfg.token, { apiRoot: cfg.apiRoot, timeoutSeconds: 20 }), db, databaseUrl: cfg.databaseUrl, log: log.child({ part: 'progress' }) });
 const wake = new OutboxWake({ databaseUrl: cfg.databaseUrl, log: log.child({ part: 'outbox' }), onWake: () => sender.wake() });
+let stopping = false;
 const bot = createBot(
   cfg.token,
-  { db, log, allowedUsers: cfg.allowedUsers, apiRoot: cfg.apiRoot, actions: coreActions({ db, log, publicUrl: cfg.publicUrl, attachmentsDir: cfg.attachmentsDir }), wakeOutbox: () => sender.wake() },
+  { db, log, accepting: () => !stopping || cfg.webhook !== undefined, allowedUsers: cfg.allowedUsers, apiRoot: cfg.apiRoot, actions: coreActions({ db, log, publicUrl: cfg.publicUrl, attachmentsDir: cfg.attachmentsDir }), wakeOutbox: () => sender.wake() },
   { client: { apiRoot: cfg.apiRoot } },
 );
 
 const describe = (lang: 'en' | 'ru') => COMMANDS.map((command) => ({ command, description: catalogs[lang][`cmd.${command}`] }));
 let webhookServer: ReturnType<typeof createServer> | undefined;
+/** Settles when long polling has ended and the middleware of the last update it began has finished. */
+let polling: Promise<void> | undefined;
+/** How long a stop waits for the updates in hand (a file download, a write) before leaving anyway. */
+const HANDLING_GRACE_MS = 20_000;
 
 async function start(): Promise<void> {
   await bot.init();
@@ -49,17 +54,30 @@ async function start(): Promise<void> {
     await bot.api.setWebhook(wh.url, { secret_token: wh.secret });
     log.info({ port: wh.port }, 'Telegram bot running (webhook)');
   } else {
-    void bot.start({ onStart: (me) => log.info({ username: me.username }, 'Telegram bot running (long polling)') });
+    polling = bot.start({ onStart: (me) => log.info({ username: me.username }, 'Telegram bot running (long polling)') }).catch((err: unknown) => {
+      log.fatal({ err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) }, 'long polling failed');
+      void stop(1);
+    });
   }
 }
 
-let stopping = false;
 async function stop(code: number): Promise<void> {
   if (stopping) return;
+  // Set in the same tick as bot.stop() confirms the updates begun so far: under long polling any later
+  // one is refused by the gate in createBot and stays with Telegram. (A webhook's updates in flight are
+  // all handled: the server's close waits for them.)
   stopping = true;
+  // The updates in hand finish before anything closes: grammY's stop() confirms them to Telegram at
+  // once, so a message whose handler were cut short here (a file download, the write) would be lost.
+  const pollingEnded = bot.isRunning() ? bot.stop().catch(() => undefined).then(() => polling) : Promise.resolve(polling);
+  const webhookClosed = new Promise<void>((resolve) => (webhookServer ? webhookServer.close(() => resolve()) : resolve()));
+  const handled = await Promise.race([
+    Promise.allSettled([pollingEnded, webhookClosed]).then(() => true),
+    new Promise<false>((resolve) => setTimeout(resolve, HANDLING_GRACE_MS, false).unref()),
+  ]);
+  if (!handled) log.warn({ graceMs: HANDLING_GRACE_MS }, 'an update was still being handled when the stop gave up waiting for it');
   // Finish the outbox request in flight (and record it) before leaving: an orderly stop never duplicates.
-  await Promise.allSettled([bot.isRunning() ? bot.stop() : Promise.resolve(), sender.stop(), wake.stop(), progress.stop()]);
-  await new Promise<void>((resolve) => (webhookServer ? webhookServer.close(() => resolve()) : resolve()));
+  await Promise.allSettled([sender.stop(), wake.stop(), progress.stop()]);
   await closeDb(db).catch(() => undefined);
   process.exit(code);
 }

@@ -2,12 +2,14 @@
  * Faults the chaos suite injects. An error code answers like the real server (429 carries
  * retry_after); `timeoutMs` holds the request and then cuts the connection without an answer;
  * `drop` cuts it at once, before the method runs or, with `afterExecute`, after it ran — the
- * "sent but the answer was lost" case.
+ * "sent but the answer was lost" case. `holdUntil` keeps the request waiting until the promise
+ * settles and then serves it normally: a slow server whose end the test decides.
  */
 export type Fault =
   | { code: 429; retryAfter?: number; description?: string }
   | { code: number; description?: string; html?: boolean; retryAfter?: number }
   | { timeoutMs: number }
+  | { holdUntil: Promise<unknown> }
   | { drop: true; afterExecute?: boolean };
 
 const DEFAULT_TEXT: Record<number, string> = {

@@ -75,6 +75,12 @@ export function createFakeServer(deps: ServerDeps): Server {
 
   async function applyFault(fault: Fault, res: ServerResponse, record: CallRecord, gone: Promise<void>): Promise<boolean> {
     record.fault = fault;
+    if ('holdUntil' in fault) {
+      await Promise.race([fault.holdUntil.catch(() => undefined), gone]);
+      if (!res.destroyed) return false;
+      deps.recorder.finish(record, 'client-gone', now());
+      return true;
+    }
     if ('timeoutMs' in fault) {
       await pause(fault.timeoutMs, gone);
       res.destroy();
