@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { procAlive } from '../../packages/testkit/src/system.ts';
+import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
 import { pendingPrompts } from './prompt-actions.ts';
@@ -85,8 +85,11 @@ export class FaultInjector {
         if (ids.length === 0) return;
         // Postgres may be restarting (another fault): then this fault has no target and is skipped.
         const s = await sys.db.session.findUnique({ where: { id: rng.pick(ids) } }).catch(() => null);
-        const pid = (s?.identity as { host?: { cliPid?: number } } | null)?.host?.cliPid;
-        if (pid && procAlive(pid)) process.kill(pid, 'SIGKILL');
+        const host = (s?.identity as { host?: { cliPid?: number; cliStartTime?: string } } | null)?.host;
+        // The recorded pid with its recorded start only: a session's CLI may have ended long ago and
+        // its pid been handed to any process on the machine (pid_max is 32,768 here), such as a
+        // test's tmux server running beside this batch.
+        if (host?.cliPid && host.cliStartTime && isRecordedProcess(host.cliPid, host.cliStartTime)) process.kill(host.cliPid, 'SIGKILL');
         return;
       }
       case 'pg_restart':

@@ -75,20 +75,54 @@ export interface CloseEvidence {
   elapsedMs: number;
 }
 
-/** The pids that still exist (zombies included), in one look. */
-async function allGone(pids: number[]): Promise<number[]> {
+/**
+ * The processes of a tree as they were when collected: pid → start token. A pid names a process only
+ * together with its start: the system hands a finished process's pid to a new one (on Linux after at
+ * most `pid_max` others, 32,768 by default), and a close that waits seconds must neither take that
+ * stranger for a survivor nor kill it.
+ */
+export type RecordedTree = ReadonlyMap<number, string>;
+
+export async function recordTree(pids: readonly number[]): Promise<RecordedTree> {
   const found = await procStats(pids);
-  return pids.filter((p) => found.has(p));
+  return new Map([...found].map(([pid, st]) => [pid, st.startTime]));
 }
 
-async function waitGone(tmux: Tmux, pids: number[], ms: number, nudges: { count: number }): Promise<number[]> {
+/** The recorded processes that still exist (zombies included), in one look; a reused pid is gone. */
+export async function stillThere(tree: RecordedTree): Promise<number[]> {
+  const found = await procStats([...tree.keys()]);
+  return [...tree].filter(([pid, start]) => {
+    const st = found.get(pid);
+    // Cannot tell (tokens of two layers that do not meet) counts as still there: never a guess that ends a wait.
+    return st !== undefined && sameStart(start, st.startTime) !== false;
+  }).map(([pid]) => pid);
+}
+
+/** SIGKILL to each of `pids` that is provably the recorded process; returns the pids signalled. */
+export async function killRecorded(tree: RecordedTree, pids: readonly number[]): Promise<number[]> {
+  const killed: number[] = [];
+  for (const pid of pids) {
+    const start = tree.get(pid);
+    const st = await procStat(pid);
+    if (start === undefined || !st || sameStart(start, st.startTime) !== true) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed.push(pid);
+    } catch {
+      // already gone
+    }
+  }
+  return killed;
+}
+
+async function waitGone(tmux: Tmux, tree: RecordedTree, ms: number, nudges: { count: number }): Promise<number[]> {
   const begin = Date.now();
   const end = begin + ms;
   const server = await tmux.serverPid();
-  let left = await allGone(pids);
+  let left = await stillThere(tree);
   while (left.length > 0 && Date.now() < end) {
     await sleep(50);
-    left = await allGone(pids);
+    left = await stillThere(tree);
     // A finished pane process tmux forgot to reap (see Tmux.nudgeReaper), once tmux had a fair
     // chance to reap it by itself.
     if (Date.now() - begin < 500) continue;
@@ -108,11 +142,12 @@ export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; ex
   const { tmux, identity } = opts;
   const started = Date.now();
   const pids = await processTree(identity.panePid);
+  const tree = await recordTree(pids);
   const escalation: CloseEvidence['escalation'] = [];
   const info = await tmux.paneInfo(identity.paneId);
   if (info && !info.dead && opts.graceful) await tmux.paste(identity.paneId, '/exit');
   const nudges = { count: 0 };
-  let lingering = await waitGone(tmux, pids, opts.graceful ? opts.exitMs : 0, nudges);
+  let lingering = await waitGone(tmux, tree, opts.graceful ? opts.exitMs : 0, nudges);
   const survivors: CloseEvidence['survivors'] = [];
   for (const p of lingering) {
     const st = await procStat(p);
@@ -123,19 +158,12 @@ export async function closeCli(opts: { tmux: Tmux; identity: SessionIdentity; ex
     await tmux.killSession(identity.tmuxSession).catch(() => undefined);
     // SIGHUP lets the CLI save its state; Claude needed up to 3.5 s on a quiet machine and more
     // than 5 s on a busy one, so it gets 10 s before the SIGKILL that would cut that short.
-    lingering = await waitGone(tmux, pids, 10_000, nudges);
+    lingering = await waitGone(tmux, tree, 10_000, nudges);
   }
   if (lingering.length > 0) {
     escalation.push('sigkill');
-    for (const p of lingering) {
-      const st = await procStat(p);
-      try {
-        if (st) process.kill(p, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    lingering = await waitGone(tmux, pids, 3000, nudges);
+    await killRecorded(tree, lingering);
+    lingering = await waitGone(tmux, tree, 3000, nudges);
   }
   const after = await tmux.paneInfo(identity.paneId);
   const paneDead = after === null || after.dead;

@@ -9,7 +9,8 @@ import { createCliHome } from '@bria/testkit/cli-homes';
 import { startAnthropicMock, startOpenAIMock, type MockServer } from '@bria/testkit/mock-models';
 import { expect } from 'vitest';
 import { Tmux } from '../tmux/tmux.ts';
-import { isAlive, processTree, procStat } from './proc-tree.ts';
+import { killRecorded, recordTree } from './launch.ts';
+import { processTree, procStat } from './proc-tree.ts';
 import type { ProcessLayer } from './process-table.ts';
 import type { SessionHost } from './session-host.ts';
 import type { HostEvent } from './types.ts';
@@ -46,16 +47,10 @@ export async function createRig(kind: 'claude' | 'codex'): Promise<Rig> {
       // Every process of every pane goes, then the server, the mock and the files.
       const pids: number[] = [];
       for (const p of await tmux.listPanes()) pids.push(...(await processTree(p.panePid)));
+      // With their starts: a pid that ended meanwhile may name another test's process by now.
+      const tree = await recordTree(pids);
       await tmux.killServer();
-      for (const p of pids) {
-        if (await isAlive(p)) {
-          try {
-            process.kill(p, 'SIGKILL');
-          } catch {
-            // gone meanwhile
-          }
-        }
-      }
+      await killRecorded(tree, pids);
       await mock.close();
       await sleep(100);
       await rm(root, { recursive: true, force: true });

@@ -18,6 +18,16 @@ export async function writeLaunchScript(path: string, env: Record<string, string
   });
 }
 
+/** Field 22 of /proc/<pid>/stat (start, in ticks since boot): with the pid, it names one process. */
+function startOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 function descendants(pid: number): number[] {
   const path = `/proc/${pid}/task/${pid}/children`;
   if (!existsSync(path)) return [];
@@ -79,21 +89,25 @@ export function createTmuxTestServer(path: string): TmuxTestServer {
     },
     async destroy() {
       let pids: number[] = [];
+      // A pid counts as ours only with the start it had: one that ended may name another process by now.
+      let starts = new Map<number, string | null>();
       let socketPath = '';
       try {
         socketPath = (await tmux('display-message', '-p', '#{socket_path}')).trim();
         const panes = await tmux('list-panes', '-a', '-F', '#{pane_pid}');
         pids = panes.trim().split('\n').filter(Boolean).map(Number);
         pids = [...pids, ...pids.flatMap(descendants)];
+        starts = new Map(pids.map((p) => [p, startOf(p)]));
         await tmux('kill-server');
       } catch {
         // No server left: nothing to kill.
       }
+      const ours = (p: number): boolean => starts.get(p) !== null && startOf(p) === starts.get(p);
       const deadline = Date.now() + 10_000;
-      while (pids.some((p) => existsSync(`/proc/${p}`)) && Date.now() < deadline) await sleep(100);
+      while (pids.some(ours) && Date.now() < deadline) await sleep(100);
       for (const p of pids) {
         try {
-          if (existsSync(`/proc/${p}`)) process.kill(p, 'SIGKILL');
+          if (ours(p)) process.kill(p, 'SIGKILL');
         } catch {
           // Exited between the check and the kill.
         }
