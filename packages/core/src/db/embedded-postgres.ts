@@ -176,14 +176,33 @@ function livePostmaster(pgdata: string): LivePostmaster | undefined {
   return { pid, port: Number(lines[3]), status: (lines[7] ?? '').trim() };
 }
 
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+/**
+ * Field 22 of /proc/<pid>/stat: the process's start in clock ticks since boot. With the pid it names
+ * one process; a pid alone may name another by now (a finished process's pid is handed on).
+ */
+export function procStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The process `pid` that started at `start` still runs; without a start, any process of that pid. */
+export function stillRuns(pid: number, start: string | null): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  return start === null || procStart(pid) === start;
+}
+
+async function waitForExit(pid: number, start: string | null, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
+    if (!stillRuns(pid, start)) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
   return false;
@@ -227,7 +246,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   if (live && live.status === 'stopping') {
     // A server of an earlier run is shutting down: wait for it to go rather than reuse it.
     log(`Waiting for the embedded PostgreSQL of an earlier run to finish stopping (pid ${live.pid})…`);
-    if (!(await waitForExit(live.pid, 30_000))) {
+    if (!(await waitForExit(live.pid, procStart(live.pid), 30_000))) {
       throw new Error(`The embedded PostgreSQL of an earlier run (pid ${live.pid}) did not stop within 30 s.`);
     }
     live = undefined;
@@ -269,6 +288,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   await ensureDatabase(adminUrl, database);
   const serverPid = pid;
+  const serverStart = procStart(serverPid);
   return {
     url,
     adminUrl,
@@ -281,7 +301,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       } catch {
         return;
       }
-      if (!(await waitForExit(serverPid, 15_000))) process.kill(serverPid, 'SIGKILL');
+      // SIGKILL only to the server itself: never to a process that got its pid after it exited.
+      if (!(await waitForExit(serverPid, serverStart, 15_000)) && serverStart !== null && stillRuns(serverPid, serverStart)) process.kill(serverPid, 'SIGKILL');
     },
   };
 }
