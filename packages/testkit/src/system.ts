@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { createDb, type Db } from '../../core/src/db/client.ts';
+import { procStart } from '../../core/src/db/embedded-postgres.ts';
 import { createNodeWithToken } from '../../core/src/db/repos/nodes.ts';
 import { type Engine, startEngine } from '../../core/src/engine/start-engine.ts';
 import { Hub, type HubOptions } from '../../core/src/hub/server.ts';
@@ -268,14 +269,7 @@ export function procAlive(pid: number): boolean {
 }
 
 /** Field 22 of /proc/<pid>/stat (start time): with the pid it names one process. */
-export function procStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
+export const procStartTime = procStart;
 
 /**
  * Whether `pid` is alive and is the process the agent recorded with start token `token`, in either

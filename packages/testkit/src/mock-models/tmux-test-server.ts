@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
+import { procStart as startOf } from '../../../core/src/db/embedded-postgres.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -16,16 +17,6 @@ export async function writeLaunchScript(path: string, env: Record<string, string
   await writeFile(path, `#!/bin/sh\nexec /usr/bin/env -i TERM="$TERM" ${vars.join(' ')} ${argv.map(shellQuote).join(' ')}\n`, {
     mode: 0o755,
   });
-}
-
-/** Field 22 of /proc/<pid>/stat (start, in ticks since boot): with the pid, it names one process. */
-function startOf(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
 }
 
 function descendants(pid: number): number[] {
