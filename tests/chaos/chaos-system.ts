@@ -59,7 +59,13 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
     return createCaller(await createContext({ db, headers, resHeaders: new Headers() }));
   };
 
-  const hubPort = await freePort();
+  /**
+   * The hub's port, the proxy's target. A restarted hub takes the same one again; only when a start
+   * finds it taken (while the hub was down, another process's socket got it as its own local port)
+   * does the next attempt bind port 0 and report the port it got. The agent reaches the hub through
+   * the proxy, which follows.
+   */
+  let hubPort = await freePort();
   const logs = createWriteStream(path.join(root, 'children.log'), { flags: 'a' });
   let hub: ChildProcess | null = null;
   const proxy = new TcpProxy(() => hubPort);
@@ -104,16 +110,31 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
     root, work, home, db, deps, clock, finalSaveFile, nodeId, chatId, mocks, fake, proxy, tmuxSocket, cluster,
     /** Starts the hub process; tries again while Postgres is down (a real supervisor would too). */
     async startHub(): Promise<void> {
+      let listenOn = hubPort;
       for (let attempt = 0; ; attempt++) {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/chaos/hub-child.ts', database.url, String(hubPort), finalSaveFile], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/chaos/hub-child.ts', database.url, String(listenOn), finalSaveFile], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
         child.stderr?.pipe(logs, { end: false });
-        const ok = await new Promise<boolean>((resolve) => {
-          child.stdout?.on('data', (b: Buffer) => b.toString().includes('hub-ready') && resolve(true));
-          child.once('exit', () => resolve(false));
+        let stdout = '';
+        let stderr = '';
+        child.stderr?.on('data', (b: Buffer) => {
+          stderr = (stderr + b.toString()).slice(-8192);
         });
-        if (ok) {
+        const port = await new Promise<number | null>((resolve) => {
+          child.stdout?.on('data', (b: Buffer) => {
+            stdout += b.toString();
+            const m = /hub-ready (\d+)\n/.exec(stdout);
+            if (m) resolve(Number(m[1]));
+          });
+          child.once('exit', () => resolve(null));
+        });
+        if (port !== null) {
           hub = child;
+          hubPort = port;
           return;
+        }
+        if (listenOn !== 0 && /EADDRINUSE|is already in use/.test(stderr)) {
+          logs.write(`chaos: the hub's port ${listenOn} is taken; the next start takes a free one\n`);
+          listenOn = 0;
         }
         if (attempt > 40) throw new Error('the hub did not start');
         await sleep(500);
@@ -148,6 +169,10 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       return bot !== null && bot.exitCode === null;
     },
     botKills,
+    /** The port the running hub listens on (the proxy's target). */
+    get hubPort(): number {
+      return hubPort;
+    },
     async killHub(): Promise<void> {
       await killChild(hub);
       hub = null;

@@ -1,6 +1,9 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../../packages/testkit/src/system.ts';
 import { ChaosCluster } from './chaos-cluster.ts';
 import { runSeed } from './chaos-run.ts';
+import { startChaosSystem } from './chaos-system.ts';
 
 // The short chaos run of `npm test`: two fixed seeds, ~15 s of user actions and faults each, then
 // heal, settle and check every invariant. The long runs are `npm run chaos` (docs/reliability.md).
@@ -22,5 +25,36 @@ describe('chaos (short run)', () => {
     expect(injected).toBeGreaterThan(0);
     expect(r.violations, `replay: npm run chaos -- --seed ${seed} --active-seconds 15`).toEqual([]);
     expect(r.harness).toEqual([]);
+  }, 150_000);
+});
+
+describe('chaos harness', () => {
+  // Batch 290000 stopped on "the hub did not start": while a killed hub was down, its port was
+  // most likely taken by another process, and every restart on that port failed.
+  it('a hub restarted while another process holds its port comes back on a free one, and the agent follows through the proxy', async () => {
+    const sys = await startChaosSystem(cluster, { slowChunks: 10, slowChunkMs: 100 });
+    const squatter = createServer();
+    try {
+      await sys.startHub();
+      await sys.startAgent();
+      await sys.waitOnline();
+      const before = sys.hubPort;
+      await sys.killHub();
+      await new Promise<void>((resolve, reject) => {
+        squatter.once('error', reject);
+        squatter.listen(before, '127.0.0.1', () => resolve());
+      });
+      await sys.startHub();
+      expect(sys.hubPort).not.toBe(before);
+      // The agent, still pointed at the proxy, is connected to the new hub (its own count).
+      await waitUntil('the agent on the new hub', async () => {
+        const health = await fetch(`http://127.0.0.1:${sys.hubPort}/health`).then((r) => r.json() as Promise<{ agents: number }>).catch(() => null);
+        return health?.agents === 1;
+      }, 60_000, 200);
+      await sys.waitOnline();
+    } finally {
+      squatter.close();
+      await sys.dispose();
+    }
   }, 150_000);
 });

@@ -1,7 +1,8 @@
 // The hub alone in its own process, as in production (packages/core/src/hub/main.ts): the agents'
 // WebSocket server and the session engine beside it, so the chaos suite's SIGKILL takes both down
 // at once (no goodbye to the agents, nodes left "online", an engine transaction cut anywhere) and
-// starts them again on the same port. The final-save fault reaches the engine through a file: while
+// starts them again on the same port (on a new one when that is taken: the harness passes 0 and reads
+// the port from the ready line). The final-save fault reaches the engine through a file: while
 // the time (ms since the epoch) written in it lies ahead, every final write is refused.
 // Usage: tsx tests/chaos/hub-child.ts <database url> <port> <final-save fault file>
 import { readFileSync } from 'node:fs';
@@ -30,4 +31,4 @@ const db = createDb(url, { max: 8 });
 const hub = new Hub({ db, databaseUrl: url, host: '127.0.0.1', port: Number(port), heartbeatMs: 500, log });
 await hub.start();
 await startEngine({ db, databaseUrl: url, log, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
-process.stdout.write('hub-ready\n');
+process.stdout.write(`hub-ready ${hub.port}\n`);
