@@ -198,6 +198,9 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
     /** SIGKILL of the CLI process itself (its pane stays, dead, as after a crash). */
     async killCli(sessionId: string): Promise<number> {
       const id = await sys.identity(sessionId);
+      // The stored pid is the CLI's only together with its start: once the CLI has ended, the pid
+      // may be another process's (the chaos harness's cli_kill had that flaw, see docs/reliability.md).
+      if (!isRecordedProcess(id.cliPid, id.cliStartTime)) throw new Error(`killCli: the CLI of ${sessionId} (pid ${id.cliPid}) is no longer running`);
       process.kill(id.cliPid, 'SIGKILL');
       return id.cliPid;
     },
