@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort, type RunningPostgres, startEmbeddedPostgres } from '../../packages/core/src/db/embedded-postgres.ts';
+import { type RunningPostgres, startEmbeddedPostgres } from '../../packages/core/src/db/embedded-postgres.ts';
 import { migrate } from '../../packages/core/src/db/migrate.ts';
+import { restartablePort } from './ports.ts';
 
 /**
  * The suite's own PostgreSQL cluster (never the shared test cluster: a restart here must not
@@ -17,7 +18,7 @@ export class ChaosCluster {
   private port = 0;
 
   async start(): Promise<void> {
-    this.port ||= await freePort();
+    this.port ||= await restartablePort();
     this.running = await startEmbeddedPostgres({ dir: this.dir, port: this.port, database: 'postgres' });
   }
 

@@ -12,7 +12,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { createDb, type Db } from '../../packages/core/src/db/client.ts';
-import { freePort } from '../../packages/core/src/db/embedded-postgres.ts';
 import { createNodeWithToken } from '../../packages/core/src/db/repos/nodes.ts';
 import * as services from '../../packages/core/src/services/index.ts';
 import { createLoginLink } from '../../packages/core/src/services/auth/create-login-link.ts';
@@ -25,6 +24,7 @@ import { type FakeTelegram, startFakeTelegram } from '../../packages/testkit/src
 import { type MockServer, startAnthropicMock, startOpenAIMock } from '../../packages/testkit/src/mock-models/index.ts';
 import { killTmuxServer, OffsetClock, waitUntil } from '../../packages/testkit/src/system.ts';
 import type { ChaosCluster } from './chaos-cluster.ts';
+import { restartablePort } from './ports.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 import type { Executor } from '../../packages/core/src/protocol/index.ts';
 
@@ -60,12 +60,12 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
   };
 
   /**
-   * The hub's port, the proxy's target. A restarted hub takes the same one again; only when a start
-   * finds it taken (while the hub was down, another process's socket got it as its own local port)
-   * does the next attempt bind port 0 and report the port it got. The agent reaches the hub through
-   * the proxy, which follows.
+   * The hub's port, the proxy's target: below the automatic port range, so no outgoing connection
+   * takes it while a killed hub is down, and a restarted hub takes the same one again. Should
+   * another listener hold it all the same, the next attempt binds port 0 and the hub reports the
+   * port it got. The agent reaches the hub through the proxy, which follows.
    */
-  let hubPort = await freePort();
+  let hubPort = await restartablePort();
   const logs = createWriteStream(path.join(root, 'children.log'), { flags: 'a' });
   let hub: ChildProcess | null = null;
   const proxy = new TcpProxy(() => hubPort);
