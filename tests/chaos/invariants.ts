@@ -1,4 +1,4 @@
-import { procAlive, procStartTime } from '../../packages/testkit/src/system.ts';
+import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem, Executor } from './chaos-system.ts';
 import type { AnswerGiven, ToolSent } from './prompt-actions.ts';
 import { checkPrompts } from './prompt-invariants.ts';
@@ -94,7 +94,7 @@ export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSe
   const panes = sys.panes();
   for (const s of rows.filter((r) => r.state === 'Archived' && r.launchSource !== 'discovered')) {
     const host = (s.identity as { host?: { cliPid: number; cliStartTime: string; paneId: string } } | null)?.host;
-    if (host && procAlive(host.cliPid) && procStartTime(host.cliPid) === host.cliStartTime) v.push(`archived session ${s.id.slice(0, 8)} still has its CLI process ${host.cliPid}`);
+    if (host && isRecordedProcess(host.cliPid, host.cliStartTime)) v.push(`archived session ${s.id.slice(0, 8)} still has its CLI process ${host.cliPid}`);
     if (host && panes.get(host.paneId)?.dead === false) v.push(`archived session ${s.id.slice(0, 8)} still has a live pane ${host.paneId}`);
     if (!s.archive && !(await closedWithoutJournal(sys, s.id))) v.push(`archived session ${s.id.slice(0, 8)} has no archive record`);
   }

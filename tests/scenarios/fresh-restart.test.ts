@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Executor, procAlive, procStartTime, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
+import { type Executor, isRecordedProcess, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
 import { assertInvariants, nativeJournal, reached } from './invariants.ts';
 
 let sys: System;
@@ -44,8 +44,8 @@ describe.each(['codex', 'claude'] as Executor[])('%s', (executor) => {
     expect(row.nodeId).toBe(sys.nodeId);
     const now = await sys.identity(s.id);
     expect(now.cliPid).not.toBe(old.cliPid);
-    expect(procAlive(old.cliPid) && procStartTime(old.cliPid) === old.cliStartTime).toBe(false);
-    expect(procAlive(now.cliPid)).toBe(true);
+    expect(isRecordedProcess(old.cliPid, old.cliStartTime)).toBe(false);
+    expect(isRecordedProcess(now.cliPid, now.cliStartTime)).toBe(true);
     const native = row.nativeSessionId!;
     if (executor === 'claude') {
       // Bria chose the id up front: the CLI was started again under it.
@@ -131,7 +131,7 @@ describe.each(['codex', 'claude'] as Executor[])('%s closed before any message',
     const old = await sys.identity(s.id);
     await sys.close(s.id);
     const archived = await sys.waitState(s.id, 'Archived');
-    expect(procAlive(old.cliPid) && procStartTime(old.cliPid) === old.cliStartTime).toBe(false);
+    expect(isRecordedProcess(old.cliPid, old.cliStartTime)).toBe(false);
     const close = (await sys.evidence(s.id)).filter((e) => e.event === 'process_exited_verified' && e.fromState === 'Closing').at(-1);
     const copy = await sys.db.archiveCopy.findUnique({ where: { sessionId: s.id } });
     // Codex writes nothing before the first prompt. Claude sometimes leaves, on exit, a journal of

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_URL_ENV } from '../../packages/testkit/src/postgres.ts';
-import { type Executor, procAlive, procStartTime, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
+import { type Executor, isRecordedProcess, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
 import { Prng } from '../chaos/prng.ts';
 import { assertInvariants, reached } from './invariants.ts';
 
@@ -167,7 +167,7 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     // The CLI was never touched by the hub's deaths: same process, same pane.
     const now = await sys.identity(s.id);
     expect(now.cliPid).toBe(before.cliPid);
-    expect(procAlive(now.cliPid) && procStartTime(now.cliPid) === before.cliStartTime).toBe(true);
+    expect(isRecordedProcess(now.cliPid, before.cliStartTime)).toBe(true);
     // The model saw each message exactly once and in the order they were sent.
     for (const t of texts) expect(reached(sys, executor, native, t), `"${t}" reached the model once`).toBe(1);
     const order = sys.turns(executor, native).map((r) => (r.userText ?? '').trimEnd()).map((u) => texts.findIndex((t) => u.endsWith(t))).filter((i) => i >= 0);

@@ -271,9 +271,6 @@ export function procAlive(pid: number): boolean {
   }
 }
 
-/** Field 22 of /proc/<pid>/stat (start time): with the pid it names one process. */
-export const procStartTime = procStart;
-
 /**
  * Whether `pid` is alive and is the process the agent recorded with start token `token`, in either
  * process layer's form: /proc ticks, or `ps` `lstart` (BRIA_AGENT_PROCESS_LAYER=portable), read
@@ -281,7 +278,7 @@ export const procStartTime = procStart;
  */
 export function isRecordedProcess(pid: number, token: string): boolean {
   if (!procAlive(pid)) return false;
-  if (/^\d+$/.test(token)) return procStartTime(pid) === token;
+  if (/^\d+$/.test(token)) return procStart(pid) === token;
   try {
     const lstart = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C', TZ: 'UTC' } });
     return lstart.trim().replace(/\s+/g, ' ') === token.trim().replace(/\s+/g, ' ');

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { procStart as startOf } from '../../../core/src/db/embedded-postgres.ts';
+import { procStart } from '../../../core/src/db/embedded-postgres.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -88,12 +88,12 @@ export function createTmuxTestServer(path: string): TmuxTestServer {
         const panes = await tmux('list-panes', '-a', '-F', '#{pane_pid}');
         pids = panes.trim().split('\n').filter(Boolean).map(Number);
         pids = [...pids, ...pids.flatMap(descendants)];
-        starts = new Map(pids.map((p) => [p, startOf(p)]));
+        starts = new Map(pids.map((p) => [p, procStart(p)]));
         await tmux('kill-server');
       } catch {
         // No server left: nothing to kill.
       }
-      const ours = (p: number): boolean => starts.get(p) !== null && startOf(p) === starts.get(p);
+      const ours = (p: number): boolean => starts.get(p) !== null && procStart(p) === starts.get(p);
       const deadline = Date.now() + 10_000;
       while (pids.some(ours) && Date.now() < deadline) await sleep(100);
       for (const p of pids) {
