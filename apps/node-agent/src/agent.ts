@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import { type Command, type CommandAnswer, type Executor, type OptionalCommand, parseSessionCommand } from '@bria/core/protocol';
+import { type AgentFeature, type Command, type CommandAnswer, type Executor, type OptionalCommand, parseSessionCommand } from '@bria/core/protocol';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
@@ -23,7 +23,7 @@ const run = promisify(execFile);
 /** Reported in the hello: a bundle's `<package version>-<content hash>`, or the checkout's package version. */
 export const AGENT_VERSION = bundleInfo?.version ?? SOURCE_VERSION;
 /** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
-export const AGENT_CAPABILITIES: readonly OptionalCommand[] = ['read_journal', 'answer_permission', 'answer_dialog', 'compact_context'];
+export const AGENT_CAPABILITIES: readonly (OptionalCommand | AgentFeature)[] = ['read_journal', 'answer_permission', 'answer_dialog', 'compact_context', 'handoff'];
 
 export interface ExecutorProbe { executor: Executor; available: boolean; version?: string }
 

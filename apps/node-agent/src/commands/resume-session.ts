@@ -3,6 +3,7 @@ import path from 'node:path';
 import { restoreJournal } from '../archive/index.ts';
 import { type Executor, nativeIdRefusal } from '../executors/index.ts';
 import { crashPoint } from '../test-crash.ts';
+import { deskCheck } from './desk-check.ts';
 import { reportIdentity } from './host-event-map.ts';
 import { journalFilesOnDisk } from './journal-content.ts';
 import { launchFailed } from './launch-failed.ts';
@@ -14,6 +15,7 @@ import { modeOf, type Result, type SessionRuntime } from './session-runtime.ts';
 export interface ResumeParams {
   generation: number; executor: Executor; folder: string; nativeSessionId: string; permissionMode?: string; model?: string;
   archivedJournal?: { path: string; sizeBytes: number; sha256: string };
+  takeOver?: { pid: number; startTime: string };
 }
 
 /** `resume_session`: the session's CLI reopened by its native id, exactly; never another conversation. */
@@ -51,6 +53,10 @@ export async function resumeSession(rt: SessionRuntime, sessionId: string, given
     rt.send(sessionId, 'resume_failed', { reason });
     return { ok: false, error: reason, empty: true };
   }
+  // Never two CLIs on one native session: a terminal at the computer that holds it refuses the
+  // resume, unless the user chose to continue here from exactly that process (then it is ended first).
+  const held = await deskCheck(rt, { sessionId, generation: p.generation, executor: p.executor, nativeId: p.nativeSessionId, ...(p.takeOver ? { takeOver: p.takeOver } : {}) });
+  if (held) return held;
   // Turns the dead process held ended without an outcome this agent saw: unknown, never re-sent.
   // They are written down before anything is launched and forgotten only once reported.
   const orphans = [...new Set([...(rec?.orphans ?? []), ...(rec?.status === 'exited' ? rec.turns.map((t) => t.messageId) : [])])];

@@ -6,6 +6,7 @@ import { crashPoint } from '../test-crash.ts';
 import { bindSession } from './bind-session.ts';
 import { waitOutStartDialog } from './blocked-start.ts';
 import { processGone, safeIdentity } from './cli-process.ts';
+import { deskCheck } from './desk-check.ts';
 import { reportIdentity } from './host-event-map.ts';
 import { journalFilesOnDisk } from './journal-content.ts';
 import { launchFailed } from './launch-failed.ts';
@@ -60,6 +61,17 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
     // Its last writes (a Claude ending before its first prompt leaves a journal of mode lines) come
     // before the journal check below; bounded, a CLI that will not die is not waited on for ever.
     for (let i = 0; i < 50 && !(await processGone(earlier)); i++) await sleep(100);
+    if (!(await processGone(earlier))) {
+      // Never a second CLI beside one that has not ended yet (a slow start on a busy machine): the
+      // hub asks again on its recovery schedule, and this earlier CLI is ended again then.
+      rt.o.log('warn', 'agent.start_waits_for_earlier_cli', { sessionId, pid: earlier.cliPid });
+      rt.send(sessionId, 'observer_lost', { reason: 'the earlier CLI of this session has not ended yet' });
+      return { ok: false, error: 'the earlier CLI of this session has not ended yet; not starting another beside it' };
+    }
+  }
+  if (p.nativeSessionId) {
+    const held = await deskCheck(rt, { sessionId, generation: p.generation, executor: p.executor, nativeId: p.nativeSessionId });
+    if (held) return held;
   }
   rt.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], deliveries: [], recent: [], journalOffset: 0 });
   crashPoint('start:launching');

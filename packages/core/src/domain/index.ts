@@ -14,3 +14,4 @@ export * from './activity.ts';
 export * from './agent-version.ts';
 export * from './open-sessions.ts';
 export * from './hub-reach.ts';
+export * from './handoff.ts';

@@ -51,6 +51,10 @@ export const COMMAND_FAILURE_CODES = [
   'unreadable',
   /** `read_journal`: neither the CLI's journal nor an archive copy exists on the node. */
   'not_found',
+  /** `resume_session` / `start_session`: a process outside Bria (a terminal at the computer) holds the native session; nothing was started. */
+  'held_elsewhere',
+  /** `resume_session` with `takeOver`: the desk CLI could not be ended (another user's process, no exit within the bounds); nothing was started. */
+  'take_over_failed',
 ] as const;
 export const zCommandFailureCode = z.enum(COMMAND_FAILURE_CODES);
 export type CommandFailureCode = z.infer<typeof zCommandFailureCode>;

@@ -76,6 +76,13 @@ export type CommandType = z.infer<typeof zCommandType>;
  */
 export const OPTIONAL_COMMANDS = ['read_journal', 'answer_permission', 'answer_dialog', 'compact_context'] as const satisfies readonly CommandType[];
 export type OptionalCommand = (typeof OPTIONAL_COMMANDS)[number];
+/**
+ * Capabilities that are not commands. `handoff`: the agent reports processes outside Bria that hold a
+ * native session (`discovery_diff` `outside`), refuses to start a second CLI on such a session and
+ * takes one over on `resume_session.takeOver` (node-agent `handoff/`).
+ */
+export const AGENT_FEATURES = ['handoff'] as const;
+export type AgentFeature = (typeof AGENT_FEATURES)[number];
 
 export const zCommand = z.object({
   type: z.literal('command'),

@@ -63,6 +63,11 @@ export const zResumeSession = z.object({
   model: zModel.optional(),
   /** Bria's own copy of the journal, restored by the agent if the CLI's original was cleaned up. */
   archivedJournal: zArchivedJournal.optional(),
+  /**
+   * "Continue here": the user confirmed ending this process outside Bria (pid + start token) that
+   * holds the session; the agent ends it verifiably first. Without it, a held session is refused.
+   */
+  takeOver: z.object({ pid: z.number().int().positive(), startTime: z.string().min(1).max(64) }).optional(),
 });
 
 export const zDeliver = z.object({

@@ -19,9 +19,27 @@ export const zResumeConfirmed = z.object({ identity: zSessionIdentity.optional()
  * that its conversation never began) because its own record or the CLI's store shows that something
  * may have reached that CLI; from then on the session is only ever resumed exactly.
  */
-export const zResumeFailureCode = zCommandFailureCode.extract(['conversation_may_exist', 'invalid_native_id', 'folder_missing', 'nothing_to_resume']);
+export const zResumeFailureCode = zCommandFailureCode.extract(['conversation_may_exist', 'invalid_native_id', 'folder_missing', 'nothing_to_resume', 'held_elsewhere', 'take_over_failed']);
+/**
+ * A process outside Bria's tmux that holds a native session (node-agent `handoff/`): pid and start
+ * token (with the pid it names one process), when it started (ms since the epoch, when known), its
+ * command line (clipped) and whether it runs in a tmux pane.
+ */
+export const zDeskHolder = z.object({
+  pid: z.number().int().positive(),
+  startTime: z.string().min(1).max(64),
+  since: z.number().optional(),
+  command: z.string().max(300),
+  inTmux: z.boolean(),
+});
+export type DeskHolder = z.infer<typeof zDeskHolder>;
 /** `reason` is the human text; `code` the machine reason (an unknown one, from a newer agent, reads as absent). */
-export const zResumeFailed = z.object({ reason: z.string().min(1).max(500), code: zResumeFailureCode.optional().catch(undefined) });
+export const zResumeFailed = z.object({
+  reason: z.string().min(1).max(500),
+  code: zResumeFailureCode.optional().catch(undefined),
+  /** `held_elsewhere` / `take_over_failed`: the process that holds the session. */
+  holder: zDeskHolder.optional().catch(undefined),
+});
 /** Receipt: the message was seen in the native journal. Codex: turn id; Claude: user record uuid. */
 export const zTurnAccepted = z.object({
   messageId: z.uuid(),
@@ -80,6 +98,11 @@ const zDiscovered = z.object({
   startedAt: z.number().optional(),
   lastActivityAt: z.number().optional(),
   userTurns: z.number().int().nonnegative().optional(),
+  /**
+   * The process outside Bria holding the session, or null when none does. Absent from an agent that
+   * does not look (an older one): nothing is known, nothing changes.
+   */
+  outside: zDeskHolder.nullable().optional(),
 });
 export const zDiscoveryDiff = z.object({
   added: z.array(zDiscovered).max(5000),
