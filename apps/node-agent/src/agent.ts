@@ -5,6 +5,8 @@ import { hostname, tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { type AgentFeature, type Command, type CommandAnswer, type Executor, type OptionalCommand, parseSessionCommand } from '@bria/core/protocol';
+import { toDeskHolder } from './handoff/desk-guard.ts';
+import { scanHolders } from './handoff/native-holders.ts';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
 import { readJournalCommand } from './commands/read-journal.ts';
 import type { AgentConfig } from './env.ts';
@@ -123,6 +125,10 @@ export class Agent {
     this.discovery = new DiscoveryFeed(
       { claudeHome: claudeConfigDir(cliEnv), codexHome: codexHome(cliEnv), stateDir: cfg.dir },
       (diff) => void this.client.emitEvent({ event: 'discovery_diff', payload: diff }),
+      async () => {
+        const all = await scanHolders({ claudeHome: claudeConfigDir(cliEnv), briaServerPid: await tmux.serverPid().catch(() => null) });
+        return all.filter((h) => !h.bria).map((h) => ({ executor: h.executor, nativeId: h.nativeId, holder: toDeskHolder(h) }));
+      },
     );
   }
 

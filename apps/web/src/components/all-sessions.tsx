@@ -70,7 +70,7 @@ export function AllSessions() {
               </span>
             </div>
             <div className="row-facts">
-              <StateBadge state={s.state} wait={s.promptWait} />
+              <StateBadge state={s.state} wait={s.promptWait} desk={s.desk} />
               <span className="small">{t(`executor.${s.executor}`)}</span>
               <span className="small"><span className="muted">{t('session.lastActivity')}: </span><When iso={lastSeenAt(s)} locale={locale} now={now} /></span>
             </div>

@@ -14,7 +14,7 @@ import { waitingText } from './waiting-text.ts';
  * card rules. The services decide; the version the page shows goes along, so a press on an
  * outdated page is refused as stale and explained.
  */
-export function LifecycleButtons({ session, dialog = false, nodeOnline }: { session: SessionItem; dialog?: boolean; nodeOnline?: boolean }) {
+export function LifecycleButtons({ session, dialog = false, nodeOnline, nodeName }: { session: SessionItem; dialog?: boolean; nodeOnline?: boolean; nodeName?: string }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const errorText = useErrorText();
@@ -27,11 +27,12 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline }: { sess
   const stop = useMutation(trpc.sessions.stop.mutationOptions(opts));
   const close = useMutation(trpc.sessions.close.mutationOptions(opts));
   const resume = useMutation(trpc.sessions.resume.mutationOptions(opts));
+  const takeOver = useMutation(trpc.sessions.continueHere.mutationOptions(opts));
   const compact = useMutation(trpc.sessions.compact.mutationOptions({
     onSuccess: () => setMessage({ ok: true, text: t('session.compactAsked'), version: session.version }),
     onError: (err: unknown) => setMessage({ ok: false, text: errorText(err), version: session.version }),
   }));
-  const busy = stop.isPending || close.isPending || resume.isPending || compact.isPending;
+  const busy = stop.isPending || close.isPending || resume.isPending || compact.isPending || takeOver.isPending;
   const input = { sessionId: session.id, version: session.version };
   const s = session.state;
   const waiting = waitingText({ state: s, resumeState: session.resumeState, dialog, ...(nodeOnline === undefined ? {} : { nodeOnline }) });
@@ -57,7 +58,19 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline }: { sess
           <p className="muted small">{t('session.compactHint')}</p>
         </div>
       )}
-      {s === 'Archived' && (
+      {session.desk && (
+        <DeskPanel
+          desk={session.desk} node={nodeName ?? ''} busy={busy}
+          onContinue={(pid) => { setMessage(null); takeOver.mutate({ sessionId: session.id, pid }); }}
+        />
+      )}
+      {session.attachCommand && !session.desk && (
+        <div data-testid="attach-command">
+          <p className="small">{t('desk.attach', { command: '' })}<code className="mono">{session.attachCommand}</code></p>
+          <p className="muted small">{t('desk.attachHint')}</p>
+        </div>
+      )}
+      {s === 'Archived' && !session.desk && (
         <div>
           <button type="button" className="btn btn-primary" disabled={busy} onClick={() => { setMessage(null); resume.mutate(input); }}>{t('session.resume')}</button>
           <p className="muted small">{t('session.resumeHint')}</p>
@@ -67,6 +80,28 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline }: { sess
       {/* "Requesting…" while a press is on its way; it ends as "Requested." or the service's refusal. */}
       {busy && <p role="status" className="muted small" data-testid="lifecycle-message">{t('session.requesting')}</p>}
       {!busy && message && lifecycleNoticeCurrent(message, session) && <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">{message.text}</p>}
+    </div>
+  );
+}
+
+/** A session whose CLI runs in a terminal at its computer: what runs there, and "Continue here" after a confirmation. */
+function DeskPanel({ desk, node, busy, onContinue }: {
+  desk: NonNullable<SessionItem['desk']>; node: string; busy: boolean; onContinue: (pid: number) => void;
+}) {
+  const { t } = useI18n();
+  const since = desk.since ? t('desk.since', { time: new Date(desk.since).toLocaleString() }) : '';
+  return (
+    <div data-testid="desk-panel">
+      <p role="status" className="small" data-testid="desk-running">{t('desk.running', { node, pid: desk.pid ?? '?', since })}</p>
+      {desk.command && <p className="muted small mono wrap-anywhere">{t('desk.command', { command: desk.command })}</p>}
+      {desk.handoff === 'taking_over' && <p role="status" className="small" data-testid="desk-taking-over">{t('desk.takingOver')}</p>}
+      {desk.handoff === 'desk' && desk.pid !== null && (
+        <InlineConfirm
+          label={t('desk.continue')} question={t('desk.continueConfirm')} confirmLabel={t('desk.continueButton')} disabled={busy}
+          className="btn btn-primary" testId="continue-here" onConfirm={() => onContinue(desk.pid!)}
+          hint={<p className="muted small">{t('desk.continueHint')}</p>}
+        />
+      )}
     </div>
   );
 }

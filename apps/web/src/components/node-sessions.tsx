@@ -53,7 +53,7 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
                 <span className="muted small mono">{s.folder}</span>
               </div>
               <div className="row-facts">
-                <StateBadge state={s.state} wait={s.promptWait} />
+                <StateBadge state={s.state} wait={s.promptWait} desk={s.desk} />
                 <span className="small">{t(`executor.${s.executor}`)}</span>
                 <span className="small"><span className="muted">{t('session.lifetimeLeft')}: </span>{lifetimeLeft(s, now, t)}</span>
                 <span className="small"><span className="muted">{t('session.lastActivity')}: </span><When iso={s.lastActivityAt} locale={locale} now={now} /></span>

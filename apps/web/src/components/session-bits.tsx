@@ -19,8 +19,17 @@ const TONE: Record<SessionItem['state'], string> = {
  * `wait`: an open session whose CLI asks something (sessions `promptWait`) says so instead of
  * "working": the user's answer, or the computer's, is what it waits for.
  */
-export function StateBadge({ state, wait = null }: { state: SessionItem['state']; wait?: 'answer' | 'computer' | null }) {
+export function StateBadge({ state, wait = null, desk = null }: { state: SessionItem['state']; wait?: 'answer' | 'computer' | null; desk?: SessionItem['desk'] }) {
   const { t } = useI18n();
+  if (desk) {
+    // Its CLI runs in a terminal at the computer (begun by hand, or taken back there): live, never "archived".
+    return (
+      <span className="badge state state-busy" data-testid="session-state" data-state={state} data-desk={desk.handoff}>
+        <span className="dot" aria-hidden="true" />
+        {t('desk.badge')}
+      </span>
+    );
+  }
   const shown = wait && state !== 'Archived' && state !== 'ResumeFailed' ? wait : null;
   return (
     <span className={`badge state state-${shown ? 'warn' : TONE[state]}`} data-testid="session-state" data-state={state} data-wait={shown ?? undefined}>

@@ -81,8 +81,8 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <h1>{sessionTitle(s, t)}</h1>
           <p className="muted small"><span data-testid="session-computer">{node.name}</span> · {t(`executor.${s.executor}`)} · <span className="mono">{s.folder}</span></p>
         </div>
-        <StateBadge state={s.state} wait={promptWait(prompts.data?.prompts)} />
-        <div className="session-actions"><LifecycleButtons session={s} dialog={dialog !== null} nodeOnline={node.online} /></div>
+        <StateBadge state={s.state} wait={promptWait(prompts.data?.prompts)} desk={s.desk} />
+        <div className="session-actions"><LifecycleButtons session={s} dialog={dialog !== null} nodeOnline={node.online} nodeName={node.name} /></div>
       </div>
       {dialog && (
         <div className="warning" role="status" data-testid="waiting-dialog">

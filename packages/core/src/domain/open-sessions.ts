@@ -9,7 +9,9 @@ export type OpenSessionGroup = (typeof OPEN_SESSION_GROUPS)[number];
 
 const WORKING: readonly SessionState[] = ['Running', 'Stopping', 'ClosingAfterWork'];
 
-export function openSessionGroup(s: { state: SessionState; promptWait: 'answer' | 'computer' | null }): OpenSessionGroup {
+export function openSessionGroup(s: { state: SessionState; promptWait: 'answer' | 'computer' | null; desk?: unknown }): OpenSessionGroup {
+  // Its CLI runs in a terminal at the computer (domain/handoff.ts): working there, not waiting on Bria.
+  if (s.desk) return 'working';
   if (s.promptWait) return 'waiting';
   if (WORKING.includes(s.state)) return 'working';
   return s.state === 'Ready' ? 'ready' : 'waiting';

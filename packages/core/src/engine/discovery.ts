@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DiscoveredSession } from '../protocol/index.ts';
+import { handoffOf } from '../domain/index.ts';
+import { applyHandoff, deskFields } from './handoff.ts';
 import type { StepContext } from './step/step-context.ts';
 
 const ms = (t?: number) => (t === undefined ? null : new Date(t));
@@ -32,6 +34,8 @@ export async function applyDiscoveryDiff(
       // folder is never replaced (a resume must run where the conversation happened).
       const folder = existing.folder === '' && d.folder !== '' ? { folder: d.folder } : {};
       await ctx.tx.session.update({ where: { id: existing.id }, data: { ...meta, ...sort, ...folder }, select: { id: true } });
+      // `outside` absent: an agent that does not look at processes; nothing is known, nothing changes.
+      if (d.outside !== undefined) await applyHandoff(ctx, existing.id, d.outside ? 'desk_seen' : 'desk_gone', d.outside);
       continue;
     }
     // Without its folder a session cannot be resumed (both CLIs resume from the original folder),
@@ -39,7 +43,9 @@ export async function applyDiscoveryDiff(
     if (d.folder === '') continue;
     await ctx.tx.session.create({
       data: { id: randomUUID(), nodeId, executor: d.executor, nativeSessionId: d.nativeSessionId, folder: d.folder, state: 'Archived', launchSource: 'discovered',
-        observerGeneration: 0, archivedAt: ctx.now, archiveSortAt: meta.nativeLastActivity ?? ctx.now, ...meta },
+        observerGeneration: 0, archivedAt: ctx.now, archiveSortAt: meta.nativeLastActivity ?? ctx.now, ...meta,
+        // Begun by hand and still running: shown under open sessions until its process ends.
+        ...(d.outside ? { handoff: handoffOf('desk'), ...deskFields(d.outside, ctx.now) } : {}) },
       select: { id: true },
     });
   }

@@ -14,6 +14,7 @@ import { readSettings } from '../db/repos/settings.ts';
 import { parseSessionEvent } from '../protocol/index.ts';
 import { handleCommandResult } from './command-result.ts';
 import { applyDiscoveryDiff } from './discovery.ts';
+import { handoffFromAgent } from './handoff.ts';
 import { onFinalWriteFailed, writeFinal } from './step/final-save.ts';
 import { notifyChats } from './step/session-notices.ts';
 import { applyEvent } from './step/session-step.ts';
@@ -41,6 +42,8 @@ export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promi
   if (!ev.sessionId) return warn(ctx, ev, 'no_session');
   const row = await lockSession(ctx.tx, ev.sessionId);
   if (!row || row.nodeId !== ev.nodeId) return warn(ctx, ev, 'unknown_session');
+  // Physical facts about the desk (who holds the native id) hold whatever the observer generation.
+  await handoffFromAgent(ctx, row.id, e);
   const effects = interpret({
     state: row.state, resumeState: row.resumeState, observerGeneration: row.observerGeneration, executor: row.executor,
     nativeSessionId: row.nativeSessionId, identityPid: (row.identity as { pid?: unknown } | null)?.pid,

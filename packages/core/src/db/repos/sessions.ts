@@ -16,6 +16,7 @@ export const sessionSelect = {
   identity: true, usage: true, journalPath: true, nativeLastActivity: true, exitVerified: true, originChatId: true,
   pendingFinalEventId: true, finalSaveAttempts: true, deferredEventIds: true, archiveSortAt: true, userTurns: true, nativeGoneAt: true, conversationMayExist: true,
   openPrompts: true, activity: true, activityAt: true, contextUsed: true, contextWindow: true, contextWindowSource: true, compactions: true,
+  handoff: true, deskPid: true, deskStart: true, deskSince: true, deskCommand: true, deskInTmux: true,
 } as const satisfies Prisma.SessionSelect;
 export type SessionRow = Prisma.SessionGetPayload<{ select: typeof sessionSelect }>;
 
@@ -45,8 +46,16 @@ export async function patchSession(db: DbOrTx, id: string, data: Prisma.SessionU
   await db.session.update({ where: { id }, data, select: { id: true } });
 }
 
+/**
+ * Open sessions, and closed records whose native CLI runs outside Bria right now (domain/handoff.ts):
+ * a session begun by hand at the computer is live, never shown as archived while its process runs.
+ */
+const openOrAtDesk = {
+  OR: [{ state: { in: [...OPEN_STATES] } }, { state: { in: ['Archived', 'ResumeFailed'] as SessionState[] }, handoff: { not: 'none' } }],
+} satisfies Prisma.SessionWhereInput;
+
 export async function listOpenSessionRows(db: DbOrTx, nodeId: string): Promise<SessionRow[]> {
-  return db.session.findMany({ where: { nodeId, state: { in: [...OPEN_STATES] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect });
+  return db.session.findMany({ where: { nodeId, ...openOrAtDesk }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect });
 }
 
 /** An open session with its computer's name and whether that computer is connected. */
@@ -58,7 +67,7 @@ export type OpenSessionAcrossRow = SessionRow & { node: { name: string; online: 
  */
 export async function listOpenSessionRowsAcross(db: DbOrTx, q: { nodeId?: string; executor?: Executor }): Promise<OpenSessionAcrossRow[]> {
   return db.session.findMany({
-    where: { state: { in: [...OPEN_STATES] }, node: { removedAt: null }, ...(q.nodeId ? { nodeId: q.nodeId } : {}), ...(q.executor ? { executor: q.executor } : {}) },
+    where: { ...openOrAtDesk, node: { removedAt: null }, ...(q.nodeId ? { nodeId: q.nodeId } : {}), ...(q.executor ? { executor: q.executor } : {}) },
     select: { ...sessionSelect, node: { select: { name: true, online: true } } },
   });
 }

@@ -39,6 +39,8 @@ async function buildPayload(tx: Tx, row: SessionRow, c: { kind: CommandKind; gen
       return {
         generation, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, permissionMode: row.permissionMode, ...(row.model ? { model: row.model } : {}),
         ...(copy ? { archivedJournal: { path: copy.path, sizeBytes: Number(copy.sizeBytes), sha256: copy.sha256 } } : {}),
+        // "Continue here" confirmed for exactly this desk process: the agent ends it first.
+        ...(row.handoff === 'taking_over' && row.deskPid !== null && row.deskStart ? { takeOver: { pid: row.deskPid, startTime: row.deskStart } } : {}),
       };
     }
     case 'deliver': {

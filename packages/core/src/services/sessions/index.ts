@@ -12,3 +12,4 @@ export { answerPrompt, getPromptView, listSessionPrompts, toPromptView, type Ans
 export { nodeDefaultMode, modeUnavailable } from './session-choices.ts';
 export { compactSession } from './compact-session.ts';
 export { listSessionsForScripts, type SessionListingItem } from './list-sessions-json.ts';
+export { continueHere, type ContinueHereInput } from './continue-here.ts';

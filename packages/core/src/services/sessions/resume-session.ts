@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/index.ts';
+import { AppError, handoffOf } from '../../domain/index.ts';
 import { getSessionRow } from '../../db/repos/sessions.ts';
 import { applyIntent } from '../../engine/step/apply-intent.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
@@ -7,10 +7,14 @@ import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './sessi
  * Exact resume of an archived session by its native id, on its own node, with its own executor.
  * A failure leaves the archive record as it was and produces exactly one notice (engine side).
  */
-export async function resumeSession(deps: ServiceDeps, input: { sessionId: string; cardVersion?: number }): Promise<SessionDto> {
+export async function resumeSession(deps: ServiceDeps, input: { sessionId: string; cardVersion?: number; takingOver?: boolean }): Promise<SessionDto> {
   const { db } = depsOf(deps);
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
+  // Never a second CLI beside one running at the computer: "Continue here" (continue-here.ts) is the way.
+  if (handoffOf(row.handoff) !== 'none' && !input.takingOver) {
+    throw new AppError('ILLEGAL_TRANSITION', { message: 'the session runs in a terminal at its computer', userMessage: 'sessions.running_at_desk' });
+  }
   if (!row.nativeSessionId) throw new AppError('ILLEGAL_TRANSITION', { message: 'no native id to resume' });
   // A CLI is resumed in the folder the conversation ran in; without one nothing is sent to the node
   // (it could only refuse), and the archive record stays as it is.

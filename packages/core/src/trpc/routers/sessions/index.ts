@@ -2,7 +2,7 @@ import { router } from '../../init.ts';
 import { createRoute } from './create.ts';
 import { getRoute } from './get.ts';
 import { journalRoute } from './journal.ts';
-import { closeRoute, resumeRoute, stopRoute, compactRoute } from './lifecycle.ts';
+import { closeRoute, resumeRoute, continueHereRoute, stopRoute, compactRoute } from './lifecycle.ts';
 import { listAllOpenRoute } from './list-all-open.ts';
 import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
@@ -19,6 +19,7 @@ export const sessionsRouter = router({
   compact: compactRoute,
   close: closeRoute,
   resume: resumeRoute,
+  continueHere: continueHereRoute,
   sendMessage: sendMessageRoute,
   newSessionOptions: newSessionOptionsRoute,
   resumeRecommendations: resumeRecommendationsRoute,

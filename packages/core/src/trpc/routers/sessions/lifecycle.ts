@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { closeSession } from '../../../services/sessions/close-session.ts';
 import { compactSession } from '../../../services/sessions/compact-session.ts';
+import { continueHere } from '../../../services/sessions/continue-here.ts';
 import { resumeSession } from '../../../services/sessions/resume-session.ts';
 import { stopSession } from '../../../services/sessions/stop-session.ts';
 import { authedProcedure } from '../../init.ts';
@@ -22,3 +23,12 @@ export const compactRoute = authedProcedure
   .input(ZLifecycleRequest.pick({ sessionId: true }))
   .output(z.object({ commandId: z.uuid() }))
   .mutation(({ ctx, input }) => compactSession({ db: ctx.db }, { sessionId: input.sessionId }));
+
+/**
+ * "Continue here": the session's CLI running in a terminal at its computer is ended the way a person
+ * would, verifiably, and the same native session resumed in Bria; `text` waits in the queue meanwhile.
+ */
+export const continueHereRoute = authedProcedure
+  .input(z.object({ sessionId: z.uuid(), pid: z.number().int().positive(), text: z.string().max(200_000).optional() }))
+  .output(ZSessionView)
+  .mutation(({ ctx, input }) => continueHere({ db: ctx.db }, { sessionId: input.sessionId, pid: input.pid, source: 'web', ...(input.text ? { text: input.text } : {}) }));

@@ -43,6 +43,13 @@ export const ZSessionView = z.object({
     usedTokens: z.number().int(), windowTokens: z.number().int().nullable(), windowSource: z.string().nullable(),
     percent: z.number().nullable(), compactions: z.number().int(),
   }).nullable(),
+  /** The process outside Bria holding the native session (a terminal at the computer), or null. */
+  desk: z.object({
+    handoff: z.enum(['desk', 'taking_over']), pid: z.number().int().nullable(), startTime: z.string().nullable(), since: zIsoDateOrNull,
+    command: z.string().nullable(), inTmux: z.boolean(),
+  }).nullable(),
+  /** `tmux -L <socket> attach -t <session>`: continue at the computer while Bria runs the CLI. */
+  attachCommand: z.string().nullable(),
 });
 
 export const ZNodeRequest = z.object({ nodeId: zId });
