@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../packages/core/src/domain/index.ts';
 import * as services from '../../packages/core/src/services/index.ts';
 import { isAlive } from '../../apps/node-agent/src/executors/proc-tree.ts';
-import { claudeBin, codexBin } from '../../packages/testkit/src/cli-homes.ts';
+import { type DeskTerminal, startDesk } from '../../packages/testkit/src/desk.ts';
 import { type Executor, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
 
 // Desk ↔ phone through the whole system (hub, engine, Postgres, a real agent, the real pinned CLIs):
@@ -13,41 +12,20 @@ import { type Executor, startSystem, type System, waitUntil } from '../../packag
 // message once on the same native id, and a CLI resumed by hand after a close shows up the same way.
 
 let sys: System;
-const desks: string[] = [];
+const desks: DeskTerminal[] = [];
 beforeAll(async () => {
   sys = await startSystem();
   await sys.startAgent();
 }, 180_000);
 afterAll(async () => {
-  for (const socket of desks) {
-    try {
-      execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
-    } catch {
-      // already gone
-    }
-  }
+  for (const d of desks) d.end();
   await sys?.dispose();
 });
 
-function deskArgv(executor: Executor, resumeId?: string): string[] {
-  if (executor === 'claude') return [claudeBin, ...(resumeId ? ['--resume', resumeId] : [])];
-  return [codexBin, ...(resumeId ? ['resume', resumeId] : []), '--no-daemon'];
-}
-
-/** Starts the CLI by hand in a tmux server of the user's own; returns its socket and a key typist. */
-async function desk(executor: Executor, folder: string, resumeId?: string) {
-  const socket = `desk-${randomUUID().slice(0, 8)}`;
-  desks.push(socket);
-  const env = { ...sys.cliEnv, TMUX: '' };
-  const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { env, encoding: 'utf8' });
-  tmux('new-session', '-d', '-s', 'desk', '-x', '200', '-y', '50', '-c', folder, ...deskArgv(executor, resumeId));
-  await waitUntil('the desk CLI at its prompt', async () => /❯|›/.test(tmux('capture-pane', '-p', '-t', 'desk')), 60_000);
-  const type = async (text: string) => {
-    tmux('send-keys', '-t', 'desk', '-l', text);
-    await waitUntil('the text in the desk pane', async () => tmux('capture-pane', '-p', '-t', 'desk').includes(text.slice(0, 20)), 30_000);
-    tmux('send-keys', '-t', 'desk', 'Enter');
-  };
-  return { socket, type, end: () => tmux('kill-server') };
+async function desk(executor: Executor, folder: string, resumeId?: string): Promise<DeskTerminal> {
+  const d = await startDesk({ executor, folder, env: sys.cliEnv, ...(resumeId ? { resumeId } : {}) });
+  desks.push(d);
+  return d;
 }
 
 const openIds = async () => (await services.listOpenSessionsAcross(sys.deps, {})).map((s) => s.id);

@@ -1,7 +1,7 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  acceptMessage, answerPrompt, closeSession, compactSession, createLoginLink, createSession, type Db, resumeSession, setExecutors, setPermissionMode, stopSession, updateSettings, validateFolderOnNode,
+  acceptMessage, answerPrompt, closeSession, compactSession, continueHere, createLoginLink, createSession, type Db, resumeSession, setExecutors, setPermissionMode, stopSession, updateSettings, validateFolderOnNode,
 } from '@bria/core/services';
 import { AppError, isAppError, type LifetimeSetting } from '@bria/core/domain';
 import type { Logger } from '@bria/core/log';
@@ -66,6 +66,9 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
     },
     async resumeSession(i) {
       await resumeSession(deps, { sessionId: i.sessionId });
+    },
+    async continueHere(i) {
+      await continueHere(deps, { sessionId: i.sessionId, pid: i.pid, source: 'telegram' });
     },
     async acceptMessage(i) {
       let attachments: Awaited<ReturnType<typeof storeAttachment>>[] | undefined;

@@ -24,6 +24,8 @@ export interface SessionActions {
   compactSession(o: { sessionId: string }): Promise<void>;
   closeSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
   resumeSession(o: { chatId: bigint; sessionId: string }): Promise<void>;
+  /** "Continue here" for a session running in a terminal at its computer (core `continueHere`). */
+  continueHere(o: { chatId: bigint; sessionId: string; pid: number }): Promise<void>;
   acceptMessage(o: { sessionId: string; chatId: bigint; source: 'telegram'; sourceKey: string; text: string; attachments?: AttachmentIn[] }): Promise<{ messageId: string }>;
   updateSettings(o: { lifetimeHours?: number | null; resumeRecommendations?: boolean }): Promise<void>;
   setExecutors(o: { nodeId: string; executors: Executor[] }): Promise<void>;

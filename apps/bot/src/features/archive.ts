@@ -26,8 +26,10 @@ export function archive(): Composer<BotContext> {
       const title = (s.title ?? s.firstPrompt ?? t('archive.untitled')).replace(/\s+/g, ' ').slice(0, 80);
       const when = (s.nativeLastActivity ?? s.archivedAt ?? s.createdAt).toISOString().slice(0, 16).replace('T', ' ');
       const gone = s.nativeGoneAt ? ` · ${t('archive.nativeGone')}` : '';
-      lines.push(`${i + 1}. <b>${escapeHtml(title)}</b>\n   ${escapeHtml(`${t(`executor.${s.executor}`)} · ${s.folder} · ${when}${gone}`)}`);
-      kb.text(`${t('button.resume')} ${i + 1}`, cb.encode({ a: 'resume', gen, sessionId: s.id, arg: 'a' }));
+      // Begun by hand and still running at the computer: live, offered as "Continue here", never Resume.
+      const desk = s.desk ? ` · ${t('archive.desk', { pid: s.desk.pid ?? '?' })}` : '';
+      lines.push(`${i + 1}. <b>${escapeHtml(title)}</b>\n   ${escapeHtml(`${t(`executor.${s.executor}`)} · ${s.folder} · ${when}${gone}${desk}`)}`);
+      kb.text(`${t(s.desk ? 'button.continueHere' : 'button.resume')} ${i + 1}`, cb.encode({ a: 'resume', gen, sessionId: s.id, arg: 'a' }));
     });
     if (more) kb.row().text(t('button.more'), cb.encode({ a: 'arch', gen, arg: String(page + 1) }));
     await reply(ctx, lines.join('\n'), { html: true, keyboard: kb });
@@ -74,6 +76,14 @@ export function archive(): Composer<BotContext> {
     if (await staleButton(ctx, data)) return;
     await ctx.answerCallbackQuery();
     await resumeFromChat(ctx, data.sessionId);
+  });
+  // "Continue here" confirmed for the desk process the explanation named (`d<pid>`).
+  c.callbackQuery(/^resume:.*:d\d+$/, async (ctx) => {
+    const data = cb.decode(ctx.callbackQuery.data);
+    if (!data?.sessionId || !data.arg) return refuseButton(ctx);
+    if (await staleButton(ctx, data)) return;
+    await ctx.answerCallbackQuery();
+    await resumeFromChat(ctx, data.sessionId, { takeOverPid: Number(data.arg.slice(1)) });
   });
   return c;
 }

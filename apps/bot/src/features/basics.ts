@@ -36,6 +36,9 @@ export function basics(): Composer<BotContext> {
         : tokens !== undefined ? [t('card.usage', { tokens: tokens.toLocaleString('en-US') })] : []),
       ...(out !== undefined ? [t('status.output', { tokens: out.toLocaleString('en-US') })] : []),
       t('status.queue', { count: await queueLength(deps.db, s.id) }),
+      // Back to the desk: the one command that continues this very CLI at the computer.
+      ...(s.attachCommand ? [t('status.attach', { command: s.attachCommand })] : []),
+      ...(s.desk ? [t('status.desk', { node: node.name, pid: s.desk.pid ?? '?' })] : []),
     ];
     // While a turn runs: what the CLI does now, from its journal (the card's activity line).
     const now = deps.now?.() ?? new Date();

@@ -154,8 +154,9 @@ export function newSession(): Composer<BotContext> {
   });
   c.callbackQuery(/^(fnode|exec|folder|resume|fresh|cancel|pmode|pmodel):/, async (ctx, next) => {
     const data = cb.decode(ctx.callbackQuery.data);
-    // /archive's Resume buttons (arg `a`) share the action name; they are the archive feature's.
-    if (data?.a === 'resume' && data.arg === 'a') return next();
+    // /archive's Resume buttons (arg `a`) share the action name; they are the archive feature's, as are
+    // "Continue here" confirmations (arg `d<pid>`) too.
+    if (data?.a === 'resume' && (data.arg === 'a' || /^d\d+$/.test(data.arg ?? ''))) return next();
     const flow = readFlow(ctx);
     if (!data || !flow || data.gen !== flow.nonce) return void (await refuseButton(ctx));
     await ctx.answerCallbackQuery();

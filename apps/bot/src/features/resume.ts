@@ -1,5 +1,7 @@
+import { InlineKeyboard } from 'grammy';
 import { isAppError } from '@bria/core/domain';
-import { enqueueBotRow, getActiveSessionId, getSessionView, lastEvidenceId, OPEN_SESSION_STATES, openResumeStatus, releaseBotRow, type ResumeReturn, rewriteBotRow, type SessionView, setActiveSessionId, updateChat, withdrawBotRow } from '@bria/core/services';
+import { cb } from '../card/callback-data.ts';
+import { enqueueBotRow, getActiveSessionId, getNodeView, getSessionView, lastEvidenceId, OPEN_SESSION_STATES, openResumeStatus, releaseBotRow, type ResumeReturn, rewriteBotRow, type SessionView, setActiveSessionId, updateChat, withdrawBotRow } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { queueCard, reply } from '../outbox/queue.ts';
 import { sessionName } from '../render/session-name.ts';
@@ -41,11 +43,19 @@ async function queueStatus(ctx: BotContext, s: SessionView, hold: boolean): Prom
  * for (computer offline, no native id, an unexpected error) turns the status row, still unsent, into
  * the one notice; one that fails on the node does so through the engine's `resume_failed` row.
  */
-export async function resumeFromChat(ctx: BotContext, sessionId: string): Promise<void> {
+export async function resumeFromChat(ctx: BotContext, sessionId: string, o: { takeOverPid?: number } = {}): Promise<void> {
   const { deps, chatId, t } = ctx.bria;
   const s = await getSessionView(deps.db, sessionId);
   // The callback is answered by the caller; an id that names no session is told as an old button.
   if (!s) return void (await reply(ctx, t('button.stale')));
+  if (s.desk?.handoff === 'desk' && s.desk.pid !== null && o.takeOverPid === undefined && !OPEN.has(s.state)) {
+    // It runs in a terminal at the computer: what "Continue here" does is said first, and only the
+    // confirmation (naming that process) takes it over. Resume never starts a second CLI beside it.
+    const node = await getNodeView(deps.db, s.nodeId);
+    const kb = new InlineKeyboard().text(t('desk.confirm'), cb.encode({ a: 'resume', gen: ctx.bria.chat.cardGeneration, sessionId, arg: `d${s.desk.pid}` }));
+    const text = t('desk.explain', { title: titleOf(s), node: node?.name ?? '', pid: s.desk.pid, command: (s.desk.command ?? '').slice(0, 120) });
+    return void (await reply(ctx, text, { keyboard: kb }));
+  }
   if (s.state === 'Resuming') {
     // Pressed again, or resumed from the dashboard: this chat follows it through a status of its own.
     await setActiveSessionId(deps.db, chatId, s.nodeId, sessionId);
@@ -65,7 +75,8 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
   const statusKey = await queueStatus(ctx, s, true);
   if (back) ctx.bria.chat.flow = back;
   try {
-    await deps.actions.resumeSession({ chatId, sessionId });
+    if (o.takeOverPid !== undefined) await deps.actions.continueHere({ chatId, sessionId, pid: o.takeOverPid });
+    else await deps.actions.resumeSession({ chatId, sessionId });
     await releaseBotRow(deps.db, statusKey);
     deps.wakeOutbox?.();
   } catch (error) {
@@ -88,6 +99,9 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string): Promis
     else if (isAppError(error) && error.userMessage === 'sessions.native_gone') cause = t('resume.causeNativeGone');
     else if (isAppError(error) && error.userMessage === 'sessions.no_folder') cause = t('resume.causeNoFolder');
     else if (isAppError(error) && /native id/.test(error.message)) cause = t('resume.causeNoNativeId');
+    else if (isAppError(error) && error.userMessage === 'sessions.running_at_desk') cause = t('resume.causeAtDesk');
+    else if (isAppError(error) && (error.userMessage === 'sessions.desk_changed' || error.userMessage === 'sessions.not_at_desk')) cause = t('resume.causeDeskChanged');
+    else if (isAppError(error) && error.userMessage === 'sessions.handoff_unsupported') cause = t('resume.causeHandoffUnsupported');
     else deps.log.error({ sessionId, code: isAppError(error) ? error.code : undefined, err: error instanceof Error ? error.message.slice(0, 200) : 'unknown' }, 'resume could not be asked for');
     // The status, not sent yet, becomes the notice itself: one message, no "Resuming" shown first.
     const notice = { kind: 'resume_failed', sessionId, nodeId: s.nodeId, cause };

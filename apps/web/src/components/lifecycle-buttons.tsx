@@ -60,7 +60,7 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline, nodeName
       )}
       {session.desk && (
         <DeskPanel
-          desk={session.desk} node={nodeName ?? ''} busy={busy}
+          desk={session.desk} node={nodeName ?? ''} busy={busy} closed={s === 'Archived' || s === 'ResumeFailed'}
           onContinue={(pid) => { setMessage(null); takeOver.mutate({ sessionId: session.id, pid }); }}
         />
       )}
@@ -85,8 +85,8 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline, nodeName
 }
 
 /** A session whose CLI runs in a terminal at its computer: what runs there, and "Continue here" after a confirmation. */
-function DeskPanel({ desk, node, busy, onContinue }: {
-  desk: NonNullable<SessionItem['desk']>; node: string; busy: boolean; onContinue: (pid: number) => void;
+function DeskPanel({ desk, node, busy, closed, onContinue }: {
+  desk: NonNullable<SessionItem['desk']>; node: string; busy: boolean; closed: boolean; onContinue: (pid: number) => void;
 }) {
   const { t } = useI18n();
   const since = desk.since ? t('desk.since', { time: new Date(desk.since).toLocaleString() }) : '';
@@ -95,7 +95,8 @@ function DeskPanel({ desk, node, busy, onContinue }: {
       <p role="status" className="small" data-testid="desk-running">{t('desk.running', { node, pid: desk.pid ?? '?', since })}</p>
       {desk.command && <p className="muted small mono wrap-anywhere">{t('desk.command', { command: desk.command })}</p>}
       {desk.handoff === 'taking_over' && <p role="status" className="small" data-testid="desk-taking-over">{t('desk.takingOver')}</p>}
-      {desk.handoff === 'desk' && desk.pid !== null && (
+      {/* An open Bria session whose CLI was resumed by hand recovers by itself once that CLI ends (docs/handoff.md). */}
+      {desk.handoff === 'desk' && desk.pid !== null && closed && (
         <InlineConfirm
           label={t('desk.continue')} question={t('desk.continueConfirm')} confirmLabel={t('desk.continueButton')} disabled={busy}
           className="btn btn-primary" testId="continue-here" onConfirm={() => onContinue(desk.pid!)}

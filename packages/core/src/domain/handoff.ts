@@ -69,3 +69,18 @@ export function handoffOf(value: string | null | undefined): HandoffState {
 
 /** Whether a record is shown under open sessions because its native CLI runs outside Bria. */
 export const runsOutsideBria = (handoff: HandoffState): boolean => handoff !== 'none';
+
+const TMUX_NAME = /^[A-Za-z0-9._-]{1,100}$/;
+
+/**
+ * "Back to the desk": `tmux -L <socket> attach -t <session>` for a session whose CLI Bria runs, from
+ * the identity its agent reported (names checked, since the text is pasted into a shell); null when
+ * Bria runs no CLI for it.
+ */
+export function attachCommand(o: { state: string; identity: unknown }): string | null {
+  if (o.state === 'Archived' || o.state === 'ResumeFailed' || o.state === 'Closing') return null;
+  const id = (o.identity ?? {}) as { tmuxSocket?: unknown; host?: { tmuxSession?: unknown } };
+  const socket = typeof id.tmuxSocket === 'string' ? id.tmuxSocket : null;
+  const name = typeof id.host?.tmuxSession === 'string' ? id.host.tmuxSession : null;
+  return socket && name && TMUX_NAME.test(socket) && TMUX_NAME.test(name) ? `tmux -L ${socket} attach -t ${name}` : null;
+}

@@ -1,4 +1,4 @@
-import { contextPercent, type CurrentActivity, type SessionState } from '../../domain/index.ts';
+import { attachCommand, contextPercent, type CurrentActivity, handoffOf, type SessionState } from '../../domain/index.ts';
 import type { Db } from '../client.ts';
 import type { Executor } from '../../protocol/messages.ts';
 
@@ -13,18 +13,25 @@ const sessionSelect = {
   firstPrompt: true, lifetimeDeadline: true, lifetimeExpired: true, lastActivityAt: true, nativeLastActivity: true,
   usage: true, createdAt: true, archivedAt: true, nativeGoneAt: true, permissionMode: true, model: true,
   activity: true, activityAt: true, contextUsed: true, contextWindow: true, compactions: true,
+  identity: true, handoff: true, deskPid: true, deskCommand: true, deskInTmux: true,
 } as const;
 
-type Row = { activity: unknown; contextUsed: number | null; contextWindow: number | null; compactions: number } & Record<string, unknown>;
+type Row = {
+  activity: unknown; contextUsed: number | null; contextWindow: number | null; compactions: number; identity: unknown;
+  handoff: string; deskPid: number | null; deskCommand: string | null; deskInTmux: boolean; state: string;
+} & Record<string, unknown>;
 
 /** The stored row as the bot reads it: the activity in the domain's shape, the context in one object. */
 function toView(row: Row): SessionView {
-  const { activity, contextUsed, contextWindow, compactions, ...rest } = row;
+  const { activity, contextUsed, contextWindow, compactions, identity, handoff, deskPid, deskCommand, deskInTmux, ...rest } = row;
+  const h = handoffOf(handoff);
   const a = activity as Partial<CurrentActivity> | null;
   return {
-    ...(rest as unknown as Omit<SessionView, 'activity' | 'context'>),
+    ...(rest as unknown as Omit<SessionView, 'activity' | 'context' | 'desk' | 'attachCommand'>),
     activity: a && typeof a === 'object' && typeof a.kind === 'string' && typeof a.at === 'string' && typeof a.steps === 'number' ? (a as CurrentActivity) : null,
     context: contextUsed === null ? null : { usedTokens: contextUsed, windowTokens: contextWindow, percent: contextPercent(contextUsed, contextWindow), compactions },
+    desk: h === 'none' ? null : { handoff: h, pid: deskPid, command: deskCommand, inTmux: deskInTmux },
+    attachCommand: attachCommand({ state: row.state, identity }),
   };
 }
 
@@ -40,6 +47,10 @@ export interface SessionView {
   activity: CurrentActivity | null; activityAt: Date | null;
   /** Context-window use as the journal states it; null before the first report. */
   context: { usedTokens: number; windowTokens: number | null; percent: number | null; compactions: number } | null;
+  /** The process outside Bria that holds the native session (domain/handoff.ts), or null. */
+  desk: { handoff: 'desk' | 'taking_over'; pid: number | null; command: string | null; inTmux: boolean } | null;
+  /** `tmux -L … attach -t …`: continue at the computer while Bria runs the CLI. */
+  attachCommand: string | null;
 }
 
 /** `missingExecutors`: CLIs the node's agent could not run (not offered for new sessions). */

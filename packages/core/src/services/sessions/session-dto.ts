@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { canAcceptMessage, contextPercent, type CurrentActivity, handoffOf, summarizeQueue } from '../../domain/index.ts';
+import { attachCommand, canAcceptMessage, contextPercent, type CurrentActivity, handoffOf, summarizeQueue } from '../../domain/index.ts';
 import type { Db } from '../../db/client.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
 import type { Logger } from '../../log.ts';
@@ -102,17 +102,7 @@ export function toSessionDto(row: SessionRow): SessionDto {
     version: row.version, title: row.title, firstPrompt: row.firstPrompt?.slice(0, 240) ?? null, launchSource: row.launchSource, createdAt: row.createdAt, lifetimeDeadline: row.lifetimeDeadline,
     lifetimeExpired: row.lifetimeExpired, archivedAt: row.archivedAt, lastActivityAt: row.nativeLastActivity, nativeGoneAt: row.nativeGoneAt, acceptsMessages: accept.ok,
     resumeState: row.resumeState, permissionMode: permissionModeOf(row.executor, row.permissionMode), model: row.model,
-    activity: activityOf(row.activity), activityAt: row.activityAt, context: contextOf(row), desk: deskOf(row), attachCommand: attachCommandOf(row),
+    activity: activityOf(row.activity), activityAt: row.activityAt, context: contextOf(row), desk: deskOf(row), attachCommand: attachCommand(row),
   };
 }
 
-const TMUX_NAME = /^[A-Za-z0-9._-]{1,100}$/;
-
-/** `tmux -L <socket> attach -t <session>` from the identity the agent reported (names checked: shown to be pasted). */
-export function attachCommandOf(row: Pick<SessionRow, 'identity' | 'state'>): string | null {
-  if (row.state === 'Archived' || row.state === 'ResumeFailed' || row.state === 'Closing') return null;
-  const id = (row.identity ?? {}) as { tmuxSocket?: unknown; host?: { tmuxSession?: unknown } };
-  const socket = typeof id.tmuxSocket === 'string' ? id.tmuxSocket : null;
-  const name = typeof id.host?.tmuxSession === 'string' ? id.host.tmuxSession : null;
-  return socket && name && TMUX_NAME.test(socket) && TMUX_NAME.test(name) ? `tmux -L ${socket} attach -t ${name}` : null;
-}
