@@ -189,7 +189,7 @@ try {
   await new Promise<void>((resolve) => control.listen(controlPort, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => control.close(() => resolve())));
 
-  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort, buildMs, databaseUrl: tdb.url, workDir };
+  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort, buildMs, databaseUrl: tdb.url, workDir, cliEnv };
   mkdirSync(path.dirname(STATE_FILE), { recursive: true });
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
   process.stdout.write(`BRIA_E2E_READY ${baseURL}\n`);

@@ -13,6 +13,8 @@ export interface E2EState {
   databaseUrl: string;
   /** A folder both CLIs trust (no trust dialog); tests create session folders inside it. */
   workDir: string;
+  /** The CLIs' environment the agent uses (throw-away HOME, mock model URLs): a CLI started "by hand" in a test uses it too. */
+  cliEnv: Record<string, string>;
 }
 
 export const STATE_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.tmp', 'state.json');

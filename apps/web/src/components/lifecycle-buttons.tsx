@@ -93,7 +93,7 @@ function DeskPanel({ desk, node, busy, closed, onContinue }: {
   return (
     <div data-testid="desk-panel">
       <p role="status" className="small" data-testid="desk-running">{t('desk.running', { node, pid: desk.pid ?? '?', since })}</p>
-      {desk.command && <p className="muted small mono wrap-anywhere">{t('desk.command', { command: desk.command })}</p>}
+      {desk.command && <p className="muted small mono wrap-anywhere" data-testid="desk-command">{t('desk.command', { command: desk.command })}</p>}
       {desk.handoff === 'taking_over' && <p role="status" className="small" data-testid="desk-taking-over">{t('desk.takingOver')}</p>}
       {/* An open Bria session whose CLI was resumed by hand recovers by itself once that CLI ends (docs/handoff.md). */}
       {desk.handoff === 'desk' && desk.pid !== null && closed && (
