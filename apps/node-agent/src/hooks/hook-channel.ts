@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { answerFits } from '@bria/core/protocol';
 import { appendJsonLineDurably } from '../durable-file.ts';
 
 /**
@@ -118,14 +119,24 @@ export function alwaysAllowRule(toolName: string, toolInput: unknown): { toolNam
   return word ? { toolName, ruleContent: `${word}:*` } : { toolName };
 }
 
-/** Why an answer cannot be given to this request, or null when it fits. */
+/** Why an answer cannot be given to this request (core's `answerFits`, in words), or null when it fits. */
 function unsupported(r: PermissionRecord, a: PermissionAnswer): string | null {
-  if (a.alwaysAllow && a.behavior !== 'allow') return 'always-allow is an allow';
-  if (a.alwaysAllow && r.executor !== 'claude') return `${r.executor} takes no always-allow from a hook`;
-  if (a.alwaysAllow && (r.kind !== 'tool' || r.toolName === null)) return 'always-allow is for tool requests';
-  if (a.answers && a.behavior !== 'allow') return 'answers are given with allow';
-  if (a.answers && (r.kind !== 'question' || r.executor !== 'claude')) return 'answers are for Claude questions';
-  return null;
+  const target = { alwaysAllow: r.executor === 'claude' && r.kind === 'tool' && r.toolName !== null, answers: r.kind === 'question' && r.executor === 'claude' };
+  const misfit = answerFits(target, { allow: a.behavior === 'allow', alwaysAllow: a.alwaysAllow === true, answers: a.answers !== undefined });
+  switch (misfit) {
+    case null:
+      return null;
+    case 'always_allow_not_allow':
+      return 'always-allow is an allow';
+    case 'always_allow_not_offered':
+      return r.executor !== 'claude' ? `${r.executor} takes no always-allow from a hook` : 'always-allow is for tool requests';
+    case 'answers_need_allow':
+      return 'answers are given with allow';
+    case 'answers_not_taken':
+      return 'answers are for Claude questions';
+    default:
+      return misfit satisfies never;
+  }
 }
 
 /**

@@ -1,12 +1,8 @@
 import type { AnyKey, Translate } from '../i18n/catalog.ts';
 import type { PromptItem } from './types.ts';
 
-/** What a session waits for because of its prompts (the same rule as `listOpen`'s `promptWait`). */
-export function promptWait(prompts: readonly Pick<PromptItem, 'state'>[] | undefined): 'answer' | 'computer' | null {
-  if (prompts?.some((p) => p.state === 'pending')) return 'answer';
-  if (prompts?.some((p) => p.state === 'waiting_at_computer')) return 'computer';
-  return null;
-}
+/** What a session waits for because of its prompts: core's rule, the same as `listOpen`'s. */
+export { promptWait } from '@bria/core/domain';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
 

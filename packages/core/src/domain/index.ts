@@ -7,6 +7,7 @@ export * from './session-machine.ts';
 export { selfLoops, toMermaid } from './diagram.ts';
 export * from './outcome-notice.ts';
 export * from './agent-facts.ts';
+export * from './prompt-machine.ts';
 export * from './command-facts.ts';
 export * from './progress-notice.ts';
 export * from './pump-rules.ts';

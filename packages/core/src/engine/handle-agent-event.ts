@@ -1,4 +1,4 @@
-import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, recheckStatus, type SessionEvent } from '../domain/index.ts';
+import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, type PromptEndCause, type PromptPhase, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../db/generated/client.ts';
@@ -7,7 +7,6 @@ import { endPrompts } from './step/end-prompts.ts';
 
 /** A start dialog waits at the computer as long as the CLI shows it; the prompt offers it for a day. */
 const DIALOG_SHOWN_MS = 24 * 3_600_000;
-import type { PromptPhase } from '../db/repos/outbox.ts';
 import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '../db/repos/messages.ts';
 import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
 import { readSettings } from '../db/repos/settings.ts';
@@ -173,7 +172,7 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
  * not be saved is replayed later), so it ends only the prompts the agent reported before it; a later
  * turn's request stays answerable.
  */
-async function endPromptsAt(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string, o: { onlyDialogs?: boolean; openedBefore?: boolean } = {}): Promise<void> {
+async function endPromptsAt(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: PromptEndCause, o: { onlyDialogs?: boolean; openedBefore?: boolean } = {}): Promise<void> {
   await endPrompts(ctx, row, { cause, actor: 'agent', seq: ev.seq,
     scope: { ...(o.onlyDialogs ? { kinds: 'dialogs' as const } : {}), ...(o.openedBefore ? { openedBeforeSeq: ev.seq } : {}) } });
 }

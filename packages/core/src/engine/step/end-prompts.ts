@@ -1,3 +1,4 @@
+import type { PromptEndCause } from '../../domain/index.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
 import { endOpenPrompts, type EndPromptsScope, recountOpenPrompts } from '../../db/repos/prompts.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
@@ -10,7 +11,7 @@ import type { StepContext } from './step-context.ts';
  * answered one's message already shows the answer). One place for every reason a prompt ends: a
  * turn's end or the CLI's exit (agent events), the archive, the user's Stop.
  */
-export async function endPrompts(ctx: StepContext, row: SessionRow, o: { cause: string; actor: 'agent' | 'hub' | 'user'; seq?: bigint; scope?: EndPromptsScope }): Promise<number> {
+export async function endPrompts(ctx: StepContext, row: SessionRow, o: { cause: PromptEndCause; actor: 'agent' | 'hub' | 'user'; seq?: bigint; scope?: EndPromptsScope }): Promise<number> {
   const ended = await endOpenPrompts(ctx.tx, row.id, o.cause, ctx.now, o.scope);
   if (ended.length === 0) return 0;
   await recountOpenPrompts(ctx.tx, row.id);
