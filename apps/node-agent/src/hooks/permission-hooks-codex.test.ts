@@ -14,7 +14,8 @@ import { codexDriver } from '../executors/codex-driver.ts';
 import { SessionHost } from '../executors/session-host.ts';
 import { createRig, is, type Rig } from '../executors/test-rig.ts';
 import type { SessionIdentity } from '../executors/types.ts';
-import { codexHookTrustHash, HookChannel, type PermissionRecord } from './hook-channel.ts';
+import { codexHookTrustHash } from './cli-hook-config.ts';
+import { HookChannel, type PermissionRecord } from './hook-channel.ts';
 
 let rig: Rig;
 let channel: HookChannel;
