@@ -1,6 +1,6 @@
 import type { SessionEventOut } from '@bria/core/protocol';
 import type { HostEvent, SessionHost } from '../executors/index.ts';
-import { permissionDialogOnScreen } from '../executors/session-host.ts';
+import { permissionDialogOnScreen } from '../executors/session-delivery.ts';
 import { crashPoint } from '../test-crash.ts';
 import { safeIdentity } from './cli-process.ts';
 import { mapHostEvent, reportIdentity } from './host-event-map.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compactEvidence, compactTyped, permissionDialogOnScreen } from './session-host.ts';
+import { compactEvidence, compactTyped } from './session-compact.ts';
+import { permissionDialogOnScreen } from './session-delivery.ts';
 
 describe('the CLI\'s /compact as its journal records it (pinned CLIs, seen by hand)', () => {
   const claudeDone = [
