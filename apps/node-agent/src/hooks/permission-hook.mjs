@@ -69,7 +69,7 @@ const TOOL_GATE_MS = 10_000;
 
 /**
  * PreToolUse (Claude): Claude draws a permission dialog only after this hook has returned, and a
- * paste + Enter typed into that dialog would answer it (hooks.md §3). So the hook tells the agent a
+ * paste + Enter typed into that dialog would answer it (docs/cli-facts.md, "Typing into a dialog"). So the hook tells the agent a
  * tool call begins and waits for its go: the agent holds the go while it is typing a message into
  * this session, and types nothing while a tool call it heard of has not ended. Prints nothing
  * (Claude's own permission rules then apply as usual); an agent that cannot be reached does not

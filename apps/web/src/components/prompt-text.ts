@@ -32,7 +32,7 @@ function editDiff(edits: { old: string; new: string }[]): { diff: DiffLine[]; mo
   return { diff: all.slice(0, DIFF_LINES), more: Math.max(0, all.length - DIFF_LINES) };
 }
 
-/** What the tool will do, from the CLI's own input (shared/notes/hooks.md has the shapes). */
+/** What the tool will do, from the CLI's own input (docs/cli-facts.md has the shapes). */
 export function toolDetail(toolName: string, input: Record<string, unknown>): ToolDetail {
   const command = commandOf(input);
   if (command !== null) return { kind: 'command', command, description: str(input.description) };
