@@ -23,8 +23,8 @@ const RETRY_MS = 250;
 const RECONNECT_WINDOW_MS = 60_000;
 /**
  * How long a hook that could not reach the agent at all keeps trying: the agent may be restarting
- * right then (chaos seed 170016: a hook given up at once left Claude's own dialog on the screen,
- * which no phone can answer, and the session's messages waited behind it). Claude shows its dialog
+ * right then (a hook given up at once left Claude's own dialog on the screen, which no phone can
+ * answer, and the session's messages waited behind it; docs/reliability.md). Claude shows its dialog
  * while the hook runs, so trying costs nothing there; Codex shows its own only after the hook ended,
  * so a Codex hook tries for a shorter while (an agent that stays away delays that dialog so long).
  */

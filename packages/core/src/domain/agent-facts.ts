@@ -243,9 +243,9 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       // computer; the text is kept with the evidence so the session's page can say what it waits for.
       return [
         { type: 'evidence', event: 'blocked_on_prompt', evidence: { text: e.payload.text.slice(0, 1000) } }, { type: 'notify_dialog', text: e.payload.text },
-        // A start that waits: Starting, or a recovery that is starting the CLI again (chaos seed 21007:
-        // the retried start's CLI showed its trust dialog under the current generation, and without
-        // a prompt nobody could answer it from afar).
+        // A start that waits: Starting, or a recovery that is starting the CLI again (the retried
+        // start's CLI shows its trust dialog under the current generation, and without a prompt
+        // nobody could answer it from afar; docs/reliability.md).
         ...(e.payload.dialog === 'folder_trust' && e.generation !== null && (waitingStart(s) || dialogOfWaitingStart(s, e.generation))
           ? [{ type: 'open_dialog', dialog: 'folder_trust', text: e.payload.text.slice(0, 4000), generation: e.generation } as const] : []),
       ];

@@ -205,7 +205,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
   // The end of a turn whose own message has its outcome already is a replay (the agent reports its
   // recent turn ends again after a re-attach): the outcome was applied then, and a follow-up accepted
   // since — Codex runs one that arrives just after the end as a turn of its own — is not part of it
-  // (chaos seed 30006: such a follow-up read `completed` while its permission request was open).
+  // (such a follow-up once read `completed` while its permission request was open; docs/reliability.md).
   if (msg.status === 'completed' || msg.status === 'terminal_failed') {
     await recordEvidence(ctx.tx, { sessionId: row.id, event: 'turn_end_replayed', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
       evidence: { ...evidence, messageId: msg.id, status: msg.status, outcome: fx.kind } });

@@ -60,7 +60,7 @@ export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, n
 /**
  * Which open prompts end: `kinds` — start dialogs only, or tool requests and questions only (all
  * when unset); `openedBeforeSeq` — only those the agent reported before that event of its own (a
- * turn's end processed late must not end a later turn's request: chaos seed 70012).
+ * turn's end processed late must not end a later turn's request; docs/reliability.md).
  */
 export interface EndPromptsScope { kinds?: 'dialogs' | 'requests'; openedBeforeSeq?: bigint }
 

@@ -32,8 +32,8 @@ export const stopInProgress = (row: Pick<SessionRow, 'state' | 'resumeState'>): 
 /**
  * The user's Stop ends the session's open permission requests and questions: the CLI's own interrupt
  * key (Esc) closes such a dialog as a refusal, so an answer sent after the Stop would be reported as
- * delivered while the CLI had already refused the tool (chaos seed 80038: Allow pressed after Stop,
- * "delivered", and the model saw "The user doesn't want to proceed with this tool use"). Start
+ * delivered while the CLI had already refused the tool (Allow pressed after Stop read "delivered",
+ * and the model saw "The user doesn't want to proceed with this tool use"; docs/reliability.md). Start
  * dialogs (no turn runs then) are left alone.
  */
 export function endPromptsForStop(ctx: StepContext, row: SessionRow, actor: 'user' | 'hub'): Promise<number> {
