@@ -4,6 +4,7 @@ import {
   answeredAtComputer, answerFits, type AnswerShape, FINAL_PROMPT_STATES, OPEN_PROMPT_STATES, PROMPT_END_CAUSES, PROMPT_EVENTS, PROMPT_STATES, PROMPT_TABLE,
   type PromptEvent, type PromptState, promptEventOfEnd, promptStateAfter, promptStatesFor, promptTargetOf, promptTransition, promptWait,
 } from './prompt-machine.ts';
+import readme from './README.md?raw';
 
 const REQUEST = '7f0c8c1e-3a52-4c1b-9d1e-2b8e6f1a0c11';
 const E = 'ended';
@@ -41,6 +42,29 @@ describe('the prompt table, every (state, event) pair', () => {
       expect(cells.map(([e]) => e).every((e) => (PROMPT_EVENTS as readonly string[]).includes(e))).toBe(true);
       expect(Object.fromEntries(cells)).toEqual(Object.fromEntries(Object.entries(EXPECTED[s]).filter(([, to]) => to !== '-')));
     }
+  });
+});
+
+describe('the README\'s prompt table', () => {
+  it('says what PROMPT_TABLE says, pair by pair', () => {
+    const start = readme.indexOf('<!-- prompt-table:start -->');
+    const end = readme.indexOf('<!-- prompt-table:end -->');
+    expect(start).toBeGreaterThan(0);
+    const names = (cell: string) => [...cell.matchAll(/`([a-z_]+)`/g)].map((m) => m[1] as string);
+    const [head, , ...rows] = readme.slice(start, end).trim().split('\n').slice(1).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    const seen: string[] = [];
+    for (const row of rows) {
+      for (const state of names(row[0] ?? '')) {
+        (head ?? []).slice(1).forEach((cell, i) => {
+          for (const event of names(cell)) {
+            const to = names(row[i + 1] ?? '')[0] ?? null;
+            expect({ state, event, to }).toEqual({ state, event, to: promptTransition(state as PromptState, event as PromptEvent) });
+            seen.push(`${state}+${event}`);
+          }
+        });
+      }
+    }
+    expect(seen).toHaveLength(PROMPT_STATES.length * PROMPT_EVENTS.length);
   });
 });
 
