@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, answerFits, type PromptState } from '../../domain/index.ts';
+import { AppError, answerFits, type PromptState, promptTransition } from '../../domain/index.ts';
 import { pumpQueue } from '../../engine/step/queue-pump.ts';
 import { applyEvent } from '../../engine/step/session-step.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
@@ -73,7 +73,8 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
     const row = await lockSession(ctx.tx, first.sessionId);
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
     const p = (await getPrompt(ctx.tx, input.promptId)) ?? first;
-    if (p.state !== 'pending') return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
+    // The table takes an answer only where the user still decides (`pending`).
+    if (promptTransition(p.state, 'answered') === null) return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
     check(p, input);
     // After the user's Stop the CLI's interrupt key closes the dialog as a refusal: an answer now
     // could not be what the CLI acts on. The request ends with the stop (one that reached the hub
