@@ -4,9 +4,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { claudeHookSettings, codexHookArgs, hookCommand } from './cli-hook-config.ts';
-import { answerRefusal, cleanAnswer, type HookExecutor, type PermissionAnswer, permissionHookOutput, requestKind } from './hook-answers.ts';
+import { answerRefusal, cleanAnswer, type HookExecutor, type PermissionAnswer, permissionHookOutput } from './hook-answers.ts';
 import { type AgentToHookFrame, hookLine, type PermissionRequestFrame, parseHookLine } from './hook-wire.ts';
-import { type HookChannelEvent, type PermissionRecord, RequestLog, type RequestEvent } from './request-log.ts';
+import { type HookChannelEvent, newRecord, type PermissionRecord, RequestLog, type RequestEvent } from './request-log.ts';
 import { TypingGate } from './typing-gate.ts';
 
 export type { HookChannelEvent, PermissionRecord, PermissionState } from './request-log.ts';
@@ -286,30 +286,10 @@ export class HookChannel {
   }
 
   private received(socket: Socket, msg: PermissionRequestFrame): string | null {
-    const { sessionId, request, hookKey } = msg;
+    const { sessionId, hookKey } = msg;
     const known = hookKey ? this.log.all().find((x) => x.hookKey === hookKey && x.sessionId === sessionId) : undefined;
     if (known) return this.reattach(socket, known);
-    const now = Date.now();
-    const toolName = typeof request.tool_name === 'string' ? request.tool_name : null;
-    const description = (request.tool_input as { description?: unknown } | null)?.description;
-    const r: PermissionRecord = {
-      requestId: randomUUID(),
-      sessionId,
-      nativeSessionId: typeof request.session_id === 'string' ? request.session_id : null,
-      toolName,
-      toolInput: request.tool_input ?? null,
-      kind: requestKind(toolName),
-      executor: msg.executor,
-      // Claude's Bash `description` is the model's label of the command, shown with it; Codex's is
-      // the justification the model gave for asking (docs/cli-facts.md).
-      justification: msg.executor === 'codex' && typeof description === 'string' ? description : null,
-      request,
-      hookPid: msg.hookPid,
-      ...(hookKey ? { hookKey } : {}),
-      receivedAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + this.boundMs).toISOString(),
-      state: 'pending',
-    };
+    const r = newRecord(msg, { requestId: randomUUID(), now: Date.now(), boundMs: this.boundMs });
     // Durable before anyone can see or answer it.
     this.log.add(r);
     this.sockets.set(r.requestId, socket);

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type PermissionRecord, type PermissionState, REQUEST_EVENTS, REQUEST_STATES, REQUEST_TABLE, type RequestEvent, RequestLog, requestTransition } from './request-log.ts';
+import { newRecord, type PermissionRecord, type PermissionState, REQUEST_EVENTS, REQUEST_STATES, REQUEST_TABLE, type RequestEvent, RequestLog, requestTransition } from './request-log.ts';
 
 /** Every (state, event) pair written out on its own: '-' = no move. Any change to a cell of the table fails. */
 const EXPECTED: Record<PermissionState, Record<RequestEvent, PermissionState | '-'>> = {
@@ -78,5 +78,24 @@ describe('RequestLog on a real file', () => {
     log.move(r, 'expire', { evidence: 'bound' });
     await expect(later).resolves.toMatchObject({ state: 'expired', evidence: 'bound' });
     await expect(log.waitFor((x) => x.state === 'delivered', 20)).rejects.toThrow(/no matching permission request/);
+  });
+});
+
+describe('newRecord (a hook\'s request → its record)', () => {
+  const frame = { type: 'permission_request' as const, sessionId: 's-1', hookPid: 42, request: { session_id: 'n-1', tool_name: 'Bash', tool_input: { command: 'ls', description: 'list it' } } };
+  it.each([
+    { executor: 'claude' as const, justification: null },
+    { executor: 'codex' as const, justification: 'list it' },
+  ])('$executor: the justification is Codex\'s description only', ({ executor, justification }) => {
+    const r = newRecord({ ...frame, executor, hookKey: 'k-1' }, { requestId: 'r-9', now: Date.parse('2026-01-01T00:00:00.000Z'), boundMs: 60_000 });
+    expect(r).toEqual({
+      requestId: 'r-9', sessionId: 's-1', nativeSessionId: 'n-1', toolName: 'Bash', toolInput: { command: 'ls', description: 'list it' }, kind: 'tool', executor,
+      justification, request: frame.request, hookPid: 42, hookKey: 'k-1', receivedAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T00:01:00.000Z', state: 'pending',
+    });
+  });
+  it('a question, without a tool input or a key', () => {
+    const r = newRecord({ type: 'permission_request', sessionId: 's', executor: 'claude', hookPid: null, request: { tool_name: 'AskUserQuestion' } }, { requestId: 'r', now: 0, boundMs: 1 });
+    expect(r).toMatchObject({ kind: 'question', toolInput: null, nativeSessionId: null, hookPid: null });
+    expect('hookKey' in r).toBe(false);
   });
 });

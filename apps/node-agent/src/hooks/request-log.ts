@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { appendJsonLineDurably } from '../durable-file.ts';
 import { type HookExecutor, type PermissionAnswer, requestKind } from './hook-answers.ts';
+import type { PermissionRequestFrame } from './hook-wire.ts';
 
 /**
  * Where a permission request stands on this computer. `pending` waits for an answer; `answered` = the
@@ -62,6 +63,31 @@ export interface PermissionRecord {
   answer?: PermissionAnswer & { at: string };
   endedAt?: string;
   evidence?: string;
+}
+
+/** A new request from the hook's `permission_request` frame: pending until `boundMs` after `now`. */
+export function newRecord(frame: PermissionRequestFrame, o: { requestId: string; now: number; boundMs: number }): PermissionRecord {
+  const { request } = frame;
+  const toolName = typeof request.tool_name === 'string' ? request.tool_name : null;
+  const description = (request.tool_input as { description?: unknown } | null)?.description;
+  return {
+    requestId: o.requestId,
+    sessionId: frame.sessionId,
+    nativeSessionId: typeof request.session_id === 'string' ? request.session_id : null,
+    toolName,
+    toolInput: request.tool_input ?? null,
+    kind: requestKind(toolName),
+    executor: frame.executor,
+    // Claude's Bash `description` is the model's label of the command, shown with it; Codex's is
+    // the justification the model gave for asking (docs/cli-facts.md).
+    justification: frame.executor === 'codex' && typeof description === 'string' ? description : null,
+    request,
+    hookPid: frame.hookPid,
+    ...(frame.hookKey ? { hookKey: frame.hookKey } : {}),
+    receivedAt: new Date(o.now).toISOString(),
+    expiresAt: new Date(o.now + o.boundMs).toISOString(),
+    state: 'pending',
+  };
 }
 
 export type HookChannelEvent =
