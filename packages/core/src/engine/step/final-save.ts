@@ -1,6 +1,5 @@
 import { type SessionEvent, turnSummary } from '../../domain/index.ts';
 import { listMessageSteps } from '../../db/repos/activity.ts';
-import { recordEvidence } from '../../db/repos/evidence.ts';
 import { saveFinal, findTurnMessage } from '../../db/repos/messages.ts';
 import { endPrompts } from './end-prompts.ts';
 import { patchSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
