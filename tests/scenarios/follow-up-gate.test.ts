@@ -1,6 +1,6 @@
 // A message sent while a Claude turn runs a tool is not typed into that turn: Claude draws a
 // permission dialog only after its PreToolUse hook returns, and a paste + Enter on a dialog answers it
-// with "Yes" and loses the text (hooks.md §3; chaos seed 20005 saw a tool run with nobody's allow
+// with "Yes" and loses the text (docs/cli-facts.md; chaos seed 20005 saw a tool run with nobody's allow
 // that way). Bria's PreToolUse hook tells the agent a tool call began; until the journal shows its
 // result, a follow-up is refused untyped and waits in the queue, then goes as the next request.
 // Real Claude Code in tmux under the real agent, hub, engine and Postgres.

@@ -184,7 +184,7 @@ export class Agent {
           // After its answer (so the hub has the new observer first): requests still open in the CLI
           // are told again under the new generation — one told under the old generation while the
           // hub was away was refused as stale, and without a prompt row nobody could answer it
-          // (chaos seed 21000). The hub stores a request once by its id.
+          // (docs/reliability.md). The hub stores a request once by its id.
           void run.then((r) => { if (r.ok) setImmediate(() => this.reporter.reannounce(sessionId)); }, () => undefined);
         }
         return run;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../core/src/db/client.ts';
 import type { Prisma } from '../../core/src/db/generated/client.ts';
 import { enqueueOutbox, type OutboxPayload } from '../../core/src/db/repos/outbox.ts';
+import type { PromptPhase } from '../../core/src/domain/prompt-machine.ts';
 
 /**
  * The rows the Telegram bot's tests set up and inspect. The bot itself never touches Prisma (it goes
@@ -209,7 +210,7 @@ export async function seedPrompt(
 }
 
 /** The engine's row for a prompt's phase in a chat (engine `notifyPrompt`). */
-export async function promptPhase(db: Db, o: { promptId: string; chatId: number | bigint; phase: 'open' | 'answered' | 'waiting_at_computer' | 'answered_at_computer' | 'ended' }): Promise<void> {
+export async function promptPhase(db: Db, o: { promptId: string; chatId: number | bigint; phase: PromptPhase }): Promise<void> {
   const p = await db.permissionPrompt.findUniqueOrThrow({ where: { id: o.promptId }, select: { sessionId: true, session: { select: { nodeId: true } } } });
   await enqueueEngineRow(db, {
     dedupeKey: `prompt:${o.promptId}:${o.phase}:${o.chatId}`, chatId: o.chatId,

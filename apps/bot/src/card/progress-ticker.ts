@@ -1,7 +1,6 @@
 import type { Api } from 'grammy';
-import { PgListener } from '@bria/core/db';
 import type { Logger } from '@bria/core/log';
-import { type Db, listCardsBehind, noteCardShown } from '@bria/core/services';
+import { type Db, listCardsBehind, noteCardShown, sessionChangeWakeUp, type WakeUp } from '@bria/core/services';
 import { classifySendError } from '../outbox/telegram-errors.ts';
 import { showCard } from './card-service.ts';
 
@@ -23,10 +22,10 @@ export const PROGRESS_EDIT_GAP_MS = 4_000;
  * next change tries again). A background session's card is not the chat's card: it is never edited
  * here, so progress never steals focus.
  *
- * Woken by the session change feed (`bria_changes`), with a poll as the safety net.
+ * Woken by the session change feed (core `sessionChangeWakeUp`), with a poll as the safety net.
  */
 export class ProgressTicker {
-  private readonly listener: PgListener;
+  private readonly listener: WakeUp;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -36,15 +35,10 @@ export class ProgressTicker {
 
   constructor(private readonly o: { api: Api; db: Db; databaseUrl: string; log: Logger; pollMs?: number; gapMs?: number }) {
     this.pollMs = o.pollMs ?? 2_000;
-    this.listener = new PgListener({
+    this.listener = sessionChangeWakeUp({
       databaseUrl: o.databaseUrl,
-      channels: ['bria_changes'],
-      onNotify: (_channel, payload) => {
-        if (payload.startsWith('s:')) this.kick();
-      },
-      onListening: () => this.kick(),
+      onWake: () => this.kick(),
       onError: (err) => o.log.warn({ err: err.message }, 'progress listener unavailable; polling only'),
-      retryFromStart: true,
     });
   }
 

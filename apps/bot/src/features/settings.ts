@@ -72,8 +72,9 @@ export function settings(): Composer<BotContext> {
       const node = await selectedNode(ctx);
       const e = value as Executor;
       if (node) {
-        const modes = PERMISSION_MODES[e].filter((m) => !modeUnavailable(node, e, m));
-        const next = modes[(modes.indexOf(nodeDefaultMode(e, node) as never) + 1) % modes.length];
+        // Read as plain strings: the two executors' mode lists are different tuples.
+        const modes: readonly string[] = PERMISSION_MODES[e].filter((m) => !modeUnavailable(node, e, m));
+        const next = modes[(modes.indexOf(nodeDefaultMode(e, node)) + 1) % modes.length];
         if (next) await deps.actions.setPermissionMode({ nodeId: node.id, executor: e, mode: next });
       }
     }

@@ -26,8 +26,8 @@ export interface OutboxSenderOptions {
  * part is sent again, so the user may see that one part twice — never zero times. `stop()` lets
  * the request in flight finish and be recorded, so an orderly shutdown never opens the window.
  * When Telegram answered but the statement failed (Postgres restarting), the answer is kept in
- * memory and the row is only recorded on its next claim, never sent again (chaos seed 140003: a
- * final shown twice after a `pg_restart`).
+ * memory and the row is only recorded on its next claim, never sent again (a final was
+ * once shown twice after a database restart; docs/reliability.md).
  */
 export class OutboxSender {
   private stopping = false;
@@ -98,8 +98,8 @@ export class OutboxSender {
           await this.sendOne(rows[i] as ClaimedRow);
         } catch (error) {
           // Recording the outcome failed (Postgres restarting, say): the loop must live on. The rows
-          // still claimed come back when their lease runs out (chaos seed 479: one such error stopped
-          // the sender for good and every later final stayed pending).
+          // still claimed come back when their lease runs out (one such error once stopped the sender
+          // for good and every later final stayed pending; docs/reliability.md).
           this.o.log.warn({ err: errName(error) }, 'outbox bookkeeping failed; retrying after the lease');
           await this.sleep(this.pollMs * 4);
           break;

@@ -1,4 +1,5 @@
 import { type Api, GrammyError } from 'grammy';
+import type { PromptPhase } from '@bria/core/domain';
 import type { Translator } from '@bria/core/i18n';
 import { type ChatDto, type Db, getPromptView, getSessionView, sentMessageIds } from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
@@ -6,7 +7,6 @@ import { sessionName } from '../render/session-name.ts';
 import { endPromptFlow, readPromptFlow } from './prompt-flow.ts';
 import { drawPrompt } from './prompt-view.ts';
 
-export type PromptPhase = 'open' | 'answered' | 'waiting_at_computer' | 'answered_at_computer' | 'ended';
 
 export interface PromptDeliverContext {
   api: Api;

@@ -16,8 +16,8 @@ export async function bindSession(rt: SessionRuntime, sessionId: string, identit
     rt.registry.put(sessionId, { status: 'exited' });
     const exitStatus = await rt.o.tmux.readExitStatus(identity.exitFile).catch(() => null);
     // What its journal holds, as a close reports it: a session closing when the agent went away is
-    // archived on this exit (chaos seed 200010: a Codex CLI closed before its first message left no
-    // rollout, and the archive said nothing of why it had no copy).
+    // archived on this exit (a Codex CLI closed before its first message leaves no rollout, and the
+    // archive must say why it has no copy; docs/reliability.md).
     const journal = closeJournal(rec, null, rec.archivedJournal, journalFilesOnDisk);
     rt.send(sessionId, 'process_exited', { pids: [identity.cliPid], exitStatus, paneDead: true, verified: true, journal });
     return { ok: true, exited: true };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HookChannel } from '../hooks/hook-channel.ts';
 import { Tmux } from '../tmux/tmux.ts';
-import { fakeCliWorkspace } from './testing/fake-cli.ts';
+import { fakeCliWorkspace } from '@bria/testkit/fake-cli';
 import { SessionControl } from './session-control.ts';
 
 // The "CLI" records its arguments and never reaches a prompt: what is checked is the command line

@@ -12,7 +12,7 @@ export async function launchFailed(rt: SessionRuntime, sessionId: string, host: 
     // A CLI that came up but did not confirm the id, or never reached its prompt in time, is
     // ended: it is not (or not yet proven to be) the session asked for, and the hub's next
     // attempt launches another one, which it would hold the conversation against (Codex: "This
-    // conversation is open in another app"; chaos seed 636).
+    // conversation is open in another app"; docs/reliability.md).
     await host.close().catch(() => undefined);
     rt.registry.put(sessionId, { status: 'exited' });
     // A dialog before the conversation reopens (folder trust, login) fails the resume too, with its

@@ -43,8 +43,8 @@ async function claudeJournalPaths(folder: string, nativeId: string, env: Env): P
  * prompt) is moved aside to `<id>.jsonl.no-conversation-<ms>`. Claude refuses `--session-id` for an
  * id whose journal exists ("Session ID … is already in use.") and refuses `--resume` for one without
  * a conversation ("No conversation found with session ID") — both checked with the pinned CLI — so
- * without this a session whose first CLI died that way could neither start again nor resume (chaos
- * seed 40005). A journal holding anything else is never touched. Returns the files moved.
+ * without this a session whose first CLI died that way could neither start again nor resume
+ * (docs/reliability.md). A journal holding anything else is never touched. Returns the files moved.
  */
 export async function setAsideEmptyClaudeJournal(folder: string, nativeId: string, env: Env): Promise<string[]> {
   const moved: string[] = [];

@@ -1,6 +1,6 @@
 import type { SessionEventOut } from '@bria/core/protocol';
 import type { HostEvent, SessionHost } from '../executors/index.ts';
-import { permissionDialogOnScreen } from '../executors/session-host.ts';
+import { permissionDialogOnScreen } from '../executors/session-delivery.ts';
 import { crashPoint } from '../test-crash.ts';
 import { safeIdentity } from './cli-process.ts';
 import { mapHostEvent, reportIdentity } from './host-event-map.ts';
@@ -10,7 +10,7 @@ import type { SessionRuntime } from './session-runtime.ts';
 export const SCREEN_HOOK_WINDOW_MS = 5_000;
 /** How long such a dialog's screen notice waits for the hook's request before it is sent anyway. */
 export const SCREEN_HOOK_WAIT_MS = 30_000;
-/** The CLIs' permission and question dialogs (hooks.md): the ones Bria's hooks report. */
+/** The CLIs' permission and question dialogs (docs/cli-facts.md): the ones Bria's hooks report. */
 const PERMISSION_DIALOG = /Do you want to (proceed|make this edit|create|allow)|Enter to select · ↑\/↓ to navigate|Would you like to run the following command/i;
 
 /**

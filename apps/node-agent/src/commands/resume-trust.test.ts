@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../executors/index.ts';
 import { Tmux } from '../tmux/tmux.ts';
-import { fakeCliWorkspace } from './testing/fake-cli.ts';
+import { fakeCliWorkspace } from '@bria/testkit/fake-cli';
 import { SessionControl } from './session-control.ts';
 
 // Two values of a resume command come from the hub and are not trusted: the native id (it lands

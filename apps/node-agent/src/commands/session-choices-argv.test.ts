@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Tmux } from '../tmux/tmux.ts';
-import { fakeCliWorkspace } from './testing/fake-cli.ts';
+import { fakeCliWorkspace } from '@bria/testkit/fake-cli';
 import { SessionControl } from './session-control.ts';
 
 // The "CLI" records its arguments and never reaches a prompt: what is checked is the command line

@@ -41,7 +41,7 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
   if (typed && rec && onlyUnboundMarks(rec, journalFilesOnDisk) && (await nativeConversationOnDisk(rec, rt.o.env)) === false) {
     // Marks of pastes that never got a receipt, and the dead CLI's own store holds no conversation
     // under its id: no prompt was ever submitted, so nothing reached a model and there is nothing a
-    // start again could replace (chaos seed 6025: refusing here left the session waiting for ever).
+    // start again could replace (refusing here left the session waiting for ever; docs/reliability.md).
     rt.o.log('info', 'agent.start_past_unbound_marks', { sessionId, messages: rec.deliveries?.map((d) => d.messageId) ?? [] });
     typed = null;
   }

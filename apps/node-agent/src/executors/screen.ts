@@ -22,8 +22,8 @@ const QUESTION_PATTERNS = [
 
 /**
  * A folder-trust dialog of either CLI at its start, with its first choice ("Yes, I trust this
- * folder" / "Trust and continue") highlighted, so that Enter trusts the folder (shared/notes/hooks.md
- * "Folder-trust dialogs"). Only this dialog is ever answered by Bria, and only on the user's word.
+ * folder" / "Trust and continue") highlighted, so that Enter trusts the folder (docs/cli-facts.md,
+ * "Dialogs on the screen"). Only this dialog is ever answered by Bria, and only on the user's word.
  */
 export function folderTrustDialog(screen: string): boolean {
   const claude = /trust this folder/i.test(screen) && /^\s*❯\s*1\.\s*Yes, I trust this folder/m.test(screen);

@@ -1,16 +1,17 @@
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_PERMISSION_MODE } from '@bria/core/protocol';
 import { JournalShrankError, JsonlTailer } from '../journal/jsonl-tailer.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 import { HostEvents } from './host-events.ts';
-import { type CloseEvidence, closeCli, lastWords, type Mismatch, verifyIdentity, waitForCliPid, waitForPrompt } from './launch.ts';
+import { type CloseEvidence, closeCli, type Mismatch, verifyIdentity } from './launch.ts';
 import { type DeathReport, HealthMonitor } from './health.ts';
-import { procStat } from './process-table.ts';
 import { findReceipt } from './receipt.ts';
-import { awaitInterruptEvidence } from './interrupt-evidence.ts';
-import { clearRefilledPrompt } from './prompt-box.ts';
-import { claudePromptBox, detectBlockingPrompt } from './screen.ts';
+import { type CompactResult, compactCli } from './session-compact.ts';
+import { type DeliveryGate, dialogNotice, typeMessage } from './session-delivery.ts';
+import { interruptTurns, type InterruptResult } from './session-interrupt.ts';
+import { launchCli } from './session-launch.ts';
+import type { HostTurn as Turn } from './session-turns.ts';
 import { turnOutcomeEvents } from './turn-outcome-events.ts';
 import { nativeIdRefusal } from './native-id.ts';
 import {
@@ -30,24 +31,8 @@ export interface SessionHostOptions {
 
 interface Timeouts { readyMs: number; receiptMs: number; interruptMs: number; exitMs: number; monitorMs: number }
 const JOURNAL_SAFETY_POLL_MS = 10_000;
-/** How long a follow-up's typing gate waits for Claude to take the Enter (its box empty again). */
-const ENTER_TAKEN_MS = 2_000;
-
-/**
- * Held while a follow-up is typed into a running turn (the agent's hook channel): `begin` says why
- * typing may not begin now (null = it began); `end` lets the tool calls that waited go on.
- */
-export interface TypingGate {
-  begin(): string | null;
-  end(): void;
-}
 const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interruptMs: 8_000, exitMs: 8_000, monitorMs: 1_000 };
 
-/**
- * One delivered message bound to its native turn. Codex steers a message typed during a running turn
- * into that same turn (same turn id): such follow-ups share the main request's outcome.
- */
-interface Turn { messageId: string; nativeRef: string; promptOffset: number | null; done: boolean }
 interface Receipt { messageId: string; sent: string; baseline: number; resolve: (ref: string) => void; died: () => void }
 // 'unconfirmed': a CLI runs in the pane but was never proven ready (dialog, wrong id): close() may
 // kill it, but no key is sent to it, since a key could answer a question on the user's behalf.
@@ -125,70 +110,26 @@ export class SessionHost extends HostEvents {
 
   private async launch(o: { cwd: string; sessionName: string; args: string[]; expectedId: string | null; resumed: boolean }): Promise<SessionIdentity> {
     if (this.state !== 'new') throw new ExecutorError('start_failed', `host already used (${this.state})`);
-    const code = o.resumed ? 'resume_failed' : 'start_failed';
     this.state = 'starting';
     this.startedAt = Date.now();
-    const pane = await this.tmux
-      .newSession({ name: o.sessionName, cwd: o.cwd, command: [this.opts.bin, ...o.args], env: this.opts.env })
-      .catch((err: unknown) => {
-        this.state = 'closed';
-        throw new ExecutorError(code, `could not create the tmux session: ${(err as Error).message}`);
-      });
-    const fail = async (reason: string, details: Record<string, unknown>): Promise<never> => {
-      // A dead pane has nothing left to protect; a live one stays for the caller to close or inspect.
-      const info = await this.tmux.paneInfo(pane.paneId);
-      if (info?.dead) await this.tmux.killSession(o.sessionName).catch(() => undefined);
-      this.state = 'closed';
-      throw new ExecutorError(code, reason, details);
-    };
-    const cliPid = await waitForCliPid(this.tmux, pane.paneId, pane.panePid, 5000);
-    // The wrapper shell has read the script by now (its child runs) or is gone: the script, which
-    // holds the CLI's environment, is no longer needed.
-    await this.tmux.removeScript(pane.scriptPath).catch(() => undefined);
-    if (cliPid === null) {
-      const screen = await this.tmux.capture(pane.paneId).catch(() => '');
-      return fail('CLI did not start', { cliSaid: lastWords(screen), exitStatus: await this.tmux.readExitStatus(pane.exitFile, 2_000) });
-    }
-    const st = await procStat(cliPid);
-    this.ident = {
-      executor: this.driver.executor, tmuxSocket: this.tmux.socketName, tmuxSession: o.sessionName,
-      paneId: pane.paneId, panePid: pane.panePid, cliPid, cliStartTime: st?.startTime ?? '',
-      cwd: o.cwd, nativeId: o.expectedId ?? '', journalPath: null, exitFile: pane.exitFile,
-    };
-    const ready = async () => waitForPrompt({
-      tmux: this.tmux, paneId: pane.paneId, cliPid, exitFile: pane.exitFile, ms: this.t.readyMs,
-      onBlocked: (promptText) => this.emit({ type: 'blocked_on_prompt', promptText, evidence: { paneId: pane.paneId, cliPid } }),
+    const r = await launchCli({
+      ...o, driver: this.driver, tmux: this.tmux, bin: this.opts.bin, env: this.opts.env, readyMs: this.t.readyMs, startedAt: this.startedAt,
+      onIdentity: (identity) => {
+        this.ident = identity;
+      },
+      emit: (e) => this.emit(e),
     });
-    let wait = await ready();
-    const settle = o.resumed ? this.driver.settleMs.resume : this.driver.settleMs.start;
-    if (wait.state === 'ready' && settle > 0) {
-      await sleep(settle);
-      wait = await ready();
+    if (r.kind === 'failed') {
+      this.state = r.leave;
+      throw r.error;
     }
-    if (wait.state === 'dead') return fail('CLI exited before its prompt', { cliSaid: lastWords(wait.screen), exitStatus: wait.exitStatus });
-    if (wait.state === 'timeout') {
-      this.state = 'unconfirmed';
-      throw new ExecutorError(wait.blockedOn ? 'blocked_on_prompt' : 'not_ready', 'CLI did not reach its prompt', { promptText: wait.blockedOn, identity: this.ident });
-    }
-    const stated = await this.driver.readNativeId(this.ctx());
-    if (!stated.nativeId || (o.expectedId && stated.nativeId !== o.expectedId)) {
-      this.state = 'unconfirmed';
-      throw new ExecutorError(code, 'CLI does not confirm the session id', { expected: o.expectedId, stated: stated.nativeId, identity: this.ident });
-    }
-    this.ident.nativeId = stated.nativeId;
-    const journalPath = await this.driver.findJournal(this.ctx(), stated.nativeId, { resumed: o.resumed });
-    if (o.resumed && !journalPath) {
-      this.state = 'unconfirmed';
-      throw new ExecutorError(code, 'resumed session has no journal of its own', { identity: this.ident });
-    }
-    this.ident.journalPath = journalPath;
     // A resumed journal holds the earlier runs' history, which the hub already has: activity is
     // sent from where this run starts (turn outcomes likewise concern only this run's deliveries).
-    if (journalPath && o.resumed) this.journal.activity.floor = (await stat(journalPath).catch(() => null))?.size ?? 0;
-    if (journalPath) this.follow(journalPath, 0);
+    if (r.journalPath && o.resumed) this.journal.activity.floor = (await stat(r.journalPath).catch(() => null))?.size ?? 0;
+    if (r.journalPath) this.follow(r.journalPath, 0);
     this.state = 'ready';
     this.startMonitor();
-    this.emit({ type: 'ready', nativeId: stated.nativeId, resumed: o.resumed, evidence: { cliPid, panePid: pane.panePid, idSource: stated.evidence, screen: 'prompt' } });
+    this.emit({ type: 'ready', nativeId: r.nativeId, resumed: o.resumed, evidence: r.evidence });
     return this.identity();
   }
 
@@ -244,59 +185,30 @@ export class SessionHost extends HostEvents {
     turn.done = true;
   }
 
-  /** Pastes the exact text once and resolves when the journal shows the CLI took it in. */
-  /**
-   * The CLI's own `/compact`, typed as the command (keys, not a paste: a pasted `/` is text) while
-   * the CLI is idle, after the deliveries before it. Resolved by what the journal records: Claude
-   * a `<command-name>/compact</command-name>` user record and its `<local-command-stdout>` line (its
-   * own words, e.g. "Compacted" or why not); Codex an `item_completed` ContextCompaction (both seen
-   * with the pinned CLIs). Nothing in the journal within `ms`: not confirmed, never typed again.
-   */
-  compact(ms = 120_000): Promise<{ ok: true; detail: string } | { ok: false; reason: string; typed: boolean }> {
+  /** The CLI's own `/compact` (`compactCli`), typed while the CLI is idle, after the deliveries before it. */
+  compact(ms = 120_000): Promise<CompactResult> {
     const run = this.chain.then(() => this.compactNow(ms));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
-  private async compactNow(ms: number): Promise<{ ok: true; detail: string } | { ok: false; reason: string; typed: boolean }> {
+  private async compactNow(ms: number): Promise<CompactResult> {
     if (this.state !== 'ready' || this.receipt || this.running().length > 0) return { ok: false, reason: 'the CLI is busy with a turn', typed: false };
     const id = this.identity();
     const journal = this.ident?.journalPath ?? (await this.driver.findJournal(this.ctx(), id.nativeId, { resumed: false }));
     if (!journal) return { ok: false, reason: 'nothing to compact yet: the conversation has no message', typed: false };
     const baseline = (await stat(journal).catch(() => null))?.size ?? 0;
-    await this.tmux.sendKeys(id.paneId, ['-l', '/compact']);
-    // Enter only once the input line holds exactly the command (a popup listing it is not enough:
-    // Enter there would pick whatever the popup highlights), and not right after the keys: Codex
-    // turns an Enter that follows input too closely into a newline.
-    let typed = false;
-    for (let i = 0; i < 60 && !typed; i++) {
-      typed = compactTyped(this.driver.executor, await this.tmux.capture(id.paneId));
-      if (!typed) await sleep(50);
-    }
-    if (!typed) {
-      await this.tmux.sendKeys(id.paneId, ['C-u']);
-      return { ok: false, reason: 'the CLI did not show /compact in its input; cleared, nothing run', typed: false };
-    }
-    await sleep(150);
-    await this.tmux.sendKeys(id.paneId, ['Enter']);
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      const added = await readFrom(journal, baseline);
-      const found = compactEvidence(this.driver.executor, added);
-      // The CLI ran the command: "Compacted…", or its own reason not to ("Not enough messages to compact").
-      if (found !== null) return /^compacted/i.test(found) ? { ok: true, detail: found } : { ok: false, reason: found, typed: false };
-      await sleep(250);
-    }
-    return { ok: false, reason: 'the CLI did not record a compaction in time', typed: true };
+    return compactCli({ tmux: this.tmux, paneId: id.paneId, executor: this.driver.executor, journal, baseline, ms });
   }
 
-  deliver(m: { messageId: string; text: string }, gate?: TypingGate): Promise<DeliverResult> {
+  /** Pastes the exact text once and resolves when the journal shows the CLI took it in. */
+  deliver(m: { messageId: string; text: string }, gate?: DeliveryGate): Promise<DeliverResult> {
     const run = this.chain.then(() => this.deliverNow(m, gate));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
-  private async deliverNow(m: { messageId: string; text: string }, gate?: TypingGate): Promise<DeliverResult> {
+  private async deliverNow(m: { messageId: string; text: string }, gate?: DeliveryGate): Promise<DeliverResult> {
     if (this.state !== 'ready') throw new ExecutorError('not_ready', `cannot deliver while ${this.state}`);
     const id = this.identity();
     const sent = m.text;
@@ -310,42 +222,21 @@ export class SessionHost extends HostEvents {
     const death = new Promise<'died'>((r) => (died = () => r('died')));
     let dead = false;
     void death.then(() => (dead = true));
-    // A permission dialog on screen takes a paste + Enter as its highlighted "Yes" and loses the text
-    // (hooks.md §3). Bria's hook reports it, but the dialog is drawn before the hook's request can
-    // reach the agent: the screen is checked right before every paste, and nothing is typed then. Not
-    // only for follow-ups: a host attached after an agent restart does not know that a turn runs, and
-    // Claude draws its own dialog when its hook cannot reach an agent (chaos seed 150011: a main
-    // message pasted into that dialog ran a `Write` nobody allowed).
-    // The screen check alone leaves a window (a dialog drawn between the check and the Enter): for a
-    // follow-up the typing gate also holds every tool call of the session until the CLI took the
-    // Enter, and refuses to begin while a tool call is open (hook-channel.ts `beginTyping`).
-    const followUp = this.running().length > 0;
-    const held = followUp && gate ? gate.begin() : null;
-    if (held !== null) throw new ExecutorError('not_ready', held);
-    const guarded = followUp && gate !== undefined;
-    try {
-      const screen = await this.tmux.capture(id.paneId).catch(() => '');
-      if (permissionDialogOnScreen(screen)) {
-        // Said once per dialog: the chat learns what the session waits for at the computer (the
-        // health monitor looks for dialogs only while it knows a turn runs, which a host attached
-        // after an agent restart may not).
-        const text = detectBlockingPrompt(screen);
-        if (text && text !== this.refusedOn) this.emit({ type: 'blocked_on_prompt', promptText: text, evidence: { paneId: id.paneId, refusedDelivery: m.messageId } });
+    await typeMessage({
+      tmux: this.tmux, driver: this.driver, paneId: id.paneId, messageId: m.messageId, text: sent, followUp: this.running().length > 0, gate,
+      refused: (text) => {
+        const notice = dialogNotice({ text, toldOf: this.refusedOn, paneId: id.paneId, messageId: m.messageId });
+        if (notice) this.emit(notice);
         this.refusedOn = text;
-        throw new ExecutorError('not_ready', 'a permission dialog is on the screen');
-      }
-      this.refusedOn = null;
-      this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
-      try {
-        await this.driver.submitPrompt(this.tmux, id.paneId, sent);
-      } catch (err) {
+      },
+      arm: () => {
+        this.refusedOn = null;
+        this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
+      },
+      disarm: () => {
         this.receipt = null;
-        throw err;
-      }
-      if (guarded) await this.enterTaken(id.paneId);
-    } finally {
-      if (guarded) gate.end();
-    }
+      },
+    });
     const deadline = Date.now() + this.t.receiptMs;
     // Codex creates its rollout file with the first message; find it (by its own id) now.
     while (!this.tailer && !dead && Date.now() < deadline) {
@@ -364,58 +255,27 @@ export class SessionHost extends HostEvents {
     return { accepted: false, reason };
   }
 
-  /**
-   * Waits (bounded) until the CLI has taken the Enter: Claude's input box is empty again (a follow-up
-   * is queued below it). Codex asks only once Bria's hook ended, so no wait is needed there.
-   */
-  private async enterTaken(paneId: string): Promise<void> {
-    if (this.driver.executor !== 'claude') return;
-    const deadline = Date.now() + ENTER_TAKEN_MS;
-    while (Date.now() < deadline) {
-      const box = claudePromptBox(await this.tmux.capture(paneId).catch(() => ''));
-      if (box === '' || box === null) return;
-      await sleep(25);
-    }
-  }
-
   private running(): Turn[] {
     return this.turns.filter((t) => !t.done);
   }
 
   /** One Esc. Resolves with what the CLI confirmed; never a second Esc on an empty Claude prompt. */
-  async interrupt(): Promise<{ sent: boolean; confirmed: boolean; reason: string }> {
+  async interrupt(): Promise<InterruptResult> {
     if (this.state !== 'ready') return { sent: false, confirmed: false, reason: `session is ${this.state}` };
     const turns = this.running();
     if (turns.length === 0) return { sent: false, confirmed: false, reason: 'no current work' };
     const id = this.identity();
-    const escAt = Date.now();
-    await this.tmux.sendKeys(id.paneId, ['Escape']);
-    const found = await awaitInterruptEvidence({
-      escAt, timeoutMs: this.t.interruptMs,
-      settled: async () => {
+    return interruptTurns({
+      tmux: this.tmux, paneId: id.paneId, turns, timeoutMs: this.t.interruptMs,
+      readNow: async () => {
         await this.tailer?.readNow();
-        return turns.every((t) => t.done);
       },
       idleStatus: () => this.driver.idleStatus(this.ctx()),
-    });
-    if (found.kind === 'journal') return { sent: true, confirmed: true, reason: 'journal' };
-    const open = turns.filter((x) => !x.done);
-    if (found.kind === 'idle') {
-      for (const t of open) {
-        t.done = true;
-        this.emit({ type: 'interrupted', messageId: t.messageId, reason: 'interrupted before the first response byte', evidence: { status: found.evidence, nativeRef: t.nativeRef } });
-      }
-      if (!(await clearRefilledPrompt(this.tmux, id.paneId))) {
-        // A later paste would be appended to the leftover text: no more deliveries into this pane.
+      emit: (e) => this.emit(e),
+      onPaneDirty: () => {
         this.state = 'unconfirmed';
-        this.emit({ type: 'unknown', messageId: null, reason: 'prompt box still holds the dropped text', evidence: { paneId: id.paneId } });
-      }
-      return { sent: true, confirmed: true, reason: 'idle status without a journal record' };
-    }
-    for (const t of open) {
-      this.emit({ type: 'unknown', messageId: t.messageId, reason: 'no interrupt evidence in time', evidence: { nativeRef: t.nativeRef } });
-    }
-    return { sent: true, confirmed: false, reason: 'no evidence in time' };
+      },
+    });
   }
 
   /** `/exit` and verified termination of the whole process tree; escalates if it does not end. */
@@ -505,53 +365,4 @@ export class SessionHost extends HostEvents {
     const { pids, exitStatus, paneDead, stillAlive, health } = r;
     this.emit({ type: 'exited', expected: false, pids, exitStatus, paneDead, evidence: { ...health, stillAlive } });
   }
-}
-
-/** The journal's bytes from `offset` on (a compaction adds a few records). */
-async function readFrom(path: string, offset: number): Promise<string> {
-  const h = await open(path, 'r').catch(() => null);
-  if (!h) return '';
-  try {
-    const size = (await h.stat()).size;
-    if (size <= offset) return '';
-    const buf = Buffer.alloc(Math.min(size - offset, 4 * 1024 * 1024));
-    await h.read(buf, 0, buf.length, offset);
-    return buf.toString('utf8');
-  } finally {
-    await h.close();
-  }
-}
-
-/** What the journal says of a `/compact` (null: nothing yet); Claude's own output line, ANSI removed. */
-export function compactEvidence(executor: 'claude' | 'codex', added: string): string | null {
-  if (executor === 'codex') return /"type":"ContextCompaction"/.test(added) ? 'Compacted' : null;
-  const at = added.indexOf('<command-name>/compact</command-name>');
-  if (at < 0) return null;
-  const out = /<local-command-stdout>(.*?)<\/local-command-stdout>/.exec(added.slice(at));
-  if (!out?.[1]) return null;
-  let line = out[1];
-  try {
-    line = JSON.parse(`"${out[1]}"`) as string;
-  } catch {
-    // kept as written
-  }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes in Claude's output line
-  return line.replace(/\u001b\[[0-9;]*m/g, '').trim().slice(0, 300) || 'Compacted';
-}
-
-/** The CLI's input line holds exactly `/compact` (Claude's box, Codex's `›` composer line). */
-export function compactTyped(executor: 'claude' | 'codex', screen: string): boolean {
-  if (executor === 'claude') return claudePromptBox(screen) === '/compact';
-  return screen.split('\n').some((l) => /^\s*›\s\/compact\s*$/.test(l));
-}
-
-/**
- * One of the CLIs' permission or question dialogs at the bottom of the screen: the question and its
- * first choice highlighted (Claude `❯ 1. Yes`, Codex `› 1. Yes, proceed`; Claude's question picker).
- * Both must be in the last lines, so a model's answer quoting such words does not count.
- */
-export function permissionDialogOnScreen(screen: string): boolean {
-  const tail = screen.split('\n').slice(-25).join('\n');
-  const asks = /Do you want to (proceed|make this edit|create|allow)|Would you like to run the following command|Enter to select · ↑\/↓ to navigate/i.test(tail);
-  return asks && /^\s*[❯›]\s*1\.\s/m.test(tail);
 }

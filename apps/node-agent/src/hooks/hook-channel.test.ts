@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitUntil } from '@bria/testkit/wait';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { alwaysAllowRule, codexHookTrustHash, HookChannel, permissionHookProgram } from './hook-channel.ts';
+import { codexHookTrustHash } from './cli-hook-config.ts';
+import { alwaysAllowRule } from './hook-answers.ts';
+import { HookChannel, permissionHookProgram } from './hook-channel.ts';
 
 const INPUT = {
   session_id: 'native-1',

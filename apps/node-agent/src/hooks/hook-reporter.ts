@@ -1,9 +1,8 @@
 import type { AnswerPermissionPayload, CommandAnswer } from '@bria/core/protocol';
 import type { AgentEventOut } from '../hub-client/hub-client.ts';
+import { requestKind } from './hook-answers.ts';
 import type { HookChannel, PermissionAnswer, PermissionRecord } from './hook-channel.ts';
 
-/** The tools whose "permission request" is a question to the user (its options are the answer). */
-const QUESTION_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'request_user_input']);
 /** Room for a tool's input in one event (protocol zPermissionRequest: 64,000 characters). */
 const MAX_INPUT_CHARS = 60_000;
 
@@ -70,10 +69,10 @@ export class HookReporter {
     this.o.emit({
       event: 'permission_request', sessionId: r.sessionId, generation: this.o.generationOf(r.sessionId) ?? undefined,
       payload: {
-        requestId: r.requestId, executor, kind: r.kind === 'question' || QUESTION_TOOLS.has(toolName) ? 'question' : 'tool', toolName, toolInput: input,
+        requestId: r.requestId, executor, kind: r.kind === 'question' || requestKind(toolName) === 'question' ? 'question' : 'tool', toolName, toolInput: input,
         // Codex's `description` is the model's reason for asking (the channel keeps it); Claude's is the tool call's own label.
         ...(r.justification ? { justification: r.justification.slice(0, 4000) } : {}),
-        canAlwaysAllow: executor === 'claude' && r.kind !== 'question' && !QUESTION_TOOLS.has(toolName),
+        canAlwaysAllow: executor === 'claude' && r.kind !== 'question' && requestKind(toolName) !== 'question',
         receivedAt: Date.parse(r.receivedAt), expiresAt: Date.parse(r.expiresAt),
       },
     });

@@ -23,8 +23,8 @@ const RETRY_MS = 250;
 const RECONNECT_WINDOW_MS = 60_000;
 /**
  * How long a hook that could not reach the agent at all keeps trying: the agent may be restarting
- * right then (chaos seed 170016: a hook given up at once left Claude's own dialog on the screen,
- * which no phone can answer, and the session's messages waited behind it). Claude shows its dialog
+ * right then (a hook given up at once left Claude's own dialog on the screen, which no phone can
+ * answer, and the session's messages waited behind it; docs/reliability.md). Claude shows its dialog
  * while the hook runs, so trying costs nothing there; Codex shows its own only after the hook ended,
  * so a Codex hook tries for a shorter while (an agent that stays away delays that dialog so long).
  */
@@ -69,7 +69,7 @@ const TOOL_GATE_MS = 10_000;
 
 /**
  * PreToolUse (Claude): Claude draws a permission dialog only after this hook has returned, and a
- * paste + Enter typed into that dialog would answer it (hooks.md §3). So the hook tells the agent a
+ * paste + Enter typed into that dialog would answer it (docs/cli-facts.md, "Typing into a dialog"). So the hook tells the agent a
  * tool call begins and waits for its go: the agent holds the go while it is typing a message into
  * this session, and types nothing while a tool call it heard of has not ended. Prints nothing
  * (Claude's own permission rules then apply as usual); an agent that cannot be reached does not

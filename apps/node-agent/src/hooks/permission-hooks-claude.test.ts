@@ -91,7 +91,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
 
   it('answered at the computer while the hook waits: Claude ends the hook, the request reads hook_gone', async () => {
     const { request } = await askForTool('local2');
-    // Claude shows its own dialog while the hook runs (hooks.md); this one, not an earlier one.
+    // Claude shows its own dialog while the hook runs (docs/cli-facts.md); this one, not an earlier one.
     await waitUntil('Claude\'s dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'local2'), 30_000);
     expect(channel.get(request.requestId)?.state).toBe('pending');
     const escAt = Date.now();
@@ -155,7 +155,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     expect((await host.waitFor(is('blocked_on_prompt'), 5_000)).promptText).toContain('touch ran-local1');
     await expect(host.deliver({ messageId: randomUUID(), text: 'please TOOLBASH-attached2 now' })).rejects.toMatchObject({ code: 'not_ready' });
     expect(host.events.filter((e) => e.type === 'blocked_on_prompt')).toHaveLength(1);
-    // Rejected at the computer (one Esc, per hooks.md): the turn ends there and the tool never ran.
+    // Rejected at the computer (one Esc, per docs/cli-facts.md): the turn ends there and the tool never ran.
     await rig.tmux.sendKeys(id.paneId, ['Escape']);
     await waitUntil('the rejection in the journal', async () => (await readFile(id.journalPath!, 'utf8')).includes('User rejected tool use'), 30_000);
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);

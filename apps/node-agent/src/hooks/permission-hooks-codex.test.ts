@@ -14,7 +14,8 @@ import { codexDriver } from '../executors/codex-driver.ts';
 import { SessionHost } from '../executors/session-host.ts';
 import { createRig, is, type Rig } from '../executors/test-rig.ts';
 import type { SessionIdentity } from '../executors/types.ts';
-import { codexHookTrustHash, HookChannel, type PermissionRecord } from './hook-channel.ts';
+import { codexHookTrustHash } from './cli-hook-config.ts';
+import { HookChannel, type PermissionRecord } from './hook-channel.ts';
 
 let rig: Rig;
 let channel: HookChannel;
@@ -126,7 +127,7 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
       const messageId = randomUUID();
       expect((await host.deliver({ messageId, text: 'please TOOLSHELL-late1 now' })).accepted).toBe(true);
       const request = await short.waitFor((p) => (p.toolInput as { command?: string } | null)?.command === 'touch ran-late1', 60_000);
-      // Codex shows no dialog while its hook runs (hooks.md); it does once the hook has given up.
+      // Codex shows no dialog while its hook runs (docs/cli-facts.md); it does once the hook has given up.
       expect(dialogFor(await rig.tmux.capture(id.paneId), 'late1')).toBe(false);
       const expired = await short.waitFor((p) => p.requestId === request.requestId && p.state !== 'pending', 30_000);
       expect(expired.state).toBe('expired');
@@ -139,7 +140,7 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
   }, 150_000);
 });
 
-/** Codex's own approval dialog for this marker's command is on screen (hooks.md "TUI approval dialog"). */
+/** Codex's own approval dialog for this marker's command is on screen (docs/cli-facts.md, "Dialogs on the screen"). */
 function dialogFor(screen: string, marker: string): boolean {
   return /Would you like to run the following command\?/.test(screen) && screen.includes(`touch ran-${marker}`);
 }

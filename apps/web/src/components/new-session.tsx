@@ -1,4 +1,5 @@
 'use client';
+import { isAbsoluteFolder } from '@bria/core/domain';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
@@ -32,7 +33,7 @@ export function NewSession({ nodeId }: { nodeId: string }) {
   const enabled = (opts.data?.node.enabledExecutors ?? []).filter((x) => !missing.includes(x));
   const executor = enabled.length === 1 ? enabled[0] : picked && enabled.includes(picked) ? picked : null;
   const cleanFolder = useDeferredValue(folder.trim());
-  const folderOk = cleanFolder.startsWith('/');
+  const folderOk = isAbsoluteFolder(cleanFolder);
   const recs = useQuery(trpc.sessions.resumeRecommendations.queryOptions(
     { nodeId, executor: executor ?? 'claude', folder: cleanFolder || '/' },
     { enabled: executor !== null && folderOk },
@@ -78,7 +79,7 @@ export function NewSession({ nodeId }: { nodeId: string }) {
         <div>
           <label htmlFor={`${id}-f`}>{t('new.folder')}</label>
           <input id={`${id}-f`} value={folder} placeholder={t('new.folderPlaceholder')} autoComplete="off" spellCheck={false} className="mono"
-            onChange={(e) => { setFolder(e.target.value); setError(null); }} list={`${id}-recent`} aria-invalid={folder.trim() !== '' && !folder.trim().startsWith('/')} />
+            onChange={(e) => { setFolder(e.target.value); setError(null); }} list={`${id}-recent`} aria-invalid={folder.trim() !== '' && !isAbsoluteFolder(folder.trim())} />
           {opts.data && opts.data.recentFolders.length > 0 && (
             <div className="chips">
               <span className="muted small">{t('new.recent')}:</span>

@@ -1,4 +1,5 @@
 'use client';
+import { OPEN_PROMPT_STATES } from '@bria/core/domain';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
@@ -11,7 +12,7 @@ import type { PromptItem } from './types.ts';
 import { useErrorText } from './use-error-text.ts';
 
 type Decision = 'allow' | 'deny' | 'always_allow' | 'at_computer';
-const OPEN = new Set<PromptItem['state']>(['pending', 'answered', 'waiting_at_computer']);
+const OPEN: ReadonlySet<PromptItem['state']> = new Set(OPEN_PROMPT_STATES);
 const FRESH_MS = 5 * 60_000;
 
 /**

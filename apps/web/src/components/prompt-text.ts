@@ -1,12 +1,8 @@
 import type { AnyKey, Translate } from '../i18n/catalog.ts';
 import type { PromptItem } from './types.ts';
 
-/** What a session waits for because of its prompts (the same rule as `listOpen`'s `promptWait`). */
-export function promptWait(prompts: readonly Pick<PromptItem, 'state'>[] | undefined): 'answer' | 'computer' | null {
-  if (prompts?.some((p) => p.state === 'pending')) return 'answer';
-  if (prompts?.some((p) => p.state === 'waiting_at_computer')) return 'computer';
-  return null;
-}
+/** What a session waits for because of its prompts: core's rule, the same as `listOpen`'s. */
+export { promptWait } from '@bria/core/domain';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
 
@@ -36,7 +32,7 @@ function editDiff(edits: { old: string; new: string }[]): { diff: DiffLine[]; mo
   return { diff: all.slice(0, DIFF_LINES), more: Math.max(0, all.length - DIFF_LINES) };
 }
 
-/** What the tool will do, from the CLI's own input (shared/notes/hooks.md has the shapes). */
+/** What the tool will do, from the CLI's own input (docs/cli-facts.md has the shapes). */
 export function toolDetail(toolName: string, input: Record<string, unknown>): ToolDetail {
   const command = commandOf(input);
   if (command !== null) return { kind: 'command', command, description: str(input.description) };

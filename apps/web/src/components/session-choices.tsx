@@ -20,13 +20,14 @@ export function ModePicker({ executor, value, onChange, unavailable, disabled }:
 }) {
   const { t } = useI18n();
   const name = useId();
-  const blocked = PERMISSION_MODES[executor].filter((m) => unavailable.includes(`${executor}:${m}`));
+  // Read as plain strings: the two executors' mode lists are different tuples.
+  const blocked: readonly string[] = PERMISSION_MODES[executor].filter((m) => unavailable.includes(`${executor}:${m}`));
   return (
     <fieldset className="executors" disabled={disabled} data-testid={`mode-picker-${executor}`}>
       <legend>{t('choice.mode')}</legend>
       {PERMISSION_MODES[executor].map((m) => (
         <label key={m} className="check">
-          <input type="radio" name={name} value={m} checked={value === m} disabled={blocked.includes(m as never)} onChange={() => onChange(m)} />
+          <input type="radio" name={name} value={m} checked={value === m} disabled={blocked.includes(m)} onChange={() => onChange(m)} />
           {t(modeKey(executor, m))}
         </label>
       ))}

@@ -1,4 +1,6 @@
 'use client';
+import { waitingDialog } from '@bria/core/domain';
+import { READ_JOURNAL_MAX_TURNS } from '@bria/core/protocol';
 import { useQuery } from '@tanstack/react-query';
 import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
@@ -15,27 +17,13 @@ import { StateBadge, lifetimeLeft, sessionTitle, useNow, When } from './session-
 import { Skeleton } from './skeleton.tsx';
 import { useTRPC } from './trpc.ts';
 import { UsageChart } from './usage-chart.tsx';
-import type { EvidenceItem } from './types.ts';
 import { useErrorText } from './use-error-text.ts';
 
 const JOURNAL_PAGE = 30;
-/** READ_JOURNAL_MAX_TURNS: one read returns at most this many turns. */
-const JOURNAL_MAX = 100;
+/** One read returns at most this many turns (the protocol's bound). */
+const JOURNAL_MAX = READ_JOURNAL_MAX_TURNS;
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** Evidence events that settle whether a CLI being started is still on a dialog. */
-const START_FACTS = new Set(['blocked_on_prompt', 'cli_ready', 'reattached', 'resume_confirmed', 'process_exited_verified']);
-
-/**
- * The dialog a starting CLI shows on the computer (the text the chat got as a notice), while it is
- * the latest start fact and the session is not ready yet; null otherwise.
- */
-export function waitingDialog(state: string, evidence: readonly EvidenceItem[]): string | null {
-  if (state !== 'Starting' && state !== 'AwaitingRecovery') return null;
-  const last = evidence.findLast((e) => START_FACTS.has(e.event));
-  const text = last?.event === 'blocked_on_prompt' ? (last.evidence as { text?: unknown } | null)?.text : null;
-  return typeof text === 'string' && text.trim() ? text : null;
-}
 
 /**
  * One session, read like a chat: the conversation is the page, newest at the bottom next to a

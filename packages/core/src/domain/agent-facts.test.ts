@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AgentEventEffect, type AgentFactSnapshot, type AgentSessionEvent, interpret, type PromptEnd, promptStateAfter } from './agent-facts.ts';
+import { type AgentEventEffect, type AgentFactSnapshot, type AgentSessionEvent, interpret } from './agent-facts.ts';
 import { SESSION_STATES } from './session-types.ts';
 
 const G = 4;
@@ -161,25 +161,5 @@ const table: { name: string; s: AgentFactSnapshot; e: AgentSessionEvent; out: Ag
 describe('interpret', () => {
   it.each(table)('$name', ({ s, e, out }) => {
     expect(interpret(s, e)).toEqual(out);
-  });
-});
-
-
-describe('promptStateAfter (how the agent saw a request end → the row)', () => {
-  const end = (outcome: PromptEnd['outcome'], answerId?: string): PromptEnd => ({ requestId: MSG, outcome, at: 1, ...(answerId ? { answerId } : {}) });
-  const table: { row: string; answerId: string | null; e: PromptEnd; to: string | null }[] = [
-    { row: 'answered', answerId: 'a1', e: end('answered', 'a1'), to: 'delivered' },
-    { row: 'answered', answerId: 'a1', e: end('answered', 'a2'), to: null },
-    { row: 'pending', answerId: null, e: end('answered', 'a1'), to: null },
-    { row: 'pending', answerId: null, e: end('hook_gone'), to: 'answered_at_computer' },
-    { row: 'answered', answerId: 'a1', e: end('hook_gone'), to: 'answered_at_computer' },
-    { row: 'pending', answerId: null, e: end('expired'), to: 'waiting_at_computer' },
-    { row: 'pending', answerId: null, e: end('lost_on_restart'), to: 'waiting_at_computer' },
-    { row: 'waiting_at_computer', answerId: null, e: end('expired'), to: null },
-    { row: 'waiting_at_computer', answerId: null, e: end('hook_gone'), to: 'answered_at_computer' },
-    ...(['delivered', 'answered_at_computer', 'ended'] as const).flatMap((row) => (['answered', 'hook_gone', 'expired', 'lost_on_restart'] as const).map((o) => ({ row, answerId: 'a1', e: end(o, o === 'answered' ? 'a1' : undefined), to: null }))),
-  ];
-  it.each(table)('$row + $e.outcome → $to', ({ row, answerId, e, to }) => {
-    expect(promptStateAfter(row, answerId, e)).toBe(to);
   });
 });

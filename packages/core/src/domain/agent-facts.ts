@@ -1,3 +1,4 @@
+import type { PromptEndCause, PromptEndOutcome } from './prompt-machine.ts';
 import type { ReattachRefusal, SessionEvent, SessionState } from './session-types.ts';
 
 /** The part of a CLI's identity the rules read; the rest is stored as the agent sent it. */
@@ -40,34 +41,9 @@ export interface PromptAsked {
 }
 /** How the agent saw a request end (`protocol/session-events.ts` zPermissionResolved). */
 export interface PromptEnd {
-  requestId: string; outcome: 'answered' | 'hook_gone' | 'expired' | 'lost_on_restart'; answerId?: string | undefined; at: number;
+  requestId: string; outcome: PromptEndOutcome; answerId?: string | undefined; at: number;
   evidence?: Record<string, unknown> | undefined;
 }
-
-/**
- * Where a PermissionPrompt row goes when the agent reports its end, from the row's state now (pure).
- * `answered` at the agent with this row's answer → `delivered`; the hook gone without it → the
- * question was answered at the computer (or the CLI ended it; the turn's end says which) ; the
- * bound passed or the agent restarted → the CLI's own dialog is what is left: `waiting_at_computer`,
- * which still holds the queue (a paste would answer that dialog). A row already ended stays.
- */
-export function promptStateAfter(rowState: string, rowAnswerId: string | null, end: PromptEnd): string | null {
-  if (rowState === 'delivered' || rowState === 'answered_at_computer' || rowState === 'ended') return null;
-  switch (end.outcome) {
-    case 'answered':
-      return end.answerId !== undefined && end.answerId === rowAnswerId ? 'delivered' : null;
-    case 'hook_gone':
-      return 'answered_at_computer';
-    case 'expired':
-    case 'lost_on_restart':
-      return rowState === 'waiting_at_computer' ? null : 'waiting_at_computer';
-    default:
-      return end.outcome satisfies never;
-  }
-}
-
-/** Prompt states whose CLI dialog may still be open: the queue holds while any exists. */
-export const OPEN_PROMPT_STATES: readonly string[] = ['pending', 'answered', 'waiting_at_computer'];
 
 /** What `interpret` needs to know of a session: the locked row's fields, nothing loaded beyond it. */
 export interface AgentFactSnapshot {
@@ -120,14 +96,14 @@ export type AgentEventEffect =
   | { type: 'recheck'; messageId: string; processAlive: boolean }
   /** A permission request / question to show with its choices (PermissionPrompt row + notices). */
   | { type: 'open_prompt'; prompt: PromptAsked }
-  /** The agent's report of how a request ended (`promptStateAfter`). */
+  /** The agent's report of how a request ended (`promptEventOfEnd`, prompt-machine.ts). */
   | { type: 'resolve_prompt'; end: PromptEnd }
   /**
    * The CLI ended: no dialog of it can still be open. (A turn's end does the same in the engine, but
    * only when it moved its messages' outcomes: a turn end replayed after a re-attach, of a turn
    * already over, must not end the question the CLI asks now.)
    */
-  | { type: 'end_prompts'; cause: string; onlyDialogs?: true }
+  | { type: 'end_prompts'; cause: PromptEndCause; onlyDialogs?: true }
   /** Live progress to store (SessionActivity rows, the session's current activity and context use). */
   | { type: 'record_activity'; activity: ActivityReport }
   /**
@@ -267,9 +243,9 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       // computer; the text is kept with the evidence so the session's page can say what it waits for.
       return [
         { type: 'evidence', event: 'blocked_on_prompt', evidence: { text: e.payload.text.slice(0, 1000) } }, { type: 'notify_dialog', text: e.payload.text },
-        // A start that waits: Starting, or a recovery that is starting the CLI again (chaos seed 21007:
-        // the retried start's CLI showed its trust dialog under the current generation, and without
-        // a prompt nobody could answer it from afar).
+        // A start that waits: Starting, or a recovery that is starting the CLI again (the retried
+        // start's CLI shows its trust dialog under the current generation, and without a prompt
+        // nobody could answer it from afar; docs/reliability.md).
         ...(e.payload.dialog === 'folder_trust' && e.generation !== null && (waitingStart(s) || dialogOfWaitingStart(s, e.generation))
           ? [{ type: 'open_dialog', dialog: 'folder_trust', text: e.payload.text.slice(0, 4000), generation: e.generation } as const] : []),
       ];

@@ -18,8 +18,8 @@ function turnGroup(messages: readonly QueueMessage[], mainMessageId: string): Qu
  * whose receipt bound it to another native turn than the one that ended (`endedTurnId`): Claude runs
  * a follow-up as a turn of its own (its own prompt record), Codex one that arrived after the turn
  * ended; the agent reports each message's own end, and ending it with the main's would claim an
- * outcome that did not happen (chaos seed 40007: a Claude follow-up read `completed` while its turn
- * still waited on a permission request, and the next message was handed to a CLI on a dialog).
+ * outcome that did not happen (a Claude follow-up read `completed` while its turn still waited on a
+ * permission request, and the next message was handed to a CLI on a dialog; docs/reliability.md).
  */
 export function applyTurnOutcome(
   messages: readonly QueueMessage[],

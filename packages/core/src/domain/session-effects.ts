@@ -153,8 +153,8 @@ export function plan({ from, to, event, now, jitter }: PlanInput): Plan {
       fx.push({ type: 'notify', kind: 'stop_unconfirmed' });
       fx.push({ type: 'send_command', kind: 'interrupt', generation: from.observerGeneration });
       // A stop waits one more drain for that interrupt, then ends (`stop_unresolved`): the CLI may
-      // have ended the turn in a way its journal does not show (chaos seed 90012: a follow-up run
-      // after the interrupt was never reported ended, and Stopping refuses both Stop and Close).
+      // have ended the turn in a way its journal does not show (a follow-up run after the interrupt
+      // was never reported ended, and Stopping refuses both Stop and Close; docs/reliability.md).
       if (from.state === 'Stopping') fx.push({ type: 'schedule', timer: 'stop_drain', at: at(now, STOP_DRAIN_MS), attempt: 2 });
       break;
     case 'stop_unresolved':

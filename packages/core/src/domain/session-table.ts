@@ -102,7 +102,7 @@ export const SESSION_TABLE = {
     resume_timed_out: [{ when: 'wasResuming', to: 'ResumeFailed' }, { to: 'AwaitingRecovery' }],
     lifetime_expired: 'AwaitingRecovery',
     // A receipt the CLI wrote before the binding was lost, reported after: the session returns to
-    // Running (see the plan), so the end of that turn drains it (chaos seed 10072).
+    // Running (see the plan), so the end of that turn drains it (docs/reliability.md).
     turn_started: 'AwaitingRecovery',
     observer_lost: 'AwaitingRecovery',
     node_lost: 'AwaitingRecovery',

@@ -84,7 +84,7 @@ export type SessionEvent =
   | Timer<'stop_drain_expired'>
   /**
    * The stop's second drain passed too (the interrupt was sent twice) and a message it holds still
-   * has no outcome: the stop ends, those messages' outcome is unknown (chaos seed 90012).
+   * has no outcome: the stop ends, those messages' outcome is unknown (docs/reliability.md).
    */
   | Timer<'stop_unresolved'>
   | Timer<'archive_commit_retry_due', { attempt: number }>

@@ -1,4 +1,4 @@
-import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, recheckStatus, type SessionEvent } from '../domain/index.ts';
+import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, type PromptEndCause, type PromptPhase, recheckStatus, type SessionEvent } from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../db/generated/client.ts';
@@ -7,7 +7,6 @@ import { endPrompts } from './step/end-prompts.ts';
 
 /** A start dialog waits at the computer as long as the CLI shows it; the prompt offers it for a day. */
 const DIALOG_SHOWN_MS = 24 * 3_600_000;
-import type { PromptPhase } from '../db/repos/outbox.ts';
 import { acceptReceipt, applyStatusUpdates, findTurnMessage, listQueue } from '../db/repos/messages.ts';
 import { lockSession, patchSession, type SessionRow, upsertArchiveCopy } from '../db/repos/sessions.ts';
 import { readSettings } from '../db/repos/settings.ts';
@@ -176,7 +175,7 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
  * not be saved is replayed later), so it ends only the prompts the agent reported before it; a later
  * turn's request stays answerable.
  */
-async function endPromptsAt(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: string, o: { onlyDialogs?: boolean; openedBefore?: boolean } = {}): Promise<void> {
+async function endPromptsAt(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: PromptEndCause, o: { onlyDialogs?: boolean; openedBefore?: boolean } = {}): Promise<void> {
   await endPrompts(ctx, row, { cause, actor: 'agent', seq: ev.seq,
     scope: { ...(o.onlyDialogs ? { kinds: 'dialogs' as const } : {}), ...(o.openedBefore ? { openedBeforeSeq: ev.seq } : {}) } });
 }
@@ -209,7 +208,7 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
   // The end of a turn whose own message has its outcome already is a replay (the agent reports its
   // recent turn ends again after a re-attach): the outcome was applied then, and a follow-up accepted
   // since — Codex runs one that arrives just after the end as a turn of its own — is not part of it
-  // (chaos seed 30006: such a follow-up read `completed` while its permission request was open).
+  // (such a follow-up once read `completed` while its permission request was open; docs/reliability.md).
   if (msg.status === 'completed' || msg.status === 'terminal_failed') {
     await recordEvidence(ctx.tx, { sessionId: row.id, event: 'turn_end_replayed', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
       evidence: { ...evidence, messageId: msg.id, status: msg.status, outcome: fx.kind } });

@@ -1,2 +1,3 @@
 export { Hub, type HubOptions } from './server.ts';
-export { generateAgentToken, hashToken, bearerToken } from './tokens.ts';
+export { generateAgentToken, hashToken } from '../db/agent-tokens.ts';
+export { bearerToken } from './tokens.ts';

@@ -75,7 +75,7 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   if (plan.stall) return x.untilClosed();
   x.sse('content_block_stop', { type: 'content_block_stop', index: block });
   if (plan.tool) {
-    // The wire shape Claude Code 2.1.197 runs a tool from (shared/notes/hooks.md): an empty input
+    // The wire shape Claude Code 2.1.197 runs a tool from (docs/cli-facts.md, "What the mock model servers must send"): an empty input
     // at the block's start, the whole input as one JSON delta.
     const index = block + 1;
     x.sse('content_block_start', {

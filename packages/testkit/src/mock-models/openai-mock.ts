@@ -45,7 +45,7 @@ function messageItem(x: Exchange, text: string, done: boolean) {
   };
 }
 
-/** The wire shape Codex 0.171 runs a tool from (shared/notes/hooks.md): arguments as a JSON string. */
+/** The wire shape Codex 0.171 runs a tool from (docs/cli-facts.md): arguments as a JSON string. */
 function functionCallItem(x: Exchange, tool: MockToolCall, done: boolean) {
   return {
     id: `fc_mock_${x.entry.id}`,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../client.ts';
-import { generateAgentToken, hashToken } from '../../hub/tokens.ts';
+import { generateAgentToken, hashToken } from '../agent-tokens.ts';
 
 export interface NodeDto {
   id: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OUTCOME_REASONS } from '../../domain/outcome-notice.ts';
+import { PROMPT_PHASES } from '../../domain/prompt-machine.ts';
 import type { DbOrTx } from './sessions.ts';
 
 /**
@@ -9,9 +10,6 @@ import type { DbOrTx } from './sessions.ts';
  * message and chat, whatever retries happen on either side.
  */
 const zState = z.string();
-/** The moments of a prompt the chats hear about. */
-export const PROMPT_PHASES = ['open', 'answered', 'waiting_at_computer', 'answered_at_computer', 'ended'] as const;
-export type PromptPhase = (typeof PROMPT_PHASES)[number];
 
 export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('card_update'), sessionId: z.uuid(), nodeId: z.uuid(), state: zState, version: z.number().int(), active: z.boolean() }),

@@ -1,3 +1,4 @@
+import type { PromptEndCause } from '../../domain/index.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
 import { endOpenPrompts, type EndPromptsScope, recountOpenPrompts } from '../../db/repos/prompts.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
@@ -10,7 +11,7 @@ import type { StepContext } from './step-context.ts';
  * answered one's message already shows the answer). One place for every reason a prompt ends: a
  * turn's end or the CLI's exit (agent events), the archive, the user's Stop.
  */
-export async function endPrompts(ctx: StepContext, row: SessionRow, o: { cause: string; actor: 'agent' | 'hub' | 'user'; seq?: bigint; scope?: EndPromptsScope }): Promise<number> {
+export async function endPrompts(ctx: StepContext, row: SessionRow, o: { cause: PromptEndCause; actor: 'agent' | 'hub' | 'user'; seq?: bigint; scope?: EndPromptsScope }): Promise<number> {
   const ended = await endOpenPrompts(ctx.tx, row.id, o.cause, ctx.now, o.scope);
   if (ended.length === 0) return 0;
   await recountOpenPrompts(ctx.tx, row.id);
@@ -31,8 +32,8 @@ export const stopInProgress = (row: Pick<SessionRow, 'state' | 'resumeState'>): 
 /**
  * The user's Stop ends the session's open permission requests and questions: the CLI's own interrupt
  * key (Esc) closes such a dialog as a refusal, so an answer sent after the Stop would be reported as
- * delivered while the CLI had already refused the tool (chaos seed 80038: Allow pressed after Stop,
- * "delivered", and the model saw "The user doesn't want to proceed with this tool use"). Start
+ * delivered while the CLI had already refused the tool (Allow pressed after Stop read "delivered",
+ * and the model saw "The user doesn't want to proceed with this tool use"; docs/reliability.md). Start
  * dialogs (no turn runs then) are left alone.
  */
 export function endPromptsForStop(ctx: StepContext, row: SessionRow, actor: 'user' | 'hub'): Promise<number> {

@@ -1,6 +1,5 @@
 import { type SessionEvent, turnSummary } from '../../domain/index.ts';
 import { listMessageSteps } from '../../db/repos/activity.ts';
-import { recordEvidence } from '../../db/repos/evidence.ts';
 import { saveFinal, findTurnMessage } from '../../db/repos/messages.ts';
 import { endPrompts } from './end-prompts.ts';
 import { patchSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
@@ -137,8 +136,8 @@ export async function retryFinalSave(ctx: StepContext, row: SessionRow, attempt:
 
 /**
  * Commits the archive record (the journal copy was stored with the close evidence). A request or
- * start dialog still open ends with it: no CLI is left to take an answer (chaos seed 40022: a start
- * dialog answered "cancel" stayed `answered` after its start was interrupted and the session archived).
+ * start dialog still open ends with it: no CLI is left to take an answer (a start dialog answered
+ * "cancel" stayed `answered` after its start was interrupted and the session archived; docs/reliability.md).
  */
 export async function commitArchive(ctx: StepContext, row: SessionRow, attempt: number): Promise<SessionEvent> {
   const r = await inSavepoint(ctx.tx, 'archive_commit', async () => {

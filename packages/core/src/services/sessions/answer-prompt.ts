@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../../domain/index.ts';
+import { AppError, answerFits, type PromptState, promptTransition } from '../../domain/index.ts';
 import { pumpQueue } from '../../engine/step/queue-pump.ts';
 import { applyEvent } from '../../engine/step/session-step.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
@@ -33,7 +33,7 @@ export type AnswerPromptResult = { kind: 'answered' | 'already_answered' | 'out_
 export interface PromptView {
   id: string; sessionId: string; kind: 'tool' | 'question' | 'dialog'; toolName: string; toolInput: Record<string, unknown>;
   justification: string | null; canAlwaysAllow: boolean;
-  state: 'pending' | 'answered' | 'delivered' | 'waiting_at_computer' | 'answered_at_computer' | 'ended';
+  state: PromptState;
   answer: PromptAnswer | null; answeredFrom: 'telegram' | 'dashboard' | 'computer' | null; answeredAt: Date | null;
   receivedAt: Date; expiresAt: Date; resolvedAt: Date | null;
 }
@@ -42,7 +42,7 @@ export function toPromptView(r: PromptRow): PromptView {
   return {
     id: r.id, sessionId: r.sessionId, kind: r.kind === 'question' || r.kind === 'dialog' ? r.kind : 'tool', toolName: r.toolName,
     toolInput: (r.toolInput ?? {}) as Record<string, unknown>, justification: r.justification, canAlwaysAllow: r.canAlwaysAllow,
-    state: r.state as PromptView['state'], answer: (r.answer ?? null) as PromptAnswer | null, answeredFrom: r.answeredFrom as PromptView['answeredFrom'],
+    state: r.state, answer: (r.answer ?? null) as PromptAnswer | null, answeredFrom: r.answeredFrom as PromptView['answeredFrom'],
     answeredAt: r.answeredAt, receivedAt: r.receivedAt, expiresAt: r.expiresAt, resolvedAt: r.resolvedAt,
   };
 }
@@ -51,9 +51,11 @@ function check(p: PromptRow, input: AnswerPromptInput): void {
   const bad = (message: string) => new AppError('INVALID_INPUT', { message, userMessage: 'prompts.invalid_answer' });
   if (p.kind === 'dialog' && (input.decision === 'always_allow' || input.message !== undefined || input.answers !== undefined)) throw bad('a start dialog is trusted (allow) or the start cancelled (deny)');
   if (p.kind === 'dialog' && input.decision === 'at_computer') throw bad('a start dialog is on the computer\'s screen already');
-  if (input.decision === 'always_allow' && !p.canAlwaysAllow) throw bad('always allow is not offered for this request');
+  const misfit = answerFits({ alwaysAllow: p.canAlwaysAllow, answers: p.kind === 'question' },
+    { allow: input.decision === 'allow' || input.decision === 'always_allow', alwaysAllow: input.decision === 'always_allow', answers: input.answers !== undefined });
+  if (misfit === 'always_allow_not_allow' || misfit === 'always_allow_not_offered') throw bad('always allow is not offered for this request');
   if (input.message !== undefined && (input.decision !== 'deny' || input.message.trim() === '' || input.message.length > 4000)) throw bad('a message goes with deny only, 1 to 4000 characters');
-  if (input.answers !== undefined && (p.kind !== 'question' || input.decision !== 'allow')) throw bad('answers go with a question only');
+  if (misfit === 'answers_need_allow' || misfit === 'answers_not_taken') throw bad('answers go with a question only');
   if (p.kind === 'question' && input.decision === 'allow' && (input.answers === undefined || Object.keys(input.answers).length === 0)) throw bad('a question is answered with its answers');
 }
 
@@ -71,7 +73,8 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
     const row = await lockSession(ctx.tx, first.sessionId);
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
     const p = (await getPrompt(ctx.tx, input.promptId)) ?? first;
-    if (p.state !== 'pending') return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
+    // The table takes an answer only where the user still decides (`pending`).
+    if (promptTransition(p.state, 'answered') === null) return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
     check(p, input);
     // After the user's Stop the CLI's interrupt key closes the dialog as a refusal: an answer now
     // could not be what the CLI acts on. The request ends with the stop (one that reached the hub

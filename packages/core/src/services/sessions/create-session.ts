@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, newSession } from '../../domain/index.ts';
+import { AppError, folderRefusal, newSession } from '../../domain/index.ts';
 import { sessionChoices } from './session-choices.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
 import { insertSession, setActiveSessionId } from '../../db/repos/sessions.ts';
@@ -41,12 +41,8 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
     throw new AppError('EXECUTOR_DISABLED', { message: 'executor not installed on node', userMessage: `sessions.executor_missing.${executor}` });
   }
   const folder = input.folder.trim();
-  if (!folder.startsWith('/') || folder.length > 4096) throw new AppError('INVALID_INPUT', { message: 'folder must be an absolute path' });
-  // The folder is part of a session's identity (recent folders, resume matches, the CLI's project
-  // key): `/a/../b` and `/b` must not be two folders, and control characters never belong in one.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
-  if (/[\u0000-\u001f\u007f]/.test(folder)) throw new AppError('INVALID_INPUT', { message: 'folder must not contain control characters' });
-  if (folder.split('/').some((seg) => seg === '.' || seg === '..')) throw new AppError('INVALID_INPUT', { message: 'folder must not contain . or .. segments' });
+  const folderRefused = folderRefusal(folder);
+  if (folderRefused) throw new AppError('INVALID_INPUT', { message: folderRefused });
 
   const { permissionMode, model } = sessionChoices(executor, node, input);
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/index.ts';
+import { AppError, isAbsoluteFolder } from '../../domain/index.ts';
 import { archiveSnippets, findArchivedMatches, listArchiveRows } from '../../db/repos/sessions.ts';
 import { readSettings } from '../../db/repos/settings.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
@@ -39,7 +39,7 @@ export async function resumeRecommendations(deps: ServiceDeps, input: { nodeId: 
   const { db } = depsOf(deps);
   const settings = await readSettings(db);
   if (!settings.resumeRecommendations) return { enabled: false, items: [] };
-  if (!input.folder.startsWith('/')) throw new AppError('INVALID_INPUT', { message: 'folder must be an absolute path' });
+  if (!isAbsoluteFolder(input.folder)) throw new AppError('INVALID_INPUT', { message: 'folder must be an absolute path' });
   const rows = await findArchivedMatches(db, { nodeId: input.nodeId, executor: input.executor, folder: input.folder, limit: Math.min(input.limit ?? 10, 50) });
   return { enabled: true, items: rows.map(toSessionDto) };
 }

@@ -18,6 +18,7 @@ export {
 export {
   type ClaimedRow, claimOutbox, markOutboxFailed, markOutboxRetry, markOutboxSent, outboxPartIds, recordOutboxPart, releaseOutbox,
 } from '../../db/repos/outbox-claim.ts';
+export { sessionChangeWakeUp, telegramOutboxWakeUp, type WakeUp } from './wake-ups.ts';
 export { type BotOutboxPayload, type DeliveryPayload, zBotOutboxPayload, zDeliveryPayload } from '../../db/repos/outbox-payload.ts';
 export {
   enqueueBotRow, openResumeStatus, releaseBotRow, releaseHeldFinal, rewriteBotRow, sentMessageIds, settleResumeStatus, TELEGRAM_CHANNEL, withdrawBotRow,

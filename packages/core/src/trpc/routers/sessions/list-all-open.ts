@@ -2,7 +2,7 @@ import { newestActivityFirst, openSessionGroup } from '../../../domain/index.ts'
 import { listSessionPrompts } from '../../../services/sessions/answer-prompt.ts';
 import { listOpenSessionsAcross } from '../../../services/sessions/get-session.ts';
 import { authedProcedure } from '../../init.ts';
-import { promptWait } from './prompts.ts';
+import { promptWait } from '../../../domain/index.ts';
 import { ZListAllOpenRequest, ZListAllOpenResponse } from './list-all-open.types.ts';
 
 /**

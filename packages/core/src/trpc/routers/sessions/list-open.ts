@@ -1,7 +1,7 @@
 import { listSessionPrompts } from '../../../services/sessions/answer-prompt.ts';
 import { listOpenSessions } from '../../../services/sessions/get-session.ts';
 import { authedProcedure } from '../../init.ts';
-import { promptWait } from './prompts.ts';
+import { promptWait } from '../../../domain/index.ts';
 import { ZListOpenWithPromptsResponse } from './prompts.types.ts';
 import { ZNodeRequest } from './sessions.types.ts';
 

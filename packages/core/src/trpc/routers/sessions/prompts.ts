@@ -19,13 +19,6 @@ export async function sessionPrompts(deps: ServiceDeps, sessionId: string): Prom
   return [...open, ...ended].sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime() || (a.id < b.id ? 1 : -1));
 }
 
-/** What a session waits for because of its prompts (`promptWait` in prompts.types.ts). */
-export function promptWait(open: readonly Pick<PromptView, 'state'>[]): 'answer' | 'computer' | null {
-  if (open.some((p) => p.state === 'pending')) return 'answer';
-  if (open.some((p) => p.state === 'waiting_at_computer')) return 'computer';
-  return null;
-}
-
 export const promptsRoute = authedProcedure
   .input(ZSessionRequest)
   .output(ZPromptsResponse)

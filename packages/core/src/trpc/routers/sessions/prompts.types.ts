@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { PROMPT_STATES } from '../../../domain/index.ts';
 import { ZSessionView } from './sessions.types.ts';
 import { zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
 
-export const zPromptState = z.enum(['pending', 'answered', 'delivered', 'waiting_at_computer', 'answered_at_computer', 'ended']);
+export const zPromptState = z.enum(PROMPT_STATES);
 export const zPromptDecision = z.enum(['allow', 'deny', 'always_allow', 'at_computer']);
 const zAnswers = z.record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)]));
 

@@ -1,10 +1,10 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { killTmuxServer } from '../../../../../packages/testkit/src/system.ts';
+import { killTmuxServer } from './system.ts';
 
 /**
- * Test-only: a "CLI" that writes its arguments, one per line, and never reaches a prompt, in a
+ * A "CLI" that writes its arguments, one per line, and never reaches a prompt, in a
  * throw-away folder with a private tmux server name; for checking the command lines the agent builds.
  */
 export function fakeCliWorkspace(prefix: string) {
