@@ -118,6 +118,8 @@ describe('two computers in one chat', () => {
       // The journal's context use (the last request's input, cache reads included) against Claude's window.
       `Context: ${Math.round(((usage.inputTokens + usage.cachedInputTokens) / 200_000) * 1000) / 10}% of 200,000 tokens · compactions: 0`,
       `Output: ${usage.outputTokens.toLocaleString('en-US')} tokens (last request)`, 'Queue: 0 waiting',
+      // Back to the desk: the command that continues this very CLI at the computer (docs/handoff.md).
+      `At the computer: tmux -L ${w.sys.tmuxSocket} attach -t ${(await w.sys.identity(a)).tmuxSession}`,
     ]);
 
     // The same list again (navigation, not an action: an earlier list still works).
