@@ -64,7 +64,11 @@ const m = await acceptMessage({ db, log }, { sessionId: s.id, text: 'work', sour
 await engine.settle();
 await store('turn_accepted', { messageId: m.message.id, nativeTurnId: 'turn-1' });
 await engine.settle();
-await db.chatNodeState.upsert({ where: { chatId_nodeId: { chatId: BigInt(chatId), nodeId } }, create: { chatId: BigInt(chatId), nodeId, activeSessionId: s.id }, update: { activeSessionId: s.id } });
+await db.chatNodeState.upsert({
+  where: { chatId_nodeId: { chatId: BigInt(chatId), nodeId } },
+  create: { chatId: BigInt(chatId), nodeId, activeSessionId: s.id },
+  update: { activeSessionId: s.id },
+});
 const api = new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 5 });
 await showCard({ api, db, chatId: BigInt(chatId), sessionId: s.id });
 const ticker = new ProgressTicker({ api, db, databaseUrl: tdb.url, log });
@@ -86,7 +90,8 @@ writeFileSync(rollout, '');
 const journal = new CodexJournal();
 let drained: (() => void) | null = null;
 const tailer = new JsonlTailer({
-  path: rollout, pollMs: 10_000,
+  path: rollout,
+  pollMs: 10_000,
   onLines: (lines) => {
     journal.ingest(lines);
     const out = journal.activity.drain();
@@ -120,10 +125,25 @@ async function run(mode: 'stored' | 'journal') {
     const parsed = new Promise<number>((r) => (drained = () => r(performance.now())));
     const t0 = performance.now();
     if (mode === 'stored') {
-      const item = { ref, source: { recordId: ref, offset: i * 100 }, nativeTurnId: 'turn-1', kind: 'command', toolName: 'exec_command', subject, status: 'running', startedAt: Date.now() };
+      const item = {
+        ref,
+        source: { recordId: ref, offset: i * 100 },
+        nativeTurnId: 'turn-1',
+        kind: 'command',
+        toolName: 'exec_command',
+        subject,
+        status: 'running',
+        startedAt: Date.now(),
+      };
       await store('activity', { items: [item] });
     } else {
-      const payload = { type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: subject }), call_id: ref, internal_chat_message_metadata_passthrough: { turn_id: 'turn-1' } };
+      const payload = {
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: subject }),
+        call_id: ref,
+        internal_chat_message_metadata_passthrough: { turn_id: 'turn-1' },
+      };
       appendFileSync(rollout, `${JSON.stringify({ timestamp: new Date().toISOString(), type: 'response_item', payload })}\n`);
       toAgentEvent.push((await parsed) - t0);
     }
@@ -140,12 +160,19 @@ async function run(mode: 'stored' | 'journal') {
 for (const mode of MODES) {
   const r = await run(mode);
   const errors = fake.calls().filter((c) => (c.status ?? 200) >= 400).length;
-  console.log(JSON.stringify({
-    bench: 'activity-latency', from: mode, steps: STEPS,
-    ...(mode === 'journal' ? { journalToAgentEventMs: summary(r.toAgentEvent) } : {}),
-    [`${mode}ToDashboardNotifyMs`]: summary(r.toDashboard), [`${mode}ToCardEditMs`]: summary(r.toCard), telegramErrors: errors,
-    goal: 'card edit p99 < 1000 ms outside the 3 s gap; dashboard p99 < 200 ms', pass: pct(r.toCard, 99) < 1000 && pct(r.toDashboard, 99) < 200 && errors === 0,
-  }));
+  console.log(
+    JSON.stringify({
+      bench: 'activity-latency',
+      from: mode,
+      steps: STEPS,
+      ...(mode === 'journal' ? { journalToAgentEventMs: summary(r.toAgentEvent) } : {}),
+      [`${mode}ToDashboardNotifyMs`]: summary(r.toDashboard),
+      [`${mode}ToCardEditMs`]: summary(r.toCard),
+      telegramErrors: errors,
+      goal: 'card edit p99 < 1000 ms outside the 3 s gap; dashboard p99 < 200 ms',
+      pass: pct(r.toCard, 99) < 1000 && pct(r.toDashboard, 99) < 200 && errors === 0,
+    }),
+  );
 }
 tailer.stop();
 rmSync(journalDir, { recursive: true, force: true });

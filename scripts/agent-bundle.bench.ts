@@ -40,20 +40,41 @@ const gz = gzipSync(readFileSync(bundle.file)).length;
 
 const tdb = await createTestDatabase();
 const db = createDb(tdb.url, { max: 4 });
-const hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 10_000, log: pino({ level: 'silent' }), agentBundleDir: path.join(out, 'dist') });
+const hub = new Hub({
+  db,
+  databaseUrl: tdb.url,
+  host: '127.0.0.1',
+  port: 0,
+  heartbeatMs: 10_000,
+  log: pino({ level: 'silent' }),
+  agentBundleDir: path.join(out, 'dist'),
+});
 await hub.start();
 const hubUrl = `ws://127.0.0.1:${hub.port}/agent`;
 const { nodeId, token } = await createNodeWithToken(db, { name: 'bench' });
-const env = (home: string) => ({ HOME: home, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, LANG: 'C.UTF-8', BRIA_CLAUDE_BIN: '/nonexistent/claude', BRIA_CODEX_BIN: '/nonexistent/codex', BRIA_TMUX_SOCKET: `bria-bench-${process.pid}`, LOG_LEVEL: 'warn' });
+const env = (home: string) => ({
+  HOME: home,
+  PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+  LANG: 'C.UTF-8',
+  BRIA_CLAUDE_BIN: '/nonexistent/claude',
+  BRIA_CODEX_BIN: '/nonexistent/codex',
+  BRIA_TMUX_SOCKET: `bria-bench-${process.pid}`,
+  LOG_LEVEL: 'warn',
+});
 
 async function timeToOnline(start: () => ChildProcess): Promise<number> {
   const before = (await db.node.findUniqueOrThrow({ where: { id: nodeId } })).connectedAt?.getTime() ?? 0;
   const t0 = performance.now();
   const child = start();
-  await waitUntil('online', async () => {
-    const n = await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { online: true, connectedAt: true } });
-    return n.online && (n.connectedAt?.getTime() ?? 0) > before;
-  }, 60_000, 10);
+  await waitUntil(
+    'online',
+    async () => {
+      const n = await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { online: true, connectedAt: true } });
+      return n.online && (n.connectedAt?.getTime() ?? 0) > before;
+    },
+    60_000,
+    10,
+  );
   const ms = performance.now() - t0;
   const gone = new Promise((r) => child.once('exit', r));
   process.kill(-child.pid!, 'SIGTERM');
@@ -69,19 +90,36 @@ for (let i = 0; i < RUNS; i++) {
   mkdirSync(folder);
   copyFileSync(bundle.file, path.join(folder, 'bria-agent.mjs'));
   writeFileSync(path.join(folder, 'token'), `${token}\n`, { mode: 0o600 });
-  startMs.push(await timeToOnline(() => spawn(process.execPath, [path.join(folder, 'bria-agent.mjs'), '--hub', hubUrl, '--token-file', path.join(folder, 'token'), '--dir', path.join(folder, 'state')],
-    { cwd: folder, env: env(home), stdio: 'ignore', detached: true })));
+  startMs.push(
+    await timeToOnline(() =>
+      spawn(
+        process.execPath,
+        [path.join(folder, 'bria-agent.mjs'), '--hub', hubUrl, '--token-file', path.join(folder, 'token'), '--dir', path.join(folder, 'state')],
+        { cwd: folder, env: env(home), stdio: 'ignore', detached: true },
+      ),
+    ),
+  );
   const home2 = mkdtempSync(path.join(out, 'home-'));
-  installMs.push(await timeToOnline(() => {
-    const sh = spawn('bash', ['-s'], { cwd: home2, env: env(home2), stdio: ['pipe', 'ignore', 'ignore'], detached: true });
-    sh.stdin!.end(`${installCommand({ hubUrl, bundle, token })}\n`);
-    return sh;
-  }));
+  installMs.push(
+    await timeToOnline(() => {
+      const sh = spawn('bash', ['-s'], { cwd: home2, env: env(home2), stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+      sh.stdin!.end(`${installCommand({ hubUrl, bundle, token })}\n`);
+      return sh;
+    }),
+  );
 }
-console.log(JSON.stringify({
-  bench: 'agent-bundle', runs: RUNS, bytes: bundle.bytes, gzipBytes: gz, buildMs: summary(builds),
-  startToOnlineMs: summary(startMs), installToOnlineMs: summary(installMs), version: bundle.version,
-}));
+console.log(
+  JSON.stringify({
+    bench: 'agent-bundle',
+    runs: RUNS,
+    bytes: bundle.bytes,
+    gzipBytes: gz,
+    buildMs: summary(builds),
+    startToOnlineMs: summary(startMs),
+    installToOnlineMs: summary(installMs),
+    version: bundle.version,
+  }),
+);
 await hub.stop();
 await db.$disconnect();
 await tdb.drop();

@@ -14,7 +14,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'bench-out');
 const svgPath = path.join(root, 'docs', 'benchmarks-latency.svg');
 
-interface Series { group: string; label: string; xs: number[] }
+interface Series {
+  group: string;
+  label: string;
+  xs: number[];
+}
 const LABELS: Record<string, [string, string]> = {
   'claude/paste': ['message → pane', 'Claude: deliver() → paste command done'],
   'claude/shown': ['message → pane', 'Claude: deliver() → text drawn in pane'],
@@ -43,7 +47,9 @@ const LABELS: Record<string, [string, string]> = {
 function load(): Series[] {
   const out: Series[] = [];
   if (!existsSync(outDir)) return out;
-  for (const f of readdirSync(outDir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of readdirSync(outDir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const data = JSON.parse(readFileSync(path.join(outDir, f), 'utf8')) as { bench: string; unit?: string; samples: Record<string, number[]> };
     if (data.unit !== 'ms') continue;
     for (const [key, xs] of Object.entries(data.samples)) {
@@ -53,7 +59,7 @@ function load(): Series[] {
     }
   }
   const order = [...new Set(Object.values(LABELS).map(([g]) => g))];
-  return out.sort((a, b) => (order.indexOf(a.group) + 99) % 99 - (order.indexOf(b.group) + 99) % 99);
+  return out.sort((a, b) => ((order.indexOf(a.group) + 99) % 99) - ((order.indexOf(b.group) + 99) % 99));
 }
 
 function q(sorted: number[], p: number): number {
@@ -111,7 +117,9 @@ function draw(series: Series[], caption: string): string {
       el.push(`<text x="20" y="${mid + 4}" font-size="12">${esc(s.label)} (n=${v.length})</text>`);
       el.push(`<line x1="${x(p1)}" x2="${x(p99)}" y1="${mid}" y2="${mid}" stroke="${colour}"/>`);
       for (const w of [p1, p99]) el.push(`<line x1="${x(w)}" x2="${x(w)}" y1="${mid - 5}" y2="${mid + 5}" stroke="${colour}"/>`);
-      el.push(`<rect x="${x(p25)}" y="${mid - 8}" width="${Math.max(1, x(p75) - x(p25))}" height="16" fill="${colour}" fill-opacity="0.25" stroke="${colour}"/>`);
+      el.push(
+        `<rect x="${x(p25)}" y="${mid - 8}" width="${Math.max(1, x(p75) - x(p25))}" height="16" fill="${colour}" fill-opacity="0.25" stroke="${colour}"/>`,
+      );
       el.push(`<line x1="${x(p50)}" x2="${x(p50)}" y1="${mid - 8}" y2="${mid + 8}" stroke="${colour}" stroke-width="2.5"/>`);
       el.push(`<circle cx="${x(max)}" cy="${mid}" r="2.5" fill="${colour}"/>`);
       el.push(`<text x="${W - right + 12}" y="${mid + 4}" font-size="11" fill="#333">p50 ${p50.toFixed(1)} · p99 ${p99.toFixed(1)}</text>`);

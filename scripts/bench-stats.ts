@@ -1,4 +1,11 @@
-export interface Stats { n: number; min: number; p50: number; p90: number; p99: number; max: number }
+export interface Stats {
+  n: number;
+  min: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
 
 /** Nearest-rank percentiles (p99 of 200 samples is the 198th smallest), rounded to 0.01 ms. */
 export function stats(xs: readonly number[]): Stats {

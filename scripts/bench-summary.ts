@@ -45,18 +45,103 @@ const std = { p50Key: 'p50', tailKey: 'p99' };
 const med = { p50Key: 'median', tailKey: 'p99' };
 export const PATHS: PathSpec[] = [
   ...(['claude', 'codex'] as const).flatMap((executor) => [
-    { id: `prompt-request-${executor}`, label: `permission request → Bot API (${executor})`, bench: 'prompt_latency', match: { executor }, field: 'requestToBotApiMs', ...med, floors: ['postgres.notifyToListener'] },
-    { id: `prompt-answer-${executor}`, label: `Allow pressed → CLI continues (${executor})`, bench: 'prompt_latency', match: { executor }, field: 'allowPressedToCliContinuesMs', ...med, floors: ['postgres.notifyToListener'] },
+    {
+      id: `prompt-request-${executor}`,
+      label: `permission request → Bot API (${executor})`,
+      bench: 'prompt_latency',
+      match: { executor },
+      field: 'requestToBotApiMs',
+      ...med,
+      floors: ['postgres.notifyToListener'],
+    },
+    {
+      id: `prompt-answer-${executor}`,
+      label: `Allow pressed → CLI continues (${executor})`,
+      bench: 'prompt_latency',
+      match: { executor },
+      field: 'allowPressedToCliContinuesMs',
+      ...med,
+      floors: ['postgres.notifyToListener'],
+    },
   ]),
-  { id: 'activity-journal-dashboard', label: 'activity: journal append → dashboard NOTIFY', bench: 'activity-latency', match: { from: 'journal' }, field: 'journalToDashboardNotifyMs', ...std, floors: ['inotify.jsonlTailer', 'postgres.notifyToListener'] },
-  { id: 'activity-journal-card', label: 'activity: journal append → card edit', bench: 'activity-latency', match: { from: 'journal' }, field: 'journalToCardEditMs', ...std, floors: ['inotify.jsonlTailer', 'postgres.notifyToListener'] },
-  { id: 'activity-stored-dashboard', label: 'activity: stored event → dashboard NOTIFY', bench: 'activity-latency', match: { from: 'stored' }, field: 'storedToDashboardNotifyMs', ...std, floors: ['postgres.notifyToListener'] },
-  { id: 'activity-stored-card', label: 'activity: stored event → card edit', bench: 'activity-latency', match: { from: 'stored' }, field: 'storedToCardEditMs', ...std, floors: ['postgres.notifyToListener'] },
-  { id: 'archive-text-rare', label: 'archive search, 100,000 messages: rare word', bench: 'archive', field: 'ms.textRareWordAllComputers', ...std, floors: ['postgres.prismaSelect1'] },
-  { id: 'archive-text-common', label: 'archive search, 100,000 messages: two common words', bench: 'archive', field: 'ms.textCommonWordAllComputers', ...std, floors: ['postgres.prismaSelect1'] },
-  { id: 'agent-bundle-start', label: 'agent bundle start → online (p99 = max of runs)', bench: 'agent-bundle', field: 'startToOnlineMs', p50Key: 'p50', tailKey: 'max', floors: ['nodeStart'] },
-  ...(['claude', 'codex'] as const).map((executor) => ({ id: `paste-drawn-${executor}`, label: `message handed to the agent → drawn in the pane (${executor})`, bench: 'agent_paste', match: { executor }, field: 'deliverToPaneShownMs', ...med, floors: ['tmuxPaste.control.paneOutput'] })),
-  { id: 'journal-tail', label: 'journal line appended → tailer (separate writer)', bench: 'journal_tail', field: 'tailerMs', ...med, floors: ['inotify.fsWatch'] },
+  {
+    id: 'activity-journal-dashboard',
+    label: 'activity: journal append → dashboard NOTIFY',
+    bench: 'activity-latency',
+    match: { from: 'journal' },
+    field: 'journalToDashboardNotifyMs',
+    ...std,
+    floors: ['inotify.jsonlTailer', 'postgres.notifyToListener'],
+  },
+  {
+    id: 'activity-journal-card',
+    label: 'activity: journal append → card edit',
+    bench: 'activity-latency',
+    match: { from: 'journal' },
+    field: 'journalToCardEditMs',
+    ...std,
+    floors: ['inotify.jsonlTailer', 'postgres.notifyToListener'],
+  },
+  {
+    id: 'activity-stored-dashboard',
+    label: 'activity: stored event → dashboard NOTIFY',
+    bench: 'activity-latency',
+    match: { from: 'stored' },
+    field: 'storedToDashboardNotifyMs',
+    ...std,
+    floors: ['postgres.notifyToListener'],
+  },
+  {
+    id: 'activity-stored-card',
+    label: 'activity: stored event → card edit',
+    bench: 'activity-latency',
+    match: { from: 'stored' },
+    field: 'storedToCardEditMs',
+    ...std,
+    floors: ['postgres.notifyToListener'],
+  },
+  {
+    id: 'archive-text-rare',
+    label: 'archive search, 100,000 messages: rare word',
+    bench: 'archive',
+    field: 'ms.textRareWordAllComputers',
+    ...std,
+    floors: ['postgres.prismaSelect1'],
+  },
+  {
+    id: 'archive-text-common',
+    label: 'archive search, 100,000 messages: two common words',
+    bench: 'archive',
+    field: 'ms.textCommonWordAllComputers',
+    ...std,
+    floors: ['postgres.prismaSelect1'],
+  },
+  {
+    id: 'agent-bundle-start',
+    label: 'agent bundle start → online (p99 = max of runs)',
+    bench: 'agent-bundle',
+    field: 'startToOnlineMs',
+    p50Key: 'p50',
+    tailKey: 'max',
+    floors: ['nodeStart'],
+  },
+  ...(['claude', 'codex'] as const).map((executor) => ({
+    id: `paste-drawn-${executor}`,
+    label: `message handed to the agent → drawn in the pane (${executor})`,
+    bench: 'agent_paste',
+    match: { executor },
+    field: 'deliverToPaneShownMs',
+    ...med,
+    floors: ['tmuxPaste.control.paneOutput'],
+  })),
+  {
+    id: 'journal-tail',
+    label: 'journal line appended → tailer (separate writer)',
+    bench: 'journal_tail',
+    field: 'tailerMs',
+    ...med,
+    floors: ['inotify.fsWatch'],
+  },
 ];
 
 export interface SummaryRow {
@@ -75,7 +160,8 @@ function at(obj: unknown, dotted: string): unknown {
 }
 
 const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
-const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x >= 100 ? String(Math.round(x)) : String(Number(x.toFixed(x < 10 ? 2 : 1))));
+const fmt = (x: number | null | undefined) =>
+  x === null || x === undefined ? '—' : x >= 100 ? String(Math.round(x)) : String(Number(x.toFixed(x < 10 ? 2 : 1)));
 
 function baselineText(b: BaselineFigure | undefined): string {
   if (!b) return '—';
@@ -122,5 +208,8 @@ export function formatSummary(rows: readonly SummaryRow[], results: readonly Jso
 }
 
 export function parseResults(text: string): Json[] {
-  return text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Json);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Json);
 }

@@ -34,7 +34,11 @@ export async function startTelegramBench() {
   const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot }), db: sys.db, log, leaseMs: 60_000 });
   const attachmentsDir = await mkdtemp(path.join(tmpdir(), 'bria-bench-att-'));
   const actions = coreActions({ db: sys.db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir });
-  const bot = createBot(fake.token, { db: sys.db, log, allowedUsers: new Set([user]), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
+  const bot = createBot(
+    fake.token,
+    { db: sys.db, log, allowedUsers: new Set([user]), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() },
+    { client: { apiRoot: fake.apiRoot } },
+  );
   await bot.init();
   void bot.start();
   sender.start();
@@ -42,7 +46,9 @@ export async function startTelegramBench() {
   const outboxWake = new OutboxWake({ databaseUrl: sys.databaseUrl, log, onWake: () => sender.wake() });
   await outboxWake.start();
   return {
-    sys, fake, user,
+    sys,
+    fake,
+    user,
     async stop(): Promise<void> {
       await Promise.allSettled([bot.stop(), sender.stop(), outboxWake.stop()]);
       await fake.close();

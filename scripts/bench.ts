@@ -52,7 +52,8 @@ const names = wanted.length ? wanted : Object.keys(BENCHES);
 mkdirSync(outDir, { recursive: true });
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() || null;
 // Issue 18 wants the machine quiet (1-min load < 1) before and after; the figures say whether it was.
-const loadLine = (phase: string) => JSON.stringify({ bench: 'run', phase, at: new Date().toISOString(), loadavg: loadavg().map((x) => Number(x.toFixed(2))), commit, benches: names });
+const loadLine = (phase: string) =>
+  JSON.stringify({ bench: 'run', phase, at: new Date().toISOString(), loadavg: loadavg().map((x) => Number(x.toFixed(2))), commit, benches: names });
 const REST_MS = 60_000;
 const results: string[] = [loadLine('before')];
 console.log(results[0]);
@@ -68,7 +69,12 @@ for (const name of names) {
     continue;
   }
   console.log(`[bench] ${name}: npx tsx ${b.file} ${b.args.join(' ')}`);
-  const r = spawnSync(path.join(root, 'node_modules/.bin/tsx'), [b.file, ...b.args], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 20 * 60_000 });
+  const r = spawnSync(path.join(root, 'node_modules/.bin/tsx'), [b.file, ...b.args], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 20 * 60_000,
+  });
   const lines = (r.stdout ?? '').split('\n').filter((l) => l.startsWith('{'));
   process.stdout.write(r.stdout ?? '');
   if (r.status !== 0) failures++;

@@ -22,7 +22,13 @@ import { AGENT_BUNDLE_FILE, AGENT_BUNDLE_LATEST } from '../packages/core/src/age
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PLACEHOLDER = '0.0.0-bria-version-placeholder';
 
-export interface BuiltBundle { version: string; sha256: string; bytes: number; file: string; ms: number }
+export interface BuiltBundle {
+  version: string;
+  sha256: string;
+  bytes: number;
+  file: string;
+  ms: number;
+}
 
 export async function buildAgentBundle(o: { outDir?: string } = {}): Promise<BuiltBundle> {
   const started = Date.now();

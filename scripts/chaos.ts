@@ -8,8 +8,12 @@ import { emptyFaultCounts, runSeed } from '../tests/chaos/chaos-run.ts';
 
 const { values } = parseArgs({
   options: {
-    runs: { type: 'string' }, seed: { type: 'string' }, minutes: { type: 'string' },
-    'active-seconds': { type: 'string', default: '25' }, 'settle-seconds': { type: 'string', default: '120' }, verbose: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    seed: { type: 'string' },
+    minutes: { type: 'string' },
+    'active-seconds': { type: 'string', default: '25' },
+    'settle-seconds': { type: 'string', default: '120' },
+    verbose: { type: 'boolean', default: false },
   },
 });
 const runs = values.runs ? Number(values.runs) : values.seed ? 1 : 10;
@@ -48,15 +52,25 @@ const t0 = Date.now();
 try {
   for (let i = 0; i < runs && Date.now() < deadline; i++) {
     const seed = first + i;
-    const r = await runSeed(cluster, { seed, activeMs, settleMs: Number(values['settle-seconds']) * 1000, ...(values.verbose ? { log: (l: string) => console.log(l) } : {}) });
+    const r = await runSeed(cluster, {
+      seed,
+      activeMs,
+      settleMs: Number(values['settle-seconds']) * 1000,
+      ...(values.verbose ? { log: (l: string) => console.log(l) } : {}),
+    });
     done++;
     for (const [k, n] of Object.entries(r.faults)) faults[k as keyof typeof faults] += n;
     violations += r.violations.length;
     for (const [k, n] of Object.entries(r.missed)) missed[k] = (missed[k] ?? 0) + (n ?? 0);
     for (const k of Object.keys(prompts) as (keyof typeof prompts)[]) prompts[k] += r.prompts[k];
     const p = r.prompts;
-    const f = Object.entries(r.faults).filter(([, n]) => n > 0).map(([k, n]) => `${k}=${n}`).join(' ');
-    console.log(`run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, prompts ${p.tool} tool + ${p.dialog} dialog (allow ${p.allowed}, deny ${p.denied}, none ${p.unanswered}; web ${p.web}, bot ${p.bot}; ${p.withButtons} shown with buttons in Telegram), tools ran ${p.toolsRan}/${p.toolTurns}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ""}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`);
+    const f = Object.entries(r.faults)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ');
+    console.log(
+      `run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, prompts ${p.tool} tool + ${p.dialog} dialog (allow ${p.allowed}, deny ${p.denied}, none ${p.unanswered}; web ${p.web}, bot ${p.bot}; ${p.withButtons} shown with buttons in Telegram), tools ran ${p.toolsRan}/${p.toolTurns}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ''}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`,
+    );
     for (const line of r.violations) console.log(`  VIOLATION ${line}`);
     for (const line of r.explained) console.log(`  allowed ${line}`);
     explained += r.explained.length;
@@ -71,7 +85,19 @@ try {
   await cluster.stop();
 }
 const total = Object.values(faults).reduce((a, b) => a + b, 0);
-console.log(`\nPermission requests: ${prompts.tool} tool + ${prompts.dialog} dialog; allowed ${prompts.allowed}, denied ${prompts.denied}, unanswered ${prompts.unanswered}; answered from the dashboard ${prompts.web}, from Telegram ${prompts.bot}; ${prompts.withButtons} shown with buttons in Telegram; ${prompts.toolsRan} of ${prompts.toolTurns} coding turns' tools ran. Aimed faults whose moment did not come: ${Object.entries(missed).map(([k, n]) => `${k}=${n}`).join(' ') || 'none'}`);
-console.log(`\nChaos: ${done} runs in ${((Date.now() - t0) / 60_000).toFixed(1)} min, ${total} faults (${Object.entries(faults).map(([k, n]) => `${k}=${n}`).join(' ')}), ${violations} violations${failing.length ? ` in seeds ${failing.join(', ')}` : ''}${explained ? `, ${explained} duplicates in the bot-kill window (allowed)` : ''}${unsettled.length ? `; not at rest in time: seeds ${unsettled.join(', ')}` : ''}`);
+console.log(
+  `\nPermission requests: ${prompts.tool} tool + ${prompts.dialog} dialog; allowed ${prompts.allowed}, denied ${prompts.denied}, unanswered ${prompts.unanswered}; answered from the dashboard ${prompts.web}, from Telegram ${prompts.bot}; ${prompts.withButtons} shown with buttons in Telegram; ${prompts.toolsRan} of ${prompts.toolTurns} coding turns' tools ran. Aimed faults whose moment did not come: ${
+    Object.entries(missed)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ') || 'none'
+  }`,
+);
+console.log(
+  `\nChaos: ${done} runs in ${((Date.now() - t0) / 60_000).toFixed(1)} min, ${total} faults (${Object.entries(faults)
+    .map(([k, n]) => `${k}=${n}`)
+    .join(
+      ' ',
+    )}), ${violations} violations${failing.length ? ` in seeds ${failing.join(', ')}` : ''}${explained ? `, ${explained} duplicates in the bot-kill window (allowed)` : ''}${unsettled.length ? `; not at rest in time: seeds ${unsettled.join(', ')}` : ''}`,
+);
 // A run whose queue never drained after every fault healed broke a promise too (an accepted message never reached its CLI).
 process.exit(violations > 0 || unsettled.length > 0 ? 1 : 0);

@@ -14,14 +14,20 @@ let stop: (() => Promise<void>) | undefined;
 let code = 0;
 try {
   if (!url) {
-    const pg = await startEmbeddedPostgres({ dir: path.join(path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()), 'postgres'), port: env.BRIA_PG_PORT, log: (l) => console.log(l) });
+    const pg = await startEmbeddedPostgres({
+      dir: path.join(path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()), 'postgres'),
+      port: env.BRIA_PG_PORT,
+      log: (l) => console.log(l),
+    });
     url = pg.url;
     if (pg.startedHere) stop = () => pg.stop();
   }
   const result = await migrate({ url, log: (l) => console.log(l) });
-  console.log(result.applied.length === 0
-    ? `The database is up to date (${result.alreadyApplied} migration(s) applied earlier).`
-    : `Applied ${result.applied.length} migration(s); ${result.alreadyApplied} were applied earlier.`);
+  console.log(
+    result.applied.length === 0
+      ? `The database is up to date (${result.alreadyApplied} migration(s) applied earlier).`
+      : `Applied ${result.applied.length} migration(s); ${result.alreadyApplied} were applied earlier.`,
+  );
 } catch (err) {
   console.error(`bria db:migrate: ${(err as Error).message}`);
   code = 1;

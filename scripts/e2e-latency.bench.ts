@@ -49,8 +49,13 @@ try {
     const s = { tgToPane: [] as number[], turnEndTsToTelegram: [] as number[], turnEndWriteToTelegram: [] as number[] };
     // Where the time goes, from the rows' own commit-time stamps (ms, Postgres clock = this machine's).
     const parts: Record<string, number[]> = {
-      'update→message stored': [], 'message stored→deliver command stored': [], 'command stored→sent to agent': [], 'sent to agent→pane shows text': [],
-      'turn-end record→agent event stored': [], 'agent event stored→outbox row': [], 'outbox row→sendMessage at Bot API': [],
+      'update→message stored': [],
+      'message stored→deliver command stored': [],
+      'command stored→sent to agent': [],
+      'sent to agent→pane shows text': [],
+      'turn-end record→agent event stored': [],
+      'agent event stored→outbox row': [],
+      'outbox row→sendMessage at Bot API': [],
     };
     let sizes: { at: number; size: number }[] = [];
     let watcher: ReturnType<typeof watch> | null = null;
@@ -60,13 +65,24 @@ try {
       const t0 = Date.now();
       fake.userSends(`benchmark ${marker}`, { chatId: USER, userId: USER });
       const shownAt = await Promise.race([shown, new Promise<number>((r) => setTimeout(() => r(Number.NaN), 30_000))]);
-      const final = await fake.waitForCall('sendMessage', (c) => String(c.params.text ?? '').includes(marker) && String(c.params.text ?? '').includes('MOCK-REPLY'), 60_000);
+      const final = await fake.waitForCall(
+        'sendMessage',
+        (c) => String(c.params.text ?? '').includes(marker) && String(c.params.text ?? '').includes('MOCK-REPLY'),
+        60_000,
+      );
       await sys.waitState(created.id, 'Ready', 30_000);
       const journal = (await sys.identity(created.id)).journalPath ?? (await codexRollout(id.nativeId));
       if (!journal) throw new Error(`${kind}: no journal found`);
       if (!watcher) {
         // From now on (message 1 on) every size the journal reaches is seen with its time.
-        watcher = watch(path.dirname(journal), () => void stat(journal).then((st) => sizes.push({ at: Date.now(), size: st.size }), () => undefined));
+        watcher = watch(
+          path.dirname(journal),
+          () =>
+            void stat(journal).then(
+              (st) => sizes.push({ at: Date.now(), size: st.size }),
+              () => undefined,
+            ),
+        );
       }
       if (i === 0) continue;
       if (Number.isNaN(shownAt)) throw new Error(`${kind}: marker ${i} never drawn in the pane`);
@@ -83,7 +99,9 @@ try {
       const msg = await sys.db.message.findFirstOrThrow({ where: { sessionId: created.id, text: { contains: marker } } });
       const cmd = msg.deliveryId ? await sys.db.agentCommand.findUnique({ where: { id: msg.deliveryId } }) : null;
       const out = await sys.db.outbox.findFirst({ where: { dedupeKey: { startsWith: `final:${msg.id}` } } });
-      const evs = await sys.db.$queryRaw<{ type: string; receivedAt: Date }[]>`select type, "receivedAt" from "AgentEvent" where payload::text like ${`%${msg.id}%`} order by id`;
+      const evs = await sys.db.$queryRaw<
+        { type: string; receivedAt: Date }[]
+      >`select type, "receivedAt" from "AgentEvent" where payload::text like ${`%${msg.id}%`} order by id`;
       const ev = evs.find((e) => /final|complete/i.test(e.type) || /final|complete/i.test(JSON.stringify(e))) ?? evs.at(-1);
       const push = (k: string, v: number | null | undefined) => v !== null && v !== undefined && !Number.isNaN(v) && parts[k]!.push(v);
       push('update→message stored', msg.createdAt.getTime() - t0);
@@ -100,12 +118,19 @@ try {
     watcher?.close();
     await pane.close();
     for (const [k, v] of Object.entries(s)) raw[`e2e ${kind}/${k}`] = v;
-    console.log(JSON.stringify({
-      bench: 'e2e_latency', executor: kind, messages: MESSAGES,
-      telegramToPaneMs: stats(s.tgToPane), turnEndRecordTsToTelegramMs: stats(s.turnEndTsToTelegram), turnEndWriteToTelegramMs: stats(s.turnEndWriteToTelegram),
-      medianPartsMs: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, stats(v).median])),
-      outboxPollMs: 500, baselinePollMs: [1000, 2000],
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'e2e_latency',
+        executor: kind,
+        messages: MESSAGES,
+        telegramToPaneMs: stats(s.tgToPane),
+        turnEndRecordTsToTelegramMs: stats(s.turnEndTsToTelegram),
+        turnEndWriteToTelegramMs: stats(s.turnEndWriteToTelegram),
+        medianPartsMs: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, stats(v).median])),
+        outboxPollMs: 500,
+        baselinePollMs: [1000, 2000],
+      }),
+    );
     await sys.close(created.id);
     await sys.waitState(created.id, 'Archived', 60_000).catch(() => undefined);
   }
@@ -113,5 +138,8 @@ try {
   await stop();
 }
 await mkdir(path.join(root, 'bench-out'), { recursive: true });
-await writeFile(path.join(root, 'bench-out', 'e2e-latency.json'), JSON.stringify({ bench: 'e2e-latency', unit: 'ms', at: new Date().toISOString(), samples: raw }));
+await writeFile(
+  path.join(root, 'bench-out', 'e2e-latency.json'),
+  JSON.stringify({ bench: 'e2e-latency', unit: 'ms', at: new Date().toISOString(), samples: raw }),
+);
 process.exit(0);

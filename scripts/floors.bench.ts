@@ -71,14 +71,17 @@ async function tmuxFloors() {
   // socket, and echoed so it reaches the pane's output stream.
   const sockPath = path.join(dir, 'pane.sock');
   const program = path.join(dir, 'pane.cjs');
-  writeFileSync(program, `
+  writeFileSync(
+    program,
+    `
 const s = require('node:net').connect(process.argv[2]);
 process.stdin.setRawMode(true);
 process.stdin.on('data', (d) => {
   const at = performance.timeOrigin + performance.now();
   s.write(JSON.stringify({ at, text: d.toString('utf8') }) + '\\n');
   process.stdout.write(d);
-});`);
+});`,
+  );
   const waiting = new Map<string, (at: number) => void>();
   let seen = '';
   let connected: () => void = () => undefined;
@@ -104,7 +107,12 @@ process.stdin.on('data', (d) => {
   await new Promise<void>((r) => server.listen(sockPath, r));
   server.unref();
   try {
-    const pane = await ctl.newSession({ name: 'floors', cwd: dir, command: [process.execPath, program, sockPath], env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' } });
+    const pane = await ctl.newSession({
+      name: 'floors',
+      cwd: dir,
+      command: [process.execPath, program, sockPath],
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' },
+    });
     await within(paneConnected, 5000, 'the pane process to connect');
     const stream = await paneStream(spawned, pane.paneId, path.join(dir, 'pane.out'));
     const paste = (tmux: Tmux) => async () => {
@@ -114,7 +122,10 @@ process.stdin.on('data', (d) => {
       const shown = stream.expect(marker);
       const t0 = performance.now();
       const w0 = wall();
-      await tmux.sequence([['set-buffer', '-b', buffer, '--', marker], ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.paneId]]);
+      await tmux.sequence([
+        ['set-buffer', '-b', buffer, '--', marker],
+        ['paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.paneId],
+      ]);
       const replied = performance.now() - t0;
       const at = await within(received, 5000, `${marker} at the pane's process`);
       const drawn = await within(shown, 5000, `${marker} in the pane's output`);

@@ -24,7 +24,12 @@ const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' 
 const RUNS = Number(values.runs);
 const EXECUTORS = values.executors.split(',') as Executor[];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, everyMs: number, ms = 120_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  everyMs: number,
+  ms = 120_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -36,7 +41,10 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
 
 function journalsUnder(dir: string): string[] {
   try {
-    return readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f));
+    return readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => path.join(dir, f));
   } catch {
     return [];
   }
@@ -50,20 +58,27 @@ try {
     const ready: number[] = [];
     const afterExit: number[] = [];
     const deskExit: number[] = [];
-    const home = executor === 'claude' ? path.join(sys.cliEnv.CLAUDE_CONFIG_DIR ?? path.join(sys.home, '.claude'), 'projects') : path.join(sys.cliEnv.CODEX_HOME ?? path.join(sys.home, '.codex'), 'sessions');
+    const home =
+      executor === 'claude'
+        ? path.join(sys.cliEnv.CLAUDE_CONFIG_DIR ?? path.join(sys.home, '.claude'), 'projects')
+        : path.join(sys.cliEnv.CODEX_HOME ?? path.join(sys.home, '.codex'), 'sessions');
     for (let i = 0; i < RUNS; i++) {
       const folder = sys.folder(`bench-${executor}-${i}-${Date.now()}`);
       const before = new Set(journalsUnder(home));
       const desk = await startDesk({ executor, folder, env: sys.cliEnv });
       await desk.type(`bench desk ${i}`);
       // The first journal line that names the folder: what discovery needs to enter a session.
-      const firstLine = await until('the first journal line', () => {
-        for (const f of journalsUnder(home)) {
-          if (before.has(f)) continue;
-          if (statSync(f).size > 0 && readFileSync(f, 'utf8').includes(`"cwd":${JSON.stringify(folder)}`)) return Date.now();
-        }
-        return null;
-      }, 5);
+      const firstLine = await until(
+        'the first journal line',
+        () => {
+          for (const f of journalsUnder(home)) {
+            if (before.has(f)) continue;
+            if (statSync(f).size > 0 && readFileSync(f, 'utf8').includes(`"cwd":${JSON.stringify(folder)}`)) return Date.now();
+          }
+          return null;
+        },
+        5,
+      );
       const row = await until('listed', async () => (await services.listOpenSessionsAcross(sys.deps, {})).find((s) => s.folder === folder && s.desk?.pid), 10);
       listed.push(Date.now() - firstLine);
       const pid = row.desk!.pid!;
@@ -79,11 +94,18 @@ try {
       await until('Archived', async () => (await sys.session(row.id)).state === 'Archived', 20);
       desk.end();
     }
-    console.log(JSON.stringify({
-      bench: 'handoff', executor, runs: RUNS,
-      listedMs: stats(listed), continueToReadyMs: stats(ready), deskExitMs: stats(deskExit), readyAfterDeskExitMs: stats(afterExit),
-      goals: { listedP99Ms: 5000, readyAfterDeskExitP99Ms: 5000 },
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'handoff',
+        executor,
+        runs: RUNS,
+        listedMs: stats(listed),
+        continueToReadyMs: stats(ready),
+        deskExitMs: stats(deskExit),
+        readyAfterDeskExitMs: stats(afterExit),
+        goals: { listedP99Ms: 5000, readyAfterDeskExitP99Ms: 5000 },
+      }),
+    );
   }
 } finally {
   await sys.dispose();

@@ -39,8 +39,10 @@ if (stageArg !== -1) {
   }
   if (upTo >= 1) {
     const [{ createDb }, { Hub }, { startEngine }, { createLogger }, { freePort }] = await Promise.all([
-      import('../packages/core/src/db/client.ts'), import('../packages/core/src/hub/server.ts'),
-      import('../packages/core/src/engine/start-engine.ts'), import('../packages/core/src/log.ts'),
+      import('../packages/core/src/db/client.ts'),
+      import('../packages/core/src/hub/server.ts'),
+      import('../packages/core/src/engine/start-engine.ts'),
+      import('../packages/core/src/log.ts'),
       import('../packages/core/src/db/embedded-postgres.ts'),
     ]);
     if (upTo >= 2) {
@@ -66,7 +68,14 @@ const { createTestDatabase } = await import('../packages/testkit/src/postgres.ts
 const tdb = await createTestDatabase();
 const env = { ...process.env, DATABASE_URL: tdb.url };
 const stages: Record<string, unknown>[] = [];
-const bare = spawnSync(process.execPath, ['-e', `setTimeout(() => { const m = process.memoryUsage(); console.log(JSON.stringify({ stage: 'node', rssMb: Math.round(m.rss / 2 ** 20), heapUsedMb: Math.round(m.heapUsed / 2 ** 20) })); }, 3000)`], { encoding: 'utf8' });
+const bare = spawnSync(
+  process.execPath,
+  [
+    '-e',
+    `setTimeout(() => { const m = process.memoryUsage(); console.log(JSON.stringify({ stage: 'node', rssMb: Math.round(m.rss / 2 ** 20), heapUsedMb: Math.round(m.heapUsed / 2 ** 20) })); }, 3000)`,
+  ],
+  { encoding: 'utf8' },
+);
 stages.push(JSON.parse(bare.stdout.trim()) as Record<string, unknown>);
 for (const stage of ['tsx', 'wasm', 'modules', 'client', 'query', 'hub']) {
   const r = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', me, '--stage', stage], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
@@ -77,8 +86,19 @@ for (const stage of ['tsx', 'wasm', 'modules', 'client', 'query', 'hub']) {
 await tdb.drop();
 const rss = Object.fromEntries(stages.map((s) => [s.stage, s.rssMb as number]));
 const step = (a: string, b: string) => (rss[b] ?? 0) - (rss[a] ?? 0);
-console.log(JSON.stringify({
-  bench: 'hub_memory', nodeFlags, stages,
-  addedMb: { tsxLoader: step('node', 'tsx'), hubModules: step('tsx', 'modules'), prismaClient: step('modules', 'client'), firstQuery: step('client', 'query'), hubAndEngine: step('query', 'hub'), queryCompilerWasmAlone: step('tsx', 'wasm') },
-}));
+console.log(
+  JSON.stringify({
+    bench: 'hub_memory',
+    nodeFlags,
+    stages,
+    addedMb: {
+      tsxLoader: step('node', 'tsx'),
+      hubModules: step('tsx', 'modules'),
+      prismaClient: step('modules', 'client'),
+      firstQuery: step('client', 'query'),
+      hubAndEngine: step('query', 'hub'),
+      queryCompilerWasmAlone: step('tsx', 'wasm'),
+    },
+  }),
+);
 process.exit(0);

@@ -35,14 +35,21 @@ try {
   if (verb === 'list') {
     for (const n of await listDashboardNodes({ db, bundle, hubPublicUrl })) {
       const version = n.agentVersion ? `  agent ${n.agentVersion}${n.agentOutdated ? ` (outdated; latest ${bundle?.version})` : ''}` : '';
-      console.log(`${n.online ? 'online ' : 'offline'}  ${n.name}${n.isLocal ? ' (this computer)' : ''}  id ${n.id}  sessions open ${n.openSessions}${version}`);
+      console.log(
+        `${n.online ? 'online ' : 'offline'}  ${n.name}${n.isLocal ? ' (this computer)' : ''}  id ${n.id}  sessions open ${n.openSessions}${version}`,
+      );
       if (n.updateCommand) console.log(`         update it there with:\n  ${n.updateCommand}`);
       for (const t of n.tokens) console.log(`         token ${t.id}${t.label ? ` (${t.label})` : ''} created ${t.createdAt.toISOString()}`);
     }
   } else if (verb === 'add') {
     const added = await addComputer({ db, name: arg!, hubPublicUrl, bundle });
-    console.log(`Added "${added.name}" (node ${added.nodeId}). Its token is shown only now.\nOn that computer (Node.js >= 20 and tmux) run:\n  ${added.command}`);
-    if (isInsecureRemote(hubPublicUrl)) console.log(`Note: ${hubPublicUrl} is not encrypted (no TLS), so the agent runs with --insecure. Set BRIA_TLS_CERT / BRIA_TLS_KEY or use a TLS proxy (README).`);
+    console.log(
+      `Added "${added.name}" (node ${added.nodeId}). Its token is shown only now.\nOn that computer (Node.js >= 20 and tmux) run:\n  ${added.command}`,
+    );
+    if (isInsecureRemote(hubPublicUrl))
+      console.log(
+        `Note: ${hubPublicUrl} is not encrypted (no TLS), so the agent runs with --insecure. Set BRIA_TLS_CERT / BRIA_TLS_KEY or use a TLS proxy (README).`,
+      );
   } else if (verb === 'enable-local') {
     // This computer's token was revoked: a fresh one for the same node, used by the next `npm start`.
     const r = await enableLocalAgent(db, path.resolve(env.BRIA_DATA_DIR ?? defaultDataDir()));

@@ -42,14 +42,25 @@ try {
       const marker = `b${i}x${Math.random().toString(36).slice(2, 8)}`;
       fake.userSends(`please ${kind === 'claude' ? 'TOOLBASH' : 'TOOLSHELL'}-${marker} now`, { chatId: USER, userId: USER });
       // The request's own message (its buttons), not any other message quoting the command.
-      const shown = await fake.waitForCall('sendMessage', (c) => String(c.params.text ?? '').includes(`touch ran-${marker}`) && JSON.stringify(c.params.reply_markup ?? '').includes('"Allow"'), 90_000);
-      const prompt = await sys.db.permissionPrompt.findFirstOrThrow({ where: { sessionId: created.id, toolInput: { path: ['command'], equals: `touch ran-${marker}` } } });
+      const shown = await fake.waitForCall(
+        'sendMessage',
+        (c) => String(c.params.text ?? '').includes(`touch ran-${marker}`) && JSON.stringify(c.params.reply_markup ?? '').includes('"Allow"'),
+        90_000,
+      );
+      const prompt = await sys.db.permissionPrompt.findFirstOrThrow({
+        where: { sessionId: created.id, toolInput: { path: ['command'], equals: `touch ran-${marker}` } },
+      });
       const messageId = (shown.response as { result?: { message_id?: number } } | undefined)?.result?.message_id;
-      const allow = ((shown.params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat().find((b) => b.text === 'Allow') as { callback_data?: string } | undefined;
+      const allow = ((shown.params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat().find((b) => b.text === 'Allow') as
+        | { callback_data?: string }
+        | undefined;
       if (!messageId || !allow?.callback_data) throw new Error(`${kind}: request ${i} has no Allow button`);
       const pressed = Date.now();
       fake.userPresses(messageId, allow.callback_data, { chatId: USER, userId: USER });
-      const next = await sys.mocks[kind].waitForRequest((q) => q.toolResult !== null && q.toolResult !== undefined && JSON.stringify(q.toolResult).includes(marker), 90_000);
+      const next = await sys.mocks[kind].waitForRequest(
+        (q) => q.toolResult !== null && q.toolResult !== undefined && JSON.stringify(q.toolResult).includes(marker),
+        90_000,
+      );
       await fake.waitForCall('sendMessage', (c) => String(c.params.text ?? '').startsWith('TOOL-DONE-') && c.at > pressed, 90_000);
       await sys.waitState(created.id, 'Ready', 60_000);
       if (i === 0) continue;
@@ -58,7 +69,15 @@ try {
     }
     raw[`prompt ${kind}/request→Bot API`] = toBotApi;
     raw[`prompt ${kind}/Allow pressed→CLI continues`] = pressToCli;
-    console.log(JSON.stringify({ bench: 'prompt_latency', executor: kind, requests: REQUESTS, requestToBotApiMs: stats(toBotApi), allowPressedToCliContinuesMs: stats(pressToCli) }));
+    console.log(
+      JSON.stringify({
+        bench: 'prompt_latency',
+        executor: kind,
+        requests: REQUESTS,
+        requestToBotApiMs: stats(toBotApi),
+        allowPressedToCliContinuesMs: stats(pressToCli),
+      }),
+    );
     await sys.close(created.id);
     await sys.waitState(created.id, 'Archived', 60_000).catch(() => undefined);
   }

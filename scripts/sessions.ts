@@ -36,7 +36,9 @@ try {
   } else {
     for (const s of items) {
       const ctx = s.context ? (s.context.percent !== null ? `${s.context.percent}% context` : `${s.context.usedTokens} tokens`) : '';
-      const act = s.activity ? `${s.activity.kind}${s.activity.subject ? ` ${s.activity.subject.split('\n')[0]?.slice(0, 60)}` : ''} (${s.activity.steps} steps)` : '';
+      const act = s.activity
+        ? `${s.activity.kind}${s.activity.subject ? ` ${s.activity.subject.split('\n')[0]?.slice(0, 60)}` : ''} (${s.activity.steps} steps)`
+        : '';
       console.log([s.state.padEnd(16), s.executor.padEnd(6), s.node.name, s.folder, s.nativeSessionId ?? '—', ctx, act].filter(Boolean).join('  '));
     }
   }

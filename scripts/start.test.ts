@@ -26,12 +26,25 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-interface Ports { web: number; hub: number; pg: number }
+interface Ports {
+  web: number;
+  hub: number;
+  pg: number;
+}
 
 function launch(ports: Ports, extraEnv: Record<string, string> = {}) {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start.ts')], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: '', BRIA_DATA_DIR: dataDir, BRIA_WEB_PORT: String(ports.web), BRIA_HUB_PORT: String(ports.hub), BRIA_PG_PORT: String(ports.pg), BRIA_HEARTBEAT_MS: '1000', ...extraEnv },
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      BRIA_DATA_DIR: dataDir,
+      BRIA_WEB_PORT: String(ports.web),
+      BRIA_HUB_PORT: String(ports.hub),
+      BRIA_PG_PORT: String(ports.pg),
+      BRIA_HEARTBEAT_MS: '1000',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   launched.push(proc);
@@ -126,17 +139,30 @@ describe('npm start', () => {
       // The bot is up when it asks the (fake) Bot API for updates; then each process's own
       // environment, read from /proc, says who holds the token.
       await fake.waitForCall('getUpdates', () => true, 120_000);
-      const holders = brianProcesses(ports).map((pid) => {
-        try {
-          return { cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'), hasToken: readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').some((v) => v.startsWith('TELEGRAM_BOT_TOKEN=')) };
-        } catch {
-          return null;
-        }
-      }).filter((p) => p !== null);
-      const role = (cmd: string) => ['apps/bot/src/main.ts', 'packages/core/src/hub/main.ts', 'apps/node-agent/src/main.ts', 'next'].find((r) => cmd.includes(r)) ?? 'other';
+      const holders = brianProcesses(ports)
+        .map((pid) => {
+          try {
+            return {
+              cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
+              hasToken: readFileSync(`/proc/${pid}/environ`, 'utf8')
+                .split('\0')
+                .some((v) => v.startsWith('TELEGRAM_BOT_TOKEN=')),
+            };
+          } catch {
+            return null;
+          }
+        })
+        .filter((p) => p !== null);
+      const role = (cmd: string) =>
+        ['apps/bot/src/main.ts', 'packages/core/src/hub/main.ts', 'apps/node-agent/src/main.ts', 'next'].find((r) => cmd.includes(r)) ?? 'other';
       const byRole = new Map<string, boolean>();
       for (const p of holders) if (role(p.cmd) !== 'other') byRole.set(role(p.cmd), (byRole.get(role(p.cmd)) ?? false) || p.hasToken);
-      expect(Object.fromEntries(byRole)).toEqual({ 'apps/bot/src/main.ts': true, 'packages/core/src/hub/main.ts': false, 'apps/node-agent/src/main.ts': false, next: false });
+      expect(Object.fromEntries(byRole)).toEqual({
+        'apps/bot/src/main.ts': true,
+        'packages/core/src/hub/main.ts': false,
+        'apps/node-agent/src/main.ts': false,
+        next: false,
+      });
       run.proc.kill('SIGINT');
       expect(await run.exited).toBe(0);
     } finally {

@@ -37,7 +37,10 @@ async function main(): Promise<void> {
   if (!env.DATABASE_URL && process.getuid?.() === 0) chmodSync(dataDir, statSync(dataDir).mode | 0o001);
   say(`Data folder: ${dataDir}`);
 
-  for (const [name, port] of [['dashboard (BRIA_WEB_PORT)', env.BRIA_WEB_PORT], ['hub (BRIA_HUB_PORT)', env.BRIA_HUB_PORT]] as const) {
+  for (const [name, port] of [
+    ['dashboard (BRIA_WEB_PORT)', env.BRIA_WEB_PORT],
+    ['hub (BRIA_HUB_PORT)', env.BRIA_HUB_PORT],
+  ] as const) {
     if (!(await isPortFree(port, env.BRIA_HOST))) throw new Error(`Port ${port} for the ${name} is already in use. Stop what uses it or choose another port.`);
   }
 
@@ -101,18 +104,27 @@ async function main(): Promise<void> {
 
     await ensureWebBuild();
     supervisor.start({
-      name: 'web', command: nextBin, args: ['start', '-p', String(env.BRIA_WEB_PORT), '-H', env.BRIA_HOST],
-      cwd: path.join(root, 'apps/web'), env: { ...noBotToken, NODE_ENV: 'production', PORT: String(env.BRIA_WEB_PORT) },
+      name: 'web',
+      command: nextBin,
+      args: ['start', '-p', String(env.BRIA_WEB_PORT), '-H', env.BRIA_HOST],
+      cwd: path.join(root, 'apps/web'),
+      env: { ...noBotToken, NODE_ENV: 'production', PORT: String(env.BRIA_WEB_PORT) },
     });
 
     if (local?.status === 'revoked') {
       say(revokedLocalAgentNotice(local));
     } else if (local) {
       supervisor.start({
-        name: 'agent', command: node, args: ts('apps/node-agent/src/main.ts'), cwd: root,
+        name: 'agent',
+        command: node,
+        args: ts('apps/node-agent/src/main.ts'),
+        cwd: root,
         // The agent withholds from the CLIs every variable this launcher added (cli-env.ts).
         env: markLauncherAdded(process.env, {
-          ...noBotToken, BRIA_HUB_URL: `${tls ? 'wss' : 'ws'}://127.0.0.1:${env.BRIA_HUB_PORT}/agent`, BRIA_AGENT_TOKEN: local.token, ...(tls ? { BRIA_AGENT_CA: tls } : {}),
+          ...noBotToken,
+          BRIA_HUB_URL: `${tls ? 'wss' : 'ws'}://127.0.0.1:${env.BRIA_HUB_PORT}/agent`,
+          BRIA_AGENT_TOKEN: local.token,
+          ...(tls ? { BRIA_AGENT_CA: tls } : {}),
         }),
       });
       if (local.created) say('This computer was enrolled as a node (its agent token is kept in local-agent.json).');
@@ -123,7 +135,9 @@ async function main(): Promise<void> {
     if (botOn) {
       supervisor.start({ name: 'bot', command: node, args: ts('apps/bot/src/main.ts'), cwd: root, env: childEnv });
     } else {
-      say('The Telegram bot is off. To turn it on, set TELEGRAM_BOT_TOKEN (from @BotFather) and TELEGRAM_ALLOWED_USERS (your Telegram user id), then start again.');
+      say(
+        'The Telegram bot is off. To turn it on, set TELEGRAM_BOT_TOKEN (from @BotFather) and TELEGRAM_ALLOWED_USERS (your Telegram user id), then start again.',
+      );
     }
 
     await waitForHealth(`http://127.0.0.1:${env.BRIA_WEB_PORT}/api/health`, 120_000);

@@ -18,6 +18,17 @@ function run(cmd, args, env = {}) {
 let passed = 0;
 let failed = 0;
 
+// The lint step: biome's linter and formatter over the whole tree (`npm run format` fixes the
+// formatting). A finding fails the run like a failed test; the tests still run so every result shows.
+if (extra.length === 0) {
+  const lintCode = run('npx', ['biome', 'check', '.']);
+  if (lintCode === 0) passed += 1;
+  else {
+    failed += 1;
+    console.error('\nLint: biome check found problems (npm run format fixes formatting; see above).');
+  }
+}
+
 const vitestJson = path.join(out, 'vitest.json');
 const vitestCode = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`, ...extra]);
 if (existsSync(vitestJson)) {

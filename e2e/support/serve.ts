@@ -34,7 +34,10 @@ let stopping = false;
 async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
-    for (const fn of cleanups.reverse()) await Promise.resolve().then(fn).catch((err: unknown) => say(`cleanup failed: ${String(err)}`));
+    for (const fn of cleanups.reverse())
+      await Promise.resolve()
+        .then(fn)
+        .catch((err: unknown) => say(`cleanup failed: ${String(err)}`));
   }
   process.exit(code);
 }
@@ -42,7 +45,12 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () =
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   // Own process group, so stopping Next also stops the workers it forks.
-  const child = spawn(cmd, args, { cwd: webDir, env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(cmd, args, {
+    cwd: webDir,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   child.stdout?.on('data', (d: Buffer) => process.stderr.write(`[next] ${d}`));
   child.stderr?.on('data', (d: Buffer) => process.stderr.write(`[next] ${d}`));
   return child;
@@ -51,16 +59,32 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess 
 function killGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return Promise.resolve();
   return new Promise((resolve) => {
-    const force = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 5000);
-    child.once('exit', () => { clearTimeout(force); resolve(); });
-    try { process.kill(-child.pid!, 'SIGTERM'); } catch { resolve(); }
+    const force = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, 5000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      resolve();
+    }
   });
 }
 
 async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    const ok = await fetch(url).then((r) => r.status === 200, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -92,7 +116,10 @@ try {
 
   // The real CLIs talk to local mock model servers (the internet is the only thing faked).
   const mocks = { claude: await startAnthropicMock({ slowChunks: 40, slowChunkMs: 250 }), codex: await startOpenAIMock({ slowChunks: 40, slowChunkMs: 250 }) };
-  cleanups.push(async () => { await mocks.claude.close(); await mocks.codex.close(); });
+  cleanups.push(async () => {
+    await mocks.claude.close();
+    await mocks.codex.close();
+  });
   const cliRoot = mkdtempSync(path.join(tmpdir(), 'bria-e2e-cli-'));
   const workDir = path.join(cliRoot, 'work');
   mkdirSync(workDir, { recursive: true });
@@ -102,9 +129,20 @@ try {
   const { token } = await createNodeWithToken(db, { name: 'this computer', isLocal: true, label: 'local' });
   const agentDir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-agent-'));
   const agent = new Agent(
-    { hubUrl: `ws://127.0.0.1:${hubPort}/agent`, token, dir: agentDir, claudeBin: bin('claude'), codexBin: bin('codex'), tmuxSocket: 'bria-e2e', logLevel: 'warn', cliEnv },
+    {
+      hubUrl: `ws://127.0.0.1:${hubPort}/agent`,
+      token,
+      dir: agentDir,
+      claudeBin: bin('claude'),
+      codexBin: bin('codex'),
+      tmuxSocket: 'bria-e2e',
+      logLevel: 'warn',
+      cliEnv,
+    },
     // Warnings with their fields: a failed start or resume says why in the run's output.
-    (level, msg, fields) => { if (level !== 'info') say(`agent ${level}: ${msg}${fields ? ` ${JSON.stringify(fields).slice(0, 600)}` : ''}`); },
+    (level, msg, fields) => {
+      if (level !== 'info') say(`agent ${level}: ${msg}${fields ? ` ${JSON.stringify(fields).slice(0, 600)}` : ''}`);
+    },
   );
   await agent.start();
   cleanups.push(async () => {
@@ -140,7 +178,12 @@ try {
       ...extraEnv,
     });
     next = child;
-    child.once('exit', (code) => { if (!stopping && next === child) { say(`next start exited (${code})`); void stop(1); } });
+    child.once('exit', (code) => {
+      if (!stopping && next === child) {
+        say(`next start exited (${code})`);
+        void stop(1);
+      }
+    });
     await waitForHealth(`${baseURL}/api/health`, 60_000);
   };
   const stopWeb = async () => {
@@ -164,14 +207,29 @@ try {
         const extra = text ? (JSON.parse(text) as { env?: Record<string, string> }).env : undefined;
         if (!next) await startWeb(extra);
       };
-      act().then(() => res.writeHead(204).end(), (err: unknown) => res.writeHead(500).end(String(err)));
+      act().then(
+        () => res.writeHead(204).end(),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
       return;
     }
     if (req.method === 'POST' && (req.url === '/hub/stop' || req.url === '/hub/start')) {
-      const act = req.url === '/hub/stop'
-        ? async () => { await hub?.stop(); hub = undefined; }
-        : async () => { if (!hub) { hub = newHub(); await hub.start(); } };
-      act().then(() => res.writeHead(204).end(), (err: unknown) => res.writeHead(500).end(String(err)));
+      const act =
+        req.url === '/hub/stop'
+          ? async () => {
+              await hub?.stop();
+              hub = undefined;
+            }
+          : async () => {
+              if (!hub) {
+                hub = newHub();
+                await hub.start();
+              }
+            };
+      act().then(
+        () => res.writeHead(204).end(),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
       return;
     }
     if (req.method !== 'POST' || !req.url?.startsWith('/login-link')) {

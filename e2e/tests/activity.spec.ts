@@ -16,7 +16,11 @@ test.afterAll(async () => {
  * raises the change NOTIFY), for a session of the local node whose CLI is not started: what is
  * checked is what the pages make of them, and that a new step arrives without a reload.
  */
-test('a turn streams its steps under the message (command with exit code and output, edit with its diff), new steps arrive live; the list says what the session does', async ({ signedInPage: page, state, saveShot }) => {
+test('a turn streams its steps under the message (command with exit code and output, edit with its diff), new steps arrive live; the list says what the session does', async ({
+  signedInPage: page,
+  state,
+  saveShot,
+}) => {
   test.setTimeout(120_000);
   db ??= createDb(state.databaseUrl, { max: 2 });
   const node = await db.node.findFirstOrThrow({ where: { isLocal: true } });
@@ -25,29 +29,101 @@ test('a turn streams its steps under the message (command with exit code and out
   const t0 = Date.now() - 120_000;
   const at = (s: number) => new Date(t0 + s * 1000);
   const current = (o: { subject: string; steps: number; at: Date }) => ({
-    kind: 'command', toolName: 'Bash', subject: o.subject, status: 'running', added: null, removed: null, reads: 0, steps: o.steps,
-    nativeTurnId: 'turn-1', turnStartedAt: at(1).toISOString(), at: o.at.toISOString(),
+    kind: 'command',
+    toolName: 'Bash',
+    subject: o.subject,
+    status: 'running',
+    added: null,
+    removed: null,
+    reads: 0,
+    steps: o.steps,
+    nativeTurnId: 'turn-1',
+    turnStartedAt: at(1).toISOString(),
+    at: o.at.toISOString(),
   });
   await db.session.create({
     data: {
-      id: sessionId, nodeId: node.id, executor: 'claude', folder: path.join(state.workDir, 'streamed'), nativeSessionId: randomUUID(), state: 'Running', title: 'Streamed turn',
-      activity: current({ subject: 'npm test', steps: 4, at: at(9) }), activityAt: at(9),
-      contextUsed: 108_528, contextWindow: 258_400, contextWindowSource: 'journal', compactions: 2,
+      id: sessionId,
+      nodeId: node.id,
+      executor: 'claude',
+      folder: path.join(state.workDir, 'streamed'),
+      nativeSessionId: randomUUID(),
+      state: 'Running',
+      title: 'Streamed turn',
+      activity: current({ subject: 'npm test', steps: 4, at: at(9) }),
+      activityAt: at(9),
+      contextUsed: 108_528,
+      contextWindow: 258_400,
+      contextWindowSource: 'journal',
+      compactions: 2,
     },
   });
-  await db.message.create({ data: { id: messageId, sessionId, seq: 1, source: 'web', text: 'Make the login check stricter', status: 'accepted', acceptedAt: at(0), nativeRecordId: 'turn-1', createdAt: at(0) } });
-  const step = (o: { ref: string; kind: string; toolName?: string; subject?: string; status: string; start: number; end?: number; messageId?: string | null; nativeTurnId?: string } & Record<string, unknown>) => {
+  await db.message.create({
+    data: {
+      id: messageId,
+      sessionId,
+      seq: 1,
+      source: 'web',
+      text: 'Make the login check stricter',
+      status: 'accepted',
+      acceptedAt: at(0),
+      nativeRecordId: 'turn-1',
+      createdAt: at(0),
+    },
+  });
+  const step = (
+    o: {
+      ref: string;
+      kind: string;
+      toolName?: string;
+      subject?: string;
+      status: string;
+      start: number;
+      end?: number;
+      messageId?: string | null;
+      nativeTurnId?: string;
+    } & Record<string, unknown>,
+  ) => {
     const { ref, start, end, messageId: mid, nativeTurnId, ...rest } = o;
     return {
-      sessionId, ref, nativeTurnId: nativeTurnId ?? 'turn-1', messageId: mid === undefined ? messageId : mid, sourceRecordId: `rec-${ref}`, sourceOffset: 4096 + start, eventSeq: 10 + start,
-      startedAt: at(start), endedAt: end === undefined ? null : at(end), ...rest,
+      sessionId,
+      ref,
+      nativeTurnId: nativeTurnId ?? 'turn-1',
+      messageId: mid === undefined ? messageId : mid,
+      sourceRecordId: `rec-${ref}`,
+      sourceOffset: 4096 + start,
+      eventSeq: 10 + start,
+      startedAt: at(start),
+      endedAt: end === undefined ? null : at(end),
+      ...rest,
     };
   };
   await db.sessionActivity.createMany({
     data: [
       step({ ref: 'text-1', kind: 'text', status: 'ok', start: 1, text: 'I will run the **tests** first.' }),
-      step({ ref: 'cmd-1', kind: 'command', toolName: 'Bash', subject: 'npm test', status: 'error', exitCode: 1, outputHead: 'FAIL src/login.test.ts\n  ✕ rejects a short password', start: 2, end: 5 }),
-      step({ ref: 'edit-1', kind: 'edit', toolName: 'Edit', subject: '/srv/app/src/login.ts', status: 'ok', diffAdded: 2, diffRemoved: 1, diffText: '@@ -1,2 +1,3 @@\n-const MIN = 0;\n+const MIN = 8;\n+const MAX = 64;\n export { MIN };\n', start: 6, end: 7 }),
+      step({
+        ref: 'cmd-1',
+        kind: 'command',
+        toolName: 'Bash',
+        subject: 'npm test',
+        status: 'error',
+        exitCode: 1,
+        outputHead: 'FAIL src/login.test.ts\n  ✕ rejects a short password',
+        start: 2,
+        end: 5,
+      }),
+      step({
+        ref: 'edit-1',
+        kind: 'edit',
+        toolName: 'Edit',
+        subject: '/srv/app/src/login.ts',
+        status: 'ok',
+        diffAdded: 2,
+        diffRemoved: 1,
+        diffText: '@@ -1,2 +1,3 @@\n-const MIN = 0;\n+const MIN = 8;\n+const MAX = 64;\n export { MIN };\n',
+        start: 6,
+        end: 7,
+      }),
       // Typed at the computer (no Bria request): its own group, after the turn it followed in time.
       step({ ref: 'pc-1', kind: 'read', toolName: 'Read', subject: '/etc/hosts', status: 'ok', start: 8, end: 8, messageId: null, nativeTurnId: 'turn-pc' }),
     ],
@@ -57,8 +133,16 @@ test('a turn streams its steps under the message (command with exit code and out
   // sequence numbers below any the real agent uses.
   const usageSeqs = [-Date.now(), -Date.now() - 1].map(BigInt);
   await db.agentEvent.createMany({
-    data: [[50_000, 1], [108_528, 60]].map(([tokens, s], i) => ({
-      nodeId: node.id, seq: usageSeqs[i]!, type: 'usage', sessionId, receivedAt: at(s!), processedAt: new Date(),
+    data: [
+      [50_000, 1],
+      [108_528, 60],
+    ].map(([tokens, s], i) => ({
+      nodeId: node.id,
+      seq: usageSeqs[i]!,
+      type: 'usage',
+      sessionId,
+      receivedAt: at(s!),
+      processedAt: new Date(),
       payload: { type: 'usage', sessionId, data: { inputTokens: tokens, outputTokens: 900 } },
     })),
   });
@@ -114,9 +198,14 @@ test('a turn streams its steps under the message (command with exit code and out
 
     // A new step, stored as the engine stores one: it appears on the open page without a reload
     // (a reload would lose the marker), and the opened rows stay open.
-    await page.evaluate(() => { (window as unknown as { briaMarker: number }).briaMarker = 1; });
+    await page.evaluate(() => {
+      (window as unknown as { briaMarker: number }).briaMarker = 1;
+    });
     await db.sessionActivity.create({ data: step({ ref: 'cmd-2', kind: 'command', toolName: 'Bash', subject: 'npm run lint', status: 'running', start: 10 }) });
-    await db.session.update({ where: { id: sessionId }, data: { activity: current({ subject: 'npm run lint', steps: 5, at: at(10) }), activityAt: new Date() } });
+    await db.session.update({
+      where: { id: sessionId },
+      data: { activity: current({ subject: 'npm run lint', steps: 5, at: at(10) }), activityAt: new Date() },
+    });
     const lint = turn.locator('[data-testid="activity-row"][data-ref="cmd-2"]');
     await expect(lint.getByTestId('activity-subject')).toHaveText('npm run lint');
     await expect(lint).toHaveAttribute('data-status', 'running');
@@ -133,7 +222,17 @@ test('a turn streams its steps under the message (command with exit code and out
     // The list follows the session's next step live too.
     await db.session.update({
       where: { id: sessionId },
-      data: { activity: { ...current({ subject: '/srv/app/src/login.ts', steps: 6, at: at(11) }), kind: 'edit', toolName: 'Edit', status: 'ok', added: 3, removed: 0 }, activityAt: new Date() },
+      data: {
+        activity: {
+          ...current({ subject: '/srv/app/src/login.ts', steps: 6, at: at(11) }),
+          kind: 'edit',
+          toolName: 'Edit',
+          status: 'ok',
+          added: 3,
+          removed: 0,
+        },
+        activityAt: new Date(),
+      },
     });
     await expect(line).toHaveText(/^Edited src\/login\.ts \(\+3 −0\) · \d+ min · 6 steps$/);
     await saveShot(page, 'node-sessions-activity');

@@ -35,7 +35,12 @@ test.describe('without a session', () => {
 });
 
 test.describe('one-time login links', () => {
-  test('a link signs the browser in with an httpOnly, SameSite=Lax cookie; a chat preview fetch does not use it up', async ({ page, context, request, newLoginLink }) => {
+  test('a link signs the browser in with an httpOnly, SameSite=Lax cookie; a chat preview fetch does not use it up', async ({
+    page,
+    context,
+    request,
+    newLoginLink,
+  }) => {
     const link = await newLoginLink();
     const preview = await request.get(link, { headers: { 'user-agent': 'TelegramBot (like TwitterBot)' }, maxRedirects: 0 });
     expect(preview.status()).toBe(200);

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from './fixtures.ts';
 
-
 test('the dashboard shows the local node online with its facts', async ({ signedInPage: page, saveShot }) => {
   const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');
   await expect(card.getByTestId('node-status')).toHaveText('Online');
@@ -51,7 +50,12 @@ test('adding a computer shows its token and command once, and that command conne
   const dir = mkdtempSync(path.join(tmpdir(), 'bria-e2e-added-'));
   let agent: ChildProcess | undefined;
   try {
-    agent = spawn('bash', ['-s'], { cwd: dir, env: { ...process.env, HOME: dir, BRIA_TMUX_SOCKET: 'bria-e2e-added', LOG_LEVEL: 'warn' }, stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    agent = spawn('bash', ['-s'], {
+      cwd: dir,
+      env: { ...process.env, HOME: dir, BRIA_TMUX_SOCKET: 'bria-e2e-added', LOG_LEVEL: 'warn' },
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
     agent.stdin?.end(`${command}\n`);
     await expect(card.getByTestId('node-status')).toHaveText('Online', { timeout: 20_000 });
 
@@ -63,7 +67,12 @@ test('adding a computer shows its token and command once, and that command conne
     await expect(card.getByTestId('node-status')).toHaveText('Offline', { timeout: 15_000 });
     await expect(card.getByText('Agent tokens (0)')).toBeVisible();
   } finally {
-    if (agent?.pid) try { process.kill(-agent.pid, 'SIGTERM'); } catch { /* already gone */ }
+    if (agent?.pid)
+      try {
+        process.kill(-agent.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -26,7 +26,9 @@ export const test = base.extend<Fixtures>({
   // reports each refused script, style, frame or connection on the console).
   page: async ({ page }, use) => {
     const violations: string[] = [];
-    page.on('console', (m) => { if (/Content[- ]Security[- ]Policy/i.test(m.text())) violations.push(m.text()); });
+    page.on('console', (m) => {
+      if (/Content[- ]Security[- ]Policy/i.test(m.text())) violations.push(m.text());
+    });
     await use(page);
     expect(violations, 'CSP violations on the console').toEqual([]);
   },

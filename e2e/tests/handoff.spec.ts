@@ -20,11 +20,18 @@ test.afterAll(async () => {
  * its page explains and offers Continue here, and after the take-over the answer to a message
  * typed on the page arrives there, on the same native session.
  */
-for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+for (const viewport of [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+]) {
   test.describe(`${viewport.width}×${viewport.height}`, () => {
     test.use({ viewport });
 
-    test('a session begun by hand is live under Open sessions; Continue here takes it over and the answer arrives on the page', async ({ signedInPage: page, state, saveShot }) => {
+    test('a session begun by hand is live under Open sessions; Continue here takes it over and the answer arrives on the page', async ({
+      signedInPage: page,
+      state,
+      saveShot,
+    }) => {
       test.setTimeout(300_000);
       db ??= createDb(state.databaseUrl, { max: 2 });
       const folder = path.join(state.workDir, `desk-${viewport.width}-${randomUUID().slice(0, 6)}`);
@@ -32,8 +39,11 @@ for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 
       const desk = await startDesk({ executor: 'claude', folder, env: state.cliEnv });
       desks.push(desk);
       await desk.type(`begun at the desk ${viewport.width}`);
-      const row = await waitUntil('the desk session in Bria', async () =>
-        db.session.findFirst({ where: { folder, handoff: 'desk', deskPid: { not: null } } }), 60_000);
+      const row = await waitUntil(
+        'the desk session in Bria',
+        async () => db.session.findFirst({ where: { folder, handoff: 'desk', deskPid: { not: null } } }),
+        60_000,
+      );
 
       await page.goto('/');
       const item = page.locator(`[data-testid="open-session"][data-session-id="${row.id}"]`);

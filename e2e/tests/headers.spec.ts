@@ -12,10 +12,20 @@ const expectHardened = (res: APIResponse, what: string) => {
   expect(h['x-frame-options'], what).toBe('DENY');
   expect(h['x-content-type-options'], what).toBe('nosniff');
   expect(h['referrer-policy'], what).toBe('no-referrer');
-  const csp = Object.fromEntries((h['content-security-policy'] ?? '').split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v.join(' ')]));
+  const csp = Object.fromEntries(
+    (h['content-security-policy'] ?? '')
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k, v.join(' ')]),
+  );
   expect(csp, what).toMatchObject({
-    'frame-ancestors': "'none'", 'object-src': "'none'", 'base-uri': "'none'", 'form-action': "'self'",
-    'default-src': "'self'", 'script-src': "'self' 'unsafe-inline'", 'connect-src': "'self'",
+    'frame-ancestors': "'none'",
+    'object-src': "'none'",
+    'base-uri': "'none'",
+    'form-action': "'self'",
+    'default-src': "'self'",
+    'script-src': "'self' 'unsafe-inline'",
+    'connect-src': "'self'",
   });
 };
 
@@ -31,7 +41,14 @@ test('pages, redirects, route handlers, the API, 404s and static assets all carr
     expectHardened(res, asset);
   }
 
-  const checks: [string, number][] = [['/', 307], ['/api/health', 200], ['/api/trpc/nodes.list', 401], ['/no-such-page', 404], ['/_next/static/no-such-file.js', 404], ['/login?token=not-a-token', 303]];
+  const checks: [string, number][] = [
+    ['/', 307],
+    ['/api/health', 200],
+    ['/api/trpc/nodes.list', 401],
+    ['/no-such-page', 404],
+    ['/_next/static/no-such-file.js', 404],
+    ['/login?token=not-a-token', 303],
+  ];
   for (const [url, status] of checks) {
     const res = await request.get(url, { maxRedirects: 0 });
     expect(res.status(), url).toBe(status);
@@ -45,7 +62,11 @@ test('pages, redirects, route handlers, the API, 404s and static assets all carr
   const login = await request.get(await newLoginLink(), { maxRedirects: 0 });
   expect(login.status()).toBe(303);
   expectHardened(login, '/login with a valid token');
-  for (const [url, status] of [['/', 200], ['/settings', 200], ['/api/trpc/nodes.list', 200]] as const) {
+  for (const [url, status] of [
+    ['/', 200],
+    ['/settings', 200],
+    ['/api/trpc/nodes.list', 200],
+  ] as const) {
     const res = await request.get(url, { maxRedirects: 0 });
     expect(res.status(), url).toBe(status);
     expectHardened(res, `${url} signed in`);
@@ -69,7 +90,14 @@ test('a page of another origin cannot frame the signed-in dashboard', async ({ b
     await page.goto(other);
     expect((await framed).status()).toBe(200);
     // Chromium replaces a frame refused by frame-ancestors / X-Frame-Options with its error page.
-    await expect.poll(() => page.frames().find((f) => f !== page.mainFrame())?.url()).toBe('chrome-error://chromewebdata/');
+    await expect
+      .poll(() =>
+        page
+          .frames()
+          .find((f) => f !== page.mainFrame())
+          ?.url(),
+      )
+      .toBe('chrome-error://chromewebdata/');
     const frame = page.frames().find((f) => f !== page.mainFrame());
     expect(await frame!.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
     expect(await frame!.getByRole('heading', { name: 'Computers' }).count()).toBe(0);

@@ -17,7 +17,12 @@ const localNode = async () => (await db.node.findFirstOrThrow({ where: { isLocal
 test('without login every new API is refused, the live stream too', async ({ request }) => {
   const nodeId = await localNode();
   const input = encodeURIComponent(JSON.stringify({ nodeId }));
-  for (const url of [`/api/trpc/sessions.listOpen?input=${input}`, `/api/trpc/archive.list?input=${input}`, '/api/trpc/settings.get', '/api/trpc/live.changes']) {
+  for (const url of [
+    `/api/trpc/sessions.listOpen?input=${input}`,
+    `/api/trpc/archive.list?input=${input}`,
+    '/api/trpc/settings.get',
+    '/api/trpc/live.changes',
+  ]) {
     const res = await request.get(url);
     expect(res.status(), url).toBe(401);
   }
@@ -35,7 +40,9 @@ test('a change in another tab, and one written by the hub, appear without a relo
   const card = page.locator('[data-testid="node-card"][data-node-name="this computer"]');
   await expect(page.getByTestId('live-status')).toHaveText('Live');
   await expect(card.getByRole('checkbox', { name: 'Codex' })).toBeChecked();
-  await page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true; });
+  await page.evaluate(() => {
+    (window as unknown as { notReloaded: boolean }).notReloaded = true;
+  });
 
   const other = await context.newPage();
   try {
@@ -55,10 +62,22 @@ test('a change in another tab, and one written by the hub, appear without a relo
 
   // A session record written straight to the database, as discovery on the node does through the hub.
   await page.goto(`/nodes/${nodeId}`);
-  await page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true; });
+  await page.evaluate(() => {
+    (window as unknown as { notReloaded: boolean }).notReloaded = true;
+  });
   const marker = `discovered-${randomUUID().slice(0, 8)}`;
   await db.session.create({
-    data: { id: randomUUID(), nodeId, executor: 'codex', folder: `/home/someone/${marker}`, nativeSessionId: marker, state: 'Archived', launchSource: 'discovered', title: `Found by hand ${marker}`, archiveSortAt: new Date(Date.now() + 3600_000) },
+    data: {
+      id: randomUUID(),
+      nodeId,
+      executor: 'codex',
+      folder: `/home/someone/${marker}`,
+      nativeSessionId: marker,
+      state: 'Archived',
+      launchSource: 'discovered',
+      title: `Found by hand ${marker}`,
+      archiveSortAt: new Date(Date.now() + 3600_000),
+    },
   });
   await expect(page.getByTestId('archived-session').filter({ hasText: marker })).toBeVisible();
   expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
@@ -68,7 +87,18 @@ test('a change in another tab, and one written by the hub, appear without a relo
 test('settings: saved from the page, and the bot reads the same values (lifetime, resume suggestions)', async ({ signedInPage: page, state, saveShot }) => {
   const nodeId = await localNode();
   const folder = `${state.workDir}/recs-${Date.now()}`;
-  await db.session.create({ data: { id: randomUUID(), nodeId, executor: 'claude', folder, nativeSessionId: randomUUID(), state: 'Archived', title: 'An earlier one', archiveSortAt: new Date() } });
+  await db.session.create({
+    data: {
+      id: randomUUID(),
+      nodeId,
+      executor: 'claude',
+      folder,
+      nativeSessionId: randomUUID(),
+      state: 'Archived',
+      title: 'An earlier one',
+      archiveSortAt: new Date(),
+    },
+  });
   expect(await resumeRecommendations({ db }, { nodeId, executor: 'claude', folder })).toEqual({ enabled: false, items: [] });
 
   await page.getByRole('link', { name: 'Settings' }).click();
@@ -109,7 +139,12 @@ test('settings: saved from the page, and the bot reads the same values (lifetime
   expect((await resumeRecommendations({ db }, { nodeId, executor: 'claude', folder })).enabled).toBe(false);
 });
 
-test('the signed-in pages speak Russian to a Russian browser, with the bot\'s words for states and agents', async ({ browser, state, newLoginLink, saveShot }) => {
+test("the signed-in pages speak Russian to a Russian browser, with the bot's words for states and agents", async ({
+  browser,
+  state,
+  newLoginLink,
+  saveShot,
+}) => {
   const context = await browser.newContext({ locale: 'ru-RU', baseURL: state.baseURL });
   try {
     const page = await context.newPage();

@@ -14,7 +14,10 @@ test.afterAll(async () => {
  * shows the code block with its language and a working Copy, the table, the long block folded;
  * and a relative time on the page moves on by itself.
  */
-for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+for (const viewport of [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+]) {
   test(`a Markdown final: language, Copy, table, folded long block; times tick (${viewport.width}px)`, async ({ signedInPage: page, state, saveShot }) => {
     test.setTimeout(300_000);
     await page.setViewportSize(viewport);

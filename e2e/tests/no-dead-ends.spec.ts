@@ -13,7 +13,10 @@ import { expect, test } from './fixtures.ts';
 // computer again with the real install command, and a real restart of the dashboard's process.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = Date.now().toString(36);
-const VIEWPORTS = [{ width: 1440, height: 900 }, { width: 390, height: 844 }] as const;
+const VIEWPORTS = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+] as const;
 
 let db: Db;
 test.beforeAll(() => {
@@ -45,12 +48,26 @@ function pasteInTerminal(command: string, home: string): { child: ChildProcess; 
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d));
   child.stderr?.on('data', (d: Buffer) => (out += d));
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const force = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 5_000);
-    child.once('exit', () => { clearTimeout(force); resolve(); });
-    try { process.kill(-child.pid!, 'SIGINT'); } catch { resolve(); }
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const force = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }, 5_000);
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      try {
+        process.kill(-child.pid!, 'SIGINT');
+      } catch {
+        resolve();
+      }
+    });
   return { child, output: () => out, stop };
 }
 
@@ -91,7 +108,10 @@ for (const viewport of VIEWPORTS) {
 }
 
 for (const viewport of VIEWPORTS) {
-  test(`a computer removed from its card keeps its sessions in the archive, and enrolls again with the install command (${viewport.width}px)`, async ({ signedInPage: page, saveShot }) => {
+  test(`a computer removed from its card keeps its sessions in the archive, and enrolls again with the install command (${viewport.width}px)`, async ({
+    signedInPage: page,
+    saveShot,
+  }) => {
     test.setTimeout(150_000);
     await page.setViewportSize(viewport);
     const name = `studio ${run} ${viewport.width}`;
@@ -122,8 +142,15 @@ for (const viewport of VIEWPORTS) {
       const node = await db.node.findFirstOrThrow({ where: { name, removedAt: null } });
       const archived = await db.session.create({
         data: {
-          id: randomUUID(), nodeId: node.id, executor: 'claude', folder: '/srv/studio', nativeSessionId: randomUUID(), state: 'Archived',
-          title: `studio-work-${run}-${viewport.width}`, archivedAt: new Date(), archiveSortAt: new Date(),
+          id: randomUUID(),
+          nodeId: node.id,
+          executor: 'claude',
+          folder: '/srv/studio',
+          nativeSessionId: randomUUID(),
+          state: 'Archived',
+          title: `studio-work-${run}-${viewport.width}`,
+          archivedAt: new Date(),
+          archiveSortAt: new Date(),
         },
       });
 
@@ -163,7 +190,12 @@ for (const viewport of VIEWPORTS) {
 }
 
 for (const viewport of VIEWPORTS) {
-  test(`a session page rides out a real restart of the dashboard's server (${viewport.width}px)`, async ({ signedInPage: page, state, webServer, saveShot }) => {
+  test(`a session page rides out a real restart of the dashboard's server (${viewport.width}px)`, async ({
+    signedInPage: page,
+    state,
+    webServer,
+    saveShot,
+  }) => {
     test.setTimeout(240_000);
     await page.setViewportSize(viewport);
     const local = await db.node.findFirstOrThrow({ where: { isLocal: true } });
@@ -179,7 +211,9 @@ for (const viewport of VIEWPORTS) {
       await expect(firstFinal).toContainText('Before the restart', { timeout: 90_000 });
       await expect(page.getByTestId('live-status')).toHaveText('Live');
       // Marks this very document: a reload would lose it.
-      await page.evaluate(() => { (window as unknown as { briaNoReload: boolean }).briaNoReload = true; });
+      await page.evaluate(() => {
+        (window as unknown as { briaNoReload: boolean }).briaNoReload = true;
+      });
 
       await webServer.stop();
       // Down: the banner says so, and what was on screen stays.
@@ -206,7 +240,11 @@ for (const viewport of VIEWPORTS) {
 }
 
 for (const viewport of VIEWPORTS) {
-  test(`settings and Add a computer follow the configuration the server runs with (${viewport.width}px)`, async ({ signedInPage: page, webServer, saveShot }) => {
+  test(`settings and Add a computer follow the configuration the server runs with (${viewport.width}px)`, async ({
+    signedInPage: page,
+    webServer,
+    saveShot,
+  }) => {
     test.setTimeout(120_000);
     await page.setViewportSize(viewport);
     const usersField = page.getByLabel('Telegram users allowed to use the bot');

@@ -17,7 +17,13 @@ test.afterAll(async () => {
  * PermissionPrompt row, and the session page shows it live. Answered there, the answer reaches the
  * CLI (the tool runs); a page that did not hear of it (its live stream cut) gets "already answered".
  */
-test('a permission request of the real CLI on the session page, answered there; a second answer is already answered', async ({ signedInPage: page, state, browser, newLoginLink, saveShot }) => {
+test('a permission request of the real CLI on the session page, answered there; a second answer is already answered', async ({
+  signedInPage: page,
+  state,
+  browser,
+  newLoginLink,
+  saveShot,
+}) => {
   test.setTimeout(300_000);
   db ??= createDb(state.databaseUrl, { max: 2 });
   const node = await db.node.findFirstOrThrow({ where: { isLocal: true } });
@@ -91,7 +97,15 @@ test('a permission request of the real CLI on the session page, answered there; 
 
 const QUESTION = {
   questions: [
-    { question: 'Which color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] },
+    {
+      question: 'Which color?',
+      header: 'Color',
+      multiSelect: false,
+      options: [
+        { label: 'Red', description: 'warm' },
+        { label: 'Blue', description: 'cool' },
+      ],
+    },
     { question: 'Which sizes?', header: 'Sizes', multiSelect: true, options: [{ label: 'S' }, { label: 'M' }, { label: 'L' }] },
   ],
 };
@@ -101,12 +115,26 @@ const QUESTION = {
  * engine stores a `permission_request` (repo insertPrompt + recountOpenPrompts, one transaction),
  * for a session of the local node whose CLI is not started: the answers' commands are what is checked.
  */
-test('a question answered with its options (radio and checkboxes); an edit denied with a reason; an answer from Telegram appears live', async ({ signedInPage: page, state, saveShot }) => {
+test('a question answered with its options (radio and checkboxes); an edit denied with a reason; an answer from Telegram appears live', async ({
+  signedInPage: page,
+  state,
+  saveShot,
+}) => {
   test.setTimeout(120_000);
   db ??= createDb(state.databaseUrl, { max: 2 });
   const node = await db.node.findFirstOrThrow({ where: { isLocal: true } });
   const sessionId = randomUUID();
-  await db.session.create({ data: { id: sessionId, nodeId: node.id, executor: 'claude', folder: path.join(state.workDir, 'asked'), nativeSessionId: randomUUID(), state: 'Running', title: 'Asked things' } });
+  await db.session.create({
+    data: {
+      id: sessionId,
+      nodeId: node.id,
+      executor: 'claude',
+      folder: path.join(state.workDir, 'asked'),
+      nativeSessionId: randomUUID(),
+      state: 'Running',
+      title: 'Asked things',
+    },
+  });
   const ask = async (o: { kind: 'tool' | 'question'; toolName: string; toolInput: Record<string, unknown>; canAlwaysAllow: boolean }) => {
     const requestId = randomUUID();
     const now = Date.now();
@@ -135,9 +163,18 @@ test('a question answered with its options (radio and checkboxes); an edit denie
     await send.click();
     await expect(card.getByTestId('prompt-status')).toContainText('Answered: Blue; S, L (from the dashboard).');
     const q = await db.permissionPrompt.findUniqueOrThrow({ where: { id: question } });
-    expect(q).toMatchObject({ state: 'answered', answeredFrom: 'dashboard', answer: { decision: 'allow', answers: { 'Which color?': 'Blue', 'Which sizes?': ['S', 'L'] } } });
+    expect(q).toMatchObject({
+      state: 'answered',
+      answeredFrom: 'dashboard',
+      answer: { decision: 'allow', answers: { 'Which color?': 'Blue', 'Which sizes?': ['S', 'L'] } },
+    });
 
-    const tool = await ask({ kind: 'tool', toolName: 'Edit', toolInput: { file_path: '/srv/app/main.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' }, canAlwaysAllow: false });
+    const tool = await ask({
+      kind: 'tool',
+      toolName: 'Edit',
+      toolInput: { file_path: '/srv/app/main.ts', old_string: 'const a = 1;', new_string: 'const a = 2;' },
+      canAlwaysAllow: false,
+    });
     const toolCard = page.locator(`[data-prompt-id="${tool}"]`);
     await expect(toolCard.getByTestId('prompt-file')).toHaveText('/srv/app/main.ts');
     await expect(toolCard.getByTestId('prompt-diff')).toHaveText('− const a = 1;\n+ const a = 2;\n');

@@ -82,7 +82,7 @@ test('a message goes into the durable queue, the final answer appears as Markdow
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
 
-test('with the node away, the page says so and shows Bria\'s stored turns instead', async ({ signedInPage: page, state, request, saveShot }) => {
+test("with the node away, the page says so and shows Bria's stored turns instead", async ({ signedInPage: page, state, request, saveShot }) => {
   test.setTimeout(90_000);
   expect((await request.post(`${state.controlURL}/hub/stop`)).status()).toBe(204);
   try {

@@ -11,7 +11,10 @@ function paneOf(sessionId: string): string | null {
   return hit ? (hit.split(' ')[1] ?? null) : null;
 }
 
-test('a CLI starting on a dialog: the session page shows the dialog until it is answered on the computer, then Ready', async ({ signedInPage: page, saveShot }) => {
+test('a CLI starting on a dialog: the session page shows the dialog until it is answered on the computer, then Ready', async ({
+  signedInPage: page,
+  saveShot,
+}) => {
   test.setTimeout(150_000);
   // Outside the folder the CLIs trust: Claude asks whether to trust it before its prompt.
   const folder = mkdtempSync(path.join(tmpdir(), 'bria-e2e-untrusted-'));

@@ -25,13 +25,23 @@ test.afterAll(async () => {
 const openSession = (o: { nodeId: string; executor: 'claude' | 'codex'; title: string; state?: 'Ready' | 'Running'; minutesAgo: number }) =>
   db.session.create({
     data: {
-      id: randomUUID(), nodeId: o.nodeId, executor: o.executor, folder: `/srv/${o.title}`, nativeSessionId: randomUUID(), state: o.state ?? 'Ready',
+      id: randomUUID(),
+      nodeId: o.nodeId,
+      executor: o.executor,
+      folder: `/srv/${o.title}`,
+      nativeSessionId: randomUUID(),
+      state: o.state ?? 'Ready',
       // Both started long ago: the order comes from the last activity the journal showed.
-      title: o.title, createdAt: new Date(Date.now() - 120 * 60_000), nativeLastActivity: new Date(Date.now() - o.minutesAgo * 60_000),
+      title: o.title,
+      createdAt: new Date(Date.now() - 120 * 60_000),
+      nativeLastActivity: new Date(Date.now() - o.minutesAgo * 60_000),
     },
   });
 
-for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+for (const viewport of [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+]) {
   test(`home lists the open sessions of every computer, newest first, with filters (${viewport.width}px)`, async ({ signedInPage: page, saveShot }) => {
     await page.setViewportSize(viewport);
     const tag = `${run}-${viewport.width}`;
@@ -82,21 +92,42 @@ test('a background session that finishes shows a toast with a link', async ({ si
   await db.session.update({ where: { id: s.id }, data: { state: 'Archived', archivedAt: new Date(), archiveSortAt: new Date() } });
 });
 
-for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+for (const viewport of [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+]) {
   test(`the archive across computers finds a word from a later message and marks it (${viewport.width}px)`, async ({ signedInPage: page, saveShot }) => {
     await page.setViewportSize(viewport);
     const word = `quokka${run}${viewport.width}`;
     const id = randomUUID();
     await db.session.create({
       data: {
-        id, nodeId: nodes.beta, executor: 'claude', folder: '/srv/zoo', nativeSessionId: randomUUID(), state: 'Archived', title: `Zoo ${viewport.width}`,
-        firstPrompt: 'set up the zoo', archivedAt: new Date(), archiveSortAt: new Date(),
+        id,
+        nodeId: nodes.beta,
+        executor: 'claude',
+        folder: '/srv/zoo',
+        nativeSessionId: randomUUID(),
+        state: 'Archived',
+        title: `Zoo ${viewport.width}`,
+        firstPrompt: 'set up the zoo',
+        archivedAt: new Date(),
+        archiveSortAt: new Date(),
       },
     });
-    await db.message.createMany({ data: [
-      { id: randomUUID(), sessionId: id, seq: 1, source: 'web', text: 'set up the zoo', finalText: 'Done.', status: 'completed' },
-      { id: randomUUID(), sessionId: id, seq: 2, source: 'web', text: 'now the <b>feeding</b> plan', finalText: `I wrote the ${word} feeding plan.`, status: 'completed' },
-    ] });
+    await db.message.createMany({
+      data: [
+        { id: randomUUID(), sessionId: id, seq: 1, source: 'web', text: 'set up the zoo', finalText: 'Done.', status: 'completed' },
+        {
+          id: randomUUID(),
+          sessionId: id,
+          seq: 2,
+          source: 'web',
+          text: 'now the <b>feeding</b> plan',
+          finalText: `I wrote the ${word} feeding plan.`,
+          status: 'completed',
+        },
+      ],
+    });
     await page.getByRole('link', { name: 'Archive' }).click();
     await expect(page.getByRole('heading', { name: 'Archive', level: 1 })).toBeVisible();
     await page.getByTestId('archive-search').fill(word);
@@ -134,18 +165,23 @@ test('the session page on a phone: the latest answer is on screen right above th
     for (const n of [1, 2, 3]) {
       await page.getByTestId('message-input').fill(`Hello from a phone, message ${n}`);
       await page.getByRole('button', { name: 'Send' }).click();
-      final = page.locator('[data-testid="turn"]').nth(n - 1).getByTestId('final');
+      final = page
+        .locator('[data-testid="turn"]')
+        .nth(n - 1)
+        .getByTestId('final');
       await expect(final).toContainText(`message ${n}`, { timeout: 90_000 });
     }
     expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(844 + 200);
     await expect(page.getByText('Waiting for the answer…')).toHaveCount(0);
     // No scrolling by the test: the answer is in the viewport and not under the sticky composer.
     await expect(final).toBeInViewport();
-    await expect.poll(async () => {
-      const f = await final.boundingBox();
-      const c = await page.getByTestId('message-input').boundingBox();
-      return f !== null && c !== null && f.y + Math.min(f.height, 20) <= c.y;
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const f = await final.boundingBox();
+        const c = await page.getByTestId('message-input').boundingBox();
+        return f !== null && c !== null && f.y + Math.min(f.height, 20) <= c.y;
+      })
+      .toBe(true);
     await saveShot(page, 'session-chat-phone');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.getByTestId('session-details').locator(':scope > summary').click();
@@ -217,7 +253,9 @@ test('a computer: a new token shows its command once; removing asks in place and
   const open = await openSession({ nodeId: nodes.beta, executor: 'codex', title: `keeps-${run}`, minutesAgo: 0 });
   await card.getByTestId('remove-computer').click();
   await card.getByRole('button', { name: 'Yes, remove' }).click();
-  await expect(card.getByTestId('node-action-error')).toHaveText('This computer still has open sessions. Close them first; its closed sessions stay in the archive.');
+  await expect(card.getByTestId('node-action-error')).toHaveText(
+    'This computer still has open sessions. Close them first; its closed sessions stay in the archive.',
+  );
   await db.session.update({ where: { id: open.id }, data: { state: 'Archived', archivedAt: new Date(), archiveSortAt: new Date() } });
   await card.getByTestId('remove-computer').click();
   await card.getByRole('button', { name: 'Yes, remove' }).click();
@@ -229,7 +267,7 @@ test('a computer: a new token shows its command once; removing asks in place and
   await expect(page.getByTestId('archived-session')).toContainText(`beta ${run} (removed computer)`);
 });
 
-test('sign out everywhere ends this browser\'s sign-in and the others', async ({ signedInPage: page, browser, newLoginLink }) => {
+test("sign out everywhere ends this browser's sign-in and the others", async ({ signedInPage: page, browser, newLoginLink }) => {
   const other = await browser.newContext();
   try {
     const otherPage = await other.newPage();

@@ -27,7 +27,12 @@ function newestMtime(paths: string[]): number {
 export async function ensureAgentBundle(root: string, dir: string, say: (msg: string) => void): Promise<void> {
   const latest = path.join(dir, AGENT_BUNDLE_LATEST);
   const built = readAgentBundle(dir) ? statSync(latest).mtimeMs : 0;
-  const sources = newestMtime([path.join(root, 'apps/node-agent/src'), path.join(root, 'packages/core/src/protocol'), path.join(root, 'packages/core/src/env.ts'), path.join(root, 'packages/core/src/log.ts')]);
+  const sources = newestMtime([
+    path.join(root, 'apps/node-agent/src'),
+    path.join(root, 'packages/core/src/protocol'),
+    path.join(root, 'packages/core/src/env.ts'),
+    path.join(root, 'packages/core/src/log.ts'),
+  ]);
   if (built > sources && built > statSync(path.join(root, 'package.json')).mtimeMs) return;
   const b = await buildAgentBundle({ outDir: dir });
   say(`Built the agent for other computers: ${path.relative(root, b.file)} ${b.version} (${Math.round(b.bytes / 1024)} KiB, ${b.ms} ms).`);

@@ -29,7 +29,9 @@ export async function ensureLocalAgent(db: Db, dataDir: string): Promise<LocalAg
     const revokedAt = new Date(Math.max(...local.tokens.map((t) => (t.revokedAt as Date).getTime())));
     return { status: 'revoked', nodeId: local.id, name: local.name, revokedAt };
   }
-  const result = local ? { nodeId: local.id, token: (await issueAgentToken(db, local.id, 'local agent')).token } : await createNodeWithToken(db, { name: hostname() || 'this computer', isLocal: true, label: 'local agent' });
+  const result = local
+    ? { nodeId: local.id, token: (await issueAgentToken(db, local.id, 'local agent')).token }
+    : await createNodeWithToken(db, { name: hostname() || 'this computer', isLocal: true, label: 'local agent' });
   writeFileSync(file, JSON.stringify(result), { mode: 0o600 });
   return { status: 'ready', ...result, created: true };
 }
@@ -40,7 +42,10 @@ export async function ensureLocalAgent(db: Db, dataDir: string): Promise<LocalAg
  * local node yet (the first `npm start` enrolls it) and when it already has a token in force.
  */
 export async function enableLocalAgent(db: Db, dataDir: string): Promise<{ nodeId: string; name: string }> {
-  const local = await db.node.findFirst({ where: { isLocal: true }, select: { id: true, name: true, tokens: { where: { revokedAt: null }, select: { id: true } } } });
+  const local = await db.node.findFirst({
+    where: { isLocal: true },
+    select: { id: true, name: true, tokens: { where: { revokedAt: null }, select: { id: true } } },
+  });
   if (!local) throw new Error('this computer is not enrolled yet; `npm start` enrolls it');
   if (local.tokens.length > 0) throw new Error(`"${local.name}" is already enabled`);
   const { token } = await issueAgentToken(db, local.id, 'local agent');

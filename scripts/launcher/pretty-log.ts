@@ -6,7 +6,7 @@ export function formatLogLine(source: string, line: string): string {
   if (!line.startsWith('{')) return `${tag} ${line}`;
   try {
     const o = JSON.parse(line) as Record<string, unknown>;
-    const level = typeof o.level === 'number' ? LEVELS[o.level] ?? String(o.level) : String(o.level ?? 'info');
+    const level = typeof o.level === 'number' ? (LEVELS[o.level] ?? String(o.level)) : String(o.level ?? 'info');
     const { msg, level: _l, time: _t, pid: _p, hostname: _h, name: _n, ...rest } = o;
     const extra = Object.keys(rest).length ? ` ${JSON.stringify(rest)}` : '';
     return `${tag} ${level === 'info' ? '' : `${level.toUpperCase()} `}${String(msg ?? '')}${extra}`;

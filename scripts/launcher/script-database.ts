@@ -19,5 +19,11 @@ export async function openScriptDatabase(env: ServerEnv): Promise<{ db: Db; clos
   }
   await migrate({ url });
   const db = createDb(url, { max: 1 });
-  return { db, close: async () => { await db.$disconnect(); await stop?.(); } };
+  return {
+    db,
+    close: async () => {
+      await db.$disconnect();
+      await stop?.();
+    },
+  };
 }

@@ -77,9 +77,15 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
   // comes back within the settle time (8 s instead of 60 s; its Bot API timeout is half of it).
   let bot: ChildProcess | null = null;
   const botEnv = {
-    ...process.env, TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_ALLOWED_USERS: String(fake.user.id),
-    DATABASE_URL: database.url, BRIA_DATA_DIR: path.join(root, 'bot-data'), BRIA_PUBLIC_URL: 'http://127.0.0.1:3999',
-    BRIA_BOT_OUTBOX_LEASE_MS: '8000', LOG_LEVEL: 'warn',
+    ...process.env,
+    TELEGRAM_BOT_TOKEN: fake.token,
+    TELEGRAM_API_ROOT: fake.apiRoot,
+    TELEGRAM_ALLOWED_USERS: String(fake.user.id),
+    DATABASE_URL: database.url,
+    BRIA_DATA_DIR: path.join(root, 'bot-data'),
+    BRIA_PUBLIC_URL: 'http://127.0.0.1:3999',
+    BRIA_BOT_OUTBOX_LEASE_MS: '8000',
+    LOG_LEVEL: 'warn',
   };
   /**
    * Every SIGKILL of the bot, with the outbox rows it held at that moment (`sending`, never marked
@@ -107,12 +113,28 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
   };
 
   const sys = {
-    root, work, home, db, deps, clock, finalSaveFile, nodeId, chatId, mocks, fake, proxy, tmuxSocket, cluster,
+    root,
+    work,
+    home,
+    db,
+    deps,
+    clock,
+    finalSaveFile,
+    nodeId,
+    chatId,
+    mocks,
+    fake,
+    proxy,
+    tmuxSocket,
+    cluster,
     /** Starts the hub process; tries again while Postgres is down (a real supervisor would too). */
     async startHub(): Promise<void> {
       let listenOn = hubPort;
       for (let attempt = 0; ; attempt++) {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/chaos/hub-child.ts', database.url, String(listenOn), finalSaveFile], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'tests/chaos/hub-child.ts', database.url, String(listenOn), finalSaveFile], {
+          cwd: REPO,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         child.stderr?.pipe(logs, { end: false });
         let stdout = '';
         let stderr = '';
@@ -178,10 +200,15 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       hub = null;
     },
     async startAgent(): Promise<void> {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${proxy.port}/agent`, '--dir', agentDir], {
-        cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'warn' },
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${proxy.port}/agent`, '--dir', agentDir],
+        {
+          cwd: REPO,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'warn' },
+        },
+      );
       child.stdout?.pipe(logs, { end: false });
       child.stderr?.pipe(logs, { end: false });
       agent = child;
@@ -209,8 +236,10 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
      */
     services: {
       // An asking permission mode, named as the user would pick it: Claude `default`, Codex `workspace-write` (on-request).
-      create: (executor: Executor, folder: string) => services.createSession(deps, { nodeId, executor, folder, chatId, permissionMode: executor === 'claude' ? 'default' : 'workspace-write' }),
-      send: async (sessionId: string, text: string) => (await dashboard()).sessions.sendMessage({ sessionId, text, clientKey: randomBytes(9).toString('base64url') }),
+      create: (executor: Executor, folder: string) =>
+        services.createSession(deps, { nodeId, executor, folder, chatId, permissionMode: executor === 'claude' ? 'default' : 'workspace-write' }),
+      send: async (sessionId: string, text: string) =>
+        (await dashboard()).sessions.sendMessage({ sessionId, text, clientKey: randomBytes(9).toString('base64url') }),
       stop: async (sessionId: string) => (await dashboard()).sessions.stop({ sessionId }),
       close: async (sessionId: string) => (await dashboard()).sessions.close({ sessionId }),
       resume: async (sessionId: string) => (await dashboard()).sessions.resume({ sessionId }),
@@ -231,7 +260,11 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       const out: string[] = [];
       for (const l of (tmux('list-panes', '-a', '-F', '#{pane_id} #{session_name} dead=#{pane_dead} pid=#{pane_pid}') ?? '').split('\n').filter(Boolean)) {
         out.push(`pane ${l}`);
-        const shown = (tmux('capture-pane', '-p', '-t', l.split(' ')[0]!) ?? '').split('\n').map((x) => x.trimEnd()).filter(Boolean).slice(-12);
+        const shown = (tmux('capture-pane', '-p', '-t', l.split(' ')[0]!) ?? '')
+          .split('\n')
+          .map((x) => x.trimEnd())
+          .filter(Boolean)
+          .slice(-12);
         for (const x of shown) out.push(`  | ${x.slice(0, 160)}`);
       }
       try {

@@ -16,16 +16,20 @@ afterAll(async () => {
 });
 
 describe('chaos (short run)', () => {
-  it.each([3, 5])('seed %i keeps every invariant under injected faults', async (seed) => {
-    const r = await runSeed(cluster, { seed, activeMs: 15_000, settleMs: 45_000 });
-    const injected = Object.values(r.faults).reduce((a, b) => a + b, 0);
-    // The run really exercised the system: sessions, messages and faults happened.
-    expect(r.sessions).toBeGreaterThan(0);
-    expect(r.messages).toBeGreaterThan(0);
-    expect(injected).toBeGreaterThan(0);
-    expect(r.violations, `replay: npm run chaos -- --seed ${seed} --active-seconds 15`).toEqual([]);
-    expect(r.harness).toEqual([]);
-  }, 150_000);
+  it.each([3, 5])(
+    'seed %i keeps every invariant under injected faults',
+    async (seed) => {
+      const r = await runSeed(cluster, { seed, activeMs: 15_000, settleMs: 45_000 });
+      const injected = Object.values(r.faults).reduce((a, b) => a + b, 0);
+      // The run really exercised the system: sessions, messages and faults happened.
+      expect(r.sessions).toBeGreaterThan(0);
+      expect(r.messages).toBeGreaterThan(0);
+      expect(injected).toBeGreaterThan(0);
+      expect(r.violations, `replay: npm run chaos -- --seed ${seed} --active-seconds 15`).toEqual([]);
+      expect(r.harness).toEqual([]);
+    },
+    150_000,
+  );
 });
 
 describe('chaos harness', () => {
@@ -47,10 +51,17 @@ describe('chaos harness', () => {
       await sys.startHub();
       expect(sys.hubPort).not.toBe(before);
       // The agent, still pointed at the proxy, is connected to the new hub (its own count).
-      await waitUntil('the agent on the new hub', async () => {
-        const health = await fetch(`http://127.0.0.1:${sys.hubPort}/health`).then((r) => r.json() as Promise<{ agents: number }>).catch(() => null);
-        return health?.agents === 1;
-      }, 60_000, 200);
+      await waitUntil(
+        'the agent on the new hub',
+        async () => {
+          const health = await fetch(`http://127.0.0.1:${sys.hubPort}/health`)
+            .then((r) => r.json() as Promise<{ agents: number }>)
+            .catch(() => null);
+          return health?.agents === 1;
+        },
+        60_000,
+        200,
+      );
       await sys.waitOnline();
     } finally {
       squatter.close();

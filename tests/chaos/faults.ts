@@ -6,12 +6,34 @@ import { pendingPrompts } from './prompt-actions.ts';
 import type { User } from './user-actions.ts';
 
 export const FAULT_KINDS = [
-  'hub_kill', 'bot_kill', 'agent_kill', 'cli_kill', 'pg_restart', 'ws_cut', 'ws_delay', 'bot_api', 'final_save', 'node_away',
-  'agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart',
+  'hub_kill',
+  'bot_kill',
+  'agent_kill',
+  'cli_kill',
+  'pg_restart',
+  'ws_cut',
+  'ws_delay',
+  'bot_api',
+  'final_save',
+  'node_away',
+  'agent_restart_prompt',
+  'hub_kill_prompt',
+  'bot_kill_prompt',
+  'start_dialog_restart',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Faults that take a whole part of the system away; one at a time, so each one heals as planned. */
-const OUTAGES = new Set<FaultKind>(['hub_kill', 'bot_kill', 'agent_kill', 'pg_restart', 'node_away', 'agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart']);
+const OUTAGES = new Set<FaultKind>([
+  'hub_kill',
+  'bot_kill',
+  'agent_kill',
+  'pg_restart',
+  'node_away',
+  'agent_restart_prompt',
+  'hub_kill_prompt',
+  'bot_kill_prompt',
+  'start_dialog_restart',
+]);
 /**
  * Faults aimed at a moment of a permission request or start dialog. Each waits (bounded) for its
  * moment, provoking it when needed (a coding turn, an untrusted folder); counted only when the
@@ -33,7 +55,12 @@ export class FaultInjector {
   /** Aimed faults whose moment did not come in time (nothing was broken). */
   readonly missed: Partial<Record<FaultKind, number>> = {};
 
-  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng, private readonly sessionIds: () => string[], private readonly user?: User) {}
+  constructor(
+    private readonly sys: ChaosSystem,
+    private readonly rng: Prng,
+    private readonly sessionIds: () => string[],
+    private readonly user?: User,
+  ) {}
 
   /** The engine (in the hub's process) refuses every final write until `until` (ms since the epoch). */
   private refuseFinalsUntil(until: number): void {
@@ -44,8 +71,20 @@ export class FaultInjector {
   async inject(): Promise<FaultKind | null> {
     const aimed = this.user ? 1.5 : 0;
     const kind = this.rng.weighted<FaultKind>({
-      hub_kill: 2, bot_kill: 2, agent_kill: 2, cli_kill: 2, pg_restart: 1, ws_cut: 3, ws_delay: 2, bot_api: 3, final_save: 2, node_away: 1,
-      agent_restart_prompt: aimed, hub_kill_prompt: aimed, bot_kill_prompt: aimed, start_dialog_restart: aimed * 0.6,
+      hub_kill: 2,
+      bot_kill: 2,
+      agent_kill: 2,
+      cli_kill: 2,
+      pg_restart: 1,
+      ws_cut: 3,
+      ws_delay: 2,
+      bot_api: 3,
+      final_save: 2,
+      node_away: 1,
+      agent_restart_prompt: aimed,
+      hub_kill_prompt: aimed,
+      bot_kill_prompt: aimed,
+      start_dialog_restart: aimed * 0.6,
     });
     if (OUTAGES.has(kind) && this.outage) return null;
     const done = this.run(kind).catch((err: Error) => {
@@ -147,7 +186,15 @@ export class FaultInjector {
         if (rng.chance(0.5)) sys.fake.failNext('sendMessage', { timeoutMs: rng.int(500, 3000) }, 1);
         const hit = await this.aim(kind, async () => {
           await this.provoke();
-          return this.waitFor(10_000, 10, async () => (await sys.db.outbox.findFirst({ where: { kind: 'prompt', status: { in: ['pending', 'sending'] }, dedupeKey: { contains: ':open:' } }, select: { id: true } })) ?? null);
+          return this.waitFor(
+            10_000,
+            10,
+            async () =>
+              (await sys.db.outbox.findFirst({
+                where: { kind: 'prompt', status: { in: ['pending', 'sending'] }, dedupeKey: { contains: ':open:' } },
+                select: { id: true },
+              })) ?? null,
+          );
         });
         if (!hit) return;
         await sys.killBot();
@@ -160,7 +207,11 @@ export class FaultInjector {
         const p = await this.aim(kind, async () => {
           const id = await this.user!.createUntrusted();
           if (!id) return null;
-          return this.waitFor(45_000, 100, async () => (await sys.db.permissionPrompt.findFirst({ where: { sessionId: id, kind: 'dialog', state: 'pending' }, select: { id: true } })) ?? null);
+          return this.waitFor(
+            45_000,
+            100,
+            async () => (await sys.db.permissionPrompt.findFirst({ where: { sessionId: id, kind: 'dialog', state: 'pending' }, select: { id: true } })) ?? null,
+          );
         });
         if (!p) return;
         await sys.killAgent();

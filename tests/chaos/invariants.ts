@@ -15,7 +15,10 @@ const endsWith = (userText: string | null | undefined, text: string) => (userTex
  * after everything healed. Returns one line per violation (empty when the run kept every promise).
  * `natives` holds every native id each session was ever seen with during the run.
  */
-export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSession[]; sent: SentText[]; natives: Map<string, Set<string>>; explained?: string[]; tools?: ToolSent[]; answers?: AnswerGiven[] }): Promise<string[]> {
+export async function checkInvariants(
+  sys: ChaosSystem,
+  o: { sessions: TrackedSession[]; sent: SentText[]; natives: Map<string, Set<string>>; explained?: string[]; tools?: ToolSent[]; answers?: AnswerGiven[] },
+): Promise<string[]> {
   const v: string[] = [];
   // The requests that carry a user's message. Codex's request after a tool call repeats the turn's
   // prompt as its latest user message (the last input item is the call's output): that is the same
@@ -30,7 +33,8 @@ export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSe
     if (!STATES.has(s.state)) v.push(`session ${s.id.slice(0, 8)} in a made-up state ${s.state}`);
     if (s.nodeId !== sys.nodeId) v.push(`session ${s.id.slice(0, 8)} moved to node ${s.nodeId}`);
     if (s.launchSource !== 'discovered' && !mine.has(s.id)) v.push(`session ${s.id.slice(0, 8)} was created by nobody (a replacement session)`);
-    if (s.nativeSessionId && rows.filter((r) => r.nativeSessionId === s.nativeSessionId).length !== 1) v.push(`native id ${s.nativeSessionId} maps to several Bria sessions`);
+    if (s.nativeSessionId && rows.filter((r) => r.nativeSessionId === s.nativeSessionId).length !== 1)
+      v.push(`native id ${s.nativeSessionId} maps to several Bria sessions`);
   }
   // One exception, by decision (domain README 7): a Codex CLI that died before any conversation began
   // is started again and shows a new id. Allowed only with the engine's `native_id_replaced`
@@ -72,7 +76,9 @@ export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSe
     }
     for (const m of msgs) {
       const n = mineTurns.filter((r) => endsWith(r.userText, m.text)).length;
-      const elsewhere = (['claude', 'codex'] as const).flatMap((ex) => turns(ex)).filter((r) => r.sessionId !== s.nativeSessionId && endsWith(r.userText, m.text)).length;
+      const elsewhere = (['claude', 'codex'] as const)
+        .flatMap((ex) => turns(ex))
+        .filter((r) => r.sessionId !== s.nativeSessionId && endsWith(r.userText, m.text)).length;
       if (elsewhere > 0) v.push(`"${m.text}" reached another native session`);
       if (TYPED.has(m.status) && n !== 1) v.push(`"${m.text}" (${m.status}) reached the model ${n} times`);
       else if (m.status === 'unknown' && n > 1) v.push(`unknown "${m.text}" was re-sent (${n} times)`);
@@ -102,7 +108,12 @@ export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSe
   // Every saved final reached Telegram exactly once: one answered sendMessage carrying it (the fake's
   // call log, since the chat's current view changes as cards are redrawn) and no delete of it after.
   const sends = sys.fake.calls('sendMessage').filter((c) => c.status === 200 && c.outcome === 'answered');
-  const deleted = new Set(sys.fake.calls('deleteMessage').filter((c) => c.status === 200).map((c) => Number(c.params.message_id)));
+  const deleted = new Set(
+    sys.fake
+      .calls('deleteMessage')
+      .filter((c) => c.status === 200)
+      .map((c) => Number(c.params.message_id)),
+  );
   for (const m of await sys.db.message.findMany({ where: { finalText: { not: null } } })) {
     // The mock's finals are unique (a per-server counter and the user's unique text); the bot may
     // render or split them, so the first line, shortened, identifies one.
@@ -119,14 +130,18 @@ export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSe
     const answeredAt = first ? first.at + (first.durationMs ?? 0) : Number.POSITIVE_INFINITY;
     const killWindow = row && hits.length === 2 && sys.botKills.some((k) => k.sending.includes(row.dedupeKey) && answeredAt <= k.at);
     if (!row) v.push(`final of "${m.text}" was never queued for Telegram`);
-    else if (killWindow) o.explained?.push(`final of "${m.text}" sent twice: the bot was SIGKILLed after Telegram answered and before the outbox row was marked sent`);
-    else if (held ? hits.length > 1 : hits.length !== 1) v.push(`final of "${m.text}"${held ? ' (held, background)' : ''} reached Telegram ${hits.length} times`);
+    else if (killWindow)
+      o.explained?.push(`final of "${m.text}" sent twice: the bot was SIGKILLed after Telegram answered and before the outbox row was marked sent`);
+    else if (held ? hits.length > 1 : hits.length !== 1)
+      v.push(`final of "${m.text}"${held ? ' (held, background)' : ''} reached Telegram ${hits.length} times`);
     for (const h of hits) {
       const id = (h.response as { result?: { message_id?: number } } | undefined)?.result?.message_id;
       if (id !== undefined && deleted.has(id)) v.push(`final of "${m.text}" was deleted from the chat afterwards`);
     }
   }
-  v.push(...(await checkPrompts(sys, { sessions: o.sessions, tools: o.tools ?? [], answers: o.answers ?? [], ...(o.explained ? { explained: o.explained } : {}) })));
+  v.push(
+    ...(await checkPrompts(sys, { sessions: o.sessions, tools: o.tools ?? [], answers: o.answers ?? [], ...(o.explained ? { explained: o.explained } : {}) })),
+  );
   return v;
 }
 
@@ -136,7 +151,10 @@ export async function checkInvariants(sys: ChaosSystem, o: { sessions: TrackedSe
  * was ever typed or possibly typed (domain README, decision 15).
  */
 async function closedWithoutJournal(sys: ChaosSystem, sessionId: string): Promise<boolean> {
-  const close = await sys.db.sessionEvidence.findFirst({ where: { sessionId, event: 'process_exited_verified', fromState: 'Closing' }, orderBy: { id: 'desc' } });
+  const close = await sys.db.sessionEvidence.findFirst({
+    where: { sessionId, event: 'process_exited_verified', fromState: 'Closing' },
+    orderBy: { id: 'desc' },
+  });
   if ((close?.evidence as { journal?: unknown } | null)?.journal !== 'none') return false;
   const typed = await sys.db.message.count({ where: { sessionId, status: { in: ['accepted', 'completed', 'terminal_failed', 'unknown'] } } });
   return typed === 0;

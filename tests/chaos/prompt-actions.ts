@@ -9,8 +9,20 @@ import type { Prng } from './prng.ts';
 
 /** The mock's tool words (packages/testkit/src/mock-models/behaviour.ts) the suite uses. */
 export type ToolWord = 'TOOLBASH' | 'TOOLWRITE' | 'TOOLEDIT' | 'TOOLSHELL';
-export interface ToolSent { token: string; word: ToolWord; sessionId: string; folder: string; text: string }
-export interface AnswerGiven { promptId: string; decision: 'allow' | 'deny'; via: 'web' | 'bot'; at: number; result: string }
+export interface ToolSent {
+  token: string;
+  word: ToolWord;
+  sessionId: string;
+  folder: string;
+  text: string;
+}
+export interface AnswerGiven {
+  promptId: string;
+  decision: 'allow' | 'deny';
+  via: 'web' | 'bot';
+  at: number;
+  result: string;
+}
 
 /** The file whose existence (or content) proves the tool ran, for a token. */
 export function sideEffect(t: Pick<ToolSent, 'word' | 'token' | 'folder'>): { file: string; ran: (content: string | null) => boolean } {
@@ -53,7 +65,9 @@ export function pressablePrompts(sys: ChaosSystem): Map<string, number> {
 
 /** Open prompts of these sessions that wait for the user's answer (read as the dashboard does). */
 export async function pendingPrompts(sys: ChaosSystem, sessionIds: string[]): Promise<{ id: string; sessionId: string; kind: string }[]> {
-  return sys.db.permissionPrompt.findMany({ where: { sessionId: { in: sessionIds }, state: 'pending' }, select: { id: true, sessionId: true, kind: true }, orderBy: { receivedAt: 'asc' } }).catch(() => []);
+  return sys.db.permissionPrompt
+    .findMany({ where: { sessionId: { in: sessionIds }, state: 'pending' }, select: { id: true, sessionId: true, kind: true }, orderBy: { receivedAt: 'asc' } })
+    .catch(() => []);
 }
 
 /** Allow about 60 % of the time; a denial sometimes carries a reason (dashboard only). */
@@ -62,7 +76,10 @@ const decide = (rng: Prng) => (rng.chance(0.6) ? 'allow' : 'deny') as 'allow' | 
 export class PromptUser {
   readonly answers: AnswerGiven[] = [];
 
-  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng) {}
+  constructor(
+    private readonly sys: ChaosSystem,
+    private readonly rng: Prng,
+  ) {}
 
   /** The dashboard: the session's prompt list through the API, one pending prompt answered. */
   async answerWeb(sessionId: string, promptId?: string): Promise<string> {

@@ -22,14 +22,18 @@ function readOrNull(file: string): string | null {
  * once, the CLI got exactly the answer given (checked on disk and in what the model saw), no denied
  * or unanswered tool ran, and no user message went into a dialog. One line per violation.
  */
-export async function checkPrompts(sys: ChaosSystem, o: { sessions: TrackedSession[]; tools: ToolSent[]; answers: AnswerGiven[]; explained?: string[] }): Promise<string[]> {
+export async function checkPrompts(
+  sys: ChaosSystem,
+  o: { sessions: TrackedSession[]; tools: ToolSent[]; answers: AnswerGiven[]; explained?: string[] },
+): Promise<string[]> {
   const v: string[] = [];
   const ids = o.sessions.map((s) => s.id);
   const rows = await sys.db.permissionPrompt.findMany({ where: { sessionId: { in: ids } }, orderBy: { receivedAt: 'asc' } });
   const sessions = new Map((await sys.db.session.findMany({ where: { id: { in: ids } }, select: { id: true, state: true } })).map((s) => [s.id, s.state]));
   const toolBySession = new Map(o.tools.map((t) => [t.token, t]));
   const messageTokens = new Set(o.tools.map((t) => t.token));
-  for (const m of await sys.db.message.findMany({ where: { sessionId: { in: ids } }, select: { text: true } })) for (const t of m.text.match(TOKEN) ?? []) messageTokens.add(t);
+  for (const m of await sys.db.message.findMany({ where: { sessionId: { in: ids } }, select: { text: true } }))
+    for (const t of m.text.match(TOKEN) ?? []) messageTokens.add(t);
 
   // What the models asked for and what they were told back, per token.
   const calls = new Map<string, number>();
@@ -46,7 +50,10 @@ export async function checkPrompts(sys: ChaosSystem, o: { sessions: TrackedSessi
     }
   }
 
-  const commands = await sys.db.agentCommand.findMany({ where: { sessionId: { in: ids }, type: { in: ['answer_permission', 'answer_dialog'] } }, select: { type: true, payload: true } });
+  const commands = await sys.db.agentCommand.findMany({
+    where: { sessionId: { in: ids }, type: { in: ['answer_permission', 'answer_dialog'] } },
+    select: { type: true, payload: true },
+  });
   const answeredEv = await sys.db.sessionEvidence.findMany({ where: { sessionId: { in: ids }, event: 'permission_answered' }, select: { evidence: true } });
   const sends = sys.fake.calls('sendMessage').filter((c) => c.status === 200 && c.outcome === 'answered');
   const perToken = new Map<string, typeof rows>();
@@ -66,15 +73,20 @@ export async function checkPrompts(sys: ChaosSystem, o: { sessions: TrackedSessi
     const cmds = commands.filter((c) => (c.payload as { requestId?: string }).requestId === p.id);
     const cancel = p.kind === 'dialog' && (p.answer as { decision?: string } | null)?.decision === 'deny';
     const byUser = p.answeredFrom === 'telegram' || p.answeredFrom === 'dashboard';
-    if (cmds.length > 1 || (byUser && !cancel && cmds.length !== 1) || (!byUser && cmds.length > 0)) v.push(`prompt ${id} (${p.answeredFrom ?? 'unanswered'}) has ${cmds.length} answer commands`);
-    for (const c of cmds) if ((c.payload as { answerId?: string }).answerId && (c.payload as { answerId?: string }).answerId !== p.answerId) v.push(`prompt ${id}: the command carries another answer than the one recorded`);
+    if (cmds.length > 1 || (byUser && !cancel && cmds.length !== 1) || (!byUser && cmds.length > 0))
+      v.push(`prompt ${id} (${p.answeredFrom ?? 'unanswered'}) has ${cmds.length} answer commands`);
+    for (const c of cmds)
+      if ((c.payload as { answerId?: string }).answerId && (c.payload as { answerId?: string }).answerId !== p.answerId)
+        v.push(`prompt ${id}: the command carries another answer than the one recorded`);
     const decision = (p.answer as { decision?: string } | null)?.decision;
     if (byUser) {
       const via = p.answeredFrom === 'dashboard' ? 'web' : 'bot';
-      if (!o.answers.some((a) => a.promptId === p.id && a.via === via && a.decision === decision)) v.push(`prompt ${id} recorded ${decision} from ${p.answeredFrom}, which the user never gave there`);
+      if (!o.answers.some((a) => a.promptId === p.id && a.via === via && a.decision === decision))
+        v.push(`prompt ${id} recorded ${decision} from ${p.answeredFrom}, which the user never gave there`);
     }
     const webWins = o.answers.filter((a) => a.promptId === p.id && a.via === 'web' && a.result === 'answered');
-    if (webWins.length > 1 || (webWins.length === 1 && (p.answeredFrom !== 'dashboard' || webWins[0]!.decision !== decision))) v.push(`prompt ${id}: the dashboard was told "answered" ${webWins.length} times, the row says ${decision} from ${p.answeredFrom}`);
+    if (webWins.length > 1 || (webWins.length === 1 && (p.answeredFrom !== 'dashboard' || webWins[0]!.decision !== decision)))
+      v.push(`prompt ${id}: the dashboard was told "answered" ${webWins.length} times, the row says ${decision} from ${p.answeredFrom}`);
     // Reported as what happened: at rest, no request of a settled session is still open.
     const st = sessions.get(p.sessionId) ?? '';
     if (OPEN_STATES.has(p.state) && ['Ready', 'Archived', 'ResumeFailed'].includes(st)) v.push(`prompt ${id} still ${p.state} while its session is ${st}`);
@@ -83,9 +95,11 @@ export async function checkPrompts(sys: ChaosSystem, o: { sessions: TrackedSessi
     const key = `prompt:${p.id}:open:${sys.chatId}`;
     const first = shown[0];
     const answeredAt = first ? first.at + (first.durationMs ?? 0) : Number.POSITIVE_INFINITY;
-    if (shown.length === 2 && sys.botKills.some((k) => k.sending.includes(key) && answeredAt <= k.at)) o.explained?.push(`request message of prompt ${id} sent twice: the bot was SIGKILLed after Telegram answered and before the outbox row was marked sent`);
+    if (shown.length === 2 && sys.botKills.some((k) => k.sending.includes(key) && answeredAt <= k.at))
+      o.explained?.push(`request message of prompt ${id} sent twice: the bot was SIGKILLed after Telegram answered and before the outbox row was marked sent`);
     else if (shown.length > 1) v.push(`prompt ${id} (${p.kind}) shown ${shown.length} times in Telegram`);
-    if (!(await sys.db.outbox.findUnique({ where: { dedupeKey: key }, select: { id: true } }))) v.push(`prompt ${id} (${p.kind}) was never queued for Telegram`);
+    if (!(await sys.db.outbox.findUnique({ where: { dedupeKey: key }, select: { id: true } })))
+      v.push(`prompt ${id} (${p.kind}) was never queued for Telegram`);
   }
 
   // One row per CLI request; the answer the CLI got is the one given; no denied or unanswered tool ran.
@@ -98,12 +112,17 @@ export async function checkPrompts(sys: ChaosSystem, o: { sessions: TrackedSessi
     const didRun = ran(readOrNull(file));
     const allows = prompts.filter((p) => (p.answer as { decision?: string } | null)?.decision === 'allow');
     const seen = results.get(t.token) ?? [];
-    if (didRun && allows.length === 0) v.push(`tool ${t.token} (${t.word}) ran without an allow (${prompts.map((p) => `${p.state}/${(p.answer as { decision?: string } | null)?.decision ?? '-'}`).join(', ') || 'no prompt'})`);
+    if (didRun && allows.length === 0)
+      v.push(
+        `tool ${t.token} (${t.word}) ran without an allow (${prompts.map((p) => `${p.state}/${(p.answer as { decision?: string } | null)?.decision ?? '-'}`).join(', ') || 'no prompt'})`,
+      );
     for (const p of prompts.filter((x) => x.state === 'delivered')) {
       const d = (p.answer as { decision?: string } | null)?.decision;
       if (d === 'deny' && seen.some((r) => !r.denied)) v.push(`tool ${t.token}: denied, but the model saw a result that is not a denial`);
-      if (d === 'allow' && seen.some((r) => r.denied)) v.push(`tool ${t.token}: allowed, but the model saw a denial (${seen.map((r) => r.content).join(' | ')})`);
-      if (d === 'allow' && seen.length > 0 && !didRun) v.push(`tool ${t.token}: allowed and reported done to the model, but ${file.split('/').pop()} shows it never ran`);
+      if (d === 'allow' && seen.some((r) => r.denied))
+        v.push(`tool ${t.token}: allowed, but the model saw a denial (${seen.map((r) => r.content).join(' | ')})`);
+      if (d === 'allow' && seen.length > 0 && !didRun)
+        v.push(`tool ${t.token}: allowed and reported done to the model, but ${file.split('/').pop()} shows it never ran`);
     }
     if (seen.length > 1) v.push(`tool ${t.token}: the model got its result ${seen.length} times`);
   }
@@ -111,10 +130,14 @@ export async function checkPrompts(sys: ChaosSystem, o: { sessions: TrackedSessi
 
   // Visible to the dashboard: its list of each session's prompts holds every open one, once.
   for (const id of ids) {
-    const listed = await sys.services.prompts(id).then((r) => r.prompts.map((p) => p.id)).catch(() => null);
+    const listed = await sys.services
+      .prompts(id)
+      .then((r) => r.prompts.map((p) => p.id))
+      .catch(() => null);
     if (!listed) continue;
     if (new Set(listed).size !== listed.length) v.push(`the dashboard lists a prompt of ${id.slice(0, 8)} twice`);
-    for (const p of rows.filter((x) => x.sessionId === id && OPEN_STATES.has(x.state))) if (!listed.includes(p.id)) v.push(`open prompt ${p.id.slice(0, 8)} missing from the dashboard`);
+    for (const p of rows.filter((x) => x.sessionId === id && OPEN_STATES.has(x.state)))
+      if (!listed.includes(p.id)) v.push(`open prompt ${p.id.slice(0, 8)} missing from the dashboard`);
   }
   return v;
 }

@@ -4,13 +4,38 @@ import type { ChaosSystem, Executor } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
 import { pendingPrompts, PromptUser, type ToolSent, toolText } from './prompt-actions.ts';
 
-export const ACTION_KINDS = ['create', 'create_untrusted', 'send', 'send_slow', 'send_tool', 'send_bot', 'answer_web', 'answer_bot', 'answer_both', 'stop', 'close', 'resume', 'switch'] as const;
+export const ACTION_KINDS = [
+  'create',
+  'create_untrusted',
+  'send',
+  'send_slow',
+  'send_tool',
+  'send_bot',
+  'answer_web',
+  'answer_bot',
+  'answer_both',
+  'stop',
+  'close',
+  'resume',
+  'switch',
+] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
 /** How a service answered: a clear refusal (AppError), or an error that leaves the outcome unknown. */
 export type Outcome = 'accepted' | 'refused' | 'uncertain';
-export interface SentText { text: string; sessionId: string | null; via: 'web' | 'bot'; outcome: Outcome; sourceKey?: string }
-export interface TrackedSession { id: string; executor: Executor; nodeId: string; folder: string }
+export interface SentText {
+  text: string;
+  sessionId: string | null;
+  via: 'web' | 'bot';
+  outcome: Outcome;
+  sourceKey?: string;
+}
+export interface TrackedSession {
+  id: string;
+  executor: Executor;
+  nodeId: string;
+  folder: string;
+}
 
 const OPEN = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing']);
 
@@ -25,7 +50,11 @@ export class User {
   readonly prompts: PromptUser;
   private n = 0;
 
-  constructor(private readonly sys: ChaosSystem, private readonly rng: Prng, private readonly seed: number) {
+  constructor(
+    private readonly sys: ChaosSystem,
+    private readonly rng: Prng,
+    private readonly seed: number,
+  ) {
     this.prompts = new PromptUser(sys, rng);
   }
 
@@ -38,13 +67,25 @@ export class User {
     const states = await this.states().catch(() => new Map<string, string>());
     const open = this.sessions.filter((s) => OPEN.has(states.get(s.id) ?? ''));
     const archived = this.sessions.filter((s) => ['Archived', 'ResumeFailed'].includes(states.get(s.id) ?? ''));
-    const pending = await pendingPrompts(this.sys, this.sessions.map((s) => s.id));
+    const pending = await pendingPrompts(
+      this.sys,
+      this.sessions.map((s) => s.id),
+    );
     const creatable = this.sessions.length < 5 && open.length < 3;
     const kind = this.rng.weighted<ActionKind>({
-      create: creatable ? (open.length === 0 ? 20 : 2) : 0, create_untrusted: creatable && open.length > 0 ? 0.7 : 0,
-      send: open.length ? 6 : 0, send_slow: open.length ? 2 : 0, send_tool: open.length ? 5 : 0, send_bot: open.length ? 3 : 0,
-      answer_web: pending.length ? 3 : 0, answer_bot: pending.length ? 3 : 0, answer_both: pending.length ? 0.7 : 0,
-      stop: open.length ? 2 : 0, close: open.length ? 1.5 : 0, resume: archived.length ? 1.5 : 0, switch: open.length > 1 ? 1 : 0,
+      create: creatable ? (open.length === 0 ? 20 : 2) : 0,
+      create_untrusted: creatable && open.length > 0 ? 0.7 : 0,
+      send: open.length ? 6 : 0,
+      send_slow: open.length ? 2 : 0,
+      send_tool: open.length ? 5 : 0,
+      send_bot: open.length ? 3 : 0,
+      answer_web: pending.length ? 3 : 0,
+      answer_bot: pending.length ? 3 : 0,
+      answer_both: pending.length ? 0.7 : 0,
+      stop: open.length ? 2 : 0,
+      close: open.length ? 1.5 : 0,
+      resume: archived.length ? 1.5 : 0,
+      switch: open.length > 1 ? 1 : 0,
     });
     this.counts[kind]++;
     const any = () => this.rng.pick(open.length ? open : this.sessions);

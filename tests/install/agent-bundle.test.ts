@@ -63,26 +63,40 @@ describe('the one-file agent', () => {
   it('installs from the hub with the one command, connects, and runs a real Claude session; the token is never on a command line', async () => {
     const hubUrl = `ws://127.0.0.1:${sys.hub.port}/agent`;
     const latest = await (await fetch(`http://127.0.0.1:${sys.hub.port}/agent/latest.json`)).json();
-    expect(latest).toEqual({ version: bundle.version, sha256: bundle.sha256, url: `http://127.0.0.1:${sys.hub.port}/agent/${agentBundleName(bundle.version)}` });
+    expect(latest).toEqual({
+      version: bundle.version,
+      sha256: bundle.sha256,
+      url: `http://127.0.0.1:${sys.hub.port}/agent/${agentBundleName(bundle.version)}`,
+    });
     const command = installCommand({ hubUrl, bundle, token: sys.agentToken });
     const empty = mkdtempSync(path.join(out, 'cwd-'));
     const started = Date.now();
     // As on another computer: node, tmux, curl and the CLI; no repository, no NODE_PATH. The
     // command is pasted into a shell (its input), so no argument of any process holds the token.
     shell = spawn('bash', ['-s'], {
-      cwd: empty, detached: true, stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: empty,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: {
-        ...sys.cliEnv, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
-        BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: path.join(empty, 'no-codex'), BRIA_TMUX_SOCKET: sys.tmuxSocket, LOG_LEVEL: 'info',
+        ...sys.cliEnv,
+        PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+        BRIA_CLAUDE_BIN: claudeBin,
+        BRIA_CODEX_BIN: path.join(empty, 'no-codex'),
+        BRIA_TMUX_SOCKET: sys.tmuxSocket,
+        LOG_LEVEL: 'info',
       },
     });
     shell.stdout!.on('data', (c: Buffer) => (agentOutput += c.toString()));
     shell.stderr!.on('data', (c: Buffer) => (agentOutput += c.toString()));
     shell.stdin!.end(`${command}\n`);
-    await waitUntil('the installed agent online with the bundle version', async () => {
-      const n = await sys.db.node.findUniqueOrThrow({ where: { id: sys.nodeId } });
-      return n.online && n.agentVersion === bundle.version;
-    }, 60_000).catch((err: Error) => {
+    await waitUntil(
+      'the installed agent online with the bundle version',
+      async () => {
+        const n = await sys.db.node.findUniqueOrThrow({ where: { id: sys.nodeId } });
+        return n.online && n.agentVersion === bundle.version;
+      },
+      60_000,
+    ).catch((err: Error) => {
       throw new Error(`${err.message}\n${agentOutput}`);
     });
     installedToOnlineMs = Date.now() - started;

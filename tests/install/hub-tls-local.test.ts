@@ -22,13 +22,40 @@ const { tdb, db } = await fileDatabase();
 const dir = scratchDir('bria-tls-local-');
 const cert = path.join(dir, 'cert.pem');
 const key = path.join(dir, 'key.pem');
-execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=bria.example.net',
-  '-addext', 'subjectAltName=DNS:bria.example.net'], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=bria.example.net',
+    '-addext',
+    'subjectAltName=DNS:bria.example.net',
+  ],
+  { stdio: 'ignore' },
+);
 let hub: Hub;
 const clients: HubClient[] = [];
 
 beforeAll(async () => {
-  hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 1000, log: createLogger({ name: 't', level: 'silent' }), tls: { cert: readFileSync(cert), key: readFileSync(key) } });
+  hub = new Hub({
+    db,
+    databaseUrl: tdb.url,
+    host: '127.0.0.1',
+    port: 0,
+    heartbeatMs: 1000,
+    log: createLogger({ name: 't', level: 'silent' }),
+    tls: { cert: readFileSync(cert), key: readFileSync(key) },
+  });
   await hub.start();
 });
 afterAll(async () => {
@@ -56,8 +83,13 @@ describe('TLS on this computer', () => {
   it("this computer's agent connects to wss://127.0.0.1 trusting the certificate, though it names another host", async () => {
     const { nodeId, token } = await createNodeWithToken(db, { name: 'local tls' });
     const c = new HubClient({
-      url: `wss://127.0.0.1:${hub.port}/agent`, token, ca: readFileSync(cert), ledger: new Ledger(scratchDir('bria-tls-local-agent-'), () => randomUUID()),
-      hello: () => ({ agentVersion: '0.1.0', hostname: 'h', executors: [] }), onCommand: async () => ({ ok: true }), log: () => {},
+      url: `wss://127.0.0.1:${hub.port}/agent`,
+      token,
+      ca: readFileSync(cert),
+      ledger: new Ledger(scratchDir('bria-tls-local-agent-'), () => randomUUID()),
+      hello: () => ({ agentVersion: '0.1.0', hostname: 'h', executors: [] }),
+      onCommand: async () => ({ ok: true }),
+      log: () => {},
     });
     clients.push(c);
     c.start();

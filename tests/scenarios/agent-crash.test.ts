@@ -38,10 +38,14 @@ async function crashDuringDelivery(executor: Executor, point: string, tag: strin
   expect(['leased', 'accepted']).toContain(held[0]);
   expect(held[0] === 'accepted' ? ['pending', 'leased'] : ['pending']).toContain(held[1]);
   await sys.startAgent();
-  const msgs = await sys.waitMessages(s.id, (st) => st[1] === 'completed', 90_000).catch(async (err: Error) => {
-    const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
-    throw new Error(`${err.message}; messages ${(await detail(s.id)).join(', ')}; state ${(await sys.session(s.id)).state}; evidence ${ev}; agent log tail ${sys.agentLog().slice(-3000)}`);
-  });
+  const msgs = await sys
+    .waitMessages(s.id, (st) => st[1] === 'completed', 90_000)
+    .catch(async (err: Error) => {
+      const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
+      throw new Error(
+        `${err.message}; messages ${(await detail(s.id)).join(', ')}; state ${(await sys.session(s.id)).state}; evidence ${ev}; agent log tail ${sys.agentLog().slice(-3000)}`,
+      );
+    });
   const native = (await sys.session(s.id)).nativeSessionId!;
   return { s, msgs, native, first, second };
 }
@@ -90,10 +94,12 @@ describe.each(['claude', 'codex'] as Executor[])('%s: agent SIGKILLed while star
     expect(await died).toBe('SIGKILL');
     expect((await sys.session(s.id)).state).not.toBe('Ready');
     await sys.startAgent();
-    const msgs = await sys.waitMessages(s.id, (st) => st[0] === 'completed', 90_000).catch(async (err: Error) => {
-      const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
-      throw new Error(`${err.message}; messages ${(await detail(s.id)).join(', ')}; state ${(await sys.session(s.id)).state}; evidence ${ev}`);
-    });
+    const msgs = await sys
+      .waitMessages(s.id, (st) => st[0] === 'completed', 90_000)
+      .catch(async (err: Error) => {
+        const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
+        throw new Error(`${err.message}; messages ${(await detail(s.id)).join(', ')}; state ${(await sys.session(s.id)).state}; evidence ${ev}`);
+      });
     const row = await sys.session(s.id);
     expect(row.state).toBe('Ready');
     const native = row.nativeSessionId!;

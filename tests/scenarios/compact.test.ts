@@ -27,21 +27,24 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     const before = sys.mocks[executor].requests.length;
 
     await services.compactSession(sys.deps, { sessionId: id });
-    const done = await waitUntil('the compaction recorded', async () =>
-      (await sys.db.sessionEvidence.findFirst({ where: { sessionId: id, event: { in: ['compact_done', 'compact_failed'] } } })) ?? null, 120_000);
+    const done = await waitUntil(
+      'the compaction recorded',
+      async () => (await sys.db.sessionEvidence.findFirst({ where: { sessionId: id, event: { in: ['compact_done', 'compact_failed'] } } })) ?? null,
+      120_000,
+    );
     expect(done.event).toBe('compact_done');
     expect((done.evidence as { detail: string }).detail).toMatch(/^Compacted/);
     // The model was asked for the summary (the CLI's own request).
     expect(sys.mocks[executor].requests.length).toBeGreaterThan(before);
     const notice = (await sys.outbox(id)).filter((o) => o.kind === 'compacted');
     expect(notice.map((o) => (o.payload as { ok: boolean }).ok)).toEqual([true]);
-    expect((await sys.db.agentCommand.count({ where: { sessionId: id, type: 'compact_context' } }))).toBe(1);
+    expect(await sys.db.agentCommand.count({ where: { sessionId: id, type: 'compact_context' } })).toBe(1);
 
     // Busy: a turn runs → refused, nothing sent to the agent.
     await sys.send(id, `SLOW third ${executor} message`);
     await sys.waitState(id, 'Running', 60_000);
     await expect(services.compactSession(sys.deps, { sessionId: id })).rejects.toMatchObject({ code: 'CONFLICT' });
-    expect((await sys.db.agentCommand.count({ where: { sessionId: id, type: 'compact_context' } }))).toBe(1);
+    expect(await sys.db.agentCommand.count({ where: { sessionId: id, type: 'compact_context' } })).toBe(1);
     const msgs = await sys.waitMessages(id, (st) => st.length === 3 && st[2] === 'completed', 120_000);
     expect(msgs[2]!.finalText).toBeTruthy();
     const s = await sys.session(id);

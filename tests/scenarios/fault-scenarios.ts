@@ -41,7 +41,10 @@ export function faultScenarios(system: () => System): void {
       // The turn the dead process held is not typed again; its outcome is unknown (no evidence), never a guess.
       expect(msgs[1]!.status).toBe('unknown');
       expect(reached(sys, executor, native, `SLOW crash ${executor} two`)).toBe(1);
-      const order = sys.turns(executor, native).map((r) => r.userText ?? '').filter((t) => /after crash/.test(t));
+      const order = sys
+        .turns(executor, native)
+        .map((r) => r.userText ?? '')
+        .filter((t) => /after crash/.test(t));
       expect(order).toHaveLength(2);
       expect(order[0]).toMatch(new RegExp(`after crash ${executor} three$`));
       expect(order[1]).toMatch(new RegExp(`after crash ${executor} four$`));
@@ -79,7 +82,8 @@ export function faultScenarios(system: () => System): void {
       expect(isRecordedProcess(after.cliPid, after.cliStartTime)).toBe(true);
       expect(after.paneId).toBe(before.paneId);
       expect((await sys.session(s.id)).nodeId).toBe(sys.nodeId);
-      for (const t of [`before outage ${executor} one`, `SLOW outage ${executor} two`, `during outage ${executor} three`]) expect(reached(sys, executor, native, t)).toBe(1);
+      for (const t of [`before outage ${executor} one`, `SLOW outage ${executor} two`, `during outage ${executor} three`])
+        expect(reached(sys, executor, native, t)).toBe(1);
       await assertInvariants(sys, [s.id]);
     });
   });

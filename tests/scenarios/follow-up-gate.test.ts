@@ -25,16 +25,24 @@ describe('follow-ups and open tool calls (Claude, default permission mode)', () 
     await sys.waitState(id, 'Ready', 90_000);
     await sys.send(id, 'please TOOLWAIT-g1 now');
     // Claude runs this read-only loop without asking; the journal shows the call running.
-    await waitUntil('the waiting command runs', async () => sys.db.sessionActivity.findFirst({ where: { sessionId: id, subject: { contains: 'go-g1' }, status: 'running' } }), 90_000);
+    await waitUntil(
+      'the waiting command runs',
+      async () => sys.db.sessionActivity.findFirst({ where: { sessionId: id, subject: { contains: 'go-g1' }, status: 'running' } }),
+      90_000,
+    );
 
     // The tool runs now (it waits for go-g1). A follow-up is handed over and refused untyped.
     const text = 'follow-up while the tool runs g1';
     await sys.send(id, text);
     const m = await sys.db.message.findFirstOrThrow({ where: { sessionId: id, text } });
-    const refusal = await waitUntil('the agent refused to type the follow-up', async () => {
-      const ev = await sys.db.sessionEvidence.findFirst({ where: { sessionId: id, event: 'delivery_not_typed' }, orderBy: { id: 'desc' } });
-      return ev && JSON.stringify(ev.evidence).includes(m.id) ? ev : null;
-    }, 60_000);
+    const refusal = await waitUntil(
+      'the agent refused to type the follow-up',
+      async () => {
+        const ev = await sys.db.sessionEvidence.findFirst({ where: { sessionId: id, event: 'delivery_not_typed' }, orderBy: { id: 'desc' } });
+        return ev && JSON.stringify(ev.evidence).includes(m.id) ? ev : null;
+      },
+      60_000,
+    );
     expect(JSON.stringify(refusal.evidence)).toMatch(/tool call is in progress/);
     expect((await sys.db.message.findUniqueOrThrow({ where: { id: m.id } })).status).toBe('pending');
     expect(sys.allTurns('claude').filter((q) => (q.userText ?? '').includes(text))).toEqual([]);

@@ -99,7 +99,12 @@ describe.each(['codex', 'claude'] as Executor[])('%s', (executor) => {
     const types = await commandTypes(s.id);
     expect(types.filter((t) => t === 'start_session').length).toBeGreaterThanOrEqual(2);
     expect(types).not.toContain('resume_session');
-    expect(sys.agentLog().split('\n').filter((l) => l.includes('agent.start_past_unbound_marks') && l.includes(s.id))).toHaveLength(1);
+    expect(
+      sys
+        .agentLog()
+        .split('\n')
+        .filter((l) => l.includes('agent.start_past_unbound_marks') && l.includes(s.id)),
+    ).toHaveLength(1);
     await assertInvariants(sys, [s.id]);
   });
 
@@ -145,7 +150,11 @@ describe.each(['codex', 'claude'] as Executor[])('%s closed before any message',
 
     const commandsBefore = (await commandTypes(s.id)).length;
     await sys.resume(s.id);
-    await waitUntil('resume failure reported', async () => (await sys.outbox(s.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'), 45_000);
+    await waitUntil(
+      'resume failure reported',
+      async () => (await sys.outbox(s.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'),
+      45_000,
+    );
     const after = await sys.waitState(s.id, 'Archived');
     const strip = (r: Record<string, unknown>) => {
       const { state, version, observerGeneration, updatedAt, ...rest } = r;

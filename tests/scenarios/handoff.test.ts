@@ -41,8 +41,11 @@ describe.each(['claude', 'codex'] as Executor[])('%s begun by hand at the comput
     const text = `hello from the desk ${randomUUID().slice(0, 8)}`;
     await d.type(text);
     await sys.mocks[executor].waitForRequest((r) => r.kind === 'turn' && r.userText === text, 60_000);
-    const row = await waitUntil('the hand-started session entered with its desk process', async () =>
-      sys.db.session.findFirst({ where: { nodeId: sys.nodeId, executor, folder, handoff: 'desk', deskPid: { not: null } } }), 30_000);
+    const row = await waitUntil(
+      'the hand-started session entered with its desk process',
+      async () => sys.db.session.findFirst({ where: { nodeId: sys.nodeId, executor, folder, handoff: 'desk', deskPid: { not: null } } }),
+      30_000,
+    );
     sessionId = row.id;
     nativeId = row.nativeSessionId!;
     deskPid = row.deskPid!;
@@ -86,10 +89,14 @@ describe.each(['claude', 'codex'] as Executor[])('%s begun by hand at the comput
     expect(await openIds()).not.toContain(sessionId);
     const row = await sys.session(sessionId);
     const d = await desk(executor, row.folder, nativeId);
-    const seen = await waitUntil('the hand resume seen', async () => {
-      const s = await sys.session(sessionId);
-      return s.handoff === 'desk' && s.deskPid ? s : null;
-    }, 30_000);
+    const seen = await waitUntil(
+      'the hand resume seen',
+      async () => {
+        const s = await sys.session(sessionId);
+        return s.handoff === 'desk' && s.deskPid ? s : null;
+      },
+      30_000,
+    );
     expect(await openIds()).toContain(sessionId);
     d.end();
     await waitUntil('the desk CLI gone and the session back in the archive', async () => (await sys.session(sessionId)).handoff === 'none', 30_000);

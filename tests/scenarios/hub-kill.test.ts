@@ -35,7 +35,8 @@ const kills: string[] = [];
 async function startHubProcess(): Promise<void> {
   const out = createWriteStream(path.join(sys.root, 'hub-child.log'), { flags: 'a' });
   const child = spawn(process.execPath, ['--import', 'tsx', 'packages/core/src/hub/main.ts'], {
-    cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, DATABASE_URL: dbUrl, BRIA_HUB_PORT: String(port), BRIA_HEARTBEAT_MS: '500', LOG_LEVEL: 'warn' },
   });
   child.stdout?.pipe(out);
@@ -60,14 +61,16 @@ function killOnNotify(channel: string, trigger: () => Promise<boolean>, delayMs:
     let fired = false;
     const onNote = (n: pg.Notification) => {
       if (fired || n.channel !== channel) return;
-      void trigger().then(async (hit) => {
-        if (!hit || fired) return;
-        fired = true;
-        listener.off('notification', onNote);
-        await new Promise((r) => setTimeout(r, delayMs));
-        await killHub(why);
-        resolve();
-      }).catch(reject);
+      void trigger()
+        .then(async (hit) => {
+          if (!hit || fired) return;
+          fired = true;
+          listener.off('notification', onNote);
+          await new Promise((r) => setTimeout(r, delayMs));
+          await killHub(why);
+          resolve();
+        })
+        .catch(reject);
     };
     listener.on('notification', onNote);
   });
@@ -114,13 +117,20 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
 
     // 1. While a deliver is in flight: the command row committed; the hub sends it and waits for the ack.
     const delay1 = Math.floor(rnd() * 40);
-    const k1 = killOnNotify('bria_agent_commands', async () => (await sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'deliver' } })) >= 1, delay1, `deliver in flight +${delay1} ms`);
+    const k1 = killOnNotify(
+      'bria_agent_commands',
+      async () => (await sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'deliver' } })) >= 1,
+      delay1,
+      `deliver in flight +${delay1} ms`,
+    );
     const kills0 = kills.length;
     const m1 = await send(`hubkill ${executor} one`);
     await k1;
     // Where the kill landed (the hub is dead: these rows cannot move now). Printed, not asserted: the delay is random.
     const cmd = await sys.db.agentCommand.findFirst({ where: { sessionId: s.id, type: 'deliver' }, select: { status: true, sentAt: true, ackedAt: true } });
-    console.log(`${executor} kill 1 (${kills.at(-1)}): deliver ${cmd?.status}, sent ${cmd?.sentAt ? 'yes' : 'no'}, acked ${cmd?.ackedAt ? 'yes' : 'no'}; message ${(await sys.db.message.findUniqueOrThrow({ where: { id: m1.message.id } })).status}`);
+    console.log(
+      `${executor} kill 1 (${kills.at(-1)}): deliver ${cmd?.status}, sent ${cmd?.sentAt ? 'yes' : 'no'}, acked ${cmd?.ackedAt ? 'yes' : 'no'}; message ${(await sys.db.message.findUniqueOrThrow({ where: { id: m1.message.id } })).status}`,
+    );
     await startHubProcess();
     await sys.waitMessages(s.id, (st) => st[0] === 'completed', 60_000);
 
@@ -132,8 +142,14 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     const m2 = await send(`SLOW hubkill ${executor} two`);
     await k2;
     const m2row = await sys.db.message.findUniqueOrThrow({ where: { id: m2.message.id } });
-    const finalEvent = await sys.db.agentEvent.findFirst({ where: { sessionId: s.id, type: 'turn_final' }, orderBy: { seq: 'desc' }, select: { processedAt: true } });
-    console.log(`${executor} kill 2 (${kills.at(-1)}): final event processed ${finalEvent?.processedAt ? 'yes' : 'no'}, final written ${m2row.finalText ? 'yes' : 'no'}, message ${m2row.status}`);
+    const finalEvent = await sys.db.agentEvent.findFirst({
+      where: { sessionId: s.id, type: 'turn_final' },
+      orderBy: { seq: 'desc' },
+      select: { processedAt: true },
+    });
+    console.log(
+      `${executor} kill 2 (${kills.at(-1)}): final event processed ${finalEvent?.processedAt ? 'yes' : 'no'}, final written ${m2row.finalText ? 'yes' : 'no'}, message ${m2row.status}`,
+    );
     await startHubProcess();
     await sys.waitMessages(s.id, (st) => st[1] === 'completed', 90_000);
     // (Messages go one at a time here: one sent during a running turn would join it as a follow-up,
@@ -162,7 +178,11 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     expect(finals.map((o) => (o.payload as { messageId: string }).messageId).sort()).toEqual(msgs.map((m) => m.id).sort());
     // Every agent event is processed, also the last ones of the turn that are still on their way
     // when the final outcome is already stored (red in one fresh-clone CI when read at once).
-    await waitUntil('every agent event processed', async () => (await sys.db.agentEvent.count({ where: { nodeId: sys.nodeId, processedAt: null } })) === 0, 15_000);
+    await waitUntil(
+      'every agent event processed',
+      async () => (await sys.db.agentEvent.count({ where: { nodeId: sys.nodeId, processedAt: null } })) === 0,
+      15_000,
+    );
     expect(await sys.db.agentEvent.count({ where: { nodeId: sys.nodeId, processedAt: null } })).toBe(0);
     // The CLI was never touched by the hub's deaths: same process, same pane.
     const now = await sys.identity(s.id);
@@ -170,7 +190,11 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     expect(isRecordedProcess(now.cliPid, before.cliStartTime)).toBe(true);
     // The model saw each message exactly once and in the order they were sent.
     for (const t of texts) expect(reached(sys, executor, native, t), `"${t}" reached the model once`).toBe(1);
-    const order = sys.turns(executor, native).map((r) => (r.userText ?? '').trimEnd()).map((u) => texts.findIndex((t) => u.endsWith(t))).filter((i) => i >= 0);
+    const order = sys
+      .turns(executor, native)
+      .map((r) => (r.userText ?? '').trimEnd())
+      .map((u) => texts.findIndex((t) => u.endsWith(t)))
+      .filter((i) => i >= 0);
     expect(order).toEqual(texts.map((_, i) => i));
     await assertInvariants(sys, [s.id]);
     expect(kills.length - kills0).toBe(3);

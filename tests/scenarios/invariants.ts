@@ -30,7 +30,12 @@ export async function assertInvariants(sys: System, sessionIds: string[]): Promi
   }
   // No replacement session: every native id the models were asked about is one of these sessions'.
   for (const ex of ['claude', 'codex'] as const) {
-    for (const r of sys.allTurns(ex)) if (r.sessionId) expect(natives.has(r.sessionId) || (await sys.db.session.count({ where: { nativeSessionId: r.sessionId } })) === 1, `native ${r.sessionId} belongs to a Bria session`).toBe(true);
+    for (const r of sys.allTurns(ex))
+      if (r.sessionId)
+        expect(
+          natives.has(r.sessionId) || (await sys.db.session.count({ where: { nativeSessionId: r.sessionId } })) === 1,
+          `native ${r.sessionId} belongs to a Bria session`,
+        ).toBe(true);
   }
 }
 

@@ -36,7 +36,11 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     // Claude queues texts typed during a running turn and may merge them into one request; Codex folds
     // them into the running turn: each text is then the end of some request's last user message.
     const seen = sys.turns(executor, native).map((r) => r.userText ?? '');
-    for (const t of texts) expect(seen.some((u) => u === t || u.endsWith(`\n${t}`)), JSON.stringify(t)).toBe(true);
+    for (const t of texts)
+      expect(
+        seen.some((u) => u === t || u.endsWith(`\n${t}`)),
+        JSON.stringify(t),
+      ).toBe(true);
     expect(existsSync(join(folder, 'canary'))).toBe(false);
     expect(existsSync(join(folder, 'canary-multi'))).toBe(false);
     await assertInvariants(sys, [s.id]);

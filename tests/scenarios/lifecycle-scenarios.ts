@@ -92,14 +92,29 @@ export function lifecycleScenarios(system: () => System): void {
 
     it('Resume failure: archive record unchanged, exactly one notice, no session and no process started', async () => {
       const folder = sys.folder(`gone-${executor}`);
-      const ghost = await sys.db.session.create({ data: {
-        id: randomUUID(), nodeId: sys.nodeId, executor, nativeSessionId: randomUUID(), folder, state: 'Archived', launchSource: 'discovered',
-        observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), title: 'an old session',
-      } });
+      const ghost = await sys.db.session.create({
+        data: {
+          id: randomUUID(),
+          nodeId: sys.nodeId,
+          executor,
+          nativeSessionId: randomUUID(),
+          folder,
+          state: 'Archived',
+          launchSource: 'discovered',
+          observerGeneration: 0,
+          archivedAt: new Date(),
+          archiveSortAt: new Date(),
+          title: 'an old session',
+        },
+      });
       const sessionsBefore = await sys.db.session.count();
       const panesBefore = await sys.db.session.count({ where: { state: { notIn: ['Archived'] } } });
       await sys.resume(ghost.id);
-      await waitUntil('resume failure reported', async () => (await sys.outbox(ghost.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'), 45_000);
+      await waitUntil(
+        'resume failure reported',
+        async () => (await sys.outbox(ghost.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'),
+        45_000,
+      );
       const after = await sys.waitState(ghost.id, 'Archived');
       const strip = (r: Record<string, unknown>) => {
         const { state, version, observerGeneration, updatedAt, ...rest } = r;

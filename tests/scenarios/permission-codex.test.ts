@@ -26,13 +26,17 @@ afterAll(async () => {
 });
 
 const pendingPrompt = (command: string) =>
-  waitUntil(`a pending prompt for ${command}`, async () => {
-    const p = await sys.db.permissionPrompt.findFirst({ where: { sessionId: id, state: 'pending' } });
-    return p && (p.toolInput as { command?: string }).command === command ? p : null;
-  }, 90_000);
+  waitUntil(
+    `a pending prompt for ${command}`,
+    async () => {
+      const p = await sys.db.permissionPrompt.findFirst({ where: { sessionId: id, state: 'pending' } });
+      return p && (p.toolInput as { command?: string }).command === command ? p : null;
+    },
+    90_000,
+  );
 
 describe('Codex permission requests through the whole stack', () => {
-  it('allowed remotely: the command runs and the final arrives; the model\'s justification is on the request', async () => {
+  it("allowed remotely: the command runs and the final arrives; the model's justification is on the request", async () => {
     await sys.send(id, 'please TOOLSHELL-c1 now');
     const p = await pendingPrompt('touch ran-c1');
     expect(p).toMatchObject({ kind: 'tool', canAlwaysAllow: false, justification: 'Create the marker ran-c1' });
@@ -49,8 +53,12 @@ describe('Codex permission requests through the whole stack', () => {
     const screen = () => execFileSync('tmux', ['-L', sys.tmuxSocket, 'capture-pane', '-p', '-t', paneId], { encoding: 'utf8' });
     expect(screen()).not.toMatch(/Would you like to run the following command\?/);
     expect((await services.answerPrompt(sys.deps, { promptId: p.id, decision: 'at_computer', from: 'dashboard' })).kind).toBe('answered');
-    await waitUntil('the prompt waits at the computer', async () => ((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } })).state === 'waiting_at_computer' ? true : null), 30_000);
-    await waitUntil('Codex\'s own dialog', async () => (/Would you like to run the following command\?/.test(screen()) ? true : null), 30_000);
+    await waitUntil(
+      'the prompt waits at the computer',
+      async () => ((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } })).state === 'waiting_at_computer' ? true : null),
+      30_000,
+    );
+    await waitUntil("Codex's own dialog", async () => (/Would you like to run the following command\?/.test(screen()) ? true : null), 30_000);
     const held = 'typed while Codex shows its dialog';
     await sys.send(id, held);
     await sys.engine.settle();

@@ -19,10 +19,14 @@ afterAll(async () => {
 });
 
 const pendingPrompt = (sessionId: string, command: string) =>
-  waitUntil(`a pending prompt for ${command}`, async () => {
-    const p = await sys.db.permissionPrompt.findFirst({ where: { sessionId, state: 'pending' } });
-    return p && (p.toolInput as { command?: string }).command === command ? p : null;
-  }, 90_000);
+  waitUntil(
+    `a pending prompt for ${command}`,
+    async () => {
+      const p = await sys.db.permissionPrompt.findFirst({ where: { sessionId, state: 'pending' } });
+      return p && (p.toolInput as { command?: string }).command === command ? p : null;
+    },
+    90_000,
+  );
 
 const answer = (promptId: string, decision: 'allow' | 'deny' | 'always_allow', from: 'telegram' | 'dashboard', message?: string) =>
   services.answerPrompt(sys.deps, { promptId, decision, from, ...(message ? { message } : {}) });
@@ -49,10 +53,14 @@ describe('permission requests from the real Claude CLI, answered remotely', () =
     const done = await sys.waitMessages(id, (st) => st[0] === 'completed', 90_000);
     expect(done[0]!.finalText).toMatch(/^TOOL-DONE-\d+: is_error=false /);
     expect(existsSync(join(folder, 'ran-p1'))).toBe(true);
-    const row = await waitUntil('prompt delivered', async () => {
-      const x = await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } });
-      return x.state === 'delivered' ? x : null;
-    }, 30_000);
+    const row = await waitUntil(
+      'prompt delivered',
+      async () => {
+        const x = await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } });
+        return x.state === 'delivered' ? x : null;
+      },
+      30_000,
+    );
     expect(row).toMatchObject({ answeredFrom: 'dashboard', answer: { decision: 'allow' } });
     expect(await sys.db.agentCommand.count({ where: { sessionId: id, type: 'answer_permission' } })).toBe(1);
     expect((await sys.session(id)).openPrompts).toBe(0);
@@ -69,7 +77,11 @@ describe('permission requests from the real Claude CLI, answered remotely', () =
     await sys.send(id, held);
     // The engine's safety poll and the NOTIFY both had their chance: the queue did not hand it over.
     const before = sys.allTurns('claude').length;
-    await waitUntil('the held message seen by the pump', async () => (await sys.db.message.findFirst({ where: { sessionId: id, text: held } })) ?? null, 10_000);
+    await waitUntil(
+      'the held message seen by the pump',
+      async () => (await sys.db.message.findFirst({ where: { sessionId: id, text: held } })) ?? null,
+      10_000,
+    );
     await sys.engine.settle();
     const m = await sys.db.message.findFirstOrThrow({ where: { sessionId: id, text: held } });
     expect(m.status).toBe('pending');
@@ -77,13 +89,19 @@ describe('permission requests from the real Claude CLI, answered remotely', () =
 
     const r = await answer(p.id, 'deny', 'telegram', 'Denied from the phone: not now');
     expect(r.kind).toBe('answered');
-    const toModel = await sys.mocks.claude.waitForRequest((q) => q.toolResult?.isError === true && (q.toolResult.content ?? '').includes('Denied from the phone: not now'), 60_000);
+    const toModel = await sys.mocks.claude.waitForRequest(
+      (q) => q.toolResult?.isError === true && (q.toolResult.content ?? '').includes('Denied from the phone: not now'),
+      60_000,
+    );
     expect(toModel).toBeTruthy();
     const all = await sys.waitMessages(id, (st) => st.length === 3 && st.every((s) => s === 'completed'), 120_000);
     expect(existsSync(join(folder, 'ran-p2'))).toBe(false);
     expect(all[1]!.finalText).toMatch(/^TOOL-DONE-\d+: is_error=true result=Denied from the phone: not now/);
     // The held message reached the model exactly as sent, after the denied turn.
-    const asked = sys.allTurns('claude').slice(before).filter((q) => (q.userText ?? '').endsWith(held));
+    const asked = sys
+      .allTurns('claude')
+      .slice(before)
+      .filter((q) => (q.userText ?? '').endsWith(held));
     expect(asked).toHaveLength(1);
     expect(all[2]!.text).toBe(held);
   }, 300_000);

@@ -24,10 +24,14 @@ it('the bound passes: the chat is told, the question waits at the computer, a re
   const id = (await sys.createSession('claude', folder)).id;
   await sys.waitState(id, 'Ready', 90_000);
   await sys.send(id, 'please TOOLBASH-w1 now');
-  const p = await waitUntil('the prompt left to the computer', async () => {
-    const x = await sys.db.permissionPrompt.findFirst({ where: { sessionId: id } });
-    return x?.state === 'waiting_at_computer' ? x : null;
-  }, 90_000);
+  const p = await waitUntil(
+    'the prompt left to the computer',
+    async () => {
+      const x = await sys.db.permissionPrompt.findFirst({ where: { sessionId: id } });
+      return x?.state === 'waiting_at_computer' ? x : null;
+    },
+    90_000,
+  );
   expect(p.resolution).toMatchObject({ outcome: 'expired' });
   expect((await sys.session(id)).openPrompts).toBe(1);
   const phases = (await sys.outbox(id)).filter((o) => o.kind === 'prompt').map((o) => (o.payload as { phase: string }).phase);
@@ -43,7 +47,7 @@ it('the bound passes: the chat is told, the question waits at the computer, a re
   // Claude's own dialog is what is left; the user answers it at the computer (Enter = "Yes").
   const { paneId } = await sys.identity(id);
   const screen = () => execFileSync('tmux', ['-L', sys.tmuxSocket, 'capture-pane', '-p', '-t', paneId], { encoding: 'utf8' });
-  await waitUntil('Claude\'s dialog on screen', async () => /Do you want to proceed\?/.test(screen()), 30_000);
+  await waitUntil("Claude's dialog on screen", async () => /Do you want to proceed\?/.test(screen()), 30_000);
   execFileSync('tmux', ['-L', sys.tmuxSocket, 'send-keys', '-t', paneId, 'Enter']);
   const msgs = await sys.waitMessages(id, (st) => st.length === 2 && st.every((s) => s === 'completed'), 120_000);
   expect(existsSync(join(folder, 'ran-w1'))).toBe(true);

@@ -21,7 +21,10 @@ afterAll(async () => {
 function livePanes(sessionId: string): string[] {
   let out = '';
   try {
-    out = execFileSync('tmux', ['-L', sys.tmuxSocket, 'list-panes', '-a', '-F', '#{session_name} #{pane_dead}'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    out = execFileSync('tmux', ['-L', sys.tmuxSocket, 'list-panes', '-a', '-F', '#{session_name} #{pane_dead}'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   } catch {}
   return out.split('\n').filter((l) => l.startsWith(`bria-${sessionId.slice(0, 8)}-`) && l.endsWith(' 0'));
 }
@@ -42,17 +45,21 @@ describe.each(['claude', 'codex'] as Executor[])('%s: agent SIGKILLed while resu
     expect((await sys.messages(s.id))[0]!.status).toBe('accepted');
     await sys.startAgent();
     // Before anything else is sent (a later turn's outcome could otherwise close it as a follow-up).
-    await sys.waitMessages(s.id, (st) => st[0] === 'unknown', 90_000).catch(async (err: Error) => {
-      const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
-      throw new Error(`${err.message}; the dead CLI's open turn was not reported; state ${(await sys.session(s.id)).state}; evidence ${ev}`);
-    });
+    await sys
+      .waitMessages(s.id, (st) => st[0] === 'unknown', 90_000)
+      .catch(async (err: Error) => {
+        const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
+        throw new Error(`${err.message}; the dead CLI's open turn was not reported; state ${(await sys.session(s.id)).state}; evidence ${ev}`);
+      });
     const second = `sent after the resume crash ${point} ${executor}`;
     await sys.send(s.id, second);
-    const msgs = await sys.waitMessages(s.id, (st) => st[1] === 'completed', 150_000).catch(async (err: Error) => {
-      const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
-      const st = (await sys.messages(s.id)).map((m) => `${m.status}:${m.outcomeDetail ?? ''}`).join(', ');
-      throw new Error(`${err.message}; messages ${st}; state ${(await sys.session(s.id)).state}; evidence ${ev}`);
-    });
+    const msgs = await sys
+      .waitMessages(s.id, (st) => st[1] === 'completed', 150_000)
+      .catch(async (err: Error) => {
+        const ev = (await sys.evidence(s.id)).map((e) => `${e.event}:${e.toState}`).join(' ');
+        const st = (await sys.messages(s.id)).map((m) => `${m.status}:${m.outcomeDetail ?? ''}`).join(', ');
+        throw new Error(`${err.message}; messages ${st}; state ${(await sys.session(s.id)).state}; evidence ${ev}`);
+      });
     expect(msgs[0]!.status).toBe('unknown');
     expect((await sys.session(s.id)).state).toBe('Ready');
     const native = (await sys.session(s.id)).nativeSessionId!;

@@ -24,7 +24,9 @@ const strip = (r: Record<string, unknown>) => {
 function launched(sessionId: string): string[] {
   const dir = path.join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`);
   const out: string[] = [];
-  for (const socket of execFileSync('ls', [dir], { encoding: 'utf8' }).split('\n').filter((n) => n.startsWith('bria-sys-'))) {
+  for (const socket of execFileSync('ls', [dir], { encoding: 'utf8' })
+    .split('\n')
+    .filter((n) => n.startsWith('bria-sys-'))) {
     try {
       const names = execFileSync('tmux', ['-L', socket, 'list-sessions', '-F', '#{session_name}'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
       out.push(...names.split('\n').filter((n) => n.startsWith(`bria-${sessionId.slice(0, 8)}-`)));
@@ -40,13 +42,28 @@ function launched(sessionId: string): string[] {
 describe.each(['claude', 'codex'] as Executor[])('%s: every resume ends', (executor) => {
   it('a folder missing on the computer: refused by the agent at once, with the cause, no CLI started', async () => {
     const folder = path.join(sys.folder(`parent-${executor}`), 'deleted-meanwhile');
-    const ghost = await sys.db.session.create({ data: {
-      id: randomUUID(), nodeId: sys.nodeId, executor, nativeSessionId: randomUUID(), folder, state: 'Archived', launchSource: 'discovered',
-      observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), title: 'work in a deleted folder',
-    } });
+    const ghost = await sys.db.session.create({
+      data: {
+        id: randomUUID(),
+        nodeId: sys.nodeId,
+        executor,
+        nativeSessionId: randomUUID(),
+        folder,
+        state: 'Archived',
+        launchSource: 'discovered',
+        observerGeneration: 0,
+        archivedAt: new Date(),
+        archiveSortAt: new Date(),
+        title: 'work in a deleted folder',
+      },
+    });
     await sys.resume(ghost.id);
     // Well inside the resume's own bound (3 min): the agent answers without trying.
-    await waitUntil('resume failure reported', async () => (await sys.outbox(ghost.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'), 30_000);
+    await waitUntil(
+      'resume failure reported',
+      async () => (await sys.outbox(ghost.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'),
+      30_000,
+    );
     const after = await sys.waitState(ghost.id, 'Archived');
     expect(strip(after)).toEqual(strip(ghost));
     const notices = (await sys.outbox(ghost.id)).filter((o) => (o.payload as { kind?: string }).kind === 'resume_failed');
@@ -60,10 +77,21 @@ describe.each(['claude', 'codex'] as Executor[])('%s: every resume ends', (execu
   });
 
   it('no folder recorded: refused by the hub before anything is sent', async () => {
-    const ghost = await sys.db.session.create({ data: {
-      id: randomUUID(), nodeId: sys.nodeId, executor, nativeSessionId: randomUUID(), folder: '', state: 'Archived', launchSource: 'discovered',
-      observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), title: null,
-    } });
+    const ghost = await sys.db.session.create({
+      data: {
+        id: randomUUID(),
+        nodeId: sys.nodeId,
+        executor,
+        nativeSessionId: randomUUID(),
+        folder: '',
+        state: 'Archived',
+        launchSource: 'discovered',
+        observerGeneration: 0,
+        archivedAt: new Date(),
+        archiveSortAt: new Date(),
+        title: null,
+      },
+    });
     await expect(sys.resume(ghost.id)).rejects.toMatchObject({ userMessage: 'sessions.no_folder' });
     expect(await sys.db.agentCommand.count({ where: { sessionId: ghost.id } })).toBe(0);
     expect(strip(await sys.session(ghost.id))).toEqual(strip(ghost));
@@ -77,13 +105,28 @@ describe('claude: a resume that meets a dialog ends', () => {
     // Outside the harness's trusted work folder: Claude asks whether to trust it.
     const folder = mkdtempSync(path.join(tmpdir(), 'bria-untrusted-resume-'));
     try {
-      const ghost = await sys.db.session.create({ data: {
-        id: randomUUID(), nodeId: sys.nodeId, executor: 'claude', nativeSessionId: randomUUID(), folder, state: 'Archived', launchSource: 'discovered',
-        observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), title: 'work in an untrusted folder',
-      } });
+      const ghost = await sys.db.session.create({
+        data: {
+          id: randomUUID(),
+          nodeId: sys.nodeId,
+          executor: 'claude',
+          nativeSessionId: randomUUID(),
+          folder,
+          state: 'Archived',
+          launchSource: 'discovered',
+          observerGeneration: 0,
+          archivedAt: new Date(),
+          archiveSortAt: new Date(),
+          title: 'work in an untrusted folder',
+        },
+      });
       await sys.resume(ghost.id);
       // The agent's own wait for the prompt (30 s) ends on the dialog, well inside the resume's bound.
-      await waitUntil('resume failure reported', async () => (await sys.outbox(ghost.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'), 90_000);
+      await waitUntil(
+        'resume failure reported',
+        async () => (await sys.outbox(ghost.id)).some((o) => (o.payload as { kind?: string }).kind === 'resume_failed'),
+        90_000,
+      );
       const after = await sys.waitState(ghost.id, 'Archived');
       expect(strip(after)).toEqual(strip(ghost));
       const notices = (await sys.outbox(ghost.id)).filter((o) => (o.payload as { kind?: string }).kind === 'resume_failed');

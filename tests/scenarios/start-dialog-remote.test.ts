@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 const dialogPrompt = (sessionId: string) =>
-  waitUntil('the start dialog as a prompt', async () => (await sys.db.permissionPrompt.findFirst({ where: { sessionId, kind: 'dialog', state: 'pending' } })) ?? null, 60_000);
+  waitUntil(
+    'the start dialog as a prompt',
+    async () => (await sys.db.permissionPrompt.findFirst({ where: { sessionId, kind: 'dialog', state: 'pending' } })) ?? null,
+    60_000,
+  );
 
 describe('Claude folder-trust dialog at start, answered remotely', () => {
   it('cancel: the start ends, the CLI is gone, the session is archived and its queued message is not delivered', async () => {
@@ -40,7 +44,9 @@ describe('Claude folder-trust dialog at start, answered remotely', () => {
     expect(row.exitVerified).toBe(false);
     const msgs = await sys.messages(s.id);
     expect(msgs.map((m) => m.status)).toEqual(['failed']);
-    const closed = (await sys.evidence(s.id)).find((e) => e.event === 'process_exited_verified' || (e.evidence as { verified?: boolean } | null)?.verified === true);
+    const closed = (await sys.evidence(s.id)).find(
+      (e) => e.event === 'process_exited_verified' || (e.evidence as { verified?: boolean } | null)?.verified === true,
+    );
     expect(closed).toBeTruthy();
     const pid = (closed!.evidence as { pids?: string } | null)?.pids;
     for (const x of (pid ?? '').split(',').filter(Boolean)) expect(procAlive(Number(x))).toBe(false);
@@ -55,19 +61,28 @@ describe('Claude folder-trust dialog at start, answered remotely', () => {
     await sys.waitState(s.id, ['Ready', 'Running'], 90_000);
     const msgs = await sys.waitMessages(s.id, (st) => st[0] === 'completed', 90_000);
     expect(msgs).toHaveLength(1);
-    await waitUntil('the dialog prompt over', async () => ((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } })).state !== 'answered' ? true : null), 30_000);
+    await waitUntil(
+      'the dialog prompt over',
+      async () => ((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } })).state !== 'answered' ? true : null),
+      30_000,
+    );
     expect(['delivered', 'ended']).toContain((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: p.id } })).state);
   }, 240_000);
 
-  it('the agent restarted while the start waits on its dialog: the recovered start\'s dialog is offered again and answering it makes the session Ready (chaos seed 21007)', async () => {
+  it("the agent restarted while the start waits on its dialog: the recovered start's dialog is offered again and answering it makes the session Ready (chaos seed 21007)", async () => {
     const s = await sys.createSession('claude', untrusted());
     const first = await dialogPrompt(s.id);
     await sys.send(s.id, 'queued across an agent restart');
     await sys.killAgent();
     await sys.startAgent();
     // The recovery starts the CLI again; its trust dialog becomes the prompt to answer, the first one is over.
-    const again = await waitUntil('the recovered start\'s dialog as a prompt', async () =>
-      (await sys.db.permissionPrompt.findFirst({ where: { sessionId: s.id, kind: 'dialog', state: 'pending', generation: { gt: first.generation } } })) ?? null, 120_000);
+    const again = await waitUntil(
+      "the recovered start's dialog as a prompt",
+      async () =>
+        (await sys.db.permissionPrompt.findFirst({ where: { sessionId: s.id, kind: 'dialog', state: 'pending', generation: { gt: first.generation } } })) ??
+        null,
+      120_000,
+    );
     expect((await sys.db.permissionPrompt.findUniqueOrThrow({ where: { id: first.id } })).state).not.toBe('pending');
     expect(await sys.db.permissionPrompt.count({ where: { sessionId: s.id, kind: 'dialog', state: 'pending' } })).toBe(1);
     expect((await services.answerPrompt(sys.deps, { promptId: again.id, decision: 'allow', from: 'telegram' })).kind).toBe('answered');

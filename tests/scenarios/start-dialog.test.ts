@@ -24,8 +24,7 @@ function findPane(sessionId: string): { socket: string; pane: string } | null {
   return panesOf(sessionId)[0] ?? null;
 }
 
-const blockedNotices = async (sessionId: string) =>
-  (await sys.outbox(sessionId)).filter((o) => (o.payload as { kind?: string }).kind === 'blocked_on_prompt');
+const blockedNotices = async (sessionId: string) => (await sys.outbox(sessionId)).filter((o) => (o.payload as { kind?: string }).kind === 'blocked_on_prompt');
 
 describe('a CLI that shows a dialog while starting', () => {
   it('Claude folder trust dialog: the chat gets its text while Starting; answered on the computer after the start gave up, the same CLI becomes Ready and the queue runs once', async () => {
@@ -41,10 +40,15 @@ describe('a CLI that shows a dialog while starting', () => {
 
     // The start command gives up waiting for the prompt (30 s) and answers blocked; the CLI stays on its dialog.
     const start = await sys.db.agentCommand.findFirstOrThrow({ where: { sessionId: s.id, type: 'start_session' } });
-    await waitUntil('start answered blocked', async () => {
-      const r = await sys.db.agentEvent.findFirst({ where: { commandId: start.id, type: 'command_result' } });
-      return r && JSON.stringify(r.payload).includes('"blocked":true');
-    }, 60_000, 250);
+    await waitUntil(
+      'start answered blocked',
+      async () => {
+        const r = await sys.db.agentEvent.findFirst({ where: { commandId: start.id, type: 'command_result' } });
+        return r && JSON.stringify(r.payload).includes('"blocked":true');
+      },
+      60_000,
+      250,
+    );
     expect((await sys.session(s.id)).state).toBe('Starting');
     expect((await sys.messages(s.id)).map((m) => m.status)).toEqual(['pending']);
 
@@ -71,10 +75,15 @@ describe('a CLI that shows a dialog while starting', () => {
       const s = await sys.createSession('claude', folder);
       await waitUntil('blocked notice', async () => (await blockedNotices(s.id)).length > 0, 30_000);
       const start = await sys.db.agentCommand.findFirstOrThrow({ where: { sessionId: s.id, type: 'start_session' } });
-      await waitUntil('start answered blocked', async () => {
-        const r = await sys.db.agentEvent.findFirst({ where: { commandId: start.id, type: 'command_result' } });
-        return r && JSON.stringify(r.payload).includes('"blocked":true');
-      }, 60_000, 250);
+      await waitUntil(
+        'start answered blocked',
+        async () => {
+          const r = await sys.db.agentEvent.findFirst({ where: { commandId: start.id, type: 'command_result' } });
+          return r && JSON.stringify(r.payload).includes('"blocked":true');
+        },
+        60_000,
+        250,
+      );
       const first = findPane(s.id);
       expect(first).not.toBeNull();
       await sys.send(s.id, 'after the agent restart one');
@@ -113,7 +122,12 @@ describe('a CLI that shows a dialog while starting', () => {
       const starts = () => sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'start_session' } });
       await waitUntil('start retries while the agent is away', async () => (await starts()) >= 4, 60_000, 250);
       await sys.startAgent();
-      await waitUntil('the hub asked to re-attach', async () => (await sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'attach_session' } })) > 0, 30_000, 250);
+      await waitUntil(
+        'the hub asked to re-attach',
+        async () => (await sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'attach_session' } })) > 0,
+        30_000,
+        250,
+      );
       // The new CLI's dialog reaches the chat although its start's generation was superseded by the
       // later retries and the re-attach: no further retry is needed to tell it.
       await waitUntil('a second blocked notice', async () => (await blockedNotices(s.id)).length > 1, 60_000);
@@ -122,10 +136,15 @@ describe('a CLI that shows a dialog while starting', () => {
       expect(panesOf(s.id)).toHaveLength(1);
       const answered = findPane(s.id)!;
       // The agent has run every command the hub sent it meanwhile (the re-attach among them).
-      await waitUntil('every command answered', async () => {
-        const ids = (await sys.db.agentCommand.findMany({ where: { sessionId: s.id }, select: { id: true } })).map((c) => c.id);
-        return (await sys.db.agentEvent.count({ where: { commandId: { in: ids }, type: 'command_result' } })) >= ids.length;
-      }, 90_000, 250);
+      await waitUntil(
+        'every command answered',
+        async () => {
+          const ids = (await sys.db.agentCommand.findMany({ where: { sessionId: s.id }, select: { id: true } })).map((c) => c.id);
+          return (await sys.db.agentEvent.count({ where: { commandId: { in: ids }, type: 'command_result' } })) >= ids.length;
+        },
+        90_000,
+        250,
+      );
       execFileSync('tmux', ['-L', answered.socket, 'send-keys', '-t', answered.pane, 'Enter']);
       await sys.waitState(s.id, 'Ready', 60_000);
       // The very CLI the user answered, not one started after it.
@@ -147,7 +166,10 @@ function panesOf(sessionId: string): { socket: string; pane: string }[] {
   const found: { socket: string; pane: string }[] = [];
   for (const socket of readdirSync(dir).filter((n) => n.startsWith('bria-sys-'))) {
     try {
-      const out = execFileSync('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{session_name} #{pane_id}'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const out = execFileSync('tmux', ['-L', socket, 'list-panes', '-a', '-F', '#{session_name} #{pane_id}'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       for (const l of out.split('\n').filter((x) => x.startsWith(`bria-${sessionId.slice(0, 8)}-g`))) found.push({ socket, pane: l.split(' ')[1]! });
     } catch {
       // another test's server that just went away

@@ -16,7 +16,10 @@ afterAll(async () => {
 function journalRecords(nativeId: string): Record<string, unknown>[] {
   const file = nativeJournal(sys, nativeId);
   if (!file) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 /**
@@ -39,7 +42,7 @@ const CASES: { executor: Executor; main: string; follow: string; runsAfter: bool
 ];
 
 describe.each(CASES)('$executor: $main, then $follow', ({ executor, main, follow, runsAfter }) => {
-  it('Stop with a follow-up: each stored outcome follows the CLI\'s own evidence', async () => {
+  it("Stop with a follow-up: each stored outcome follows the CLI's own evidence", async () => {
     const s = await sys.createSession(executor, sys.folder(`stop-follow-${executor}-${CASES.findIndex((c) => c.main === main && c.follow === follow)}`));
     await sys.send(s.id, main);
     await sys.mocks[executor].waitForRequest((r) => r.kind === 'turn' && (r.userText ?? '').endsWith(main), 30_000);
@@ -51,7 +54,11 @@ describe.each(CASES)('$executor: $main, then $follow', ({ executor, main, follow
     if (executor === 'codex') await sys.mocks.codex.waitForRequest((r) => r.kind === 'turn' && (r.userText ?? '').endsWith(follow), 30_000);
 
     await sys.stop(s.id);
-    const msgs = await sys.waitMessages(s.id, (st) => st.length === 2 && st.every((x) => x === 'completed' || x === 'terminal_failed' || x === 'unknown'), 90_000);
+    const msgs = await sys.waitMessages(
+      s.id,
+      (st) => st.length === 2 && st.every((x) => x === 'completed' || x === 'terminal_failed' || x === 'unknown'),
+      90_000,
+    );
     await sys.waitState(s.id, 'Ready', 30_000);
 
     // The model's request log: did the CLI go on to run the follow-up, and did its answer get through?
@@ -76,9 +83,9 @@ describe.each(CASES)('$executor: $main, then $follow', ({ executor, main, follow
     }
     if (answered) {
       const answer = records.find((r) => r.type === 'assistant' && JSON.stringify(r).includes(follow) && JSON.stringify(r).includes('MOCK-REPLY'));
-      expect(answer, 'the follow-up\'s answer in the journal').toBeDefined();
+      expect(answer, "the follow-up's answer in the journal").toBeDefined();
       expect(m2!.status).toBe('completed');
-      expect(m2!.finalText).toBe(((answer!.message as { content: { text: string }[] }).content)[0]!.text);
+      expect(m2!.finalText).toBe((answer!.message as { content: { text: string }[] }).content[0]!.text);
     } else {
       expect(m2!.status).toBe('terminal_failed');
       expect(m2!.finalText).toBeNull();
@@ -92,7 +99,10 @@ describe.each(CASES)('$executor: $main, then $follow', ({ executor, main, follow
     const ev = await sys.evidence(s.id);
     const sinceStop = ev.slice(ev.findIndex((e) => e.event === 'stop_requested'));
     const started = sinceStop.filter((e) => e.event === 'turn_started').map((e) => e.fromState);
-    expect(started.every((from) => from === 'Stopping'), started.join(',')).toBe(true);
+    expect(
+      started.every((from) => from === 'Stopping'),
+      started.join(','),
+    ).toBe(true);
     if (executor === 'claude') expect(started).toHaveLength(1);
     // The queue is open again: the next request runs in the same native session.
     const next = `after stop ${executor} three ${CASES.findIndex((c) => c.main === main && c.follow === follow)}`;

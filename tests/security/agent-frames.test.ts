@@ -47,7 +47,10 @@ beforeAll(async () => {
   });
   const port = (wss.address() as { port: number }).port;
   client = new HubClient({
-    url: `ws://127.0.0.1:${port}/agent`, token: `bria_agent_${'t'.repeat(43)}`, ledger, log: () => undefined,
+    url: `ws://127.0.0.1:${port}/agent`,
+    token: `bria_agent_${'t'.repeat(43)}`,
+    ledger,
+    log: () => undefined,
     hello: () => ({ agentVersion: '0.1.0', hostname: 'h', executors: [] }),
     onCommand: async (cmd) => {
       executed.push(cmd.id);

@@ -24,9 +24,24 @@ beforeAll(async () => {
   db = createDb(tdb.url, { max: 6 });
   await db.node.create({ data: { id: NODE, name: 'laptop', online: true, enabledExecutors: ['claude', 'codex'] } });
   const deadline = new Date(Date.now() + 3 * 3600_000);
-  await db.session.create({ data: { id: CARD, nodeId: NODE, executor: 'claude', folder: '/w/a', nativeSessionId: 'n-a', state: 'Running', lifetimeDeadline: deadline } });
-  await db.session.create({ data: { id: OTHER, nodeId: NODE, executor: 'claude', folder: '/w/b', nativeSessionId: 'n-b', state: 'Running', lifetimeDeadline: deadline } });
-  await db.session.create({ data: { id: ARCHIVED, nodeId: NODE, executor: 'claude', folder: '/w/c', nativeSessionId: 'n-c', state: 'Archived', archivedAt: new Date(), lifetimeDeadline: null } });
+  await db.session.create({
+    data: { id: CARD, nodeId: NODE, executor: 'claude', folder: '/w/a', nativeSessionId: 'n-a', state: 'Running', lifetimeDeadline: deadline },
+  });
+  await db.session.create({
+    data: { id: OTHER, nodeId: NODE, executor: 'claude', folder: '/w/b', nativeSessionId: 'n-b', state: 'Running', lifetimeDeadline: deadline },
+  });
+  await db.session.create({
+    data: {
+      id: ARCHIVED,
+      nodeId: NODE,
+      executor: 'claude',
+      folder: '/w/c',
+      nativeSessionId: 'n-c',
+      state: 'Archived',
+      archivedAt: new Date(),
+      lifetimeDeadline: null,
+    },
+  });
   await db.telegramChat.create({ data: { chatId: BigInt(ADA), userId: BigInt(ADA), language: 'en', selectedNodeId: NODE } });
   await db.chatNodeState.create({ data: { chatId: BigInt(ADA), nodeId: NODE, activeSessionId: CARD } });
   bot = await startBot(db, { allowed: [ADA], log: logs.log });
@@ -43,7 +58,10 @@ afterAll(async () => {
 const CARD_TABLES = ['TelegramChat', 'Outbox'];
 
 async function press(data: string): Promise<{ text?: string }> {
-  const card = bot.fake.chatMessages(ADA).filter((m) => m.from?.is_bot).at(-1)!;
+  const card = bot.fake
+    .chatMessages(ADA)
+    .filter((m) => m.from?.is_bot)
+    .at(-1)!;
   const { callbackQueryId } = bot.fake.userPresses(card.message_id, data, { force: true });
   const answer = await until(() => bot.fake.callbackAnswers().find((a) => a.callbackQueryId === callbackQueryId), 5_000, `answer to ${data.slice(0, 40)}`);
   await pause(300);

@@ -24,8 +24,12 @@ beforeAll(async () => {
   db.username = 'bria';
   db.password = pw;
   secrets = {
-    DATABASE_URL: db.toString(), BRIA_AGENT_TOKEN: sys.agentToken, TELEGRAM_BOT_TOKEN: botToken, PGPASSWORD: pw,
-    BRIA_DATA_DIR: sys.root, LAUNCHER_CHILD_ONLY: launcherOnly,
+    DATABASE_URL: db.toString(),
+    BRIA_AGENT_TOKEN: sys.agentToken,
+    TELEGRAM_BOT_TOKEN: botToken,
+    PGPASSWORD: pw,
+    BRIA_DATA_DIR: sys.root,
+    LAUNCHER_CHILD_ONLY: launcherOnly,
   };
   // Exactly what the launcher hands its agent child (scripts/start.ts).
   const env = markLauncherAdded(sys.cliEnv, { ...sys.cliEnv, ...secrets }) as Record<string, string>;
@@ -45,7 +49,12 @@ afterAll(async () => {
 
 function environOf(pid: number): Map<string, string> {
   const raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
-  return new Map(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return new Map(
+    raw
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }
 
 /** Names of Bria's own variables and every secret value found in an environment or a text. */
@@ -90,7 +99,7 @@ describe("the agent's data folder", () => {
       if ((st.mode & 0o077) !== 0) bad.push(`${path.relative(sys.agentDir, p)} mode ${(st.mode & 0o777).toString(8)}`);
       if (st.isFile()) for (const l of leaks(readFileSync(p, 'latin1'))) bad.push(`${path.relative(sys.agentDir, p)}: ${l}`);
     }
-    expect((statSync(sys.agentDir).mode & 0o077)).toBe(0);
+    expect(statSync(sys.agentDir).mode & 0o077).toBe(0);
     expect(bad).toEqual([]);
     expect(entries.filter((p) => p.endsWith('.sh'))).toEqual([]);
   });

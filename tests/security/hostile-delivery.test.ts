@@ -30,7 +30,11 @@ afterAll(async () => {
 
 const c = (name: string) => join(canaries, name);
 const canaryFiles = () => readdirSync(canaries);
-const journal = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type?: string; uuid?: string; message?: { content?: unknown } });
+const journal = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type?: string; uuid?: string; message?: { content?: unknown } });
 
 /** Each payload creates its canary when a shell evaluates it (proved below with `sh -c`). */
 const SHELL = [
@@ -90,7 +94,12 @@ describe('hostile texts and a hostile folder name reach Claude Code exactly and 
     ['tmux key names and format strings', TMUX_KEYS],
     ['a text that is only a key name', 'C-c'],
     ['a text that is only Enter', 'Enter'],
-    ['1 MB of text', Array.from({ length: 16_000 }, (_, i) => `${String(i).padStart(6, '0')} $(touch ${c('big')}) \`x\` ; C-c Enter`).join('\n').padEnd(1024 * 1024, '.')],
+    [
+      '1 MB of text',
+      Array.from({ length: 16_000 }, (_, i) => `${String(i).padStart(6, '0')} $(touch ${c('big')}) \`x\` ; C-c Enter`)
+        .join('\n')
+        .padEnd(1024 * 1024, '.'),
+    ],
   ];
   for (const [name, text] of CASES) {
     it(`${name}: the model and the journal get the exact text; no canary, the CLI still runs`, async () => {

@@ -51,7 +51,10 @@ describe('createSession refuses hostile folder paths before storing anything', (
   for (const [name, folder] of cases) {
     it(`${name}: INVALID_INPUT with a reason; no session, command or evidence row`, async () => {
       const before = await dbFingerprint(tdb.url);
-      const err = await createSession({ db }, { nodeId: NODE, executor: 'claude', folder }).then(() => undefined, (e: unknown) => e as { code?: string; message?: string });
+      const err = await createSession({ db }, { nodeId: NODE, executor: 'claude', folder }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; message?: string },
+      );
       expect(err?.code, name).toBe('INVALID_INPUT');
       expect(err?.message, name).toMatch(/folder/);
       expect(await dbFingerprint(tdb.url)).toEqual(before);
@@ -71,13 +74,30 @@ describe('the node refuses to start a CLI where the folder is not a folder', () 
   const cases: [string, () => string][] = [
     ['a folder that does not exist', () => join(root, 'missing')],
     ['a file', () => file],
-    ['a dangling symlink', () => { const l = join(root, 'dangling'); symlinkSync(join(root, 'nowhere'), l); return l; }],
-    ['a symlink to a file', () => { const l = join(root, 'to-file'); symlinkSync(file, l); return l; }],
+    [
+      'a dangling symlink',
+      () => {
+        const l = join(root, 'dangling');
+        symlinkSync(join(root, 'nowhere'), l);
+        return l;
+      },
+    ],
+    [
+      'a symlink to a file',
+      () => {
+        const l = join(root, 'to-file');
+        symlinkSync(file, l);
+        return l;
+      },
+    ],
   ];
   for (const [name, folder] of cases) {
     it(`${name}: start fails, the wrapper never ran the CLI, no pane is left`, async () => {
       const host = new SessionHost({ driver: claudeDriver, tmux, bin: claudeBin, env: { HOME: root, PATH: '/usr/local/bin:/usr/bin:/bin' } });
-      const err = await host.start({ cwd: folder(), sessionName: `f-${name.replaceAll(' ', '-')}` }).then(() => undefined, (e: unknown) => e as { code?: string; message?: string; details?: { exitStatus?: number } });
+      const err = await host.start({ cwd: folder(), sessionName: `f-${name.replaceAll(' ', '-')}` }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; message?: string; details?: { exitStatus?: number } },
+      );
       expect(err?.code).toBe('start_failed');
       expect(err?.details?.exitStatus).toBe(97);
       expect((await tmux.listPanes()).filter((p) => p.sessionName !== 'bria-keeper')).toEqual([]);

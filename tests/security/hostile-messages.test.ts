@@ -40,7 +40,10 @@ describe('acceptMessage refuses what cannot be delivered as typed', () => {
   for (const [name, text] of cases) {
     it(`${name}: INVALID_INPUT, nothing stored, no command`, async () => {
       const before = await dbFingerprint(tdb.url);
-      const err = await acceptMessage({ db }, { sessionId, text, source: 'web' }).then(() => undefined, (e: unknown) => e as { code?: string });
+      const err = await acceptMessage({ db }, { sessionId, text, source: 'web' }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string },
+      );
       expect(err?.code).toBe('INVALID_INPUT');
       expect(await dbFingerprint(tdb.url)).toEqual(before);
     });

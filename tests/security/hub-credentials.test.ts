@@ -32,7 +32,15 @@ afterAll(async () => {
 
 const url = () => `ws://127.0.0.1:${hub.port}/agent`;
 const hello = (o: { hostname?: string; instanceId?: string } = {}) =>
-  JSON.stringify({ type: 'hello', protocol: 1, agentVersion: '0.1.0', instanceId: o.instanceId ?? 'inst', hostname: o.hostname ?? 'host', executors: [], lastEventSeq: 0 });
+  JSON.stringify({
+    type: 'hello',
+    protocol: 1,
+    agentVersion: '0.1.0',
+    instanceId: o.instanceId ?? 'inst',
+    hostname: o.hostname ?? 'host',
+    executors: [],
+    lastEventSeq: 0,
+  });
 
 /** An upgrade attempt: its HTTP status and JSON body when refused, and how long the refusal took. */
 function attempt(headers: Record<string, string>, path = '/agent'): Promise<{ status: number; body: Record<string, unknown>; ms: number; ws?: WebSocket }> {
@@ -46,7 +54,9 @@ function attempt(headers: Record<string, string>, path = '/agent'): Promise<{ st
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || '{}'), ms: Date.now() - t0 }));
     });
     ws.on('open', () => resolve({ status: 101, body: {}, ms: Date.now() - t0, ws }));
-    ws.on('error', (e) => { if (!/Unexpected server response/.test(e.message)) reject(e); });
+    ws.on('error', (e) => {
+      if (!/Unexpected server response/.test(e.message)) reject(e);
+    });
   });
 }
 
@@ -57,7 +67,10 @@ async function connect(token: string, o: { hostname?: string; instanceId?: strin
   const frames: Record<string, unknown>[] = [];
   ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
   const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
-  await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+  await new Promise((r, j) => {
+    ws.once('open', r);
+    ws.once('error', j);
+  });
   ws.send(hello(o));
   const welcome = await until(() => frames.find((f) => f.type === 'welcome'), 5_000, 'welcome');
   return { ws, frames, closed, welcome };
@@ -120,7 +133,18 @@ describe('agent connections need a live token of their own node', () => {
     await until(async () => (await db.node.findUniqueOrThrow({ where: { id: b.nodeId } })).online, 5_000, 'B online');
     await pause(1200);
     const sessionB = randomUUID();
-    await db.session.create({ data: { id: sessionB, nodeId: b.nodeId, executor: 'claude', folder: '/srv/b', nativeSessionId: randomUUID(), state: 'Ready', observerGeneration: 1, lifetimeDeadline: new Date(Date.now() + 3600_000) } });
+    await db.session.create({
+      data: {
+        id: sessionB,
+        nodeId: b.nodeId,
+        executor: 'claude',
+        folder: '/srv/b',
+        nativeSessionId: randomUUID(),
+        state: 'Ready',
+        observerGeneration: 1,
+        lifetimeDeadline: new Date(Date.now() + 3600_000),
+      },
+    });
     await engine.settle();
     const cmdB = randomUUID();
     await db.agentCommand.create({ data: { id: cmdB, nodeId: b.nodeId, sessionId: sessionB, type: 'probe', payload: {}, status: 'sent' } });
@@ -132,7 +156,17 @@ describe('agent connections need a live token of their own node', () => {
     const conn = await connect(a.token, { hostname: 'b-host', instanceId: 'b-inst' });
     expect(conn.welcome.nodeId).toBe(a.nodeId);
     conn.ws.send(JSON.stringify({ type: 'command_ack', id: cmdB }));
-    conn.ws.send(JSON.stringify({ type: 'event', seq: 1, at: Date.now(), event: 'process_exited', sessionId: sessionB, generation: 1, payload: { pids: [4242], exitStatus: 0, paneDead: true, verified: true } }));
+    conn.ws.send(
+      JSON.stringify({
+        type: 'event',
+        seq: 1,
+        at: Date.now(),
+        event: 'process_exited',
+        sessionId: sessionB,
+        generation: 1,
+        payload: { pids: [4242], exitStatus: 0, paneDead: true, verified: true },
+      }),
+    );
     await until(() => conn.frames.some((f) => f.type === 'event_ack' && f.upTo === 1), 5_000, 'event ack');
     await engine.settle();
     await pause(300);
@@ -142,12 +176,22 @@ describe('agent connections need a live token of their own node', () => {
     expect(await db.session.findUniqueOrThrow({ where: { id: sessionB } })).toEqual(sBefore);
     expect(await db.sessionEvidence.count({ where: { sessionId: sessionB } })).toBe(evidenceBefore);
     // What A sent is kept as A's own (its seq run), nothing more.
-    expect((await db.agentEvent.findMany({ where: { nodeId: b.nodeId } }))).toEqual([]);
+    expect(await db.agentEvent.findMany({ where: { nodeId: b.nodeId } })).toEqual([]);
     expect(await db.agentEvent.count({ where: { nodeId: a.nodeId } })).toBe(1);
     conn.ws.close();
 
     // Control: the same event from B's own agent does act on B's session.
-    own.ws.send(JSON.stringify({ type: 'event', seq: 1, at: Date.now(), event: 'process_exited', sessionId: sessionB, generation: 1, payload: { pids: [4242], exitStatus: 0, paneDead: true, verified: true } }));
+    own.ws.send(
+      JSON.stringify({
+        type: 'event',
+        seq: 1,
+        at: Date.now(),
+        event: 'process_exited',
+        sessionId: sessionB,
+        generation: 1,
+        payload: { pids: [4242], exitStatus: 0, paneDead: true, verified: true },
+      }),
+    );
     await until(() => own.frames.some((f) => f.type === 'event_ack' && f.upTo === 1), 5_000, 'event ack');
     await engine.settle();
     await until(async () => (await db.session.findUniqueOrThrow({ where: { id: sessionB } })).version !== sBefore.version, 10_000, 'B acts on its own session');

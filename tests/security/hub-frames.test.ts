@@ -87,7 +87,7 @@ describe('hostile frames from an authenticated agent', () => {
     ['payload not an object', event({ payload: 'x' })],
     ['an event name of 65 characters', event({ event: 'e'.repeat(65) })],
     ['a huge hostname in hello', { ...HELLO, hostname: 'h'.repeat(100_000) }, false],
-    ['a session id that is not a uuid', event({ sessionId: "x'; drop table \"Session\"; --" })],
+    ['a session id that is not a uuid', event({ sessionId: 'x\'; drop table "Session"; --' })],
     ['a negative generation', event({ generation: -1 })],
     ['an event before hello', event(), false],
     ['a command ack with a non-uuid id', { type: 'command_ack', id: '../../etc/passwd' }],

@@ -77,9 +77,16 @@ async function scriptedAgent(token: string) {
   const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/agent`, { headers: { authorization: `Bearer ${token}` } });
   let seq = 0;
   const send = (o: object) => ws.send(JSON.stringify(o));
-  const event = (event: string, sessionId: string, generation: number, payload: object) => send({ type: 'event', seq: ++seq, at: Date.now(), event, sessionId, generation, payload });
+  const event = (event: string, sessionId: string, generation: number, payload: object) =>
+    send({ type: 'event', seq: ++seq, at: Date.now(), event, sessionId, generation, payload });
   ws.on('message', (raw) => {
-    const f = JSON.parse(raw.toString()) as { type: string; id: string; command: string; sessionId: string; payload: { generation: number; messageId: string } };
+    const f = JSON.parse(raw.toString()) as {
+      type: string;
+      id: string;
+      command: string;
+      sessionId: string;
+      payload: { generation: number; messageId: string };
+    };
     if (f.type === 'welcome') seq = (f as unknown as { lastEventSeq: number }).lastEventSeq;
     if (f.type !== 'command') return;
     send({ type: 'command_ack', id: f.id });
@@ -92,7 +99,10 @@ async function scriptedAgent(token: string) {
       event('turn_completed', f.sessionId, g, { messageId: f.payload.messageId, nativeTurnId: turn, offset: 2 });
     }
   });
-  await new Promise((r, j) => { ws.once('open', r); ws.once('error', j); });
+  await new Promise((r, j) => {
+    ws.once('open', r);
+    ws.once('error', j);
+  });
   send({ type: 'hello', protocol: 1, agentVersion: '0.1.0', instanceId: 'scripted', hostname: 'scripted', executors: [], lastEventSeq: 0 });
   return ws;
 }
@@ -102,16 +112,36 @@ describe('logs of a full run', () => {
     // A real agent connects with its token (it runs no CLI here: those paths do not exist).
     const real = await createNodeWithToken(db, { name: 'real-agent' });
     S.agentToken = real.token;
-    agent = new Agent({ hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token: real.token, dir: join(root, 'agent'), claudeBin: join(root, 'no-claude'), codexBin: join(root, 'no-codex'), tmuxSocket: `bria-sec-logs-${process.pid}`, logLevel: 'info' },
-      (level, msg, fields) => agentLines.push(JSON.stringify({ level, msg, ...fields })));
+    agent = new Agent(
+      {
+        hubUrl: `ws://127.0.0.1:${hub.port}/agent`,
+        token: real.token,
+        dir: join(root, 'agent'),
+        claudeBin: join(root, 'no-claude'),
+        codexBin: join(root, 'no-codex'),
+        tmuxSocket: `bria-sec-logs-${process.pid}`,
+        logLevel: 'info',
+      },
+      (level, msg, fields) => agentLines.push(JSON.stringify({ level, msg, ...fields })),
+    );
     void agent.start();
     await until(async () => (await db.node.findUniqueOrThrow({ where: { id: real.nodeId } })).online, 10_000, 'real agent online');
     // And one whose token was revoked: it is refused and says so in its log.
     const old = await issueAgentToken(db, real.nodeId, 'old');
     await revokeAgentToken(db, old.tokenId);
     S.revokedToken = old.token;
-    refused = new Agent({ hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token: old.token, dir: join(root, 'agent-old'), claudeBin: join(root, 'no-claude'), codexBin: join(root, 'no-codex'), tmuxSocket: `bria-sec-logs-old-${process.pid}`, logLevel: 'info' },
-      (level, msg, fields) => agentLines.push(JSON.stringify({ level, msg, ...fields })));
+    refused = new Agent(
+      {
+        hubUrl: `ws://127.0.0.1:${hub.port}/agent`,
+        token: old.token,
+        dir: join(root, 'agent-old'),
+        claudeBin: join(root, 'no-claude'),
+        codexBin: join(root, 'no-codex'),
+        tmuxSocket: `bria-sec-logs-old-${process.pid}`,
+        logLevel: 'info',
+      },
+      (level, msg, fields) => agentLines.push(JSON.stringify({ level, msg, ...fields })),
+    );
     void refused.start();
     await until(() => agentLines.some((l) => l.includes('refused')), 10_000, 'refusal logged by the agent');
 
@@ -141,10 +171,14 @@ describe('logs of a full run', () => {
     bot.fake.userSends(S.strangerText, { chatId: 31337, userId: 31337, firstName: 'Eve', languageCode: 'en' });
     await bot.fake.waitForChat((m) => m.filter((x) => x.text?.startsWith(S.finalText)).length >= 2, { chatId: OWNER, timeoutMs: 20_000 });
     await bot.fake.waitForChat((m) => m.some((x) => x.from?.is_bot), { chatId: 31337 });
-    const stored = await until(async () => {
-      const rows = await db.message.findMany({ where: { sessionId: session.id }, select: { text: true, status: true } });
-      return rows.length === 2 && rows.every((m) => m.status === 'completed') ? rows : undefined;
-    }, 10_000, 'both messages completed');
+    const stored = await until(
+      async () => {
+        const rows = await db.message.findMany({ where: { sessionId: session.id }, select: { text: true, status: true } });
+        return rows.length === 2 && rows.every((m) => m.status === 'completed') ? rows : undefined;
+      },
+      10_000,
+      'both messages completed',
+    );
     expect(stored.map((m) => m.text).sort()).toEqual([S.ownerText, S.serviceText].sort());
     ws.close();
 
@@ -154,9 +188,20 @@ describe('logs of a full run', () => {
     expect(all.bot).toContain('not allow-listed');
     expect(agentLines.length).toBeGreaterThan(0);
     const secrets = {
-      agentToken: S.agentToken, revokedToken: S.revokedToken, scriptedToken: node.token, loginToken: S.loginToken, sessionSecret: S.sessionSecret, csrf: S.csrf,
-      botToken: S.botToken, botTokenSecret: S.botToken.split(':')[1] ?? '', dbPassword: S.dbPassword, ownerText: S.ownerText,
-      strangerText: S.strangerText, serviceText: S.serviceText, finalText: S.finalText, tempRoot: root,
+      agentToken: S.agentToken,
+      revokedToken: S.revokedToken,
+      scriptedToken: node.token,
+      loginToken: S.loginToken,
+      sessionSecret: S.sessionSecret,
+      csrf: S.csrf,
+      botToken: S.botToken,
+      botTokenSecret: S.botToken.split(':')[1] ?? '',
+      dbPassword: S.dbPassword,
+      ownerText: S.ownerText,
+      strangerText: S.strangerText,
+      serviceText: S.serviceText,
+      finalText: S.finalText,
+      tempRoot: root,
     };
     for (const [name, text] of Object.entries(all)) expect(leaks(text, secrets), `${name} log`).toEqual([]);
   });

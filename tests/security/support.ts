@@ -27,7 +27,11 @@ export async function dbFingerprint(url: string, ignore: string[] = []): Promise
   }
 }
 
-export async function until<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -53,5 +57,7 @@ export function capturedLogger(name: string, level = 'info'): { log: Logger; tex
 
 /** Every secret or text the logs must not contain, with the name reported when one leaks. */
 export function leaks(logText: string, secrets: Record<string, string>): string[] {
-  return Object.entries(secrets).filter(([, v]) => v.length > 0 && logText.includes(v)).map(([k]) => k);
+  return Object.entries(secrets)
+    .filter(([, v]) => v.length > 0 && logText.includes(v))
+    .map(([k]) => k);
 }

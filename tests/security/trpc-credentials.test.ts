@@ -81,37 +81,64 @@ function request(path: string, type: string, input: unknown, cred: { cookie?: st
 /** An input the procedure would accept, built from its schema with real ids, so only the credential is wrong. */
 function plausible(schema: Record<string, unknown> | undefined, key = ''): unknown {
   if (!schema) return undefined;
-  const s = schema as { type?: string; properties?: Record<string, Record<string, unknown>>; enum?: unknown[]; items?: Record<string, unknown>; minItems?: number; minimum?: number; format?: string; anyOf?: Record<string, unknown>[] };
+  const s = schema as {
+    type?: string;
+    properties?: Record<string, Record<string, unknown>>;
+    enum?: unknown[];
+    items?: Record<string, unknown>;
+    minItems?: number;
+    minimum?: number;
+    format?: string;
+    anyOf?: Record<string, unknown>[];
+  };
   if (s.anyOf?.[0]) return plausible(s.anyOf[0], key);
   if (s.enum) return s.enum[0];
   switch (s.type) {
-    case 'object': return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, plausible(v, k)]));
-    case 'array': return Array.from({ length: Math.max(1, s.minItems ?? 0) }, () => plausible(s.items, key));
-    case 'boolean': return true;
-    case 'integer': case 'number': return s.minimum ?? 1;
+    case 'object':
+      return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, plausible(v, k)]));
+    case 'array':
+      return Array.from({ length: Math.max(1, s.minItems ?? 0) }, () => plausible(s.items, key));
+    case 'boolean':
+      return true;
+    case 'integer':
+    case 'number':
+      return s.minimum ?? 1;
     case 'string':
       if (/node/i.test(key)) return ids.nodeId;
       if (/token/i.test(key)) return ids.tokenId;
       if (s.format === 'uuid' || /id$/i.test(key)) return ids.sessionId;
       return 'intruder';
-    default: return undefined;
+    default:
+      return undefined;
   }
 }
 
-interface Proc { path: string; type: string; input: unknown }
+interface Proc {
+  path: string;
+  type: string;
+  input: unknown;
+}
 function procedures(): Proc[] {
   const all = (appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string; inputs: z.ZodType[] } }> } })._def.procedures;
   return Object.entries(all).map(([path, p]) => {
     const schema = p._def.inputs[0];
-    return { path, type: p._def.type, input: schema ? plausible(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>) : undefined };
+    return {
+      path,
+      type: p._def.type,
+      input: schema ? plausible(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>) : undefined,
+    };
   });
 }
 
-interface Case { name: string; cred: () => { cookie?: string; csrf?: string }; expect: 'unauthorized' | 'csrf' }
+interface Case {
+  name: string;
+  cred: () => { cookie?: string; csrf?: string };
+  expect: 'unauthorized' | 'csrf';
+}
 const CASES: Case[] = [
   { name: 'no credential', cred: () => ({}), expect: 'unauthorized' },
   { name: 'a wrong cookie (well-formed, with a real CSRF token)', cred: () => ({ cookie: 'A'.repeat(43), csrf: owner.csrfToken }), expect: 'unauthorized' },
-  { name: 'a garbage cookie', cred: () => ({ cookie: "x'; drop table \"Node\"; --", csrf: owner.csrfToken }), expect: 'unauthorized' },
+  { name: 'a garbage cookie', cred: () => ({ cookie: 'x\'; drop table "Node"; --', csrf: owner.csrfToken }), expect: 'unauthorized' },
   { name: 'the CSRF token presented as the cookie', cred: () => ({ cookie: owner.csrfToken, csrf: owner.csrfToken }), expect: 'unauthorized' },
   { name: 'an expired session', cred: () => ({ cookie: expired.secret, csrf: expired.csrfToken }), expect: 'unauthorized' },
   { name: 'a logged-out (revoked) session', cred: () => ({ cookie: loggedOut.secret, csrf: loggedOut.csrfToken }), expect: 'unauthorized' },

@@ -23,7 +23,9 @@ describe('dashboard logs', () => {
     const link = await createLoginLink({ db, baseUrl: 'http://127.0.0.1:3000' });
     const token = new URL(link.url).searchParams.get('token') ?? '';
     const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./web-login-child.ts', import.meta.url)), token], {
-      input: '', encoding: 'utf8', timeout: 60_000,
+      input: '',
+      encoding: 'utf8',
+      timeout: 60_000,
       env: { PATH: '/usr/local/bin:/usr/bin:/bin', DATABASE_URL: tdb.url, LOG_LEVEL: 'info', NODE_ENV: 'production' },
     });
     expect(child.status, child.stderr).toBe(0);

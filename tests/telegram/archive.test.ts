@@ -44,7 +44,10 @@ describe('the archive from the chat', () => {
     s1 = (await chatRow()).cardSessionId as string;
     await w.waitCard((t) => t.includes('State: ready'));
     const sent = w.say('the first prompt of the offered session');
-    await w.waitFor((m) => m.message_id > sent.message_id && has('the first prompt of the offered session')(m) && (m.text?.startsWith('MOCK-REPLY') ?? false), 60_000);
+    await w.waitFor(
+      (m) => m.message_id > sent.message_id && has('the first prompt of the offered session')(m) && (m.text?.startsWith('MOCK-REPLY') ?? false),
+      60_000,
+    );
     const card = await w.waitCard((t) => t.includes('State: ready'), 15_000);
     const pid = (await w.sys.identity(s1)).cliPid;
     w.press(card, 'Close');
@@ -77,7 +80,8 @@ describe('the archive from the chat', () => {
     const read = () => Promise.all([s1, ...made].map((id) => w.sys.session(id)));
     type Row = Awaited<ReturnType<typeof read>>[number];
     const when = (r: Row) => r.nativeLastActivity ?? r.archivedAt ?? r.createdAt;
-    const line = (r: Row, n: number) => `${n}. ${(r.title ?? r.firstPrompt ?? '(no title)').replace(/\s+/g, ' ').slice(0, 80)}\n   Claude Code · ${r.folder} · ${minute(when(r))}`;
+    const line = (r: Row, n: number) =>
+      `${n}. ${(r.title ?? r.firstPrompt ?? '(no title)').replace(/\s+/g, ' ').slice(0, 80)}\n   Claude Code · ${r.folder} · ${minute(when(r))}`;
     // Each entry is titled by the CLI's own title (the first prompt when it has none) and shows its own folder.
     for (const [i, r] of (await read()).slice(1).entries()) {
       expect(r.firstPrompt).toContain(`archived prompt number ${i + 1}`);
@@ -91,7 +95,12 @@ describe('the archive from the chat', () => {
     // Newest first: the last one used comes first, the first session (used longest ago) last.
     const rows = await read();
     const newest = [5, 4, 3, 2, 1, 0].map((k) => rows[k] as Row);
-    expect(p1.text?.split('\n').slice(1).join('\n')).toBe(newest.slice(0, 5).map((r, k) => line(r, k + 1)).join('\n'));
+    expect(p1.text?.split('\n').slice(1).join('\n')).toBe(
+      newest
+        .slice(0, 5)
+        .map((r, k) => line(r, k + 1))
+        .join('\n'),
+    );
     expect(w.buttons(p1).map((b) => b.text)).toEqual(['Resume 1', 'Resume 2', 'Resume 3', 'Resume 4', 'Resume 5', 'More']);
 
     w.press(p1, 'More');
@@ -107,10 +116,22 @@ describe('the archive from the chat', () => {
 
   it('/new in a folder with archived sessions: no offer with the setting off; with it on, Resume instead reopens the archived session', async () => {
     // Not offered: an archived Codex session in the same folder (another executor).
-    await w.sys.db.session.create({ data: {
-      id: randomUUID(), nodeId: w.sys.nodeId, executor: 'codex', nativeSessionId: randomUUID(), folder, state: 'Archived', launchSource: 'discovered',
-      observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), nativeLastActivity: new Date(), title: 'a codex session here',
-    } });
+    await w.sys.db.session.create({
+      data: {
+        id: randomUUID(),
+        nodeId: w.sys.nodeId,
+        executor: 'codex',
+        nativeSessionId: randomUUID(),
+        folder,
+        state: 'Archived',
+        launchSource: 'discovered',
+        observerGeneration: 0,
+        archivedAt: new Date(),
+        archiveSortAt: new Date(),
+        nativeLastActivity: new Date(),
+        title: 'a codex session here',
+      },
+    });
     expect((await w.sys.db.settings.findUnique({ where: { id: 1 } }))?.resumeRecommendations ?? false).toBe(false);
     const from = await typeNew(folder);
     const card2 = await w.waitFor((m) => m.message_id > from && has(`Folder: ${folder}`)(m), 20_000);

@@ -31,7 +31,10 @@ describe('files from the Telegram chat', () => {
     const file = path.join(dir, `${msg?.id}-table.csv`);
     expect(readdirSync(dir)).toEqual([path.basename(file)]);
     expect(readFileSync(file).equals(bytes)).toBe(true);
-    const typed = w.sys.turns('claude', native).map((t) => t.userText ?? '').filter((t) => t.includes('summarise the attached table'));
+    const typed = w.sys
+      .turns('claude', native)
+      .map((t) => t.userText ?? '')
+      .filter((t) => t.includes('summarise the attached table'));
     expect(typed).toHaveLength(1);
     expect(typed[0]).toContain(`[Attached file: ${file} (text/csv, ${bytes.length} B)]`);
   });

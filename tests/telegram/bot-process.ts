@@ -30,9 +30,15 @@ export class BotProcess {
     const o = this.o;
     const out = createWriteStream(o.logFile, { flags: 'a' });
     const env: Record<string, string> = {
-      PATH: '/usr/local/bin:/usr/bin:/bin', HOME: o.dataDir,
-      TELEGRAM_BOT_TOKEN: o.token, TELEGRAM_API_ROOT: o.apiRoot, TELEGRAM_ALLOWED_USERS: o.allowedUsers.join(','),
-      DATABASE_URL: o.databaseUrl, BRIA_DATA_DIR: o.dataDir, BRIA_BOT_OUTBOX_LEASE_MS: String(o.leaseMs ?? 4000), LOG_LEVEL: 'info',
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: o.dataDir,
+      TELEGRAM_BOT_TOKEN: o.token,
+      TELEGRAM_API_ROOT: o.apiRoot,
+      TELEGRAM_ALLOWED_USERS: o.allowedUsers.join(','),
+      DATABASE_URL: o.databaseUrl,
+      BRIA_DATA_DIR: o.dataDir,
+      BRIA_BOT_OUTBOX_LEASE_MS: String(o.leaseMs ?? 4000),
+      LOG_LEVEL: 'info',
       ...(o.webhook ? { TELEGRAM_WEBHOOK_URL: o.webhook.url, TELEGRAM_WEBHOOK_SECRET: o.webhook.secret, TELEGRAM_WEBHOOK_PORT: String(o.webhook.port) } : {}),
     };
     const child = spawn(process.execPath, ['--import', 'tsx', 'apps/bot/src/main.ts'], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -40,10 +46,17 @@ export class BotProcess {
     child.stderr?.pipe(out);
     this.child = child;
     const mark = this.log().split('\n').length;
-    await waitUntil('the bot process running', async () => {
-      if (child.exitCode !== null) throw new Error(`bot exited with ${child.exitCode}: ${this.log().slice(-2000)}`);
-      return this.log().split('\n').slice(mark - 1).some((l) => l.includes('Telegram bot running'));
-    }, 30_000);
+    await waitUntil(
+      'the bot process running',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`bot exited with ${child.exitCode}: ${this.log().slice(-2000)}`);
+        return this.log()
+          .split('\n')
+          .slice(mark - 1)
+          .some((l) => l.includes('Telegram bot running'));
+      },
+      30_000,
+    );
   }
 
   get pid(): number | null {

@@ -67,15 +67,19 @@ describe('Claude Code from the Telegram chat', () => {
     text = text.slice(0, 4090).trim();
     const sent = w.say(text);
     await w.sys.waitMessages(sessionId, (st) => st.length === 2 && st[1] === 'completed', 60_000);
-    const parts = await waitUntil('two final parts', async () => {
-      const got = w.botMessagesAfter(sent.message_id, (m) => !m.reply_markup);
-      return got.length >= 2 ? got : null;
-    }, 15_000).catch((err: Error) => {
+    const parts = await waitUntil(
+      'two final parts',
+      async () => {
+        const got = w.botMessagesAfter(sent.message_id, (m) => !m.reply_markup);
+        return got.length >= 2 ? got : null;
+      },
+      15_000,
+    ).catch((err: Error) => {
       const got = w.botMessagesAfter(sent.message_id).map((m) => [m.text?.length, m.text?.slice(0, 60), m.text?.slice(-60)]);
       throw new Error(`${err.message}; the chat shows ${JSON.stringify(got)}`);
     });
     await new Promise((r) => setTimeout(r, 1500));
-    const all = w.botMessagesAfter(sent.message_id, (m) => !(m.reply_markup));
+    const all = w.botMessagesAfter(sent.message_id, (m) => !m.reply_markup);
     expect(all.map((m) => m.message_id)).toEqual(parts.map((m) => m.message_id));
     expect(all).toHaveLength(2);
     for (const p of all) expect([...(p.text ?? '')].length).toBeLessThanOrEqual(4096);
@@ -94,16 +98,24 @@ describe('Claude Code from the Telegram chat', () => {
     // The retry waited out retry_after.
     expect((tries[1]?.at ?? 0) - (tries[0]?.at ?? 0)).toBeGreaterThanOrEqual(1900);
     await new Promise((r) => setTimeout(r, 1500));
-    expect(w.botMessagesAfter(sent.message_id, (m) => m.text?.includes('rate limited answer please') ?? false).map((m) => m.message_id)).toEqual([final.message_id]);
+    expect(w.botMessagesAfter(sent.message_id, (m) => m.text?.includes('rate limited answer please') ?? false).map((m) => m.message_id)).toEqual([
+      final.message_id,
+    ]);
     await w.waitCard((t) => t.includes('State: ready'), 15_000);
   });
 
-  it('Telegram refusing the final as malformed markup (400 can\'t parse entities): it arrives once, as plain text', async () => {
-    w.fake.failNext('sendMessage', { code: 400, description: 'Bad Request: can\'t parse entities: Can\'t find end tag corresponding to start tag "b" at byte offset 12' });
+  it("Telegram refusing the final as malformed markup (400 can't parse entities): it arrives once, as plain text", async () => {
+    w.fake.failNext('sendMessage', {
+      code: 400,
+      description: 'Bad Request: can\'t parse entities: Can\'t find end tag corresponding to start tag "b" at byte offset 12',
+    });
     const sent = w.say('refused markup with **strong words** please');
     const final = await w.waitFor((m) => m.message_id > sent.message_id && (m.text?.includes('refused markup with') ?? false), 60_000);
     const tries = w.fake.calls('sendMessage').filter((c) => String(c.params.text ?? '').includes('refused markup with'));
-    expect(tries.map((c) => [c.status, c.params.parse_mode])).toEqual([[400, 'HTML'], [200, undefined]]);
+    expect(tries.map((c) => [c.status, c.params.parse_mode])).toEqual([
+      [400, 'HTML'],
+      [200, undefined],
+    ]);
     // The words arrive without formatting: no markup characters, no entities.
     expect(final.text).toContain('strong words');
     expect(final.text).not.toMatch(/<\/?b>|\*\*/);
@@ -165,7 +177,10 @@ describe('Claude Code lifecycle from the card', () => {
     const final = await w.waitFor((m) => m.message_id > next.message_id && (m.text?.includes('after the stop, continue') ?? false), 60_000);
     expect(final.text).toMatch(/^MOCK-REPLY-\d+/);
     const turns = w.sys.turns('claude', native).filter((r) => (r.userText ?? '').includes('after the stop, continue'));
-    const anywhere = w.sys.allTurns('claude').filter((r) => (r.userText ?? '').includes('after the stop, continue')).map((r) => r.sessionId);
+    const anywhere = w.sys
+      .allTurns('claude')
+      .filter((r) => (r.userText ?? '').includes('after the stop, continue'))
+      .map((r) => r.sessionId);
     expect(turns, `native ${native}; the model saw it under ${JSON.stringify(anywhere)}`).toHaveLength(1);
     // Same native session (the CLI's session header) with the earlier conversation in its context.
     expect(JSON.stringify(turns[0]?.body)).toContain('bold words');
@@ -206,7 +221,15 @@ describe('Claude Code lifecycle from the card', () => {
     if (!close) throw new Error('the older card had no Close button');
     const { callbackQueryId } = w.fake.userPresses(old.message_id, close.callback_data, { force: true });
     expect((await w.callbackAnswer(callbackQueryId)).text).toBe('This button is out of date.');
-    await waitUntil('the current card refreshed', async () => w.fake.calls('editMessageText').slice(editsBefore).some((c) => Number(c.params.message_id) === fresh.message_id), 10_000);
+    await waitUntil(
+      'the current card refreshed',
+      async () =>
+        w.fake
+          .calls('editMessageText')
+          .slice(editsBefore)
+          .some((c) => Number(c.params.message_id) === fresh.message_id),
+      10_000,
+    );
     expect((await w.card()).message_id).toBe(fresh.message_id);
     expect((await w.card()).text).not.toContain('Close this session?');
     expect((await w.sys.session(sessionId)).state).toBe('Ready');

@@ -85,7 +85,12 @@ describe('sessions from the chat', () => {
     const ident = await w.sys.identity(a);
     w.press(card, 'Close');
     const confirm = await w.waitCard((t) => t.includes('Close this session?'), 10_000);
-    expect(w.buttons(confirm).map((x) => x.text).slice(0, 2)).toEqual(['Yes, close', 'Cancel']);
+    expect(
+      w
+        .buttons(confirm)
+        .map((x) => x.text)
+        .slice(0, 2),
+    ).toEqual(['Yes, close', 'Cancel']);
     expect((await w.sys.session(a)).state).toBe('Ready');
     w.press(confirm, 'Yes, close');
     const closed = await w.waitFor((m) => m.message_id > card.message_id && m.text === 'The session was closed and moved to the archive.', 45_000);
@@ -120,10 +125,22 @@ describe('sessions from the chat', () => {
   });
 
   it('a failed resume: exactly one notice with the cause and the way forward; the archive record is unchanged', async () => {
-    const ghost = await w.sys.db.session.create({ data: {
-      id: randomUUID(), nodeId: w.sys.nodeId, executor: 'claude', nativeSessionId: randomUUID(), folder: w.sys.folder('gone'), state: 'Archived',
-      launchSource: 'discovered', observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), nativeLastActivity: new Date(), title: 'an old session',
-    } });
+    const ghost = await w.sys.db.session.create({
+      data: {
+        id: randomUUID(),
+        nodeId: w.sys.nodeId,
+        executor: 'claude',
+        nativeSessionId: randomUUID(),
+        folder: w.sys.folder('gone'),
+        state: 'Archived',
+        launchSource: 'discovered',
+        observerGeneration: 0,
+        archivedAt: new Date(),
+        archiveSortAt: new Date(),
+        nativeLastActivity: new Date(),
+        title: 'an old session',
+      },
+    });
     const sessionsBefore = await w.sys.db.session.count();
     const from = w.lastId();
     w.say('/archive');
@@ -137,7 +154,7 @@ describe('sessions from the chat', () => {
     const notice = await w.waitFor((m) => m.message_id > list.message_id && isNotice(m), 45_000);
     expect(notice.text).toContain('You can open a new session and ask the agent to recover the context from the archived one.');
     // The real CLI's refusal, said in the user's words with the CLI's own text as the detail.
-    expect(notice.text).toContain('could not be resumed: the agent\'s CLI found no conversation with this session\'s id on the computer (the computer said: ');
+    expect(notice.text).toContain("could not be resumed: the agent's CLI found no conversation with this session's id on the computer (the computer said: ");
     await w.sys.waitState(ghost.id, 'Archived');
     await sleep(2500);
     expect(w.botMessagesAfter(list.message_id, isNotice)).toHaveLength(1);
@@ -145,7 +162,9 @@ describe('sessions from the chat', () => {
     // session (nor the status), and no card of it was ever sent or edited in.
     expect(notice.message_id).toBe(status.message_id);
     expect(w.botMessagesAfter(list.message_id, (m) => has(ghost.folder)(m) || has('an old session')(m) || has('Resuming')(m))).toEqual([]);
-    const cardsOfGhost = [...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) => String(c.params.text).includes(`Folder: ${ghost.folder}`));
+    const cardsOfGhost = [...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) =>
+      String(c.params.text).includes(`Folder: ${ghost.folder}`),
+    );
     expect(cardsOfGhost).toEqual([]);
     expect((await w.sys.db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(w.userId) } })).cardSessionId).not.toBe(ghost.id);
     // The session active before the attempt is active again, its card under the notice.
@@ -159,10 +178,22 @@ describe('sessions from the chat', () => {
   });
 
   it('a resume that fails while the bot is down: after its restart the status becomes the one notice; no card', async () => {
-    const ghost = await w.sys.db.session.create({ data: {
-      id: randomUUID(), nodeId: w.sys.nodeId, executor: 'claude', nativeSessionId: randomUUID(), folder: w.sys.folder('gone-too'), state: 'Archived',
-      launchSource: 'discovered', observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), nativeLastActivity: new Date(), title: 'another old session',
-    } });
+    const ghost = await w.sys.db.session.create({
+      data: {
+        id: randomUUID(),
+        nodeId: w.sys.nodeId,
+        executor: 'claude',
+        nativeSessionId: randomUUID(),
+        folder: w.sys.folder('gone-too'),
+        state: 'Archived',
+        launchSource: 'discovered',
+        observerGeneration: 0,
+        archivedAt: new Date(),
+        archiveSortAt: new Date(),
+        nativeLastActivity: new Date(),
+        title: 'another old session',
+      },
+    });
     const from = w.lastId();
     w.say('/archive');
     const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-1') ?? false));
@@ -176,16 +207,26 @@ describe('sessions from the chat', () => {
     await waitUntil('the resume_failed row', async () => (await w.sys.outbox(ghost.id)).find((r) => r.kind === 'resume_failed'), 45_000);
     expect(w.botMessagesAfter(list.message_id).map((m) => m.message_id)).toEqual([status.message_id]);
     await w.bot.start();
-    const notice = await w.waitFor((m) => m.message_id === status.message_id && (m.text?.startsWith('The archived session could not be resumed') ?? false), 30_000);
+    const notice = await w.waitFor(
+      (m) => m.message_id === status.message_id && (m.text?.startsWith('The archived session could not be resumed') ?? false),
+      30_000,
+    );
     expect(w.buttons(notice).map((x) => x.text)).toEqual(['New session']);
     await w.waitCard((t) => t.includes('bg-a'), 15_000);
     await sleep(2500);
     // Exactly one message about the attempt, then the card of the session active before; no card of the ghost ever.
     const after = w.botMessagesAfter(list.message_id);
     expect(after.map((m) => m.message_id)).toEqual([status.message_id, (await w.card()).message_id]);
-    expect([...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) => String(c.params.text).includes(`Folder: ${ghost.folder}`))).toEqual([]);
+    expect(
+      [...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) => String(c.params.text).includes(`Folder: ${ghost.folder}`)),
+    ).toEqual([]);
     expect((await w.sys.session(ghost.id)).state).toBe('Archived');
-    expect((await w.sys.outbox(ghost.id)).map((r) => [r.kind, r.status])).toEqual(expect.arrayContaining([['resume_status', 'sent'], ['resume_failed', 'sent']]));
+    expect((await w.sys.outbox(ghost.id)).map((r) => [r.kind, r.status])).toEqual(
+      expect.arrayContaining([
+        ['resume_status', 'sent'],
+        ['resume_failed', 'sent'],
+      ]),
+    );
   });
 
   it('the bot SIGKILLed mid-turn and started again delivers the final exactly once', async () => {

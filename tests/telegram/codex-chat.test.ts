@@ -97,7 +97,11 @@ describe('Codex from the Telegram chat', () => {
     const missing = `${w.sys.work}/no-such-folder`;
     const typed = w.say(missing);
     // The node's agent checked it: its reason reaches the user and the flow still waits for a folder.
-    await w.waitFor((m) => m.message_id > typed.message_id && m.text === 'That folder cannot be used: the folder does not exist on this computer. Type another absolute path.', 20_000);
+    await w.waitFor(
+      (m) =>
+        m.message_id > typed.message_id && m.text === 'That folder cannot be used: the folder does not exist on this computer. Type another absolute path.',
+      20_000,
+    );
     expect(await w.sys.db.session.count({ where: { folder: missing } })).toBe(0);
     const good = w.sys.folder('tg-codex-second');
     const again = w.say(good);

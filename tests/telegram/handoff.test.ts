@@ -32,8 +32,11 @@ describe('a Claude session begun by hand, continued from Telegram', () => {
     const text = `typed at the desk ${randomUUID().slice(0, 8)}`;
     await desk.type(text);
     await w.sys.mocks.claude.waitForRequest((r) => r.kind === 'turn' && r.userText === text, 60_000);
-    const row = await waitUntil('the desk session entered', async () =>
-      w.sys.db.session.findFirst({ where: { folder, handoff: 'desk', deskPid: { not: null } } }), 30_000);
+    const row = await waitUntil(
+      'the desk session entered',
+      async () => w.sys.db.session.findFirst({ where: { folder, handoff: 'desk', deskPid: { not: null } } }),
+      30_000,
+    );
     sessionId = row.id;
     pid = row.deskPid!;
     const from = w.lastId();

@@ -60,7 +60,11 @@ describe.each(EXECUTORS)('live progress with $label', ({ executor }) => {
     expect(existsSync(path.join(folder, 'go-a'))).toBe(true);
     // No Telegram call was refused for flooding along the way.
     expect(w.fake.calls().filter((c) => c.status === 429)).toEqual([]);
-    await waitUntil('the command row ended', async () => (await w.sys.db.sessionActivity.findFirst({ where: { sessionId, subject: { contains: 'go-a' }, status: 'ok' } })) !== null, 30_000);
+    await waitUntil(
+      'the command row ended',
+      async () => (await w.sys.db.sessionActivity.findFirst({ where: { sessionId, subject: { contains: 'go-a' }, status: 'ok' } })) !== null,
+      30_000,
+    );
   }, 150_000);
 
   it('an agent kill and a hub restart mid-turn: no activity row twice, no progress replayed as a message', async () => {
@@ -77,7 +81,12 @@ describe.each(EXECUTORS)('live progress with $label', ({ executor }) => {
     expect(final.text).toMatch(/1 command, \d+ (s|min)$/);
     const rows = await w.sys.db.sessionActivity.findMany({ where: { sessionId }, select: { ref: true, subject: true, kind: true } });
     // One row per tool call of the whole session: the four steps and the three waits (each once).
-    expect(rows.filter((r) => r.kind === 'command').map((r) => r.subject?.match(/step-\d|go-[ab]/)?.[0]).sort()).toEqual(['go-a', 'go-b', 'step-1', 'step-2', 'step-3', 'step-4']);
+    expect(
+      rows
+        .filter((r) => r.kind === 'command')
+        .map((r) => r.subject?.match(/step-\d|go-[ab]/)?.[0])
+        .sort(),
+    ).toEqual(['go-a', 'go-b', 'step-1', 'step-2', 'step-3', 'step-4']);
     expect(rows.length).toBeGreaterThanOrEqual(before);
     // Only the final came as a new message; progress stayed on the card.
     const after = w.botMessagesAfter(sent.message_id, (m) => m.message_id !== card.message_id);

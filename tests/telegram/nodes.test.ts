@@ -28,7 +28,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const has = (s: string) => (m: Message) => m.text?.includes(s) ?? false;
 const is = (s: string) => (m: Message) => m.text === s;
 const chatRow = () => w.sys.db.telegramChat.findUniqueOrThrow({ where: { chatId: BigInt(w.userId) } });
-const activeOn = async (nodeId: string) => (await w.sys.db.chatNodeState.findUnique({ where: { chatId_nodeId: { chatId: BigInt(w.userId), nodeId } } }))?.activeSessionId ?? null;
+const activeOn = async (nodeId: string) =>
+  (await w.sys.db.chatNodeState.findUnique({ where: { chatId_nodeId: { chatId: BigInt(w.userId), nodeId } } }))?.activeSessionId ?? null;
 let a = '';
 let b = '';
 let folderA = '';
@@ -108,16 +109,24 @@ describe('two computers in one chat', () => {
     expect(w.sys.turns('claude', nativeB)).toHaveLength(0);
     // /status is about the selected computer's active session, token use included.
     await w.waitCard((t) => t.includes('State: ready'), 15_000);
-    const usage = await waitUntil('the usage report', async () => (await w.sys.session(a)).usage as { inputTokens: number; outputTokens: number; cachedInputTokens: number } | null, 15_000);
+    const usage = await waitUntil(
+      'the usage report',
+      async () => (await w.sys.session(a)).usage as { inputTokens: number; outputTokens: number; cachedInputTokens: number } | null,
+      15_000,
+    );
     await waitUntil('the context use', async () => (await w.sys.session(a)).contextUsed !== null, 15_000);
     const from4 = w.lastId();
     w.say('/status');
     const st = await w.waitFor((m) => m.message_id > from4 && has('Native id')(m));
     expect(st.text?.split('\n')).toEqual([
-      'Claude Code · node-1', `Native id: ${nativeA}`, 'State: ready', expect.stringMatching(/^Time left: 11 h 5\d min$/),
+      'Claude Code · node-1',
+      `Native id: ${nativeA}`,
+      'State: ready',
+      expect.stringMatching(/^Time left: 11 h 5\d min$/),
       // The journal's context use (the last request's input, cache reads included) against Claude's window.
       `Context: ${Math.round(((usage.inputTokens + usage.cachedInputTokens) / 200_000) * 1000) / 10}% of 200,000 tokens · compactions: 0`,
-      `Output: ${usage.outputTokens.toLocaleString('en-US')} tokens (last request)`, 'Queue: 0 waiting',
+      `Output: ${usage.outputTokens.toLocaleString('en-US')} tokens (last request)`,
+      'Queue: 0 waiting',
       // Back to the desk: the command that continues this very CLI at the computer (docs/handoff.md).
       `At the computer: tmux -L ${w.sys.tmuxSocket} attach -t ${(await w.sys.identity(a)).tmuxSession}`,
     ]);
@@ -137,10 +146,22 @@ describe('two computers in one chat', () => {
   });
 
   it('a failed resume: one notice with the cause and a New session button; the session active before is active again', async () => {
-    const ghost = await w.sys.db.session.create({ data: {
-      id: randomUUID(), nodeId: n2.nodeId, executor: 'claude', nativeSessionId: randomUUID(), folder: n2.folder('vanished'), state: 'Archived',
-      launchSource: 'discovered', observerGeneration: 0, archivedAt: new Date(), archiveSortAt: new Date(), nativeLastActivity: new Date(), title: 'a vanished session',
-    } });
+    const ghost = await w.sys.db.session.create({
+      data: {
+        id: randomUUID(),
+        nodeId: n2.nodeId,
+        executor: 'claude',
+        nativeSessionId: randomUUID(),
+        folder: n2.folder('vanished'),
+        state: 'Archived',
+        launchSource: 'discovered',
+        observerGeneration: 0,
+        archivedAt: new Date(),
+        archiveSortAt: new Date(),
+        nativeLastActivity: new Date(),
+        title: 'a vanished session',
+      },
+    });
     const from = w.lastId();
     w.say('/archive');
     const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-2') ?? false));
@@ -162,7 +183,9 @@ describe('two computers in one chat', () => {
     expect(w.botMessagesAfter(list.message_id, isNotice)).toHaveLength(1);
     // What the chat shows after the list: the notice and the card of the session active before. Nothing else.
     expect(w.botMessagesAfter(list.message_id).map((m) => m.message_id)).toEqual([notice.message_id, back.message_id]);
-    expect([...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) => String(c.params.text).includes(`Folder: ${ghost.folder}`))).toEqual([]);
+    expect(
+      [...w.fake.calls('sendMessage'), ...w.fake.calls('editMessageText')].filter((c) => String(c.params.text).includes(`Folder: ${ghost.folder}`)),
+    ).toEqual([]);
     const after = await w.sys.session(ghost.id);
     expect([after.state, after.nativeSessionId, after.title]).toEqual(['Archived', ghost.nativeSessionId, ghost.title]);
     // And text goes to that session's CLI at once.
@@ -178,16 +201,29 @@ describe('two computers in one chat', () => {
     const sessionsBefore = await w.sys.db.session.count();
     const tampered = [
       // unparseable: no generation, a session id that is not one, no known action
-      'arch:zz', 'resume:1:not-a-uuid:a', 'nonsense',
+      'arch:zz',
+      'resume:1:not-a-uuid:a',
+      'nonsense',
       // well-formed but not drawn by Bria: an unknown computer, a lifetime not offered, another
       // session than the card's, a /new flow that does not exist
-      `node:${gen}:::${randomUUID()}`, `set:${gen}:::life=7`, `close:${gen}:${a}:1`, `fnode:1:::${n2.nodeId}`,
+      `node:${gen}:::${randomUUID()}`,
+      `set:${gen}:::life=7`,
+      `close:${gen}:${a}:1`,
+      `fnode:1:::${n2.nodeId}`,
     ];
     for (const data of tampered) {
       const edits = w.fake.calls('editMessageText').length;
       const { callbackQueryId } = w.fake.userPresses(card.message_id, data, { force: true });
       expect((await w.callbackAnswer(callbackQueryId)).text, data).toBe('This button is out of date.');
-      await waitUntil(`the card refreshed after ${data}`, async () => w.fake.calls('editMessageText').slice(edits).some((c) => Number(c.params.message_id) === card.message_id), 10_000);
+      await waitUntil(
+        `the card refreshed after ${data}`,
+        async () =>
+          w.fake
+            .calls('editMessageText')
+            .slice(edits)
+            .some((c) => Number(c.params.message_id) === card.message_id),
+        10_000,
+      );
     }
     // Every press answered exactly once.
     const ids = w.fake.callbackAnswers().map((x) => x.callbackQueryId);
@@ -216,11 +252,14 @@ describe('two computers in one chat', () => {
     await w.sys.waitState(b, 'Ready', 15_000);
   });
 
-  it('refused messages say why, in the chat\'s language: control characters, a closing session, a closed one', async () => {
+  it("refused messages say why, in the chat's language: control characters, a closing session, a closed one", async () => {
     const count = () => w.sys.db.message.count({ where: { sessionId: b } });
     const before = await count();
     const bell = w.say('ring the \u0007 bell');
-    await w.waitFor((m) => m.message_id > bell.message_id && is('Not sent: the message contains control characters a terminal cannot take. Remove them and send it again.')(m));
+    await w.waitFor(
+      (m) =>
+        m.message_id > bell.message_id && is('Not sent: the message contains control characters a terminal cannot take. Remove them and send it again.')(m),
+    );
     expect(await count()).toBe(before);
 
     // Closing: node-2's agent is paused, so the close cannot finish while the message arrives.
@@ -232,7 +271,9 @@ describe('two computers in one chat', () => {
       w.press(confirm, 'Yes, close');
       await w.sys.waitState(b, 'Closing', 10_000);
       const late = w.say('one more for the closing session');
-      await w.waitFor((m) => m.message_id > late.message_id && is('Not sent: this session is closing. Once it is in the /archive you can resume it, or start a /new one.')(m));
+      await w.waitFor(
+        (m) => m.message_id > late.message_id && is('Not sent: this session is closing. Once it is in the /archive you can resume it, or start a /new one.')(m),
+      );
       expect(await count()).toBe(before);
       expect((await w.sys.session(b)).state).toBe('Closing');
     } finally {
@@ -263,12 +304,19 @@ describe('two computers in one chat', () => {
     const hand = w.sys.allTurns('claude').find((r) => r.userText === 'a question typed by hand');
     const nativeHand = hand?.sessionId as string;
     expect(nativeHand).toMatch(/^[0-9a-f-]{36}$/);
-    const row = await waitUntil('the discovered session', async () => w.sys.db.session.findFirst({ where: { nodeId: n2.nodeId, nativeSessionId: nativeHand } }), 30_000);
+    const row = await waitUntil(
+      'the discovered session',
+      async () => w.sys.db.session.findFirst({ where: { nodeId: n2.nodeId, nativeSessionId: nativeHand } }),
+      30_000,
+    );
     expect([row.state, row.folder, row.launchSource]).toEqual(['Archived', handFolder, 'discovered']);
     const from = w.lastId();
     w.say('/archive');
     const list = await w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Archive of node-2') ?? false));
-    const n = (list.text ?? '').split(/\n(?=\d+\. )/).find((e) => e.includes('a question typed by hand'))?.match(/^(\d+)\. /)?.[1];
+    const n = (list.text ?? '')
+      .split(/\n(?=\d+\. )/)
+      .find((e) => e.includes('a question typed by hand'))
+      ?.match(/^(\d+)\. /)?.[1];
     expect(n, list.text).toBeTruthy();
     expect(list.text).toContain(handFolder);
     expect(list.text).not.toContain('nodes-a');
@@ -307,18 +355,27 @@ describe('two computers in one chat', () => {
     await w.waitCard((t) => t.includes('State: finishing, then closing'), 15_000);
     expect(procAlive(pid)).toBe(true);
     const late = w.say('too late for this one');
-    const expired = 'Not sent: this session\'s lifetime has ended. It will close after its current work. Start a /new session.';
+    const expired = "Not sent: this session's lifetime has ended. It will close after its current work. Start a /new session.";
     await w.waitFor((m) => m.message_id > late.message_id && is(expired)(m));
-    const final = await w.waitFor((m) => m.message_id > slow.message_id && has('SLOW the last long answer')(m) && (m.text?.startsWith('MOCK-REPLY') ?? false), 60_000);
+    const final = await w.waitFor(
+      (m) => m.message_id > slow.message_id && has('SLOW the last long answer')(m) && (m.text?.startsWith('MOCK-REPLY') ?? false),
+      60_000,
+    );
     expect(final.text).toContain('[40/40]');
     await w.sys.waitState(a, 'Archived', 45_000);
     await w.waitFor((m) => m.message_id > slow.message_id && is('The session was closed and moved to the archive.')(m), 15_000);
     // node-2's idle session expired too; its notice says which session on which computer.
     await w.sys.waitState(other, 'Archived', 45_000);
-    await w.waitFor((m) => m.message_id > slow.message_id && (m.text?.startsWith('A session on node-2 was closed and moved to the archive: ') ?? false), 15_000);
+    await w.waitFor(
+      (m) => m.message_id > slow.message_id && (m.text?.startsWith('A session on node-2 was closed and moved to the archive: ') ?? false),
+      15_000,
+    );
     expect(procAlive(pid)).toBe(false);
     const after = w.say('still there?');
-    await w.waitFor((m) => m.message_id > after.message_id && is('Not sent: this session\'s lifetime ended and it was closed. Resume it from /archive or start a /new one.')(m));
+    await w.waitFor(
+      (m) =>
+        m.message_id > after.message_id && is("Not sent: this session's lifetime ended and it was closed. Resume it from /archive or start a /new one.")(m),
+    );
     await sleep(1000);
     expect(w.botMessagesAfter(slow.message_id, is(expired))).toHaveLength(1);
     expect(w.botMessagesAfter(slow.message_id, is('The session was closed and moved to the archive.'))).toHaveLength(1);

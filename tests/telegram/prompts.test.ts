@@ -26,7 +26,10 @@ afterAll(async () => {
 async function askFromPhone(marker: string): Promise<Message> {
   const from = w.lastId();
   w.say(`please TOOLBASH-${marker} now`);
-  return w.waitFor((m) => m.message_id > from && (m.text?.startsWith('Permission request') ?? false) && (m.text?.includes(`touch ran-${marker}`) ?? false), 90_000);
+  return w.waitFor(
+    (m) => m.message_id > from && (m.text?.startsWith('Permission request') ?? false) && (m.text?.includes(`touch ran-${marker}`) ?? false),
+    90_000,
+  );
 }
 const current = (m: Message) => w.messages().find((x) => x.message_id === m.message_id) as Message;
 
@@ -68,9 +71,16 @@ describe('a permission request answered from Telegram', () => {
     await w.callbackAnswer(press.callbackQueryId);
     await waitUntil('the message asks for the reason', async () => (current(m).text?.includes('Send the reason for denying') ? true : null), 30_000);
     w.say('not from my phone, sorry');
-    const toModel = await w.sys.mocks.claude.waitForRequest((q) => q.toolResult?.isError === true && (q.toolResult.content ?? '').includes('not from my phone, sorry'), 90_000);
+    const toModel = await w.sys.mocks.claude.waitForRequest(
+      (q) => q.toolResult?.isError === true && (q.toolResult.content ?? '').includes('not from my phone, sorry'),
+      90_000,
+    );
     expect(toModel).toBeTruthy();
-    await waitUntil('the request message redrawn', async () => (current(m).text?.includes('Denied (from Telegram): not from my phone, sorry') ? true : null), 30_000);
+    await waitUntil(
+      'the request message redrawn',
+      async () => (current(m).text?.includes('Denied (from Telegram): not from my phone, sorry') ? true : null),
+      30_000,
+    );
     await w.sys.waitMessages(sessionId, (st) => st.length === before + 1 && st[before] === 'completed', 90_000);
     expect(existsSync(join(folder, 'ran-t3'))).toBe(false);
     // The typed reason never became a message of the session.
@@ -85,13 +95,24 @@ describe('a permission request answered from Telegram', () => {
     w.fake.userSends('please TOOLBASH-t4 now');
     // The update waits at the Bot API; nothing reads it while the bot is down.
     await w.bot.start();
-    const m = await w.waitFor((x) => x.message_id > from && (x.text?.startsWith('Permission request') ?? false) && (x.text?.includes('touch ran-t4') ?? false), 90_000);
+    const m = await w.waitFor(
+      (x) => x.message_id > from && (x.text?.startsWith('Permission request') ?? false) && (x.text?.includes('touch ran-t4') ?? false),
+      90_000,
+    );
     // Killed again once that message is recorded as sent (a kill during the send itself may repeat
     // the message: the outbox's one window, apps/bot/README.md); the press below reaches the new process.
-    await waitUntil('the request message recorded as sent', async () => {
-      const rows = await w.sys.db.outbox.findMany({ where: { sessionId, kind: 'prompt' } });
-      return rows.some((r) => (r.payload as { phase: string }).phase === 'open' && r.status === 'sent' && JSON.stringify(r.externalId ?? '').includes(String(m.message_id))) ? true : null;
-    }, 30_000);
+    await waitUntil(
+      'the request message recorded as sent',
+      async () => {
+        const rows = await w.sys.db.outbox.findMany({ where: { sessionId, kind: 'prompt' } });
+        return rows.some(
+          (r) => (r.payload as { phase: string }).phase === 'open' && r.status === 'sent' && JSON.stringify(r.externalId ?? '').includes(String(m.message_id)),
+        )
+          ? true
+          : null;
+      },
+      30_000,
+    );
     await w.bot.kill();
     await w.bot.start();
     const press = w.press(current(m), 'Allow');
@@ -99,7 +120,9 @@ describe('a permission request answered from Telegram', () => {
     await w.sys.waitMessages(sessionId, (st) => st.length === before + 1 && st[before] === 'completed', 90_000);
     expect(existsSync(join(folder, 'ran-t4'))).toBe(true);
     // (The card names the command too while it runs: live progress. Only request messages count here.)
-    const shown = w.messages().filter((x) => x.from?.is_bot && (x.text?.startsWith('Permission request') ?? false) && (x.text?.includes('touch ran-t4') ?? false));
+    const shown = w
+      .messages()
+      .filter((x) => x.from?.is_bot && (x.text?.startsWith('Permission request') ?? false) && (x.text?.includes('touch ran-t4') ?? false));
     expect(shown).toHaveLength(1);
     const p = await w.sys.db.permissionPrompt.findFirstOrThrow({ where: { sessionId, toolInput: { path: ['command'], equals: 'touch ran-t4' } } });
     expect(await w.sys.db.agentCommand.count({ where: { type: 'answer_permission', payload: { path: ['requestId'], equals: p.id } } })).toBe(1);

@@ -34,7 +34,9 @@ export async function enrolSecondNode(sys: System, o: { name: string; executors:
     /** Runs a CLI on this computer by hand (not through Bria), e.g. `claude -p …`; resolves with its exit code. */
     runByHand(bin: string, args: string[], cwd: string): Promise<number> {
       return new Promise((resolve) => {
-        const child = execFile(bin, args, { cwd, env: cliEnv, timeout: 60_000, killSignal: 'SIGKILL' }, (err) => resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0));
+        const child = execFile(bin, args, { cwd, env: cliEnv, timeout: 60_000, killSignal: 'SIGKILL' }, (err) =>
+          resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0),
+        );
         child.stdin?.end();
       });
     },
@@ -42,10 +44,15 @@ export async function enrolSecondNode(sys: System, o: { name: string; executors:
     async startAgent(): Promise<void> {
       if (agent && agent.exitCode === null) return;
       const out = createWriteStream(path.join(root, 'agent.log'), { flags: 'a' });
-      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${sys.hub.port}/agent`, '--dir', path.join(root, 'agent')], {
-        cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info' },
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${sys.hub.port}/agent`, '--dir', path.join(root, 'agent')],
+        {
+          cwd: REPO,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info' },
+        },
+      );
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);
       agent = child;

@@ -31,7 +31,9 @@ function commandUpdate(text: string): Update {
   return {
     update_id: nextUpdate++,
     message: {
-      message_id: nextUpdate, date: Math.floor(Date.now() / 1000), text,
+      message_id: nextUpdate,
+      date: Math.floor(Date.now() / 1000),
+      text,
       chat: { id: u.id, type: 'private', first_name: u.firstName ?? 'Ada' },
       from: { id: u.id, is_bot: false, first_name: u.firstName ?? 'Ada', language_code: 'en' },
       entities: [{ type: 'bot_command', offset: 0, length: text.split(' ')[0]?.length ?? 0 }],
@@ -39,10 +41,12 @@ function commandUpdate(text: string): Update {
   } as Update;
 }
 
-const post = (update: Update, secret?: string) => fetch(`http://127.0.0.1:${port}/`, {
-  method: 'POST', body: JSON.stringify(update),
-  headers: { 'content-type': 'application/json', ...(secret ? { 'x-telegram-bot-api-secret-token': secret } : {}) },
-});
+const post = (update: Update, secret?: string) =>
+  fetch(`http://127.0.0.1:${port}/`, {
+    method: 'POST',
+    body: JSON.stringify(update),
+    headers: { 'content-type': 'application/json', ...(secret ? { 'x-telegram-bot-api-secret-token': secret } : {}) },
+  });
 
 beforeAll(async () => {
   tdb = await createTestDatabase();
@@ -50,8 +54,13 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'bria-tg-webhook-'));
   port = await freePort();
   bot = new BotProcess({
-    databaseUrl: tdb.url, apiRoot: fake.apiRoot, token: fake.token, allowedUsers: [fake.user.id], dataDir: dir,
-    logFile: path.join(dir, 'bot.log'), webhook: { url: 'https://bria.example.org/telegram', secret: SECRET, port },
+    databaseUrl: tdb.url,
+    apiRoot: fake.apiRoot,
+    token: fake.token,
+    allowedUsers: [fake.user.id],
+    dataDir: dir,
+    logFile: path.join(dir, 'bot.log'),
+    webhook: { url: 'https://bria.example.org/telegram', secret: SECRET, port },
   });
   await bot.start();
 });

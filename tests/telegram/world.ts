@@ -27,8 +27,12 @@ export async function startWorld(o: { executors?: Executor[]; slowChunks?: numbe
   const userId = Number(sys.chatId);
   const fake: FakeTelegram = await startFakeTelegram({ user: { id: userId, firstName: 'Ada', username: 'ada', languageCode: 'en' } });
   const bot = new BotProcess({
-    databaseUrl: await databaseUrl(sys), apiRoot: fake.apiRoot, token: fake.token, allowedUsers: [userId],
-    dataDir: path.join(sys.root, 'bot-data'), logFile: path.join(sys.root, 'bot.log'),
+    databaseUrl: await databaseUrl(sys),
+    apiRoot: fake.apiRoot,
+    token: fake.token,
+    allowedUsers: [userId],
+    dataDir: path.join(sys.root, 'bot-data'),
+    logFile: path.join(sys.root, 'bot.log'),
   });
   await bot.start();
 
@@ -37,7 +41,10 @@ export async function startWorld(o: { executors?: Executor[]; slowChunks?: numbe
   const bots = () => messages().filter((m) => m.from?.is_bot);
 
   const w = {
-    sys, fake, bot, userId,
+    sys,
+    fake,
+    bot,
+    userId,
     buttons,
     messages,
     /** The bot's messages sent after `afterId` (exclusive) that match. */
@@ -64,11 +71,15 @@ export async function startWorld(o: { executors?: Executor[]; slowChunks?: numbe
     /** Waits until the current card's text matches (the card is edited in place). */
     async waitCard(pred: (text: string) => boolean, timeoutMs = 45_000): Promise<Message> {
       let seen = '';
-      return waitUntil('the card', async () => {
-        const c = await w.card().catch(() => null);
-        seen = c?.text ?? '';
-        return c && pred(seen) ? c : null;
-      }, timeoutMs).catch((err: Error) => {
+      return waitUntil(
+        'the card',
+        async () => {
+          const c = await w.card().catch(() => null);
+          seen = c?.text ?? '';
+          return c && pred(seen) ? c : null;
+        },
+        timeoutMs,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}; the card shows ${JSON.stringify(seen)}`);
       });
     },

@@ -15,7 +15,19 @@ useBotHarness({ allowed: [ADA] }, (x) => {
 
 async function archived(nodeId: string, title: string, texts: [string, string][]): Promise<string> {
   const id = randomUUID();
-  await db.session.create({ data: { id, nodeId, executor: 'claude', folder: '/home/ada/app', nativeSessionId: randomUUID(), state: 'Archived', title, archivedAt: new Date(), archiveSortAt: new Date() } });
+  await db.session.create({
+    data: {
+      id,
+      nodeId,
+      executor: 'claude',
+      folder: '/home/ada/app',
+      nativeSessionId: randomUUID(),
+      state: 'Archived',
+      title,
+      archivedAt: new Date(),
+      archiveSortAt: new Date(),
+    },
+  });
   for (const [i, [text, finalText]] of texts.entries()) {
     await db.message.create({ data: { id: randomUUID(), sessionId: id, seq: i + 1, source: 'telegram', text, finalText, status: 'completed' } });
   }
@@ -27,8 +39,14 @@ describe('/archive <words>', () => {
     const laptop = await seedNode(db, { name: 'laptop' });
     const server = await seedNode(db, { name: 'server' });
     await seedChat(db, { chatId: ADA, selectedNodeId: laptop });
-    await archived(laptop, 'Login work', [['set up', 'ok'], ['tighten the login check', 'Done.']]);
-    await archived(server, 'Renderer', [['hello', 'hi'], ['make it faster', 'I cached the hummingbird renderer & profiled <it>.']]);
+    await archived(laptop, 'Login work', [
+      ['set up', 'ok'],
+      ['tighten the login check', 'Done.'],
+    ]);
+    await archived(server, 'Renderer', [
+      ['hello', 'hi'],
+      ['make it faster', 'I cached the hummingbird renderer & profiled <it>.'],
+    ]);
     h.fake.userSends('/archive HUMMING', { userId: ADA, chatId: ADA });
     const msgs = await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot === true && (m.text ?? '').includes('matching')), { chatId: ADA });
     const found = msgs.filter((m) => m.from?.is_bot === true && (m.text ?? '').includes('matching')).at(-1)!;
@@ -45,7 +63,8 @@ describe('/archive <words>', () => {
     expect(buttons).toEqual(['Resume 1']);
 
     h.fake.userSends('/archive zebra', { userId: ADA, chatId: ADA });
-    await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot === true && m.text === 'No closed session on any computer matches “zebra”.'), { chatId: ADA });
+    await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot === true && m.text === 'No closed session on any computer matches “zebra”.'), {
+      chatId: ADA,
+    });
   });
-
 });

@@ -3,7 +3,27 @@ import { readFileSync } from 'node:fs';
 import type { InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/services';
-import { agentCommandTypes, changeActiveSession, changeChat, changeSession, chatRow, countChats, countMessages, countSettings, dashboardUserWithTokens, messageRows, nodeRow, seedActiveSession, seedChat, seedEvidence, seedMessage, seedSettings, sessionRow, sessionStateAndVersion, settingsRow } from '@bria/testkit/bot-fixtures';
+import {
+  agentCommandTypes,
+  changeActiveSession,
+  changeChat,
+  changeSession,
+  chatRow,
+  countChats,
+  countMessages,
+  countSettings,
+  dashboardUserWithTokens,
+  messageRows,
+  nodeRow,
+  seedActiveSession,
+  seedChat,
+  seedEvidence,
+  seedMessage,
+  seedSettings,
+  sessionRow,
+  sessionStateAndVersion,
+  settingsRow,
+} from '@bria/testkit/bot-fixtures';
 import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 let db: Db;
@@ -67,7 +87,9 @@ describe('/start and the card', () => {
     expect(ru.some((x) => x.text?.startsWith('Bria запускает'))).toBe(true);
     await seedActiveSession(db, { chatId: 4242n, nodeId, sessionId: sid });
     h.fake.userSends('/start', { chatId: 4242, userId: 4242, languageCode: 'ru', firstName: 'Ivan' });
-    const ruCard = (await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('Состояние: работает')), { chatId: 4242 })).find((x) => x.text?.includes('Состояние'));
+    const ruCard = (await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('Состояние: работает')), { chatId: 4242 })).find((x) =>
+      x.text?.includes('Состояние'),
+    );
     expect(buttons(ruCard).map((b) => b.text)).toEqual(['Остановить', 'Сессии', 'Новая сессия']);
   });
 
@@ -99,8 +121,19 @@ describe('/start and the card', () => {
     for (const data of ['arch:zz', 'resume:1:x:a', `node:${gen}`, `set:${gen}`, `set:${gen}:::exec=gemini`, 'zzz', `open:${gen}:${randomUUID()}`]) {
       const edits = h.fake.calls('editMessageText').length;
       const { callbackQueryId } = h.fake.userPresses(card.message_id, data, { force: true });
-      await expect.poll(() => h.fake.callbackAnswers().find((a) => a.callbackQueryId === callbackQueryId)?.text, { timeout: 5000 }).toBe('This button is out of date.');
-      await expect.poll(() => h.fake.calls('editMessageText').slice(edits).some((c) => Number(c.params.message_id) === card.message_id), { timeout: 5000 }).toBe(true);
+      await expect
+        .poll(() => h.fake.callbackAnswers().find((a) => a.callbackQueryId === callbackQueryId)?.text, { timeout: 5000 })
+        .toBe('This button is out of date.');
+      await expect
+        .poll(
+          () =>
+            h.fake
+              .calls('editMessageText')
+              .slice(edits)
+              .some((c) => Number(c.params.message_id) === card.message_id),
+          { timeout: 5000 },
+        )
+        .toBe(true);
     }
     expect((await sessionRow(db, sid)).state).toBe('Ready');
     expect(await countSettings(db)).toBe(0);
@@ -149,17 +182,23 @@ describe('messages', () => {
     const sid = await seedSession(db, { nodeId, state: 'Closing' });
     await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId: sid } });
     h.fake.userSends('one more');
-    await h.fake.waitForChat((m) => m.some((x) => x.text === 'Not sent: this session is closing. Once it is in the /archive you can resume it, or start a /new one.'));
+    await h.fake.waitForChat((m) =>
+      m.some((x) => x.text === 'Not sent: this session is closing. Once it is in the /archive you can resume it, or start a /new one.'),
+    );
     // Closed because its lifetime ended, as the engine records it (archiving clears the lifetime fields).
     await seedEvidence(db, { sessionId: sid, fromState: 'Ready', toState: 'Closing', event: 'lifetime_expired', actor: 'timer' });
     await changeSession(db, sid, { state: 'Archived', lifetimeDeadline: null });
     h.fake.userSends('and another');
-    await h.fake.waitForChat((m) => m.some((x) => x.text === 'Not sent: this session\'s lifetime ended and it was closed. Resume it from /archive or start a /new one.'));
+    await h.fake.waitForChat((m) =>
+      m.some((x) => x.text === "Not sent: this session's lifetime ended and it was closed. Resume it from /archive or start a /new one."),
+    );
     const ready = await seedSession(db, { nodeId, state: 'Ready' });
     await changeActiveSession(db, { chatId: ADA, nodeId, sessionId: ready });
     await changeChat(db, ADA, { language: 'ru' });
     h.fake.userSends('bell \u0007 here');
-    await h.fake.waitForChat((m) => m.some((x) => x.text === 'Не отправлено: в сообщении есть управляющие символы, которые терминал не примет. Уберите их и отправьте снова.'));
+    await h.fake.waitForChat((m) =>
+      m.some((x) => x.text === 'Не отправлено: в сообщении есть управляющие символы, которые терминал не примет. Уберите их и отправьте снова.'),
+    );
     await pause(300);
     expect(h.fake.chatMessages().filter((x) => /^(Not sent|Не отправлено)/.test(x.text ?? ''))).toHaveLength(3);
     expect(await countMessages(db)).toBe(0);
@@ -195,7 +234,8 @@ describe('settings, status and login', () => {
     const msg = (await h.fake.waitForChat((m) => m.some((x) => x.text?.startsWith('Settings')))).find((x) => x.text?.startsWith('Settings')) as Message;
     expect(msg.text).toContain('Agents on laptop: Claude Code, Codex');
     const shown = () => h.fake.chatMessages().find((x) => x.message_id === msg.message_id) as Message;
-    const pressOn = (label: string) => h.fake.userPresses(msg.message_id, (buttons(shown()).find((b) => b.text === label) as { callback_data: string }).callback_data);
+    const pressOn = (label: string) =>
+      h.fake.userPresses(msg.message_id, (buttons(shown()).find((b) => b.text === label) as { callback_data: string }).callback_data);
     pressOn('24 h');
     await expect.poll(() => shown().text).toContain('Session lifetime: 24 h');
     expect((await settingsRow(db)).lifetimeHours).toBe(24);
@@ -223,10 +263,21 @@ describe('lifecycle button and attachments through core services', () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const sid = await seedSession(db, { nodeId, state: 'Running' });
     // The work in flight, as the engine records an accepted request.
-    await seedMessage(db, { id: randomUUID(), sessionId: sid, seq: 1, source: 'telegram', text: 'long task', status: 'accepted', acceptedAt: new Date(), nativeRecordId: 'rec-1' });
+    await seedMessage(db, {
+      id: randomUUID(),
+      sessionId: sid,
+      seq: 1,
+      source: 'telegram',
+      text: 'long task',
+      status: 'accepted',
+      acceptedAt: new Date(),
+      nativeRecordId: 'rec-1',
+    });
     await seedChat(db, { chatId: ADA, active: { nodeId, sessionId: sid } });
     h.fake.userSends('/start');
-    const card = (await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('State: working')))).find((x) => x.text?.includes('State: working')) as Message;
+    const card = (await h.fake.waitForChat((m) => m.some((x) => x.text?.includes('State: working')))).find((x) =>
+      x.text?.includes('State: working'),
+    ) as Message;
     h.fake.userPresses(card.message_id, (buttons(card).find((b) => b.text === 'Stop') as { callback_data: string }).callback_data);
     await h.fake.waitForChat((m) => m.some((x) => x.message_id === card.message_id && x.text?.includes('State: stopping')));
     expect((await sessionRow(db, sid)).state).toBe('Stopping');
@@ -248,7 +299,7 @@ describe('lifecycle button and attachments through core services', () => {
     expect(readFileSync(att?.path as string)).toEqual(Buffer.from(bytes));
   });
 
-  it('a file over the stated 512 KB limit is refused in the user\'s language and nothing is queued', async () => {
+  it("a file over the stated 512 KB limit is refused in the user's language and nothing is queued", async () => {
     const nodeId = await seedNode(db);
     const sid = await seedSession(db, { nodeId, state: 'Ready' });
     await seedChat(db, { chatId: ADA, language: 'ru', selectedNodeId: nodeId, active: { nodeId, sessionId: sid } });

@@ -22,7 +22,11 @@ export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status
 export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<BotContext>): Bot<BotContext> {
   const bot = new Bot<BotContext>(token, config);
   // Copied to every update's ctx.api: a reply with markup Telegram cannot parse is sent as plain text.
-  bot.api.config.use(plainTextFallback((method, description) => deps.log.warn({ method, description: description.slice(0, 200) }, 'Telegram refused the markup; sent as plain text')));
+  bot.api.config.use(
+    plainTextFallback((method, description) =>
+      deps.log.warn({ method, description: description.slice(0, 200) }, 'Telegram refused the markup; sent as plain text'),
+    ),
+  );
   // First of all: during a stop, an update fetched but not begun is neither handled nor confirmed.
   bot.use((_ctx, next) => (deps.accepting === undefined || deps.accepting() ? next() : undefined));
   bot.use(access(deps));
@@ -35,10 +39,14 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
     const ctx = err.ctx;
     const e = err.error;
     const code = isAppError(e) ? e.code : undefined;
-    deps.log.error({ updateId: ctx.update.update_id, code, err: e instanceof Error ? e.name : 'unknown', msg: e instanceof Error ? e.message.slice(0, 200) : undefined }, 'update failed');
+    deps.log.error(
+      { updateId: ctx.update.update_id, code, err: e instanceof Error ? e.name : 'unknown', msg: e instanceof Error ? e.message.slice(0, 200) : undefined },
+      'update failed',
+    );
     if (!ctx.bria) return;
     const { t } = ctx.bria;
-    const text = code === 'STALE_BUTTON' || code === 'STALE_GENERATION' ? t('button.stale') : code === 'NOT_IMPLEMENTED' ? t('error.engineMissing') : t('error.generic');
+    const text =
+      code === 'STALE_BUTTON' || code === 'STALE_GENERATION' ? t('button.stale') : code === 'NOT_IMPLEMENTED' ? t('error.engineMissing') : t('error.generic');
     try {
       // The apology to a press is the ephemeral answer; to a message, a reply through the outbox.
       if (ctx.callbackQuery) await ctx.answerCallbackQuery({ text }).catch(() => replyWith(ctx, deps, text, 'error'));

@@ -11,7 +11,8 @@ let h: Harness;
 const ADA = 100200300;
 type Btn = InlineKeyboardButton.CallbackButton;
 const buttons = (m: Message | undefined) => ((m?.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat() as Btn[];
-const waitFor = async (pred: (m: Message) => boolean) => (await h.fake.waitForChat((ms) => ms.some(pred), { timeoutMs: 20_000 })).filter(pred).at(-1) as Message;
+const waitFor = async (pred: (m: Message) => boolean) =>
+  (await h.fake.waitForChat((ms) => ms.some(pred), { timeoutMs: 20_000 })).filter(pred).at(-1) as Message;
 const press = (m: Message, label: string | RegExp) => {
   const b = buttons(m).find((x) => (typeof label === 'string' ? x.text === label : label.test(x.text)));
   if (!b) throw new Error(`no button ${label} in ${JSON.stringify(buttons(m).map((x) => x.text))}`);
@@ -32,11 +33,26 @@ describe('what the chat says', () => {
     const s = await seedSession(db, { nodeId, state: 'Running', title: 'A' });
     await chatOn(nodeId, s);
     const sent = h.fake.userSends('tell me a long story').message;
-    const msg = await seedMessage(db, { id: randomUUID(), sessionId: s, seq: 1, source: 'telegram', sourceKey: `tg:${ADA}:${sent.message_id}`, text: 'q', status: 'unknown', outcomeDetail: 'evidence_unknown' });
+    const msg = await seedMessage(db, {
+      id: randomUUID(),
+      sessionId: s,
+      seq: 1,
+      source: 'telegram',
+      sourceKey: `tg:${ADA}:${sent.message_id}`,
+      text: 'q',
+      status: 'unknown',
+      outcomeDetail: 'evidence_unknown',
+    });
     // The row as the engine writes it with the outcome (core db/repos/outcome-notices.ts).
-    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `outcome:${msg.id}:unknown`, kind: 'message_outcome', chatId: BigInt(ADA), sessionId: s,
-        payload: { kind: 'message_outcome', sessionId: s, nodeId, messageId: msg.id, status: 'unknown', reason: 'crash', replyTo: sent.message_id } });
-    const notice = await waitFor((m) => m.text?.startsWith('No answer to this message: the agent\'s CLI stopped unexpectedly') ?? false);
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `outcome:${msg.id}:unknown`,
+      kind: 'message_outcome',
+      chatId: BigInt(ADA),
+      sessionId: s,
+      payload: { kind: 'message_outcome', sessionId: s, nodeId, messageId: msg.id, status: 'unknown', reason: 'crash', replyTo: sent.message_id },
+    });
+    const notice = await waitFor((m) => m.text?.startsWith("No answer to this message: the agent's CLI stopped unexpectedly") ?? false);
     expect(notice.reply_to_message?.message_id).toBe(sent.message_id);
     expect(buttons(notice)).toEqual([]);
   });
@@ -81,8 +97,14 @@ describe('what the chat says', () => {
     expect(labels.map((l) => l.split('/').at(-1)).sort()).toEqual(['api-gateway', 'api-worker']);
     expect(new Set(labels).size).toBe(2);
 
-    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `blocked:${b}:1`, kind: 'blocked_on_prompt', chatId: BigInt(ADA), sessionId: b,
-        payload: { kind: 'blocked_on_prompt', sessionId: b, nodeId, text: 'Do you trust the files in this folder?' } });
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `blocked:${b}:1`,
+      kind: 'blocked_on_prompt',
+      chatId: BigInt(ADA),
+      sessionId: b,
+      payload: { kind: 'blocked_on_prompt', sessionId: b, nodeId, text: 'Do you trust the files in this folder?' },
+    });
     const dialog = await waitFor((m) => m.text?.includes('Do you trust the files') ?? false);
     expect(dialog.text?.startsWith('worker · api-worker is waiting for an answer on the computer:')).toBe(true);
   });

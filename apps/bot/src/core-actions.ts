@@ -1,7 +1,20 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  acceptMessage, answerPrompt, closeSession, compactSession, continueHere, createLoginLink, createSession, type Db, resumeSession, setExecutors, setPermissionMode, stopSession, updateSettings, validateFolderOnNode,
+  acceptMessage,
+  answerPrompt,
+  closeSession,
+  compactSession,
+  continueHere,
+  createLoginLink,
+  createSession,
+  type Db,
+  resumeSession,
+  setExecutors,
+  setPermissionMode,
+  stopSession,
+  updateSettings,
+  validateFolderOnNode,
 } from '@bria/core/services';
 import { AppError, isAppError, type LifetimeSetting } from '@bria/core/domain';
 import type { Logger } from '@bria/core/log';
@@ -33,7 +46,14 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
   const deps = { db: o.db, log: o.log };
   return {
     async createSession(i) {
-      const s = await createSession(deps, { nodeId: i.nodeId, executor: i.executor, folder: i.folder, chatId: i.chatId, ...(i.permissionMode ? { permissionMode: i.permissionMode } : {}), ...(i.model ? { model: i.model } : {}) });
+      const s = await createSession(deps, {
+        nodeId: i.nodeId,
+        executor: i.executor,
+        folder: i.folder,
+        chatId: i.chatId,
+        ...(i.permissionMode ? { permissionMode: i.permissionMode } : {}),
+        ...(i.model ? { model: i.model } : {}),
+      });
       return { sessionId: s.id };
     },
     async validateFolder(i) {
@@ -79,7 +99,13 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
           throw new AppError('PERSIST_FAILED', { message: 'attachment could not be stored', cause });
         }
       }
-      const r = await acceptMessage(deps, { sessionId: i.sessionId, text: i.text, source: i.source, sourceKey: i.sourceKey, ...(attachments ? { attachments } : {}) });
+      const r = await acceptMessage(deps, {
+        sessionId: i.sessionId,
+        text: i.text,
+        source: i.source,
+        sourceKey: i.sourceKey,
+        ...(attachments ? { attachments } : {}),
+      });
       return { messageId: r.message.id };
     },
     async updateSettings(i) {

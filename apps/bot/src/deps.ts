@@ -16,7 +16,14 @@ export interface AttachmentIn {
  * calls. Errors are core `AppError`s; their codes decide the notice the user sees.
  */
 export interface SessionActions {
-  createSession(o: { chatId: bigint; nodeId: string; executor: Executor; folder: string; permissionMode?: string; model?: string }): Promise<{ sessionId: string }>;
+  createSession(o: {
+    chatId: bigint;
+    nodeId: string;
+    executor: Executor;
+    folder: string;
+    permissionMode?: string;
+    model?: string;
+  }): Promise<{ sessionId: string }>;
   /** Validates a working folder on the node (its real path comes back); `reason` is shown to the user. */
   validateFolder(o: { nodeId: string; folder: string }): Promise<{ ok: true; folder?: string } | { ok: false; reason: string }>;
   stopSession(o: { sessionId: string; cardVersion?: number }): Promise<void>;
@@ -26,7 +33,14 @@ export interface SessionActions {
   resumeSession(o: { chatId: bigint; sessionId: string }): Promise<void>;
   /** "Continue here" for a session running in a terminal at its computer (core `continueHere`). */
   continueHere(o: { chatId: bigint; sessionId: string; pid: number }): Promise<void>;
-  acceptMessage(o: { sessionId: string; chatId: bigint; source: 'telegram'; sourceKey: string; text: string; attachments?: AttachmentIn[] }): Promise<{ messageId: string }>;
+  acceptMessage(o: {
+    sessionId: string;
+    chatId: bigint;
+    source: 'telegram';
+    sourceKey: string;
+    text: string;
+    attachments?: AttachmentIn[];
+  }): Promise<{ messageId: string }>;
   updateSettings(o: { lifetimeHours?: number | null; resumeRecommendations?: boolean }): Promise<void>;
   setExecutors(o: { nodeId: string; executors: Executor[] }): Promise<void>;
   /** The permission mode preselected for new sessions of one executor on a node. */

@@ -45,14 +45,18 @@ export interface BotConfig {
 
 export function loadBotConfig(source: NodeJS.ProcessEnv = process.env): BotConfig {
   const e = parseEnv(zBotEnv, source);
-  const allowed = e.TELEGRAM_ALLOWED_USERS.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const allowed = e.TELEGRAM_ALLOWED_USERS.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   return {
     token: e.TELEGRAM_BOT_TOKEN,
     allowedUsers: new Set(allowed),
     apiRoot: e.TELEGRAM_API_ROOT.replace(/\/$/, ''),
-    webhook: e.TELEGRAM_WEBHOOK_URL && e.TELEGRAM_WEBHOOK_SECRET
-      ? { url: e.TELEGRAM_WEBHOOK_URL, secret: e.TELEGRAM_WEBHOOK_SECRET, port: e.TELEGRAM_WEBHOOK_PORT, host: e.TELEGRAM_WEBHOOK_HOST }
-      : undefined,
+    webhook:
+      e.TELEGRAM_WEBHOOK_URL && e.TELEGRAM_WEBHOOK_SECRET
+        ? { url: e.TELEGRAM_WEBHOOK_URL, secret: e.TELEGRAM_WEBHOOK_SECRET, port: e.TELEGRAM_WEBHOOK_PORT, host: e.TELEGRAM_WEBHOOK_HOST }
+        : undefined,
     databaseUrl: e.DATABASE_URL,
     publicUrl: e.BRIA_PUBLIC_URL,
     outboxLeaseMs: e.BRIA_BOT_OUTBOX_LEASE_MS,

@@ -2,7 +2,22 @@ import { randomUUID } from 'node:crypto';
 import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/services';
-import { activeSessionIdOf, changeNode, changeSession, chatRow, countAgentCommands, countSessions, findSessionRow, messageRows, outboxRowWhere, seedChat, seedMessage, seedOutboxRow, seedSettings, sessionRow } from '@bria/testkit/bot-fixtures';
+import {
+  activeSessionIdOf,
+  changeNode,
+  changeSession,
+  chatRow,
+  countAgentCommands,
+  countSessions,
+  findSessionRow,
+  messageRows,
+  outboxRowWhere,
+  seedChat,
+  seedMessage,
+  seedOutboxRow,
+  seedSettings,
+  sessionRow,
+} from '@bria/testkit/bot-fixtures';
 import { answerFolderChecks, type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
 
 // The flows up to the engine's door: real core services and database, the fake Bot API as Telegram.
@@ -26,7 +41,9 @@ describe('/new', () => {
   it('node → executor → typed folder → the session is created Starting and its card shows it', async () => {
     await seedNode(db, { name: 'desk' });
     const nodeId = await seedNode(db, { name: 'laptop' });
-    const stopAnswering = answerFolderChecks(db, nodeId, (f) => (f === '/srv/app' ? { ok: true, folder: f } : { ok: false, reason: 'The folder does not exist on this computer.' }));
+    const stopAnswering = answerFolderChecks(db, nodeId, (f) =>
+      f === '/srv/app' ? { ok: true, folder: f } : { ok: false, reason: 'The folder does not exist on this computer.' },
+    );
     h.fake.userSends('/new');
     press(await waitFor((m) => m.text === 'New session — which computer?'), /laptop/);
     const exec = await waitFor((m) => m.text === 'New session on laptop — which agent?');
@@ -49,7 +66,7 @@ describe('/new', () => {
     const chat = await chatRow(db, ADA);
     expect(chat.flow).toBeNull();
     expect(chat.cardSessionId).toBe(s.id);
-    expect((await activeSessionIdOf(db, ADA, nodeId))).toBe(s.id);
+    expect(await activeSessionIdOf(db, ADA, nodeId)).toBe(s.id);
     stopAnswering();
   });
 
@@ -60,7 +77,18 @@ describe('/new', () => {
     await seedSettings(db, { resumeRecommendations: true });
     h.fake.userSends('/new');
     const folders = await waitFor((m) => m.text?.startsWith('Which folder?') ?? false);
-    expect(buttons(folders).map((b) => b.text)).toEqual(['/home/ada/project', '✓ default', 'acceptEdits', 'plan', 'bypassPermissions', 'opus', 'sonnet', 'fable', '✏️ model', 'Cancel']);
+    expect(buttons(folders).map((b) => b.text)).toEqual([
+      '/home/ada/project',
+      '✓ default',
+      'acceptEdits',
+      'plan',
+      'bypassPermissions',
+      'opus',
+      'sonnet',
+      'fable',
+      '✏️ model',
+      'Cancel',
+    ]);
     press(folders, '/home/ada/project');
     const offer = await waitFor((m) => m.text?.startsWith('There are earlier Claude Code sessions') ?? false);
     expect(buttons(offer).map((b) => b.text)).toEqual(['Resume: fix the parser', 'Start a new one']);
@@ -109,13 +137,35 @@ describe('sessions, background completion and archive', () => {
     expect(buttons(list)).toHaveLength(2);
     press(list, /ready/);
     await waitFor((m) => (m.text?.includes('State: ready') && m.text.includes('B')) ?? false);
-    expect((await activeSessionIdOf(db, ADA, nodeId))).toBe(b);
+    expect(await activeSessionIdOf(db, ADA, nodeId)).toBe(b);
     expect((await sessionRow(db, a)).state).toBe('Running');
 
     // A's final, written while A is in the background, is held: it does not land in B's conversation.
-    const msg = await seedMessage(db, { id: randomUUID(), sessionId: a, seq: 1, source: 'telegram', text: 'q', status: 'completed', finalText: 'the **answer** of A' });
-    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `final:${msg.id}:${ADA}`, kind: 'final', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'final', sessionId: a, nodeId, messageId: msg.id, text: 'the **answer** of A', active: false } });
-    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `done:${a}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: a, payload: { kind: 'background_done', sessionId: a, nodeId, title: 'A', jump: { sessionId: a, nodeId } } });
+    const msg = await seedMessage(db, {
+      id: randomUUID(),
+      sessionId: a,
+      seq: 1,
+      source: 'telegram',
+      text: 'q',
+      status: 'completed',
+      finalText: 'the **answer** of A',
+    });
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `final:${msg.id}:${ADA}`,
+      kind: 'final',
+      chatId: BigInt(ADA),
+      sessionId: a,
+      payload: { kind: 'final', sessionId: a, nodeId, messageId: msg.id, text: 'the **answer** of A', active: false },
+    });
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `done:${a}`,
+      kind: 'background_done',
+      chatId: BigInt(ADA),
+      sessionId: a,
+      payload: { kind: 'background_done', sessionId: a, nodeId, title: 'A', jump: { sessionId: a, nodeId } },
+    });
     const notice = await waitFor((m) => m.text === 'A background session finished: A · project');
     expect(h.fake.chatMessages().some((m) => m.text === 'the answer of A')).toBe(false);
     press(notice, 'Open');
@@ -125,10 +175,14 @@ describe('sessions, background completion and archive', () => {
     expect(final.message_id).toBeGreaterThan(cardA.message_id);
     press(notice, 'Open');
     // The second Open posts a new card of A; the first one is edited once to say it is no longer current.
-    await h.fake.waitForChat((ms) => ms.some((m) => m.message_id === cardA.message_id && m.text?.startsWith('Earlier card: A · project')) && ms.some((m) => m.message_id > cardA.message_id && m.text?.includes('\nA\n')));
+    await h.fake.waitForChat(
+      (ms) =>
+        ms.some((m) => m.message_id === cardA.message_id && m.text?.startsWith('Earlier card: A · project')) &&
+        ms.some((m) => m.message_id > cardA.message_id && m.text?.includes('\nA\n')),
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect(h.fake.chatMessages().filter((m) => m.text === 'the answer of A')).toHaveLength(1);
-    expect((await activeSessionIdOf(db, ADA, nodeId))).toBe(a);
+    expect(await activeSessionIdOf(db, ADA, nodeId)).toBe(a);
     expect((await sessionRow(db, b)).state).toBe('Ready');
   });
 
@@ -156,17 +210,26 @@ describe('sessions, background completion and archive', () => {
     expect(h.fake.chatMessages().some((m) => m.text?.includes('State:'))).toBe(false);
     // What the engine does once the CLI reopened it: Ready and a card update. The status becomes the card, in place.
     await changeSession(db, resumed.id, { state: 'Ready' });
-    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `card:${resumed.id}:ready`, kind: 'card_update', chatId: BigInt(ADA), sessionId: resumed.id, payload: { kind: 'card_update', sessionId: resumed.id, nodeId, state: 'Ready', version: 9, active: true } });
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `card:${resumed.id}:ready`,
+      kind: 'card_update',
+      chatId: BigInt(ADA),
+      sessionId: resumed.id,
+      payload: { kind: 'card_update', sessionId: resumed.id, nodeId, state: 'Ready', version: 9, active: true },
+    });
     const card = await waitFor((m) => (m.message_id === status.message_id && m.text?.includes('State: ready')) ?? false);
     expect(card.text).toContain('task 0');
     expect(buttons(card).map((b) => b.text)).toEqual(['Close', 'Sessions', 'New session']);
-    await expect.poll(async () => {
-      const chat = await chatRow(db, ADA);
-      return [chat.cardSessionId, chat.cardMessageId];
-    }).toEqual([resumed.id, status.message_id]);
+    await expect
+      .poll(async () => {
+        const chat = await chatRow(db, ADA);
+        return [chat.cardSessionId, chat.cardMessageId];
+      })
+      .toEqual([resumed.id, status.message_id]);
     expect(h.fake.chatMessages().filter((m) => m.text?.includes('task 0') && !m.text.startsWith('Archive'))).toHaveLength(1);
   });
-  const activeOn = async (nodeId: string) => (await activeSessionIdOf(db, ADA, nodeId));
+  const activeOn = async (nodeId: string) => await activeSessionIdOf(db, ADA, nodeId);
 
   it('a failed resume: one notice with a New session button, and the session active before is active again under it', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
@@ -182,8 +245,20 @@ describe('sessions, background completion and archive', () => {
     h.fake.failNext('editMessageText', { drop: true, afterExecute: true });
     // What the engine does when the CLI cannot reopen it: the record stays archived, one resume_failed row.
     await changeSession(db, ghost, { state: 'Archived' });
-    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `resume_failed:${ghost}`, kind: 'resume_failed', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_failed', sessionId: ghost, nodeId, cause: 'CLI exited before its prompt: No conversation found with session ID: native-7' } });
-    const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the agent\'s CLI found no conversation with this session\'s id on the computer (the computer said: CLI exited before its prompt: No conversation found with session ID: native-7).') ?? false);
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `resume_failed:${ghost}`,
+      kind: 'resume_failed',
+      chatId: BigInt(ADA),
+      sessionId: ghost,
+      payload: { kind: 'resume_failed', sessionId: ghost, nodeId, cause: 'CLI exited before its prompt: No conversation found with session ID: native-7' },
+    });
+    const notice = await waitFor(
+      (m) =>
+        m.text?.startsWith(
+          "The archived session could not be resumed: the agent's CLI found no conversation with this session's id on the computer (the computer said: CLI exited before its prompt: No conversation found with session ID: native-7).",
+        ) ?? false,
+    );
     expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
     // The status became the notice: no card of the failed session was ever shown, none is left.
     expect(notice.message_id).toBe(status.message_id);
@@ -228,9 +303,23 @@ describe('sessions, background completion and archive', () => {
 
     // What a press leaves behind when the process dies before resumeSession: the active session
     // switched, the way back recorded, the status row written (held, now due); nothing asked of core.
-    await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, flow: { kind: 'resumeReturn', sessionId: ghost, nodeId, previousSessionId: b }, active: { nodeId, sessionId: ghost } });
-    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `resume_status:${ADA}:${ghost}:1`, kind: 'resume_status', chatId: BigInt(ADA), sessionId: ghost, payload: { kind: 'resume_status', sessionId: ghost, nodeId, title: 'old one', askedAfter: '0' } });
-    const notice = await waitFor((m) => m.text?.startsWith('The archived session could not be resumed: the bot stopped before it could ask the computer; press Resume again.') ?? false);
+    await seedChat(db, {
+      chatId: ADA,
+      selectedNodeId: nodeId,
+      flow: { kind: 'resumeReturn', sessionId: ghost, nodeId, previousSessionId: b },
+      active: { nodeId, sessionId: ghost },
+    });
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `resume_status:${ADA}:${ghost}:1`,
+      kind: 'resume_status',
+      chatId: BigInt(ADA),
+      sessionId: ghost,
+      payload: { kind: 'resume_status', sessionId: ghost, nodeId, title: 'old one', askedAfter: '0' },
+    });
+    const notice = await waitFor(
+      (m) => m.text?.startsWith('The archived session could not be resumed: the bot stopped before it could ask the computer; press Resume again.') ?? false,
+    );
     expect(buttons(notice).map((x) => x.text)).toEqual(['New session']);
     await waitFor((m) => (m.message_id > notice.message_id && m.text?.includes('\nB\n')) ?? false);
     expect(await activeOn(nodeId)).toBe(b);
@@ -238,13 +327,20 @@ describe('sessions, background completion and archive', () => {
     expect((await sessionRow(db, ghost)).state).toBe('Archived');
   });
 
-  it('Open on a notice about another computer\'s session selects that computer, so the next text goes to the session shown', async () => {
+  it("Open on a notice about another computer's session selects that computer, so the next text goes to the session shown", async () => {
     const desk = await seedNode(db, { name: 'desk' });
     const laptop = await seedNode(db, { name: 'laptop' });
     const onDesk = await seedSession(db, { nodeId: desk, state: 'Ready', title: 'D' });
     const onLaptop = await seedSession(db, { nodeId: laptop, state: 'Ready', title: 'L' });
     await seedChat(db, { chatId: ADA, selectedNodeId: laptop, active: { nodeId: laptop, sessionId: onLaptop } });
-    await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `done:${onDesk}`, kind: 'background_done', chatId: BigInt(ADA), sessionId: onDesk, payload: { kind: 'background_done', sessionId: onDesk, nodeId: desk, title: 'D', jump: { sessionId: onDesk, nodeId: desk } } });
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `done:${onDesk}`,
+      kind: 'background_done',
+      chatId: BigInt(ADA),
+      sessionId: onDesk,
+      payload: { kind: 'background_done', sessionId: onDesk, nodeId: desk, title: 'D', jump: { sessionId: onDesk, nodeId: desk } },
+    });
     press(await waitFor((m) => m.text === 'A background session finished: D · project'), 'Open');
     await waitFor((m) => (m.text?.startsWith('Claude Code · desk') && m.text.includes('\nD\n')) ?? false);
     expect((await chatRow(db, ADA)).selectedNodeId).toBe(desk);

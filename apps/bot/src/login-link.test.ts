@@ -17,7 +17,11 @@ useBotHarness({ allowed: [ADA] }, (x) => {
 });
 
 const loginRows = () => loginLinkRows(db);
-const linksShown = () => h.fake.chatMessages().filter((m) => LINK.test(m.text ?? '')).map((m) => m.text as string);
+const linksShown = () =>
+  h.fake
+    .chatMessages()
+    .filter((m) => LINK.test(m.text ?? ''))
+    .map((m) => m.text as string);
 
 describe('/login link in the outbox', () => {
   it('the sent row keeps no link: the payload is blanked in the statement that marks it sent', async () => {
@@ -55,7 +59,13 @@ describe('/login link in the outbox', () => {
   it('a link that expired before it could be sent is not sent; the chat is told to ask again', async () => {
     h.fake.userSends('/start');
     await h.fake.waitForChat((m) => m.some((x) => x.from?.is_bot));
-    await enqueueBotRow(db, { dedupeKey: 'test:expired-link', kind: 'login_link', chatId: BigInt(ADA), sessionId: null, payload: { kind: 'login_link', url: 'http://127.0.0.1:3999/login?token=expiredexpiredexpired00', expiresAt: new Date(Date.now() - 1000).toISOString() } });
+    await enqueueBotRow(db, {
+      dedupeKey: 'test:expired-link',
+      kind: 'login_link',
+      chatId: BigInt(ADA),
+      sessionId: null,
+      payload: { kind: 'login_link', url: 'http://127.0.0.1:3999/login?token=expiredexpiredexpired00', expiresAt: new Date(Date.now() - 1000).toISOString() },
+    });
     await h.fake.waitForChat((m) => m.some((x) => x.text === 'The dashboard link expired before it could be sent. Send /login for a new one.'));
     expect(linksShown()).toEqual([]);
     await expect.poll(async () => JSON.stringify(await loginRows())).not.toContain('expiredexpired');

@@ -34,17 +34,31 @@ function startBot(): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/bot/src/main.ts')], {
     cwd: root,
     env: {
-      PATH: process.env.PATH, HOME: process.env.HOME,
-      TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: fake.apiRoot, TELEGRAM_ALLOWED_USERS: String(fake.user.id),
-      DATABASE_URL: testDatabase.url, BRIA_DATA_DIR: scratchDir('bria-bot-main-'), BRIA_BOT_OUTBOX_LEASE_MS: '3000', LOG_LEVEL: 'silent',
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TELEGRAM_BOT_TOKEN: fake.token,
+      TELEGRAM_API_ROOT: fake.apiRoot,
+      TELEGRAM_ALLOWED_USERS: String(fake.user.id),
+      DATABASE_URL: testDatabase.url,
+      BRIA_DATA_DIR: scratchDir('bria-bot-main-'),
+      BRIA_BOT_OUTBOX_LEASE_MS: '3000',
+      LOG_LEVEL: 'silent',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
-const exited = (p: ChildProcess) => new Promise<number | null>((resolve) => (p.exitCode !== null || p.signalCode ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code))));
+const exited = (p: ChildProcess) =>
+  new Promise<number | null>((resolve) => (p.exitCode !== null || p.signalCode ? resolve(p.exitCode) : p.once('exit', (code) => resolve(code))));
 
 async function enqueueFinal(key: string, text: string): Promise<void> {
-  await seedOutboxRow(db, { channel: 'telegram', dedupeKey: key, kind: 'final', chatId: BigInt(fake.user.id), sessionId: SESSION, payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text, active: true } });
+  await seedOutboxRow(db, {
+    channel: 'telegram',
+    dedupeKey: key,
+    kind: 'final',
+    chatId: BigInt(fake.user.id),
+    sessionId: SESSION,
+    payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text, active: true },
+  });
 }
 
 describe('bot process', () => {

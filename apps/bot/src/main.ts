@@ -24,12 +24,25 @@ const db = createDb(cfg.databaseUrl, { max: 4 });
 const outboxApi = new Api(cfg.token, { apiRoot: cfg.apiRoot, timeoutSeconds: Math.max(1, Math.floor(cfg.outboxLeaseMs / 2000)) });
 const sender = new OutboxSender({ api: outboxApi, db, log: log.child({ part: 'outbox' }), leaseMs: cfg.outboxLeaseMs });
 // Progress edits of the card use their own Api client, so they never wait behind the outbox's requests.
-const progress = new ProgressTicker({ api: new Api(cfg.token, { apiRoot: cfg.apiRoot, timeoutSeconds: 20 }), db, databaseUrl: cfg.databaseUrl, log: log.child({ part: 'progress' }) });
+const progress = new ProgressTicker({
+  api: new Api(cfg.token, { apiRoot: cfg.apiRoot, timeoutSeconds: 20 }),
+  db,
+  databaseUrl: cfg.databaseUrl,
+  log: log.child({ part: 'progress' }),
+});
 const wake = new OutboxWake({ databaseUrl: cfg.databaseUrl, log: log.child({ part: 'outbox' }), onWake: () => sender.wake() });
 let stopping = false;
 const bot = createBot(
   cfg.token,
-  { db, log, accepting: () => !stopping || cfg.webhook !== undefined, allowedUsers: cfg.allowedUsers, apiRoot: cfg.apiRoot, actions: coreActions({ db, log, publicUrl: cfg.publicUrl, attachmentsDir: cfg.attachmentsDir }), wakeOutbox: () => sender.wake() },
+  {
+    db,
+    log,
+    accepting: () => !stopping || cfg.webhook !== undefined,
+    allowedUsers: cfg.allowedUsers,
+    apiRoot: cfg.apiRoot,
+    actions: coreActions({ db, log, publicUrl: cfg.publicUrl, attachmentsDir: cfg.attachmentsDir }),
+    wakeOutbox: () => sender.wake(),
+  },
   { client: { apiRoot: cfg.apiRoot } },
 );
 
@@ -69,7 +82,12 @@ async function stop(code: number): Promise<void> {
   stopping = true;
   // The updates in hand finish before anything closes: grammY's stop() confirms them to Telegram at
   // once, so a message whose handler were cut short here (a file download, the write) would be lost.
-  const pollingEnded = bot.isRunning() ? bot.stop().catch(() => undefined).then(() => polling) : Promise.resolve(polling);
+  const pollingEnded = bot.isRunning()
+    ? bot
+        .stop()
+        .catch(() => undefined)
+        .then(() => polling)
+    : Promise.resolve(polling);
   const webhookClosed = new Promise<void>((resolve) => (webhookServer ? webhookServer.close(() => resolve()) : resolve()));
   const handled = await Promise.race([
     Promise.allSettled([pollingEnded, webhookClosed]).then(() => true),

@@ -11,7 +11,8 @@ const ADA = 100200300;
 type Btn = InlineKeyboardButton.CallbackButton;
 const buttons = (m: Message | undefined) => ((m?.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat() as Btn[];
 const labels = (m: Message | undefined) => buttons(m).map((b) => b.text);
-const waitFor = async (pred: (m: Message) => boolean) => (await h.fake.waitForChat((ms) => ms.some(pred), { timeoutMs: 20_000 })).filter(pred).at(-1) as Message;
+const waitFor = async (pred: (m: Message) => boolean) =>
+  (await h.fake.waitForChat((ms) => ms.some(pred), { timeoutMs: 20_000 })).filter(pred).at(-1) as Message;
 const shown = (id: number, pred: (m: Message) => boolean) => waitFor((m) => m.message_id === id && pred(m));
 const button = (m: Message, label: string) => {
   const b = buttons(m).find((x) => x.text === label);
@@ -38,9 +39,23 @@ async function sessionInChat(o: { flow?: object } = {}) {
 }
 
 const bash = (sessionId: string, o: { canAlwaysAllow?: boolean } = {}) =>
-  seedPrompt(db, { sessionId, chatId: ADA, toolName: 'Bash', toolInput: { command: 'npm test -- --run', description: 'Run the tests' }, canAlwaysAllow: o.canAlwaysAllow ?? true });
+  seedPrompt(db, {
+    sessionId,
+    chatId: ADA,
+    toolName: 'Bash',
+    toolInput: { command: 'npm test -- --run', description: 'Run the tests' },
+    canAlwaysAllow: o.canAlwaysAllow ?? true,
+  });
 
-const COLOR = { question: 'Which color do you prefer?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] };
+const COLOR = {
+  question: 'Which color do you prefer?',
+  header: 'Color',
+  multiSelect: false,
+  options: [
+    { label: 'Red', description: 'warm' },
+    { label: 'Blue', description: 'cool' },
+  ],
+};
 
 describe('a permission request in the chat', () => {
   it('shows the session, the command and the choices; Allow reaches core once and the message says who answered, without buttons', async () => {
@@ -68,7 +83,11 @@ describe('a permission request in the chat', () => {
     const { sessionId } = await sessionInChat();
     const promptId = await bash(sessionId);
     const m = await waitFor((x) => x.text?.startsWith('Permission request') ?? false);
-    const [a, b, dash] = await Promise.all([press(m, 'Always allow this for the session'), press(m, 'Deny'), answerPrompt({ db }, { promptId, decision: 'allow', from: 'dashboard' })]);
+    const [a, b, dash] = await Promise.all([
+      press(m, 'Always allow this for the session'),
+      press(m, 'Deny'),
+      answerPrompt({ db }, { promptId, decision: 'allow', from: 'dashboard' }),
+    ]);
     const cmds = await commands(sessionId);
     expect(cmds).toHaveLength(1);
     const row = await promptRow(db, promptId);
@@ -82,7 +101,12 @@ describe('a permission request in the chat', () => {
 
   it('Deny with a reason: the next text is the reason (not a message to the session), and Cancel goes back', async () => {
     // The chat's earlier flow (a resume's way back) is kept while the reason is awaited, and comes back.
-    const earlier = { kind: 'resumeReturn', sessionId: '10000000-0000-4000-8000-000000000999', nodeId: '00000000-0000-4000-8000-000000000999', previousSessionId: '10000000-0000-4000-8000-000000000998' };
+    const earlier = {
+      kind: 'resumeReturn',
+      sessionId: '10000000-0000-4000-8000-000000000999',
+      nodeId: '00000000-0000-4000-8000-000000000999',
+      previousSessionId: '10000000-0000-4000-8000-000000000998',
+    };
     const { sessionId } = await sessionInChat({ flow: earlier });
     const promptId = await bash(sessionId, { canAlwaysAllow: false });
     const m = await waitFor((x) => x.text?.startsWith('Permission request') ?? false);
@@ -101,7 +125,12 @@ describe('a permission request in the chat', () => {
     await waitFor((x) => x.text === 'Denied.');
     const cmds = await commands(sessionId);
     expect(cmds).toHaveLength(1);
-    expect(cmds[0]?.payload).toMatchObject({ requestId: promptId, decision: 'deny', message: 'not on the production database, use the test one', from: 'telegram' });
+    expect(cmds[0]?.payload).toMatchObject({
+      requestId: promptId,
+      decision: 'deny',
+      message: 'not on the production database, use the test one',
+      from: 'telegram',
+    });
     expect(await countMessages(db, { sessionId })).toBe(0);
     const done = await shown(m.message_id, (x) => x.text?.endsWith('Denied (from Telegram): not on the production database, use the test one') ?? false);
     expect(buttons(done)).toEqual([]);
@@ -112,7 +141,12 @@ describe('a permission request in the chat', () => {
     const { sessionId } = await sessionInChat();
     const first = await bash(sessionId);
     const a = await waitFor((x) => x.text?.startsWith('Permission request') ?? false);
-    const second = await seedPrompt(db, { sessionId, chatId: ADA, toolName: 'Write', toolInput: { file_path: '/home/ada/project/notes.md', content: 'hello' } });
+    const second = await seedPrompt(db, {
+      sessionId,
+      chatId: ADA,
+      toolName: 'Write',
+      toolInput: { file_path: '/home/ada/project/notes.md', content: 'hello' },
+    });
     const b = await waitFor((x) => x.message_id > a.message_id && (x.text?.includes('File: /home/ada/project/notes.md') ?? false));
     await press(a, 'Deny with a reason…');
     await shown(a.message_id, (x) => x.text?.includes('Send the reason for denying') ?? false);
@@ -122,7 +156,9 @@ describe('a permission request in the chat', () => {
     expect(labels(back)).toEqual(['Allow', 'Deny', 'Deny with a reason…', 'Always allow this for the session']);
     h.fake.userSends('keep notes out of the repo');
     await waitFor((x) => x.text === 'Denied.');
-    expect((await commands(sessionId)).map((c) => c.payload)).toEqual([expect.objectContaining({ requestId: second, decision: 'deny', message: 'keep notes out of the repo' })]);
+    expect((await commands(sessionId)).map((c) => c.payload)).toEqual([
+      expect.objectContaining({ requestId: second, decision: 'deny', message: 'keep notes out of the repo' }),
+    ]);
     expect((await promptRow(db, first)).state).toBe('pending');
   });
 
@@ -192,7 +228,16 @@ describe('a question in the chat', () => {
 
   it('several questions: ticks and Send for a multi-select, then an answer in text; one answer with both', async () => {
     const { sessionId } = await sessionInChat();
-    const toppings = { question: 'Which toppings?', header: 'Toppings', multiSelect: true, options: [{ label: 'Cheese', description: '' }, { label: 'Ham', description: '' }, { label: 'Olives', description: '' }] };
+    const toppings = {
+      question: 'Which toppings?',
+      header: 'Toppings',
+      multiSelect: true,
+      options: [
+        { label: 'Cheese', description: '' },
+        { label: 'Ham', description: '' },
+        { label: 'Olives', description: '' },
+      ],
+    };
     await seedPrompt(db, { sessionId, chatId: ADA, kind: 'question', toolName: 'AskUserQuestion', toolInput: { questions: [toppings, COLOR] } });
     const m = await waitFor((x) => x.text?.startsWith('Question') ?? false);
     expect(labels(m)).toEqual(['☐ Cheese', '☐ Ham', '☐ Olives', 'Next', 'Answer in text']);
@@ -214,9 +259,17 @@ describe('a question in the chat', () => {
     await waitFor((x) => x.text === 'Answer sent.');
     const cmds = await commands(sessionId);
     expect(cmds).toHaveLength(1);
-    expect(cmds[0]?.payload).toMatchObject({ decision: 'allow', answers: { 'Which toppings?': 'Cheese, Olives', 'Which color do you prefer?': 'green, like the logo' } });
+    expect(cmds[0]?.payload).toMatchObject({
+      decision: 'allow',
+      answers: { 'Which toppings?': 'Cheese, Olives', 'Which color do you prefer?': 'green, like the logo' },
+    });
     expect(await countMessages(db, { sessionId })).toBe(0);
-    await shown(m.message_id, (x) => (x.text?.endsWith('Answered (from Telegram): Which toppings? → Cheese, Olives; Which color do you prefer? → green, like the logo') ?? false) && buttons(x).length === 0);
+    await shown(
+      m.message_id,
+      (x) =>
+        (x.text?.endsWith('Answered (from Telegram): Which toppings? → Cheese, Olives; Which color do you prefer? → green, like the logo') ?? false) &&
+        buttons(x).length === 0,
+    );
     expect((await chatRow(db, ADA)).flow).toBeNull();
   });
 });

@@ -12,7 +12,11 @@ let db: Db;
 let h: Harness;
 const ADA = 100200300;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const botTexts = () => h.fake.chatMessages(ADA).filter((m) => m.from?.is_bot).map((m) => m.text ?? '');
+const botTexts = () =>
+  h.fake
+    .chatMessages(ADA)
+    .filter((m) => m.from?.is_bot)
+    .map((m) => m.text ?? '');
 
 useBotHarness({ allowed: [ADA] }, (x) => {
   ({ db, h } = x);

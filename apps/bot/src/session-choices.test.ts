@@ -81,7 +81,11 @@ describe('/new: permission mode and model', () => {
     h.fake.userSends('/settings');
     const msg = await waitFor((m) => m.text?.startsWith('Settings') ?? false);
     expect(msg.text).toContain('Default mode (Claude Code): default');
-    for (const [label, next] of [['Claude Code: default ↻', 'acceptEdits'], ['Claude Code: acceptEdits ↻', 'plan'], ['Claude Code: plan ↻', 'default']] as const) {
+    for (const [label, next] of [
+      ['Claude Code: default ↻', 'acceptEdits'],
+      ['Claude Code: acceptEdits ↻', 'plan'],
+      ['Claude Code: plan ↻', 'default'],
+    ] as const) {
       press(msg, label);
       await expect.poll(() => current(msg).text).toContain(`Default mode (Claude Code): ${next}`);
       expect((await nodeRow(db, nodeId)).claudePermissionMode).toBe(next);

@@ -23,7 +23,8 @@ async function activeSession(executor: 'claude' | 'codex'): Promise<string> {
   await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId: sessionId } });
   return sessionId;
 }
-const botSaid = (text: string) => async () => (await h.fake.waitForChat((ms) => ms.some((m: Message) => m.from?.is_bot === true && m.text === text))).length > 0;
+const botSaid = (text: string) => async () =>
+  (await h.fake.waitForChat((ms) => ms.some((m: Message) => m.from?.is_bot === true && m.text === text))).length > 0;
 const stored = (sessionId: string) => messageTexts(db, sessionId);
 
 describe('a text starting with / in Telegram', () => {
@@ -62,7 +63,7 @@ describe('a text starting with / in Telegram', () => {
     expect(await botSaid(en['msg.noActive'])()).toBe(true);
   });
 
-  it('Bria\'s own commands are still answered by Bria and never stored as messages', async () => {
+  it("Bria's own commands are still answered by Bria and never stored as messages", async () => {
     const sessionId = await activeSession('claude');
     h.fake.userSends('/new');
     expect(await botSaid('New session on laptop — which agent?')()).toBe(true);

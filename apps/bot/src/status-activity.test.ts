@@ -18,13 +18,34 @@ describe('/status while a turn runs', () => {
     const sessionId = await seedSession(db, { nodeId, state: 'Running', title: 'S' });
     await changeSession(db, sessionId, { executor: 'codex' });
     const started = new Date(Date.now() - 125_000).toISOString();
-    await db.session.update({ where: { id: sessionId }, data: {
-      activity: { kind: 'edit', toolName: 'apply_patch', subject: '/home/ada/project/src/app.ts', status: 'running', added: 12, removed: 3, reads: 0, steps: 5, nativeTurnId: 't', turnStartedAt: started, at: started },
-      activityAt: new Date(), contextUsed: 51_680, contextWindow: 258_400, contextWindowSource: 'journal', compactions: 1,
-    } });
+    await db.session.update({
+      where: { id: sessionId },
+      data: {
+        activity: {
+          kind: 'edit',
+          toolName: 'apply_patch',
+          subject: '/home/ada/project/src/app.ts',
+          status: 'running',
+          added: 12,
+          removed: 3,
+          reads: 0,
+          steps: 5,
+          nativeTurnId: 't',
+          turnStartedAt: started,
+          at: started,
+        },
+        activityAt: new Date(),
+        contextUsed: 51_680,
+        contextWindow: 258_400,
+        contextWindowSource: 'journal',
+        compactions: 1,
+      },
+    });
     await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId } });
     h.fake.userSends('/status', { userId: ADA, chatId: ADA });
-    const [m] = (await h.fake.waitForChat((ms) => ms.some((x) => x.from?.is_bot === true && (x.text ?? '').includes('Editing')), { chatId: ADA })).filter((x) => (x.text ?? '').includes('Editing'));
+    const [m] = (await h.fake.waitForChat((ms) => ms.some((x) => x.from?.is_bot === true && (x.text ?? '').includes('Editing')), { chatId: ADA })).filter((x) =>
+      (x.text ?? '').includes('Editing'),
+    );
     expect(m?.text).toContain('Editing src/app.ts (+12 −3) · 2 min · 5 steps');
     expect(m?.text).toContain('Context: 20% of 258,400 tokens · compactions: 1');
   });

@@ -25,9 +25,19 @@ const run = promisify(execFile);
 /** Reported in the hello: a bundle's `<package version>-<content hash>`, or the checkout's package version. */
 export const AGENT_VERSION = bundleInfo?.version ?? SOURCE_VERSION;
 /** The optional commands (protocol OPTIONAL_COMMANDS) this agent handles; sent in its hello. */
-export const AGENT_CAPABILITIES: readonly (OptionalCommand | AgentFeature)[] = ['read_journal', 'answer_permission', 'answer_dialog', 'compact_context', 'handoff'];
+export const AGENT_CAPABILITIES: readonly (OptionalCommand | AgentFeature)[] = [
+  'read_journal',
+  'answer_permission',
+  'answer_dialog',
+  'compact_context',
+  'handoff',
+];
 
-export interface ExecutorProbe { executor: Executor; available: boolean; version?: string }
+export interface ExecutorProbe {
+  executor: Executor;
+  available: boolean;
+  version?: string;
+}
 
 /** Finds which CLIs this computer can run (the user's own installation, as configured). */
 export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codexBin' | 'cliEnv'>): Promise<ExecutorProbe[]> {
@@ -92,7 +102,10 @@ export class Agent {
   readonly hooks: HookChannel;
   private readonly reporter: HookReporter;
 
-  constructor(readonly cfg: AgentConfig, private readonly log: AgentLog) {
+  constructor(
+    readonly cfg: AgentConfig,
+    private readonly log: AgentLog,
+  ) {
     this.ledger = new Ledger(cfg.dir, () => randomUUID());
     this.client = new HubClient({
       url: cfg.hubUrl,
@@ -100,7 +113,13 @@ export class Agent {
       ledger: this.ledger,
       log,
       ...(cfg.ca ? { ca: cfg.ca } : {}),
-      hello: () => ({ agentVersion: AGENT_VERSION, hostname: hostname(), executors: this.executors, capabilities: [...AGENT_CAPABILITIES], unavailableModes: unavailableModes(cliEnvironment(cfg.cliEnv ?? process.env)) }),
+      hello: () => ({
+        agentVersion: AGENT_VERSION,
+        hostname: hostname(),
+        executors: this.executors,
+        capabilities: [...AGENT_CAPABILITIES],
+        unavailableModes: unavailableModes(cliEnvironment(cfg.cliEnv ?? process.env)),
+      }),
       onCommand: (cmd) => this.handle(cmd),
       onInterrupted: (rec) => this.control.interruptedResult(rec),
     });
@@ -112,7 +131,12 @@ export class Agent {
     this.tmux = tmux;
     this.hooks = hookChannelFor(cfg, log);
     this.control = new SessionControl({
-      dir: path.join(cfg.dir, 'sessions'), attachmentsDir: path.join(cfg.dir, 'attachments'), tmux, env: cliEnv, log, hooks: this.hooks,
+      dir: path.join(cfg.dir, 'sessions'),
+      attachmentsDir: path.join(cfg.dir, 'attachments'),
+      tmux,
+      env: cliEnv,
+      log,
+      hooks: this.hooks,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
       emit: (e) => void this.client.emitEvent(e),
     });
@@ -162,7 +186,11 @@ export class Agent {
       case 'probe':
         return probeExecutors(this.cfg).then((executors) => ({ ok: true, executors, hostname: hostname() }));
       case 'read_journal':
-        return readJournalCommand(cmd.payload, { claudeHome: claudeConfigDir(this.cfg.cliEnv ?? process.env), codexHome: codexHome(this.cfg.cliEnv ?? process.env), archiveDir: path.join(this.cfg.dir, 'sessions', 'archive') });
+        return readJournalCommand(cmd.payload, {
+          claudeHome: claudeConfigDir(this.cfg.cliEnv ?? process.env),
+          codexHome: codexHome(this.cfg.cliEnv ?? process.env),
+          archiveDir: path.join(this.cfg.dir, 'sessions', 'archive'),
+        });
       case 'answer_permission': {
         // Never queued behind the session's commands: a delivery waiting for its receipt must not hold an answer.
         const parsed = parseSessionCommand('answer_permission', cmd.payload);
@@ -171,7 +199,8 @@ export class Agent {
       }
       case 'answer_dialog': {
         const parsed = parseSessionCommand('answer_dialog', cmd.payload);
-        if (!parsed.ok || !cmd.sessionId) return Promise.resolve({ ok: false, code: 'invalid_payload', error: `invalid payload: ${parsed.ok ? 'no session' : parsed.error.slice(0, 300)}` });
+        if (!parsed.ok || !cmd.sessionId)
+          return Promise.resolve({ ok: false, code: 'invalid_payload', error: `invalid payload: ${parsed.ok ? 'no session' : parsed.error.slice(0, 300)}` });
         return this.control.answerDialog(cmd.sessionId, parsed.payload);
       }
       case 'archive_journal':
@@ -185,7 +214,12 @@ export class Agent {
           // are told again under the new generation — one told under the old generation while the
           // hub was away was refused as stale, and without a prompt row nobody could answer it
           // (docs/reliability.md). The hub stores a request once by its id.
-          void run.then((r) => { if (r.ok) setImmediate(() => this.reporter.reannounce(sessionId)); }, () => undefined);
+          void run.then(
+            (r) => {
+              if (r.ok) setImmediate(() => this.reporter.reannounce(sessionId));
+            },
+            () => undefined,
+          );
         }
         return run;
       }

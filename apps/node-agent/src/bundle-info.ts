@@ -5,8 +5,7 @@
  */
 declare const __BRIA_AGENT_BUNDLE__: { version: string; hookSource: string } | undefined;
 
-export const bundleInfo: { version: string; hookSource: string } | null =
-  typeof __BRIA_AGENT_BUNDLE__ === 'undefined' ? null : __BRIA_AGENT_BUNDLE__;
+export const bundleInfo: { version: string; hookSource: string } | null = typeof __BRIA_AGENT_BUNDLE__ === 'undefined' ? null : __BRIA_AGENT_BUNDLE__;
 
 /** The package version of this checkout (root package.json); a bundle reports its own. */
 export const SOURCE_VERSION = '0.1.0';

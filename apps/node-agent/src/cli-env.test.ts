@@ -4,15 +4,31 @@ import { cliEnvironment, LAUNCHER_ADDED_VAR, markLauncherAdded } from './cli-env
 describe('cliEnvironment', () => {
   it("keeps the user's variables and withholds Bria's own, libpq's and the launcher's", () => {
     const env = {
-      HOME: '/home/u', PATH: '/usr/bin', HTTPS_PROXY: 'http://proxy:3128', ANTHROPIC_API_KEY: 'sk-user', OPENAI_BASE_URL: 'http://m',
-      CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x',
-      DATABASE_URL: 'postgres://bria:pw@h/db', BRIA_AGENT_TOKEN: 'tok-1234567890', BRIA_HUB_URL: 'ws://h/agent',
-      TELEGRAM_BOT_TOKEN: '123:abc', TELEGRAM_ALLOWED_USERS: '42', PGPASSWORD: 'pw', PGHOST: 'h',
-      LAUNCHER_ONLY: 'x', [LAUNCHER_ADDED_VAR]: 'LAUNCHER_ONLY, not a name!,DATABASE_URL',
+      HOME: '/home/u',
+      PATH: '/usr/bin',
+      HTTPS_PROXY: 'http://proxy:3128',
+      ANTHROPIC_API_KEY: 'sk-user',
+      OPENAI_BASE_URL: 'http://m',
+      CLAUDE_CONFIG_DIR: '/c',
+      CODEX_HOME: '/x',
+      DATABASE_URL: 'postgres://bria:pw@h/db',
+      BRIA_AGENT_TOKEN: 'tok-1234567890',
+      BRIA_HUB_URL: 'ws://h/agent',
+      TELEGRAM_BOT_TOKEN: '123:abc',
+      TELEGRAM_ALLOWED_USERS: '42',
+      PGPASSWORD: 'pw',
+      PGHOST: 'h',
+      LAUNCHER_ONLY: 'x',
+      [LAUNCHER_ADDED_VAR]: 'LAUNCHER_ONLY, not a name!,DATABASE_URL',
     };
     expect(cliEnvironment(env)).toEqual({
-      HOME: '/home/u', PATH: '/usr/bin', HTTPS_PROXY: 'http://proxy:3128', ANTHROPIC_API_KEY: 'sk-user', OPENAI_BASE_URL: 'http://m',
-      CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x',
+      HOME: '/home/u',
+      PATH: '/usr/bin',
+      HTTPS_PROXY: 'http://proxy:3128',
+      ANTHROPIC_API_KEY: 'sk-user',
+      OPENAI_BASE_URL: 'http://m',
+      CLAUDE_CONFIG_DIR: '/c',
+      CODEX_HOME: '/x',
     });
   });
 

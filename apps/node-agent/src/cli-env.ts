@@ -19,10 +19,32 @@ export const WITHHELD_PREFIXES: readonly string[] = ['BRIA_', 'TELEGRAM_'];
  */
 export const WITHHELD_NAMES: readonly string[] = [
   'DATABASE_URL',
-  'PGHOST', 'PGHOSTADDR', 'PGPORT', 'PGDATABASE', 'PGUSER', 'PGPASSWORD', 'PGPASSFILE',
-  'PGSERVICE', 'PGSERVICEFILE', 'PGOPTIONS', 'PGAPPNAME', 'PGSSLMODE', 'PGSSLCERT', 'PGSSLKEY',
-  'PGSSLROOTCERT', 'PGSSLCRL', 'PGSSLPASSWORD', 'PGCHANNELBINDING', 'PGREQUIRESSL', 'PGCONNECT_TIMEOUT',
-  'PGTARGETSESSIONATTRS', 'PGKRBSRVNAME', 'PGGSSLIB', 'PGCLIENTENCODING', 'PGTZ', 'PGDATESTYLE',
+  'PGHOST',
+  'PGHOSTADDR',
+  'PGPORT',
+  'PGDATABASE',
+  'PGUSER',
+  'PGPASSWORD',
+  'PGPASSFILE',
+  'PGSERVICE',
+  'PGSERVICEFILE',
+  'PGOPTIONS',
+  'PGAPPNAME',
+  'PGSSLMODE',
+  'PGSSLCERT',
+  'PGSSLKEY',
+  'PGSSLROOTCERT',
+  'PGSSLCRL',
+  'PGSSLPASSWORD',
+  'PGCHANNELBINDING',
+  'PGREQUIRESSL',
+  'PGCONNECT_TIMEOUT',
+  'PGTARGETSESSIONATTRS',
+  'PGKRBSRVNAME',
+  'PGGSSLIB',
+  'PGCLIENTENCODING',
+  'PGTZ',
+  'PGDATESTYLE',
 ];
 
 /** The names `LAUNCHER_ADDED_VAR` lists; anything that is not a plain variable name is ignored. */
@@ -69,7 +91,10 @@ export function cliEnvironment(env: Readonly<Record<string, string | undefined>>
  * The launcher's side: the child's environment with `LAUNCHER_ADDED_VAR` naming every variable
  * the launcher added to or changed in its own environment (`base`).
  */
-export function markLauncherAdded(base: Readonly<Record<string, string | undefined>>, child: Record<string, string | undefined>): Record<string, string | undefined> {
+export function markLauncherAdded(
+  base: Readonly<Record<string, string | undefined>>,
+  child: Record<string, string | undefined>,
+): Record<string, string | undefined> {
   const added = Object.keys(child).filter((n) => n !== LAUNCHER_ADDED_VAR && child[n] !== undefined && child[n] !== base[n]);
   return { ...child, [LAUNCHER_ADDED_VAR]: added.sort().join(',') };
 }

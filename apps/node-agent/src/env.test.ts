@@ -21,9 +21,13 @@ describe('agent configuration', () => {
   it('refuses ws:// to another computer unless --insecure, with the reason and the ways out', () => {
     const env = { BRIA_AGENT_TOKEN: 'bria_agent_from-env' };
     expect(() => loadAgentConfig(['--hub', 'ws://192.168.1.20:3001/agent'], env)).toThrow(
-      /^Refusing ws:\/\/192\.168\.1\.20:3001: an unencrypted connection to another computer would send the agent token readable on the network\. Use wss:\/\/.*--insecure/);
+      /^Refusing ws:\/\/192\.168\.1\.20:3001: an unencrypted connection to another computer would send the agent token readable on the network\. Use wss:\/\/.*--insecure/,
+    );
     expect(() => loadAgentConfig(['--hub', 'http://bria.lan:3001'], env)).toThrow(/Refusing ws:\/\/bria\.lan:3001/);
-    expect(loadAgentConfig(['--hub', 'ws://192.168.1.20:3001/agent', '--insecure'], env)).toMatchObject({ hubUrl: 'ws://192.168.1.20:3001/agent', insecure: true });
+    expect(loadAgentConfig(['--hub', 'ws://192.168.1.20:3001/agent', '--insecure'], env)).toMatchObject({
+      hubUrl: 'ws://192.168.1.20:3001/agent',
+      insecure: true,
+    });
     expect(loadAgentConfig(['--hub', 'ws://192.168.1.20:3001'], { ...env, BRIA_AGENT_INSECURE: '1' }).insecure).toBe(true);
     for (const ok of ['ws://127.0.0.1:3001/agent', 'ws://localhost:3001', 'ws://[::1]:3001', 'wss://bria.example.net:3001', 'https://bria.example.net']) {
       expect(() => loadAgentConfig(['--hub', ok], env)).not.toThrow();

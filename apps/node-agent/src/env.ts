@@ -8,7 +8,10 @@ import { chooseProcessLayer, PROCESS_LAYERS, type ProcessLayer } from './executo
 
 /** The node agent's configuration: flags win over environment variables. */
 const zAgentEnv = z.object({
-  BRIA_HUB_URL: z.string().regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL').default('ws://127.0.0.1:3001/agent'),
+  BRIA_HUB_URL: z
+    .string()
+    .regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')
+    .default('ws://127.0.0.1:3001/agent'),
   BRIA_AGENT_TOKEN: z.string().min(10, 'is missing or too short').optional(),
   /** A file holding the token (mode 0600): the installed agent's way, never on a command line. */
   BRIA_AGENT_TOKEN_FILE: z.string().optional(),
@@ -22,7 +25,10 @@ const zAgentEnv = z.object({
   BRIA_DATA_DIR: z.string().optional(),
   BRIA_CLAUDE_BIN: z.string().default('claude'),
   BRIA_CODEX_BIN: z.string().default('codex'),
-  BRIA_TMUX_SOCKET: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('bria'),
+  BRIA_TMUX_SOCKET: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .default('bria'),
   /**
    * How long a permission request or question waits for an answer from Telegram or the dashboard
    * before it is left to the computer (minutes, 0.1–600, fractions allowed; the hook's own timeout
@@ -69,8 +75,12 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
   const { values } = parseArgs({
     args: argv,
     options: {
-      hub: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, dir: { type: 'string' },
-      ca: { type: 'string' }, insecure: { type: 'boolean' },
+      hub: { type: 'string' },
+      token: { type: 'string' },
+      'token-file': { type: 'string' },
+      dir: { type: 'string' },
+      ca: { type: 'string' },
+      insecure: { type: 'boolean' },
     },
     strict: true,
   });
@@ -134,6 +144,8 @@ function isLoopback(host: string): boolean {
 export function refuseInsecure(hubUrl: string, insecure: boolean): void {
   const u = new URL(hubUrl);
   if (u.protocol !== 'ws:' || insecure || isLoopback(u.hostname)) return;
-  throw new Error(`Refusing ws://${u.host}: an unencrypted connection to another computer would send the agent token readable on the network. ` +
-    `Use wss:// (the hub with BRIA_TLS_CERT / BRIA_TLS_KEY, or behind a TLS proxy), or pass --insecure on a network you trust.`);
+  throw new Error(
+    `Refusing ws://${u.host}: an unencrypted connection to another computer would send the agent token readable on the network. ` +
+      `Use wss:// (the hub with BRIA_TLS_CERT / BRIA_TLS_KEY, or behind a TLS proxy), or pass --insecure on a network you trust.`,
+  );
 }

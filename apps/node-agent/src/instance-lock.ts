@@ -28,7 +28,9 @@ export function lockAgentDir(dir: string, pid = process.pid): { release: () => v
     }
     const holder = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
     if (Number.isInteger(holder) && holder > 0 && holder !== pid && alive(holder)) {
-      throw new Error(`Another agent (pid ${holder}) runs with the folder ${dir}. Stop it first (Ctrl-C where it runs, or: systemctl --user stop bria-agent / launchctl bootout gui/$(id -u)/dev.bria.agent).`);
+      throw new Error(
+        `Another agent (pid ${holder}) runs with the folder ${dir}. Stop it first (Ctrl-C where it runs, or: systemctl --user stop bria-agent / launchctl bootout gui/$(id -u)/dev.bria.agent).`,
+      );
     }
     rmSync(file, { force: true });
   }

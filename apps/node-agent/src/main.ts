@@ -30,7 +30,7 @@ try {
 }
 if (sub === 'install-service') {
   // The service runs this very file: a bundle, never the checkout's TypeScript (which needs tsx).
-  if (!bundleInfo) fail('install-service runs the one-file agent (npm run build:agent, or the dashboard\'s install command).');
+  if (!bundleInfo) fail("install-service runs the one-file agent (npm run build:agent, or the dashboard's install command).");
   // Only the allow-list (install-service.ts KEPT: PATH, LANG, the agent's own settings, the CLIs'
   // homes) goes into the service unit; the CLIs the agent starts get cliEnvironment() (cli-env.ts).
   const spec = serviceSpec(cfg, { node: process.execPath, script: process.argv[1]!, kept: serviceEnvironment(process.env) });
@@ -54,7 +54,8 @@ if (!self || self instanceof Error) {
   process.exit(2);
 }
 log('info', 'agent.process_layer', { layer: procs.layer });
-if (argv.includes('--token')) logger.warn('The token given with --token is visible to every user of this computer (ps); use --token-file <file> (mode 0600) or BRIA_AGENT_TOKEN.');
+if (argv.includes('--token'))
+  logger.warn('The token given with --token is visible to every user of this computer (ps); use --token-file <file> (mode 0600) or BRIA_AGENT_TOKEN.');
 const agent = new Agent(cfg, log);
 let hinted = false;
 agent.client.on('state', (s: string) => {

@@ -35,10 +35,19 @@ beforeAll(async () => {
   await hub.start();
   const n = await createNodeWithToken(db, { name: 'no-codex' });
   nodeId = n.nodeId;
-  agent = new Agent({
-    hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token: n.token, dir: path.join(root, 'agent'), claudeBin, codexBin: path.join(root, 'no', 'codex'),
-    tmuxSocket: `bria-missing-exec-${process.pid}`, logLevel: 'silent', cliEnv: { CLAUDE_CONFIG_DIR: path.join(root, 'claude'), CODEX_HOME: path.join(root, 'codex'), HOME: root },
-  }, () => {});
+  agent = new Agent(
+    {
+      hubUrl: `ws://127.0.0.1:${hub.port}/agent`,
+      token: n.token,
+      dir: path.join(root, 'agent'),
+      claudeBin,
+      codexBin: path.join(root, 'no', 'codex'),
+      tmuxSocket: `bria-missing-exec-${process.pid}`,
+      logLevel: 'silent',
+      cliEnv: { CLAUDE_CONFIG_DIR: path.join(root, 'claude'), CODEX_HOME: path.join(root, 'codex'), HOME: root },
+    },
+    () => {},
+  );
   await agent.start();
   await until(async () => (await db.node.findUniqueOrThrow({ where: { id: nodeId } })).online, 30_000, 'agent online');
 }, 60_000);
@@ -54,7 +63,8 @@ describe('an executor the node cannot run', () => {
     const opts = await newSessionOptions({ db }, { nodeId });
     expect(opts.node).toMatchObject({ enabledExecutors: ['claude', 'codex'], missingExecutors: ['codex'] });
     await expect(createSession({ db }, { nodeId, executor: 'codex', folder: root })).rejects.toMatchObject({
-      code: 'EXECUTOR_DISABLED', userMessage: 'sessions.executor_missing.codex',
+      code: 'EXECUTOR_DISABLED',
+      userMessage: 'sessions.executor_missing.codex',
     });
     expect(await db.session.count()).toBe(0);
     expect(await db.agentCommand.count({ where: { type: 'start_session' } })).toBe(0);

@@ -21,7 +21,10 @@ describe('the dashboard reads the configuration the server runs with', () => {
   it('knows where the hub listens the way the hub decides it', () => {
     expect(hubListen(parseWebEnv(base))).toEqual({ host: '127.0.0.1', variable: 'BRIA_HOST', urlConfigured: false });
     expect(hubListen(parseWebEnv({ ...base, BRIA_HOST: '0.0.0.0' }))).toEqual({ host: '0.0.0.0', variable: 'BRIA_HOST', urlConfigured: false });
-    expect(hubListen(parseWebEnv({ ...base, BRIA_HOST: '0.0.0.0', BRIA_HUB_HOST: '127.0.0.1', BRIA_HUB_PUBLIC_URL: 'wss://bria.example.net/agent' })))
-      .toEqual({ host: '127.0.0.1', variable: 'BRIA_HUB_HOST', urlConfigured: true });
+    expect(hubListen(parseWebEnv({ ...base, BRIA_HOST: '0.0.0.0', BRIA_HUB_HOST: '127.0.0.1', BRIA_HUB_PUBLIC_URL: 'wss://bria.example.net/agent' }))).toEqual({
+      host: '127.0.0.1',
+      variable: 'BRIA_HUB_HOST',
+      urlConfigured: true,
+    });
   });
 });

@@ -12,7 +12,10 @@ const zWebEnv = z.object({
   /** The dashboard's public origin, used for links and to decide whether cookies are Secure. */
   BRIA_PUBLIC_URL: z.url().optional(),
   /** Where new computers' agents connect; derived from the public host and the hub port when unset. */
-  BRIA_HUB_PUBLIC_URL: z.string().regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL').optional(),
+  BRIA_HUB_PUBLIC_URL: z
+    .string()
+    .regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL')
+    .optional(),
   /**
    * Where the hub listens (the hub reads the same two: BRIA_HUB_HOST, else BRIA_HOST; npm start
    * passes them on), so "Add a computer" can say when no other computer can reach it.
@@ -25,7 +28,10 @@ const zWebEnv = z.object({
   /** Only whether it is set matters here (see `telegramBotOn`). */
   TELEGRAM_BOT_TOKEN: z.string().optional(),
   /** Set by npm start: 1 when it started the Telegram bot, 0 when not (see `telegramBotOn`). */
-  BRIA_TELEGRAM_BOT: z.enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off']).optional().transform((v) => (v === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(v))),
+  BRIA_TELEGRAM_BOT: z
+    .enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(v))),
 });
 export type WebEnv = z.output<typeof zWebEnv>;
 
@@ -59,7 +65,11 @@ export function hubPublicUrl(env: WebEnv, requestHost: string | null): string {
 
 /** How the hub listens, as the hub itself decides it (packages/core/src/hub/main.ts). */
 export function hubListen(env: WebEnv): HubListen {
-  return { host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, variable: env.BRIA_HUB_HOST ? 'BRIA_HUB_HOST' : 'BRIA_HOST', urlConfigured: Boolean(env.BRIA_HUB_PUBLIC_URL) };
+  return {
+    host: env.BRIA_HUB_HOST ?? env.BRIA_HOST,
+    variable: env.BRIA_HUB_HOST ? 'BRIA_HUB_HOST' : 'BRIA_HOST',
+    urlConfigured: Boolean(env.BRIA_HUB_PUBLIC_URL),
+  };
 }
 
 /** The agent bundle this server hands out (read per request: a rebuild is seen without a restart). */

@@ -32,9 +32,15 @@ export function defaultDataDir(source: NodeJS.ProcessEnv = process.env): string 
 
 const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 const flag = (fallback: boolean) =>
-  z.enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off']).optional().transform((v) => (v === undefined ? fallback : ['1', 'true', 'yes', 'on'].includes(v)));
+  z
+    .enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ['1', 'true', 'yes', 'on'].includes(v)));
 
-export const zDatabaseUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').optional();
+export const zDatabaseUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+  .optional();
 export const zLogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
 
 export const zServerEnv = z.object({
@@ -55,7 +61,10 @@ export const zServerEnv = z.object({
   /** The agent bundle's folder; default `dist/agent` of this checkout. */
   BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
   TELEGRAM_BOT_TOKEN: z.string().min(10).optional(),
-  TELEGRAM_ALLOWED_USERS: z.string().regex(/^\s*(\d+\s*(,\s*\d+\s*)*)?$/, 'comma-separated Telegram user ids').optional(),
+  TELEGRAM_ALLOWED_USERS: z
+    .string()
+    .regex(/^\s*(\d+\s*(,\s*\d+\s*)*)?$/, 'comma-separated Telegram user ids')
+    .optional(),
   TELEGRAM_API_ROOT: z.url().optional(),
   LOG_LEVEL: zLogLevel,
 });

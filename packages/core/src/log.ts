@@ -5,8 +5,23 @@ import pino, { type Logger } from 'pino';
  * redacted as a second line of defence so a stray object never leaks a secret or a user's text.
  */
 const REDACT = [
-  'token', '*.token', 'authorization', '*.authorization', 'headers.authorization', 'password', '*.password',
-  'databaseUrl', '*.databaseUrl', 'url', '*.url', 'text', '*.text', 'finalText', '*.finalText', 'path', '*.path',
+  'token',
+  '*.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'password',
+  '*.password',
+  'databaseUrl',
+  '*.databaseUrl',
+  'url',
+  '*.url',
+  'text',
+  '*.text',
+  'finalText',
+  '*.finalText',
+  'path',
+  '*.path',
 ];
 
 export type { Logger };

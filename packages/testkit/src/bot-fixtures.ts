@@ -12,7 +12,21 @@ import type { PromptPhase } from '../../core/src/domain/prompt-machine.ts';
  */
 
 /** Every table a bot test writes to, emptied before each test. */
-const BOT_TEST_TABLES = ['Outbox', 'PermissionPrompt', 'ChatNodeState', 'TelegramChat', 'Message', 'AgentCommand', 'SessionEvidence', 'SessionTimer', 'Session', 'Node', 'Settings', 'LoginToken', 'DashboardUser'];
+const BOT_TEST_TABLES = [
+  'Outbox',
+  'PermissionPrompt',
+  'ChatNodeState',
+  'TelegramChat',
+  'Message',
+  'AgentCommand',
+  'SessionEvidence',
+  'SessionTimer',
+  'Session',
+  'Node',
+  'Settings',
+  'LoginToken',
+  'DashboardUser',
+];
 
 export async function emptyBotTables(db: Db): Promise<void> {
   await db.$executeRawUnsafe(`truncate ${BOT_TEST_TABLES.map((t) => `"${t}"`).join(', ')} cascade`);
@@ -23,11 +37,23 @@ export async function emptyBotTables(db: Db): Promise<void> {
 /** A chat row (user = chat, as in a private chat) and, with `active`, its active session on that node. */
 export async function seedChat(
   db: Db,
-  o: { chatId: number | bigint; language?: string; selectedNodeId?: string; flow?: Prisma.InputJsonValue; active?: { nodeId: string; sessionId: string | null } },
+  o: {
+    chatId: number | bigint;
+    language?: string;
+    selectedNodeId?: string;
+    flow?: Prisma.InputJsonValue;
+    active?: { nodeId: string; sessionId: string | null };
+  },
 ): Promise<void> {
   const chatId = BigInt(o.chatId);
   await db.telegramChat.create({
-    data: { chatId, userId: chatId, language: o.language ?? 'en', ...(o.selectedNodeId ? { selectedNodeId: o.selectedNodeId } : {}), ...(o.flow ? { flow: o.flow } : {}) },
+    data: {
+      chatId,
+      userId: chatId,
+      language: o.language ?? 'en',
+      ...(o.selectedNodeId ? { selectedNodeId: o.selectedNodeId } : {}),
+      ...(o.flow ? { flow: o.flow } : {}),
+    },
   });
   if (o.active) await db.chatNodeState.create({ data: { chatId, nodeId: o.active.nodeId, activeSessionId: o.active.sessionId } });
 }
@@ -149,12 +175,21 @@ export async function seedNode(db: Db, o: { name?: string; online?: boolean; exe
 }
 
 /** A session row as the engine would have left it (state fixtures; no engine runs in these tests). */
-export async function seedSession(db: Db, o: { nodeId: string; state: 'Ready' | 'Running' | 'Closing' | 'Archived'; deadline?: Date | null; title?: string }): Promise<string> {
+export async function seedSession(
+  db: Db,
+  o: { nodeId: string; state: 'Ready' | 'Running' | 'Closing' | 'Archived'; deadline?: Date | null; title?: string },
+): Promise<string> {
   const id = `10000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
   await db.session.create({
     data: {
-      id, nodeId: o.nodeId, executor: 'claude', folder: '/home/ada/project', nativeSessionId: `native-${n}`, state: o.state,
-      lifetimeDeadline: o.deadline === undefined ? new Date(Date.now() + 3 * 3600_000) : o.deadline, title: o.title ?? null,
+      id,
+      nodeId: o.nodeId,
+      executor: 'claude',
+      folder: '/home/ada/project',
+      nativeSessionId: `native-${n}`,
+      state: o.state,
+      lifetimeDeadline: o.deadline === undefined ? new Date(Date.now() + 3 * 3600_000) : o.deadline,
+      title: o.title ?? null,
       ...(o.state === 'Archived' ? { archivedAt: new Date() } : {}),
     },
   });
@@ -166,7 +201,11 @@ export async function seedSession(db: Db, o: { nodeId: string; state: 'Ready' | 
  * (no agent runs in these tests, as no engine does: a fixture of what the node would have said).
  * Returns a function that stops answering.
  */
-export function answerFolderChecks(db: Db, nodeId: string, check: (folder: string) => { ok: true; folder: string } | { ok: false; reason: string } = (folder) => ({ ok: true, folder })): () => void {
+export function answerFolderChecks(
+  db: Db,
+  nodeId: string,
+  check: (folder: string) => { ok: true; folder: string } | { ok: false; reason: string } = (folder) => ({ ok: true, folder }),
+): () => void {
   let seq = 1_000_000 + n * 1000;
   let busy = false;
   const timer = setInterval(async () => {
@@ -176,7 +215,9 @@ export function answerFolderChecks(db: Db, nodeId: string, check: (folder: strin
       const cmds = await db.agentCommand.findMany({ where: { nodeId, type: 'validate_folder', status: 'pending' }, select: { id: true, payload: true } });
       for (const c of cmds) {
         const folder = String((c.payload as { folder?: unknown }).folder);
-        await db.agentEvent.create({ data: { nodeId, seq: seq++, type: 'command_result', commandId: c.id, payload: { commandId: c.id, data: check(folder) }, processedAt: new Date() } });
+        await db.agentEvent.create({
+          data: { nodeId, seq: seq++, type: 'command_result', commandId: c.id, payload: { commandId: c.id, data: check(folder) }, processedAt: new Date() },
+        });
         await db.agentCommand.update({ where: { id: c.id }, data: { status: 'acked', ackedAt: new Date() } });
       }
     } finally {
@@ -194,14 +235,31 @@ export function answerFolderChecks(db: Db, nodeId: string, check: (folder: strin
  */
 export async function seedPrompt(
   db: Db,
-  o: { sessionId: string; chatId: number | bigint; kind?: 'tool' | 'question'; toolName: string; toolInput: Prisma.InputJsonValue; justification?: string; canAlwaysAllow?: boolean; generation?: number },
+  o: {
+    sessionId: string;
+    chatId: number | bigint;
+    kind?: 'tool' | 'question';
+    toolName: string;
+    toolInput: Prisma.InputJsonValue;
+    justification?: string;
+    canAlwaysAllow?: boolean;
+    generation?: number;
+  },
 ): Promise<string> {
   const id = randomUUID();
   const s = await db.session.findUniqueOrThrow({ where: { id: o.sessionId }, select: { nodeId: true, observerGeneration: true } });
   await db.permissionPrompt.create({
     data: {
-      id, sessionId: o.sessionId, generation: o.generation ?? s.observerGeneration, kind: o.kind ?? 'tool', toolName: o.toolName, toolInput: o.toolInput,
-      justification: o.justification ?? null, canAlwaysAllow: o.canAlwaysAllow ?? false, receivedAt: new Date(), expiresAt: new Date(Date.now() + 30 * 60_000),
+      id,
+      sessionId: o.sessionId,
+      generation: o.generation ?? s.observerGeneration,
+      kind: o.kind ?? 'tool',
+      toolName: o.toolName,
+      toolInput: o.toolInput,
+      justification: o.justification ?? null,
+      canAlwaysAllow: o.canAlwaysAllow ?? false,
+      receivedAt: new Date(),
+      expiresAt: new Date(Date.now() + 30 * 60_000),
     },
   });
   await db.session.update({ where: { id: o.sessionId }, data: { openPrompts: { increment: 1 } } });
@@ -213,7 +271,8 @@ export async function seedPrompt(
 export async function promptPhase(db: Db, o: { promptId: string; chatId: number | bigint; phase: PromptPhase }): Promise<void> {
   const p = await db.permissionPrompt.findUniqueOrThrow({ where: { id: o.promptId }, select: { sessionId: true, session: { select: { nodeId: true } } } });
   await enqueueEngineRow(db, {
-    dedupeKey: `prompt:${o.promptId}:${o.phase}:${o.chatId}`, chatId: o.chatId,
+    dedupeKey: `prompt:${o.promptId}:${o.phase}:${o.chatId}`,
+    chatId: o.chatId,
     payload: { kind: 'prompt', sessionId: p.sessionId, nodeId: p.session.nodeId, promptId: o.promptId, phase: o.phase },
   });
 }

@@ -17,7 +17,11 @@ export function fakeCliWorkspace(prefix: string) {
   mkdirSync(folder);
   const socket = `bria-${prefix}-${process.pid}`;
   return {
-    root, bin, argvFile, folder, socket,
+    root,
+    bin,
+    argvFile,
+    folder,
+    socket,
     async dispose(): Promise<void> {
       await killTmuxServer(socket);
       rmSync(root, { recursive: true, force: true });

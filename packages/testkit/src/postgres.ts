@@ -45,7 +45,11 @@ async function adminUrl(): Promise<string> {
   return (await own).adminUrl;
 }
 
-export interface TestDatabase { url: string; name: string; drop(): Promise<void> }
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
 
 export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const admin = await adminUrl();

@@ -36,14 +36,29 @@ export class OffsetClock {
 }
 
 /** The physical identity the agent reported for a session (as stored by the hub). */
-export interface HostIdentity { paneId: string; tmuxSession: string; cliPid: number; cliStartTime: string; nativeId: string; journalPath: string | null }
+export interface HostIdentity {
+  paneId: string;
+  tmuxSession: string;
+  cliPid: number;
+  cliStartTime: string;
+  nativeId: string;
+  journalPath: string | null;
+}
 
 import { waitUntil } from './wait.ts';
 
 export { waitUntil };
 
 /** `agentEnv`: added to every agent this system starts (e.g. BRIA_AGENT_PROCESS_LAYER=portable). */
-export async function startSystem(o: { executors?: Executor[]; slowChunks?: number; slowChunkMs?: number; agentEnv?: Record<string, string>; hub?: Pick<HubOptions, 'agentBundleDir' | 'tls'> } = {}) {
+export async function startSystem(
+  o: {
+    executors?: Executor[];
+    slowChunks?: number;
+    slowChunkMs?: number;
+    agentEnv?: Record<string, string>;
+    hub?: Pick<HubOptions, 'agentBundleDir' | 'tls'>;
+  } = {},
+) {
   const executors = o.executors ?? ['claude', 'codex'];
   const root = await mkdtemp(path.join(tmpdir(), 'bria-sys-'));
   const work = path.join(root, 'work');
@@ -79,7 +94,21 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
   };
 
   const sys = {
-    root, work, home, db, deps, clock, nodeId, chatId, mocks, tmuxSocket, agentDir, cliEnv, engine, databaseUrl: tdb.url, agentToken: token,
+    root,
+    work,
+    home,
+    db,
+    deps,
+    clock,
+    nodeId,
+    chatId,
+    mocks,
+    tmuxSocket,
+    agentDir,
+    cliEnv,
+    engine,
+    databaseUrl: tdb.url,
+    agentToken: token,
     get hub() {
       return hub;
     },
@@ -92,26 +121,42 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
       const before = (await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { connectedAt: true } })).connectedAt?.getTime() ?? 0;
       const out = createWriteStream(agentLog, { flags: 'a' });
       const child = spawn(process.execPath, ['--import', 'tsx', 'apps/node-agent/src/main.ts', '--hub', `ws://127.0.0.1:${hubPort}/agent`, '--dir', agentDir], {
-        cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cliEnv, BRIA_AGENT_TOKEN: token, BRIA_CLAUDE_BIN: claudeBin, BRIA_CODEX_BIN: codexBin, BRIA_TMUX_SOCKET: tmuxSocket, LOG_LEVEL: 'info', ...o.agentEnv, ...opts.env },
+        cwd: REPO,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...cliEnv,
+          BRIA_AGENT_TOKEN: token,
+          BRIA_CLAUDE_BIN: claudeBin,
+          BRIA_CODEX_BIN: codexBin,
+          BRIA_TMUX_SOCKET: tmuxSocket,
+          LOG_LEVEL: 'info',
+          ...o.agentEnv,
+          ...opts.env,
+        },
       });
       child.stdout?.pipe(out);
       child.stderr?.pipe(out);
       agent = child;
-      await waitUntil('the agent online', async () => {
-        const n = await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { online: true, connectedAt: true } });
-        return n.online && (n.connectedAt?.getTime() ?? 0) > before;
-      }, 30_000);
+      await waitUntil(
+        'the agent online',
+        async () => {
+          const n = await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { online: true, connectedAt: true } });
+          return n.online && (n.connectedAt?.getTime() ?? 0) > before;
+        },
+        30_000,
+      );
     },
     /** Resolves when the agent process ends by itself (a test seam's SIGKILL); with its signal. */
     agentExited(): Promise<string | null> {
       const a = agent;
       if (!a) return Promise.resolve(null);
       if (a.exitCode !== null || a.signalCode !== null) return Promise.resolve(a.signalCode);
-      return new Promise((r) => a.once('exit', (_code, signal) => {
-        if (agent === a) agent = null;
-        r(signal);
-      }));
+      return new Promise((r) =>
+        a.once('exit', (_code, signal) => {
+          if (agent === a) agent = null;
+          r(signal);
+        }),
+      );
     },
     get agentPid(): number | null {
       return agent?.exitCode === null && agent.signalCode === null ? (agent.pid ?? null) : null;
@@ -169,19 +214,27 @@ export async function startSystem(o: { executors?: Executor[]; slowChunks?: numb
     async waitState(sessionId: string, states: string | string[], ms = 45_000) {
       const want = Array.isArray(states) ? states : [states];
       let seen = '';
-      return waitUntil(`session ${sessionId.slice(0, 8)} in ${want.join('|')}`, async () => {
-        const s = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
-        seen = s.state;
-        return want.includes(s.state) ? s : null;
-      }, ms).catch((err: Error) => {
+      return waitUntil(
+        `session ${sessionId.slice(0, 8)} in ${want.join('|')}`,
+        async () => {
+          const s = await db.session.findUniqueOrThrow({ where: { id: sessionId } });
+          seen = s.state;
+          return want.includes(s.state) ? s : null;
+        },
+        ms,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}; last state ${seen}`);
       });
     },
     async waitMessages(sessionId: string, pred: (statuses: string[]) => boolean, ms = 45_000) {
-      return waitUntil(`messages of ${sessionId.slice(0, 8)}`, async () => {
-        const m = await sys.messages(sessionId);
-        return pred(m.map((x) => x.status)) ? m : null;
-      }, ms);
+      return waitUntil(
+        `messages of ${sessionId.slice(0, 8)}`,
+        async () => {
+          const m = await sys.messages(sessionId);
+          return pred(m.map((x) => x.status)) ? m : null;
+        },
+        ms,
+      );
     },
     /** What the agent reported as the session's process (pane, pid, start time, journal). */
     async identity(sessionId: string): Promise<HostIdentity> {
@@ -255,7 +308,10 @@ export async function killTmuxServer(socketName: string): Promise<void> {
 
 /** A process and all its descendants (from `ps`), parents first. */
 export function processTree(root: number): number[] {
-  const rows = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number));
+  const rows = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number));
   const out = [root];
   for (let i = 0; i < out.length; i++) for (const [pid, ppid] of rows) if (ppid === out[i] && pid !== undefined) out.push(pid);
   return out;

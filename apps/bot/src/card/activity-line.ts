@@ -19,7 +19,14 @@ export function elapsed(t: Translator, ms: number): string {
 export function activityLine(t: Translator, a: CurrentActivity, now: Date): string {
   const done = a.status !== 'running';
   let key: MessageKey;
-  const params: Record<string, string | number> = { subject: SUBJECT, added: a.added ?? 0, removed: a.removed ?? 0, tool: a.toolName ?? '?', n: a.reads, exit: '' };
+  const params: Record<string, string | number> = {
+    subject: SUBJECT,
+    added: a.added ?? 0,
+    removed: a.removed ?? 0,
+    tool: a.toolName ?? '?',
+    n: a.reads,
+    exit: '',
+  };
   switch (a.kind) {
     case 'command':
       key = a.status === 'error' ? 'activity.command.failed' : done ? 'activity.command.done' : 'activity.command';
@@ -47,7 +54,9 @@ export function activityLine(t: Translator, a: CurrentActivity, now: Date): stri
   }
   const subject = a.subject ? `<code>${escapeHtml(shortSubject(a.kind, a.subject))}</code>` : escapeHtml(a.toolName ?? '');
   const head = escapeHtml(t(key, params)).replace(SUBJECT, subject);
-  const tail = escapeHtml(t('activity.progress', { elapsed: elapsed(t, now.getTime() - Date.parse(a.turnStartedAt)), steps: counted(t, 'activity.steps', a.steps) }));
+  const tail = escapeHtml(
+    t('activity.progress', { elapsed: elapsed(t, now.getTime() - Date.parse(a.turnStartedAt)), steps: counted(t, 'activity.steps', a.steps) }),
+  );
   return `${head} · ${tail}`;
 }
 

@@ -4,14 +4,37 @@
  * card version its intent was drawn for.
  */
 export const ACTIONS = [
-  'stop', 'close', 'closeYes', 'closeNo', 'open', 'sessions', 'new', 'node', 'exec', 'folder', 'resume', 'fresh', 'cancel',
-  'arch', 'set', 'refresh', 'fnode', 'pmode', 'pmodel',
+  'stop',
+  'close',
+  'closeYes',
+  'closeNo',
+  'open',
+  'sessions',
+  'new',
+  'node',
+  'exec',
+  'folder',
+  'resume',
+  'fresh',
+  'cancel',
+  'arch',
+  'set',
+  'refresh',
+  'fnode',
+  'pmode',
+  'pmodel',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface CallbackData { a: Action; gen: number; sessionId?: string; version?: number; arg?: string }
+export interface CallbackData {
+  a: Action;
+  gen: number;
+  sessionId?: string;
+  version?: number;
+  arg?: string;
+}
 
 export const cb = {
   encode(d: CallbackData): string {
@@ -25,7 +48,8 @@ export const cb = {
     // Ids reach the database; anything not shaped like one is tampering, refused before it gets there.
     if (sessionId && !UUID.test(sessionId)) return undefined;
     return {
-      a: a as Action, gen: Number(gen),
+      a: a as Action,
+      gen: Number(gen),
       ...(sessionId ? { sessionId } : {}),
       ...(version && /^\d+$/.test(version) ? { version: Number(version) } : {}),
       ...(rest.length && rest.join(':') ? { arg: rest.join(':') } : {}),

@@ -1,6 +1,16 @@
 import { type Api, GrammyError } from 'grammy';
 import { pickLanguage, translator, type Translator } from '@bria/core/i18n';
-import { bumpCardGeneration, type ChatDto, type Db, enqueueBotRow, getChat, getNodeView, getSessionView, noteCardShown, setCardMessage } from '@bria/core/services';
+import {
+  bumpCardGeneration,
+  type ChatDto,
+  type Db,
+  enqueueBotRow,
+  getChat,
+  getNodeView,
+  getSessionView,
+  noteCardShown,
+  setCardMessage,
+} from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
 import { sessionName } from '../render/session-name.ts';
 import { renderCard } from './card-view.ts';
@@ -81,7 +91,10 @@ async function supersede(db: Db, chat: ChatDto, t: Translator): Promise<void> {
   const old = chat.cardSessionId ? await getSessionView(db, chat.cardSessionId) : null;
   const name = old ? sessionName(old, t('archive.untitled')) : t('archive.untitled');
   await enqueueBotRow(db, {
-    dedupeKey: `supersede:${chat.chatId}:${chat.cardMessageId}`, kind: 'edit', chatId: chat.chatId, sessionId: null,
+    dedupeKey: `supersede:${chat.chatId}:${chat.cardMessageId}`,
+    kind: 'edit',
+    chatId: chat.chatId,
+    sessionId: null,
     payload: { kind: 'edit', messageId: chat.cardMessageId, text: escapeHtml(t('card.superseded', { name })), html: true, noPreview: true },
   });
 }

@@ -39,10 +39,14 @@ export function contextTokens(executor: string, usage: unknown): number | undefi
 }
 
 /** Output tokens of the last request, when reported. */
-export const outputTokens = (usage: unknown): number | undefined => (usage && typeof usage === 'object' ? num((usage as Record<string, unknown>).outputTokens) : undefined);
+export const outputTokens = (usage: unknown): number | undefined =>
+  usage && typeof usage === 'object' ? num((usage as Record<string, unknown>).outputTokens) : undefined;
 
 /** The card: one message per chat, edited in place, with the lifecycle button of SPEC §3. */
-export function renderCard(o: { t: Translator; session: SessionView; nodeName: string; generation: number; now: Date; confirmClose?: boolean }): { html: string; keyboard: InlineKeyboard } {
+export function renderCard(o: { t: Translator; session: SessionView; nodeName: string; generation: number; now: Date; confirmClose?: boolean }): {
+  html: string;
+  keyboard: InlineKeyboard;
+} {
   const { t, session: s } = o;
   const lines = [
     `<b>${escapeHtml(t('card.title', { executor: t(`executor.${s.executor}`), node: o.nodeName }))}</b>`,
@@ -56,9 +60,13 @@ export function renderCard(o: { t: Translator; session: SessionView; nodeName: s
   if (WORKING.has(s.state) && s.activity) lines.push(activityLine(t, s.activity, o.now));
   if (s.context) {
     const c = s.context;
-    lines.push(escapeHtml(c.percent !== null && c.windowTokens !== null
-      ? t('card.context', { percent: c.percent, window: c.windowTokens.toLocaleString('en-US'), compactions: c.compactions })
-      : t('card.contextNoWindow', { tokens: c.usedTokens.toLocaleString('en-US'), compactions: c.compactions })));
+    lines.push(
+      escapeHtml(
+        c.percent !== null && c.windowTokens !== null
+          ? t('card.context', { percent: c.percent, window: c.windowTokens.toLocaleString('en-US'), compactions: c.compactions })
+          : t('card.contextNoWindow', { tokens: c.usedTokens.toLocaleString('en-US'), compactions: c.compactions }),
+      ),
+    );
   } else {
     const tk = contextTokens(s.executor, s.usage);
     if (tk !== undefined) lines.push(escapeHtml(t('card.usage', { tokens: tk.toLocaleString('en-US') })));
@@ -76,6 +84,8 @@ export function renderCard(o: { t: Translator; session: SessionView; nodeName: s
   } else if (CLOSABLE.has(s.state)) {
     kb.text(t('button.close'), cb.encode({ a: 'close', ...ref }));
   }
-  kb.row().text(t('button.sessions'), cb.encode({ a: 'sessions', gen: o.generation })).text(t('button.newSession'), cb.encode({ a: 'new', gen: o.generation }));
+  kb.row()
+    .text(t('button.sessions'), cb.encode({ a: 'sessions', gen: o.generation }))
+    .text(t('button.newSession'), cb.encode({ a: 'new', gen: o.generation }));
   return { html: lines.join('\n'), keyboard: kb };
 }

@@ -36,8 +36,17 @@ const T0 = Date.now();
 
 async function setActivity(sessionId: string, i: number): Promise<void> {
   const activity = {
-    kind: 'command', toolName: 'Bash', subject: `echo step-${i}`, status: 'running', added: null, removed: null, reads: 0, steps: i,
-    nativeTurnId: 'turn-1', turnStartedAt: new Date(T0).toISOString(), at: new Date(T0 + i).toISOString(),
+    kind: 'command',
+    toolName: 'Bash',
+    subject: `echo step-${i}`,
+    status: 'running',
+    added: null,
+    removed: null,
+    reads: 0,
+    steps: i,
+    nativeTurnId: 'turn-1',
+    turnStartedAt: new Date(T0).toISOString(),
+    at: new Date(T0 + i).toISOString(),
   };
   await db.session.update({ where: { id: sessionId }, data: { activity, activityAt: new Date() } });
 }

@@ -90,9 +90,14 @@ export function archive(): Composer<BotContext> {
 
 /** A search snippet as Telegram HTML: escaped, the matched words (between \u0002 and \u0003) in bold. */
 export function markMatches(snippet: string): string {
-  return snippet.replace(/\s+/g, ' ').slice(0, 300).split('\u0002').map((part, i) => {
-    if (i === 0) return escapeHtml(part.split('\u0003').join(''));
-    const [hit = '', rest = ''] = part.split('\u0003');
-    return `<b>${escapeHtml(hit)}</b>${escapeHtml(rest)}`;
-  }).join('');
+  return snippet
+    .replace(/\s+/g, ' ')
+    .slice(0, 300)
+    .split('\u0002')
+    .map((part, i) => {
+      if (i === 0) return escapeHtml(part.split('\u0003').join(''));
+      const [hit = '', rest = ''] = part.split('\u0003');
+      return `<b>${escapeHtml(hit)}</b>${escapeHtml(rest)}`;
+    })
+    .join('');
 }

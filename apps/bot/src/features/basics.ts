@@ -30,10 +30,14 @@ export function basics(): Composer<BotContext> {
       t('card.state', { state: t(`state.${s.state}`) }),
       formatLeft(t, s.lifetimeDeadline, deps.now?.() ?? new Date()),
       ...(s.context
-        ? [s.context.percent !== null && s.context.windowTokens !== null
-          ? t('card.context', { percent: s.context.percent, window: s.context.windowTokens.toLocaleString('en-US'), compactions: s.context.compactions })
-          : t('card.contextNoWindow', { tokens: s.context.usedTokens.toLocaleString('en-US'), compactions: s.context.compactions })]
-        : tokens !== undefined ? [t('card.usage', { tokens: tokens.toLocaleString('en-US') })] : []),
+        ? [
+            s.context.percent !== null && s.context.windowTokens !== null
+              ? t('card.context', { percent: s.context.percent, window: s.context.windowTokens.toLocaleString('en-US'), compactions: s.context.compactions })
+              : t('card.contextNoWindow', { tokens: s.context.usedTokens.toLocaleString('en-US'), compactions: s.context.compactions }),
+          ]
+        : tokens !== undefined
+          ? [t('card.usage', { tokens: tokens.toLocaleString('en-US') })]
+          : []),
       ...(out !== undefined ? [t('status.output', { tokens: out.toLocaleString('en-US') })] : []),
       t('status.queue', { count: await queueLength(deps.db, s.id) }),
       // Back to the desk: the one command that continues this very CLI at the computer.
@@ -56,7 +60,14 @@ export function basics(): Composer<BotContext> {
       await reply(ctx, t('compact.asked'));
     } catch (error) {
       if (!isAppError(error)) throw error;
-      const key = error.code === 'CONFLICT' ? 'compact.busy' : error.code === 'NOT_IMPLEMENTED' ? 'compact.agentTooOld' : error.code === 'NODE_OFFLINE' ? 'compact.offline' : null;
+      const key =
+        error.code === 'CONFLICT'
+          ? 'compact.busy'
+          : error.code === 'NOT_IMPLEMENTED'
+            ? 'compact.agentTooOld'
+            : error.code === 'NODE_OFFLINE'
+              ? 'compact.offline'
+              : null;
       if (!key) throw error;
       await reply(ctx, t(key));
     }

@@ -46,7 +46,10 @@ export async function sessionsList(ctx: BotContext): Promise<void> {
   if (open.length === 0) return void (await reply(ctx, t('sessions.none', { node: node.name })));
   const kb = new InlineKeyboard();
   for (const s of open) {
-    const label = fitFolderLabel((folder) => t('sessions.line', { executor: t(`executor.${s.executor}`), state: t(`state.${s.state}`), folder }), s.folder.split('/').slice(-2).join('/'));
+    const label = fitFolderLabel(
+      (folder) => t('sessions.line', { executor: t(`executor.${s.executor}`), state: t(`state.${s.state}`), folder }),
+      s.folder.split('/').slice(-2).join('/'),
+    );
     kb.text(label, cb.encode({ a: 'open', gen: ctx.bria.chat.cardGeneration, sessionId: s.id })).row();
   }
   await reply(ctx, escapeHtml(t('sessions.title', { node: node.name })), { html: true, keyboard: kb });

@@ -50,7 +50,8 @@ async function refusalKey(ctx: BotContext, sessionId: string, error: AppError, w
   const s = await getSessionView(ctx.bria.deps.db, sessionId);
   if (!s) return 'msg.refusedGone';
   if (s.state === 'Closing' || s.state === 'ClosingAfterWork') return s.lifetimeExpired ? 'msg.refusedExpired' : 'msg.refusedClosing';
-  if (s.state === 'Archived' || s.state === 'ResumeFailed') return (await closedByLifetime(ctx.bria.deps.db, s.id)) ? 'msg.refusedClosedExpired' : 'msg.refusedArchived';
+  if (s.state === 'Archived' || s.state === 'ResumeFailed')
+    return (await closedByLifetime(ctx.bria.deps.db, s.id)) ? 'msg.refusedClosedExpired' : 'msg.refusedArchived';
   return 'msg.refusedGeneric';
 }
 
@@ -83,7 +84,9 @@ export function messages(): Composer<BotContext> {
       if (!file) return;
       if ((file.file_size ?? 0) > max) return void (await reply(ctx, t('attach.tooBig', { limit: `${Math.floor(max / 1024)} KB` })));
       try {
-        attachments = [await download(ctx, file.file_id, msg.document?.file_name ?? `photo-${msg.message_id}.jpg`, msg.document?.mime_type ?? 'image/jpeg', max)];
+        attachments = [
+          await download(ctx, file.file_id, msg.document?.file_name ?? `photo-${msg.message_id}.jpg`, msg.document?.mime_type ?? 'image/jpeg', max),
+        ];
       } catch (error) {
         deps.log.warn({ err: error instanceof Error ? error.name : 'unknown' }, 'attachment download failed');
         return void (await reply(ctx, t('attach.failed')));
@@ -91,8 +94,12 @@ export function messages(): Composer<BotContext> {
     }
     try {
       await deps.actions.acceptMessage({
-        sessionId: session.id, chatId, source: 'telegram', sourceKey: `tg:${chatId}:${msg.message_id}`,
-        text: msg.text ?? msg.caption ?? '', ...(attachments ? { attachments } : {}),
+        sessionId: session.id,
+        chatId,
+        source: 'telegram',
+        sourceKey: `tg:${chatId}:${msg.message_id}`,
+        text: msg.text ?? msg.caption ?? '',
+        ...(attachments ? { attachments } : {}),
       });
     } catch (error) {
       if (!isAppError(error)) throw error;

@@ -4,7 +4,14 @@ import { z } from 'zod';
 import type { MessageKey } from '@bria/core/i18n';
 import { MODEL_SUGGESTIONS, PERMISSION_MODES, parseModel } from '@bria/core/protocol';
 import {
-  listArchived, listNodeViews, modeUnavailable, nodeDefaultMode, readSettingsView, recentFolders, setActiveSessionId, updateChat,
+  listArchived,
+  listNodeViews,
+  modeUnavailable,
+  nodeDefaultMode,
+  readSettingsView,
+  recentFolders,
+  setActiveSessionId,
+  updateChat,
 } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import type { Executor } from '../deps.ts';
@@ -46,7 +53,11 @@ async function saveFlow(ctx: BotContext, flow: Flow | null): Promise<void> {
   ctx.bria.chat.flow = flow;
 }
 
-const btn = (flow: Flow, a: 'fnode' | 'exec' | 'folder' | 'resume' | 'fresh' | 'cancel' | 'pmode' | 'pmodel', extra: { arg?: string; sessionId?: string } = {}) => cb.encode({ a, gen: flow.nonce, ...extra });
+const btn = (
+  flow: Flow,
+  a: 'fnode' | 'exec' | 'folder' | 'resume' | 'fresh' | 'cancel' | 'pmode' | 'pmodel',
+  extra: { arg?: string; sessionId?: string } = {},
+) => cb.encode({ a, gen: flow.nonce, ...extra });
 
 async function askNode(ctx: BotContext, flow: Flow): Promise<void> {
   const nodes = await listNodeViews(ctx.bria.deps.db);
@@ -122,7 +133,8 @@ async function chooseFolder(ctx: BotContext, flow: Flow, folder: string): Promis
     if (rows.length > 0) {
       await saveFlow(ctx, { ...next, step: 'resume' });
       const kb = new InlineKeyboard();
-      for (const s of rows) kb.text(`${t('button.resume')}: ${(s.title ?? s.firstPrompt ?? t('archive.untitled')).slice(0, 40)}`, btn(next, 'resume', { sessionId: s.id })).row();
+      for (const s of rows)
+        kb.text(`${t('button.resume')}: ${(s.title ?? s.firstPrompt ?? t('archive.untitled')).slice(0, 40)}`, btn(next, 'resume', { sessionId: s.id })).row();
       kb.text(t('button.startFresh'), btn(next, 'fresh'));
       return void (await reply(ctx, escapeHtml(t('new.resumeOffer', { executor: t(`executor.${next.executor as Executor}`) })), { html: true, keyboard: kb }));
     }
@@ -134,8 +146,12 @@ async function start(ctx: BotContext, flow: Flow): Promise<void> {
   const { deps, chatId } = ctx.bria;
   await saveFlow(ctx, null);
   const { sessionId } = await deps.actions.createSession({
-    chatId, nodeId: flow.nodeId as string, executor: flow.executor as Executor, folder: flow.folder as string,
-    ...(flow.mode ? { permissionMode: flow.mode } : {}), ...(flow.model ? { model: flow.model } : {}),
+    chatId,
+    nodeId: flow.nodeId as string,
+    executor: flow.executor as Executor,
+    folder: flow.folder as string,
+    ...(flow.mode ? { permissionMode: flow.mode } : {}),
+    ...(flow.model ? { model: flow.model } : {}),
   });
   await setActiveSessionId(deps.db, chatId, flow.nodeId as string, sessionId);
   await queueCard(ctx, { sessionId, fresh: true });
@@ -165,7 +181,8 @@ export function newSession(): Composer<BotContext> {
       return void (await reply(ctx, ctx.bria.t('new.cancelled')));
     }
     if (data.a === 'fnode' && flow.step === 'node') return chooseNode(ctx, { ...flow, nodeId: data.arg });
-    if (data.a === 'exec' && flow.step === 'executor' && (data.arg === 'claude' || data.arg === 'codex')) return chooseExecutor(ctx, { ...flow, executor: data.arg });
+    if (data.a === 'exec' && flow.step === 'executor' && (data.arg === 'claude' || data.arg === 'codex'))
+      return chooseExecutor(ctx, { ...flow, executor: data.arg });
     if (data.a === 'folder' && flow.step === 'folder') {
       const folder = flow.folders[Number(data.arg)];
       if (folder) return chooseFolder(ctx, flow, folder);

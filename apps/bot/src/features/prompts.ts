@@ -11,7 +11,13 @@ import { refuseButton } from './stale.ts';
 /** How the outcome of an answer is said: the callback answer of a press, or a reply to a typed text. */
 type Say = (text: string) => Promise<void>;
 
-const SENT: Record<AnswerPromptInput['decision'] | 'answers', MessageKey> = { allow: 'prompt.sentAllow', deny: 'prompt.sentDeny', always_allow: 'prompt.sentAlways', at_computer: 'prompt.sentAtComputer', answers: 'prompt.sentAnswer' };
+const SENT: Record<AnswerPromptInput['decision'] | 'answers', MessageKey> = {
+  allow: 'prompt.sentAllow',
+  deny: 'prompt.sentDeny',
+  always_allow: 'prompt.sentAlways',
+  at_computer: 'prompt.sentAtComputer',
+  answers: 'prompt.sentAnswer',
+};
 
 function outcomeText(ctx: BotContext, r: AnswerPromptResult, sent: MessageKey): string {
   const { t } = ctx.bria;
@@ -41,7 +47,12 @@ async function redraw(ctx: BotContext, view: PromptView, messageId: number, draf
  * answers go to core. A question before it that has no answer any more (its typed answer was not
  * kept: another flow replaced the chat's) is asked again instead.
  */
-async function advance(ctx: BotContext, view: PromptView, qs: Question[], o: { q: number; picks: number[]; texts: Record<string, string>; messageId: number; say: Say }): Promise<void> {
+async function advance(
+  ctx: BotContext,
+  view: PromptView,
+  qs: Question[],
+  o: { q: number; picks: number[]; texts: Record<string, string>; messageId: number; say: Say },
+): Promise<void> {
   const { deps, chat, t } = ctx.bria;
   const missing = qs.findIndex((question, k) => k <= o.q && answerOf(question, o.picks[k] ?? 0, o.texts[k]) === null);
   const at = missing >= 0 ? missing : o.q + 1;
@@ -140,7 +151,9 @@ export function prompts(): Composer<BotContext> {
     if (view.state !== 'pending') {
       await endPromptFlow(deps.db, chat, view.id);
       const answered = view.state === 'answered' || view.state === 'delivered';
-      return void (await ctx.answerCallbackQuery({ text: (answered ? t('prompt.alreadyAnswered', { answer: answerSummary(view, t).short }) : t('prompt.outOfDate')).slice(0, 200) }));
+      return void (await ctx.answerCallbackQuery({
+        text: (answered ? t('prompt.alreadyAnswered', { answer: answerSummary(view, t).short }) : t('prompt.outOfDate')).slice(0, 200),
+      }));
     }
     await onPress(ctx, view, p, messageId);
   });
@@ -155,7 +168,11 @@ export function prompts(): Composer<BotContext> {
     const view = await getPromptView(deps, flow.promptId);
     if (view?.state !== 'pending') {
       await endPromptFlow(deps.db, chat, flow.promptId);
-      const status = !view ? '' : view.state === 'answered' || view.state === 'delivered' ? t('prompt.alreadyAnswered', { answer: answerSummary(view, t).short }) : t('prompt.outOfDate');
+      const status = !view
+        ? ''
+        : view.state === 'answered' || view.state === 'delivered'
+          ? t('prompt.alreadyAnswered', { answer: answerSummary(view, t).short })
+          : t('prompt.outOfDate');
       return say(t('prompt.textNotUsed', { status }));
     }
     if (text.length > 4000) return say(t('prompt.tooLong'));

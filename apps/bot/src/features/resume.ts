@@ -1,14 +1,29 @@
 import { InlineKeyboard } from 'grammy';
 import { isAppError } from '@bria/core/domain';
 import { cb } from '../card/callback-data.ts';
-import { enqueueBotRow, getActiveSessionId, getNodeView, getSessionView, lastEvidenceId, OPEN_SESSION_STATES, openResumeStatus, releaseBotRow, type ResumeReturn, rewriteBotRow, type SessionView, setActiveSessionId, updateChat, withdrawBotRow } from '@bria/core/services';
+import {
+  enqueueBotRow,
+  getActiveSessionId,
+  getNodeView,
+  getSessionView,
+  lastEvidenceId,
+  OPEN_SESSION_STATES,
+  openResumeStatus,
+  releaseBotRow,
+  type ResumeReturn,
+  rewriteBotRow,
+  type SessionView,
+  setActiveSessionId,
+  updateChat,
+  withdrawBotRow,
+} from '@bria/core/services';
 import type { BotContext } from '../context.ts';
 import { queueCard, reply } from '../outbox/queue.ts';
 import { sessionName } from '../render/session-name.ts';
 
 const OPEN = new Set<string>(OPEN_SESSION_STATES);
 
-const titleOf = (s: SessionView) => (s.title ?? s.firstPrompt ? sessionName(s, '') : s.folder);
+const titleOf = (s: SessionView) => ((s.title ?? s.firstPrompt) ? sessionName(s, '') : s.folder);
 
 /** How long a status waits for the press to finish asking core (the bot may die in between). */
 export const STATUS_HOLD_MS = 30_000;
@@ -28,7 +43,12 @@ async function queueStatus(ctx: BotContext, s: SessionView, hold: boolean): Prom
   const key = `resume_status:${chatId}:${s.id}:${ctx.update.update_id}`;
   const now = new Date();
   await enqueueBotRow(deps.db, {
-    dedupeKey: key, kind: 'resume_status', chatId, sessionId: s.id, now, dueAt: hold ? new Date(now.getTime() + STATUS_HOLD_MS) : now,
+    dedupeKey: key,
+    kind: 'resume_status',
+    chatId,
+    sessionId: s.id,
+    now,
+    dueAt: hold ? new Date(now.getTime() + STATUS_HOLD_MS) : now,
     // The newest transition record before the press: a resume_requested after it means core was asked.
     payload: { kind: 'resume_status', sessionId: s.id, nodeId: s.nodeId, title: titleOf(s), askedAfter: String(await lastEvidenceId(deps.db, s.id)) },
   });
@@ -69,7 +89,8 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string, o: { ta
   }
   const previous = await getActiveSessionId(deps.db, chatId, s.nodeId);
   // Recorded before the resume is asked for, so even a failure reported at once finds the way back.
-  const back: ResumeReturn | null = previous && previous !== sessionId ? { kind: 'resumeReturn', sessionId, nodeId: s.nodeId, previousSessionId: previous } : null;
+  const back: ResumeReturn | null =
+    previous && previous !== sessionId ? { kind: 'resumeReturn', sessionId, nodeId: s.nodeId, previousSessionId: previous } : null;
   if (back) await updateChat(deps.db, chatId, { flow: back });
   await setActiveSessionId(deps.db, chatId, s.nodeId, sessionId);
   const statusKey = await queueStatus(ctx, s, true);
@@ -100,9 +121,14 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string, o: { ta
     else if (isAppError(error) && error.userMessage === 'sessions.no_folder') cause = t('resume.causeNoFolder');
     else if (isAppError(error) && /native id/.test(error.message)) cause = t('resume.causeNoNativeId');
     else if (isAppError(error) && error.userMessage === 'sessions.running_at_desk') cause = t('resume.causeAtDesk');
-    else if (isAppError(error) && (error.userMessage === 'sessions.desk_changed' || error.userMessage === 'sessions.not_at_desk')) cause = t('resume.causeDeskChanged');
+    else if (isAppError(error) && (error.userMessage === 'sessions.desk_changed' || error.userMessage === 'sessions.not_at_desk'))
+      cause = t('resume.causeDeskChanged');
     else if (isAppError(error) && error.userMessage === 'sessions.handoff_unsupported') cause = t('resume.causeHandoffUnsupported');
-    else deps.log.error({ sessionId, code: isAppError(error) ? error.code : undefined, err: error instanceof Error ? error.message.slice(0, 200) : 'unknown' }, 'resume could not be asked for');
+    else
+      deps.log.error(
+        { sessionId, code: isAppError(error) ? error.code : undefined, err: error instanceof Error ? error.message.slice(0, 200) : 'unknown' },
+        'resume could not be asked for',
+      );
     // The status, not sent yet, becomes the notice itself: one message, no "Resuming" shown first.
     const notice = { kind: 'resume_failed', sessionId, nodeId: s.nodeId, cause };
     if (!(await rewriteBotRow(deps.db, statusKey, { kind: 'resume_failed', payload: notice }))) {

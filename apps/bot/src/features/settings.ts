@@ -26,16 +26,24 @@ export function settings(): Composer<BotContext> {
       `<b>${escapeHtml(t('settings.title'))}</b>`,
       escapeHtml(t('settings.lifetime', { value: hours(s.lifetimeHours) })),
       escapeHtml(t('settings.resumeRecs', { value: t(s.resumeRecommendations ? 'settings.on' : 'settings.off') })),
-      ...(node ? [escapeHtml(t('settings.executors', { node: node.name, value: node.enabledExecutors.map((e) => t(`executor.${e}`)).join(', ') || '—' }))] : []),
-      ...(node ? node.enabledExecutors.map((e) => escapeHtml(t('choice.settingsDefault', { executor: t(`executor.${e}`), mode: nodeDefaultMode(e, node) }))) : []),
+      ...(node
+        ? [escapeHtml(t('settings.executors', { node: node.name, value: node.enabledExecutors.map((e) => t(`executor.${e}`)).join(', ') || '—' }))]
+        : []),
+      ...(node
+        ? node.enabledExecutors.map((e) => escapeHtml(t('choice.settingsDefault', { executor: t(`executor.${e}`), mode: nodeDefaultMode(e, node) })))
+        : []),
       escapeHtml(t('settings.language', { value: t('lang.name') })),
     ];
     const kb = new InlineKeyboard();
     for (const h of LIFETIMES) kb.text(`${h === s.lifetimeHours ? '• ' : ''}${hours(h)}`, cb.encode({ a: 'set', gen, arg: `life=${h ?? 'never'}` }));
-    kb.row().text(t('settings.resumeRecs', { value: t(s.resumeRecommendations ? 'settings.off' : 'settings.on') }), cb.encode({ a: 'set', gen, arg: `recs=${s.resumeRecommendations ? 0 : 1}` }));
+    kb.row().text(
+      t('settings.resumeRecs', { value: t(s.resumeRecommendations ? 'settings.off' : 'settings.on') }),
+      cb.encode({ a: 'set', gen, arg: `recs=${s.resumeRecommendations ? 0 : 1}` }),
+    );
     if (node) {
       kb.row();
-      for (const e of EXECUTORS) kb.text(`${node.enabledExecutors.includes(e) ? '☑' : '☐'} ${t(`executor.${e}`)}`, cb.encode({ a: 'set', gen, arg: `exec=${e}` }));
+      for (const e of EXECUTORS)
+        kb.text(`${node.enabledExecutors.includes(e) ? '☑' : '☐'} ${t(`executor.${e}`)}`, cb.encode({ a: 'set', gen, arg: `exec=${e}` }));
       // One button per executor steps its default to the next mode the node can start.
       kb.row();
       for (const e of node.enabledExecutors) kb.text(`${t(`executor.${e}`)}: ${nodeDefaultMode(e, node)} ↻`, cb.encode({ a: 'set', gen, arg: `pm=${e}` }));
@@ -55,8 +63,11 @@ export function settings(): Composer<BotContext> {
     const { deps } = ctx.bria;
     const [key, value] = data.arg.split('=') as [string, string];
     // Only values this keyboard offers are acted on; anything else was not drawn by Bria.
-    const offered = (key === 'life' && LIFETIMES.some((h) => String(h ?? 'never') === value)) || (key === 'recs' && (value === '0' || value === '1'))
-      || ((key === 'exec' || key === 'pm') && (EXECUTORS as string[]).includes(value)) || (key === 'lang' && (LANGUAGES as readonly string[]).includes(value));
+    const offered =
+      (key === 'life' && LIFETIMES.some((h) => String(h ?? 'never') === value)) ||
+      (key === 'recs' && (value === '0' || value === '1')) ||
+      ((key === 'exec' || key === 'pm') && (EXECUTORS as string[]).includes(value)) ||
+      (key === 'lang' && (LANGUAGES as readonly string[]).includes(value));
     if (!offered) return void (await refuseButton(ctx));
     if (key === 'life') await deps.actions.updateSettings({ lifetimeHours: value === 'never' ? null : Number(value) });
     if (key === 'recs') await deps.actions.updateSettings({ resumeRecommendations: value === '1' });

@@ -11,7 +11,11 @@ let db: Db;
 let h: Harness;
 const ADA = 100200300;
 const IVAN = 4242;
-const botTexts = (chatId: number) => h.fake.chatMessages(chatId).filter((m) => m.from?.is_bot).map((m) => m.text ?? '');
+const botTexts = (chatId: number) =>
+  h.fake
+    .chatMessages(chatId)
+    .filter((m) => m.from?.is_bot)
+    .map((m) => m.text ?? '');
 
 useBotHarness({ allowed: [ADA, IVAN] }, (x) => {
   ({ db, h } = x);
@@ -23,7 +27,11 @@ describe('unsupported messages', () => {
     const sid = await seedSession(db, { nodeId, state: 'Ready' });
     await seedChat(db, { chatId: ADA, active: { nodeId, sessionId: sid } });
     const voice = h.fake.userSendsMedia('voice', new Uint8Array([1, 2, 3]));
-    await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text === 'Not sent: Bria cannot carry voice notes to your computer yet. Send text, a photo or a file instead.'), { chatId: ADA });
+    await h.fake.waitForChat(
+      (ms) =>
+        ms.some((m) => m.from?.is_bot && m.text === 'Not sent: Bria cannot carry voice notes to your computer yet. Send text, a photo or a file instead.'),
+      { chatId: ADA },
+    );
     h.fake.userSendsMedia('sticker', new Uint8Array([4]));
     await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text?.includes('cannot carry stickers')), { chatId: ADA });
     expect(await countMessages(db, { sessionId: sid })).toBe(0);
@@ -31,7 +39,11 @@ describe('unsupported messages', () => {
     // The same update again (Telegram redelivers after a restart): still one reply.
     const log = createLogger({ name: 'bot-test-2', level: 'silent' });
     const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: scratchAttachmentsDir() });
-    const again = createBot(h.fake.token, { db, log, allowedUsers: new Set([ADA, IVAN]), apiRoot: h.fake.apiRoot, actions }, { client: { apiRoot: h.fake.apiRoot } });
+    const again = createBot(
+      h.fake.token,
+      { db, log, allowedUsers: new Set([ADA, IVAN]), apiRoot: h.fake.apiRoot, actions },
+      { client: { apiRoot: h.fake.apiRoot } },
+    );
     await again.init();
     await again.handleUpdate(structuredClone(voice.update));
     expect(await countOutbox(db, { kind: 'reply', chatId: BigInt(ADA) })).toBe(2);
@@ -40,6 +52,12 @@ describe('unsupported messages', () => {
 
   it('answers in Russian in a Russian chat', async () => {
     h.fake.userSendsMedia('video_note', new Uint8Array([5]), { chatId: IVAN, userId: IVAN, languageCode: 'ru', firstName: 'Ivan' });
-    await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot && m.text === 'Не отправлено: Bria пока не умеет передавать на компьютер видеосообщения. Отправьте текст, фото или файл.'), { chatId: IVAN });
+    await h.fake.waitForChat(
+      (ms) =>
+        ms.some(
+          (m) => m.from?.is_bot && m.text === 'Не отправлено: Bria пока не умеет передавать на компьютер видеосообщения. Отправьте текст, фото или файл.',
+        ),
+      { chatId: IVAN },
+    );
   });
 });

@@ -10,9 +10,24 @@ export type { DeliverContext } from './kinds/kind-context.ts';
 
 /** One handler per kind of the `telegram` outbox (`kinds/`); the compiler checks every kind has one. */
 const HANDLERS: KindHandlers = {
-  final, card_update: cardUpdate, resume_status: resumeStatus, progress, background_done: backgroundDone, resume_failed: resumeFailed,
-  final_save: finalSave, expiry_refusal: expiryRefusal, blocked_on_prompt: blockedOnPrompt, prompt, compacted, attachment_failed: attachmentFailed,
-  message_outcome: messageOutcome, notice, reply, edit, card, login_link: loginLink,
+  final,
+  card_update: cardUpdate,
+  resume_status: resumeStatus,
+  progress,
+  background_done: backgroundDone,
+  resume_failed: resumeFailed,
+  final_save: finalSave,
+  expiry_refusal: expiryRefusal,
+  blocked_on_prompt: blockedOnPrompt,
+  prompt,
+  compacted,
+  attachment_failed: attachmentFailed,
+  message_outcome: messageOutcome,
+  notice,
+  reply,
+  edit,
+  card,
+  login_link: loginLink,
 };
 
 function run<K extends Kind>(kind: K, payload: PayloadOf[K], c: KindContext): Promise<number[]> {
@@ -40,9 +55,19 @@ export async function deliver(row: ClaimedRow, already: number[], ctx: DeliverCo
   const chatId = Number(chatKey);
   const chat = await getChat(ctx.db, chatKey);
   const c: KindContext = {
-    ...ctx, row, chatKey, chatId, chat, t: chatTranslator(chat), already,
+    ...ctx,
+    row,
+    chatKey,
+    chatId,
+    chat,
+    t: chatTranslator(chat),
+    already,
     send: async (html: string, keyboard?: InlineKeyboard) => {
-      const m = await ctx.api.sendMessage(chatId, html, { parse_mode: 'HTML', ...(keyboard ? { reply_markup: keyboard } : {}), link_preview_options: { is_disabled: true } });
+      const m = await ctx.api.sendMessage(chatId, html, {
+        parse_mode: 'HTML',
+        ...(keyboard ? { reply_markup: keyboard } : {}),
+        link_preview_options: { is_disabled: true },
+      });
       return [m.message_id];
     },
     refreshCard: async (sessionId: string) => {

@@ -37,7 +37,14 @@ afterEach(async () => {
 
 let seq = 0;
 async function enqueueFinal(text: string): Promise<bigint> {
-  const row = await seedOutboxRow(db, { channel: 'telegram', dedupeKey: `final:${++seq}`, kind: 'final', chatId: BigInt(fake.user.id), sessionId: SESSION, payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text, active: true } });
+  const row = await seedOutboxRow(db, {
+    channel: 'telegram',
+    dedupeKey: `final:${++seq}`,
+    kind: 'final',
+    chatId: BigInt(fake.user.id),
+    sessionId: SESSION,
+    payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text, active: true },
+  });
   return row.id;
 }
 
@@ -46,7 +53,6 @@ function startSender() {
   sender.start();
   return sender;
 }
-
 
 describe('outbox sender', () => {
   it('delivers a long Markdown-heavy final once, split in order, every part accepted, ids recorded', async () => {
@@ -131,7 +137,7 @@ describe('outbox sender', () => {
     expect(fake.chatMessages().map((m) => m.text)).toEqual(['lost answer', 'lost answer']);
   });
 
-  it('a final Telegram refuses as malformed markup (400 can\'t parse entities) arrives once, as plain text', async () => {
+  it("a final Telegram refuses as malformed markup (400 can't parse entities) arrives once, as plain text", async () => {
     const refusal = 'Bad Request: can\'t parse entities: Can\'t find end tag corresponding to start tag "b" at byte offset 0';
     fake.failNext('sendMessage', { code: 400, description: refusal });
     const id = await enqueueFinal('**bold** words & <angle> `code`');

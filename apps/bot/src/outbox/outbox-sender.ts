@@ -1,7 +1,18 @@
 import type { Api } from 'grammy';
 import { ZodError } from 'zod';
 import type { Logger } from '@bria/core/log';
-import { type ClaimedRow, claimOutbox, type Db, markOutboxFailed, markOutboxRetry, markOutboxSent, outboxPartIds, recordOutboxPart, releaseOutbox, TELEGRAM_CHANNEL } from '@bria/core/services';
+import {
+  type ClaimedRow,
+  claimOutbox,
+  type Db,
+  markOutboxFailed,
+  markOutboxRetry,
+  markOutboxSent,
+  outboxPartIds,
+  recordOutboxPart,
+  releaseOutbox,
+  TELEGRAM_CHANNEL,
+} from '@bria/core/services';
 import { plainTextFallback } from '../render/plain-fallback.ts';
 import { deliver, finishedPayload } from './deliver.ts';
 import { backoffMs, classifySendError } from './telegram-errors.ts';
@@ -49,7 +60,11 @@ export class OutboxSender {
     this.leaseMs = o.leaseMs ?? 60_000;
     this.batch = o.batch ?? 10;
     // Markup Telegram cannot parse: the text is sent plain instead of the row failing (render/plain-fallback.ts).
-    o.api.config.use(plainTextFallback((method, description) => o.log.warn({ method, description: description.slice(0, 200) }, 'Telegram refused the markup; sent as plain text')));
+    o.api.config.use(
+      plainTextFallback((method, description) =>
+        o.log.warn({ method, description: description.slice(0, 200) }, 'Telegram refused the markup; sent as plain text'),
+      ),
+    );
   }
 
   start(): void {
@@ -91,7 +106,11 @@ export class OutboxSender {
       }
       for (let i = 0; i < rows.length; i++) {
         if (this.stopping || this.pausedUntil > Date.now()) {
-          await releaseOutbox(this.o.db, rows.slice(i).map((r) => r.id), new Date(Math.max(Date.now(), this.pausedUntil)));
+          await releaseOutbox(
+            this.o.db,
+            rows.slice(i).map((r) => r.id),
+            new Date(Math.max(Date.now(), this.pausedUntil)),
+          );
           break;
         }
         try {
@@ -126,7 +145,8 @@ export class OutboxSender {
       const recorded = outboxPartIds(row.externalId);
       const inMemory = this.partsTaken.get(key) ?? [];
       ids = await deliver(row, inMemory.length > recorded.length ? inMemory : recorded, {
-        api: this.o.api, db: this.o.db,
+        api: this.o.api,
+        db: this.o.db,
         onPart: (partIdsSoFar) => {
           this.partsTaken.set(key, [...partIdsSoFar]);
           return recordOutboxPart(this.o.db, row.id, partIdsSoFar, new Date(Date.now() + this.leaseMs));

@@ -36,7 +36,11 @@ describe('outbox wake-up', () => {
     await wake.start();
     // Let the sender's first (empty) claim pass, so it is asleep in its long poll.
     await new Promise((r) => setTimeout(r, 500));
-    await enqueueEngineRow(db, { dedupeKey: 'final:wake', chatId: fake.user.id, payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text: 'woken', active: true } });
+    await enqueueEngineRow(db, {
+      dedupeKey: 'final:wake',
+      chatId: fake.user.id,
+      payload: { kind: 'final', sessionId: SESSION, nodeId: NODE, messageId: SESSION, text: 'woken', active: true },
+    });
     await expect.poll(() => fake.chatMessages().length, { timeout: 10_000 }).toBe(1);
     expect(fake.chatMessages()[0]?.text).toContain('woken');
     await wake.stop();

@@ -5,10 +5,7 @@ import { GrammyError, HttpError } from 'grammy';
  * `transient`: 5xx, network errors and timeouts, retried with backoff (a timeout may have reached
  * Telegram: that is the one window where a retry can show a part twice). `permanent`: never retried.
  */
-export type SendFailure =
-  | { kind: 'rate_limited'; retryAfterMs: number }
-  | { kind: 'transient'; reason: string }
-  | { kind: 'permanent'; reason: string };
+export type SendFailure = { kind: 'rate_limited'; retryAfterMs: number } | { kind: 'transient'; reason: string } | { kind: 'permanent'; reason: string };
 
 export function classifySendError(error: unknown): SendFailure {
   if (error instanceof GrammyError) {

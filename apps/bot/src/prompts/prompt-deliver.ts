@@ -7,14 +7,14 @@ import { sessionName } from '../render/session-name.ts';
 import { endPromptFlow, readPromptFlow } from './prompt-flow.ts';
 import { drawPrompt } from './prompt-view.ts';
 
-
 export interface PromptDeliverContext {
   api: Api;
   db: Db;
   onPart: (messageIds: number[]) => Promise<void>;
 }
 
-const harmlessEdit = (e: unknown) => e instanceof GrammyError && /message is not modified|message to edit not found|message can't be edited/.test(e.description);
+const harmlessEdit = (e: unknown) =>
+  e instanceof GrammyError && /message is not modified|message to edit not found|message can't be edited/.test(e.description);
 
 /** The key of the `open` row the engine wrote for this chat (engine notifyChats: `<key>:<chat id>`). */
 export const openRowKey = (promptId: string, chatId: bigint) => `prompt:${promptId}:open:${chatId}`;
@@ -27,7 +27,10 @@ export const openRowKey = (promptId: string, chatId: bigint) => `prompt:${prompt
  * changes nothing), and `waiting_at_computer` also sends a new message naming the session. A row
  * whose message was sent before a crash (`already`) is never sent again.
  */
-export async function deliverPrompt(ctx: PromptDeliverContext, o: { chat: ChatDto | null; chatId: bigint; t: Translator; already: number[]; promptId: string; phase: PromptPhase }): Promise<number[]> {
+export async function deliverPrompt(
+  ctx: PromptDeliverContext,
+  o: { chat: ChatDto | null; chatId: bigint; t: Translator; already: number[]; promptId: string; phase: PromptPhase },
+): Promise<number[]> {
   const { t } = o;
   const chatId = Number(o.chatId);
   const view = await getPromptView({ db: ctx.db }, o.promptId);
@@ -55,7 +58,8 @@ export async function deliverPrompt(ctx: PromptDeliverContext, o: { chat: ChatDt
   }
   // The notice only while it is true: an answer at the computer or the turn's end may have come first.
   // Left to the computer on the user's own word: the redrawn message says so, no "nobody answered" notice.
-  if (o.phase !== 'waiting_at_computer' || view.state !== 'waiting_at_computer' || view.answer?.decision === 'at_computer') return openId === undefined ? [] : [openId];
+  if (o.phase !== 'waiting_at_computer' || view.state !== 'waiting_at_computer' || view.answer?.decision === 'at_computer')
+    return openId === undefined ? [] : [openId];
   if (o.already.length > 0) return o.already;
   const name = session ? sessionName(session, t('archive.untitled')) : '?';
   const m = await ctx.api.sendMessage(chatId, escapeHtml(t('prompt.waitingNotice', { name })), options);

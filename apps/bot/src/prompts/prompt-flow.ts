@@ -9,13 +9,24 @@ import type { PromptDraft } from './prompt-view.ts';
  * travel in the buttons themselves (prompt-callback.ts). The flow the chat had before (a /new step,
  * a resume's way back) is kept in `prev` and put back when the prompt no longer needs the chat.
  */
-export interface PromptFlow { kind: 'prompt'; promptId: string; messageId: number; draft: PromptDraft; prev?: unknown }
+export interface PromptFlow {
+  kind: 'prompt';
+  promptId: string;
+  messageId: number;
+  draft: PromptDraft;
+  prev?: unknown;
+}
 
 const zFlow = z.object({
   kind: z.literal('prompt'),
   promptId: z.string(),
   messageId: z.number().int(),
-  draft: z.object({ q: z.number().int(), picks: z.array(z.number().int()), texts: z.record(z.string(), z.string()), typing: z.enum(['reason', 'answer']).nullable() }),
+  draft: z.object({
+    q: z.number().int(),
+    picks: z.array(z.number().int()),
+    texts: z.record(z.string(), z.string()),
+    typing: z.enum(['reason', 'answer']).nullable(),
+  }),
   prev: z.unknown().optional(),
 });
 

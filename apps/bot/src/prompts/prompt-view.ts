@@ -6,16 +6,31 @@ import { sessionName } from '../render/session-name.ts';
 import { MAX_OPTIONS, MAX_QUESTIONS, promptCb } from './prompt-callback.ts';
 
 /** One question of a request (Claude's AskUserQuestion `questions[]`; Codex's request_user_input alike). */
-export interface Question { text: string; header: string | null; multi: boolean; options: { label: string; description: string | null }[] }
+export interface Question {
+  text: string;
+  header: string | null;
+  multi: boolean;
+  options: { label: string; description: string | null }[];
+}
 
 /**
  * Where the user is in answering a question request: the question shown, the options picked so far
  * (a bitmask per question) and answers typed for some questions. `typing`: the next text message is
  * the deny reason or the answer to question `q`.
  */
-export interface PromptDraft { q: number; picks: number[]; texts: Record<string, string>; typing: 'reason' | 'answer' | null }
+export interface PromptDraft {
+  q: number;
+  picks: number[];
+  texts: Record<string, string>;
+  typing: 'reason' | 'answer' | null;
+}
 
-export interface PromptSession { title: string | null; firstPrompt?: string | null; folder: string; executor: string }
+export interface PromptSession {
+  title: string | null;
+  firstPrompt?: string | null;
+  folder: string;
+  executor: string;
+}
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
@@ -30,7 +45,8 @@ export function questionsOf(view: Pick<PromptView, 'toolInput'>): Question[] {
       header: str(q?.header),
       multi: q?.multiSelect === true,
       options: options.slice(0, MAX_OPTIONS).map((o) => ({
-        label: str((o as Record<string, unknown> | null)?.label) ?? String(o), description: str((o as Record<string, unknown> | null)?.description),
+        label: str((o as Record<string, unknown> | null)?.label) ?? String(o),
+        description: str((o as Record<string, unknown> | null)?.description),
       })),
     };
   });
@@ -85,7 +101,10 @@ function toolBody(view: PromptView, t: Translator): string[] {
       const kept = all.slice(0, 10).map((l) => `${mark} ${clip(l, 200)}`);
       return all.length > kept.length ? [...kept, `${mark} ${t('prompt.moreLines', { count: all.length - kept.length })}`] : kept;
     };
-    const diff = edits.slice(0, 3).flatMap((e) => [...side(e?.old_string, '-'), ...side(e?.new_string, '+')]).join('\n');
+    const diff = edits
+      .slice(0, 3)
+      .flatMap((e) => [...side(e?.old_string, '-'), ...side(e?.new_string, '+')])
+      .join('\n');
     out.push(escapeHtml(t('prompt.file', { path: clip(file, 300) })), pre(clip(diff, 1800)));
   } else {
     out.push(pre(clip(JSON.stringify(input, null, 1).replace(/\n\s*/g, ' '), 1000)));
@@ -97,7 +116,9 @@ function toolBody(view: PromptView, t: Translator): string[] {
 function questionBody(qs: Question[], draft: PromptDraft, withDescriptions: boolean): string[] {
   return qs.flatMap((q, k) => {
     const head = `${qs.length > 1 ? `${k + 1}. ` : ''}${q.header ? `<b>${escapeHtml(clip(q.header, 60))}</b> · ` : ''}${escapeHtml(clip(q.text, 300))}`;
-    const opts = withDescriptions ? q.options.filter((o) => o.description).map((o) => `  • ${escapeHtml(clip(o.label, 60))}: ${escapeHtml(clip(o.description as string, 120))}`) : [];
+    const opts = withDescriptions
+      ? q.options.filter((o) => o.description).map((o) => `  • ${escapeHtml(clip(o.label, 60))}: ${escapeHtml(clip(o.description as string, 120))}`)
+      : [];
     const a = answerOf(q, draft.picks[k] ?? 0, draft.texts[k]);
     const chosen = a !== null && (k < draft.q || draft.texts[k] !== undefined) ? [`  → ${escapeHtml(clip(a, 300))}`] : [];
     return [head, ...opts, ...chosen];
@@ -154,11 +175,16 @@ function keyboard(view: PromptView, qs: Question[], draft: PromptDraft, t: Trans
   const promptId = view.id;
   if (draft.typing !== null) return kb.text(t('button.cancel'), promptCb.encode({ op: 'cancel', promptId }));
   if (view.kind === 'dialog') {
-    return kb.text(t('prompt.dialogTrust.button'), promptCb.encode({ op: 'allow', promptId })).row().text(t('prompt.dialogCancel.button'), promptCb.encode({ op: 'deny', promptId }));
+    return kb
+      .text(t('prompt.dialogTrust.button'), promptCb.encode({ op: 'allow', promptId }))
+      .row()
+      .text(t('prompt.dialogCancel.button'), promptCb.encode({ op: 'deny', promptId }));
   }
   if (view.kind === 'tool' || qs.length === 0) {
     if (view.kind === 'tool') {
-      kb.text(t('prompt.allow'), promptCb.encode({ op: 'allow', promptId })).text(t('prompt.deny'), promptCb.encode({ op: 'deny', promptId })).row();
+      kb.text(t('prompt.allow'), promptCb.encode({ op: 'allow', promptId }))
+        .text(t('prompt.deny'), promptCb.encode({ op: 'deny', promptId }))
+        .row();
       kb.text(t('prompt.denyReason'), promptCb.encode({ op: 'reason', promptId }));
       if (view.canAlwaysAllow) kb.row().text(t('prompt.always'), promptCb.encode({ op: 'always', promptId }));
       // Codex shows its own dialog only once the hook has let go: the user at the computer asks for it.
@@ -182,14 +208,23 @@ function keyboard(view: PromptView, qs: Question[], draft: PromptDraft, t: Trans
  * The message of a permission request or question: which session, what the tool will do (or the
  * questions), and either the choices (while it waits for the user) or how it ended, without buttons.
  */
-export function drawPrompt(o: { view: PromptView; session: PromptSession | null; t: Translator; draft?: PromptDraft }): { html: string; keyboard: InlineKeyboard | undefined } {
+export function drawPrompt(o: { view: PromptView; session: PromptSession | null; t: Translator; draft?: PromptDraft }): {
+  html: string;
+  keyboard: InlineKeyboard | undefined;
+} {
   const { view, t } = o;
   const qs = view.kind === 'question' ? questionsOf(view) : [];
   const draft = o.draft ?? emptyDraft(view);
   const name = o.session ? sessionName(o.session, t('archive.untitled')) : '?';
   const head = [
     `<b>${escapeHtml(t(view.kind === 'question' ? 'prompt.questionTitle' : view.kind === 'dialog' ? 'prompt.dialogTitle' : 'prompt.toolTitle', { name }))}</b>`,
-    ...(o.session ? [escapeHtml(t('prompt.where', { folder: clip(o.session.folder, 200), executor: o.session.executor === 'codex' ? t('executor.codex') : t('executor.claude') }))] : []),
+    ...(o.session
+      ? [
+          escapeHtml(
+            t('prompt.where', { folder: clip(o.session.folder, 200), executor: o.session.executor === 'codex' ? t('executor.codex') : t('executor.claude') }),
+          ),
+        ]
+      : []),
   ];
   const pending = view.state === 'pending';
   let status = pending ? t('prompt.waiting') : closedStatus(view, t);
@@ -197,9 +232,15 @@ export function drawPrompt(o: { view: PromptView; session: PromptSession | null;
   if (pending && draft.typing === 'answer') status = t('prompt.typeAnswer', { question: clip(qs[draft.q]?.text ?? '', 200) });
   if (pending && qs.length > 1 && draft.typing === null) status = `${status} ${t('prompt.progress', { n: draft.q + 1, total: qs.length })}`;
   const multi = pending && qs[draft.q]?.multi && draft.typing === null ? [escapeHtml(t('prompt.multi'))] : [];
-  const build = (withDescriptions: boolean) => [
-    ...head, '', ...(view.kind === 'question' ? questionBody(qs, draft, withDescriptions) : view.kind === 'dialog' ? dialogBody(view, t) : toolBody(view, t)), ...multi, '', `<b>${escapeHtml(status)}</b>`,
-  ].join('\n');
+  const build = (withDescriptions: boolean) =>
+    [
+      ...head,
+      '',
+      ...(view.kind === 'question' ? questionBody(qs, draft, withDescriptions) : view.kind === 'dialog' ? dialogBody(view, t) : toolBody(view, t)),
+      ...multi,
+      '',
+      `<b>${escapeHtml(status)}</b>`,
+    ].join('\n');
   let html = build(true);
   // Far below Telegram's 4096 characters even for many long questions: descriptions go first.
   if (html.length > 3800) html = build(false);

@@ -7,7 +7,12 @@ import { escapeAttr, escapeHtml } from './escape.ts';
  */
 const SAFE_LINK = /^(https?:\/\/|mailto:|tg:\/\/)[^\s<>"]+$/i;
 
-interface Pair { open: string; close: string; tag: string; wordBound: boolean }
+interface Pair {
+  open: string;
+  close: string;
+  tag: string;
+  wordBound: boolean;
+}
 const PAIRS: Pair[] = [
   { open: '**', close: '**', tag: 'b', wordBound: false },
   { open: '__', close: '__', tag: 'b', wordBound: true },
@@ -25,7 +30,10 @@ function findCloser(s: string, from: number, p: Pair): number {
     if (isSpace(s[j - 1])) continue;
     if (p.wordBound && isWordChar(s[j + p.close.length])) continue;
     // `**` must not be taken as two single `*` closers.
-    if (p.close.length === 1 && s[j + 1] === p.close) { j++; continue; }
+    if (p.close.length === 1 && s[j + 1] === p.close) {
+      j++;
+      continue;
+    }
     // In `***` closing `**…*`, the inner `*` closes first: take the last `**` of the run.
     while (p.close.length > 1 && s[j + p.close.length] === p.close[0]) j++;
     return j;

@@ -11,7 +11,12 @@ const TABLE_ROW = /^\s*\|.*\|\s*$/;
 const TABLE_SEP = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 
 function splitRow(line: string): string[] {
-  return line.trim().replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim().replace(/\\\|/g, '|'));
 }
 
 const width = (s: string) => [...s].length;
@@ -20,7 +25,11 @@ function renderTable(lines: string[]): string {
   const rows = lines.filter((l) => !TABLE_SEP.test(l)).map(splitRow);
   const cols = Math.max(...rows.map((r) => r.length));
   const widths = Array.from({ length: cols }, (_, c) => Math.max(...rows.map((r) => width(r[c] ?? ''))));
-  const fmt = (r: string[]) => widths.map((w, c) => (r[c] ?? '') + ' '.repeat(w - width(r[c] ?? ''))).join(' | ').trimEnd();
+  const fmt = (r: string[]) =>
+    widths
+      .map((w, c) => (r[c] ?? '') + ' '.repeat(w - width(r[c] ?? '')))
+      .join(' | ')
+      .trimEnd();
   const out = rows.map(fmt);
   if (rows.length > 1 && lines.some((l) => TABLE_SEP.test(l))) out.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('-+-'));
   return `<pre>${escapeHtml(out.join('\n'))}</pre>`;
@@ -67,7 +76,10 @@ export function markdownToHtml(markdown: string): string {
     out.push(renderLine(line));
   }
   flushQuote();
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  return out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 function renderLine(line: string): string {

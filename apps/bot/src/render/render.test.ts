@@ -46,16 +46,48 @@ describe('markdownToHtml', () => {
   });
 
   it('tables become aligned preformatted text', () => {
-    expect(markdownToHtml('| name | n |\n|------|---|\n| α | 10 |\n| <b> | 2 |')).toBe(
-      '<pre>name | n\n-----+---\nα    | 10\n&lt;b&gt;  | 2</pre>',
-    );
+    expect(markdownToHtml('| name | n |\n|------|---|\n| α | 10 |\n| <b> | 2 |')).toBe('<pre>name | n\n-----+---\nα    | 10\n&lt;b&gt;  | 2</pre>');
   });
 
   it.each([
-    '```', '`', '``', '`a``', '**', '***', '**a', 'a**', '*a **b* c**', '_a __b_ c__', '[a](', '[a](b', '[', '](',
-    '<b>not a tag</b>', '</pre>', '&amp;', '&#x41;', '&', '<', '>', '"', '\\', '```js\n</code></pre><b>',
-    '| a |', '|', '> ', '#', '# ', '- ', '~~~\n```\n~~~', '****', '*`*`*', '[**a**](https://x.y)', '`` ` ``',
-    '**a `b** c`', '_a `_` b_', '[a `]`](https://x.y)',
+    '```',
+    '`',
+    '``',
+    '`a``',
+    '**',
+    '***',
+    '**a',
+    'a**',
+    '*a **b* c**',
+    '_a __b_ c__',
+    '[a](',
+    '[a](b',
+    '[',
+    '](',
+    '<b>not a tag</b>',
+    '</pre>',
+    '&amp;',
+    '&#x41;',
+    '&',
+    '<',
+    '>',
+    '"',
+    '\\',
+    '```js\n</code></pre><b>',
+    '| a |',
+    '|',
+    '> ',
+    '#',
+    '# ',
+    '- ',
+    '~~~\n```\n~~~',
+    '****',
+    '*`*`*',
+    '[**a**](https://x.y)',
+    '`` ` ``',
+    '**a `b** c`',
+    '_a `_` b_',
+    '[a `]`](https://x.y)',
   ])('adversarial %j stays balanced', (md) => {
     const html = markdownToHtml(md);
     expect(htmlProblems(html)).toEqual([]);
@@ -114,7 +146,31 @@ describe('splitHtml', () => {
   });
 
   it('random adversarial Markdown always renders to safe parts', () => {
-    const atoms = ['**', '*', '_', '__', '`', '```', '```py\n', '\n', ' ', '<', '>', '&', '[a](https://e.x)', '| a | b |\n', '# ', '- ', '> ', '😀', 'ж', 'word', '~~', '\\', '\n\n'];
+    const atoms = [
+      '**',
+      '*',
+      '_',
+      '__',
+      '`',
+      '```',
+      '```py\n',
+      '\n',
+      ' ',
+      '<',
+      '>',
+      '&',
+      '[a](https://e.x)',
+      '| a | b |\n',
+      '# ',
+      '- ',
+      '> ',
+      '😀',
+      'ж',
+      'word',
+      '~~',
+      '\\',
+      '\n\n',
+    ];
     let seed = 42;
     const rnd = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;

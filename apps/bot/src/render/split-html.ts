@@ -6,7 +6,13 @@
  */
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
-interface Unit { html: string; len: number; open?: string; close?: boolean; ws?: 'nl' | 'sp' }
+interface Unit {
+  html: string;
+  len: number;
+  open?: string;
+  close?: boolean;
+  ws?: 'nl' | 'sp';
+}
 
 function tokenize(html: string): Unit[] {
   const units: Unit[] = [];
@@ -21,11 +27,20 @@ function tokenize(html: string): Unit[] {
   return units;
 }
 
-const closing = (stack: string[]) => stack.map((open) => `</${/^<([a-z][a-z0-9-]*)/i.exec(open)?.[1]}>`).reverse().join('');
+const closing = (stack: string[]) =>
+  stack
+    .map((open) => `</${/^<([a-z][a-z0-9-]*)/i.exec(open)?.[1]}>`)
+    .reverse()
+    .join('');
 
 /** Text a user would see, for checking emptiness (Telegram refuses empty messages). */
 export function visibleText(html: string): string {
-  return html.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }
 
 export function splitHtml(html: string, limit = TELEGRAM_TEXT_LIMIT): string[] {

@@ -56,14 +56,19 @@ export async function startHarness(db: Db, o: { allowed: number[] }): Promise<Ha
   const log = createLogger({ name: 'bot-test', level: 'silent' });
   const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 5 }), db, log, pollMs: 50, leaseMs: 10_000 });
   const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: scratchDir('bria-bot-att-') });
-  const bot = createBot(fake.token, { db, log, allowedUsers: new Set(o.allowed), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() }, { client: { apiRoot: fake.apiRoot } });
+  const bot = createBot(
+    fake.token,
+    { db, log, allowedUsers: new Set(o.allowed), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() },
+    { client: { apiRoot: fake.apiRoot } },
+  );
   await bot.init();
   // A stop that lands while grammY waits to retry a failed poll rejects start with "Aborted delay":
   // that is the stop, not a failure of the test (it surfaced as an unhandled rejection).
   const polling = bot.start({ timeout: 1 }).catch(() => undefined);
   sender.start();
   return {
-    fake, db,
+    fake,
+    db,
     async stop() {
       await Promise.allSettled([bot.stop(), sender.stop()]);
       // `bot.stop` does not wait for an update still being handled (grammY's own note): a handler

@@ -13,7 +13,12 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const SID = '7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6';
-const turns = Array.from({ length: 40 }, (_, i) => ({ prompt: `p${i}`, reply: `r${i}`, at: new Date(Date.UTC(2026, 11, 1, 10, i)).toISOString(), toolBytes: 60_000 }));
+const turns = Array.from({ length: 40 }, (_, i) => ({
+  prompt: `p${i}`,
+  reply: `r${i}`,
+  at: new Date(Date.UTC(2026, 11, 1, 10, i)).toISOString(),
+  toolBytes: 60_000,
+}));
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 async function archived() {

@@ -13,7 +13,8 @@ export async function answerDialog(rt: SessionRuntime, sessionId: string, p: Ans
   if (!pane) return { ok: false, code: 'not_found', error: 'no start waiting on a dialog here' };
   // A start retried while its CLI waits keeps that CLI (and its dialog) under the newer generation:
   // a prompt opened under any generation since the CLI's launch is about this very dialog.
-  if (p.generation < pane.since || p.generation > pane.generation) return { ok: false, code: 'stale_generation', stale: true, error: `the dialog belongs to generation ${pane.generation}` };
+  if (p.generation < pane.since || p.generation > pane.generation)
+    return { ok: false, code: 'stale_generation', stale: true, error: `the dialog belongs to generation ${pane.generation}` };
   const screen = await rt.o.tmux.capture(pane.paneId, { scrollback: 0 }).catch(() => '');
   if (!folderTrustDialog(screen)) return { ok: false, code: 'failed', error: 'the pane does not show the folder-trust dialog (any more)' };
   await rt.o.tmux.sendKeys(pane.paneId, ['Enter']);

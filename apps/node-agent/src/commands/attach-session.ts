@@ -4,7 +4,11 @@ import { safeIdentity } from './cli-process.ts';
 import { identityFromReport, reportIdentity } from './host-event-map.ts';
 import type { Result, SessionRuntime } from './session-runtime.ts';
 
-export interface AttachParams { executor: Executor; folder: string; identity: Record<string, unknown> }
+export interface AttachParams {
+  executor: Executor;
+  folder: string;
+  identity: Record<string, unknown>;
+}
 
 /**
  * `attach_session`: binds to the session's running CLI only if its whole identity still holds. A CLI

@@ -32,7 +32,13 @@ function serverFile(name: string, bytes: Buffer, sha256 = createHash('sha256').u
   return { name, mime: 'image/png', path: p, sizeBytes: bytes.length, sha256 };
 }
 const folder = () => path.join(sys.agentDir, 'attachments', sessionId);
-const list = (dir: string) => { try { return readdirSync(dir); } catch { return []; } };
+const list = (dir: string) => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
 
 describe('attachments reach the CLI on its node', () => {
   it('lands byte-exact in the session folder and the CLI receives its path after the caption', async () => {
@@ -58,12 +64,17 @@ describe('attachments reach the CLI on its node', () => {
     expect(m.status).toBe('failed');
     expect(m.outcomeDetail).toBe('attachment could not be read');
     // The chat is told it was the attachment (the system's chat follows this node).
-    expect((await sys.outbox(sessionId)).filter((o) => o.kind === 'attachment_failed').map((o) => (o.payload as { messageId: string }).messageId)).toEqual([r.message.id]);
+    expect((await sys.outbox(sessionId)).filter((o) => o.kind === 'attachment_failed').map((o) => (o.payload as { messageId: string }).messageId)).toEqual([
+      r.message.id,
+    ]);
     expect(list(folder()).some((f) => f.startsWith(r.message.id))).toBe(false);
     // Still usable, and the failed one never reached the CLI.
     await acceptMessage(sys.deps, { sessionId, text: 'after the bad file', source: 'telegram' });
     await sys.waitMessages(sessionId, (st) => st.at(-1) === 'completed', 60_000);
-    const texts = sys.turns('claude', native).slice(before).map((t) => t.userText ?? '');
+    const texts = sys
+      .turns('claude', native)
+      .slice(before)
+      .map((t) => t.userText ?? '');
     expect(texts.some((t) => t.includes('never typed'))).toBe(false);
     expect(texts.some((t) => t.includes('after the bad file'))).toBe(true);
     expect((await sys.session(sessionId)).state).toBe('Ready');
@@ -89,7 +100,13 @@ describe('attachments reach the CLI on its node', () => {
     const dir = path.join(sys.root, 'server-attachments', other.id);
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'b.txt'), bytes);
-    const ref = { name: 'b.txt', mime: 'text/plain', path: path.join(dir, 'b.txt'), sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    const ref = {
+      name: 'b.txt',
+      mime: 'text/plain',
+      path: path.join(dir, 'b.txt'),
+      sizeBytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    };
     const r = await acceptMessage(sys.deps, { sessionId: other.id, text: 'must not be typed', source: 'telegram', attachments: [ref] });
     const msgs = await sys.waitMessages(other.id, (st) => st.length === 1 && st[0] === 'failed', 30_000);
     expect(msgs[0]!.id).toBe(r.message.id);
@@ -105,16 +122,41 @@ describe('attachments reach the CLI on its node', () => {
     const row = await sys.session(sessionId);
     const messageId = randomUUID();
     const bytes = Buffer.from('bytes as sent');
-    const attachments = [{ name: 'x.txt', mime: 'text/plain', sizeBytes: bytes.length, sha256: createHash('sha256').update('other bytes').digest('hex'), contentBase64: bytes.toString('base64') }];
+    const attachments = [
+      {
+        name: 'x.txt',
+        mime: 'text/plain',
+        sizeBytes: bytes.length,
+        sha256: createHash('sha256').update('other bytes').digest('hex'),
+        contentBase64: bytes.toString('base64'),
+      },
+    ];
     // Written as the engine writes commands, but tampered: the payload's checksum names other bytes.
-    await sys.db.$transaction(async (tx) => insertSessionCommand(tx, { id: randomUUID(), nodeId: sys.nodeId, sessionId, type: 'deliver', payload: { generation: row.observerGeneration, messageId, text: 'tampered must not be typed', attachments } }));
-    const result = await waitUntil('the deliver result', async () => {
-      const evs = await sys.db.agentEvent.findMany({ where: { nodeId: sys.nodeId, type: 'command_result' } });
-      return evs.map((e) => JSON.stringify(e.payload)).find((p) => p.includes(messageId));
-    }, 30_000);
+    await sys.db.$transaction(async (tx) =>
+      insertSessionCommand(tx, {
+        id: randomUUID(),
+        nodeId: sys.nodeId,
+        sessionId,
+        type: 'deliver',
+        payload: { generation: row.observerGeneration, messageId, text: 'tampered must not be typed', attachments },
+      }),
+    );
+    const result = await waitUntil(
+      'the deliver result',
+      async () => {
+        const evs = await sys.db.agentEvent.findMany({ where: { nodeId: sys.nodeId, type: 'command_result' } });
+        return evs.map((e) => JSON.stringify(e.payload)).find((p) => p.includes(messageId));
+      },
+      30_000,
+    );
     expect(JSON.parse(result)).toMatchObject({ data: { command: 'deliver', typed: false, attachmentError: 'checksum differs' } });
     expect(list(folder()).some((f) => f.startsWith(messageId))).toBe(false);
     await new Promise((r) => setTimeout(r, 1500));
-    expect(sys.turns('claude', native).slice(before).some((t) => (t.userText ?? '').includes('tampered'))).toBe(false);
+    expect(
+      sys
+        .turns('claude', native)
+        .slice(before)
+        .some((t) => (t.userText ?? '').includes('tampered')),
+    ).toBe(false);
   }, 60_000);
 });

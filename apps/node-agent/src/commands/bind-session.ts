@@ -24,7 +24,10 @@ export async function bindSession(rt: SessionRuntime, sessionId: string, identit
   }
   const host = rt.newHost(sessionId, rec.executor);
   const watch = rec.turns.map((t) => ({ messageId: t.messageId, nativeRef: t.nativeRef }));
-  const a = await host.attach(journalNotYetWritten(rec, identity, journalFilesOnDisk) ? { ...identity, journalPath: null } : identity, { journalOffset: rec.journalOffset, watch });
+  const a = await host.attach(journalNotYetWritten(rec, identity, journalFilesOnDisk) ? { ...identity, journalPath: null } : identity, {
+    journalOffset: rec.journalOffset,
+    watch,
+  });
   if (!a.ok) {
     rt.hosts.delete(sessionId);
     rt.o.log('warn', 'agent.attach_mismatch', { sessionId, fields: a.mismatches.map((m) => m.field) });

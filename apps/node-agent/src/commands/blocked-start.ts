@@ -17,8 +17,16 @@ export type DialogOutcome =
  * reported again through `onBlocked`.
  */
 export async function waitOutStartDialog(o: {
-  tmux: Tmux; driver: ExecutorDriver; env: Env; identity: SessionIdentity; expectedId: string | null; startedAt: number;
-  current: () => boolean; onBlocked: (text: string) => void; pollMs?: number; reported?: string | null;
+  tmux: Tmux;
+  driver: ExecutorDriver;
+  env: Env;
+  identity: SessionIdentity;
+  expectedId: string | null;
+  startedAt: number;
+  current: () => boolean;
+  onBlocked: (text: string) => void;
+  pollMs?: number;
+  reported?: string | null;
 }): Promise<DialogOutcome> {
   const id = o.identity;
   let reported = o.reported ?? null;

@@ -50,7 +50,11 @@ export function claudePrintEnds(lines: readonly JournalLine[]): (promptUuid: str
     }
     if (last.raw.type !== 'assistant') return null;
     const blocks: Rec[] = [];
-    for (let cur: Rec | undefined = last; cur?.raw.type === 'assistant' && message(cur).id === message(last).id; cur = cur.parentUuid ? byUuid.get(cur.parentUuid) : undefined) {
+    for (
+      let cur: Rec | undefined = last;
+      cur?.raw.type === 'assistant' && message(cur).id === message(last).id;
+      cur = cur.parentUuid ? byUuid.get(cur.parentUuid) : undefined
+    ) {
       blocks.unshift(cur);
     }
     const all = blocks.map(text).join('');

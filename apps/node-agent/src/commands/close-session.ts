@@ -15,7 +15,15 @@ export async function closeSession(rt: SessionRuntime, sessionId: string): Promi
   if (!rec) return { ok: false, error: 'unknown session' };
   if (rec.status === 'closed') {
     // Asked again (the hub re-issues a close after a reconnect): the same verified facts, once more.
-    rt.send(sessionId, 'session_closed', { evidence: { verified: true, repeated: true, nativeSessionId: rec.identity?.nativeId ?? null, journal: closeJournal(rec, null, rec.archivedJournal, journalFilesOnDisk) }, ...(rec.archivedJournal ? { archivedJournal: rec.archivedJournal } : {}) });
+    rt.send(sessionId, 'session_closed', {
+      evidence: {
+        verified: true,
+        repeated: true,
+        nativeSessionId: rec.identity?.nativeId ?? null,
+        journal: closeJournal(rec, null, rec.archivedJournal, journalFilesOnDisk),
+      },
+      ...(rec.archivedJournal ? { archivedJournal: rec.archivedJournal } : {}),
+    });
     return { ok: true, already: true };
   }
   let host = rt.hosts.get(sessionId);
@@ -34,7 +42,12 @@ export async function closeSession(rt: SessionRuntime, sessionId: string): Promi
   return closed(rt, sessionId, rec, ev);
 }
 
-async function closed(rt: SessionRuntime, sessionId: string, rec: SessionRecord, ev: { pids: number[]; lingering: number[]; exitStatus: number | null; paneDead: boolean; escalation: string[] }): Promise<Result> {
+async function closed(
+  rt: SessionRuntime,
+  sessionId: string,
+  rec: SessionRecord,
+  ev: { pids: number[]; lingering: number[]; exitStatus: number | null; paneDead: boolean; escalation: string[] },
+): Promise<Result> {
   const verified = ev.paneDead && ev.lingering.length === 0 && (rec.identity ? await processGone(rec.identity) : true);
   const journal = rec.identity?.journalPath ?? (rt.hosts.get(sessionId) ? safeIdentity(rt.hosts.get(sessionId)!)?.journalPath : null) ?? null;
   let archivedJournal: ArchivedJournal | undefined;
@@ -42,14 +55,25 @@ async function closed(rt: SessionRuntime, sessionId: string, rec: SessionRecord,
     archivedJournal = await archiveJournal({ file: journal, executor: rec.executor, nativeId: rec.identity.nativeId, dataDir: path.join(rt.o.dir, 'archive') });
   }
   const evidence = {
-    verified, pids: ev.pids.join(','), lingering: ev.lingering.join(','), exitStatus: ev.exitStatus, paneDead: ev.paneDead,
-    escalation: ev.escalation.join(','), nativeSessionId: rec.identity?.nativeId ?? null,
+    verified,
+    pids: ev.pids.join(','),
+    lingering: ev.lingering.join(','),
+    exitStatus: ev.exitStatus,
+    paneDead: ev.paneDead,
+    escalation: ev.escalation.join(','),
+    nativeSessionId: rec.identity?.nativeId ?? null,
     journal: closeJournal(rec, journal, archivedJournal, journalFilesOnDisk),
   };
   if (verified) {
     if (rec.identity) await rt.o.tmux.killSession(rec.identity.tmuxSession).catch(() => undefined);
     rt.hosts.delete(sessionId);
-    rt.registry.put(sessionId, { status: 'closed', turns: [], unconfirmed: [], archivedJournal: archivedJournal ?? null, ...(journal && rec.identity ? { identity: { ...rec.identity, journalPath: journal } } : {}) });
+    rt.registry.put(sessionId, {
+      status: 'closed',
+      turns: [],
+      unconfirmed: [],
+      archivedJournal: archivedJournal ?? null,
+      ...(journal && rec.identity ? { identity: { ...rec.identity, journalPath: journal } } : {}),
+    });
   }
   rt.send(sessionId, 'session_closed', { evidence, ...(archivedJournal ? { archivedJournal } : {}) });
   return { ok: verified, evidence };

@@ -30,7 +30,8 @@ describe('chunkDiff', () => {
     const added = Array.from({ length: 3000 }, (_, i) => ({ executor: 'claude', nativeSessionId: `id-${i}`, folder: '/w', firstPrompt: big }));
     const chunks = chunkDiff({ added, changed: [], removed: [{ executor: 'codex', nativeSessionId: 'gone' }] });
     expect(chunks.length).toBeGreaterThan(4);
-    for (const c of chunks) expect(Buffer.byteLength(JSON.stringify({ type: 'event', seq: 1, at: 0, event: 'discovery_diff', payload: c }))).toBeLessThan(MAX_FRAME_BYTES);
+    for (const c of chunks)
+      expect(Buffer.byteLength(JSON.stringify({ type: 'event', seq: 1, at: 0, event: 'discovery_diff', payload: c }))).toBeLessThan(MAX_FRAME_BYTES);
     expect(chunks.flatMap((c) => c.added).map((a) => a.nativeSessionId)).toEqual(added.map((a) => a.nativeSessionId));
     expect(chunks.flatMap((c) => c.removed)).toHaveLength(1);
   });

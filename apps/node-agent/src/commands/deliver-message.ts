@@ -6,7 +6,11 @@ import { DELIVERY_MARKS } from './registry.ts';
 import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
 import type { Result, SessionRuntime } from './session-runtime.ts';
 
-export interface DeliverParams { messageId: string; text: string; attachments?: Attachment[] }
+export interface DeliverParams {
+  messageId: string;
+  text: string;
+  attachments?: Attachment[];
+}
 
 /** `deliver`: the message typed into the session's CLI once, marked before the paste, bound to its receipt. */
 export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: DeliverParams): Promise<Result> {
@@ -15,11 +19,16 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
   // `typed: false` is a proof that nothing reached the pane: the hub may hand the message over again.
   if (!host || !rec || rec.status !== 'live') return { ok: false, typed: false, messageId: p.messageId, error: 'no live session here' };
   // A permission request or question is open in the CLI: a paste + Enter would answer its dialog.
-  if ((rt.o.hooks?.pending(sessionId).length ?? 0) > 0) return { ok: false, typed: false, messageId: p.messageId, error: 'a permission request is waiting for an answer' };
+  if ((rt.o.hooks?.pending(sessionId).length ?? 0) > 0)
+    return { ok: false, typed: false, messageId: p.messageId, error: 'a permission request is waiting for an answer' };
   let text = p.text;
   if (p.attachments?.length) {
     try {
-      text = textWithAttachments(p.text, await storeAttachments(rt.o.attachmentsDir ?? path.join(rt.o.dir, 'attachments'), sessionId, p.messageId, p.attachments), p.attachments);
+      text = textWithAttachments(
+        p.text,
+        await storeAttachments(rt.o.attachmentsDir ?? path.join(rt.o.dir, 'attachments'), sessionId, p.messageId, p.attachments),
+        p.attachments,
+      );
     } catch (err) {
       if (!(err instanceof AttachmentNotStored)) throw err;
       rt.o.log('warn', 'agent.attachment_not_stored', { sessionId, reason: err.message });
@@ -37,13 +46,19 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
     const gate = hooks ? { begin: () => hooks.beginTyping(sessionId), end: () => hooks.endTyping(sessionId) } : undefined;
     const r = await host.deliver({ messageId: p.messageId, text }, gate);
     // Without a receipt in time the text may or may not have reached the CLI: unknown, never retyped.
-    return r.accepted ? { ok: true, delivery: 'accepted', messageId: p.messageId, nativeRef: r.nativeRef } : { ok: false, delivery: 'unknown', messageId: p.messageId, error: r.reason };
+    return r.accepted
+      ? { ok: true, delivery: 'accepted', messageId: p.messageId, nativeRef: r.nativeRef }
+      : { ok: false, delivery: 'unknown', messageId: p.messageId, error: r.reason };
   } catch (err) {
     // Refused before the paste, or the paste failed because the CLI is verifiably gone: nothing reached it.
     const untyped = (err instanceof ExecutorError && err.code === 'not_ready') || (rec.identity !== null && (await processGone(rec.identity)));
     if (!untyped) throw err;
     const after = rt.registry.get(sessionId);
-    if (after) rt.registry.put(sessionId, { unconfirmed: after.unconfirmed.filter((m) => m !== p.messageId), deliveries: after.deliveries?.filter((d) => d.messageId !== p.messageId) });
+    if (after)
+      rt.registry.put(sessionId, {
+        unconfirmed: after.unconfirmed.filter((m) => m !== p.messageId),
+        deliveries: after.deliveries?.filter((d) => d.messageId !== p.messageId),
+      });
     return { ok: false, typed: false, messageId: p.messageId, error: (err as Error).message };
   }
 }

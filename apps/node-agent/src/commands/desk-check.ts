@@ -10,19 +10,32 @@ import type { Result, SessionRuntime } from './session-runtime.ts';
  * verifiably; any other holder, or one that does not end, refuses the launch with the reason.
  * Returns null when the launch may go on.
  */
-export async function deskCheck(rt: SessionRuntime, o: {
-  sessionId: string; generation: number; executor: Executor; nativeId: string; takeOver?: { pid: number; startTime: string };
-}): Promise<Result | null> {
+export async function deskCheck(
+  rt: SessionRuntime,
+  o: {
+    sessionId: string;
+    generation: number;
+    executor: Executor;
+    nativeId: string;
+    takeOver?: { pid: number; startTime: string };
+  },
+): Promise<Result | null> {
   const refuse = (code: 'held_elsewhere' | 'take_over_failed', reason: string, holder: Parameters<typeof toDeskHolder>[0]) => {
     rt.o.log('warn', 'agent.launch_refused_held', { sessionId: o.sessionId, code, pid: holder.pid });
     // Under the command's generation: a discovered session has no record here yet to take it from.
-    rt.o.emit({ event: 'resume_failed', sessionId: o.sessionId, generation: o.generation, payload: { reason: reason.slice(0, 500), code, holder: toDeskHolder(holder) } });
+    rt.o.emit({
+      event: 'resume_failed',
+      sessionId: o.sessionId,
+      generation: o.generation,
+      payload: { reason: reason.slice(0, 500), code, holder: toDeskHolder(holder) },
+    });
     return { ok: false, error: reason, refused: true, code };
   };
   const ctx = { env: rt.o.env, tmux: rt.o.tmux };
   let holders = await deskHolders(ctx, o.executor, o.nativeId);
   if (holders.length === 0) return null;
-  const confirmed = (h: (typeof holders)[number]) => o.takeOver !== undefined && h.pid === o.takeOver.pid && sameStart(h.startTime, o.takeOver.startTime) !== false;
+  const confirmed = (h: (typeof holders)[number]) =>
+    o.takeOver !== undefined && h.pid === o.takeOver.pid && sameStart(h.startTime, o.takeOver.startTime) !== false;
   const stranger = holders.find((h) => !confirmed(h));
   if (stranger) return refuse('held_elsewhere', heldReason(stranger), stranger);
   for (const h of holders) {

@@ -22,10 +22,15 @@ const time = (s: string | null) => {
 export function toWire(s: DiscoveredSession, outside?: DeskHolder | null): WireDiff['added'][number] {
   return {
     ...(outside === undefined ? {} : { outside }),
-    executor: s.executor, nativeSessionId: s.nativeId, folder: s.cwd ?? '',
+    executor: s.executor,
+    nativeSessionId: s.nativeId,
+    folder: s.cwd ?? '',
     ...(s.title ? { title: s.title.slice(0, 500) } : {}),
     ...(s.firstPrompt ? { firstPrompt: s.firstPrompt.slice(0, 2000) } : {}),
-    journalPath: s.file, startedAt: time(s.startedAt), lastActivityAt: time(s.lastActivityAt), userTurns: s.userTurns,
+    journalPath: s.file,
+    startedAt: time(s.startedAt),
+    lastActivityAt: time(s.lastActivityAt),
+    userTurns: s.userTurns,
   };
 }
 
@@ -61,7 +66,11 @@ export function chunkDiff<A, R>(diff: Diff<A, R>): Diff<A, R>[] {
 
 /** Every process outside Bria's tmux that holds a native session now (handoff/native-holders.ts). */
 export type HolderLook = () => Promise<DeskHolderOf[]>;
-export interface DeskHolderOf { executor: 'claude' | 'codex'; nativeId: string; holder: DeskHolder }
+export interface DeskHolderOf {
+  executor: 'claude' | 'codex';
+  nativeId: string;
+  holder: DeskHolder;
+}
 
 const keyOf = (executor: string, nativeId: string) => `${executor}:${nativeId.toLowerCase()}`;
 const sameHolder = (a: DeskHolder | undefined, b: DeskHolder | undefined) => a?.pid === b?.pid && a?.startTime === b?.startTime;
@@ -95,10 +104,13 @@ export class DiscoveryFeed {
     if (this.watcher) return this.sendAll();
     this.watcher = this.index.watch({ debounceMs: 150, safetyScanMs: 60_000, saveEveryMs: 30_000 });
     this.watcher.on('diff', (d) => {
-      void this.look(false).then(() => this.send({
-        added: d.added.filter(reportable).map((s) => this.wire(s)), changed: d.changed.filter(reportable).map((s) => this.wire(s)),
-        removed: d.removed.map((s) => ({ executor: s.executor, nativeSessionId: s.nativeId })),
-      }));
+      void this.look(false).then(() =>
+        this.send({
+          added: d.added.filter(reportable).map((s) => this.wire(s)),
+          changed: d.changed.filter(reportable).map((s) => this.wire(s)),
+          removed: d.removed.map((s) => ({ executor: s.executor, nativeSessionId: s.nativeId })),
+        }),
+      );
     });
     this.watcher.on('error', () => undefined);
     const first = await this.watcher.ready;

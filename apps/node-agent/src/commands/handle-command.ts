@@ -70,7 +70,10 @@ export async function handleSessionCommand(cmd: Command, control: SessionControl
  * receipt).
  */
 async function sessionCommand<T extends LiveCommand>(
-  cmd: Command, control: SessionControl, type: T, run: (sessionId: string, p: SessionCommandPayload<T>) => Promise<Result>,
+  cmd: Command,
+  control: SessionControl,
+  type: T,
+  run: (sessionId: string, p: SessionCommandPayload<T>) => Promise<Result>,
 ): Promise<CommandAnswer> {
   const parsed = parseSessionCommand(type, cmd.payload);
   if (!parsed.ok) return invalid(parsed.error);

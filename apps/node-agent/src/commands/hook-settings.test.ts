@@ -20,8 +20,12 @@ afterAll(async () => {
 
 function control(withHooks: boolean) {
   return new SessionControl({
-    dir: path.join(root, 'agent'), tmux: new Tmux({ socketName: socket, runDir: path.join(root, 'tmux') }),
-    bins: { claude: bin, codex: bin }, env: { PATH: process.env.PATH ?? '', HOME: root }, log: () => undefined, emit: () => undefined,
+    dir: path.join(root, 'agent'),
+    tmux: new Tmux({ socketName: socket, runDir: path.join(root, 'tmux') }),
+    bins: { claude: bin, codex: bin },
+    env: { PATH: process.env.PATH ?? '', HOME: root },
+    log: () => undefined,
+    emit: () => undefined,
     hostTimeouts: { readyMs: 1_500, exitMs: 1_500 },
     ...(withHooks ? { hooks } : {}),
   });
@@ -38,7 +42,9 @@ describe('per-session hook settings on the CLI command line', () => {
 
   it('Claude start and resume get --settings=<the session file> whose hook reaches the channel', async () => {
     const c = control(true);
-    const started = await argvOf(() => c.start('h1-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
+    const started = await argvOf(() =>
+      c.start('h1-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }),
+    );
     const file = path.join(hooks.dir, 'settings', 'h1-hooks.json');
     expect(started).toEqual(['--session-id', nativeId, '--permission-mode', 'default', `--settings=${file}`]);
     expect(JSON.parse(readFileSync(file, 'utf8')).hooks.PermissionRequest[0].hooks[0].command).toContain(hooks.socketPath);
@@ -47,7 +53,9 @@ describe('per-session hook settings on the CLI command line', () => {
   }, 60_000);
 
   it('no channel: the command line is unchanged', async () => {
-    const plain = await argvOf(() => control(false).start('h3-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }));
+    const plain = await argvOf(() =>
+      control(false).start('h3-hooks', { generation: 1, executor: 'claude', folder, permissionMode: 'default', nativeSessionId: nativeId }),
+    );
     expect(plain).toEqual(['--session-id', nativeId, '--permission-mode', 'default']);
     const codex = await argvOf(() => control(false).start('h4-hooks', { generation: 1, executor: 'codex', folder, permissionMode: 'default' }));
     expect(codex).toEqual(['--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write']);
@@ -60,6 +68,18 @@ describe('per-session hook settings on the CLI command line', () => {
     expect(started).toEqual(['--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write', ...overrides]);
     expect(overrides[1]).toContain(hooks.socketPath);
     const resumed = await argvOf(() => c.resume('h6-hooks', { generation: 1, executor: 'codex', folder, nativeSessionId: nativeId }));
-    expect(resumed).toEqual(['resume', '--no-daemon', '-C', folder, '-a', 'on-request', '-s', 'workspace-write', ...hooks.codexConfigArgs('h6-hooks'), '--', nativeId]);
+    expect(resumed).toEqual([
+      'resume',
+      '--no-daemon',
+      '-C',
+      folder,
+      '-a',
+      'on-request',
+      '-s',
+      'workspace-write',
+      ...hooks.codexConfigArgs('h6-hooks'),
+      '--',
+      nativeId,
+    ]);
   }, 60_000);
 });

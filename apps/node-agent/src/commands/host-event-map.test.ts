@@ -6,7 +6,15 @@ import { mapHostEvent } from './host-event-map.ts';
 import type { SessionRecord } from './registry.ts';
 
 const rec: SessionRecord = {
-  sessionId: 's1', executor: 'claude', folder: '/w', generation: 1, identity: null, journalOffset: 0, turns: [], unconfirmed: [], status: 'live',
+  sessionId: 's1',
+  executor: 'claude',
+  folder: '/w',
+  generation: 1,
+  identity: null,
+  journalOffset: 0,
+  turns: [],
+  unconfirmed: [],
+  status: 'live',
 };
 
 describe('mapHostEvent: activity', () => {

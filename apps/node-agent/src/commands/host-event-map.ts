@@ -46,9 +46,16 @@ export function mapHostEvent(rec: SessionRecord, e: HostEvent): OutEvent[] {
     case 'ready':
       return [];
     case 'accepted':
-      return [{ event: 'turn_accepted', payload: {
-        messageId: e.messageId, ...(rec.executor === 'codex' ? { nativeTurnId: e.nativeRef } : { nativeRecordId: e.nativeRef }), ...offsetOf(e),
-      } }];
+      return [
+        {
+          event: 'turn_accepted',
+          payload: {
+            messageId: e.messageId,
+            ...(rec.executor === 'codex' ? { nativeTurnId: e.nativeRef } : { nativeRecordId: e.nativeRef }),
+            ...offsetOf(e),
+          },
+        },
+      ];
     case 'final': {
       const t = turn(e.messageId);
       return t ? [{ event: 'turn_final', payload: { messageId: e.messageId, nativeTurnId: t.nativeRef, text: e.text } }] : [];
@@ -63,18 +70,32 @@ export function mapHostEvent(rec: SessionRecord, e: HostEvent): OutEvent[] {
       return [{ event: e.type === 'completed' ? 'turn_completed' : 'turn_interrupted', payload: end }];
     }
     case 'usage':
-      return [{ event: 'usage', payload: { inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, cachedInputTokens: e.usage.cachedInputTokens } }];
+      return [
+        { event: 'usage', payload: { inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, cachedInputTokens: e.usage.cachedInputTokens } },
+      ];
     case 'activity':
       return [{ event: 'activity', payload: e.activity }];
     case 'exited':
       if (e.expected) return [];
       // Verified only when the pane is dead and no process of the tree is left; an observer's EOF is not.
-      return [{ event: 'process_exited', payload: {
-        pids: e.pids.slice(0, 64), exitStatus: e.exitStatus, paneDead: e.paneDead,
-        verified: e.paneDead && Array.isArray(e.evidence.stillAlive) && e.evidence.stillAlive.length === 0,
-      } }];
+      return [
+        {
+          event: 'process_exited',
+          payload: {
+            pids: e.pids.slice(0, 64),
+            exitStatus: e.exitStatus,
+            paneDead: e.paneDead,
+            verified: e.paneDead && Array.isArray(e.evidence.stillAlive) && e.evidence.stillAlive.length === 0,
+          },
+        },
+      ];
     case 'blocked_on_prompt':
-      return [{ event: 'blocked_on_prompt', payload: { text: e.promptText.slice(0, 4000), ...(folderTrustDialog(e.promptText) ? { dialog: 'folder_trust' as const } : {}) } }];
+      return [
+        {
+          event: 'blocked_on_prompt',
+          payload: { text: e.promptText.slice(0, 4000), ...(folderTrustDialog(e.promptText) ? { dialog: 'folder_trust' as const } : {}) },
+        },
+      ];
     case 'unknown':
       return e.messageId ? [{ event: 'evidence_unknown', payload: { messageId: e.messageId, processAlive: true } }] : [];
     default:

@@ -19,7 +19,9 @@ export async function launchFailed(rt: SessionRuntime, sessionId: string, host: 
     // text as the cause: Bria never answers it, and a CLI left on it would be a second one beside
     // the next attempt's.
     const dialog = e.code === 'blocked_on_prompt' && typeof e.details.promptText === 'string' ? e.details.promptText.trim() : '';
-    const reason = dialog ? `the CLI asks on the computer before it reopens the conversation (Bria never answers it): ${dialog}` : `${e.message}${said ? `: ${said}` : ''}`;
+    const reason = dialog
+      ? `the CLI asks on the computer before it reopens the conversation (Bria never answers it): ${dialog}`
+      : `${e.message}${said ? `: ${said}` : ''}`;
     rt.send(sessionId, 'resume_failed', { reason: reason.slice(0, 500) });
     return { ok: false, error: e.message };
   }

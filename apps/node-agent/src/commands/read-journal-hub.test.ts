@@ -60,10 +60,18 @@ async function rawAgent(token: string, capabilities?: string[]): Promise<{ ws: W
   const frames: Record<string, unknown>[] = [];
   ws.on('message', (raw) => frames.push(JSON.parse(raw.toString()) as Record<string, unknown>));
   await new Promise((r, j) => ws.once('open', r).once('error', j));
-  ws.send(JSON.stringify({
-    type: 'hello', protocol: 1, agentVersion: '0.0.9', instanceId: randomUUID(), hostname: 'h', executors: [], lastEventSeq: 0,
-    ...(capabilities ? { capabilities } : {}),
-  }));
+  ws.send(
+    JSON.stringify({
+      type: 'hello',
+      protocol: 1,
+      agentVersion: '0.0.9',
+      instanceId: randomUUID(),
+      hostname: 'h',
+      executors: [],
+      lastEventSeq: 0,
+      ...(capabilities ? { capabilities } : {}),
+    }),
+  );
   await until(() => frames.find((f) => f.type === 'welcome'), 30_000, 'welcome');
   return { ws, frames };
 }
@@ -81,10 +89,19 @@ beforeAll(async () => {
   nodes.real = await addNode('real');
   nodes.old = await addNode('old');
   nodes.manual = await addNode('manual');
-  agent = new Agent({
-    hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token: nodes.real.token, dir: agentDir, claudeBin: '/nonexistent', codexBin: '/nonexistent',
-    tmuxSocket: `bria-rjh-${process.pid}`, logLevel: 'silent', cliEnv: { CLAUDE_CONFIG_DIR: claudeHome, CODEX_HOME: path.join(root, 'codex'), HOME: root },
-  }, () => {});
+  agent = new Agent(
+    {
+      hubUrl: `ws://127.0.0.1:${hub.port}/agent`,
+      token: nodes.real.token,
+      dir: agentDir,
+      claudeBin: '/nonexistent',
+      codexBin: '/nonexistent',
+      tmuxSocket: `bria-rjh-${process.pid}`,
+      logLevel: 'silent',
+      cliEnv: { CLAUDE_CONFIG_DIR: claudeHome, CODEX_HOME: path.join(root, 'codex'), HOME: root },
+    },
+    () => {},
+  );
   await agent.start();
   await until(async () => (await db.node.findUniqueOrThrow({ where: { id: nodes.real.nodeId } })).online, 15_000, 'agent online');
 }, 60_000);
@@ -117,7 +134,7 @@ describe('read_journal leaves nothing behind', () => {
     await until(() => MARKERS.every((m) => !readFileSync(path.join(agentDir, 'events.jsonl'), 'utf8').includes(m)), 30_000, 'event file compacted');
   }, 60_000);
 
-  it('a late answer to a withdrawn read is not kept (and the node\'s event sequence goes on)', async () => {
+  it("a late answer to a withdrawn read is not kept (and the node's event sequence goes on)", async () => {
     const { ws, frames } = await rawAgent(nodes.manual.token, ['read_journal']);
     const r = await readSessionJournal({ db }, { sessionId: nodes.manual.sessionId, timeoutMs: 1_500 });
     expect(r).toEqual({ available: false, reason: 'timeout', detail: null });
@@ -126,11 +143,24 @@ describe('read_journal leaves nothing behind', () => {
     // Withdrawn: the row is gone, so it is not delivered again after a reconnect.
     expect(await db.agentCommand.count({ where: { id: cmd!.id as string } })).toBe(0);
     ws.send(JSON.stringify({ type: 'command_ack', id: cmd!.id }));
-    ws.send(JSON.stringify({
-      type: 'event', seq: 1, at: Date.now(), event: 'command_result', commandId: cmd!.id,
-      payload: { command: 'read_journal', ok: true, source: 'native', journalPath: '/j', totalTurns: 1, offset: 0,
-        turns: [{ index: 0, nativeRef: 'u', prompt: 'LATE-SECRET prompt', state: 'completed', final: 'LATE-SECRET final' }] },
-    }));
+    ws.send(
+      JSON.stringify({
+        type: 'event',
+        seq: 1,
+        at: Date.now(),
+        event: 'command_result',
+        commandId: cmd!.id,
+        payload: {
+          command: 'read_journal',
+          ok: true,
+          source: 'native',
+          journalPath: '/j',
+          totalTurns: 1,
+          offset: 0,
+          turns: [{ index: 0, nativeRef: 'u', prompt: 'LATE-SECRET prompt', state: 'completed', final: 'LATE-SECRET final' }],
+        },
+      }),
+    );
     await until(() => frames.find((f) => f.type === 'event_ack' && f.upTo === 1), 30_000, 'ack of the late answer');
     expect(await rowsHolding('LATE-SECRET')).toBe(0);
     // The next event of this node is stored as usual (the dropped answer left no gap).
@@ -148,15 +178,31 @@ describe('read_journal leaves nothing behind', () => {
     const seq = Number(frames.find((f) => f.type === 'welcome')!.lastEventSeq) + 1;
     // As a reader that died mid-wait would leave it (its answer stored in the row).
     const stale = randomUUID();
-    await db.agentCommand.create({ data: {
-      id: stale, nodeId: nodes.manual.nodeId, type: 'read_journal', payload: {}, status: 'done', result: { marker: 'ABANDONED-TEXT' },
-      createdAt: new Date(Date.now() - 11 * 60_000),
-    } });
+    await db.agentCommand.create({
+      data: {
+        id: stale,
+        nodeId: nodes.manual.nodeId,
+        type: 'read_journal',
+        payload: {},
+        status: 'done',
+        result: { marker: 'ABANDONED-TEXT' },
+        createdAt: new Date(Date.now() - 11 * 60_000),
+      },
+    });
     expect(await rowsHolding('ABANDONED-TEXT')).toBe(1);
     const pending = readSessionJournal({ db }, { sessionId: nodes.manual.sessionId, timeoutMs: 30_000 });
     const cmd = await until(() => frames.find((f) => f.type === 'command' && f.command === 'read_journal'), 30_000, 'the read');
     ws.send(JSON.stringify({ type: 'command_ack', id: cmd.id }));
-    ws.send(JSON.stringify({ type: 'event', seq, at: Date.now(), event: 'command_result', commandId: cmd.id, payload: { command: 'read_journal', ok: false, code: 'not_found', error: 'none' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'event',
+        seq,
+        at: Date.now(),
+        event: 'command_result',
+        commandId: cmd.id,
+        payload: { command: 'read_journal', ok: false, code: 'not_found', error: 'none' },
+      }),
+    );
     expect(await pending).toEqual({ available: false, reason: 'not_written_yet', detail: null });
     expect(await rowsHolding('ABANDONED-TEXT')).toBe(0);
     expect(await db.agentCommand.count({ where: { nodeId: nodes.manual.nodeId } })).toBe(0);

@@ -39,7 +39,11 @@ describe('read_journal through the hub, the agent and tRPC', () => {
     expect(r.source).toBe('native');
     // Esc before the first response byte leaves Claude's journal without an end record for HANG:
     // the journal says pending, Bria's bound message says how it ended.
-    expect(r.turns.map((t) => [t.prompt, t.state])).toEqual([['hello one', 'completed'], ['FAIL400 please', 'api_error'], ['HANG please', 'pending']]);
+    expect(r.turns.map((t) => [t.prompt, t.state])).toEqual([
+      ['hello one', 'completed'],
+      ['FAIL400 please', 'api_error'],
+      ['HANG please', 'pending'],
+    ]);
     expect(r.turns.map((t) => t.message?.id)).toEqual(stored.map((m) => m.id));
     expect(r.turns[2]?.message).toMatchObject({ status: 'terminal_failed', outcomeDetail: 'interrupted' });
     // The same final the queue stored from the live journal.
@@ -59,7 +63,7 @@ describe('read_journal through the hub, the agent and tRPC', () => {
     const closed = await sys.waitState(s.id, 'Archived', 60_000);
     const archive = await sys.db.archiveCopy.findUnique({ where: { sessionId: s.id } });
     expect(archive).not.toBeNull();
-    const native = (closed.identity as { journalPath?: string; host?: { journalPath?: string } } | null);
+    const native = closed.identity as { journalPath?: string; host?: { journalPath?: string } } | null;
     const journal = native?.journalPath ?? native?.host?.journalPath ?? closed.journalPath;
     expect(journal).toBeTruthy();
     rmSync(journal!);
@@ -77,7 +81,10 @@ describe('read_journal through the hub, the agent and tRPC', () => {
     await runTurns(s.id, ['hello one', 'second turn']);
     const r = await caller.sessions.journal({ sessionId: s.id });
     if (!r.available) throw new Error(`not available: ${r.reason} ${r.detail}`);
-    expect(r.turns.map((t) => [t.prompt, t.state])).toEqual([['hello one', 'completed'], ['second turn', 'completed']]);
+    expect(r.turns.map((t) => [t.prompt, t.state])).toEqual([
+      ['hello one', 'completed'],
+      ['second turn', 'completed'],
+    ]);
     expect(r.turns[1]?.final).toBe((await sys.messages(s.id))[1]?.finalText);
     // An open session without a journal file is one the CLI has not written yet, not a lost one.
     const journal = (await sys.identity(s.id)).journalPath ?? (await sys.session(s.id)).journalPath;

@@ -49,16 +49,26 @@ describe('read_journal of a real claude -p session', () => {
     const nativeSessionId = first?.sessionId ?? '';
     expect(nativeSessionId).toMatch(/^[0-9a-f-]{36}$/);
     // A second print-mode turn on the same conversation (`--resume`) hangs off the first answer.
-    expect(await new Promise<number>((resolve) => {
-      const child = execFile(claudeBin, ['-p', '--resume', nativeSessionId, 'FAIL400 please'], { cwd: work, env, timeout: 60_000, killSignal: 'SIGKILL' }, (err) => {
-        resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0);
-      });
-      child.stdin?.end();
-    })).not.toBe(-1);
+    expect(
+      await new Promise<number>((resolve) => {
+        const child = execFile(
+          claudeBin,
+          ['-p', '--resume', nativeSessionId, 'FAIL400 please'],
+          { cwd: work, env, timeout: 60_000, killSignal: 'SIGKILL' },
+          (err) => {
+            resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0);
+          },
+        );
+        child.stdin?.end();
+      }),
+    ).not.toBe(-1);
 
     const r = await readJournal({ executor: 'claude', nativeSessionId }, { claudeHome, codexHome: null, archiveDir: join(root, 'archive') });
     if (!r.ok) throw new Error(r.error);
-    expect(r.turns.map((t) => [t.prompt, t.state])).toEqual([['hello print', 'completed'], ['FAIL400 please', 'api_error']]);
+    expect(r.turns.map((t) => [t.prompt, t.state])).toEqual([
+      ['hello print', 'completed'],
+      ['FAIL400 please', 'api_error'],
+    ]);
     expect(r.turns[0]?.final).toMatch(/^MOCK-REPLY-\d+: you said "hello print"$/);
     expect(r.turns[1]?.detail).toContain('mock fail400');
   });

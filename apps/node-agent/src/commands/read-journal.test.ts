@@ -43,8 +43,12 @@ describe('read_journal on the agent', () => {
     const r = await readJournal({ executor: 'codex', nativeSessionId: CODEX_ID, offset: 0, limit: 10 }, dirs);
     if (!r.ok) throw new Error(r.error);
     expect(r.turns.map((t) => [t.prompt, t.state])).toEqual([
-      ['hello one', 'completed'], ['FAIL400 please', 'api_error'], ['/slash and "quotes" $HOME `tick`\nsecond line ü', 'completed'],
-      ['SLOW please', 'interrupted'], ['HANG please', 'interrupted'], ['after interrupt', 'completed'],
+      ['hello one', 'completed'],
+      ['FAIL400 please', 'api_error'],
+      ['/slash and "quotes" $HOME `tick`\nsecond line ü', 'completed'],
+      ['SLOW please', 'interrupted'],
+      ['HANG please', 'interrupted'],
+      ['after interrupt', 'completed'],
     ]);
     expect(r.turns[1]?.detail).toContain('mock fail400');
   });
@@ -78,7 +82,9 @@ describe('read_journal on the agent', () => {
     let parent: string | null = null;
     for (let i = 0; i < 20; i++) {
       const u = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-      lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, type: 'user', message: { role: 'user', content: `${i} ${big}` }, uuid: u, sessionId: id }));
+      lines.push(
+        JSON.stringify({ parentUuid: parent, isSidechain: false, type: 'user', message: { role: 'user', content: `${i} ${big}` }, uuid: u, sessionId: id }),
+      );
       parent = u;
     }
     const f = path.join(dirs.claudeHome, 'projects', '-tmp-work', `${id}.jsonl`);

@@ -2,7 +2,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
-  type JournalTurn, parseSessionCommand, READ_JOURNAL_MAX_BYTES, READ_JOURNAL_MAX_TEXT, type ReadJournalRequest, type ReadJournalResult,
+  type JournalTurn,
+  parseSessionCommand,
+  READ_JOURNAL_MAX_BYTES,
+  READ_JOURNAL_MAX_TEXT,
+  type ReadJournalRequest,
+  type ReadJournalResult,
 } from '@bria/core/protocol';
 import { archivePath } from '../archive/index.ts';
 import { classifyJournal } from '../discovery/list-journals.ts';
@@ -80,7 +85,12 @@ function findClaude(home: string | null, id: string): string | null {
 function findCodex(home: string | null, id: string): string | null {
   if (!home) return null;
   const root = path.join(home, 'sessions');
-  const desc = (dir: string, re: RegExp) => list(dir).filter((n) => re.test(n)).sort().reverse().map((n) => path.join(dir, n));
+  const desc = (dir: string, re: RegExp) =>
+    list(dir)
+      .filter((n) => re.test(n))
+      .sort()
+      .reverse()
+      .map((n) => path.join(dir, n));
   for (const y of desc(root, /^\d{4}$/)) {
     for (const m of desc(y, /^\d{2}$/)) {
       for (const d of desc(m, /^\d{2}$/)) {
@@ -169,13 +179,24 @@ export function page(all: Turn[], req: Pick<ReadJournalRequest, 'offset' | 'limi
     }
     bytes += size;
     turns.push({
-      index: i, nativeRef: t.nativeRef, prompt: prompt.text, state: t.state,
+      index: i,
+      nativeRef: t.nativeRef,
+      prompt: prompt.text,
+      state: t.state,
       ...(final ? { final: final.text } : {}),
       ...(t.detail !== undefined ? { detail: t.detail } : {}),
       ...(prompt.clipped || final?.clipped ? { clipped: true } : {}),
     });
   }
-  return { ok: true, source: found.source, journalPath: found.file, totalTurns: all.length, offset, turns, ...(nextOffset !== undefined ? { nextOffset } : {}) };
+  return {
+    ok: true,
+    source: found.source,
+    journalPath: found.file,
+    totalTurns: all.length,
+    offset,
+    turns,
+    ...(nextOffset !== undefined ? { nextOffset } : {}),
+  };
 }
 
 /** The command entry point: validates the payload, answers as a `command_result`. */

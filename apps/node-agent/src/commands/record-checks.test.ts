@@ -8,13 +8,33 @@ import { closeJournal, type JournalFiles, journalNotYetWritten, journalState, ma
 import type { SessionRecord } from './registry.ts';
 
 type Identity = NonNullable<SessionRecord['identity']>;
-const identity = (journalPath: string | null, cwd = '/w') => ({
-  tmuxSocket: 's', tmuxSession: 't', paneId: '%1', panePid: 1, cliPid: 2, cliStartTime: '3', cwd, nativeId: 'n', journalPath, exitFile: 'x',
-}) as unknown as Identity;
+const identity = (journalPath: string | null, cwd = '/w') =>
+  ({
+    tmuxSocket: 's',
+    tmuxSession: 't',
+    paneId: '%1',
+    panePid: 1,
+    cliPid: 2,
+    cliStartTime: '3',
+    cwd,
+    nativeId: 'n',
+    journalPath,
+    exitFile: 'x',
+  }) as unknown as Identity;
 
 const rec = (over: Partial<SessionRecord> = {}, journal: string | null = '/j/absent.jsonl', cwd = '/w'): SessionRecord => ({
-  sessionId: 's1', executor: 'codex', folder: cwd, generation: 2, identity: identity(journal, cwd), journalOffset: 0,
-  turns: [], unconfirmed: [], deliveries: [], status: 'exited', recent: [], ...over,
+  sessionId: 's1',
+  executor: 'codex',
+  folder: cwd,
+  generation: 2,
+  identity: identity(journal, cwd),
+  journalOffset: 0,
+  turns: [],
+  unconfirmed: [],
+  deliveries: [],
+  status: 'exited',
+  recent: [],
+  ...over,
 });
 
 /** Journal files in memory: `true` holds a conversation, `false` only metadata lines; absent: no file. */
@@ -130,7 +150,12 @@ describe('mayHaveTyped', () => {
     expect(mayHaveTyped(onDisk({ deliveries: undefined }), journalFilesOnDisk)).toMatch(/predates delivery marks/);
     expect(mayHaveTyped(onDisk({ unconfirmed: ['m'] }), journalFilesOnDisk)).toMatch(/took a turn/);
     expect(mayHaveTyped(onDisk({ turns: [{ messageId: 'm', nativeRef: 'r' }] as SessionRecord['turns'] }), journalFilesOnDisk)).toMatch(/took a turn/);
-    expect(mayHaveTyped(onDisk({ recent: [{ event: 'evidence_unknown', payload: { messageId: '00000000-0000-4000-8000-000000000001', processAlive: true } }] }), journalFilesOnDisk)).toMatch(/took a turn/);
+    expect(
+      mayHaveTyped(
+        onDisk({ recent: [{ event: 'evidence_unknown', payload: { messageId: '00000000-0000-4000-8000-000000000001', processAlive: true } }] }),
+        journalFilesOnDisk,
+      ),
+    ).toMatch(/took a turn/);
     expect(mayHaveTyped(onDisk({ journalOffset: 10 }), journalFilesOnDisk)).toMatch(/journal was read/);
     const journal = path.join(dir, 'present.jsonl');
     writeFileSync(journal, '{"type":"user"}\n');

@@ -11,7 +11,8 @@ export const SCREEN_HOOK_WINDOW_MS = 5_000;
 /** How long such a dialog's screen notice waits for the hook's request before it is sent anyway. */
 export const SCREEN_HOOK_WAIT_MS = 30_000;
 /** The CLIs' permission and question dialogs (docs/cli-facts.md): the ones Bria's hooks report. */
-const PERMISSION_DIALOG = /Do you want to (proceed|make this edit|create|allow)|Enter to select · ↑\/↓ to navigate|Would you like to run the following command/i;
+const PERMISSION_DIALOG =
+  /Do you want to (proceed|make this edit|create|allow)|Enter to select · ↑\/↓ to navigate|Would you like to run the following command/i;
 
 /**
  * What the hook channel learns from the journal: a tool call whose result is written can ask nothing
@@ -35,7 +36,10 @@ function noteToolFacts(rt: SessionRuntime, sessionId: string, host: SessionHost,
     const screen = pane && e.type !== 'exited' ? await rt.o.tmux.capture(pane).catch(() => null) : '';
     if (screen === null || permissionDialogOnScreen(screen)) return;
     for (const r of open) {
-      hooks.settleAtComputer(r.requestId, `the turn ended (${e.type}) with the request's hook still waiting and no dialog on the screen: it was answered at the computer`);
+      hooks.settleAtComputer(
+        r.requestId,
+        `the turn ended (${e.type}) with the request's hook still waiting and no dialog on the screen: it was answered at the computer`,
+      );
     }
   })();
 }
@@ -56,8 +60,15 @@ export function recordHostEvent(rt: SessionRuntime, sessionId: string, host: Ses
     // still on a busy machine, where the hook program takes a while to start): the notice waits for
     // that request, and is sent only if none comes within the bound (the hook could not run).
     const seenAt = Date.now();
-    hooks.waitFor((r) => r.sessionId === sessionId && (r.state === 'pending' || r.state === 'answered' || Date.parse(r.receivedAt) >= seenAt - SCREEN_HOOK_WINDOW_MS), SCREEN_HOOK_WAIT_MS)
-      .then(() => undefined, () => recordHostEvent(rt, sessionId, host, e, true));
+    hooks
+      .waitFor(
+        (r) => r.sessionId === sessionId && (r.state === 'pending' || r.state === 'answered' || Date.parse(r.receivedAt) >= seenAt - SCREEN_HOOK_WINDOW_MS),
+        SCREEN_HOOK_WAIT_MS,
+      )
+      .then(
+        () => undefined,
+        () => recordHostEvent(rt, sessionId, host, e, true),
+      );
     return;
   }
   if (hooks) noteToolFacts(rt, sessionId, host, e);
@@ -81,13 +92,19 @@ export function recordHostEvent(rt: SessionRuntime, sessionId: string, host: Ses
   }
   for (const out of outs) rt.emitEvent(sessionId, out);
   // Kept for a replay under a newer generation, without the identity: by then it may name a dead process.
-  const turnEvents = outs.filter((x) => x.event.startsWith('turn_')).map(({ event, payload: { identity: _, ...payload } }) => ({ event, payload }) as SessionEventOut);
+  const turnEvents = outs
+    .filter((x) => x.event.startsWith('turn_'))
+    .map(({ event, payload: { identity: _, ...payload } }) => ({ event, payload }) as SessionEventOut);
   if (turnEvents.length > 0) rec = rt.registry.put(sessionId, { recent: [...(rec.recent ?? []), ...turnEvents].slice(-RECENT) });
-  const ended = (e.type === 'completed' || e.type === 'interrupted' || e.type === 'api_error' || e.type === 'unknown') ? e.messageId : null;
+  const ended = e.type === 'completed' || e.type === 'interrupted' || e.type === 'api_error' || e.type === 'unknown' ? e.messageId : null;
   if (ended) {
     const turns = rec.turns.filter((t) => t.messageId !== ended);
     // With no turn open, everything read so far is settled: a restart may continue from here.
-    rt.registry.put(sessionId, { turns, unconfirmed: rec.unconfirmed.filter((m) => m !== ended), ...(turns.length === 0 ? { journalOffset: host.journalOffset } : {}) });
+    rt.registry.put(sessionId, {
+      turns,
+      unconfirmed: rec.unconfirmed.filter((m) => m !== ended),
+      ...(turns.length === 0 ? { journalOffset: host.journalOffset } : {}),
+    });
   }
   if (e.type === 'exited' && !e.expected) rt.registry.put(sessionId, { status: 'exited' });
   if (e.type === 'accepted') crashPoint('deliver:accepted');

@@ -5,7 +5,10 @@ import type { Executor, SessionIdentity } from '../executors/index.ts';
 import type { SessionEventOut } from '@bria/core/protocol';
 
 /** A delivered message bound to its native turn (Claude user record uuid / Codex turn id). */
-export interface TurnRef { messageId: string; nativeRef: string }
+export interface TurnRef {
+  messageId: string;
+  nativeRef: string;
+}
 
 /**
  * One paste into the CLI, written (fsync) before the first byte is typed and completed with the
@@ -13,7 +16,11 @@ export interface TurnRef { messageId: string; nativeRef: string }
  * that was cut short: no mark → provably never typed; a mark with a ref → typed and accepted; a
  * mark without one → unknown (typed or not, nobody can prove it; never typed again).
  */
-export interface DeliveryMark { messageId: string; at: number; nativeRef?: string }
+export interface DeliveryMark {
+  messageId: string;
+  at: number;
+  nativeRef?: string;
+}
 /** Marks kept per session (one delivery at a time per session, so the latest is always there). */
 export const DELIVERY_MARKS = 32;
 
@@ -75,9 +82,13 @@ export class SessionRegistry {
   }
 
   /** Writes the record (merged over the stored one) to disk before returning. */
-  put(sessionId: string, patch: Partial<SessionRecord> & Pick<SessionRecord, 'executor' | 'folder'> | Partial<SessionRecord>): SessionRecord {
+  put(sessionId: string, patch: (Partial<SessionRecord> & Pick<SessionRecord, 'executor' | 'folder'>) | Partial<SessionRecord>): SessionRecord {
     const prev = this.records.get(sessionId);
-    const next = { ...(prev ?? { sessionId, generation: 0, identity: null, journalOffset: 0, turns: [], unconfirmed: [], status: 'live' }), ...patch, sessionId } as SessionRecord;
+    const next = {
+      ...(prev ?? { sessionId, generation: 0, identity: null, journalOffset: 0, turns: [], unconfirmed: [], status: 'live' }),
+      ...patch,
+      sessionId,
+    } as SessionRecord;
     this.records.set(sessionId, next);
     writeFileAtomically(this.file, JSON.stringify([...this.records.values()]));
     return structuredClone(next);

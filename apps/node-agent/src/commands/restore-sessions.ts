@@ -10,7 +10,9 @@ export async function restoreSessions(rt: SessionRuntime): Promise<void> {
       await endUnconfirmed(rt, rec);
       continue;
     }
-    await bindSession(rt, rec.sessionId, rec.identity).catch((err: Error) => rt.o.log('error', 'agent.reattach_failed', { sessionId: rec.sessionId, err: err.message }));
+    await bindSession(rt, rec.sessionId, rec.identity).catch((err: Error) =>
+      rt.o.log('error', 'agent.reattach_failed', { sessionId: rec.sessionId, err: err.message }),
+    );
   }
 }
 
@@ -23,7 +25,10 @@ export async function restoreSessions(rt: SessionRuntime): Promise<void> {
  */
 async function endUnconfirmed(rt: SessionRuntime, rec: SessionRecord): Promise<void> {
   const name = rt.sessionName(rec.sessionId, rec.generation);
-  const ended = await rt.o.tmux.killSession(name).then(() => true, () => false);
+  const ended = await rt.o.tmux.killSession(name).then(
+    () => true,
+    () => false,
+  );
   rt.registry.put(rec.sessionId, { status: 'exited' });
   rt.o.log('info', 'agent.unconfirmed_cli_ended', { sessionId: rec.sessionId, tmuxSession: name, ended });
   rt.send(rec.sessionId, 'process_exited', { pids: [], exitStatus: null, paneDead: true, verified: true });

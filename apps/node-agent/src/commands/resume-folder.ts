@@ -11,7 +11,8 @@ export async function resumeFolderRefusal(folder: string): Promise<string | null
   if (!folder.trim()) return 'no folder is recorded for this session';
   if (!path.isAbsolute(folder)) return `the folder ${folder} is not an absolute path`;
   const st = await stat(folder).catch((err: NodeJS.ErrnoException) => err);
-  if (st instanceof Error) return st.code === 'ENOENT' ? `the folder ${folder} does not exist on this computer` : `the folder ${folder} cannot be read (${st.code ?? 'error'})`;
+  if (st instanceof Error)
+    return st.code === 'ENOENT' ? `the folder ${folder} does not exist on this computer` : `the folder ${folder} cannot be read (${st.code ?? 'error'})`;
   if (!st.isDirectory()) return `${folder} is a file, not a folder`;
   return null;
 }

@@ -36,12 +36,25 @@ describe('a resume whose CLI hangs before its prompt', () => {
     mkdirSync(folder);
     const events: { event: string; payload: Record<string, unknown> }[] = [];
     const control = new SessionControl({
-      dir: path.join(root, 'agent'), tmux: new Tmux({ socketName: socket, runDir: path.join(root, 'tmux') }),
-      bins: { claude: bin, codex: bin }, env: { ...process.env, PATH: process.env.PATH ?? '' }, log: () => undefined,
+      dir: path.join(root, 'agent'),
+      tmux: new Tmux({ socketName: socket, runDir: path.join(root, 'tmux') }),
+      bins: { claude: bin, codex: bin },
+      env: { ...process.env, PATH: process.env.PATH ?? '' },
+      log: () => undefined,
       emit: (e) => events.push({ event: e.event, payload: e.payload }),
       hostTimeouts: { readyMs: 2_000, exitMs: 2_000 },
     });
-    control.registry.put('s-hung', { executor: 'codex', folder, generation: 2, status: 'exited', identity: null, turns: [], unconfirmed: [], deliveries: [], recent: [] });
+    control.registry.put('s-hung', {
+      executor: 'codex',
+      folder,
+      generation: 2,
+      status: 'exited',
+      identity: null,
+      turns: [],
+      unconfirmed: [],
+      deliveries: [],
+      recent: [],
+    });
     const r = await control.resume('s-hung', { generation: 3, executor: 'codex', folder, nativeSessionId: '01a2381b-0000-7000-8000-000000000001' });
     expect(r.ok).toBe(false);
     expect(events.map((e) => e.event)).toContain('resume_failed');
@@ -49,7 +62,9 @@ describe('a resume whose CLI hangs before its prompt', () => {
     expect(pid).toBeGreaterThan(0);
     // The hung process is gone and no live pane is left for the session.
     expect(procAlive(pid)).toBe(false);
-    const live = tmuxOut('list-panes', '-a', '-F', '#{session_name} #{pane_dead}').split('\n').filter((l) => l.startsWith('bria-s-hung') && l.endsWith(' 0'));
+    const live = tmuxOut('list-panes', '-a', '-F', '#{session_name} #{pane_dead}')
+      .split('\n')
+      .filter((l) => l.startsWith('bria-s-hung') && l.endsWith(' 0'));
     expect(live).toEqual([]);
     expect(control.registry.get('s-hung')?.status).toBe('exited');
   }, 60_000);

@@ -13,7 +13,12 @@ import { resumeFolderRefusal } from './resume-folder.ts';
 import { modeOf, type Result, type SessionRuntime } from './session-runtime.ts';
 
 export interface ResumeParams {
-  generation: number; executor: Executor; folder: string; nativeSessionId: string; permissionMode?: string; model?: string;
+  generation: number;
+  executor: Executor;
+  folder: string;
+  nativeSessionId: string;
+  permissionMode?: string;
+  model?: string;
   archivedJournal?: { path: string; sizeBytes: number; sha256: string };
   takeOver?: { pid: number; startTime: string };
 }
@@ -28,9 +33,10 @@ export async function resumeSession(rt: SessionRuntime, sessionId: string, given
     return { ok: false, error: refusal, refused: true };
   }
   // An archived journal is read and copied only from this agent's own archive folder.
-  const archiveRefusal = given.archivedJournal && !isInsideFolder(path.join(rt.o.dir, 'archive'), given.archivedJournal.path)
-    ? `archived journal not used: ${JSON.stringify(given.archivedJournal.path.slice(0, 200))} is outside this agent's archive folder`
-    : null;
+  const archiveRefusal =
+    given.archivedJournal && !isInsideFolder(path.join(rt.o.dir, 'archive'), given.archivedJournal.path)
+      ? `archived journal not used: ${JSON.stringify(given.archivedJournal.path.slice(0, 200))} is outside this agent's archive folder`
+      : null;
   const p = archiveRefusal ? { ...given, archivedJournal: undefined } : given;
   if (archiveRefusal) rt.o.log('warn', 'agent.archive_path_refused', { sessionId });
   const rec = rt.registry.get(sessionId);
@@ -45,7 +51,10 @@ export async function resumeSession(rt: SessionRuntime, sessionId: string, given
     rt.o.emit({ event: 'resume_failed', sessionId, generation: p.generation, payload: { reason: noFolder } });
     return { ok: false, error: noFolder, refused: true };
   }
-  if (rec?.status === 'closed' && journalState(rec, [rec.identity?.journalPath, p.archivedJournal?.path, rec.archivedJournal?.path], journalFilesOnDisk) === 'none') {
+  if (
+    rec?.status === 'closed' &&
+    journalState(rec, [rec.identity?.journalPath, p.archivedJournal?.path, rec.archivedJournal?.path], journalFilesOnDisk) === 'none'
+  ) {
     // Closed before its CLI held any conversation (no journal, or one with no conversation in it,
     // and nothing ever typed): there is nothing to reopen, and no CLI is started to find that out
     // (domain README, decision 15).
@@ -55,22 +64,48 @@ export async function resumeSession(rt: SessionRuntime, sessionId: string, given
   }
   // Never two CLIs on one native session: a terminal at the computer that holds it refuses the
   // resume, unless the user chose to continue here from exactly that process (then it is ended first).
-  const held = await deskCheck(rt, { sessionId, generation: p.generation, executor: p.executor, nativeId: p.nativeSessionId, ...(p.takeOver ? { takeOver: p.takeOver } : {}) });
+  const held = await deskCheck(rt, {
+    sessionId,
+    generation: p.generation,
+    executor: p.executor,
+    nativeId: p.nativeSessionId,
+    ...(p.takeOver ? { takeOver: p.takeOver } : {}),
+  });
   if (held) return held;
   // Turns the dead process held ended without an outcome this agent saw: unknown, never re-sent.
   // They are written down before anything is launched and forgotten only once reported.
   const orphans = [...new Set([...(rec?.orphans ?? []), ...(rec?.status === 'exited' ? rec.turns.map((t) => t.messageId) : [])])];
-  const restored = archiveRefusal ? { restoreError: archiveRefusal } : await restoreArchivedJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
+  const restored = archiveRefusal
+    ? { restoreError: archiveRefusal }
+    : await restoreArchivedJournal(rec, p).catch((err: Error) => ({ restoreError: err.message }));
   await rt.dropDeadPane(rec);
   // Outcomes this agent saw before the CLI died may have been refused as stale (sent under an
   // older generation, e.g. while the node was away): they are kept and re-reported after the
   // resume, matched by message and turn id, so a repeat never makes a second copy.
   const recent = rec?.recent ?? [];
-  rt.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', turns: [], orphans, unconfirmed: [], deliveries: rec?.deliveries ?? [], recent, journalOffset: 0 });
+  rt.registry.put(sessionId, {
+    executor: p.executor,
+    folder: p.folder,
+    generation: p.generation,
+    status: 'live',
+    turns: [],
+    orphans,
+    unconfirmed: [],
+    deliveries: rec?.deliveries ?? [],
+    recent,
+    journalOffset: 0,
+  });
   crashPoint('resume:launching');
   const host = rt.newHost(sessionId, p.executor);
   try {
-    const id = await host.resume({ nativeId: p.nativeSessionId, cwd: p.folder, permissionMode: modeOf(p.executor, p.permissionMode), ...(p.model ? { model: p.model } : {}), sessionName: rt.sessionName(sessionId, p.generation), ...rt.hookLaunch(sessionId, p.executor) });
+    const id = await host.resume({
+      nativeId: p.nativeSessionId,
+      cwd: p.folder,
+      permissionMode: modeOf(p.executor, p.permissionMode),
+      ...(p.model ? { model: p.model } : {}),
+      sessionName: rt.sessionName(sessionId, p.generation),
+      ...rt.hookLaunch(sessionId, p.executor),
+    });
     crashPoint('resume:confirmed');
     rt.registry.put(sessionId, { identity: id });
     rt.send(sessionId, 'resume_confirmed', { identity: reportIdentity(id) });

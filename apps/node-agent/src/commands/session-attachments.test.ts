@@ -7,7 +7,14 @@ import { AttachmentNotStored, safeFileName, storeAttachments, textWithAttachment
 import { scratchDir } from '@bria/testkit/scratch';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const att = (name: string, bytes: Buffer, over: Partial<Attachment> = {}): Attachment => ({ name, mime: 'text/plain', sizeBytes: bytes.length, sha256: sha(bytes), contentBase64: bytes.toString('base64'), ...over });
+const att = (name: string, bytes: Buffer, over: Partial<Attachment> = {}): Attachment => ({
+  name,
+  mime: 'text/plain',
+  sizeBytes: bytes.length,
+  sha256: sha(bytes),
+  contentBase64: bytes.toString('base64'),
+  ...over,
+});
 
 describe('storeAttachments (real files)', () => {
   it('writes the bytes exactly into <dir>/attachments/<session>/<message>-<name>', async () => {
@@ -22,19 +29,24 @@ describe('storeAttachments (real files)', () => {
   it('refuses a checksum or size that does not match, writing nothing', async () => {
     const dir = scratchDir('bria-att-');
     const bytes = Buffer.from('hello');
-    await expect(storeAttachments(path.join(dir, 'attachments'), 's', 'm', [att('a.txt', bytes, { sha256: sha(Buffer.from('other')) })])).rejects.toBeInstanceOf(AttachmentNotStored);
+    await expect(
+      storeAttachments(path.join(dir, 'attachments'), 's', 'm', [att('a.txt', bytes, { sha256: sha(Buffer.from('other')) })]),
+    ).rejects.toBeInstanceOf(AttachmentNotStored);
     await expect(storeAttachments(path.join(dir, 'attachments'), 's', 'm', [att('a.txt', bytes, { sizeBytes: 4 })])).rejects.toThrow(/size differs/);
     expect(existsSync(path.join(dir, 'attachments'))).toBe(false);
   });
 
-  it.each(['../../../etc/passwd', '..', '/abs/evil', 'a\\..\\b', '.hidden', 'x\u0000y\nz', '\u001b[31m'])('keeps the hostile name %j inside the session folder', async (name) => {
-    const dir = scratchDir('bria-att-');
-    const [file] = await storeAttachments(path.join(dir, 'attachments'), 'sess', 'msg', [att(name, Buffer.from('x'))]);
-    expect(path.dirname(file!)).toBe(path.join(dir, 'attachments', 'sess'));
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the name must contain no control character
-    expect(path.basename(file!)).toMatch(/^msg-[^./\\\u0000-\u001f][^/\\\u0000-\u001f]*$/);
-    expect(readdirSync(path.join(dir, 'attachments'))).toEqual(['sess']);
-  });
+  it.each(['../../../etc/passwd', '..', '/abs/evil', 'a\\..\\b', '.hidden', 'x\u0000y\nz', '\u001b[31m'])(
+    'keeps the hostile name %j inside the session folder',
+    async (name) => {
+      const dir = scratchDir('bria-att-');
+      const [file] = await storeAttachments(path.join(dir, 'attachments'), 'sess', 'msg', [att(name, Buffer.from('x'))]);
+      expect(path.dirname(file!)).toBe(path.join(dir, 'attachments', 'sess'));
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the name must contain no control character
+      expect(path.basename(file!)).toMatch(/^msg-[^./\\\u0000-\u001f][^/\\\u0000-\u001f]*$/);
+      expect(readdirSync(path.join(dir, 'attachments'))).toEqual(['sess']);
+    },
+  );
 
   it('names the file, its type and size on its own line after the caption', () => {
     const a = att('p.png', Buffer.alloc(12 * 1024), { mime: 'image/png\n/rm' });

@@ -16,8 +16,12 @@ afterAll(async () => {
 });
 
 const control = new SessionControl({
-  dir: path.join(root, 'agent'), tmux: new Tmux({ socketName: socket, runDir: path.join(root, 'tmux') }),
-  bins: { claude: bin, codex: bin }, env: { PATH: process.env.PATH ?? '', HOME: root }, log: () => undefined, emit: () => undefined,
+  dir: path.join(root, 'agent'),
+  tmux: new Tmux({ socketName: socket, runDir: path.join(root, 'tmux') }),
+  bins: { claude: bin, codex: bin },
+  env: { PATH: process.env.PATH ?? '', HOME: root },
+  log: () => undefined,
+  emit: () => undefined,
   hostTimeouts: { readyMs: 1_500, exitMs: 1_500 },
 });
 
@@ -45,8 +49,15 @@ describe('permission mode and model on the CLI command line', () => {
     ];
     for (const [permissionMode, model, args] of cases) {
       const m = model ? { model } : {};
-      expect(await argvOf((id) => control.start(id, { generation: 1, executor: 'claude', folder, permissionMode, nativeSessionId: nativeId, ...m }))).toEqual(['--session-id', nativeId, ...args]);
-      expect(await argvOf((id) => control.resume(id, { generation: 1, executor: 'claude', folder, permissionMode, nativeSessionId: nativeId, ...m }))).toEqual([`--resume=${nativeId}`, ...args]);
+      expect(await argvOf((id) => control.start(id, { generation: 1, executor: 'claude', folder, permissionMode, nativeSessionId: nativeId, ...m }))).toEqual([
+        '--session-id',
+        nativeId,
+        ...args,
+      ]);
+      expect(await argvOf((id) => control.resume(id, { generation: 1, executor: 'claude', folder, permissionMode, nativeSessionId: nativeId, ...m }))).toEqual([
+        `--resume=${nativeId}`,
+        ...args,
+      ]);
     }
   }, 120_000);
 
@@ -60,8 +71,21 @@ describe('permission mode and model on the CLI command line', () => {
     ];
     for (const [permissionMode, model, args] of cases) {
       const m = model ? { model } : {};
-      expect(await argvOf((id) => control.start(id, { generation: 1, executor: 'codex', folder, permissionMode, ...m }))).toEqual(['--no-daemon', '-C', folder, ...args]);
-      expect(await argvOf((id) => control.resume(id, { generation: 1, executor: 'codex', folder, permissionMode, nativeSessionId: codexId, ...m }))).toEqual(['resume', '--no-daemon', '-C', folder, ...args, '--', codexId]);
+      expect(await argvOf((id) => control.start(id, { generation: 1, executor: 'codex', folder, permissionMode, ...m }))).toEqual([
+        '--no-daemon',
+        '-C',
+        folder,
+        ...args,
+      ]);
+      expect(await argvOf((id) => control.resume(id, { generation: 1, executor: 'codex', folder, permissionMode, nativeSessionId: codexId, ...m }))).toEqual([
+        'resume',
+        '--no-daemon',
+        '-C',
+        folder,
+        ...args,
+        '--',
+        codexId,
+      ]);
     }
   }, 120_000);
 });

@@ -1,6 +1,14 @@
 import {
-  claudeDriver, codexDriver, type Env, type Executor, type ExecutorDriver, type HookLaunch, type PermissionMode, SessionHost,
-  type SessionHostOptions, type Tmux,
+  claudeDriver,
+  codexDriver,
+  type Env,
+  type Executor,
+  type ExecutorDriver,
+  type HookLaunch,
+  type PermissionMode,
+  SessionHost,
+  type SessionHostOptions,
+  type Tmux,
 } from '../executors/index.ts';
 import { permissionModeOf, type SessionEventInput, type SessionEventName, type SessionEventOut } from '@bria/core/protocol';
 import type { HookChannel } from '../hooks/hook-channel.ts';
@@ -54,7 +62,10 @@ export class SessionRuntime {
   /** Runs `fn` after the session's earlier commands. */
   serial<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
     const run = (this.chains.get(sessionId) ?? Promise.resolve()).then(fn);
-    this.chains.set(sessionId, run.catch(() => undefined));
+    this.chains.set(
+      sessionId,
+      run.catch(() => undefined),
+    );
     return run;
   }
 
@@ -101,7 +112,13 @@ export class SessionRuntime {
     const base = executor === 'claude' ? claudeDriver : codexDriver;
     // Bria chooses a Claude session's id up front and stores it before the CLI starts.
     const driver: ExecutorDriver = nativeId ? { ...base, chooseNativeId: () => nativeId } : base;
-    const host = new SessionHost({ driver, tmux: this.o.tmux, bin: this.o.bins[executor], env: this.o.env, ...(this.o.hostTimeouts ? { timeouts: this.o.hostTimeouts } : {}) });
+    const host = new SessionHost({
+      driver,
+      tmux: this.o.tmux,
+      bin: this.o.bins[executor],
+      env: this.o.env,
+      ...(this.o.hostTimeouts ? { timeouts: this.o.hostTimeouts } : {}),
+    });
     this.hosts.get(sessionId)?.detach();
     this.hosts.set(sessionId, host);
     host.on((e) => recordHostEvent(this, sessionId, host, e));

@@ -20,8 +20,15 @@ const logFields: Record<string, unknown>[] = [];
 beforeAll(async () => {
   rig = await createRig('claude');
   control = new SessionControl({
-    dir: path.join(rig.root, 'agent'), tmux: rig.tmux, bins: { claude: claudeBin, codex: codexBin }, env: rig.env,
-    log: (_level, msg, fields) => { logs.push(msg); logFields.push({ msg, ...fields }); }, emit: (e) => events.push({ event: e.event, payload: e.payload }),
+    dir: path.join(rig.root, 'agent'),
+    tmux: rig.tmux,
+    bins: { claude: claudeBin, codex: codexBin },
+    env: rig.env,
+    log: (_level, msg, fields) => {
+      logs.push(msg);
+      logFields.push({ msg, ...fields });
+    },
+    emit: (e) => events.push({ event: e.event, payload: e.payload }),
   });
 }, 60_000);
 afterAll(async () => {
@@ -41,7 +48,13 @@ describe('starting Claude again under the session id of a CLI that ended before 
     const nativeId = '7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
     const journal = journalOf(nativeId);
     writeFileSync(journal, MODE_LINES);
-    const r = await control.start('a1000000-again', { generation: 2, executor: 'claude', folder: rig.work, permissionMode: 'default', nativeSessionId: nativeId });
+    const r = await control.start('a1000000-again', {
+      generation: 2,
+      executor: 'claude',
+      folder: rig.work,
+      permissionMode: 'default',
+      nativeSessionId: nativeId,
+    });
     expect(r).toMatchObject({ ok: true, nativeSessionId: nativeId });
     const ready = events.find((e) => e.event === 'session_ready');
     expect((ready?.payload.identity as { nativeSessionId?: string } | undefined)?.nativeSessionId).toBe(nativeId);
@@ -62,10 +75,18 @@ describe('starting Claude again under the session id of a CLI that ended before 
     const conversation = `${MODE_LINES}{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","sessionId":"${nativeId}"}\n`;
     writeFileSync(journal, conversation);
     const before = events.length;
-    const r = await control.start('b2000000-again', { generation: 2, executor: 'claude', folder: rig.work, permissionMode: 'default', nativeSessionId: nativeId });
+    const r = await control.start('b2000000-again', {
+      generation: 2,
+      executor: 'claude',
+      folder: rig.work,
+      permissionMode: 'default',
+      nativeSessionId: nativeId,
+    });
     expect(r.ok).toBe(false);
     // The CLI's own refusal, in the agent's log.
-    expect(String(logFields.find((f) => f.msg === 'agent.start_failed' && f.sessionId === 'b2000000-again')?.cliSaid)).toMatch(/Session ID .* is already in use/);
+    expect(String(logFields.find((f) => f.msg === 'agent.start_failed' && f.sessionId === 'b2000000-again')?.cliSaid)).toMatch(
+      /Session ID .* is already in use/,
+    );
     expect(events.slice(before).map((e) => e.event)).not.toContain('session_ready');
     expect(existsSync(journal)).toBe(true);
     expect(readFileSync(journal, 'utf8')).toBe(conversation);

@@ -10,13 +10,33 @@ import { nativeConversationOnDisk } from './native-conversation.ts';
 const dir = mkdtempSync(path.join(tmpdir(), 'bria-start-again-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const identity = (journalPath: string | null) => ({
-  tmuxSocket: 's', tmuxSession: 't', paneId: '%1', panePid: 1, cliPid: 2, cliStartTime: '3', cwd: dir, nativeId: 'n', journalPath, exitFile: 'x',
-}) as unknown as SessionRecord['identity'];
+const identity = (journalPath: string | null) =>
+  ({
+    tmuxSocket: 's',
+    tmuxSession: 't',
+    paneId: '%1',
+    panePid: 1,
+    cliPid: 2,
+    cliStartTime: '3',
+    cwd: dir,
+    nativeId: 'n',
+    journalPath,
+    exitFile: 'x',
+  }) as unknown as SessionRecord['identity'];
 
 const rec = (over: Partial<SessionRecord> = {}): SessionRecord => ({
-  sessionId: 's1', executor: 'codex', folder: dir, generation: 2, identity: identity(path.join(dir, 'absent.jsonl')), journalOffset: 0,
-  turns: [], unconfirmed: [], deliveries: [], status: 'exited', recent: [], ...over,
+  sessionId: 's1',
+  executor: 'codex',
+  folder: dir,
+  generation: 2,
+  identity: identity(path.join(dir, 'absent.jsonl')),
+  journalOffset: 0,
+  turns: [],
+  unconfirmed: [],
+  deliveries: [],
+  status: 'exited',
+  recent: [],
+  ...over,
 });
 
 describe('journalHoldsConversation', () => {
@@ -26,7 +46,9 @@ describe('journalHoldsConversation', () => {
     return f;
   };
   it('a journal of only mode lines (Claude exiting before its first prompt) holds none', () => {
-    expect(journalHoldsConversation(file('meta.jsonl', '{"type":"mode","mode":"normal"}\n{"type":"permission-mode","permissionMode":"default"}\n'))).toBe(false);
+    expect(journalHoldsConversation(file('meta.jsonl', '{"type":"mode","mode":"normal"}\n{"type":"permission-mode","permissionMode":"default"}\n'))).toBe(
+      false,
+    );
     expect(journalHoldsConversation(file('blank.jsonl', ''))).toBe(false);
   });
   it('anything else, or doubt, holds one', () => {

@@ -14,7 +14,14 @@ import { nativeConversationOnDisk, setAsideEmptyClaudeJournal } from './native-c
 import { mayHaveTyped, onlyUnboundMarks } from './record-checks.ts';
 import { modeOf, type Result, type SessionRuntime } from './session-runtime.ts';
 
-export interface StartParams { generation: number; executor: Executor; folder: string; permissionMode: string; model?: string; nativeSessionId?: string }
+export interface StartParams {
+  generation: number;
+  executor: Executor;
+  folder: string;
+  permissionMode: string;
+  model?: string;
+  nativeSessionId?: string;
+}
 
 /** `start_session`: a new CLI for the session, or the one it already has; never a second one. */
 export async function startSession(rt: SessionRuntime, sessionId: string, p: StartParams): Promise<Result> {
@@ -73,7 +80,18 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
     const held = await deskCheck(rt, { sessionId, generation: p.generation, executor: p.executor, nativeId: p.nativeSessionId });
     if (held) return held;
   }
-  rt.registry.put(sessionId, { executor: p.executor, folder: p.folder, generation: p.generation, status: 'live', identity: null, turns: [], unconfirmed: [], deliveries: [], recent: [], journalOffset: 0 });
+  rt.registry.put(sessionId, {
+    executor: p.executor,
+    folder: p.folder,
+    generation: p.generation,
+    status: 'live',
+    identity: null,
+    turns: [],
+    unconfirmed: [],
+    deliveries: [],
+    recent: [],
+    journalOffset: 0,
+  });
   crashPoint('start:launching');
   if (p.executor === 'claude' && p.nativeSessionId) {
     const moved = await setAsideEmptyClaudeJournal(p.folder, p.nativeSessionId, rt.o.env);
@@ -82,7 +100,13 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
   const host = rt.newHost(sessionId, p.executor, p.nativeSessionId);
   const startedAt = Date.now();
   try {
-    const id = await host.start({ cwd: p.folder, permissionMode: modeOf(p.executor, p.permissionMode), ...(p.model ? { model: p.model } : {}), sessionName: rt.sessionName(sessionId, p.generation), ...rt.hookLaunch(sessionId, p.executor) });
+    const id = await host.start({
+      cwd: p.folder,
+      permissionMode: modeOf(p.executor, p.permissionMode),
+      ...(p.model ? { model: p.model } : {}),
+      sessionName: rt.sessionName(sessionId, p.generation),
+      ...rt.hookLaunch(sessionId, p.executor),
+    });
     rt.registry.put(sessionId, { identity: id });
     rt.send(sessionId, 'session_ready', { identity: reportIdentity(id) });
     return { ok: true, nativeSessionId: id.nativeId };
@@ -99,41 +123,62 @@ export async function startSession(rt: SessionRuntime, sessionId: string, p: Sta
  * session does not stay Starting for ever; a CLI that died instead is a verified exit (the hub
  * starts it again on its recovery schedule). Nothing was ever typed into it.
  */
-function watchBlockedStart(rt: SessionRuntime, sessionId: string, host: SessionHost, err: ExecutorError, p: { generation: number; executor: Executor; nativeSessionId?: string }, startedAt: number): void {
+function watchBlockedStart(
+  rt: SessionRuntime,
+  sessionId: string,
+  host: SessionHost,
+  err: ExecutorError,
+  p: { generation: number; executor: Executor; nativeSessionId?: string },
+  startedAt: number,
+): void {
   const identity = err.details.identity as SessionIdentity | undefined;
   if (!identity) return;
   const watch = { host, generation: p.generation, since: p.generation, paneId: identity.paneId };
   rt.dialogs.set(sessionId, watch);
   const current = () => {
     const rec = rt.registry.get(sessionId);
-    return rt.dialogs.get(sessionId) === watch && rt.hosts.get(sessionId) === host && rec?.generation === watch.generation && rec.status === 'live' && !rec.identity;
+    return (
+      rt.dialogs.get(sessionId) === watch && rt.hosts.get(sessionId) === host && rec?.generation === watch.generation && rec.status === 'live' && !rec.identity
+    );
   };
   const driver = p.executor === 'claude' ? claudeDriver : codexDriver;
   const reported = typeof err.details.promptText === 'string' ? err.details.promptText : null;
   void waitOutStartDialog({
-    tmux: rt.o.tmux, driver, env: rt.o.env, identity, expectedId: p.nativeSessionId ?? null, startedAt, current, reported,
-    onBlocked: (text) => rt.send(sessionId, 'blocked_on_prompt', { text: text.slice(0, 4000), ...(folderTrustDialog(text) ? { dialog: 'folder_trust' as const } : {}) }),
-  }).then((r) => rt.serial(sessionId, async () => {
-    const still = current();
-    if (rt.dialogs.get(sessionId) === watch) rt.dialogs.delete(sessionId);
-    if (!still) return;
-    rt.o.log('info', 'agent.blocked_start_ended', { sessionId, state: r.state, ...(r.state === 'mismatch' ? { reason: r.reason } : {}) });
-    if (r.state === 'ready') {
-      const h = rt.newHost(sessionId, p.executor, r.identity.nativeId);
-      // Claude's journal appears only with the first prompt: until then it is found at the first delivery.
-      const j = r.identity.journalPath;
-      const a = await h.attach({ ...r.identity, journalPath: j && existsSync(j) ? j : null });
-      if (a.ok) {
-        const id = safeIdentity(h) ?? r.identity;
-        rt.registry.put(sessionId, { identity: id });
-        rt.send(sessionId, 'session_ready', { identity: reportIdentity(id) });
-        return;
-      }
-    }
-    if (r.state === 'abandoned') return;
-    // Died on (or after) its dialog, or not the CLI asked for: ended, never bound.
-    if (r.state !== 'dead') await rt.o.tmux.killSession(identity.tmuxSession).catch(() => undefined);
-    rt.registry.put(sessionId, { status: 'exited' });
-    rt.send(sessionId, 'process_exited', { pids: [identity.cliPid], exitStatus: r.state === 'dead' ? r.exitStatus : null, paneDead: true, verified: true });
-  })).catch((e: Error) => rt.o.log('error', 'agent.blocked_start_watch_failed', { sessionId, err: e.message }));
+    tmux: rt.o.tmux,
+    driver,
+    env: rt.o.env,
+    identity,
+    expectedId: p.nativeSessionId ?? null,
+    startedAt,
+    current,
+    reported,
+    onBlocked: (text) =>
+      rt.send(sessionId, 'blocked_on_prompt', { text: text.slice(0, 4000), ...(folderTrustDialog(text) ? { dialog: 'folder_trust' as const } : {}) }),
+  })
+    .then((r) =>
+      rt.serial(sessionId, async () => {
+        const still = current();
+        if (rt.dialogs.get(sessionId) === watch) rt.dialogs.delete(sessionId);
+        if (!still) return;
+        rt.o.log('info', 'agent.blocked_start_ended', { sessionId, state: r.state, ...(r.state === 'mismatch' ? { reason: r.reason } : {}) });
+        if (r.state === 'ready') {
+          const h = rt.newHost(sessionId, p.executor, r.identity.nativeId);
+          // Claude's journal appears only with the first prompt: until then it is found at the first delivery.
+          const j = r.identity.journalPath;
+          const a = await h.attach({ ...r.identity, journalPath: j && existsSync(j) ? j : null });
+          if (a.ok) {
+            const id = safeIdentity(h) ?? r.identity;
+            rt.registry.put(sessionId, { identity: id });
+            rt.send(sessionId, 'session_ready', { identity: reportIdentity(id) });
+            return;
+          }
+        }
+        if (r.state === 'abandoned') return;
+        // Died on (or after) its dialog, or not the CLI asked for: ended, never bound.
+        if (r.state !== 'dead') await rt.o.tmux.killSession(identity.tmuxSession).catch(() => undefined);
+        rt.registry.put(sessionId, { status: 'exited' });
+        rt.send(sessionId, 'process_exited', { pids: [identity.cliPid], exitStatus: r.state === 'dead' ? r.exitStatus : null, paneDead: true, verified: true });
+      }),
+    )
+    .catch((e: Error) => rt.o.log('error', 'agent.blocked_start_watch_failed', { sessionId, err: e.message }));
 }

@@ -21,7 +21,18 @@ beforeAll(async () => {
   nodeId = created.nodeId;
   hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 1000, log: createLogger({ name: 't', level: 'silent' }) });
   await hub.start();
-  agent = new Agent({ hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token: created.token, dir: scratchDir('bria-agent-'), claudeBin: '/nonexistent', codexBin: '/nonexistent', tmuxSocket: `bria-vf-${process.pid}`, logLevel: 'silent' }, () => {});
+  agent = new Agent(
+    {
+      hubUrl: `ws://127.0.0.1:${hub.port}/agent`,
+      token: created.token,
+      dir: scratchDir('bria-agent-'),
+      claudeBin: '/nonexistent',
+      codexBin: '/nonexistent',
+      tmuxSocket: `bria-vf-${process.pid}`,
+      logLevel: 'silent',
+    },
+    () => {},
+  );
   await agent.start();
   const end = Date.now() + 15_000;
   while (!(await db.node.findUniqueOrThrow({ where: { id: nodeId } })).online && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
@@ -40,9 +51,25 @@ describe('validateFolderOnNode (asks the real agent)', () => {
 
   it.each([
     ['a missing folder', () => path.join(base, 'missing'), /does not exist/],
-    ['a file', () => { const f = path.join(base, 'file.txt'); writeFileSync(f, 'x'); return f; }, /file, not a folder/],
-    ['a symlink to a folder elsewhere', () => { const l = path.join(base, 'link'); symlinkSync(tmpdir(), l); return l; }, /symbolic link/],
-  ])('refuses %s with the node\'s reason, and nothing else is created', async (_name, make, reason) => {
+    [
+      'a file',
+      () => {
+        const f = path.join(base, 'file.txt');
+        writeFileSync(f, 'x');
+        return f;
+      },
+      /file, not a folder/,
+    ],
+    [
+      'a symlink to a folder elsewhere',
+      () => {
+        const l = path.join(base, 'link');
+        symlinkSync(tmpdir(), l);
+        return l;
+      },
+      /symbolic link/,
+    ],
+  ])("refuses %s with the node's reason, and nothing else is created", async (_name, make, reason) => {
     const folder = make();
     await expect(validateFolderOnNode({ db, nodeId, folder })).rejects.toMatchObject({ code: 'INVALID_INPUT', userMessage: expect.stringMatching(reason) });
     expect(await db.session.count()).toBe(0);

@@ -2,7 +2,9 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CommandFailureCode } from '@bria/core/protocol';
 
-export type FolderCheck = { ok: true; folder: string } | { ok: false; code: Extract<CommandFailureCode, 'not_absolute' | 'folder_missing' | 'unreadable' | 'not_a_folder' | 'symlink'>; reason: string };
+export type FolderCheck =
+  | { ok: true; folder: string }
+  | { ok: false; code: Extract<CommandFailureCode, 'not_absolute' | 'folder_missing' | 'unreadable' | 'not_a_folder' | 'symlink'>; reason: string };
 
 /**
  * Whether a working folder may be used: absolute, existing, a directory, named by its real path.

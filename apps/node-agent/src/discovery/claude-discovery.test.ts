@@ -63,7 +63,10 @@ describe('Claude discovery', () => {
     const file = join(dir, `${SID}.jsonl`);
     writeFileSync(file, `${[...base, t('ai-title', 'aiTitle', 'ai one'), t('ai-title', 'aiTitle', 'ai two')].join('\n')}\n`);
     expect((await scanSessions({ claudeHome, codexHome: null })).sessions[0]?.title).toBe('ai two');
-    appendFileSync(file, `${t('custom-title', 'customTitle', 'mine')}\n${t('custom-title', 'customTitle', 'mine again')}\n${t('ai-title', 'aiTitle', 'ai three')}\n`);
+    appendFileSync(
+      file,
+      `${t('custom-title', 'customTitle', 'mine')}\n${t('custom-title', 'customTitle', 'mine again')}\n${t('ai-title', 'aiTitle', 'ai three')}\n`,
+    );
     expect((await scanSessions({ claudeHome, codexHome: null })).sessions[0]?.title).toBe('mine again');
   });
 

@@ -1,17 +1,5 @@
 import type { LineSink } from './line-scanner.ts';
-import {
-  clip,
-  contentText,
-  LineWindows,
-  marker,
-  nextType,
-  obj,
-  parseOrSkim,
-  str,
-  stringField,
-  touchTimes,
-  valueIs,
-} from './line-bytes.ts';
+import { clip, contentText, LineWindows, marker, nextType, obj, parseOrSkim, str, stringField, touchTimes, valueIs } from './line-bytes.ts';
 
 // Fields discovery keeps for one Claude journal (`projects/<dir>/<uuid>.jsonl`). They are folded
 // line by line so an appended tail updates them without re-reading the file. Records can be out
@@ -85,8 +73,7 @@ export function claudeLineSink(f: ClaudeFields, onMalformed: () => void): LineSi
       // never one of these.
       const type = nextType(w.head, 0);
       const parse =
-        (valueIs(w.head, type, V_USER) &&
-          (w.has(HUMAN) || w.has(SDK) || (!w.long && !w.has(ORIGIN) && !w.has(TOOL_RESULT)))) ||
+        (valueIs(w.head, type, V_USER) && (w.has(HUMAN) || w.has(SDK) || (!w.long && !w.has(ORIGIN) && !w.has(TOOL_RESULT)))) ||
         valueIs(w.head, type, V_AI_TITLE) ||
         valueIs(w.head, type, V_CUSTOM_TITLE) ||
         valueIs(w.head, type, V_LAST_PROMPT) ||

@@ -17,7 +17,12 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const ID = '01a23651-d848-7b63-9a2f-558796e706b5';
 const START = '2026-12-02T10:34:23.192Z';
 const turns = (n: number, first = 0): Turn[] =>
-  Array.from({ length: n }, (_, i) => ({ prompt: `codex prompt ${first + i}`, reply: `r${i}`, at: new Date(Date.parse(START) + (first + i) * 60_000).toISOString(), toolBytes: 3000 }));
+  Array.from({ length: n }, (_, i) => ({
+    prompt: `codex prompt ${first + i}`,
+    reply: `r${i}`,
+    at: new Date(Date.parse(START) + (first + i) * 60_000).toISOString(),
+    toolBytes: 3000,
+  }));
 
 describe('Codex discovery', () => {
   it('reads session_meta, the first UserMessage item and the last session_index title', async () => {

@@ -1,19 +1,6 @@
 import type { LineSink } from './line-scanner.ts';
 import { PROMPT_MAX } from './claude-journal.ts';
-import {
-  clip,
-  contentText,
-  earlier,
-  LineWindows,
-  marker,
-  nextType,
-  obj,
-  parseOrSkim,
-  str,
-  stringField,
-  touchTimes,
-  valueIs,
-} from './line-bytes.ts';
+import { clip, contentText, earlier, LineWindows, marker, nextType, obj, parseOrSkim, str, stringField, touchTimes, valueIs } from './line-bytes.ts';
 
 // Fields discovery keeps for one Codex rollout (`sessions/YYYY/MM/DD/rollout-…-<id>.jsonl`).
 // Every line is `{"timestamp","ordinal","type","payload"}`; the first is `session_meta`. User

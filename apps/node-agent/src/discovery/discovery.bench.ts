@@ -73,7 +73,12 @@ function build(dir: string, scale: number): Manifest {
     });
     if (i === 0) appendTarget = file;
     const id = `01a2${hex(i, 4)}-d848-7b63-9a2f-${hex(i * 104729, 12)}`;
-    writeCodexSession(codexHome, { id, cwd: `/home/dev/projects/repo-${i % 150}`, startedAt: new Date(start).toISOString(), turns: sessionTurns(i + 1, start) });
+    writeCodexSession(codexHome, {
+      id,
+      cwd: `/home/dev/projects/repo-${i % 150}`,
+      startedAt: new Date(start).toISOString(),
+      turns: sessionTurns(i + 1, start),
+    });
     appendCodexTitle(codexHome, id, `Codex task ${i}`, new Date(start).toISOString());
   }
   const du = spawnSync('du', ['-sb', dir], { encoding: 'utf8' });
@@ -112,7 +117,12 @@ async function measure(dir: string, stateDir: string): Promise<Record<string, un
   const idleRescanMs = performance.now() - t;
 
   const turn: Turn = { prompt: 'one more thing', reply: 'ok', at: new Date().toISOString(), toolBytes: 4000 };
-  appendFileSync(manifest.appendTarget, `${claudeLines({ sessionId: 'x', cwd: '/x', turns: [turn] }).slice(2).join('\n')}\n`);
+  appendFileSync(
+    manifest.appendTarget,
+    `${claudeLines({ sessionId: 'x', cwd: '/x', turns: [turn] })
+      .slice(2)
+      .join('\n')}\n`,
+  );
   t = performance.now();
   const changed = await index.scan();
   const rescanMs = performance.now() - t;
@@ -121,7 +131,12 @@ async function measure(dir: string, stateDir: string): Promise<Record<string, un
   const saveAfterChangeMs = performance.now() - t;
 
   // What a watcher does when inotify names the file: re-check just that path.
-  appendFileSync(manifest.appendTarget, `${claudeLines({ sessionId: 'x', cwd: '/x', turns: [turn] }).slice(2).join('\n')}\n`);
+  appendFileSync(
+    manifest.appendTarget,
+    `${claudeLines({ sessionId: 'x', cwd: '/x', turns: [turn] })
+      .slice(2)
+      .join('\n')}\n`,
+  );
   t = performance.now();
   const targeted = await index.scanPaths([manifest.appendTarget]);
   const targetedRescanMs = performance.now() - t;
@@ -160,7 +175,12 @@ async function measureRestart(dir: string, stateDir: string): Promise<Record<str
   const t = performance.now();
   const index = new DiscoveryIndex({ claudeHome: join(dir, '.claude'), codexHome: join(dir, '.codex'), stateDir });
   const result = await index.scan();
-  return { restartScanMs: Math.round(performance.now() - t), restartBytesRead: result.stats.bytesRead, restartSessions: result.sessions.length, restartPeakRssMB: rssMB() };
+  return {
+    restartScanMs: Math.round(performance.now() - t),
+    restartBytesRead: result.stats.bytesRead,
+    restartSessions: result.sessions.length,
+    restartPeakRssMB: rssMB(),
+  };
 }
 
 function child(mode: string, dir: string, stateDir: string): Record<string, unknown> {

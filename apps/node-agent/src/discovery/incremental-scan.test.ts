@@ -34,7 +34,12 @@ describe('incremental discovery', () => {
   it('re-reads only the appended bytes, and nothing after a restart from the state file', async () => {
     const fileA = writeClaudeSession(claudeHome, { sessionId: A, cwd: '/a', turns: [turn(0, 20_000)] });
     writeClaudeSession(claudeHome, { sessionId: B, cwd: '/b', turns: [turn(0, 50_000)] });
-    const codexFile = writeCodexSession(codexHome, { id: '01a23651-d848-7b63-9a2f-558796e706b5', cwd: '/c', startedAt: '2026-12-02T10:00:00.000Z', turns: [turn(0, 9_000)] });
+    const codexFile = writeCodexSession(codexHome, {
+      id: '01a23651-d848-7b63-9a2f-558796e706b5',
+      cwd: '/c',
+      startedAt: '2026-12-02T10:00:00.000Z',
+      turns: [turn(0, 9_000)],
+    });
     const total = statSync(fileA).size + statSync(join(fileA, '..', '..', '-b', `${B}.jsonl`)).size + statSync(codexFile).size;
 
     const index = open();
@@ -45,7 +50,9 @@ describe('incremental discovery', () => {
     const unchanged = await index.scan();
     expect(unchanged.stats).toMatchObject({ filesRead: 0, bytesRead: 0 });
 
-    const appended = `${claudeLines({ sessionId: A, cwd: '/a', turns: [turn(1, 5_000)] }).slice(2).join('\n')}\n`;
+    const appended = `${claudeLines({ sessionId: A, cwd: '/a', turns: [turn(1, 5_000)] })
+      .slice(2)
+      .join('\n')}\n`;
     appendFileSync(fileA, appended);
     const after = await index.scan();
     expect(after.stats).toMatchObject({ filesRead: 1, bytesRead: Buffer.byteLength(appended) });
@@ -108,7 +115,12 @@ describe('incremental discovery', () => {
   it('ends up exact when a file is appended by another process while being scanned', async () => {
     const file = writeClaudeSession(claudeHome, { sessionId: A, cwd: '/a', turns: [turn(0, 400_000)] });
     const more = Array.from({ length: 300 }, (_, i) => turn(i + 1, 3_000));
-    const chunks = more.map((t) => `${claudeLines({ sessionId: A, cwd: '/a', turns: [t] }).slice(2, -1).join('\n')}\n`);
+    const chunks = more.map(
+      (t) =>
+        `${claudeLines({ sessionId: A, cwd: '/a', turns: [t] })
+          .slice(2, -1)
+          .join('\n')}\n`,
+    );
     const payload = join(root, 'chunks.json');
     writeFileSync(payload, JSON.stringify(chunks));
     // The writer splits every chunk in two writes so scans also meet half-written lines.

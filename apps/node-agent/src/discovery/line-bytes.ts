@@ -149,8 +149,12 @@ export function touchTimes(f: { startedAt: string | null; lastActivityAt: string
  * Returns true for such a skimmed line: the caller reads its timestamp from the raw bytes.
  */
 export function parseOrSkim(
-  buf: Buffer, start: number, end: number, wanted: boolean,
-  onRecord: (record: Record<string, unknown>) => void, onMalformed: () => void,
+  buf: Buffer,
+  start: number,
+  end: number,
+  wanted: boolean,
+  onRecord: (record: Record<string, unknown>) => void,
+  onMalformed: () => void,
 ): boolean {
   if (wanted) {
     const record = parseLine(buf, start, end);

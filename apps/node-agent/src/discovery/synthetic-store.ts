@@ -15,8 +15,7 @@ export interface Turn {
 }
 
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
-const uuid = (n: number, salt: number) =>
-  `${(salt >>> 0).toString(16).padStart(8, '0')}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+const uuid = (n: number, salt: number) => `${(salt >>> 0).toString(16).padStart(8, '0')}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
 export function claudeProjectDir(claudeHome: string, cwd: string): string {
   return join(claudeHome, 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'));
@@ -35,7 +34,14 @@ export interface ClaudeSessionSpec {
 }
 
 export function claudeLines(spec: ClaudeSessionSpec): string[] {
-  const base = { userType: 'external', entrypoint: spec.sdk ? 'sdk-cli' : 'cli', cwd: spec.cwd, sessionId: spec.sessionId, version: '2.1.197', gitBranch: 'main' };
+  const base = {
+    userType: 'external',
+    entrypoint: spec.sdk ? 'sdk-cli' : 'cli',
+    cwd: spec.cwd,
+    sessionId: spec.sessionId,
+    version: '2.1.197',
+    gitBranch: 'main',
+  };
   const head: string[] = [
     JSON.stringify({ type: 'mode', mode: 'normal', sessionId: spec.sessionId }),
     JSON.stringify({ type: 'permission-mode', permissionMode: 'default', sessionId: spec.sessionId }),
@@ -81,7 +87,17 @@ export function claudeLines(spec: ClaudeSessionSpec): string[] {
     const reply = uuid(i * 10 + 4, 1);
     turnLines.push(assistant(base, reply, last, plus(turn.at, 1000), [{ type: 'text', text: turn.reply }]));
     turnLines.push(
-      JSON.stringify({ parentUuid: reply, isSidechain: false, type: 'system', subtype: 'turn_duration', durationMs: 36, messageCount: 4, timestamp: plus(turn.at, 1001), uuid: uuid(i * 10 + 5, 1), ...base }),
+      JSON.stringify({
+        parentUuid: reply,
+        isSidechain: false,
+        type: 'system',
+        subtype: 'turn_duration',
+        durationMs: 36,
+        messageCount: 4,
+        timestamp: plus(turn.at, 1001),
+        uuid: uuid(i * 10 + 5, 1),
+        ...base,
+      }),
     );
     if (i === 0 && spec.firstTurnOutOfOrder) body.push(...turnLines, user);
     else body.push(user, ...turnLines);
@@ -101,7 +117,15 @@ function assistant(base: object, id: string, parent: string, at: string, content
   return JSON.stringify({
     parentUuid: parent,
     isSidechain: false,
-    message: { id: `msg_${id.slice(-6)}`, type: 'message', role: 'assistant', model: 'claude-opus-4-8', content, stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } },
+    message: {
+      id: `msg_${id.slice(-6)}`,
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-opus-4-8',
+      content,
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
     requestId: `req_${id.slice(-6)}`,
     type: 'assistant',
     uuid: id,
@@ -160,13 +184,27 @@ export function codexLines(spec: CodexSessionSpec, firstOrdinal = 0): string[] {
     out.push(line(turn.at, 'event_msg', { type: 'task_started', turn_id: turnId, root_turn_id: turnId, model_context_window: 258400 }));
     out.push(line(turn.at, 'turn_context', { turn_id: turnId, cwd: spec.cwd, approval_policy: 'never', model: 'mock-model' }));
     out.push(line(turn.at, 'response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: turn.prompt }] }));
-    out.push(line(turn.at, 'event_msg', { type: 'item_completed', thread_id: spec.id, turn_id: turnId, item: { type: 'UserMessage', id: `u${i}`, content: [{ type: 'text', text: turn.prompt, text_elements: [] }] } }));
+    out.push(
+      line(turn.at, 'event_msg', {
+        type: 'item_completed',
+        thread_id: spec.id,
+        turn_id: turnId,
+        item: { type: 'UserMessage', id: `u${i}`, content: [{ type: 'text', text: turn.prompt, text_elements: [] }] },
+      }),
+    );
     if (turn.toolBytes) {
       out.push(line(plus(turn.at, 300), 'response_item', { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"ls"}', call_id: `call_${i}` }));
       out.push(line(plus(turn.at, 600), 'response_item', { type: 'function_call_output', call_id: `call_${i}`, output: filler(turn.toolBytes, i) }));
     }
     const done = plus(turn.at, 1000);
-    out.push(line(done, 'event_msg', { type: 'item_completed', thread_id: spec.id, turn_id: turnId, item: { type: 'AgentMessage', id: `msg_${i}`, content: [{ type: 'Text', text: turn.reply }] } }));
+    out.push(
+      line(done, 'event_msg', {
+        type: 'item_completed',
+        thread_id: spec.id,
+        turn_id: turnId,
+        item: { type: 'AgentMessage', id: `msg_${i}`, content: [{ type: 'Text', text: turn.reply }] },
+      }),
+    );
     out.push(line(done, 'response_item', { type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.reply }] }));
     out.push(line(done, 'event_msg', { type: 'task_complete', turn_id: turnId, last_agent_message: turn.reply, duration_ms: 71 }));
   });

@@ -42,14 +42,24 @@ describe('watchSessions', () => {
     expect(initial.sessions.map((s) => s.nativeId)).toEqual([A]);
 
     let diff = nextDiff(watcher);
-    const codexFile = writeCodexSession(codexHome, { id: '01a23651-d848-7b63-9a2f-558796e706b5', cwd: '/c', startedAt: '2026-12-02T10:00:00.000Z', turns: [turn(0)] });
+    const codexFile = writeCodexSession(codexHome, {
+      id: '01a23651-d848-7b63-9a2f-558796e706b5',
+      cwd: '/c',
+      startedAt: '2026-12-02T10:00:00.000Z',
+      turns: [turn(0)],
+    });
     const added = await diff;
     expect(added.added.map((s) => [s.executor, s.file])).toEqual([['codex', codexFile]]);
     expect(added.changed).toEqual([]);
 
     diff = nextDiff(watcher);
     const claudeFile = join(claudeHome, 'projects', '-a', `${A}.jsonl`);
-    appendFileSync(claudeFile, `${claudeLines({ sessionId: A, cwd: '/a', turns: [turn(1)] }).slice(2).join('\n')}\n`);
+    appendFileSync(
+      claudeFile,
+      `${claudeLines({ sessionId: A, cwd: '/a', turns: [turn(1)] })
+        .slice(2)
+        .join('\n')}\n`,
+    );
     const changed = await diff;
     expect(changed.changed.map((s) => [s.nativeId, s.userTurns, s.lastPrompt])).toEqual([[A, 2, 'prompt 1']]);
     // inotify named the file, so only that file was looked at, not the whole store.

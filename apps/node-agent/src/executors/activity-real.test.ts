@@ -33,7 +33,11 @@ function record(h: SessionHost) {
   return {
     log,
     items: () => log.filter(isActivity).flatMap((e) => e.activity.items),
-    contexts: () => log.filter(isActivity).map((e) => e.activity.context).filter((c) => c !== undefined),
+    contexts: () =>
+      log
+        .filter(isActivity)
+        .map((e) => e.activity.context)
+        .filter((c) => c !== undefined),
     until(pred: (e: HostEvent) => boolean, ms = 20_000): Promise<HostEvent> {
       const past = log.find(pred);
       if (past) return Promise.resolve(past);
@@ -96,15 +100,19 @@ async function stepsTurn(h: SessionHost, r: Recorded, executor: 'claude' | 'code
   for (const e of r.log.filter(isActivity)) expect(zActivity.safeParse(e.activity).success).toBe(true);
   const mine = latest(r.items()).filter((i) => i.nativeTurnId === turn.nativeRef);
   const commands = mine.filter((i) => i.kind === 'command');
-  expect(commands.map((i) => [i.subject, i.status, i.exitCode])).toEqual(
-    [1, 2, 3].map((n) => [`echo step-${n}`, 'ok', executor === 'codex' ? 0 : null]),
-  );
+  expect(commands.map((i) => [i.subject, i.status, i.exitCode])).toEqual([1, 2, 3].map((n) => [`echo step-${n}`, 'ok', executor === 'codex' ? 0 : null]));
   expect(commands.map((i) => i.outputHead)).toEqual(['step-1', 'step-2', 'step-3']);
   expect(commands.map((i) => i.toolName)).toEqual(Array(3).fill(executor === 'codex' ? 'exec_command' : 'Bash'));
   // Texts between the calls are shown, the final answer is not (it is the turn's final).
   expect(mine.filter((i) => i.kind === 'text').map((i) => i.text?.replace(/^MOCK-STEP-\d+: /, ''))).toEqual(['1/3', '2/3', '3/3']);
   // Every update of a call carries the same ref; none is announced twice as new.
-  for (const c of commands) expect(r.items().filter((i) => i.ref === c.ref).at(-1)?.status).toBe('ok');
+  for (const c of commands)
+    expect(
+      r
+        .items()
+        .filter((i) => i.ref === c.ref)
+        .at(-1)?.status,
+    ).toBe('ok');
   expect(new Set(commands.map((c) => c.ref)).size).toBe(3);
   // The calls reach the hub before the turn's final.
   const finalAt = r.log.findIndex(is('final', turn.messageId));
@@ -134,7 +142,9 @@ describe('activity of real CLI sessions', () => {
     await ra.until((e) => isActivity(e) && e.activity.items.some((i) => i.kind === 'edit' && i.status !== 'running'));
     const calls = latest(ra.items()).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
     expect(calls.map((i) => [i.kind, i.toolName, i.subject, i.status])).toEqual([
-      ['command', 'Bash', 'echo mix-m', 'ok'], ['write', 'Write', 'mix-m.txt', 'ok'], ['edit', 'Edit', 'mix-m.txt', 'ok'],
+      ['command', 'Bash', 'echo mix-m', 'ok'],
+      ['write', 'Write', 'mix-m.txt', 'ok'],
+      ['edit', 'Edit', 'mix-m.txt', 'ok'],
     ]);
     expect(calls[1]?.diff).toMatchObject({ added: 1, removed: 0 });
     expect(calls[2]?.diff).toEqual({ added: 1, removed: 1, text: '--- mix-m.txt\n+++ mix-m.txt\n-old line\n+new line' });
@@ -168,7 +178,10 @@ describe('activity of real CLI sessions', () => {
     expect(mix.final).toBe('MOCK-MIX-DONE: mix-m');
     await commandEnded(ra, "printf 'a\\nb\\n' > mix-m.txt");
     const calls = latest(ra.items()).filter((i) => i.nativeTurnId === mix.nativeRef && i.kind !== 'text');
-    expect(calls.map((i) => [i.subject, i.status, i.exitCode])).toEqual([['echo mix-m', 'ok', 0], ["printf 'a\\nb\\n' > mix-m.txt", 'ok', 0]]);
+    expect(calls.map((i) => [i.subject, i.status, i.exitCode])).toEqual([
+      ['echo mix-m', 'ok', 0],
+      ["printf 'a\\nb\\n' > mix-m.txt", 'ok', 0],
+    ]);
     await failTurn(a, ra, 'codex');
     const context = ra.contexts().at(-1);
     expect(context?.windowTokens).toBeGreaterThan(0);

@@ -31,7 +31,14 @@ import { PROCESS_LAYERS, type ProcessLayer, procStat, procStatSync, processTree 
 import { SessionHost } from './session-host.ts';
 import type { SessionIdentity } from './types.ts';
 
-const { values } = parseArgs({ options: { claude: { type: 'string', default: '10' }, codex: { type: 'string', default: '10' }, seconds: { type: 'string', default: '60' }, layer: { type: 'string', default: 'proc' } } });
+const { values } = parseArgs({
+  options: {
+    claude: { type: 'string', default: '10' },
+    codex: { type: 'string', default: '10' },
+    seconds: { type: 'string', default: '60' },
+    layer: { type: 'string', default: 'proc' },
+  },
+});
 if (!PROCESS_LAYERS.includes(values.layer as ProcessLayer)) throw new Error(`--layer: one of ${PROCESS_LAYERS.join(', ')}`);
 const layer = useProcessLayer(values.layer as ProcessLayer).layer;
 const SECONDS = Number(values.seconds);
@@ -61,8 +68,14 @@ class CountingTmux extends Tmux {
 const root = await mkdtemp(join(tmpdir(), 'bria-idle-bench-'));
 const work = join(root, 'work');
 await mkdir(work);
-const mocks = spawn(join(repo, 'node_modules/.bin/tsx'), [join(repo, 'packages/testkit/src/mock-models/main.ts'), '--anthropic-port', '0', '--openai-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const urls = await new Promise<{ anthropic: string; openai: string }>((res) => createInterface({ input: mocks.stdout! }).once('line', (l) => res(JSON.parse(l))));
+const mocks = spawn(
+  join(repo, 'node_modules/.bin/tsx'),
+  [join(repo, 'packages/testkit/src/mock-models/main.ts'), '--anthropic-port', '0', '--openai-port', '0'],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const urls = await new Promise<{ anthropic: string; openai: string }>((res) =>
+  createInterface({ input: mocks.stdout! }).once('line', (l) => res(JSON.parse(l))),
+);
 const { env } = await createCliHome({ root, trustedDirs: [work], anthropicUrl: urls.anthropic, openaiUrl: urls.openai });
 const tmux = new CountingTmux({ socketName: `bria-idle-${process.pid}`, runDir: join(root, 'run') });
 await tmux.ensureServer();
@@ -133,16 +146,30 @@ try {
   for (const h of hosts) h.detach();
   const detachedPct = await phase();
   const result = {
-    bench: 'agent_idle', sessions: hosts.length, claude: Number(values.claude), codex: Number(values.codex), windowS: Math.round(secs), setupS: Math.round(setupS),
+    bench: 'agent_idle',
+    sessions: hosts.length,
+    claude: Number(values.claude),
+    codex: Number(values.codex),
+    windowS: Math.round(secs),
+    setupS: Math.round(setupS),
     agentCpuPct: pct(after.self.own - before.self.own),
     agentTmuxClientsCpuPct: pct(after.self.children - before.self.children),
-    tmuxControlClientCpuPct: pct(after.ctl - before.ctl), tmuxControlClient: ctlPid !== undefined,
+    tmuxControlClientCpuPct: pct(after.ctl - before.ctl),
+    tmuxControlClient: ctlPid !== undefined,
     tmuxServerCpuPct: pct(after.server - before.server),
-    clisCpuPct: pct(after.cli - before.cli), cliProcesses: clis.length,
+    clisCpuPct: pct(after.cli - before.cli),
+    cliProcesses: clis.length,
     tmuxCallsPerS: Number(((after.calls - before.calls) / secs).toFixed(1)),
-    agentRssMb: Math.round(rssMb()), agentPeakRssMb: Math.round(peakRss), agentHeapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
-    agentCpuPerCallMs: perCallMs, childrenCpuPerCallMs: childMs, wallPerCallMs: wallMs, processLayer: layer,
-    agentTailersOnlyCpuPct: tailersOnlyPct, agentDetachedCpuPct: detachedPct, phaseS,
+    agentRssMb: Math.round(rssMb()),
+    agentPeakRssMb: Math.round(peakRss),
+    agentHeapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+    agentCpuPerCallMs: perCallMs,
+    childrenCpuPerCallMs: childMs,
+    wallPerCallMs: wallMs,
+    processLayer: layer,
+    agentTailersOnlyCpuPct: tailersOnlyPct,
+    agentDetachedCpuPct: detachedPct,
+    phaseS,
     goal: 'agent CPU ~0 %',
   };
   console.log(JSON.stringify(result));

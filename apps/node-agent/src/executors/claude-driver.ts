@@ -66,7 +66,12 @@ export const claudeDriver: ExecutorDriver = {
     return ['--session-id', nativeId, ...permissionArgs(permissionMode), ...modelArgs(model), ...settingsArgs(settingsPath)];
   },
   // One argument `--resume=<id>`: the id can never be read as an option of its own.
-  resumeArgs: ({ nativeId, permissionMode, model, settingsPath }) => [`--resume=${nativeId}`, ...permissionArgs(permissionMode), ...modelArgs(model), ...settingsArgs(settingsPath)],
+  resumeArgs: ({ nativeId, permissionMode, model, settingsPath }) => [
+    `--resume=${nativeId}`,
+    ...permissionArgs(permissionMode),
+    ...modelArgs(model),
+    ...settingsArgs(settingsPath),
+  ],
   hookSettings: true,
   settleMs: { start: 0, resume: 0 },
 
@@ -89,7 +94,14 @@ export const claudeDriver: ExecutorDriver = {
   async findJournal(ctx, nativeId, { resumed }) {
     const cwd = await realpath(ctx.cwd).catch(() => ctx.cwd);
     const path = join(claudeConfigDir(ctx.env), 'projects', claudeProjectDirName(cwd), `${nativeId}.jsonl`);
-    if (resumed && !(await access(path).then(() => true, () => false))) return null;
+    if (
+      resumed &&
+      !(await access(path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return null;
     return path;
   },
 

@@ -20,10 +20,15 @@ let rig: Rig;
 const host = () => new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
 
 function journalRecords(path: string): Record<string, unknown>[] {
-  return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 function userContents(path: string): unknown[] {
-  return journalRecords(path).filter((r) => r.type === 'user').map((r) => (r.message as { content: unknown }).content);
+  return journalRecords(path)
+    .filter((r) => r.type === 'user')
+    .map((r) => (r.message as { content: unknown }).content);
 }
 
 describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) => {
@@ -151,10 +156,12 @@ describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) 
     await c.close();
   });
 
-  it('fails to resume an unknown id with the CLI\'s reason and creates nothing', async () => {
+  it("fails to resume an unknown id with the CLI's reason and creates nothing", async () => {
     const before = await listFiles(claudeConfigDir(rig.env));
     const unknown = randomUUID();
-    const err = await host().resume({ nativeId: unknown, cwd: rig.work, sessionName: 'claude-bad' }).catch((e: unknown) => e);
+    const err = await host()
+      .resume({ nativeId: unknown, cwd: rig.work, sessionName: 'claude-bad' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExecutorError);
     expect((err as ExecutorError).code).toBe('resume_failed');
     expect(String((err as ExecutorError).details.cliSaid)).toContain(`No conversation found with session ID: ${unknown}`);

@@ -67,9 +67,26 @@ export const codexDriver: ExecutorDriver = {
   // Without --no-daemon, /exit only detaches from a background server that keeps running the session.
   // Bria's hooks come as `-c` overrides of this run only (../hooks, docs/hooks-channel.md): the
   // user's config.toml and hooks.json are not touched and their hooks keep running.
-  startArgs: ({ cwd, permissionMode, model, codexHooks }) => ['--no-daemon', '-C', cwd, ...permissionArgs(permissionMode), ...modelArgs(model), ...(codexHooks ?? [])],
+  startArgs: ({ cwd, permissionMode, model, codexHooks }) => [
+    '--no-daemon',
+    '-C',
+    cwd,
+    ...permissionArgs(permissionMode),
+    ...modelArgs(model),
+    ...(codexHooks ?? []),
+  ],
   // The id comes after `--`, so it can never be read as an option.
-  resumeArgs: ({ nativeId, cwd, permissionMode, model, codexHooks }) => ['resume', '--no-daemon', '-C', cwd, ...permissionArgs(permissionMode), ...modelArgs(model), ...(codexHooks ?? []), '--', nativeId],
+  resumeArgs: ({ nativeId, cwd, permissionMode, model, codexHooks }) => [
+    'resume',
+    '--no-daemon',
+    '-C',
+    cwd,
+    ...permissionArgs(permissionMode),
+    ...modelArgs(model),
+    ...(codexHooks ?? []),
+    '--',
+    nativeId,
+  ],
   codexHooks: true,
   // Codex paints its idle composer before `resume <unknown id>` fails about a second later, and for
   // about 300 ms before its folder-trust dialog replaces it (observed in 0.171.0): an Enter typed in

@@ -20,7 +20,10 @@ let rig: Rig;
 const host = () => new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
 
 function userMessages(path: string): { turnId: string; text: string }[] {
-  return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
     .filter((r) => r.type === 'event_msg' && r.payload.type === 'item_completed' && r.payload.item.type === 'UserMessage')
     .map((r) => ({ turnId: r.payload.turn_id, text: r.payload.item.content.map((c: { text: string }) => c.text).join('') }));
 }
@@ -140,10 +143,12 @@ describe.each(PROCESS_LAYERS)('Codex in tmux (%s process layer)', (layer) => {
     await c.close();
   });
 
-  it('fails to resume an unknown id with the CLI\'s reason and creates nothing', async () => {
+  it("fails to resume an unknown id with the CLI's reason and creates nothing", async () => {
     const before = await rollouts();
     const unknown = '01a23651-d848-7b63-9a2f-558796e706b5';
-    const err = await host().resume({ nativeId: unknown, cwd: rig.work, sessionName: 'codex-bad' }).catch((e: unknown) => e);
+    const err = await host()
+      .resume({ nativeId: unknown, cwd: rig.work, sessionName: 'codex-bad' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExecutorError);
     expect((err as ExecutorError).code).toBe('resume_failed');
     expect(String((err as ExecutorError).details.cliSaid)).toContain(`No saved session found with ID ${unknown}`);

@@ -21,8 +21,17 @@ async function paneWithCli(t: Tmux, name: string): Promise<SessionIdentity> {
   const cliPid = (await waitForCliPid(t, pane.paneId, pane.panePid, 5000))!;
   const st = (await procStat(cliPid))!;
   return {
-    executor: 'claude', tmuxSocket: t.socketName, tmuxSession: name, paneId: pane.paneId, panePid: pane.panePid,
-    cliPid, cliStartTime: st.startTime, cwd: dir, nativeId: 'x', journalPath: null, exitFile: pane.exitFile,
+    executor: 'claude',
+    tmuxSocket: t.socketName,
+    tmuxSession: name,
+    paneId: pane.paneId,
+    panePid: pane.panePid,
+    cliPid,
+    cliStartTime: st.startTime,
+    cwd: dir,
+    nativeId: 'x',
+    journalPath: null,
+    exitFile: pane.exitFile,
   };
 }
 

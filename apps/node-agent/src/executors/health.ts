@@ -4,9 +4,7 @@ import { isAliveSync, procStatSync, processTreeSync, sameStart } from './process
 import { detectBlockingPrompt } from './screen.ts';
 import type { SessionIdentity } from './types.ts';
 
-export type Health =
-  | { alive: true; pids: number[] }
-  | { alive: false; paneDead: boolean; paneGone: boolean; cliAlive: boolean };
+export type Health = { alive: true; pids: number[] } | { alive: false; paneDead: boolean; paneGone: boolean; cliAlive: boolean };
 
 /** Is the pane alive and is its CLI still the very process we started (same pid and start time)? */
 export async function probeHealth(tmux: Tmux, id: SessionIdentity): Promise<Health> {
@@ -66,14 +64,16 @@ export class HealthMonitor {
   private probeAgain = false;
   private unwatch: (() => void) | null = null;
 
-  constructor(private readonly o: {
-    tmux: Tmux;
-    identity: SessionIdentity;
-    intervalMs: number;
-    workRunning: () => boolean;
-    onBlocked: (promptText: string) => void;
-    onDeath: (report: DeathReport) => void;
-  }) {}
+  constructor(
+    private readonly o: {
+      tmux: Tmux;
+      identity: SessionIdentity;
+      intervalMs: number;
+      workRunning: () => boolean;
+      onBlocked: (promptText: string) => void;
+      onDeath: (report: DeathReport) => void;
+    },
+  ) {}
 
   start(): void {
     this.running = true;
@@ -99,10 +99,15 @@ export class HealthMonitor {
     this.timer = null;
     if (!this.running) return;
     this.slow = this.knownPids.length > 0 && this.o.tmux.paneStates !== null && !this.o.workRunning();
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.tick(false).catch(() => undefined).finally(() => this.schedule());
-    }, this.slow ? IDLE_PROBE_MS : this.o.intervalMs);
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        void this.tick(false)
+          .catch(() => undefined)
+          .finally(() => this.schedule());
+      },
+      this.slow ? IDLE_PROBE_MS : this.o.intervalMs,
+    );
     this.timer.unref();
   }
 
@@ -166,8 +171,11 @@ export class HealthMonitor {
     const after = await tmux.paneInfo(id.paneId);
     const stillAlive = this.knownPids.filter((p) => isAliveSync(p));
     this.o.onDeath({
-      pids: this.knownPids, stillAlive, exitStatus: await tmux.readExitStatus(id.exitFile, 2_000),
-      paneDead: after === null || after.dead, health,
+      pids: this.knownPids,
+      stillAlive,
+      exitStatus: await tmux.readExitStatus(id.exitFile, 2_000),
+      paneDead: after === null || after.dead,
+      health,
     });
   }
 

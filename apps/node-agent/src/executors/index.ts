@@ -5,7 +5,13 @@ export type { CloseEvidence, Mismatch } from './launch.ts';
 export { nativeIdRefusal } from './native-id.ts';
 export { type DeliverResult, SessionHost, type SessionHostOptions } from './session-host.ts';
 export {
-  type Env, type Executor, type ExecutorDriver, ExecutorError, type HookLaunch, type HostEvent, type PermissionMode,
+  type Env,
+  type Executor,
+  type ExecutorDriver,
+  ExecutorError,
+  type HookLaunch,
+  type HostEvent,
+  type PermissionMode,
   type SessionIdentity,
 } from './types.ts';
 export { Tmux } from '../tmux/tmux.ts';

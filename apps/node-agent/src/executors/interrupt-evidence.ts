@@ -1,9 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export type InterruptEvidence =
-  | { kind: 'journal' }
-  | { kind: 'idle'; evidence: string }
-  | { kind: 'timeout' };
+export type InterruptEvidence = { kind: 'journal' } | { kind: 'idle'; evidence: string } | { kind: 'timeout' };
 
 /**
  * After one Esc: waits for the journal to close the running turns, or (Claude, Esc before the first

@@ -29,7 +29,7 @@ afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
 });
 
-describe.each(PROCESS_LAYERS)('a close\'s recorded tree (%s process layer)', (layer) => {
+describe.each(PROCESS_LAYERS)("a close's recorded tree (%s process layer)", (layer) => {
   beforeAll(() => {
     useProcessLayer(layer);
   });

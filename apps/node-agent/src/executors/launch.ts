@@ -25,7 +25,11 @@ export type ReadyWait =
 
 /** Waits until the TUI shows its idle prompt, dies, or time runs out; reports questions it asks. */
 export async function waitForPrompt(opts: {
-  tmux: Tmux; paneId: string; cliPid: number; exitFile: string; ms: number;
+  tmux: Tmux;
+  paneId: string;
+  cliPid: number;
+  exitFile: string;
+  ms: number;
   onBlocked: (promptText: string) => void;
 }): Promise<ReadyWait> {
   const end = Date.now() + opts.ms;
@@ -91,11 +95,13 @@ export async function recordTree(pids: readonly number[]): Promise<RecordedTree>
 /** The recorded processes that still exist (zombies included), in one look; a reused pid is gone. */
 export async function stillThere(tree: RecordedTree): Promise<number[]> {
   const found = await procStats([...tree.keys()]);
-  return [...tree].filter(([pid, start]) => {
-    const st = found.get(pid);
-    // Cannot tell (tokens of two layers that do not meet) counts as still there: never a guess that ends a wait.
-    return st !== undefined && sameStart(start, st.startTime) !== false;
-  }).map(([pid]) => pid);
+  return [...tree]
+    .filter(([pid, start]) => {
+      const st = found.get(pid);
+      // Cannot tell (tokens of two layers that do not meet) counts as still there: never a guess that ends a wait.
+      return st !== undefined && sameStart(start, st.startTime) !== false;
+    })
+    .map(([pid]) => pid);
 }
 
 /** SIGKILL to each of `pids` that is provably the recorded process; returns the pids signalled. */
@@ -201,7 +207,10 @@ export async function verifyIdentity(tmux: Tmux, driver: ExecutorDriver, id: Ses
     check('cliParent', id.panePid, st.ppid);
   }
   if (id.journalPath) {
-    const exists = await access(id.journalPath).then(() => true, () => false);
+    const exists = await access(id.journalPath).then(
+      () => true,
+      () => false,
+    );
     check('journal', 'present', exists ? 'present' : 'missing');
   }
   return out;

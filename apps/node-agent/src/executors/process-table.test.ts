@@ -121,7 +121,9 @@ describe('ps answers', () => {
     expect(psRows({ status: 0, stdout: self, stderr: '' }, args, 42).map((r) => r.pid)).toEqual([42]);
     expect(psRows({ status: 1, stdout: self, stderr: '' }, args, 42).map((r) => r.pid)).toEqual([42]);
     // procps, captured: `ps -o foo= -p 1` → status 1, nothing on stdout, the complaint on stderr.
-    expect(() => psRows({ status: 1, stdout: '', stderr: 'error: unknown user-defined format specifier "foo"\n\nUsage:\n ps [options]' }, args, 42)).toThrow(/format specifier/);
+    expect(() => psRows({ status: 1, stdout: '', stderr: 'error: unknown user-defined format specifier "foo"\n\nUsage:\n ps [options]' }, args, 42)).toThrow(
+      /format specifier/,
+    );
     expect(() => psRows({ status: 1, stdout: '', stderr: '' }, args, 42)).toThrow(/not listed/);
     expect(() => psRows({ status: null, stdout: self, stderr: '', error: new Error('spawnSync ps ETIMEDOUT') }, args, 42)).toThrow(/ETIMEDOUT/);
   });
@@ -150,7 +152,7 @@ describe('process layer choice', () => {
     expect(() => chooseProcessLayer({ platform: 'darwin', forced: 'proc' })).toThrow(/needs Linux's \/proc/);
   });
 
-  it('reads BRIA_AGENT_PROCESS_LAYER from the agent\'s environment', () => {
+  it("reads BRIA_AGENT_PROCESS_LAYER from the agent's environment", () => {
     const env = { BRIA_AGENT_TOKEN: 'a-long-enough-token', HOME: '/tmp' };
     expect(loadAgentConfig([], env, 'linux').processLayer).toBe('proc');
     expect(loadAgentConfig([], { ...env, BRIA_AGENT_PROCESS_LAYER: 'portable' }, 'linux').processLayer).toBe('portable');

@@ -38,8 +38,14 @@ export const PROCESS_LAYERS = ['proc', 'portable'] as const satisfies readonly P
 /** Linux: today's /proc reads (proc-tree.ts), unchanged. */
 export const procTable: ProcessTable = {
   layer: 'proc',
-  childrenOf: proc.childrenOf, processTree: proc.processTree, procStat: proc.procStat, isAlive: proc.isAlive,
-  procExists: proc.procExists, procStatSync: proc.procStatSync, isAliveSync: proc.isAliveSync, processTreeSync: proc.processTreeSync,
+  childrenOf: proc.childrenOf,
+  processTree: proc.processTree,
+  procStat: proc.procStat,
+  isAlive: proc.isAlive,
+  procExists: proc.procExists,
+  procStatSync: proc.procStatSync,
+  isAliveSync: proc.isAliveSync,
+  processTreeSync: proc.processTreeSync,
   procStats: async (pids) => {
     const out = new Map<number, ProcStat>();
     for (const pid of pids) {

@@ -34,21 +34,32 @@ const MACOS = `    1     0 Ss   Mon Nov 30 08:12:03 2026 /sbin/launchd
 describe('ps output (portable process layer)', () => {
   it('reads a Linux procps line: state letter without flags, lstart with its spaces collapsed', () => {
     expect(parsePsLine('    1     0 S<Ll Fri Dec  4 14:02:52 2026 process_api')).toEqual({
-      pid: 1, ppid: 0, state: 'S', startTime: 'Fri Dec 4 14:02:52 2026', comm: 'process_api',
+      pid: 1,
+      ppid: 0,
+      state: 'S',
+      startTime: 'Fri Dec 4 14:02:52 2026',
+      comm: 'process_api',
     });
     expect(parsePsLine('15673 15671 Z    Fri Dec  4 14:41:49 2026 sleep')?.state).toBe('Z');
   });
 
   it('keeps a command name with spaces and parentheses whole (it is the last column)', () => {
     expect(parsePsLine('15470 15462 S    Fri Dec  4 14:41:46 2026 my sleep (x)')?.comm).toBe('my sleep (x)');
-    expect(parsePsLine(' 4242     1 S    Thu Dec  3 21:07:11 2026 /Applications/iTerm 2.app/Contents/MacOS/iTerm2')?.comm)
-      .toBe('/Applications/iTerm 2.app/Contents/MacOS/iTerm2');
+    expect(parsePsLine(' 4242     1 S    Thu Dec  3 21:07:11 2026 /Applications/iTerm 2.app/Contents/MacOS/iTerm2')?.comm).toBe(
+      '/Applications/iTerm 2.app/Contents/MacOS/iTerm2',
+    );
   });
 
   it('reads the macOS form (full paths, + and s flags, uninterruptible U, idle I)', () => {
     const rows = parsePsTable(MACOS);
     expect(rows).toHaveLength(10);
-    expect(rows.find((r) => r.pid === 5022)).toEqual({ pid: 5022, ppid: 5021, state: 'S', startTime: 'Fri Dec 4 09:00:06 2026', comm: '/Users/me/.local/bin/claude' });
+    expect(rows.find((r) => r.pid === 5022)).toEqual({
+      pid: 5022,
+      ppid: 5021,
+      state: 'S',
+      startTime: 'Fri Dec 4 09:00:06 2026',
+      comm: '/Users/me/.local/bin/claude',
+    });
     expect(rows.find((r) => r.pid === 5021)?.state).toBe('I');
     expect(rows.find((r) => r.pid === 5031)).toMatchObject({ state: 'U', startTime: 'Fri Dec 14 10:11:12 2026' });
   });
@@ -60,7 +71,7 @@ describe('ps output (portable process layer)', () => {
     expect(parsePsLine('  12    1 S    Fri Dec  4 14:02 2026 x')).toBeNull();
   });
 
-  it('makes the start token independent of padding, so it equals Claude Code\'s own `procStart`', () => {
+  it("makes the start token independent of padding, so it equals Claude Code's own `procStart`", () => {
     // Claude Code (no /proc) records `ps -o lstart= -p <pid>` trimmed: "Fri Dec  4 14:02:52 2026".
     expect(normaliseStart('Fri Dec  4 14:02:52 2026\n')).toBe(parsePsLine(LINUX.split('\n')[0]!)!.startTime);
     expect(normaliseStart('Fri Dec 14 14:02:52 2026')).toBe('Fri Dec 14 14:02:52 2026');

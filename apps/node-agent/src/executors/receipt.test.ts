@@ -33,7 +33,13 @@ describe('findReceipt', () => {
   it('binds a real Codex prompt to its turn id', () => {
     const j = new CodexJournal();
     j.ingest(linesOf(new URL('../journal/fixtures/codex-rollout.jsonl', import.meta.url).pathname));
-    const hit = findReceipt({ prompts: j.prompts, baseline: 0, bound: new Set(), sent: ' /slash and "quotes" $HOME `tick`\nsecond line ü', matches: codexDriver.promptMatches });
+    const hit = findReceipt({
+      prompts: j.prompts,
+      baseline: 0,
+      bound: new Set(),
+      sent: ' /slash and "quotes" $HOME `tick`\nsecond line ü',
+      matches: codexDriver.promptMatches,
+    });
     expect(hit?.nativeRef).toBe('01a2368c-f62e-73c0-8993-968a128affa4');
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compactEvidence, compactTyped } from './session-compact.ts';
 import { permissionDialogOnScreen } from './session-delivery.ts';
 
-describe('the CLI\'s /compact as its journal records it (pinned CLIs, seen by hand)', () => {
+describe("the CLI's /compact as its journal records it (pinned CLIs, seen by hand)", () => {
   const claudeDone = [
     '{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name>\\n            <command-message>compact</command-message>\\n            <command-args></command-args>"}}',
     '{"type":"user","message":{"role":"user","content":"<local-command-stdout>\\u001b[2mCompacted (ctrl+o to see full summary)\\u001b[22m</local-command-stdout>"}}',
@@ -11,7 +11,9 @@ describe('the CLI\'s /compact as its journal records it (pinned CLIs, seen by ha
     expect(compactEvidence('claude', claudeDone)).toBe('Compacted (ctrl+o to see full summary)');
     expect(compactEvidence('claude', claudeDone.split('\n')[0]!)).toBeNull();
     expect(compactEvidence('claude', '{"type":"user","message":{"content":"please /compact this"}}')).toBeNull();
-    expect(compactEvidence('claude', claudeDone.replace('Compacted (ctrl+o to see full summary)', 'Not enough messages to compact'))).toBe('Not enough messages to compact');
+    expect(compactEvidence('claude', claudeDone.replace('Compacted (ctrl+o to see full summary)', 'Not enough messages to compact'))).toBe(
+      'Not enough messages to compact',
+    );
   });
   it('Codex: an item_completed ContextCompaction', () => {
     expect(compactEvidence('codex', '{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"ContextCompaction","id":"x"}}}')).toBe('Compacted');
@@ -26,9 +28,11 @@ describe('the CLI\'s /compact as its journal records it (pinned CLIs, seen by ha
 });
 
 describe('permissionDialogOnScreen: nothing is pasted while a permission dialog is drawn', () => {
-  const claude = ' Bash command\n\n   touch ran-a1\n   Touch ran-a1\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and always allow access to w/ from this project\n   3. No\n\n Esc to cancel · Tab to amend · ctrl+e to explain';
-  const codex = '  Would you like to run the following command?\n\n  Reason: spike needs it\n\n  $ touch /w/ran-x1\n\n› 1. Yes, proceed (y)\n  2. Yes, and don\'t ask again for commands that start with `touch /w/ran-x1` (p)\n  3. No, and tell Codex what to do differently (esc)\n\n  Press enter to confirm or esc to cancel';
-  it('sees both CLIs\' dialogs (docs/cli-facts.md), not a model answer that quotes the words', () => {
+  const claude =
+    ' Bash command\n\n   touch ran-a1\n   Touch ran-a1\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and always allow access to w/ from this project\n   3. No\n\n Esc to cancel · Tab to amend · ctrl+e to explain';
+  const codex =
+    "  Would you like to run the following command?\n\n  Reason: spike needs it\n\n  $ touch /w/ran-x1\n\n› 1. Yes, proceed (y)\n  2. Yes, and don't ask again for commands that start with `touch /w/ran-x1` (p)\n  3. No, and tell Codex what to do differently (esc)\n\n  Press enter to confirm or esc to cancel";
+  it("sees both CLIs' dialogs (docs/cli-facts.md), not a model answer that quotes the words", () => {
     expect(permissionDialogOnScreen(claude)).toBe(true);
     expect(permissionDialogOnScreen(codex)).toBe(true);
     expect(permissionDialogOnScreen('● The script asks: "Do you want to proceed?" and exits.\n\n❯\u00a0\n  ? for shortcuts')).toBe(false);

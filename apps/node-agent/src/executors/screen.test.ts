@@ -21,7 +21,7 @@ describe('screen reading', () => {
     expect(detectBlockingPrompt(CLAUDE_IDLE)).toBeNull();
     expect(detectBlockingPrompt(CODEX_IDLE)).toBeNull();
   });
-  it('reads the Codex session id from /status and the text in Claude\'s input box', () => {
+  it("reads the Codex session id from /status and the text in Claude's input box", () => {
     expect(sessionIdFromStatus(`${CODEX_IDLE}\n${CODEX_STATUS}`)).toBe('01a2368c-d855-7312-9f0e-4ffe2a850ce0');
     expect(sessionIdFromStatus(CODEX_IDLE)).toBeNull();
     expect(claudePromptBox(CLAUDE_REFILLED)).toBe('HANG please');
@@ -31,10 +31,11 @@ describe('screen reading', () => {
   });
 });
 
-describe('folderTrustDialog (the only dialog Bria answers, on the user\'s word)', () => {
-  const claude = ' Accessing workspace:\n\n /tmp/u\n\n Quick safety check: Is this a project you created or one you trust?\n\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n\n Enter to confirm · Esc to cancel';
+describe("folderTrustDialog (the only dialog Bria answers, on the user's word)", () => {
+  const claude =
+    ' Accessing workspace:\n\n /tmp/u\n\n Quick safety check: Is this a project you created or one you trust?\n\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n\n Enter to confirm · Esc to cancel';
   const codex = '> Folder access /tmp/g\n\n  Trust this folder?\n\n› 1. Trust and continue\n  2. Back to Agent Command Center\n\n  enter continue · esc back';
-  it('recognises both CLIs\' folder-trust dialogs with the trust choice highlighted', () => {
+  it("recognises both CLIs' folder-trust dialogs with the trust choice highlighted", () => {
     expect(folderTrustDialog(claude)).toBe(true);
     expect(folderTrustDialog(codex)).toBe(true);
   });

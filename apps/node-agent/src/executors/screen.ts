@@ -34,7 +34,10 @@ export function folderTrustDialog(screen: string): boolean {
 /** The text of a dialog the CLI is blocked on, or null. */
 export function detectBlockingPrompt(screen: string): string | null {
   if (!QUESTION_PATTERNS.some((re) => re.test(screen))) return null;
-  const lines = screen.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  const lines = screen
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '');
   return lines.slice(-25).join('\n');
 }
 
@@ -61,5 +64,8 @@ export function claudePromptBox(screen: string): string | null {
   if (start < 0) return null;
   const out: string[] = [lines[start]!.slice(1)];
   for (let i = start + 1; i < lines.length && !/^─{3,}/.test(lines[i]!); i++) out.push(lines[i]!);
-  return out.map((l) => l.trim()).join('\n').trim();
+  return out
+    .map((l) => l.trim())
+    .join('\n')
+    .trim();
 }

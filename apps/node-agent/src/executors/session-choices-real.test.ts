@@ -15,7 +15,11 @@ afterAll(async () => {
   for (const r of rigs) await r.dispose();
 });
 
-const records = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const records = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('each offered mode starts the real CLI', () => {
   it('Claude: default, acceptEdits, plan and bypassPermissions', async () => {
@@ -30,7 +34,9 @@ describe('each offered mode starts the real CLI', () => {
       await sendAndFinish(host, `hello in ${mode}`);
       const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1);
       expect(req?.model).toBe('claude-fable-5');
-      const stated = records(id.journalPath as string).filter((r) => r.type === 'permission-mode').map((r) => r.permissionMode);
+      const stated = records(id.journalPath as string)
+        .filter((r) => r.type === 'permission-mode')
+        .map((r) => r.permissionMode);
       expect(stated.at(-1)).toBe(mode);
       await host.close();
     }
@@ -39,14 +45,20 @@ describe('each offered mode starts the real CLI', () => {
   it('Codex: workspace-write, read-only and full-access', async () => {
     const rig = await createRig('codex');
     rigs.push(rig);
-    const want = { 'workspace-write': ['on-request', 'workspace-write'], 'read-only': ['on-request', 'read-only'], 'full-access': ['never', 'danger-full-access'] } as const;
+    const want = {
+      'workspace-write': ['on-request', 'workspace-write'],
+      'read-only': ['on-request', 'read-only'],
+      'full-access': ['never', 'danger-full-access'],
+    } as const;
     for (const [i, mode] of PERMISSION_MODES.codex.entries()) {
       const host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
       const id = await host.start({ cwd: rig.work, sessionName: `codex-mode-${i}-${Date.now().toString(36)}`, permissionMode: mode, model: 'mock-model-b' });
       await sendAndFinish(host, `hello in ${mode}`);
       const req = rig.mock.requests.filter((r) => r.kind === 'turn' && r.sessionId === id.nativeId).at(-1);
       expect(req?.model).toBe('mock-model-b');
-      const ctx = records(host.identity().journalPath as string).filter((r) => r.type === 'turn_context').at(-1)?.payload as { approval_policy: string; sandbox_policy: { type: string } };
+      const ctx = records(host.identity().journalPath as string)
+        .filter((r) => r.type === 'turn_context')
+        .at(-1)?.payload as { approval_policy: string; sandbox_policy: { type: string } };
       expect([ctx.approval_policy, ctx.sandbox_policy.type]).toEqual(want[mode]);
       await host.close();
     }

@@ -12,7 +12,14 @@ export type CompactResult = { ok: true; detail: string } | { ok: false; reason: 
  * Codex an `item_completed` ContextCompaction (both seen with the pinned CLIs). Nothing in the journal
  * within `ms`: not confirmed, never typed again.
  */
-export async function compactCli(o: { tmux: Tmux; paneId: string; executor: 'claude' | 'codex'; journal: string; baseline: number; ms: number }): Promise<CompactResult> {
+export async function compactCli(o: {
+  tmux: Tmux;
+  paneId: string;
+  executor: 'claude' | 'codex';
+  journal: string;
+  baseline: number;
+  ms: number;
+}): Promise<CompactResult> {
   await o.tmux.sendKeys(o.paneId, ['-l', '/compact']);
   // Enter only once the input line holds exactly the command (a popup listing it is not enough:
   // Enter there would pick whatever the popup highlights), and not right after the keys: Codex
@@ -68,7 +75,8 @@ export function compactEvidence(executor: 'claude' | 'codex', added: string): st
     // kept as written
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes in Claude's output line
-  return line.replace(/\u001b\[[0-9;]*m/g, '').trim().slice(0, 300) || 'Compacted';
+  const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+  return plain.trim().slice(0, 300) || 'Compacted';
 }
 
 /** The CLI's input line holds exactly `/compact` (Claude's box, Codex's `›` composer line). */

@@ -30,8 +30,16 @@ export interface DeliveryGate {
  * paste failed; `refused` reports the dialog's text of a refusal (the host tells each dialog once).
  */
 export async function typeMessage(o: {
-  tmux: Tmux; driver: ExecutorDriver; paneId: string; messageId: string; text: string; followUp: boolean; gate?: DeliveryGate | undefined;
-  arm: () => void; disarm: () => void; refused: (dialogText: string | null) => void;
+  tmux: Tmux;
+  driver: ExecutorDriver;
+  paneId: string;
+  messageId: string;
+  text: string;
+  followUp: boolean;
+  gate?: DeliveryGate | undefined;
+  arm: () => void;
+  disarm: () => void;
+  refused: (dialogText: string | null) => void;
 }): Promise<void> {
   const held = o.followUp && o.gate ? o.gate.begin() : null;
   if (held !== null) throw new ExecutorError('not_ready', held);
@@ -81,6 +89,8 @@ export function dialogNotice(o: { text: string | null; toldOf: string | null; pa
  */
 export function permissionDialogOnScreen(screen: string): boolean {
   const tail = screen.split('\n').slice(-25).join('\n');
-  const asks = /Do you want to (proceed|make this edit|create|allow)|Would you like to run the following command|Enter to select · ↑\/↓ to navigate/i.test(tail);
+  const asks = /Do you want to (proceed|make this edit|create|allow)|Would you like to run the following command|Enter to select · ↑\/↓ to navigate/i.test(
+    tail,
+  );
   return asks && /^\s*[❯›]\s*1\.\s/m.test(tail);
 }

@@ -15,8 +15,14 @@ import type { HostTurn as Turn } from './session-turns.ts';
 import { turnOutcomeEvents } from './turn-outcome-events.ts';
 import { nativeIdRefusal } from './native-id.ts';
 import {
-  type DriverContext, type Env, type ExecutorDriver, ExecutorError, type JournalReader,
-  type HookLaunch, type PermissionMode, type SessionIdentity,
+  type DriverContext,
+  type Env,
+  type ExecutorDriver,
+  ExecutorError,
+  type JournalReader,
+  type HookLaunch,
+  type PermissionMode,
+  type SessionIdentity,
 } from './types.ts';
 
 export interface SessionHostOptions {
@@ -29,11 +35,23 @@ export interface SessionHostOptions {
   timeouts?: Partial<Timeouts>;
 }
 
-interface Timeouts { readyMs: number; receiptMs: number; interruptMs: number; exitMs: number; monitorMs: number }
+interface Timeouts {
+  readyMs: number;
+  receiptMs: number;
+  interruptMs: number;
+  exitMs: number;
+  monitorMs: number;
+}
 const JOURNAL_SAFETY_POLL_MS = 10_000;
 const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interruptMs: 8_000, exitMs: 8_000, monitorMs: 1_000 };
 
-interface Receipt { messageId: string; sent: string; baseline: number; resolve: (ref: string) => void; died: () => void }
+interface Receipt {
+  messageId: string;
+  sent: string;
+  baseline: number;
+  resolve: (ref: string) => void;
+  died: () => void;
+}
 // 'unconfirmed': a CLI runs in the pane but was never proven ready (dialog, wrong id): close() may
 // kill it, but no key is sent to it, since a key could answer a question on the user's behalf.
 type State = 'new' | 'starting' | 'ready' | 'unconfirmed' | 'closing' | 'closed' | 'exited' | 'detached';
@@ -85,7 +103,14 @@ export class SessionHost extends HostEvents {
     const refusal = this.hookRefusal(o);
     if (refusal) return Promise.reject(new ExecutorError('start_failed', refusal));
     const nativeId = this.driver.chooseNativeId();
-    const args = this.driver.startArgs({ nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor], model: o.model, settingsPath: o.settingsPath, codexHooks: o.codexHooks });
+    const args = this.driver.startArgs({
+      nativeId,
+      cwd: o.cwd,
+      permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor],
+      model: o.model,
+      settingsPath: o.settingsPath,
+      codexHooks: o.codexHooks,
+    });
     return this.launch({ ...o, args, expectedId: nativeId, resumed: false });
   }
 
@@ -93,7 +118,14 @@ export class SessionHost extends HostEvents {
   resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; model?: string; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
     const refusal = nativeIdRefusal(this.driver.executor, o.nativeId) ?? this.hookRefusal(o);
     if (refusal) return Promise.reject(new ExecutorError('resume_failed', refusal));
-    const args = this.driver.resumeArgs({ nativeId: o.nativeId, cwd: o.cwd, permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor], model: o.model, settingsPath: o.settingsPath, codexHooks: o.codexHooks });
+    const args = this.driver.resumeArgs({
+      nativeId: o.nativeId,
+      cwd: o.cwd,
+      permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor],
+      model: o.model,
+      settingsPath: o.settingsPath,
+      codexHooks: o.codexHooks,
+    });
     return this.launch({ ...o, args, expectedId: o.nativeId, resumed: true });
   }
 
@@ -113,7 +145,13 @@ export class SessionHost extends HostEvents {
     this.state = 'starting';
     this.startedAt = Date.now();
     const r = await launchCli({
-      ...o, driver: this.driver, tmux: this.tmux, bin: this.opts.bin, env: this.opts.env, readyMs: this.t.readyMs, startedAt: this.startedAt,
+      ...o,
+      driver: this.driver,
+      tmux: this.tmux,
+      bin: this.opts.bin,
+      env: this.opts.env,
+      readyMs: this.t.readyMs,
+      startedAt: this.startedAt,
       onIdentity: (identity) => {
         this.ident = identity;
       },
@@ -138,7 +176,9 @@ export class SessionHost extends HostEvents {
     this.tailer = new JsonlTailer({
       // fs.watch (inotify on the folder) wakes the tailer; its poll is only a safety net for a missed
       // event, so it runs every 10 s instead of every second (20 idle sessions: 2 stats a second).
-      path, offset, pollMs: JOURNAL_SAFETY_POLL_MS,
+      path,
+      offset,
+      pollMs: JOURNAL_SAFETY_POLL_MS,
       onLines: (lines) => {
         this.journal.ingest(lines);
         this.evaluate();
@@ -146,7 +186,8 @@ export class SessionHost extends HostEvents {
       // A failed read only pauses observation; the CLI is never touched because of it. A shrunken
       // journal contradicts everything read so far, so it is reported.
       onError: (err) => {
-        if (err instanceof JournalShrankError) this.emit({ type: 'unknown', messageId: null, reason: err.message, evidence: { journalPath: path, offset: err.offset, size: err.size } });
+        if (err instanceof JournalShrankError)
+          this.emit({ type: 'unknown', messageId: null, reason: err.message, evidence: { journalPath: path, offset: err.offset, size: err.size } });
       },
     });
     this.tailer.start();
@@ -154,16 +195,25 @@ export class SessionHost extends HostEvents {
 
   private evaluate(): void {
     const r = this.receipt;
-    const hit = r && findReceipt({
-      prompts: this.journal.promptsFrom(r.baseline), baseline: r.baseline,
-      bound: new Set(this.turns.map((t) => t.promptOffset).filter((x) => x !== null)),
-      sent: r.sent, matches: this.driver.promptMatches,
-    });
+    const hit =
+      r &&
+      findReceipt({
+        prompts: this.journal.promptsFrom(r.baseline),
+        baseline: r.baseline,
+        bound: new Set(this.turns.map((t) => t.promptOffset).filter((x) => x !== null)),
+        sent: r.sent,
+        matches: this.driver.promptMatches,
+      });
     if (r && hit) {
       this.receipt = null;
       this.turns.push({ messageId: r.messageId, nativeRef: hit.nativeRef, promptOffset: hit.offset, done: false });
       this.monitor?.poke();
-      this.emit({ type: 'accepted', messageId: r.messageId, nativeRef: hit.nativeRef, evidence: { offset: hit.offset, end: hit.end, journalPath: this.ident?.journalPath } });
+      this.emit({
+        type: 'accepted',
+        messageId: r.messageId,
+        nativeRef: hit.nativeRef,
+        evidence: { offset: hit.offset, end: hit.end, journalPath: this.ident?.journalPath },
+      });
       r.resolve(hit.nativeRef);
     }
     // After the receipt (the hub learns the turn first) and before the outcomes, so a batch's calls
@@ -223,7 +273,13 @@ export class SessionHost extends HostEvents {
     let dead = false;
     void death.then(() => (dead = true));
     await typeMessage({
-      tmux: this.tmux, driver: this.driver, paneId: id.paneId, messageId: m.messageId, text: sent, followUp: this.running().length > 0, gate,
+      tmux: this.tmux,
+      driver: this.driver,
+      paneId: id.paneId,
+      messageId: m.messageId,
+      text: sent,
+      followUp: this.running().length > 0,
+      gate,
       refused: (text) => {
         const notice = dialogNotice({ text, toldOf: this.refusedOn, paneId: id.paneId, messageId: m.messageId });
         if (notice) this.emit(notice);
@@ -266,7 +322,10 @@ export class SessionHost extends HostEvents {
     if (turns.length === 0) return { sent: false, confirmed: false, reason: 'no current work' };
     const id = this.identity();
     return interruptTurns({
-      tmux: this.tmux, paneId: id.paneId, turns, timeoutMs: this.t.interruptMs,
+      tmux: this.tmux,
+      paneId: id.paneId,
+      turns,
+      timeoutMs: this.t.interruptMs,
       readNow: async () => {
         await this.tailer?.readNow();
       },
@@ -296,7 +355,10 @@ export class SessionHost extends HostEvents {
   }
 
   /** After an agent restart: bind to a running pane only if every identity field still holds. */
-  async attach(identity: SessionIdentity, o: { journalOffset?: number; watch?: { messageId: string; nativeRef: string }[] } = {}): Promise<{ ok: true } | { ok: false; mismatches: Mismatch[] }> {
+  async attach(
+    identity: SessionIdentity,
+    o: { journalOffset?: number; watch?: { messageId: string; nativeRef: string }[] } = {},
+  ): Promise<{ ok: true } | { ok: false; mismatches: Mismatch[] }> {
     if (this.state !== 'new') throw new ExecutorError('start_failed', `host already used (${this.state})`);
     const mismatches = await verifyIdentity(this.tmux, this.driver, identity);
     this.ident = { ...identity };
@@ -328,7 +390,12 @@ export class SessionHost extends HostEvents {
     }
     this.state = 'ready';
     this.startMonitor();
-    this.emit({ type: 'ready', nativeId: identity.nativeId, resumed: false, evidence: { attached: true, cliPid: identity.cliPid, journalOffset: this.journalOffset } });
+    this.emit({
+      type: 'ready',
+      nativeId: identity.nativeId,
+      resumed: false,
+      evidence: { attached: true, cliPid: identity.cliPid, journalOffset: this.journalOffset },
+    });
     return { ok: true };
   }
 
@@ -341,7 +408,9 @@ export class SessionHost extends HostEvents {
 
   private startMonitor(): void {
     this.monitor = new HealthMonitor({
-      tmux: this.tmux, identity: this.identity(), intervalMs: this.t.monitorMs,
+      tmux: this.tmux,
+      identity: this.identity(),
+      intervalMs: this.t.monitorMs,
       workRunning: () => this.running().length > 0,
       onBlocked: (promptText) => this.emit({ type: 'blocked_on_prompt', promptText, evidence: { paneId: this.ident?.paneId } }),
       onDeath: (r) => void this.onDeath(r),

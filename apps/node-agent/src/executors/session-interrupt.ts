@@ -4,7 +4,11 @@ import { clearRefilledPrompt } from './prompt-box.ts';
 import type { HostTurn } from './session-turns.ts';
 import type { ExecutorDriver, HostEvent } from './types.ts';
 
-export interface InterruptResult { sent: boolean; confirmed: boolean; reason: string }
+export interface InterruptResult {
+  sent: boolean;
+  confirmed: boolean;
+  reason: string;
+}
 
 /**
  * One Esc for the running `turns`, and what the CLI confirmed: the journal's record of the interrupt,
@@ -13,13 +17,20 @@ export interface InterruptResult { sent: boolean; confirmed: boolean; reason: st
  * `onPaneDirty`: the dropped text could not be cleared, so nothing more may be typed into this pane.
  */
 export async function interruptTurns(o: {
-  tmux: Tmux; paneId: string; turns: HostTurn[]; timeoutMs: number;
-  readNow: () => Promise<void>; idleStatus: () => ReturnType<ExecutorDriver['idleStatus']>; emit: (e: HostEvent) => void; onPaneDirty: () => void;
+  tmux: Tmux;
+  paneId: string;
+  turns: HostTurn[];
+  timeoutMs: number;
+  readNow: () => Promise<void>;
+  idleStatus: () => ReturnType<ExecutorDriver['idleStatus']>;
+  emit: (e: HostEvent) => void;
+  onPaneDirty: () => void;
 }): Promise<InterruptResult> {
   const escAt = Date.now();
   await o.tmux.sendKeys(o.paneId, ['Escape']);
   const found = await awaitInterruptEvidence({
-    escAt, timeoutMs: o.timeoutMs,
+    escAt,
+    timeoutMs: o.timeoutMs,
     settled: async () => {
       await o.readNow();
       return o.turns.every((t) => t.done);
@@ -31,7 +42,12 @@ export async function interruptTurns(o: {
   if (found.kind === 'idle') {
     for (const t of open) {
       t.done = true;
-      o.emit({ type: 'interrupted', messageId: t.messageId, reason: 'interrupted before the first response byte', evidence: { status: found.evidence, nativeRef: t.nativeRef } });
+      o.emit({
+        type: 'interrupted',
+        messageId: t.messageId,
+        reason: 'interrupted before the first response byte',
+        evidence: { status: found.evidence, nativeRef: t.nativeRef },
+      });
     }
     if (!(await clearRefilledPrompt(o.tmux, o.paneId))) {
       // A later paste would be appended to the leftover text: no more deliveries into this pane.

@@ -57,16 +57,29 @@ export async function launchCli(o: LaunchInput): Promise<LaunchOutcome> {
   }
   const st = await procStat(cliPid);
   const ident: SessionIdentity = {
-    executor: o.driver.executor, tmuxSocket: o.tmux.socketName, tmuxSession: o.sessionName,
-    paneId: pane.paneId, panePid: pane.panePid, cliPid, cliStartTime: st?.startTime ?? '',
-    cwd: o.cwd, nativeId: o.expectedId ?? '', journalPath: null, exitFile: pane.exitFile,
+    executor: o.driver.executor,
+    tmuxSocket: o.tmux.socketName,
+    tmuxSession: o.sessionName,
+    paneId: pane.paneId,
+    panePid: pane.panePid,
+    cliPid,
+    cliStartTime: st?.startTime ?? '',
+    cwd: o.cwd,
+    nativeId: o.expectedId ?? '',
+    journalPath: null,
+    exitFile: pane.exitFile,
   };
   o.onIdentity(ident);
   const ctx: DriverContext = { tmux: o.tmux, paneId: pane.paneId, cwd: o.cwd, env: o.env, cliPid, startedAt: o.startedAt };
-  const ready = async () => waitForPrompt({
-    tmux: o.tmux, paneId: pane.paneId, cliPid, exitFile: pane.exitFile, ms: o.readyMs,
-    onBlocked: (promptText) => o.emit({ type: 'blocked_on_prompt', promptText, evidence: { paneId: pane.paneId, cliPid } }),
-  });
+  const ready = async () =>
+    waitForPrompt({
+      tmux: o.tmux,
+      paneId: pane.paneId,
+      cliPid,
+      exitFile: pane.exitFile,
+      ms: o.readyMs,
+      onBlocked: (promptText) => o.emit({ type: 'blocked_on_prompt', promptText, evidence: { paneId: pane.paneId, cliPid } }),
+    });
   let wait = await ready();
   const settle = o.resumed ? o.driver.settleMs.resume : o.driver.settleMs.start;
   if (wait.state === 'ready' && settle > 0) {
@@ -75,7 +88,9 @@ export async function launchCli(o: LaunchInput): Promise<LaunchOutcome> {
   }
   if (wait.state === 'dead') return fail('CLI exited before its prompt', { cliSaid: lastWords(wait.screen), exitStatus: wait.exitStatus });
   if (wait.state === 'timeout') {
-    return unconfirmed(new ExecutorError(wait.blockedOn ? 'blocked_on_prompt' : 'not_ready', 'CLI did not reach its prompt', { promptText: wait.blockedOn, identity: ident }));
+    return unconfirmed(
+      new ExecutorError(wait.blockedOn ? 'blocked_on_prompt' : 'not_ready', 'CLI did not reach its prompt', { promptText: wait.blockedOn, identity: ident }),
+    );
   }
   const stated = await o.driver.readNativeId(ctx);
   if (!stated.nativeId || (o.expectedId && stated.nativeId !== o.expectedId)) {

@@ -32,7 +32,8 @@ export async function createRig(kind: 'claude' | 'codex'): Promise<Rig> {
   const mockOpts = { slowChunks: 30, slowChunkMs: 100, keepBodies: true };
   const mock = kind === 'claude' ? await startAnthropicMock(mockOpts) : await startOpenAIMock(mockOpts);
   const { home, env } = await createCliHome({
-    root, trustedDirs: [work],
+    root,
+    trustedDirs: [work],
     anthropicUrl: kind === 'claude' ? mock.url : 'http://127.0.0.1:9',
     openaiUrl: kind === 'codex' ? mock.url : 'http://127.0.0.1:9',
   });
@@ -42,7 +43,12 @@ export async function createRig(kind: 'claude' | 'codex'): Promise<Rig> {
   const tmux = new Tmux({ socketName: `bria-t-${kind}-${process.pid}-${randomUUID().slice(0, 8)}`, runDir: join(root, 'run') });
   await tmux.ensureServer();
   return {
-    root, work, env, home, mock, tmux,
+    root,
+    work,
+    env,
+    home,
+    mock,
+    tmux,
     async dispose() {
       // Every process of every pane goes, then the server, the mock and the files.
       const pids: number[] = [];
@@ -70,8 +76,10 @@ last line`;
 export const LONG = Array.from({ length: 120 }, (_, i) => `line ${i}: "quoted" $VAR \`tick\` ü`).join('\n');
 
 /** Narrows a host event by type (and, given one, by the message it belongs to). */
-export const is = <T extends HostEvent['type']>(type: T, messageId?: string) =>
-  (e: HostEvent): e is Extract<HostEvent, { type: T }> => e.type === type && (messageId === undefined || ('messageId' in e && e.messageId === messageId));
+export const is =
+  <T extends HostEvent['type']>(type: T, messageId?: string) =>
+  (e: HostEvent): e is Extract<HostEvent, { type: T }> =>
+    e.type === type && (messageId === undefined || ('messageId' in e && e.messageId === messageId));
 
 /** Delivers one message and waits for its turn to complete and its final answer. */
 export async function sendAndFinish(h: SessionHost, text: string) {

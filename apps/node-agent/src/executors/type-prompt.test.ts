@@ -41,8 +41,10 @@ function casesFor(dir: string): string[] {
   ];
 }
 
-const is = <T extends HostEvent['type']>(type: T, messageId: string) =>
-  (e: HostEvent): e is Extract<HostEvent, { type: T }> => e.type === type && 'messageId' in e && e.messageId === messageId;
+const is =
+  <T extends HostEvent['type']>(type: T, messageId: string) =>
+  (e: HostEvent): e is Extract<HostEvent, { type: T }> =>
+    e.type === type && 'messageId' in e && e.messageId === messageId;
 
 for (const kind of ['claude', 'codex'] as const) {
   describe(`${kind}: every leading character reaches the model byte for byte`, () => {
@@ -51,7 +53,12 @@ for (const kind of ['claude', 'codex'] as const) {
     let nativeId: string;
     beforeAll(async () => {
       rig = await createRig(kind);
-      host = new SessionHost({ driver: kind === 'claude' ? claudeDriver : codexDriver, tmux: rig.tmux, bin: kind === 'claude' ? claudeBin : codexBin, env: rig.env });
+      host = new SessionHost({
+        driver: kind === 'claude' ? claudeDriver : codexDriver,
+        tmux: rig.tmux,
+        bin: kind === 'claude' ? claudeBin : codexBin,
+        env: rig.env,
+      });
       nativeId = (await host.start({ cwd: rig.work, sessionName: `lead-${kind}` })).nativeId;
     });
     afterAll(async () => {

@@ -70,7 +70,11 @@ export async function endDeskCli(h: NativeHolder, bounds: { [K in keyof typeof E
     }
     if (await gone(0)) return { ended: true, how: 'exit keys typed into its tmux pane' };
   }
-  for (const [signal, ms] of [['SIGINT', bounds.sigint], ['SIGTERM', bounds.sigterm], ['SIGKILL', bounds.sigkill]] as const) {
+  for (const [signal, ms] of [
+    ['SIGINT', bounds.sigint],
+    ['SIGTERM', bounds.sigterm],
+    ['SIGKILL', bounds.sigkill],
+  ] as const) {
     const sent = await signalRecorded(h, signal);
     if (sent === 'eperm') return { ended: false, reason: `pid ${h.pid} belongs to another user; Bria cannot end it (end it at the computer, then try again)` };
     if (sent === 'gone' || (await gone(ms))) return { ended: true, how: signal };

@@ -18,7 +18,11 @@ import { type NativeHolder, scanHolders } from './native-holders.ts';
 // whole file and must never see two CLIs on one native id.
 
 type Kind = 'claude' | 'codex';
-interface Desk { pid: number; nativeId: string; stop(): void }
+interface Desk {
+  pid: number;
+  nativeId: string;
+  stop(): void;
+}
 
 class Sampler {
   max = new Map<string, number>();
@@ -32,7 +36,9 @@ class Sampler {
       this.busy = true;
       scanHolders({ claudeHome: claudeConfigDir(this.rig.env), briaServerPid: null })
         .then((all) => this.count(all))
-        .finally(() => { this.busy = false; });
+        .finally(() => {
+          this.busy = false;
+        });
     }, 100);
   }
   private count(all: NativeHolder[]): void {
@@ -53,10 +59,14 @@ function deskCommand(kind: Kind, resumeId?: string): string[] {
 }
 
 async function waitForDeskHolder(rig: Rig, kind: Kind, pick: (h: NativeHolder) => boolean): Promise<NativeHolder> {
-  return waitUntil(`the hand-started ${kind} holding its session`, async () => {
-    const all = await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: null });
-    return all.find((h) => h.executor === kind && pick(h)) ?? null;
-  }, 60_000);
+  return waitUntil(
+    `the hand-started ${kind} holding its session`,
+    async () => {
+      const all = await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: null });
+      return all.find((h) => h.executor === kind && pick(h)) ?? null;
+    },
+    60_000,
+  );
 }
 
 /** A CLI started by hand in a tmux server of the user's own; its first prompt typed like a person would. */
@@ -71,15 +81,44 @@ async function deskInUserTmux(rig: Rig, kind: Kind, text: string): Promise<Desk 
   tmux('send-keys', '-t', 'desk', 'Enter');
   const req = await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText === text, 60_000);
   const h = await waitForDeskHolder(rig, kind, (x) => x.tmux !== null && (kind === 'codex' || x.nativeId === req.sessionId));
-  return { pid: h.pid, nativeId: h.nativeId, socket, stop: () => { try { tmux('kill-server'); } catch { /* gone */ } } };
+  return {
+    pid: h.pid,
+    nativeId: h.nativeId,
+    socket,
+    stop: () => {
+      try {
+        tmux('kill-server');
+      } catch {
+        /* gone */
+      }
+    },
+  };
 }
 
 /** A CLI resumed by hand in a plain terminal (a pty from `script`), outside any tmux. */
 async function deskInTerminal(rig: Rig, kind: Kind, nativeId: string): Promise<Desk & { child: ChildProcess }> {
-  const line = deskCommand(kind, nativeId).map((a) => `'${a}'`).join(' ');
-  const child = spawn('script', ['-qfec', line, '/dev/null'], { cwd: rig.work, env: { ...rig.env, TMUX: '', TERM: 'xterm-256color' }, stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  const line = deskCommand(kind, nativeId)
+    .map((a) => `'${a}'`)
+    .join(' ');
+  const child = spawn('script', ['-qfec', line, '/dev/null'], {
+    cwd: rig.work,
+    env: { ...rig.env, TMUX: '', TERM: 'xterm-256color' },
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
   const h = await waitForDeskHolder(rig, kind, (x) => x.nativeId === nativeId && x.tmux === null);
-  return { pid: h.pid, nativeId, child, stop: () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } } };
+  return {
+    pid: h.pid,
+    nativeId,
+    child,
+    stop: () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    },
+  };
 }
 
 describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', (kind) => {
@@ -94,8 +133,12 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
     sampler = new Sampler(rig);
     sampler.start();
     control = new SessionControl({
-      dir: join(rig.root, 'agent'), tmux: rig.tmux, bins: { claude: claudeBin, codex: codexBin }, env: rig.env,
-      emit: (e) => events.push({ event: e.event, generation: e.generation, payload: e.payload as Record<string, unknown> }), log: () => undefined,
+      dir: join(rig.root, 'agent'),
+      tmux: rig.tmux,
+      bins: { claude: claudeBin, codex: codexBin },
+      env: rig.env,
+      emit: (e) => events.push({ event: e.event, generation: e.generation, payload: e.payload as Record<string, unknown> }),
+      log: () => undefined,
     });
   }, 120_000);
   afterAll(async () => {
@@ -135,15 +178,29 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
   }, 60_000);
 
   it('"Continue here" for another process than the one on record is refused too', async () => {
-    const r = await control.resume(randomUUID(), { generation: 1, executor: kind, folder: rig.work, nativeSessionId: first.nativeId, takeOver: { pid: first.pid + 100_000, startTime: '1' } });
+    const r = await control.resume(randomUUID(), {
+      generation: 1,
+      executor: kind,
+      folder: rig.work,
+      nativeSessionId: first.nativeId,
+      takeOver: { pid: first.pid + 100_000, startTime: '1' },
+    });
     expect(r).toMatchObject({ ok: false, code: 'held_elsewhere' });
     expect(await isAlive(first.pid)).toBe(true);
   }, 60_000);
 
   it('"Continue here" ends the desk CLI with its own keys, resumes the same id in Bria and delivers once', async () => {
     const sessionId = randomUUID();
-    const holder = (await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: await rig.tmux.serverPid() })).find((h) => h.nativeId === first.nativeId)!;
-    const r = await control.resume(sessionId, { generation: 1, executor: kind, folder: rig.work, nativeSessionId: first.nativeId, takeOver: { pid: holder.pid, startTime: holder.startTime } });
+    const holder = (await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: await rig.tmux.serverPid() })).find(
+      (h) => h.nativeId === first.nativeId,
+    )!;
+    const r = await control.resume(sessionId, {
+      generation: 1,
+      executor: kind,
+      folder: rig.work,
+      nativeSessionId: first.nativeId,
+      takeOver: { pid: holder.pid, startTime: holder.startTime },
+    });
     expect(r).toMatchObject({ ok: true, nativeSessionId: first.nativeId });
     expect(await isAlive(first.pid)).toBe(false);
     const text = `after the take-over ${randomUUID().slice(0, 8)}`;
@@ -165,7 +222,13 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
     expect(events.at(-1)?.payload.holder).toMatchObject({ pid: desk.pid, inTmux: false });
     const holder = (await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: null })).find((h) => h.nativeId === first.nativeId)!;
     const sessionId = randomUUID();
-    const r = await control.resume(sessionId, { generation: 1, executor: kind, folder: rig.work, nativeSessionId: first.nativeId, takeOver: { pid: holder.pid, startTime: holder.startTime } });
+    const r = await control.resume(sessionId, {
+      generation: 1,
+      executor: kind,
+      folder: rig.work,
+      nativeSessionId: first.nativeId,
+      takeOver: { pid: holder.pid, startTime: holder.startTime },
+    });
     expect(r).toMatchObject({ ok: true, nativeSessionId: first.nativeId });
     expect(await isAlive(desk.pid)).toBe(false);
     expect(await control.close(sessionId)).toMatchObject({ ok: true });

@@ -46,7 +46,8 @@ const CLAUDE_JOURNAL = /\/projects\/[^/]+\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-
 /** Which CLI a command line runs, by its program (or the script node runs), or null. */
 export function cliOf(argv: readonly string[]): Executor | null {
   const names = argv.slice(0, 2).map((a) => basename(a));
-  if (names[0] === 'node' || names[0] === 'bun') return names[1] === 'claude' || names[1]?.startsWith('claude.') ? 'claude' : names[1] === 'codex' ? 'codex' : null;
+  if (names[0] === 'node' || names[0] === 'bun')
+    return names[1] === 'claude' || names[1]?.startsWith('claude.') ? 'claude' : names[1] === 'codex' ? 'codex' : null;
   if (names[0] === 'claude' || names[0]?.startsWith('claude.')) return 'claude';
   if (names[0] === 'codex') return 'codex';
   return null;
@@ -146,7 +147,11 @@ async function tmuxOf(pid: number): Promise<NativeHolder['tmux']> {
   return { socket: tmux.split(',')[0]!, pane };
 }
 
-interface RegistryEntry { pid: number; sessionId: string; procStart: string | null }
+interface RegistryEntry {
+  pid: number;
+  sessionId: string;
+  procStart: string | null;
+}
 
 async function claudeRegistry(claudeHome: string | null): Promise<RegistryEntry[]> {
   if (!claudeHome) return [];
@@ -187,8 +192,14 @@ export async function scanHolders(o: HolderScanOptions): Promise<NativeHolder[]>
     const key = `${p.pid}:${executor}:${nativeId}`;
     if (found.has(key)) return;
     found.set(key, {
-      executor, nativeId, pid: p.pid, startTime: p.startTime, ppid: p.ppid, via,
-      bria: await descendsFrom(p.pid, o.briaServerPid, byPid), tmux: layer === 'proc' ? await tmuxOf(p.pid) : null,
+      executor,
+      nativeId,
+      pid: p.pid,
+      startTime: p.startTime,
+      ppid: p.ppid,
+      via,
+      bria: await descendsFrom(p.pid, o.briaServerPid, byPid),
+      tmux: layer === 'proc' ? await tmuxOf(p.pid) : null,
       command: commandOf(p.argv, executor),
     });
   };
@@ -197,9 +208,10 @@ export async function scanHolders(o: HolderScanOptions): Promise<NativeHolder[]>
     const executor = cliOf(p.argv)!;
     if (id) await add(p, executor, id, 'argv');
   }
-  const journals = layer === 'proc'
-    ? new Map(await Promise.all(procs.map(async (p) => [p.pid, await openJournalsProc(p.pid)] as const)))
-    : await openJournalsLsof(procs.map((p) => p.pid));
+  const journals =
+    layer === 'proc'
+      ? new Map(await Promise.all(procs.map(async (p) => [p.pid, await openJournalsProc(p.pid)] as const)))
+      : await openJournalsLsof(procs.map((p) => p.pid));
   for (const [pid, files] of journals) {
     const p = byPid.get(pid);
     if (!p) continue;

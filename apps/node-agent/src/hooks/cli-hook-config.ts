@@ -54,7 +54,10 @@ function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -79,7 +82,9 @@ export function codexHookArgs(hook: { command: string; timeout: number }): strin
   const key = `${CODEX_SESSION_FLAGS_SOURCE}:permission_request:0:0`;
   const hash = codexHookTrustHash('permission_request', hook.command, hook.timeout);
   return [
-    '-c', `hooks.PermissionRequest=[{hooks=[{type="command",command=${JSON.stringify(hook.command)},timeout=${hook.timeout}}]}]`,
-    '-c', `hooks.state={${JSON.stringify(key)}={trusted_hash=${JSON.stringify(hash)}}}`,
+    '-c',
+    `hooks.PermissionRequest=[{hooks=[{type="command",command=${JSON.stringify(hook.command)},timeout=${hook.timeout}}]}]`,
+    '-c',
+    `hooks.state={${JSON.stringify(key)}={trusted_hash=${JSON.stringify(hash)}}}`,
   ];
 }

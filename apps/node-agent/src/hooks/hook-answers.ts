@@ -55,7 +55,10 @@ export function alwaysAllowRule(toolName: string, toolInput: unknown): { toolNam
 
 /** Why an answer cannot be given to this request (core's `answerFits`, in words), or null when it fits. */
 export function answerRefusal(r: Pick<AnsweredRequest, 'executor' | 'kind' | 'toolName'>, a: PermissionAnswer): string | null {
-  const target = { alwaysAllow: r.executor === 'claude' && r.kind === 'tool' && r.toolName !== null, answers: r.kind === 'question' && r.executor === 'claude' };
+  const target = {
+    alwaysAllow: r.executor === 'claude' && r.kind === 'tool' && r.toolName !== null,
+    answers: r.kind === 'question' && r.executor === 'claude',
+  };
   const misfit = answerFits(target, { allow: a.behavior === 'allow', alwaysAllow: a.alwaysAllow === true, answers: a.answers !== undefined });
   switch (misfit) {
     case null:

@@ -48,7 +48,10 @@ describe('hook channel with the real hook program', () => {
     const pending = await channel.waitFor((r) => r.state === 'pending', 10_000);
     expect(pending).toMatchObject({ sessionId: 's-1', nativeSessionId: 'native-1', toolName: 'Bash', toolInput: INPUT.tool_input });
     expect(channel.pending().map((r) => r.requestId)).toEqual([pending.requestId]);
-    const logged = (await readFile(join(channel.dir, 'permissions.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const logged = (await readFile(join(channel.dir, 'permissions.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(logged[0]).toMatchObject({ requestId: pending.requestId, state: 'pending' });
 
     expect(channel.answer(pending.requestId, { behavior: 'allow' }).ok).toBe(true);
@@ -121,21 +124,24 @@ describe('hook channel with the real hook program', () => {
   it.each([
     ['runs the hook itself', (hook: string) => [process.execPath, hook]],
     ['runs it through a shell', (hook: string) => ['/bin/sh', '-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(hook)} "$@"; true`, 'sh']],
-  ])('the CLI that asked is SIGKILLed while its hook waits (it %s): the hook ends, the request is over (hook_gone), nothing holds the session', async (_, command) => {
-    const input = join(root, 'input.json');
-    await writeFile(input, JSON.stringify(INPUT));
-    // A stand-in for the CLI: it starts the hook with the request on stdin and waits.
-    const [bin, ...pre] = command(permissionHookProgram);
-    const cliScript = `const { spawn } = require('node:child_process'); const fs = require('node:fs');
+  ])(
+    'the CLI that asked is SIGKILLed while its hook waits (it %s): the hook ends, the request is over (hook_gone), nothing holds the session',
+    async (_, command) => {
+      const input = join(root, 'input.json');
+      await writeFile(input, JSON.stringify(INPUT));
+      // A stand-in for the CLI: it starts the hook with the request on stdin and waits.
+      const [bin, ...pre] = command(permissionHookProgram);
+      const cliScript = `const { spawn } = require('node:child_process'); const fs = require('node:fs');
       spawn(${JSON.stringify(bin)}, ${JSON.stringify([...pre])}.concat(process.argv.slice(1)), { stdio: [fs.openSync(${JSON.stringify(input)}, 'r'), 'ignore', 'ignore'] });
       setInterval(() => {}, 1000);`;
-    const cli = spawn(process.execPath, ['-e', cliScript, channel.socketPath, 's-cli', '20000'], { stdio: 'ignore' });
-    const p = await channel.waitFor((r) => r.sessionId === 's-cli' && r.state === 'pending', 10_000);
-    cli.kill('SIGKILL');
-    const r = await channel.waitFor((x) => x.requestId === p.requestId && x.state !== 'pending', 5000);
-    expect(r.state).toBe('hook_gone');
-    expect(channel.pending('s-cli')).toEqual([]);
-  });
+      const cli = spawn(process.execPath, ['-e', cliScript, channel.socketPath, 's-cli', '20000'], { stdio: 'ignore' });
+      const p = await channel.waitFor((r) => r.sessionId === 's-cli' && r.state === 'pending', 10_000);
+      cli.kill('SIGKILL');
+      const r = await channel.waitFor((x) => x.requestId === p.requestId && x.state !== 'pending', 5000);
+      expect(r.state).toBe('hook_gone');
+      expect(channel.pending('s-cli')).toEqual([]);
+    },
+  );
 
   it('a request whose hook does not come back after a restart is marked lost with evidence, never dropped', async () => {
     const hook = runHook(channel.socketPath, 's-8', 20_000);
@@ -165,7 +171,7 @@ describe('hook channel with the real hook program', () => {
     expect(() => channel.settingsFor('../evil')).toThrow(/unsafe/);
   });
 
-  it('always-allow adds a session rule: the Bash command\'s first word as a prefix, other tools by name', async () => {
+  it("always-allow adds a session rule: the Bash command's first word as a prefix, other tools by name", async () => {
     const hook = runHook(channel.socketPath, 's-7', 20_000, { ...INPUT, tool_input: { command: '  npm test -- --watch', description: 'Run the tests' } });
     const pending = await channel.waitFor((r) => r.sessionId === 's-7', 10_000);
     expect(pending).toMatchObject({ kind: 'tool', executor: 'claude', justification: null });
@@ -181,10 +187,26 @@ describe('hook channel with the real hook program', () => {
     expect(alwaysAllowRule('Bash', { command: '' })).toEqual({ toolName: 'Bash' });
   });
 
-  it('a question (AskUserQuestion) is answered with the request\'s own questions and the answers, multi-select labels joined', async () => {
+  it("a question (AskUserQuestion) is answered with the request's own questions and the answers, multi-select labels joined", async () => {
     const questions = [
-      { question: 'Which color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: '' }, { label: 'Blue', description: '' }] },
-      { question: 'Which toppings?', header: 'Top', multiSelect: true, options: [{ label: 'Cheese', description: '' }, { label: 'Ham', description: '' }] },
+      {
+        question: 'Which color?',
+        header: 'Color',
+        multiSelect: false,
+        options: [
+          { label: 'Red', description: '' },
+          { label: 'Blue', description: '' },
+        ],
+      },
+      {
+        question: 'Which toppings?',
+        header: 'Top',
+        multiSelect: true,
+        options: [
+          { label: 'Cheese', description: '' },
+          { label: 'Ham', description: '' },
+        ],
+      },
     ];
     const hook = runHook(channel.socketPath, 's-8', 20_000, { ...INPUT, tool_name: 'AskUserQuestion', tool_input: { questions } });
     const pending = await channel.waitFor((r) => r.sessionId === 's-8', 10_000);
@@ -198,7 +220,12 @@ describe('hook channel with the real hook program', () => {
   });
 
   it('a Codex request carries its executor and the justification; always-allow is refused for it', async () => {
-    const input = { session_id: 'codex-1', hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'touch ran-c', description: 'needs to write outside' } };
+    const input = {
+      session_id: 'codex-1',
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'Bash',
+      tool_input: { command: 'touch ran-c', description: 'needs to write outside' },
+    };
     const hook = runHook(channel.socketPath, 's-9', 20_000, input, 'codex');
     const pending = await channel.waitFor((r) => r.sessionId === 's-9', 10_000);
     expect(pending).toMatchObject({ kind: 'tool', executor: 'codex', justification: 'needs to write outside', nativeSessionId: 'codex-1' });
@@ -215,10 +242,14 @@ describe('hook channel with the real hook program', () => {
     expect(command).toContain(permissionHookProgram);
     expect(command.endsWith(" 's-10' '20000' 'codex'")).toBe(true);
     expect(hooks).toMatch(/^hooks\.PermissionRequest=\[\{hooks=\[\{type="command",command=".*",timeout=50\}\]\}\]$/);
-    expect(args[3]).toBe(`hooks.state={"/<session-flags>/config.toml:permission_request:0:0"={trusted_hash="${codexHookTrustHash('permission_request', command, 50)}"}}`);
+    expect(args[3]).toBe(
+      `hooks.state={"/<session-flags>/config.toml:permission_request:0:0"={trusted_hash="${codexHookTrustHash('permission_request', command, 50)}"}}`,
+    );
     // The hash Codex 0.171 itself wrote into hooks.state when a user trusted this `-c` hook in its
     // /hooks screen (UserPromptSubmit, command `cat >> /tmp/cx/hook.log`, default timeout 600).
-    expect(codexHookTrustHash('user_prompt_submit', 'cat >> /tmp/cx/hook.log', 600)).toBe('sha256:abf51560d1fff6e2c57b8a415f576b615a8d8593af8bc275cf11372f76f3b2f7');
+    expect(codexHookTrustHash('user_prompt_submit', 'cat >> /tmp/cx/hook.log', 600)).toBe(
+      'sha256:abf51560d1fff6e2c57b8a415f576b615a8d8593af8bc275cf11372f76f3b2f7',
+    );
   });
 
   it('PreToolUse: the hook goes on at once and the tool call holds typing until its result; while a message is typed, tool calls wait for it', async () => {

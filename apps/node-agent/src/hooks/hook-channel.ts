@@ -85,10 +85,17 @@ export class HookChannel {
         continue;
       }
       this.detached.add(r.requestId);
-      this.timers.set(r.requestId, setTimeout(() => {
-        if (!this.detached.delete(r.requestId)) return;
-        this.move(r, 'lose', `the agent restarted and the hook did not reconnect within ${this.reattachMs} ms${r.state === 'answered' ? ' (the answer did not reach it)' : ''}`);
-      }, this.reattachMs));
+      this.timers.set(
+        r.requestId,
+        setTimeout(() => {
+          if (!this.detached.delete(r.requestId)) return;
+          this.move(
+            r,
+            'lose',
+            `the agent restarted and the hook did not reconnect within ${this.reattachMs} ms${r.state === 'answered' ? ' (the answer did not reach it)' : ''}`,
+          );
+        }, this.reattachMs),
+      );
     }
     rmSync(this.socketPath, { force: true });
     const server = createServer((socket) => this.accept(socket));
@@ -154,7 +161,10 @@ export class HookChannel {
   }
 
   pending(sessionId?: string): PermissionRecord[] {
-    return this.log.all().filter((r) => r.state === 'pending' && (sessionId === undefined || r.sessionId === sessionId)).map((r) => ({ ...r }));
+    return this.log
+      .all()
+      .filter((r) => r.state === 'pending' && (sessionId === undefined || r.sessionId === sessionId))
+      .map((r) => ({ ...r }));
   }
 
   get(requestId: string): PermissionRecord | undefined {
@@ -233,11 +243,14 @@ export class HookChannel {
 
   /** The bound of a request whose hook is connected: it then waits at the computer. */
   private armBound(r: PermissionRecord, socket: Socket, ms: number): void {
-    this.timers.set(r.requestId, setTimeout(() => {
-      if (r.state !== 'pending') return;
-      this.move(r, 'expire', `no answer within ${this.boundMs} ms; the question waits at the computer`);
-      socket.end();
-    }, ms));
+    this.timers.set(
+      r.requestId,
+      setTimeout(() => {
+        if (r.state !== 'pending') return;
+        this.move(r, 'expire', `no answer within ${this.boundMs} ms; the question waits at the computer`);
+        socket.end();
+      }, ms),
+    );
   }
 
   private accept(socket: Socket): void {
@@ -281,7 +294,12 @@ export class HookChannel {
       if (r?.state !== 'pending') return;
       const expired = Date.now() >= Date.parse(r.expiresAt) - 1000;
       if (expired) this.move(r, 'expire', 'the hook gave up at its bound; the question waits at the computer');
-      else this.move(r, 'hook_gone', 'the hook connection closed before an answer (the CLI ended or killed the hook, or the question was answered at the computer)');
+      else
+        this.move(
+          r,
+          'hook_gone',
+          'the hook connection closed before an answer (the CLI ended or killed the hook, or the question was answered at the computer)',
+        );
     });
   }
 

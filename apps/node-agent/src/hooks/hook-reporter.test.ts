@@ -13,7 +13,9 @@ import { HookReporter } from './hook-reporter.ts';
 function runHook(socket: string, sessionId: string) {
   const child = spawn(process.execPath, [permissionHookProgram, socket, sessionId, '20000', 'claude'], { stdio: ['pipe', 'pipe', 'ignore'] });
   let stdout = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
   child.stdin.end(JSON.stringify({ session_id: 'native-r', hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'touch ran-r' } }));
   return new Promise<string>((resolve) => child.on('close', () => resolve(stdout)));
 }
@@ -43,10 +45,15 @@ describe('hook reporter', () => {
     generation = 3;
     expect(reporter.reannounce('s-r')).toBe(1);
     expect(reporter.reannounce('another-session')).toBe(0);
-    expect(asked().map((e) => [e.generation, (e.payload as { requestId: string }).requestId])).toEqual([[1, pending.requestId], [3, pending.requestId]]);
+    expect(asked().map((e) => [e.generation, (e.payload as { requestId: string }).requestId])).toEqual([
+      [1, pending.requestId],
+      [3, pending.requestId],
+    ]);
     expect(asked()[1]!.payload).toEqual(asked()[0]!.payload);
 
-    expect(reporter.answer({ generation: 3, requestId: pending.requestId, answerId: '00000000-0000-4000-8000-000000000001', decision: 'allow', from: 'dashboard' })).toMatchObject({ ok: true });
+    expect(
+      reporter.answer({ generation: 3, requestId: pending.requestId, answerId: '00000000-0000-4000-8000-000000000001', decision: 'allow', from: 'dashboard' }),
+    ).toMatchObject({ ok: true });
     expect(JSON.parse(await hook)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'allow' } } });
     expect(reporter.reannounce('s-r')).toBe(0);
     expect(asked()).toHaveLength(2);

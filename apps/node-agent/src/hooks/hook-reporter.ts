@@ -23,7 +23,12 @@ export function boundToolInput(input: unknown): Record<string, unknown> {
     const clip = (v: unknown): unknown => {
       if (typeof v === 'string') return v.length > limit ? `${v.slice(0, limit)}… [${v.length - limit} more characters]` : v;
       if (Array.isArray(v)) return v.slice(0, 200).map(clip);
-      if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).slice(0, 200).map(([k, x]) => [k.slice(0, 200), clip(x)]));
+      if (typeof v === 'object' && v !== null)
+        return Object.fromEntries(
+          Object.entries(v)
+            .slice(0, 200)
+            .map(([k, x]) => [k.slice(0, 200), clip(x)]),
+        );
       return v;
     };
     const out = clip(obj) as Record<string, unknown>;
@@ -31,7 +36,6 @@ export function boundToolInput(input: unknown): Record<string, unknown> {
     limit = Math.floor(limit / 2);
   }
 }
-
 
 /**
  * Connects the hook channel to the hub: each request becomes a `permission_request` event of its
@@ -67,13 +71,20 @@ export class HookReporter {
     const toolName = (r.toolName ?? 'unknown').slice(0, 200);
     const input = boundToolInput(r.toolInput);
     this.o.emit({
-      event: 'permission_request', sessionId: r.sessionId, generation: this.o.generationOf(r.sessionId) ?? undefined,
+      event: 'permission_request',
+      sessionId: r.sessionId,
+      generation: this.o.generationOf(r.sessionId) ?? undefined,
       payload: {
-        requestId: r.requestId, executor, kind: r.kind === 'question' || requestKind(toolName) === 'question' ? 'question' : 'tool', toolName, toolInput: input,
+        requestId: r.requestId,
+        executor,
+        kind: r.kind === 'question' || requestKind(toolName) === 'question' ? 'question' : 'tool',
+        toolName,
+        toolInput: input,
         // Codex's `description` is the model's reason for asking (the channel keeps it); Claude's is the tool call's own label.
         ...(r.justification ? { justification: r.justification.slice(0, 4000) } : {}),
         canAlwaysAllow: executor === 'claude' && r.kind !== 'question' && requestKind(toolName) !== 'question',
-        receivedAt: Date.parse(r.receivedAt), expiresAt: Date.parse(r.expiresAt),
+        receivedAt: Date.parse(r.receivedAt),
+        expiresAt: Date.parse(r.expiresAt),
       },
     });
   }
@@ -85,9 +96,14 @@ export class HookReporter {
     const outcome = r.state === 'answered' ? 'answered' : r.state;
     if (outcome === 'answered' && !answerId) return;
     this.o.emit({
-      event: 'permission_resolved', sessionId: r.sessionId, generation: this.o.generationOf(r.sessionId) ?? undefined,
+      event: 'permission_resolved',
+      sessionId: r.sessionId,
+      generation: this.o.generationOf(r.sessionId) ?? undefined,
       payload: {
-        requestId: r.requestId, outcome, ...(outcome === 'answered' ? { answerId } : {}), at: Date.parse(r.endedAt ?? new Date().toISOString()),
+        requestId: r.requestId,
+        outcome,
+        ...(outcome === 'answered' ? { answerId } : {}),
+        at: Date.parse(r.endedAt ?? new Date().toISOString()),
         ...(r.evidence ? { evidence: { detail: r.evidence.slice(0, 500), ...(r.hookPid ? { hookPid: r.hookPid } : {}) } } : {}),
       },
     });
@@ -97,18 +113,23 @@ export class HookReporter {
   answer(p: AnswerPermissionPayload): CommandAnswer {
     const prior = this.answered.get(p.requestId);
     if (prior !== undefined) {
-      return prior === p.answerId ? { ok: true, requestId: p.requestId, repeated: true } : { ok: false, code: 'failed', error: 'the request was already answered' };
+      return prior === p.answerId
+        ? { ok: true, requestId: p.requestId, repeated: true }
+        : { ok: false, code: 'failed', error: 'the request was already answered' };
     }
     if (p.decision === 'at_computer') {
       this.answered.set(p.requestId, p.answerId);
       const r = this.o.channel.release(p.requestId);
       if (r.ok) return { ok: true, requestId: p.requestId, released: true };
       this.answered.delete(p.requestId);
-      return r.reason === 'unknown_request' ? { ok: false, code: 'not_found', error: 'no such permission request on this computer' } : { ok: false, code: 'failed', error: 'the request is no longer pending' };
+      return r.reason === 'unknown_request'
+        ? { ok: false, code: 'not_found', error: 'no such permission request on this computer' }
+        : { ok: false, code: 'failed', error: 'the request is no longer pending' };
     }
     const answer: PermissionAnswer =
-      p.decision === 'deny' ? { behavior: 'deny', ...(p.message ? { message: p.message } : {}) }
-      : { behavior: 'allow', ...(p.decision === 'always_allow' ? { alwaysAllow: true } : {}), ...(p.answers ? { answers: p.answers } : {}) };
+      p.decision === 'deny'
+        ? { behavior: 'deny', ...(p.message ? { message: p.message } : {}) }
+        : { behavior: 'allow', ...(p.decision === 'always_allow' ? { alwaysAllow: true } : {}), ...(p.answers ? { answers: p.answers } : {}) };
     // Set before answering: the channel reports the change synchronously and the report needs it.
     this.answered.set(p.requestId, p.answerId);
     const r = this.o.channel.answer(p.requestId, answer);

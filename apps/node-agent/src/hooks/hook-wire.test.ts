@@ -102,14 +102,21 @@ describe('parseHookLine', () => {
     { line: '{"type":"tool_start"}', out: 'bad' },
     { line: '{"type":"delivered"}', out: { type: 'delivered' } },
     // Lenient where the channel always was: an unknown executor is Claude, a bad pid none, an unsafe key unused.
-    { line: '{"type":"permission_request","sessionId":"s","request":{},"executor":"vim","hookPid":"x","hookKey":"a b"}', out: { type: 'permission_request', sessionId: 's', request: {}, executor: 'claude', hookPid: null } },
+    {
+      line: '{"type":"permission_request","sessionId":"s","request":{},"executor":"vim","hookPid":"x","hookKey":"a b"}',
+      out: { type: 'permission_request', sessionId: 's', request: {}, executor: 'claude', hookPid: null },
+    },
     { line: '{"type":"tool_start","sessionId":"s","toolUseId":7,"hookPid":5}', out: { type: 'tool_start', sessionId: 's', toolUseId: null, hookPid: 5 } },
   ])('$line', ({ line, out }) => {
     expect(parseHookLine(line)).toEqual(out);
   });
 
   it('agent frames are one per line and parse back', () => {
-    const frames: AgentToHookFrame[] = [{ type: 'go' }, { type: 'end', requestId: 'r', state: 'hook_gone' }, { type: 'answer', requestId: 'r', output: { a: 1 } }];
+    const frames: AgentToHookFrame[] = [
+      { type: 'go' },
+      { type: 'end', requestId: 'r', state: 'hook_gone' },
+      { type: 'answer', requestId: 'r', output: { a: 1 } },
+    ];
     for (const f of frames) {
       const line = hookLine(f);
       expect(line.endsWith('\n') && !line.slice(0, -1).includes('\n')).toBe(true);

@@ -18,7 +18,11 @@ export const zPermissionRequestFrame = z.object({
   executor: z.enum(['claude', 'codex']).catch('claude'),
   hookPid: z.number().nullable().catch(null),
   /** A key that is not a safe id is not used for reconnection (the request is new). */
-  hookKey: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/).optional().catch(undefined),
+  hookKey: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/)
+    .optional()
+    .catch(undefined),
   /** The hook's whole stdin JSON, as the CLI sent it. */
   request: z.record(z.string(), z.unknown()),
 });

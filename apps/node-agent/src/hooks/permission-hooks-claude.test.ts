@@ -27,7 +27,9 @@ beforeAll(async () => {
   userHookLog = join(rig.root, 'user-hook.log');
   const userSettingsFile = join(rig.home, '.claude', 'settings.json');
   const userSettings = JSON.parse(await readFile(userSettingsFile, 'utf8'));
-  userSettings.hooks = { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `cat >> '${userHookLog}'; echo >> '${userHookLog}'`, timeout: 30 }] }] };
+  userSettings.hooks = {
+    PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `cat >> '${userHookLog}'; echo >> '${userHookLog}'`, timeout: 30 }] }],
+  };
   await writeFile(userSettingsFile, JSON.stringify(userSettings));
   channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000 });
   await channel.open();
@@ -92,7 +94,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
   it('answered at the computer while the hook waits: Claude ends the hook, the request reads hook_gone', async () => {
     const { request } = await askForTool('local2');
     // Claude shows its own dialog while the hook runs (docs/cli-facts.md); this one, not an earlier one.
-    await waitUntil('Claude\'s dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'local2'), 30_000);
+    await waitUntil("Claude's dialog on screen", async () => dialogFor(await rig.tmux.capture(id.paneId), 'local2'), 30_000);
     expect(channel.get(request.requestId)?.state).toBe('pending');
     const escAt = Date.now();
     await rig.tmux.sendKeys(id.paneId, ['Escape']);
@@ -108,7 +110,13 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
   it('resume with the same settings: the hook channel keeps answering after an exact resume', async () => {
     await host.close();
     host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
-    id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'claude-hooks-2', permissionMode: 'default', settingsPath: channel.settingsFor('bria-s1') });
+    id = await host.resume({
+      nativeId: id.nativeId,
+      cwd: rig.work,
+      sessionName: 'claude-hooks-2',
+      permissionMode: 'default',
+      settingsPath: channel.settingsFor('bria-s1'),
+    });
     const { messageId, request } = await askForTool('resume1');
     expect(request.nativeSessionId).toBe(id.nativeId);
     channel.answer(request.requestId, { behavior: 'allow' });
@@ -121,7 +129,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     const messageId = randomUUID();
     expect((await host.deliver({ messageId, text: 'please TOOLBASH-back1 now' })).accepted).toBe(true);
     // Claude draws its own dialog while the hook runs; the hook cannot reach any agent yet.
-    await waitUntil('Claude\'s dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'back1'), 30_000);
+    await waitUntil("Claude's dialog on screen", async () => dialogFor(await rig.tmux.capture(id.paneId), 'back1'), 30_000);
     // The agent is back (a new channel on the same socket, as after a restart; chaos seed 170016).
     channel = new HookChannel({ dir: channel.dir, boundMs: 120_000 });
     await channel.open();
@@ -136,7 +144,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     await channel.close();
     const messageId = randomUUID();
     expect((await host.deliver({ messageId, text: 'please TOOLBASH-local1 now' })).accepted).toBe(true);
-    await waitUntil('Claude\'s dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'local1'), 30_000);
+    await waitUntil("Claude's dialog on screen", async () => dialogFor(await rig.tmux.capture(id.paneId), 'local1'), 30_000);
     expect(existsSync(join(rig.work, 'ran-local1'))).toBe(false);
     // The agent restarts: a new host attaches to the pane knowing of no running turn (chaos seed
     // 150011). A message handed to it must not be pasted: a paste + Enter is the dialog's "Yes".

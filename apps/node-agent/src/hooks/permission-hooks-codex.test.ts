@@ -64,7 +64,11 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
   it('allow: the request reaches the channel with its justification, the command runs and the final arrives', async () => {
     const { messageId, request } = await askForTool('allow1');
     expect(request).toMatchObject({
-      sessionId: 'bria-c1', nativeSessionId: id.nativeId, executor: 'codex', kind: 'tool', toolName: 'Bash',
+      sessionId: 'bria-c1',
+      nativeSessionId: id.nativeId,
+      executor: 'codex',
+      kind: 'tool',
+      toolName: 'Bash',
       justification: 'Create the marker ran-allow1',
     });
     expect(request.request).toMatchObject({ hook_event_name: 'PermissionRequest', cwd: rig.work });
@@ -84,7 +88,10 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
     channel.answer(request.requestId, { behavior: 'deny', message: 'Denied from the phone: not now' });
     const final = await host.waitFor(is('final', messageId), 60_000);
     expect(final.text).toContain('Denied from the phone: not now');
-    const toModel = await rig.mock.waitForRequest((q) => q.sessionId === id.nativeId && q.toolResult?.toolName === 'exec_command' && q.toolResult.content.includes('not now'), 10_000);
+    const toModel = await rig.mock.waitForRequest(
+      (q) => q.sessionId === id.nativeId && q.toolResult?.toolName === 'exec_command' && q.toolResult.content.includes('not now'),
+      10_000,
+    );
     expect(toModel.toolResult?.toolInput).toMatchObject({ cmd: 'touch ran-deny1' });
     expect(existsSync(join(rig.work, 'ran-deny1'))).toBe(false);
   }, 150_000);
@@ -109,7 +116,13 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
   it('resume with the same overrides: the hook keeps answering after an exact resume', async () => {
     await host.close();
     host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
-    id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-hooks-2', permissionMode: 'workspace-write', codexHooks: channel.codexConfigArgs('bria-c1') });
+    id = await host.resume({
+      nativeId: id.nativeId,
+      cwd: rig.work,
+      sessionName: 'codex-hooks-2',
+      permissionMode: 'workspace-write',
+      codexHooks: channel.codexConfigArgs('bria-c1'),
+    });
     const { messageId, request } = await askForTool('resume1');
     expect(request.nativeSessionId).toBe(id.nativeId);
     channel.answer(request.requestId, { behavior: 'allow' });
@@ -123,7 +136,13 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
     await short.open();
     try {
       host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
-      id = await host.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-hooks-3', permissionMode: 'workspace-write', codexHooks: short.codexConfigArgs('bria-c1') });
+      id = await host.resume({
+        nativeId: id.nativeId,
+        cwd: rig.work,
+        sessionName: 'codex-hooks-3',
+        permissionMode: 'workspace-write',
+        codexHooks: short.codexConfigArgs('bria-c1'),
+      });
       const messageId = randomUUID();
       expect((await host.deliver({ messageId, text: 'please TOOLSHELL-late1 now' })).accepted).toBe(true);
       const request = await short.waitFor((p) => (p.toolInput as { command?: string } | null)?.command === 'touch ran-late1', 60_000);
@@ -131,7 +150,7 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
       expect(dialogFor(await rig.tmux.capture(id.paneId), 'late1')).toBe(false);
       const expired = await short.waitFor((p) => p.requestId === request.requestId && p.state !== 'pending', 30_000);
       expect(expired.state).toBe('expired');
-      await waitUntil('Codex\'s own dialog on screen', async () => dialogFor(await rig.tmux.capture(id.paneId), 'late1'), 30_000);
+      await waitUntil("Codex's own dialog on screen", async () => dialogFor(await rig.tmux.capture(id.paneId), 'late1'), 30_000);
       expect(existsSync(join(rig.work, 'ran-late1'))).toBe(false);
       expect(short.answer(request.requestId, { behavior: 'allow' })).toMatchObject({ ok: false, reason: 'not_pending' });
     } finally {

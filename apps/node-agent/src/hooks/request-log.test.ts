@@ -2,7 +2,17 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newRecord, type PermissionRecord, type PermissionState, REQUEST_EVENTS, REQUEST_STATES, REQUEST_TABLE, type RequestEvent, RequestLog, requestTransition } from './request-log.ts';
+import {
+  newRecord,
+  type PermissionRecord,
+  type PermissionState,
+  REQUEST_EVENTS,
+  REQUEST_STATES,
+  REQUEST_TABLE,
+  type RequestEvent,
+  RequestLog,
+  requestTransition,
+} from './request-log.ts';
 
 /** Every (state, event) pair written out on its own: '-' = no move. Any change to a cell of the table fails. */
 const EXPECTED: Record<PermissionState, Record<RequestEvent, PermissionState | '-'>> = {
@@ -29,8 +39,20 @@ describe('RequestLog on a real file', () => {
   let root: string;
   let file: string;
   const record = (over: Partial<PermissionRecord> = {}): PermissionRecord => ({
-    requestId: 'r-1', sessionId: 's-1', nativeSessionId: null, toolName: 'Bash', toolInput: { command: 'ls' }, kind: 'tool', executor: 'claude',
-    justification: null, request: {}, hookPid: 10, receivedAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T00:30:00.000Z', state: 'pending', ...over,
+    requestId: 'r-1',
+    sessionId: 's-1',
+    nativeSessionId: null,
+    toolName: 'Bash',
+    toolInput: { command: 'ls' },
+    kind: 'tool',
+    executor: 'claude',
+    justification: null,
+    request: {},
+    hookPid: 10,
+    receivedAt: '2026-01-01T00:00:00.000Z',
+    expiresAt: '2026-01-01T00:30:00.000Z',
+    state: 'pending',
+    ...over,
   });
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'bria-rlog-'));
@@ -52,7 +74,10 @@ describe('RequestLog on a real file', () => {
     expect(log.move(r, 'ack', { evidence: 'acknowledged' })).toBe(true);
     expect(log.move(r, 'lose')).toBe(false);
     expect(heard).toEqual(['permission_request:pending', 'permission_changed:answered', 'permission_changed:delivered']);
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as PermissionRecord);
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as PermissionRecord);
     expect(lines.map((l) => l.state)).toEqual(['pending', 'answered', 'delivered']);
     expect(lines[1]?.endedAt).toBe('2026-01-01T00:01:00.000Z');
 
@@ -81,20 +106,40 @@ describe('RequestLog on a real file', () => {
   });
 });
 
-describe('newRecord (a hook\'s request → its record)', () => {
-  const frame = { type: 'permission_request' as const, sessionId: 's-1', hookPid: 42, request: { session_id: 'n-1', tool_name: 'Bash', tool_input: { command: 'ls', description: 'list it' } } };
+describe("newRecord (a hook's request → its record)", () => {
+  const frame = {
+    type: 'permission_request' as const,
+    sessionId: 's-1',
+    hookPid: 42,
+    request: { session_id: 'n-1', tool_name: 'Bash', tool_input: { command: 'ls', description: 'list it' } },
+  };
   it.each([
     { executor: 'claude' as const, justification: null },
     { executor: 'codex' as const, justification: 'list it' },
-  ])('$executor: the justification is Codex\'s description only', ({ executor, justification }) => {
+  ])("$executor: the justification is Codex's description only", ({ executor, justification }) => {
     const r = newRecord({ ...frame, executor, hookKey: 'k-1' }, { requestId: 'r-9', now: Date.parse('2026-01-01T00:00:00.000Z'), boundMs: 60_000 });
     expect(r).toEqual({
-      requestId: 'r-9', sessionId: 's-1', nativeSessionId: 'n-1', toolName: 'Bash', toolInput: { command: 'ls', description: 'list it' }, kind: 'tool', executor,
-      justification, request: frame.request, hookPid: 42, hookKey: 'k-1', receivedAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-01-01T00:01:00.000Z', state: 'pending',
+      requestId: 'r-9',
+      sessionId: 's-1',
+      nativeSessionId: 'n-1',
+      toolName: 'Bash',
+      toolInput: { command: 'ls', description: 'list it' },
+      kind: 'tool',
+      executor,
+      justification,
+      request: frame.request,
+      hookPid: 42,
+      hookKey: 'k-1',
+      receivedAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: '2026-01-01T00:01:00.000Z',
+      state: 'pending',
     });
   });
   it('a question, without a tool input or a key', () => {
-    const r = newRecord({ type: 'permission_request', sessionId: 's', executor: 'claude', hookPid: null, request: { tool_name: 'AskUserQuestion' } }, { requestId: 'r', now: 0, boundMs: 1 });
+    const r = newRecord(
+      { type: 'permission_request', sessionId: 's', executor: 'claude', hookPid: null, request: { tool_name: 'AskUserQuestion' } },
+      { requestId: 'r', now: 0, boundMs: 1 },
+    );
     expect(r).toMatchObject({ kind: 'question', toolInput: null, nativeSessionId: null, hookPid: null });
     expect('hookKey' in r).toBe(false);
   });

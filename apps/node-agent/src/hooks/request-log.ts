@@ -90,9 +90,7 @@ export function newRecord(frame: PermissionRequestFrame, o: { requestId: string;
   };
 }
 
-export type HookChannelEvent =
-  | { type: 'permission_request'; record: PermissionRecord }
-  | { type: 'permission_changed'; record: PermissionRecord };
+export type HookChannelEvent = { type: 'permission_request'; record: PermissionRecord } | { type: 'permission_changed'; record: PermissionRecord };
 
 /**
  * The requests in memory, every change appended (fsync) to `permissions.jsonl` before anyone hears of
@@ -102,7 +100,10 @@ export class RequestLog {
   private readonly records = new Map<string, PermissionRecord>();
   private readonly listeners = new Set<(e: HookChannelEvent) => void>();
 
-  constructor(private readonly file: string, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly file: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   load(): void {
     if (!existsSync(this.file)) return;

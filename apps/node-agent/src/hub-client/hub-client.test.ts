@@ -1,4 +1,3 @@
-
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createNodeWithToken, enqueueCommand, revokeAgentToken } from '@bria/core/db';
@@ -27,7 +26,18 @@ async function startHub(port = 0, heartbeatMs = 300): Promise<Hub> {
 }
 
 function startAgent(port: number, token: string, dir = scratchDir('bria-agent-')): Agent {
-  const agent = new Agent({ hubUrl: `ws://127.0.0.1:${port}/agent`, token, dir, claudeBin: '/nonexistent/claude', codexBin: '/nonexistent/codex', tmuxSocket: 'unused', logLevel: 'silent' }, () => {});
+  const agent = new Agent(
+    {
+      hubUrl: `ws://127.0.0.1:${port}/agent`,
+      token,
+      dir,
+      claudeBin: '/nonexistent/claude',
+      codexBin: '/nonexistent/codex',
+      tmuxSocket: 'unused',
+      logLevel: 'silent',
+    },
+    () => {},
+  );
   agents.push(agent);
   void agent.start();
   return agent;
@@ -54,7 +64,7 @@ describe('hub ⇄ agent', () => {
     const first = (await nodeRow(nodeId)).lastSeenAt!;
     expect(agent.client.state).toBe('online');
     expect(agent.client.nodeId).toBe(nodeId);
-    await until(async () => ((await nodeRow(nodeId)).lastSeenAt!.getTime() > first.getTime()));
+    await until(async () => (await nodeRow(nodeId)).lastSeenAt!.getTime() > first.getTime());
     const row = await nodeRow(nodeId);
     expect(row.agentVersion).toBe('0.1.0');
     expect(row.hostname).toBeTruthy();
@@ -76,7 +86,9 @@ describe('hub ⇄ agent', () => {
     const { nodeId, token } = await createNodeWithToken(db, { name: 'silent' });
     const hub = await startHub(0, 200);
     const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/agent`, { headers: { authorization: `Bearer ${token}` } });
-    ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', protocol: 1, agentVersion: 'x', instanceId: 'i', hostname: 'h', executors: [], lastEventSeq: 0 })));
+    ws.on('open', () =>
+      ws.send(JSON.stringify({ type: 'hello', protocol: 1, agentVersion: 'x', instanceId: 'i', hostname: 'h', executors: [], lastEventSeq: 0 })),
+    );
     // This client never answers pings: a stand-in for a frozen or cut-off agent.
     ws.on('ping', () => {});
     await until(async () => (await nodeRow(nodeId)).online);

@@ -1,8 +1,22 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import {
-  BAD_TOKEN_DELAY_MS, CloseCode, MAX_FRAME_BYTES, PROTOCOL_HEADER, PROTOCOL_MISMATCH_DELAY_MS, PROTOCOL_VERSION, failureCode, parseHubToAgent, reconnectDelay, unknownCommand,
-  type AgentToHub, type Command, type CommandAnswer, type Hello, type SessionEventOut, type Welcome,
+  BAD_TOKEN_DELAY_MS,
+  CloseCode,
+  MAX_FRAME_BYTES,
+  PROTOCOL_HEADER,
+  PROTOCOL_MISMATCH_DELAY_MS,
+  PROTOCOL_VERSION,
+  failureCode,
+  parseHubToAgent,
+  reconnectDelay,
+  unknownCommand,
+  type AgentToHub,
+  type Command,
+  type CommandAnswer,
+  type Hello,
+  type SessionEventOut,
+  type Welcome,
 } from '@bria/core/protocol';
 import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
 import type { AgentLog } from '../log.ts';
@@ -91,7 +105,8 @@ export class HubClient extends EventEmitter {
     this.setState('connecting');
     const ws = new WebSocket(this.opts.url, {
       headers: { authorization: `Bearer ${this.opts.token}`, [PROTOCOL_HEADER]: String(PROTOCOL_VERSION) },
-      maxPayload: MAX_FRAME_BYTES, handshakeTimeout: 10_000,
+      maxPayload: MAX_FRAME_BYTES,
+      handshakeTimeout: 10_000,
       ...(this.opts.ca ? { ca: this.opts.ca } : {}),
       ...(isLoopbackUrl(this.opts.url) ? { checkServerIdentity: () => undefined } : {}),
     });
@@ -126,7 +141,13 @@ export class HubClient extends EventEmitter {
     });
     ws.on('open', () => {
       this.lastHeard = Date.now();
-      this.send({ type: 'hello', protocol: PROTOCOL_VERSION, instanceId: this.opts.ledger.instanceId, lastEventSeq: this.opts.ledger.lastSeq, ...this.opts.hello() });
+      this.send({
+        type: 'hello',
+        protocol: PROTOCOL_VERSION,
+        instanceId: this.opts.ledger.instanceId,
+        lastEventSeq: this.opts.ledger.lastSeq,
+        ...this.opts.hello(),
+      });
     });
     ws.on('message', (raw) => void this.onMessage(raw));
     ws.on('close', (code, reason) => {
@@ -157,7 +178,10 @@ export class HubClient extends EventEmitter {
   /** Another protocol version: said once per refusal, plainly, with when the agent asks again. */
   private refusedForProtocol(message: string): void {
     this.setState('refused');
-    this.opts.log('error', `The hub refused this agent's protocol version ${PROTOCOL_VERSION}: ${message} Trying again in ${PROTOCOL_MISMATCH_DELAY_MS / 60_000} minutes.`);
+    this.opts.log(
+      'error',
+      `The hub refused this agent's protocol version ${PROTOCOL_VERSION}: ${message} Trying again in ${PROTOCOL_MISMATCH_DELAY_MS / 60_000} minutes.`,
+    );
     this.emit('refused', message);
   }
 
@@ -244,7 +268,8 @@ export class HubClient extends EventEmitter {
     const seen = ledger.command(cmd.id);
     const messageId = typeof cmd.payload.messageId === 'string' ? cmd.payload.messageId : undefined;
     const generation = typeof cmd.payload.generation === 'number' ? cmd.payload.generation : undefined;
-    if (!seen) ledger.recordCommand({ id: cmd.id, command: cmd.command, receivedAt: Date.now(), status: 'received', sessionId: cmd.sessionId, messageId, generation });
+    if (!seen)
+      ledger.recordCommand({ id: cmd.id, command: cmd.command, receivedAt: Date.now(), status: 'received', sessionId: cmd.sessionId, messageId, generation });
     this.send({ type: 'command_ack', id: cmd.id });
     // A repeated id is answered from the ledger: its result event is already durable (and
     // replayed if unacked), so nothing is executed a second time. One an earlier run of the agent
@@ -276,8 +301,10 @@ export class HubClient extends EventEmitter {
     this.send({ type: 'command_ack', id: u.id });
     if (seen) return;
     this.opts.log('warn', 'agent.command_unsupported', { commandId: u.id, command: u.command });
-    this.finish({ id: u.id, command: u.command, receivedAt: Date.now(), status: 'received', sessionId: u.sessionId },
-      { ok: false, code: 'unsupported', error: `This agent does not know the command "${u.command}"; update the agent.` });
+    this.finish(
+      { id: u.id, command: u.command, receivedAt: Date.now(), status: 'received', sessionId: u.sessionId },
+      { ok: false, code: 'unsupported', error: `This agent does not know the command "${u.command}"; update the agent.` },
+    );
   }
 
   /**
@@ -338,7 +365,16 @@ export class HubClient extends EventEmitter {
   }
 
   private sendEvent(ev: StoredEvent): void {
-    this.send({ type: 'event', seq: ev.seq, at: ev.at, event: ev.event, commandId: ev.commandId, sessionId: ev.sessionId, generation: ev.generation, payload: ev.payload });
+    this.send({
+      type: 'event',
+      seq: ev.seq,
+      at: ev.at,
+      event: ev.event,
+      commandId: ev.commandId,
+      sessionId: ev.sessionId,
+      generation: ev.generation,
+      payload: ev.payload,
+    });
   }
 
   async stop(): Promise<void> {
@@ -366,7 +402,10 @@ export class HubClient extends EventEmitter {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, deadline - Date.now());
         t.unref();
-        this.commandEnded = () => { clearTimeout(t); resolve(); };
+        this.commandEnded = () => {
+          clearTimeout(t);
+          resolve();
+        };
       });
     }
     this.commandEnded = undefined;

@@ -11,7 +11,11 @@ const MESSAGE = '22222222-2222-4222-8222-222222222222';
 function client(dir: string, answers: string[]) {
   const ledger = new Ledger(dir, () => 'instance-1');
   const c = new HubClient({
-    url: 'ws://127.0.0.1:9/agent', token: 't', ledger, log: () => {}, hello: () => ({ agentVersion: '0', hostname: 'h', executors: [] }),
+    url: 'ws://127.0.0.1:9/agent',
+    token: 't',
+    ledger,
+    log: () => {},
+    hello: () => ({ agentVersion: '0', hostname: 'h', executors: [] }),
     onCommand: async () => ({ ok: true }),
     onInterrupted: async (rec) => {
       answers.push(`${rec.command}:${rec.sessionId}:${rec.messageId}:${rec.generation}`);
@@ -35,7 +39,12 @@ describe('commands an agent died running', () => {
     expect(answers).toEqual([`deliver:${SESSION}:${MESSAGE}:3`]);
     const ev = ledger.unacked();
     expect(ev).toHaveLength(1);
-    expect(ev[0]).toMatchObject({ event: 'command_result', commandId: 'c1', sessionId: SESSION, payload: { command: 'deliver', delivery: 'unknown', messageId: MESSAGE, interrupted: true } });
+    expect(ev[0]).toMatchObject({
+      event: 'command_result',
+      commandId: 'c1',
+      sessionId: SESSION,
+      payload: { command: 'deliver', delivery: 'unknown', messageId: MESSAGE, interrupted: true },
+    });
     expect(ledger.command('c1')?.status).toBe('done');
 
     // Another restart: nothing is left to answer, the answer already written is only replayed.

@@ -1,4 +1,3 @@
-
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDb, createNodeWithToken, enqueueCommand } from '@bria/core/db';
 import { freePort, migrate, startEmbeddedPostgres } from '@bria/core/db/admin';
@@ -36,7 +35,18 @@ describe('hub across a Postgres restart', () => {
     const hub = new Hub({ db, databaseUrl: pg.url, host: '127.0.0.1', port: 0, heartbeatMs: 500, log: createLogger({ name: 't', level: 'silent' }) });
     await hub.start();
     cleanups.push(() => hub.stop());
-    const agent = new Agent({ hubUrl: `ws://127.0.0.1:${hub.port}/agent`, token, dir: scratchDir('bria-agent-'), claudeBin: '/nonexistent', codexBin: '/nonexistent', tmuxSocket: 'unused', logLevel: 'silent' }, () => {});
+    const agent = new Agent(
+      {
+        hubUrl: `ws://127.0.0.1:${hub.port}/agent`,
+        token,
+        dir: scratchDir('bria-agent-'),
+        claudeBin: '/nonexistent',
+        codexBin: '/nonexistent',
+        tmuxSocket: 'unused',
+        logLevel: 'silent',
+      },
+      () => {},
+    );
     await agent.start();
     cleanups.push(() => agent.stop());
     await until(async () => agent.client.state === 'online');

@@ -11,7 +11,9 @@ import { HubClient } from './hub-client.ts';
 // grace; one that ends later writes nothing (its folder may be gone) and stays `received`, so the
 // next start answers it as interrupted.
 const servers: WebSocketServer[] = [];
-afterEach(() => { for (const s of servers.splice(0)) s.close(); });
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close();
+});
 
 async function fakeHub(): Promise<{ url: string; connected: Promise<WebSocket> }> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
@@ -38,9 +40,17 @@ function rig(url: string, graceMs: number) {
   const gate = new Promise<void>((r) => (release = r));
   const logs: string[] = [];
   const c = new HubClient({
-    url, token: 't', ledger, stopGraceMs: graceMs, log: (_level, msg) => logs.push(msg),
+    url,
+    token: 't',
+    ledger,
+    stopGraceMs: graceMs,
+    log: (_level, msg) => logs.push(msg),
     hello: () => ({ agentVersion: '0', hostname: 'h', executors: [] }),
-    onCommand: async () => { started(); await gate; return { ok: true }; },
+    onCommand: async () => {
+      started();
+      await gate;
+      return { ok: true };
+    },
   });
   return { dir, ledger, c, running, release, logs };
 }
@@ -56,7 +66,9 @@ describe('stopping the agent while a command runs', () => {
     (await hub.connected).send(command(id));
     await r.running;
     let stopped = false;
-    const stopping = r.c.stop().then(() => { stopped = true; });
+    const stopping = r.c.stop().then(() => {
+      stopped = true;
+    });
     await new Promise((res) => setImmediate(res));
     expect(stopped).toBe(false);
     r.release();

@@ -28,8 +28,27 @@ const dir = scratchDir('bria-tls-');
 const cert = path.join(dir, 'cert.pem');
 const key = path.join(dir, 'key.pem');
 // A self-signed certificate for this computer's names, made here (openssl).
-execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost',
-  '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost,IP:127.0.0.1',
+  ],
+  { stdio: 'ignore' },
+);
 const bundleDir = path.join(dir, 'dist');
 mkdirSync(bundleDir);
 const bundleBody = Buffer.from('// a stand-in agent file\n');
@@ -44,7 +63,9 @@ const servers: (Server | WebSocketServer)[] = [];
 function client(url: string, token: string, o: { ca?: Buffer } = {}) {
   const lines: string[] = [];
   const c = new HubClient({
-    url, token, ledger: new Ledger(scratchDir('bria-tls-agent-'), () => randomUUID()),
+    url,
+    token,
+    ledger: new Ledger(scratchDir('bria-tls-agent-'), () => randomUUID()),
     hello: () => ({ agentVersion: '0.1.0-0000abcd', hostname: 'h', executors: [] }),
     onCommand: async () => ({ ok: true }),
     log: (_level, msg, fields) => lines.push(`${msg} ${fields ? JSON.stringify(fields) : ''}`),
@@ -56,7 +77,16 @@ function client(url: string, token: string, o: { ca?: Buffer } = {}) {
 }
 
 beforeAll(async () => {
-  hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 1000, log: silent, tls: { cert: readFileSync(cert), key: readFileSync(key) }, agentBundleDir: bundleDir });
+  hub = new Hub({
+    db,
+    databaseUrl: tdb.url,
+    host: '127.0.0.1',
+    port: 0,
+    heartbeatMs: 1000,
+    log: silent,
+    tls: { cert: readFileSync(cert), key: readFileSync(key) },
+    agentBundleDir: bundleDir,
+  });
   await hub.start();
 });
 afterAll(async () => {
@@ -78,7 +108,11 @@ describe('TLS', () => {
       }).on('error', reject);
     });
     expect(body.status).toBe(200);
-    expect(JSON.parse(body.text)).toEqual({ version: '0.1.0-0000abcd', sha256: bundleSha, url: `https://localhost:${hub.port}/agent/bria-agent-0.1.0-0000abcd.mjs` });
+    expect(JSON.parse(body.text)).toEqual({
+      version: '0.1.0-0000abcd',
+      sha256: bundleSha,
+      url: `https://localhost:${hub.port}/agent/bria-agent-0.1.0-0000abcd.mjs`,
+    });
   });
 
   it('an agent that does not trust it never connects, and says why', async () => {
@@ -129,17 +163,25 @@ describe('protocol versions', () => {
   // Stand-ins for a hub of protocol 2 answering as this code does (the protocol is a constant of the build).
   it('the agent says why, stops, and asks again only after 10 minutes (upgrade refused)', async () => {
     let attempts = 0;
-    const body = JSON.stringify({ code: 'protocol_mismatch', message: 'This agent speaks protocol 1 and the hub protocol 2 (the agent is older). Update the agent.', retryAfterMs: PROTOCOL_MISMATCH_DELAY_MS });
+    const body = JSON.stringify({
+      code: 'protocol_mismatch',
+      message: 'This agent speaks protocol 1 and the hub protocol 2 (the agent is older). Update the agent.',
+      retryAfterMs: PROTOCOL_MISMATCH_DELAY_MS,
+    });
     const server = createServer();
     server.on('upgrade', (_req, socket) => {
       attempts += 1;
-      socket.end(`HTTP/1.1 426 Upgrade Required\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 426 Upgrade Required\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     });
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { c, lines } = client(`ws://127.0.0.1:${(server.address() as { port: number }).port}/agent`, 'bria_agent_0123456789');
     await waitUntil('refused', async () => c.state === 'refused' && c.retryDelayMs !== undefined, 15_000);
-    expect(lines.find((l) => l.startsWith("The hub refused this agent's protocol version 1: This agent speaks protocol 1 and the hub protocol 2"))).toMatch(/Trying again in 10 minutes/);
+    expect(lines.find((l) => l.startsWith("The hub refused this agent's protocol version 1: This agent speaks protocol 1 and the hub protocol 2"))).toMatch(
+      /Trying again in 10 minutes/,
+    );
     expect(c.retryDelayMs).toBe(PROTOCOL_MISMATCH_DELAY_MS);
     expect(attempts).toBe(1);
   });
@@ -148,10 +190,19 @@ describe('protocol versions', () => {
     const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     servers.push(wss);
     await new Promise((r) => wss.once('listening', r));
-    wss.on('connection', (ws) => ws.once('message', () => {
-      ws.send(JSON.stringify({ type: 'refused', code: 'protocol', message: 'This agent speaks protocol 1 and the hub protocol 2 (the agent is older).', retryAfterMs: PROTOCOL_MISMATCH_DELAY_MS }));
-      ws.close(CloseCode.protocolMismatch, 'protocol mismatch');
-    }));
+    wss.on('connection', (ws) =>
+      ws.once('message', () => {
+        ws.send(
+          JSON.stringify({
+            type: 'refused',
+            code: 'protocol',
+            message: 'This agent speaks protocol 1 and the hub protocol 2 (the agent is older).',
+            retryAfterMs: PROTOCOL_MISMATCH_DELAY_MS,
+          }),
+        );
+        ws.close(CloseCode.protocolMismatch, 'protocol mismatch');
+      }),
+    );
     const { c, lines } = client(`ws://127.0.0.1:${(wss.address() as { port: number }).port}/agent`, 'bria_agent_0123456789');
     await waitUntil('retry scheduled', async () => c.retryDelayMs !== undefined, 15_000);
     expect(c.retryDelayMs).toBe(PROTOCOL_MISMATCH_DELAY_MS);

@@ -161,52 +161,106 @@ function chain(recs: Record<string, unknown>[]): JournalLine[] {
   });
 }
 const prompt = (text: string) => ({ type: 'user', message: { role: 'user', content: text } });
-const said = (id: string, content: unknown[], model = 'claude-opus-4-8', usage = { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 100 }) =>
-  ({ type: 'assistant', message: { id, model, role: 'assistant', content, usage } });
+const said = (
+  id: string,
+  content: unknown[],
+  model = 'claude-opus-4-8',
+  usage = { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 100 },
+) => ({ type: 'assistant', message: { id, model, role: 'assistant', content, usage } });
 const use = (id: string, name: string, input: Record<string, unknown>) => ({ type: 'tool_use', id, name, input });
-const result = (id: string, content: unknown, isError?: boolean) => ({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError === undefined ? {} : { is_error: isError }) }] } });
+const result = (id: string, content: unknown, isError?: boolean) => ({
+  type: 'user',
+  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError === undefined ? {} : { is_error: isError }) }] },
+});
 const done = { type: 'system', subtype: 'turn_duration', durationMs: 5 };
 
 describe('ClaudeActivity: what each record means', () => {
   const cases: { name: string; recs: Record<string, unknown>[]; want: Partial<ActivityItem>[]; context?: Record<string, unknown> }[] = [
     {
       name: 'a failed command states its exit code; is_error is an error',
-      recs: [prompt('go'), said('m1', [use('t1', 'Bash', { command: 'false' })]), result('t1', 'Exit code 1\nboom', true), said('m2', [{ type: 'text', text: 'fine' }]), done],
+      recs: [
+        prompt('go'),
+        said('m1', [use('t1', 'Bash', { command: 'false' })]),
+        result('t1', 'Exit code 1\nboom', true),
+        said('m2', [{ type: 'text', text: 'fine' }]),
+        done,
+      ],
       want: [{ ref: 't1', kind: 'command', subject: 'false', status: 'error', exitCode: 1, outputHead: 'Exit code 1\nboom', nativeTurnId: 'u0' }],
     },
     {
       name: 'kinds by tool name; subjects from the input; an unknown tool is a tool',
       recs: [
         prompt('go'),
-        said('m1', [use('r', 'Read', { file_path: '/a.ts' })]), result('r', 'x'),
-        said('m2', [use('g', 'Grep', { pattern: 'foo' })]), result('g', 'x'),
-        said('m3', [use('q', 'AskUserQuestion', { questions: [{ question: 'Which?' }] })]), result('q', 'x'),
-        said('m4', [use('z', 'TodoWrite', { todos: [] })]), result('z', [{ type: 'text', text: 'saved' }]),
-        said('m5', [{ type: 'text', text: 'end' }]), done,
+        said('m1', [use('r', 'Read', { file_path: '/a.ts' })]),
+        result('r', 'x'),
+        said('m2', [use('g', 'Grep', { pattern: 'foo' })]),
+        result('g', 'x'),
+        said('m3', [use('q', 'AskUserQuestion', { questions: [{ question: 'Which?' }] })]),
+        result('q', 'x'),
+        said('m4', [use('z', 'TodoWrite', { todos: [] })]),
+        result('z', [{ type: 'text', text: 'saved' }]),
+        said('m5', [{ type: 'text', text: 'end' }]),
+        done,
       ],
       want: [
-        { ref: 'r', kind: 'read', subject: '/a.ts', status: 'ok' }, { ref: 'g', kind: 'search', subject: 'foo' },
-        { ref: 'q', kind: 'question', subject: 'Which?' }, { ref: 'z', kind: 'tool', toolName: 'TodoWrite', outputHead: 'saved' },
+        { ref: 'r', kind: 'read', subject: '/a.ts', status: 'ok' },
+        { ref: 'g', kind: 'search', subject: 'foo' },
+        { ref: 'q', kind: 'question', subject: 'Which?' },
+        { ref: 'z', kind: 'tool', toolName: 'TodoWrite', outputHead: 'saved' },
       ],
     },
     {
       name: 'MultiEdit counts every replacement; lines both sides share are not counted',
-      recs: [prompt('go'), said('m1', [use('e', 'MultiEdit', { file_path: 'f', edits: [{ old_string: 'a\nb\nc', new_string: 'a\nB\nc' }, { old_string: 'x', new_string: 'x\ny' }] })]), result('e', 'ok'), said('m2', [{ type: 'text', text: 'end' }]), done],
+      recs: [
+        prompt('go'),
+        said('m1', [
+          use('e', 'MultiEdit', {
+            file_path: 'f',
+            edits: [
+              { old_string: 'a\nb\nc', new_string: 'a\nB\nc' },
+              { old_string: 'x', new_string: 'x\ny' },
+            ],
+          }),
+        ]),
+        result('e', 'ok'),
+        said('m2', [{ type: 'text', text: 'end' }]),
+        done,
+      ],
       want: [{ ref: 'e', kind: 'edit', diff: { added: 2, removed: 1, text: '--- f\n+++ f\n-b\n+B\n+y' } }],
     },
     {
       name: 'text of the message that calls a tool is shown; the final answer is not',
-      recs: [prompt('go'), said('m1', [{ type: 'text', text: 'looking' }]), said('m1', [use('t', 'Bash', { command: 'ls' })]), result('t', 'a'), said('m2', [{ type: 'text', text: 'answer' }]), done],
-      want: [{ ref: 'u1', kind: 'text', text: 'looking' }, { ref: 't', kind: 'command' }],
+      recs: [
+        prompt('go'),
+        said('m1', [{ type: 'text', text: 'looking' }]),
+        said('m1', [use('t', 'Bash', { command: 'ls' })]),
+        result('t', 'a'),
+        said('m2', [{ type: 'text', text: 'answer' }]),
+        done,
+      ],
+      want: [
+        { ref: 'u1', kind: 'text', text: 'looking' },
+        { ref: 't', kind: 'command' },
+      ],
     },
     {
       name: 'an interrupted turn has no final answer: its text is shown; a synthetic record is not',
-      recs: [prompt('go'), said('m1', [{ type: 'text', text: 'partial' }]), said('s', [{ type: 'text', text: 'No response requested.' }], '<synthetic>'), { type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] } }],
+      recs: [
+        prompt('go'),
+        said('m1', [{ type: 'text', text: 'partial' }]),
+        said('s', [{ type: 'text', text: 'No response requested.' }], '<synthetic>'),
+        { type: 'user', message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] } },
+      ],
       want: [{ ref: 'u1', kind: 'text', text: 'partial', nativeTurnId: 'u0' }],
     },
     {
       name: 'context: the latest response, a 1M model, and compactions',
-      recs: [prompt('go'), said('m1', [{ type: 'text', text: 'a' }], 'claude-opus-4-8[1m]'), done, { type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted' }],
+      recs: [
+        prompt('go'),
+        said('m1', [{ type: 'text', text: 'a' }], 'claude-opus-4-8[1m]'),
+        done,
+        { type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted' },
+      ],
       want: [],
       context: { usedTokens: 115, windowTokens: 1_000_000, windowSource: 'model', compactions: 1 },
     },

@@ -1,13 +1,19 @@
 import { ACTIVITY_LIMITS, type ActivityPayload, clip } from '@bria/core/protocol';
-import {
-  ActivityTracker, type ActivityKind, type DraftItem, outputHead, replacementDiff, replacementsDiff, subjectOf, timeOf, writeDiff,
-} from './activity.ts';
+import { ActivityTracker, type ActivityKind, type DraftItem, outputHead, replacementDiff, replacementsDiff, subjectOf, timeOf, writeDiff } from './activity.ts';
 import type { JournalLine } from './jsonl-tailer.ts';
 import { asNumber, asObject, asString } from './types.ts';
 
 const KINDS: Record<string, ActivityKind> = {
-  Bash: 'command', Edit: 'edit', MultiEdit: 'edit', NotebookEdit: 'edit', Write: 'write', Read: 'read',
-  Grep: 'search', Glob: 'search', WebSearch: 'search', AskUserQuestion: 'question',
+  Bash: 'command',
+  Edit: 'edit',
+  MultiEdit: 'edit',
+  NotebookEdit: 'edit',
+  Write: 'write',
+  Read: 'read',
+  Grep: 'search',
+  Glob: 'search',
+  WebSearch: 'search',
+  AskUserQuestion: 'question',
 };
 const INTERRUPT_MARKER = '[Request interrupted by user';
 /** Claude's window when the model id does not name the 1M context (`[1m]`). */
@@ -24,7 +30,10 @@ function toolDiff(name: string, input: Record<string, unknown>): DraftItem['diff
   const file = asString(input.file_path) ?? '';
   if (name === 'Edit') return replacementDiff(file, asString(input.old_string) ?? '', asString(input.new_string) ?? '');
   if (name === 'MultiEdit' && Array.isArray(input.edits)) {
-    return replacementsDiff(file, input.edits.map(asObject).map((e) => ({ oldText: asString(e?.old_string) ?? '', newText: asString(e?.new_string) ?? '' })));
+    return replacementsDiff(
+      file,
+      input.edits.map(asObject).map((e) => ({ oldText: asString(e?.old_string) ?? '', newText: asString(e?.new_string) ?? '' })),
+    );
   }
   if (name === 'Write') return writeDiff(file, asString(input.content) ?? '');
   return undefined;
@@ -33,22 +42,41 @@ function toolDiff(name: string, input: Record<string, unknown>): DraftItem['diff
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map(asObject).filter((b) => b?.type === 'text').map((b) => asString(b?.text) ?? '').join('\n');
+  return content
+    .map(asObject)
+    .filter((b) => b?.type === 'text')
+    .map((b) => asString(b?.text) ?? '')
+    .join('\n');
 }
 
-interface ToolResult { text: string; error: boolean; time: number; at: number }
+interface ToolResult {
+  text: string;
+  error: boolean;
+  time: number;
+  at: number;
+}
 
 function resultPatch(kind: ActivityKind, r: ToolResult): Partial<DraftItem> {
   // Claude states an exit code only in a failed command's result ("Exit code 2").
   const code = kind === 'command' ? /^(?:Error: )?Exit code (\d+)/.exec(r.text)?.[1] : undefined;
   return {
-    status: r.error ? 'error' : 'ok', endedAt: r.time, outputHead: outputHead(r.text),
+    status: r.error ? 'error' : 'ok',
+    endedAt: r.time,
+    outputHead: outputHead(r.text),
     ...(kind === 'command' ? { exitCode: code === undefined ? null : Number(code) } : {}),
   };
 }
 
-interface Node { parent: string | null; prompt: boolean; marker: boolean }
-interface PendingText { item: DraftItem; messageId: string; at: number }
+interface Node {
+  parent: string | null;
+  prompt: boolean;
+  marker: boolean;
+}
+interface PendingText {
+  item: DraftItem;
+  messageId: string;
+  at: number;
+}
 
 /**
  * Activity of a Claude Code journal: tool calls (`tool_use` → its `tool_result`), the assistant's
@@ -107,25 +135,38 @@ export class ClaudeActivity {
     if (type === 'system' && raw.subtype === 'compact_boundary') {
       this.compactions++;
       const use = this.tracker.currentContext;
-      this.tracker.context({ usedTokens: use?.usedTokens ?? 0, windowTokens: use?.windowTokens, windowSource: use?.windowSource, compactions: this.compactions }, at);
+      this.tracker.context(
+        { usedTokens: use?.usedTokens ?? 0, windowTokens: use?.windowTokens, windowSource: use?.windowSource, compactions: this.compactions },
+        at,
+      );
     }
     if ((type === 'system' && raw.subtype === 'turn_duration') || marker) this.turnEnded(uuid, marker);
     if (type === 'assistant') this.assistant(uuid, raw, message, blocks, at, time);
     if (type === 'user') this.toolResults(blocks, at, time);
   }
 
-  private assistant(uuid: string, raw: Record<string, unknown>, message: Record<string, unknown>, blocks: (Record<string, unknown> | null)[], at: number, time: number): void {
+  private assistant(
+    uuid: string,
+    raw: Record<string, unknown>,
+    message: Record<string, unknown>,
+    blocks: (Record<string, unknown> | null)[],
+    at: number,
+    time: number,
+  ): void {
     const model = asString(message.model) ?? '';
     if (model === '<synthetic>' || raw.isApiErrorMessage === true) return;
     const messageId = asString(message.id) ?? uuid;
     const usage = asObject(message.usage);
     if (usage) {
-      this.tracker.context({
-        usedTokens: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens) + asNumber(usage.cache_read_input_tokens),
-        windowTokens: model.includes('[1m]') ? 1_000_000 : DEFAULT_WINDOW,
-        windowSource: 'model',
-        compactions: this.compactions,
-      }, at);
+      this.tracker.context(
+        {
+          usedTokens: asNumber(usage.input_tokens) + asNumber(usage.cache_creation_input_tokens) + asNumber(usage.cache_read_input_tokens),
+          windowTokens: model.includes('[1m]') ? 1_000_000 : DEFAULT_WINDOW,
+          windowSource: 'model',
+          compactions: this.compactions,
+        },
+        at,
+      );
     }
     const source = { recordId: uuid, offset: at };
     blocks.forEach((b, i) => {
@@ -140,10 +181,19 @@ export class ClaudeActivity {
         const name = asString(b.name) ?? 'tool';
         const input = asObject(b.input) ?? {};
         this.toolMessages.add(messageId);
-        this.tracker.put({
-          ref, source, kind: KINDS[name] ?? 'tool', toolName: name, subject: toolSubject(name, input), status: 'running',
-          diff: toolDiff(name, input), startedAt: time,
-        }, at);
+        this.tracker.put(
+          {
+            ref,
+            source,
+            kind: KINDS[name] ?? 'tool',
+            toolName: name,
+            subject: toolSubject(name, input),
+            status: 'running',
+            diff: toolDiff(name, input),
+            startedAt: time,
+          },
+          at,
+        );
         const early = this.results.get(ref);
         if (early) {
           this.results.delete(ref);

@@ -26,8 +26,14 @@ describe('ClaudeJournal on a real journal', () => {
   it('finds every typed prompt byte-exact, including the out-of-order first turn', () => {
     const j = load();
     expect(j.prompts.map((p) => p.text)).toEqual([
-      'hello one', 'TWOBLOCKS please', ' /slash and "quotes" $HOME `tick`\nsecond line ü', 'SLOW please',
-      'HANG please', 'after interrupt', 'after resume', 'FAIL400 please',
+      'hello one',
+      'TWOBLOCKS please',
+      ' /slash and "quotes" $HOME `tick`\nsecond line ü',
+      'SLOW please',
+      'HANG please',
+      'after interrupt',
+      'after resume',
+      'FAIL400 please',
     ]);
     expect([...j.sessionIds]).toEqual(['85c38f52-9a5b-4ae8-a3ae-a71190a8a108']);
     // The first turn's assistant and turn_duration precede its user record in the file.
@@ -71,7 +77,12 @@ describe('ClaudeJournal on a real journal', () => {
     expect(j.outcome(promptUuid(j, 'TWOBLOCKS please'))).toEqual({ state: 'pending' });
 
     const dup = JSON.parse(lines.find((l) => l.text.includes('"turn_duration"') && l.offset > lines[upTo]!.offset)!.text);
-    const marker = { type: 'user', uuid: 'bogus-marker', parentUuid: dup.parentUuid, message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] } };
+    const marker = {
+      type: 'user',
+      uuid: 'bogus-marker',
+      parentUuid: dup.parentUuid,
+      message: { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user]' }] },
+    };
     const all = new ClaudeJournal();
     all.ingest(lines);
     all.ingest([{ offset: 999999, end: 1000000, text: JSON.stringify(marker) }]);
@@ -90,10 +101,19 @@ describe('ClaudeJournal: a follow-up queued before an Esc', () => {
   // As Claude Code 2.1.197 wrote it (ids shortened) when it dequeued the queued follow-up before
   // writing the main's interrupt marker: the follow-up's prompt hangs off the main's synthetic
   // partial and the marker hangs off the follow-up's prompt (both carry the follow-up's promptId).
-  const user = (uuid: string, parentUuid: string | null, content: unknown) => ({ type: 'user', uuid, parentUuid, promptId: 'p', message: { role: 'user', content } });
+  const user = (uuid: string, parentUuid: string | null, content: unknown) => ({
+    type: 'user',
+    uuid,
+    parentUuid,
+    promptId: 'p',
+    message: { role: 'user', content },
+  });
   const marker = (uuid: string, parentUuid: string) => user(uuid, parentUuid, [{ type: 'text', text: '[Request interrupted by user]' }]);
   const assistant = (uuid: string, parentUuid: string, id: string, text: string, synthetic = false) => ({
-    type: 'assistant', uuid, parentUuid, message: { id, role: 'assistant', model: synthetic ? '<synthetic>' : 'claude-opus-4-8', content: [{ type: 'text', text }] },
+    type: 'assistant',
+    uuid,
+    parentUuid,
+    message: { id, role: 'assistant', model: synthetic ? '<synthetic>' : 'claude-opus-4-8', content: [{ type: 'text', text }] },
   });
   const displaced = [
     user('main', null, 'STALL main'),
@@ -109,7 +129,11 @@ describe('ClaudeJournal: a follow-up queued before an Esc', () => {
   };
 
   it('gives a displaced marker to the interrupted prompt and the later answer to the follow-up', () => {
-    const j = journal([...displaced, assistant('answer', 'mark-1', 'm2', 'MOCK-REPLY-2: follow'), { type: 'system', subtype: 'turn_duration', uuid: 'td', parentUuid: 'answer' }]);
+    const j = journal([
+      ...displaced,
+      assistant('answer', 'mark-1', 'm2', 'MOCK-REPLY-2: follow'),
+      { type: 'system', subtype: 'turn_duration', uuid: 'td', parentUuid: 'answer' },
+    ]);
     expect(j.outcome('main')).toMatchObject({ state: 'interrupted', evidence: { recordIds: ['mark-1'] } });
     expect(j.outcome('follow')).toMatchObject({ state: 'completed', finalText: 'MOCK-REPLY-2: follow' });
   });
@@ -121,9 +145,13 @@ describe('ClaudeJournal: a follow-up queued before an Esc', () => {
   });
 
   it('keeps the chain when the marker is written in place (before the queued prompt)', () => {
-    const j = journal([user('main', null, 'x'), assistant('partial', 'main', 'm1', 'x', true), marker('mark-1', 'partial'), user('follow', 'mark-1', 'follow')]);
+    const j = journal([
+      user('main', null, 'x'),
+      assistant('partial', 'main', 'm1', 'x', true),
+      marker('mark-1', 'partial'),
+      user('follow', 'mark-1', 'follow'),
+    ]);
     expect(j.outcome('main')).toMatchObject({ state: 'interrupted' });
     expect(j.outcome('follow')).toEqual({ state: 'pending' });
   });
 });
-

@@ -1,9 +1,6 @@
 import { ClaudeActivity } from './claude-activity.ts';
 import type { JournalLine } from './jsonl-tailer.ts';
-import {
-  asNumber, asObject, asString,
-  type MalformedLine, type NativePrompt, type RecordRef, type TokenUsage, type TurnOutcome,
-} from './types.ts';
+import { asNumber, asObject, asString, type MalformedLine, type NativePrompt, type RecordRef, type TokenUsage, type TurnOutcome } from './types.ts';
 
 interface Entry extends RecordRef {
   uuid: string;
@@ -82,8 +79,12 @@ export class ClaudeJournal {
       const uuid = asString(raw.uuid);
       if (!uuid) continue;
       const entry: Entry = {
-        uuid, parentUuid: asString(raw.parentUuid), type: asString(raw.type) ?? '', raw,
-        offset: line.offset, end: line.end,
+        uuid,
+        parentUuid: asString(raw.parentUuid),
+        type: asString(raw.type) ?? '',
+        raw,
+        offset: line.offset,
+        end: line.end,
       };
       if (this.byUuid.has(uuid)) continue;
       this.byUuid.set(uuid, entry);

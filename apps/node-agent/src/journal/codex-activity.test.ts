@@ -10,7 +10,10 @@ import type { JournalLine } from './jsonl-tailer.ts';
 // The temp folder is renamed /tmp/cap/codex.
 const FIXTURE = new URL('./fixtures/codex-tools.jsonl', import.meta.url).pathname;
 const lines = linesOf(FIXTURE);
-const turnIds = lines.map((l) => JSON.parse(l.text)).filter((r) => r.payload?.type === 'task_started').map((r) => r.payload.turn_id as string);
+const turnIds = lines
+  .map((l) => JSON.parse(l.text))
+  .filter((r) => r.payload?.type === 'task_started')
+  .map((r) => r.payload.turn_id as string);
 
 const items = (payloads: ActivityPayload[]) => payloads.flatMap((p) => p.items);
 function latest(payloads: ActivityPayload[]): ActivityItem[] {
@@ -51,7 +54,11 @@ describe('CodexActivity on a real rollout', () => {
       a.ingest([l]);
       out.push(...a.drain());
     }
-    expect(items(out).filter((i) => i.ref === 'call_mock_3').map((i) => i.status)).toEqual(['running', 'ok']);
+    expect(
+      items(out)
+        .filter((i) => i.ref === 'call_mock_3')
+        .map((i) => i.status),
+    ).toEqual(['running', 'ok']);
     const whole = new CodexActivity();
     whole.ingest(lines);
     expect(latest(out)).toEqual(latest(whole.drain()));
@@ -98,10 +105,19 @@ function rollout(recs: [string, Record<string, unknown>][]): JournalLine[] {
     return line;
   });
 }
-const started = (turn: string, window = 1000): [string, Record<string, unknown>] => ['event_msg', { type: 'task_started', turn_id: turn, model_context_window: window }];
-const call = (id: string, name: string, args: Record<string, unknown>): [string, Record<string, unknown>] => ['response_item', { type: 'function_call', name, arguments: JSON.stringify(args), call_id: id }];
+const started = (turn: string, window = 1000): [string, Record<string, unknown>] => [
+  'event_msg',
+  { type: 'task_started', turn_id: turn, model_context_window: window },
+];
+const call = (id: string, name: string, args: Record<string, unknown>): [string, Record<string, unknown>] => [
+  'response_item',
+  { type: 'function_call', name, arguments: JSON.stringify(args), call_id: id },
+];
 const output = (id: string, out: string): [string, Record<string, unknown>] => ['response_item', { type: 'function_call_output', call_id: id, output: out }];
-const message = (id: string, text: string): [string, Record<string, unknown>] => ['event_msg', { type: 'item_completed', turn_id: 'T', item: { type: 'AgentMessage', id, content: [{ type: 'Text', text }] } }];
+const message = (id: string, text: string): [string, Record<string, unknown>] => [
+  'event_msg',
+  { type: 'item_completed', turn_id: 'T', item: { type: 'AgentMessage', id, content: [{ type: 'Text', text }] } },
+];
 const complete = (last: string): [string, Record<string, unknown>] => ['event_msg', { type: 'task_complete', turn_id: 'T', last_agent_message: last }];
 const PATCH = '*** Begin Patch\n*** Update File: a.ts\n@@\n-old\n+new\n+more\n*** End Patch';
 
@@ -109,28 +125,50 @@ describe('CodexActivity: what each record means', () => {
   const cases: { name: string; recs: [string, Record<string, unknown>][]; want: Partial<ActivityItem>[]; context?: Record<string, unknown> }[] = [
     {
       name: 'a failing command: its exit code from the output, an error',
-      recs: [started('T'), call('c', 'exec_command', { cmd: 'false' }), output('c', 'Chunk ID: x\nWall time: 0 seconds\nProcess exited with code 1\nOutput:\nboom\n'), complete('end')],
+      recs: [
+        started('T'),
+        call('c', 'exec_command', { cmd: 'false' }),
+        output('c', 'Chunk ID: x\nWall time: 0 seconds\nProcess exited with code 1\nOutput:\nboom\n'),
+        complete('end'),
+      ],
       want: [{ ref: 'c', kind: 'command', status: 'error', exitCode: 1, outputHead: 'boom', nativeTurnId: 'T' }],
     },
     {
       name: 'a command refused by a hook is an error without an exit code',
-      recs: [started('T'), call('c', 'exec_command', { cmd: 'rm x' }), output('c', 'exec_command failed: CreateProcess { message: "Rejected(\\"no\\")" }'), complete('end')],
+      recs: [
+        started('T'),
+        call('c', 'exec_command', { cmd: 'rm x' }),
+        output('c', 'exec_command failed: CreateProcess { message: "Rejected(\\"no\\")" }'),
+        complete('end'),
+      ],
       want: [{ ref: 'c', status: 'error', exitCode: null }],
     },
     {
       name: 'a long command stays running until its CommandExecution item ends it',
       recs: [
-        started('T'), call('c', 'exec_command', { cmd: 'sleep 60' }), output('c', 'Chunk ID: x\nWall time: 10 seconds\nProcess running with session ID 5\nOutput:\n'),
-        ['event_msg', { type: 'item_completed', turn_id: 'T', item: { type: 'CommandExecution', id: 'c', status: 'completed', exit_code: 0, aggregated_output: 'slept\n' }, completed_at_ms: 5_000_000 }],
+        started('T'),
+        call('c', 'exec_command', { cmd: 'sleep 60' }),
+        output('c', 'Chunk ID: x\nWall time: 10 seconds\nProcess running with session ID 5\nOutput:\n'),
+        [
+          'event_msg',
+          {
+            type: 'item_completed',
+            turn_id: 'T',
+            item: { type: 'CommandExecution', id: 'c', status: 'completed', exit_code: 0, aggregated_output: 'slept\n' },
+            completed_at_ms: 5_000_000,
+          },
+        ],
       ],
       want: [{ ref: 'c', status: 'ok', exitCode: 0, outputHead: 'slept', endedAt: 5_000_000 }],
     },
     {
       name: 'apply_patch (freeform) is an edit with its +/- lines counted; request_user_input a question',
       recs: [
-        started('T'), ['response_item', { type: 'custom_tool_call', name: 'apply_patch', input: PATCH, call_id: 'p' }],
+        started('T'),
+        ['response_item', { type: 'custom_tool_call', name: 'apply_patch', input: PATCH, call_id: 'p' }],
         ['response_item', { type: 'custom_tool_call_output', call_id: 'p', output: 'Success. Updated the following files:\nM a.ts' }],
-        call('q', 'request_user_input', { questions: [{ id: 'c', question: 'Which color?' }] }), output('q', '{"answers":{}}'),
+        call('q', 'request_user_input', { questions: [{ id: 'c', question: 'Which color?' }] }),
+        output('q', '{"answers":{}}'),
       ],
       want: [
         { ref: 'p', kind: 'edit', subject: 'a.ts', status: 'ok', diff: { added: 2, removed: 1, text: PATCH } },
@@ -140,11 +178,28 @@ describe('CodexActivity: what each record means', () => {
     {
       name: 'messages before a call are shown, the final one is not; a user `!cmd` is a command too',
       recs: [
-        started('T'), message('m1', 'first'), message('m2', 'second'), call('c', 'exec_command', { cmd: 'ls' }), output('c', 'Process exited with code 0\nOutput:\na\n'),
-        ['event_msg', { type: 'item_completed', turn_id: 'T', item: { type: 'CommandExecution', id: 'u', command: ['/bin/bash', '-lc', 'pwd'], status: 'completed', exit_code: 0, aggregated_output: '/w\n' } }],
-        message('m3', 'the answer'), complete('the answer'),
+        started('T'),
+        message('m1', 'first'),
+        message('m2', 'second'),
+        call('c', 'exec_command', { cmd: 'ls' }),
+        output('c', 'Process exited with code 0\nOutput:\na\n'),
+        [
+          'event_msg',
+          {
+            type: 'item_completed',
+            turn_id: 'T',
+            item: { type: 'CommandExecution', id: 'u', command: ['/bin/bash', '-lc', 'pwd'], status: 'completed', exit_code: 0, aggregated_output: '/w\n' },
+          },
+        ],
+        message('m3', 'the answer'),
+        complete('the answer'),
       ],
-      want: [{ ref: 'm1', text: 'first' }, { ref: 'm2', text: 'second' }, { ref: 'c', status: 'ok' }, { ref: 'u', kind: 'command', subject: 'pwd', exitCode: 0 }],
+      want: [
+        { ref: 'm1', text: 'first' },
+        { ref: 'm2', text: 'second' },
+        { ref: 'c', status: 'ok' },
+        { ref: 'u', kind: 'command', subject: 'pwd', exitCode: 0 },
+      ],
     },
     {
       name: 'an aborted turn shows all its messages',

@@ -4,8 +4,12 @@ import type { JournalLine } from './jsonl-tailer.ts';
 import { asNumber, asObject, asString } from './types.ts';
 
 const KINDS: Record<string, ActivityKind> = {
-  exec_command: 'command', shell: 'command', local_shell: 'command', apply_patch: 'edit',
-  request_user_input: 'question', web_search: 'search',
+  exec_command: 'command',
+  shell: 'command',
+  local_shell: 'command',
+  apply_patch: 'edit',
+  request_user_input: 'question',
+  web_search: 'search',
 };
 
 function parseArgs(args: unknown): Record<string, unknown> {
@@ -19,7 +23,7 @@ function parseArgs(args: unknown): Record<string, unknown> {
 
 function callSubject(name: string, args: Record<string, unknown>): string | undefined {
   if (name === 'request_user_input') return subjectOf(asObject(Array.isArray(args.questions) ? args.questions[0] : null)?.question);
-  const cmd = Array.isArray(args.command) ? args.command.map(String).join(' ') : args.cmd ?? args.command;
+  const cmd = Array.isArray(args.command) ? args.command.map(String).join(' ') : (args.cmd ?? args.command);
   return subjectOf(cmd ?? args.query ?? args.path);
 }
 
@@ -41,7 +45,11 @@ function outputFacts(output: string): Partial<DraftItem> {
   return { exitCode: null, status: /^\w+ failed: /.test(output) ? 'error' : 'ok', outputHead: outputHead(body) };
 }
 
-interface PendingText { item: DraftItem; turn: string; at: number }
+interface PendingText {
+  item: DraftItem;
+  turn: string;
+  at: number;
+}
 
 /**
  * Activity of a Codex rollout: calls (`function_call` / `custom_tool_call` → their outputs, and the
@@ -106,14 +114,32 @@ export class CodexActivity {
         const name = asString(p.name) ?? 'tool';
         const turn = this.turnOfCall(p);
         this.callSeen(turn, at);
-        const base = { ref, source: { recordId: ref, offset: at }, nativeTurnId: turn, toolName: name, kind: KINDS[name] ?? 'tool', status: 'running' as const, startedAt: time };
+        const base = {
+          ref,
+          source: { recordId: ref, offset: at },
+          nativeTurnId: turn,
+          toolName: name,
+          kind: KINDS[name] ?? 'tool',
+          status: 'running' as const,
+          startedAt: time,
+        };
         if (p.type === 'custom_tool_call') {
           const input = asString(p.input) ?? '';
-          this.tracker.put({ ...base, subject: name === 'apply_patch' ? patchSubject(input) : subjectOf(input), ...(name === 'apply_patch' ? { diff: patchDiff(input) } : {}) }, at);
+          this.tracker.put(
+            {
+              ...base,
+              subject: name === 'apply_patch' ? patchSubject(input) : subjectOf(input),
+              ...(name === 'apply_patch' ? { diff: patchDiff(input) } : {}),
+            },
+            at,
+          );
         } else {
           const args = parseArgs(p.arguments);
-          const patch = name === 'apply_patch' ? asString(args.input) ?? asString(args.patch) : null;
-          this.tracker.put({ ...base, subject: patch !== null ? patchSubject(patch) : callSubject(name, args), ...(patch !== null ? { diff: patchDiff(patch) } : {}) }, at);
+          const patch = name === 'apply_patch' ? (asString(args.input) ?? asString(args.patch)) : null;
+          this.tracker.put(
+            { ...base, subject: patch !== null ? patchSubject(patch) : callSubject(name, args), ...(patch !== null ? { diff: patchDiff(patch) } : {}) },
+            at,
+          );
         }
         return;
       }
@@ -126,7 +152,10 @@ export class CodexActivity {
         const output = typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? '');
         // A command that outlives its first wait goes on in the background; its CommandExecution item ends it.
         if (item.kind === 'command' && /^Process running with session ID/m.test(output)) return;
-        const facts = item.kind === 'command' ? outputFacts(output) : { status: /^\w+ failed: /.test(output) ? 'error' as const : 'ok' as const, outputHead: outputHead(output) };
+        const facts =
+          item.kind === 'command'
+            ? outputFacts(output)
+            : { status: /^\w+ failed: /.test(output) ? ('error' as const) : ('ok' as const), outputHead: outputHead(output) };
         this.finish(ref, { ...facts, endedAt: time }, at);
         return;
       }
@@ -136,10 +165,20 @@ export class CodexActivity {
         const status = p.status === 'completed' ? 'ok' : p.status === 'failed' ? 'error' : 'running';
         const turn = this.currentTurn ?? undefined;
         this.callSeen(turn, at);
-        this.tracker.put({
-          ref, source: { recordId: ref, offset: at }, nativeTurnId: turn, kind: 'search', toolName: 'web_search',
-          subject: subjectOf(asObject(p.action)?.query), status, startedAt: time, ...(status !== 'running' ? { endedAt: time } : {}),
-        }, at);
+        this.tracker.put(
+          {
+            ref,
+            source: { recordId: ref, offset: at },
+            nativeTurnId: turn,
+            kind: 'search',
+            toolName: 'web_search',
+            subject: subjectOf(asObject(p.action)?.query),
+            status,
+            startedAt: time,
+            ...(status !== 'running' ? { endedAt: time } : {}),
+          },
+          at,
+        );
         if (status !== 'running') this.settled.add(ref);
         return;
       }
@@ -191,14 +230,29 @@ export class CodexActivity {
       const text = parts.map((c) => asString(c?.text) ?? '').join('');
       if (text.trim() === '' || !turn) return;
       const startedAt = asNumber(p.started_at_ms) || time;
-      this.pendingTexts.push({ item: { ref: id, source: { recordId: id, offset: at }, nativeTurnId: turn, kind: 'text', status: 'ok', text: clip(text, ACTIVITY_LIMITS.text), startedAt }, turn, at });
+      this.pendingTexts.push({
+        item: {
+          ref: id,
+          source: { recordId: id, offset: at },
+          nativeTurnId: turn,
+          kind: 'text',
+          status: 'ok',
+          text: clip(text, ACTIVITY_LIMITS.text),
+          startedAt,
+        },
+        turn,
+        at,
+      });
     } else if (item.type === 'CommandExecution') {
       if (this.settled.has(id)) return;
       const code = typeof item.exit_code === 'number' ? item.exit_code : null;
       const failed = item.status === 'failed' || item.status === 'declined' || (code !== null && code !== 0);
       const endedAt = asNumber(p.completed_at_ms) || time;
       const facts: Partial<DraftItem> = {
-        status: failed ? 'error' : 'ok', exitCode: code, endedAt, outputHead: outputHead(asString(item.aggregated_output) ?? ''),
+        status: failed ? 'error' : 'ok',
+        exitCode: code,
+        endedAt,
+        outputHead: outputHead(asString(item.aggregated_output) ?? ''),
       };
       if (this.tracker.get(id)) {
         this.finish(id, facts, at);
@@ -206,10 +260,20 @@ export class CodexActivity {
       }
       // A command the user ran himself (`!cmd`) has no call before it.
       const command = Array.isArray(item.command) ? asString(item.command.at(-1)) : asString(item.command);
-      this.tracker.put({
-        ref: id, source: { recordId: id, offset: at }, ...(turn ? { nativeTurnId: turn } : {}), kind: 'command', toolName: 'exec_command',
-        subject: subjectOf(command), startedAt: asNumber(p.started_at_ms) || time, ...facts, status: facts.status ?? 'ok',
-      }, at);
+      this.tracker.put(
+        {
+          ref: id,
+          source: { recordId: id, offset: at },
+          ...(turn ? { nativeTurnId: turn } : {}),
+          kind: 'command',
+          toolName: 'exec_command',
+          subject: subjectOf(command),
+          startedAt: asNumber(p.started_at_ms) || time,
+          ...facts,
+          status: facts.status ?? 'ok',
+        },
+        at,
+      );
       this.settled.add(id);
     }
   }

@@ -24,7 +24,12 @@ describe('CodexJournal on a real rollout', () => {
     expect(j.meta).toMatchObject({ id: '01a2368c-d855-7312-9f0e-4ffe2a850ce0', cwd: '/tmp/cap/codex/work', offset: 0 });
     // Codex drops the leading space Bria adds in front of "/".
     expect(j.prompts.map((p) => p.text)).toEqual([
-      'hello one', 'FAIL400 please', '/slash and "quotes" $HOME `tick`\nsecond line ü', 'SLOW please', 'HANG please', 'after interrupt',
+      'hello one',
+      'FAIL400 please',
+      '/slash and "quotes" $HOME `tick`\nsecond line ü',
+      'SLOW please',
+      'HANG please',
+      'after interrupt',
     ]);
     expect(new Set(j.prompts.map((p) => p.nativeRef)).size).toBe(6);
   });
@@ -53,7 +58,9 @@ describe('CodexJournal on a real rollout', () => {
     expect(j.outcome(turn)).toEqual({ state: 'pending' });
     j.ingest([lines[idx]!]);
     expect(j.outcome(turn).state).toBe('completed');
-    j.ingest([{ offset: 1e6, end: 1e6 + 1, text: JSON.stringify({ type: 'event_msg', payload: { type: 'turn_aborted', turn_id: turn, reason: 'interrupted' } }) }]);
+    j.ingest([
+      { offset: 1e6, end: 1e6 + 1, text: JSON.stringify({ type: 'event_msg', payload: { type: 'turn_aborted', turn_id: turn, reason: 'interrupted' } }) },
+    ]);
     expect(j.outcome(turn).state).toBe('unknown');
   });
 

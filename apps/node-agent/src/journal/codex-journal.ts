@@ -1,9 +1,6 @@
 import { CodexActivity } from './codex-activity.ts';
 import type { JournalLine } from './jsonl-tailer.ts';
-import {
-  asNumber, asObject, asString,
-  type MalformedLine, type NativePrompt, type RecordRef, type TokenUsage, type TurnOutcome,
-} from './types.ts';
+import { asNumber, asObject, asString, type MalformedLine, type NativePrompt, type RecordRef, type TokenUsage, type TurnOutcome } from './types.ts';
 
 export interface CodexSessionMeta extends RecordRef {
   id: string;

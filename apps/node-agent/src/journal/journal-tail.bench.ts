@@ -36,10 +36,13 @@ writeFileSync(file, '');
 
 const stampOf = (text: string) => (JSON.parse(text) as { wall: number }).wall;
 const tailed: number[] = [];
-const tailer = new JsonlTailer({ path: file, onLines: (lines) => {
-  const now = wall();
-  for (const l of lines) tailed.push(now - stampOf(l.text));
-} });
+const tailer = new JsonlTailer({
+  path: file,
+  onLines: (lines) => {
+    const now = wall();
+    for (const l of lines) tailed.push(now - stampOf(l.text));
+  },
+});
 tailer.start();
 
 /** What a 1–2 s poller sees: every interval, whatever complete lines were appended since. */
@@ -73,15 +76,34 @@ const next = () => {
   setTimeout(next, ${gapMin} + Math.random() * ${gapMax - gapMin});
 };
 next();`;
-await new Promise<void>((res, rej) => spawn(process.execPath, ['-e', writer], { stdio: 'inherit' }).on('exit', (c) => (c === 0 ? res() : rej(new Error(`writer exited ${c}`)))));
+await new Promise<void>((res, rej) =>
+  spawn(process.execPath, ['-e', writer], { stdio: 'inherit' }).on('exit', (c) => (c === 0 ? res() : rej(new Error(`writer exited ${c}`)))),
+);
 await new Promise((r) => setTimeout(r, 2500));
 tailer.stop();
 poll1.stop();
 poll2.stop();
 rmSync(dir, { recursive: true, force: true });
 
-const result = { bench: 'journal_tail', appends: APPENDS, gapMs: [gapMin, gapMax], tailerMs: stats(tailed), poll1sMs: stats(poll1.got), poll2sMs: stats(poll2.got), goalP99Ms: 100, pass: tailed.length === APPENDS && stats(tailed).p99 < 100 };
+const result = {
+  bench: 'journal_tail',
+  appends: APPENDS,
+  gapMs: [gapMin, gapMax],
+  tailerMs: stats(tailed),
+  poll1sMs: stats(poll1.got),
+  poll2sMs: stats(poll2.got),
+  goalP99Ms: 100,
+  pass: tailed.length === APPENDS && stats(tailed).p99 < 100,
+};
 console.log(JSON.stringify(result));
 mkdirSync(join(root, 'bench-out'), { recursive: true });
-writeFileSync(join(root, 'bench-out', 'journal-tail.json'), JSON.stringify({ bench: 'journal-tail', unit: 'ms', at: new Date().toISOString(), samples: { tailer: tailed, 'poll 1 s': poll1.got, 'poll 2 s': poll2.got } }));
+writeFileSync(
+  join(root, 'bench-out', 'journal-tail.json'),
+  JSON.stringify({
+    bench: 'journal-tail',
+    unit: 'ms',
+    at: new Date().toISOString(),
+    samples: { tailer: tailed, 'poll 1 s': poll1.got, 'poll 2 s': poll2.got },
+  }),
+);
 process.exit(0);

@@ -25,7 +25,11 @@ export interface TailerOptions {
 const CHUNK = 1 << 20;
 
 export class JournalShrankError extends Error {
-  constructor(readonly path: string, readonly offset: number, readonly size: number) {
+  constructor(
+    readonly path: string,
+    readonly offset: number,
+    readonly size: number,
+  ) {
     super(`journal is ${size} bytes, shorter than the ${offset} bytes already read`);
   }
 }
@@ -68,11 +72,14 @@ export class JsonlTailer {
   private schedule(): void {
     if (this.stopped) return;
     const slow = this.opts.pollMs ?? 1000;
-    this.timer = setTimeout(() => {
-      if (!this.watcher) this.tryWatch();
-      this.kick();
-      this.schedule();
-    }, this.watcher ? slow : Math.min(slow, 200));
+    this.timer = setTimeout(
+      () => {
+        if (!this.watcher) this.tryWatch();
+        this.kick();
+        this.schedule();
+      },
+      this.watcher ? slow : Math.min(slow, 200),
+    );
   }
 
   stop(): void {

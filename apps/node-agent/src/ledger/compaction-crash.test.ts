@@ -14,7 +14,10 @@ const root = fileURLToPath(new URL('../../../../', import.meta.url));
 
 function runChild(dir: string, now: number, crash: string, ...extra: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', child, dir, String(now), ...extra], {
-    cwd: root, encoding: 'utf8', env: { ...process.env, BRIA_AGENT_TEST_CRASH: crash }, timeout: 30_000,
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, BRIA_AGENT_TEST_CRASH: crash },
+    timeout: 30_000,
   });
 }
 

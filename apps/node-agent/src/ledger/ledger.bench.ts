@@ -67,9 +67,24 @@ const first = open('new');
 const next = [open('new'), open('new'), open('new')];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 rmSync(dir, { recursive: true, force: true });
-console.log(JSON.stringify({
-  bench: 'ledger-start', commands, days, bytesBefore,
-  withoutRetention: { medianMs: Math.round(median(old.map((r) => r.ms))), runsMs: old.map((r) => Math.round(r.ms)), commands: old[0]!.commands, rssMb: old[0]!.rssMb },
-  firstStartCompacting: { ms: Math.round(first.ms), keptCommands: first.commands, bytesAfter: first.commandFileBytes, rssMb: first.rssMb },
-  nextStart: { medianMs: Math.round(median(next.map((r) => r.ms))), runsMs: next.map((r) => Math.round(r.ms)), commands: next[0]!.commands, rssMb: next[0]!.rssMb },
-}));
+console.log(
+  JSON.stringify({
+    bench: 'ledger-start',
+    commands,
+    days,
+    bytesBefore,
+    withoutRetention: {
+      medianMs: Math.round(median(old.map((r) => r.ms))),
+      runsMs: old.map((r) => Math.round(r.ms)),
+      commands: old[0]!.commands,
+      rssMb: old[0]!.rssMb,
+    },
+    firstStartCompacting: { ms: Math.round(first.ms), keptCommands: first.commands, bytesAfter: first.commandFileBytes, rssMb: first.rssMb },
+    nextStart: {
+      medianMs: Math.round(median(next.map((r) => r.ms))),
+      runsMs: next.map((r) => Math.round(r.ms)),
+      commands: next[0]!.commands,
+      rssMb: next[0]!.rssMb,
+    },
+  }),
+);

@@ -103,7 +103,7 @@ describe('agent ledger retention', () => {
     expect(new Ledger(dir, newId, opts).command('recent-3')).toMatchObject({ status: 'done', result: { ok: true } });
   });
 
-  it('keeps an unacknowledged answer\'s command whatever its age, and drops big results from kept records', () => {
+  it("keeps an unacknowledged answer's command whatever its age, and drops big results from kept records", () => {
     const dir = fresh();
     let now = 0;
     const opts = { retention: { keepDoneMs: DAY, keepLastDone: 0 }, now: () => now };

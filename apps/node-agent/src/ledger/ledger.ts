@@ -23,7 +23,15 @@ import { replaceFileDurably } from './replace-file.ts';
  * the row just before that, and an older hub. A kept `done` record keeps its result only when it is
  * small (nothing reads it back: a repeated id is only acknowledged).
  */
-export interface StoredEvent { seq: number; at: number; event: string; commandId?: string; sessionId?: string; generation?: number; payload: Record<string, unknown> }
+export interface StoredEvent {
+  seq: number;
+  at: number;
+  event: string;
+  commandId?: string;
+  sessionId?: string;
+  generation?: number;
+  payload: Record<string, unknown>;
+}
 export interface CommandRecord {
   id: string;
   command: string;
@@ -40,7 +48,10 @@ export interface CommandRecord {
   generation?: number;
 }
 
-interface State { ackedUpTo: number; instanceId: string }
+interface State {
+  ackedUpTo: number;
+  instanceId: string;
+}
 
 export interface LedgerRetention {
   /** A done command (its answer acknowledged) is remembered this long after it was done. */
@@ -93,7 +104,11 @@ export class Ledger {
   private commandBytes = 0;
   private compactCommandsAbove: number;
 
-  constructor(readonly dir: string, newInstanceId: () => string, opts: LedgerOptions = {}) {
+  constructor(
+    readonly dir: string,
+    newInstanceId: () => string,
+    opts: LedgerOptions = {},
+  ) {
     this.retention = opts.retention === false ? false : { ...DEFAULT_RETENTION, ...opts.retention };
     this.now = opts.now ?? Date.now;
     this.compactCommandsAbove = this.retention ? this.retention.compactAboveBytes : Infinity;
@@ -103,9 +118,7 @@ export class Ledger {
     for (const f of readdirSync(dir)) {
       if (LEDGER_FILES.some((name) => f.startsWith(`${name}.tmp-`))) rmSync(path.join(dir, f), { force: true });
     }
-    this.state = existsSync(this.files.state)
-      ? (JSON.parse(readFileSync(this.files.state, 'utf8')) as State)
-      : { ackedUpTo: 0, instanceId: newInstanceId() };
+    this.state = existsSync(this.files.state) ? (JSON.parse(readFileSync(this.files.state, 'utf8')) as State) : { ackedUpTo: 0, instanceId: newInstanceId() };
     if (!existsSync(this.files.state)) replaceFileDurably(this.files.state, JSON.stringify(this.state));
     const events = readJsonl<StoredEvent>(this.files.events);
     this.events = events.records.filter((e) => e.seq > this.state.ackedUpTo);
@@ -179,7 +192,13 @@ export class Ledger {
     const unacked = this.answerUnacked();
     const cutoff = this.now() - keepDoneMs;
     const done = [...this.commands.values()].filter((c) => c.status === 'done');
-    const newest = new Set(done.map((c) => ({ id: c.id, at: c.doneAt ?? c.receivedAt })).sort((a, b) => b.at - a.at).slice(0, keepLastDone).map((c) => c.id));
+    const newest = new Set(
+      done
+        .map((c) => ({ id: c.id, at: c.doneAt ?? c.receivedAt }))
+        .sort((a, b) => b.at - a.at)
+        .slice(0, keepLastDone)
+        .map((c) => c.id),
+    );
     let dropped = 0;
     for (const c of done) {
       if (unacked.has(c.id) || newest.has(c.id) || (c.doneAt ?? c.receivedAt) >= cutoff) continue;

@@ -11,15 +11,25 @@ function recorder() {
 }
 
 const cfg = (dir: string, extra: Partial<AgentConfig> = {}): AgentConfig => ({
-  hubUrl: 'wss://bria.example.net:3001/agent', token: 'bria_agent_secret-token-value', dir, claudeBin: 'claude', codexBin: 'codex',
-  tmuxSocket: 'bria', logLevel: 'info', ...extra,
+  hubUrl: 'wss://bria.example.net:3001/agent',
+  token: 'bria_agent_secret-token-value',
+  dir,
+  claudeBin: 'claude',
+  codexBin: 'codex',
+  tmuxSocket: 'bria',
+  logLevel: 'info',
+  ...extra,
 });
 
 describe('install-service', () => {
   it('Linux: writes ~/.config/systemd/user/bria-agent.service and enables it now; the token only as a 0600 file', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'bria-svc-'));
     const dir = path.join(home, '.local/share/bria-agent/state');
-    const spec = serviceSpec(cfg(dir), { node: '/usr/bin/node', script: path.join(home, '.local/share/bria-agent/bria-agent.mjs'), kept: serviceEnvironment({ PATH: '/x/bin:/usr/bin', SECRET_THING: 'no', BRIA_AGENT_TOKEN: 'never' }) });
+    const spec = serviceSpec(cfg(dir), {
+      node: '/usr/bin/node',
+      script: path.join(home, '.local/share/bria-agent/bria-agent.mjs'),
+      kept: serviceEnvironment({ PATH: '/x/bin:/usr/bin', SECRET_THING: 'no', BRIA_AGENT_TOKEN: 'never' }),
+    });
     expect(spec.args).toEqual(['--hub', 'wss://bria.example.net:3001/agent', '--token-file', path.join(dir, 'token'), '--dir', dir]);
     expect(spec.env).toEqual({ BRIA_AGENT_SERVICE: '1', PATH: '/x/bin:/usr/bin' });
     expect(readFileSync(path.join(dir, 'token'), 'utf8')).toBe('bria_agent_secret-token-value\n');
@@ -32,7 +42,11 @@ describe('install-service', () => {
     expect(unit).toContain('Restart=on-failure');
     expect(unit).toContain('WantedBy=default.target');
     expect(unit).not.toContain('secret-token');
-    expect(r.calls).toEqual(['systemctl --user daemon-reload', 'systemctl --user enable --now bria-agent.service', 'systemctl --user restart bria-agent.service']);
+    expect(r.calls).toEqual([
+      'systemctl --user daemon-reload',
+      'systemctl --user enable --now bria-agent.service',
+      'systemctl --user restart bria-agent.service',
+    ]);
 
     const u = recorder();
     await uninstallService({ platform: 'linux', home, uid: 1000, run: u.run });
@@ -43,7 +57,11 @@ describe('install-service', () => {
   it('macOS: writes ~/Library/LaunchAgents/dev.bria.agent.plist and bootstraps it; a given token file, CA and --insecure are kept', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'bria-svc-'));
     const dir = path.join(home, 'Library/Application Support/bria-agent/state');
-    const spec = serviceSpec(cfg(dir, { tokenFile: '/t/token', caFile: '/t/ca.pem', insecure: true }), { node: '/opt/homebrew/bin/node', script: '/a/bria-agent.mjs', kept: {} });
+    const spec = serviceSpec(cfg(dir, { tokenFile: '/t/token', caFile: '/t/ca.pem', insecure: true }), {
+      node: '/opt/homebrew/bin/node',
+      script: '/a/bria-agent.mjs',
+      kept: {},
+    });
     expect(spec.args).toEqual(['--hub', 'wss://bria.example.net:3001/agent', '--token-file', '/t/token', '--dir', dir, '--ca', '/t/ca.pem', '--insecure']);
     expect(existsSync(path.join(dir, 'token'))).toBe(false);
     const r = recorder();
@@ -67,7 +85,8 @@ describe('install-service', () => {
   });
 
   it('refuses other systems with a clear message', async () => {
-    await expect(installService({ node: 'n', script: 's', args: [], env: {} }, { platform: 'win32', home: '/h', uid: 0, run: recorder().run }))
-      .rejects.toThrow('install-service knows Linux (systemd) and macOS (launchd), not win32.');
+    await expect(installService({ node: 'n', script: 's', args: [], env: {} }, { platform: 'win32', home: '/h', uid: 0, run: recorder().run })).rejects.toThrow(
+      'install-service knows Linux (systemd) and macOS (launchd), not win32.',
+    );
   });
 });

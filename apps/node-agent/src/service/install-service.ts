@@ -10,7 +10,8 @@ export type ServiceRunner = (command: string, args: string[]) => Promise<void>;
 export const execRunner: ServiceRunner = (command, args) =>
   new Promise((resolve, reject) => {
     execFile(command, args, { timeout: 30_000 }, (err, _stdout, stderr) =>
-      err ? reject(new Error(`${command} ${args.join(' ')} failed: ${String(stderr).trim() || err.message}`)) : resolve());
+      err ? reject(new Error(`${command} ${args.join(' ')} failed: ${String(stderr).trim() || err.message}`)) : resolve(),
+    );
   });
 
 export interface ServiceContext {
@@ -21,7 +22,18 @@ export interface ServiceContext {
 }
 
 /** Variables the service keeps from the installing shell: where the CLIs and tmux are, and Bria's own settings. */
-const KEPT = ['PATH', 'LANG', 'NODE_EXTRA_CA_CERTS', 'BRIA_CLAUDE_BIN', 'BRIA_CODEX_BIN', 'BRIA_TMUX_SOCKET', 'BRIA_PERMISSION_WAIT_MINUTES', 'LOG_LEVEL', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME'];
+const KEPT = [
+  'PATH',
+  'LANG',
+  'NODE_EXTRA_CA_CERTS',
+  'BRIA_CLAUDE_BIN',
+  'BRIA_CODEX_BIN',
+  'BRIA_TMUX_SOCKET',
+  'BRIA_PERMISSION_WAIT_MINUTES',
+  'LOG_LEVEL',
+  'CLAUDE_CONFIG_DIR',
+  'CODEX_HOME',
+];
 
 /** The installing shell's variables the service unit may carry (KEPT); nothing else leaves this process. */
 export function serviceEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -70,8 +82,10 @@ export async function installService(spec: ServiceSpec, ctx: ServiceContext): Pr
   } else {
     writeFileSync(file, systemdUnit(spec), { mode: 0o600 });
     await ctx.run('systemctl', ['--user', 'daemon-reload']).catch((err: Error) => {
-      throw new Error(`${err.message}\nThe unit is written (${file}) but this session has no systemd user manager (a container, or ssh without ` +
-        '`loginctl enable-linger`). Run the agent in the foreground or under your own supervisor instead.');
+      throw new Error(
+        `${err.message}\nThe unit is written (${file}) but this session has no systemd user manager (a container, or ssh without ` +
+          '`loginctl enable-linger`). Run the agent in the foreground or under your own supervisor instead.',
+      );
     });
     await ctx.run('systemctl', ['--user', 'enable', '--now', SYSTEMD_UNIT_NAME]);
     // Already running (a re-install): start it again with the new unit.

@@ -35,7 +35,9 @@ export function systemdUnit(spec: ServiceSpec): string {
     '[Service]',
     'Type=simple',
     `ExecStart=${[spec.node, spec.script, ...spec.args].map(systemdWord).join(' ')}`,
-    ...Object.entries(spec.env).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => systemdEnv(k, v)),
+    ...Object.entries(spec.env)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => systemdEnv(k, v)),
     'Restart=on-failure',
     'RestartSec=5',
     // The CLIs in tmux outlive the agent on purpose (their own tmux server): stopping the service ends only the agent.
@@ -65,7 +67,9 @@ export function launchdPlist(spec: ServiceSpec & { logFile: string }): string {
     '  </array>',
     '  <key>EnvironmentVariables</key>',
     '  <dict>',
-    ...Object.entries(spec.env).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `    <key>${xml(k)}</key>${str(v)}`),
+    ...Object.entries(spec.env)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `    <key>${xml(k)}</key>${str(v)}`),
     '  </dict>',
     '  <key>RunAtLoad</key><true/>',
     '  <key>KeepAlive</key><true/>',

@@ -5,7 +5,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 
 export class TmuxControlError extends Error {
-  constructor(message: string, readonly stderr: string) {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
     super(message);
   }
 }
@@ -78,12 +81,16 @@ export class ControlClient {
   /** Attaches to `session`; null when there is no server or no such session. */
   static open(bin: string, socketName: string, session: string): Promise<ControlClient | null> {
     // -u: tmux would otherwise replace non-ASCII output with `_` when the agent's locale is not UTF-8.
-    const child = spawn(bin, ['-u', '-L', socketName, '-C', 'attach-session', '-f', 'no-output,ignore-size', '-t', `=${session}`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(bin, ['-u', '-L', socketName, '-C', 'attach-session', '-f', 'no-output,ignore-size', '-t', `=${session}`], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const c = new ControlClient(child);
     return new Promise((resolve) => {
       // The attach itself answers with one block that is not ours (flags 0): its end means "attached".
       c.pending.push({
-        cmd: 'attach-session', blocks: 1, out: '',
+        cmd: 'attach-session',
+        blocks: 1,
+        out: '',
         resolve: () => resolve(c),
         reject: () => {
           c.close();

@@ -10,14 +10,7 @@ export interface PaneInfo {
   currentCommand: string;
 }
 
-const FIELDS = [
-  '#{session_name}',
-  '#{pane_id}',
-  '#{pane_pid}',
-  '#{pane_dead}',
-  '#{pane_dead_status}',
-  '#{pane_current_command}',
-] as const;
+const FIELDS = ['#{session_name}', '#{pane_id}', '#{pane_pid}', '#{pane_dead}', '#{pane_dead_status}', '#{pane_current_command}'] as const;
 
 /** Tab-separated so that session names and commands with spaces stay intact. */
 export const PANE_FORMAT = FIELDS.join('\t');

@@ -14,7 +14,12 @@ afterAll(async () => {
 
 describe('paneStream (benchmarks)', () => {
   it('resolves with the time a marker drawn between colour codes first shows in the pane', async () => {
-    const s = await tmux.newSession({ name: 'ps', cwd: dir, command: ['sh', '-c', 'read x; printf "\\033[1mMAR\\033[0mKER-%s\\n" "$x"; sleep 30'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const s = await tmux.newSession({
+      name: 'ps',
+      cwd: dir,
+      command: ['sh', '-c', 'read x; printf "\\033[1mMAR\\033[0mKER-%s\\n" "$x"; sleep 30'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     const pane = await paneStream(tmux, s.paneId, join(dir, 'pane.out'), () => 42);
     try {
       const shown = pane.expect('MARKER-go');

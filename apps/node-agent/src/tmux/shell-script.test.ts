@@ -22,13 +22,16 @@ describe('buildWrapperScript', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bria-wrap-'));
     const exitFile = join(dir, 'x.exit');
     const script = join(dir, 'x.sh');
-    writeFileSync(script, buildWrapperScript({
-      cwd: dir,
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, not JS templates
-      command: ['sh', '-c', 'printf "%s|%s|%s|%s" "$PWD" "$NASTY" "${LEAK-unset}" "${TMUX-none}" > out; exit 3'],
-      env: { NASTY: nasty, PATH: process.env.PATH ?? '/usr/bin:/bin', SKIPPED: undefined },
-      exitFile,
-    }));
+    writeFileSync(
+      script,
+      buildWrapperScript({
+        cwd: dir,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, not JS templates
+        command: ['sh', '-c', 'printf "%s|%s|%s|%s" "$PWD" "$NASTY" "${LEAK-unset}" "${TMUX-none}" > out; exit 3'],
+        env: { NASTY: nasty, PATH: process.env.PATH ?? '/usr/bin:/bin', SKIPPED: undefined },
+        exitFile,
+      }),
+    );
     execFileSync('sh', [script], { env: { ...process.env, LEAK: 'leak', TMUX: '/tmp/x,1,0' } });
     expect(readFileSync(join(dir, 'out'), 'utf8')).toBe(`${dir}|${nasty}|unset|none`);
     expect(readFileSync(exitFile, 'utf8').trim()).toBe('3');

@@ -1,7 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 
 export class TmuxError extends Error {
-  constructor(message: string, readonly stderr: string) {
+  constructor(
+    message: string,
+    readonly stderr: string,
+  ) {
     super(message);
   }
 }
@@ -10,7 +13,11 @@ export class TmuxError extends Error {
  * Runs one tmux client process on the private server (`tmux -L <socket> …args`), with `input` on its
  * stdin when given; resolves with its stdout. Used when no control-mode client is open.
  */
-export function runTmuxProcess(o: { bin: string; socketName: string; env: NodeJS.ProcessEnv | undefined }, args: readonly string[], input?: string): Promise<string> {
+export function runTmuxProcess(
+  o: { bin: string; socketName: string; env: NodeJS.ProcessEnv | undefined },
+  args: readonly string[],
+  input?: string,
+): Promise<string> {
   const full = ['-L', o.socketName, ...args];
   if (input === undefined) {
     return new Promise((resolve, reject) => {

@@ -28,7 +28,8 @@ async function until<T>(fn: () => Promise<T | null | undefined | false>, ms = 10
 async function dumpPane(tmux: Tmux, name: string): Promise<{ parentEnv: string; scriptPath: string; exitFile: string }> {
   const out = join(dir, `${name}.parent-env`);
   const s = await tmux.newSession({
-    name, cwd: dir,
+    name,
+    cwd: dir,
     command: ['sh', '-c', `tr '\\0' '\\n' < /proc/$PPID/environ > "$1.tmp"; mv "$1.tmp" "$1"; exec sleep 60`, 'sh', out],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
   });

@@ -32,7 +32,8 @@ describe('Tmux on a private server', () => {
     const text = `line "one" $HOME \`id\`\nline two ü ; exit 9`;
     const bytes = Buffer.byteLength(text);
     const s = await tmux.newSession({
-      name: 'paste1', cwd: dir,
+      name: 'paste1',
+      cwd: dir,
       command: ['sh', '-c', `stty raw -echo; head -c ${bytes} > typed.txt; printf '%s' "$MARK" > mark.txt; exit 5`],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', MARK: 'from-caller' },
     });
@@ -63,7 +64,11 @@ describe('Tmux on a private server', () => {
     for (let i = 1; i < 256; i++) text += String.fromCharCode(i);
     text += ' 日本語 🙂 #{pane_id} ; {x} ~ $HOME %if \\';
     const file = join(dir, 'buffer.bin');
-    await tmux.sequence([['set-buffer', '-b', 'exact', '--', text], ['save-buffer', '-b', 'exact', file], ['delete-buffer', '-b', 'exact']]);
+    await tmux.sequence([
+      ['set-buffer', '-b', 'exact', '--', text],
+      ['save-buffer', '-b', 'exact', file],
+      ['delete-buffer', '-b', 'exact'],
+    ]);
     expect(readFileSync(file, 'utf8')).toBe(text);
     expect(quoteTmuxArg('a"$\\\n\x1b')).toBe('"a\\"\\$\\\\\\n\\033"');
     expect(() => quoteTmuxArg('a\0b')).toThrow(/NUL/);
@@ -73,7 +78,12 @@ describe('Tmux on a private server', () => {
     const spawned = new Tmux({ socketName: tmux.socketName, runDir: tmux.runDir, control: false });
     const text = `plain "two" $HOME \`id\`\nsecond ü 🙂`;
     const bytes = Buffer.byteLength(text);
-    const s = await spawned.newSession({ name: 'paste2', cwd: dir, command: ['sh', '-c', `stty raw -echo; head -c ${bytes} > typed2.txt; sleep 30`], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const s = await spawned.newSession({
+      name: 'paste2',
+      cwd: dir,
+      command: ['sh', '-c', `stty raw -echo; head -c ${bytes} > typed2.txt; sleep 30`],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     await sleep(200);
     const before = await spawned.paste(s.paneId, text, { submit: false, captureBefore: true });
     expect(typeof before).toBe('string');

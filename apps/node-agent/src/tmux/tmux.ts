@@ -123,7 +123,10 @@ export class Tmux {
         throw new TmuxError(e.message, e.stderr ?? '');
       }
     }
-    return this.spawnRun(cmds.flatMap((c, i) => (i === 0 ? [...c] : [';', ...c])), input);
+    return this.spawnRun(
+      cmds.flatMap((c, i) => (i === 0 ? [...c] : [';', ...c])),
+      input,
+    );
   }
 
   run(args: readonly string[], input?: string): Promise<string> {
@@ -141,7 +144,10 @@ export class Tmux {
   private async scrubGlobalEnvironment(): Promise<void> {
     if (!this.withheld) return;
     const out = await this.run(['show-environment', '-g']).catch(() => '');
-    const names = out.split('\n').map((l) => l.replace(/^-/, '').split('=')[0] ?? '').filter((n) => n && this.withheld?.(n));
+    const names = out
+      .split('\n')
+      .map((l) => l.replace(/^-/, '').split('=')[0] ?? '')
+      .filter((n) => n && this.withheld?.(n));
     if (names.length > 0) await this.sequence(names.map((n) => ['set-environment', '-g', '-u', n]));
   }
 
@@ -164,7 +170,10 @@ export class Tmux {
       }
     }
     this.ctlRetryAt = 0;
-    await this.sequence([['set-option', '-g', 'exit-empty', 'off'], ['set-option', '-g', 'remain-on-exit', 'on']]);
+    await this.sequence([
+      ['set-option', '-g', 'exit-empty', 'off'],
+      ['set-option', '-g', 'remain-on-exit', 'on'],
+    ]);
   }
 
   /**
@@ -228,11 +237,21 @@ export class Tmux {
     let out: string;
     try {
       out = await this.run([
-        'new-session', '-d', '-P', '-F', PANE_FORMAT,
-        '-s', opts.name,
-        '-x', String(opts.width ?? 200), '-y', String(opts.height ?? 50),
-        '-c', opts.cwd,
-        'sh', scriptPath,
+        'new-session',
+        '-d',
+        '-P',
+        '-F',
+        PANE_FORMAT,
+        '-s',
+        opts.name,
+        '-x',
+        String(opts.width ?? 200),
+        '-y',
+        String(opts.height ?? 50),
+        '-c',
+        opts.cwd,
+        'sh',
+        scriptPath,
       ]);
     } catch (err) {
       await rm(scriptPath, { force: true });
@@ -272,7 +291,15 @@ export class Tmux {
     // before a delivery, so the paste runs only if the pane is alive at that very moment (if-shell -F
     // evaluates the format inside the server, no shell; nothing runs between it and the paste; a
     // dead pane gets its buffer deleted instead). The last command reports the pane's state.
-    const guardedPaste = ['if-shell', '-F', '-t', target, '#{pane_dead}', commandLine(['delete-buffer', '-b', buffer]), commandLine(['paste-buffer', '-p', '-d', '-b', buffer, '-t', target])];
+    const guardedPaste = [
+      'if-shell',
+      '-F',
+      '-t',
+      target,
+      '#{pane_dead}',
+      commandLine(['delete-buffer', '-b', buffer]),
+      commandLine(['paste-buffer', '-p', '-d', '-b', buffer, '-t', target]),
+    ];
     const deadNow = ['display-message', '-p', '-t', target, '#{pane_dead}'];
     const c = await this.control();
     let out: string;

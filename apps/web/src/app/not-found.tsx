@@ -9,7 +9,11 @@ export default async function NotFound() {
       <p className="brand brand-large">{t('app.name')}</p>
       <h1>{t('notFound.title')}</h1>
       <p className="muted">{t('notFound.text')}</p>
-      <p><Link className="btn btn-primary" href="/">{t('notFound.back')}</Link></p>
+      <p>
+        <Link className="btn btn-primary" href="/">
+          {t('notFound.back')}
+        </Link>
+      </p>
     </main>
   );
 }

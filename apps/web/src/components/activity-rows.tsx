@@ -54,9 +54,13 @@ function ToolStep({ row, now }: { row: ActivityRow; now: number }) {
   return (
     <details className={`step step-${row.status}`}>
       <summary data-testid="activity-summary">
-        <span className="step-icon" aria-hidden="true">{ICON[kind]}</span>
+        <span className="step-icon" aria-hidden="true">
+          {ICON[kind]}
+        </span>
         <span className="step-kind">{t(`stream.kind.${kind}` as AnyKey)}</span>
-        <code className="step-subject" data-testid="activity-subject">{row.subject ?? row.toolName ?? ''}</code>
+        <code className="step-subject" data-testid="activity-subject">
+          {row.subject ?? row.toolName ?? ''}
+        </code>
         {changed && (
           <span className="step-diffstat" data-testid="activity-diffstat">
             <span className="ok-text">+{row.diffAdded ?? 0}</span> <span className="danger-text">−{row.diffRemoved ?? 0}</span>
@@ -69,10 +73,14 @@ function ToolStep({ row, now }: { row: ActivityRow; now: number }) {
         {ms !== null && <span className="muted small">{duration(t, ms)}</span>}
       </summary>
       <div className="step-body">
-        {row.diffText ? <Diff text={row.diffText} /> : row.outputHead ? (
+        {row.diffText ? (
+          <Diff text={row.diffText} />
+        ) : row.outputHead ? (
           <>
             <p className="muted small step-label">{t('stream.output')}</p>
-            <pre className="command small" data-testid="activity-output">{row.outputHead}</pre>
+            <pre className="command small" data-testid="activity-output">
+              {row.outputHead}
+            </pre>
           </>
         ) : (
           <p className="muted small">{t(row.kind === 'edit' || row.kind === 'write' ? 'stream.noDiff' : 'stream.noOutput')}</p>
@@ -97,7 +105,11 @@ function Diff({ text }: { text: string }) {
 /** Truth rule: every activity line names the journal record and the agent event it rests on. */
 function Source({ row }: { row: ActivityRow }) {
   const { t } = useI18n();
-  return <p className="muted small step-source" data-testid="activity-source">{t('stream.source', { record: row.sourceRecordId, offset: row.sourceOffset, seq: row.eventSeq })}</p>;
+  return (
+    <p className="muted small step-source" data-testid="activity-source">
+      {t('stream.source', { record: row.sourceRecordId, offset: row.sourceOffset, seq: row.eventSeq })}
+    </p>
+  );
 }
 
 /** A working session's current activity, one line ("Running `npm test` · 3 min · 5 steps"). */
@@ -105,10 +117,17 @@ export function ActivityLine({ activity, now }: { activity: CurrentActivityView;
   const { t } = useI18n();
   return (
     <span className="small activity-line" data-testid="activity-line">
-      {activityLine(t, activity, now).map((p, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the pieces of one line, fixed by the template
-        p.code ? <code key={i} className="line-code">{p.text}</code> : <span key={i}>{p.text}</span>
-      ))}
+      {activityLine(t, activity, now).map((p, i) => {
+        // The pieces of one line, fixed by the template: their position is their identity.
+        const key = `${i}:${p.code ? 'c' : 't'}`;
+        return p.code ? (
+          <code key={key} className="line-code">
+            {p.text}
+          </code>
+        ) : (
+          <span key={key}>{p.text}</span>
+        );
+      })}
     </span>
   );
 }

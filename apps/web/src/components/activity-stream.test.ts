@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { translator } from '../i18n/catalog.ts';
 import {
-  type ActivityRow, activityLine, contextText, type CurrentActivityView, diffLines, duration, isWorking, lineText, placeActivity, stepMs, storedAnchors,
+  type ActivityRow,
+  activityLine,
+  contextText,
+  type CurrentActivityView,
+  diffLines,
+  duration,
+  isWorking,
+  lineText,
+  placeActivity,
+  stepMs,
+  storedAnchors,
 } from './activity-stream.ts';
 
 const en = translator('en');
@@ -11,8 +21,25 @@ let nextId = 1;
 function row(o: Partial<ActivityRow> & { startedAt: string }): ActivityRow {
   const id = String(nextId++);
   return {
-    id, ref: `ref-${id}`, nativeTurnId: null, messageId: null, kind: 'command', toolName: 'Bash', subject: 'npm test', status: 'ok', exitCode: 0,
-    outputHead: null, diffAdded: null, diffRemoved: null, diffText: null, text: null, sourceRecordId: `rec-${id}`, sourceOffset: 0, eventSeq: 1, endedAt: null, ...o,
+    id,
+    ref: `ref-${id}`,
+    nativeTurnId: null,
+    messageId: null,
+    kind: 'command',
+    toolName: 'Bash',
+    subject: 'npm test',
+    status: 'ok',
+    exitCode: 0,
+    outputHead: null,
+    diffAdded: null,
+    diffRemoved: null,
+    diffText: null,
+    text: null,
+    sourceRecordId: `rec-${id}`,
+    sourceOffset: 0,
+    eventSeq: 1,
+    endedAt: null,
+    ...o,
   };
 }
 const at = (s: number) => new Date(Date.UTC(2026, 11, 4, 12, 0, s)).toISOString();
@@ -38,7 +65,7 @@ describe('placeActivity', () => {
     expect(p.after.get('m2')).toBeUndefined();
   });
 
-  it('a follow-up shares its main request\'s rows, shown once under the first of them on screen', () => {
+  it("a follow-up shares its main request's rows, shown once under the first of them on screen", () => {
     const anchors = storedAnchors([
       { id: 'f1', mainMessageId: 'main', createdAt: at(5) },
       { id: 'f2', mainMessageId: 'main', createdAt: at(6) },
@@ -67,7 +94,8 @@ describe('placeActivity', () => {
 
 describe('diffLines', () => {
   it('colours added, removed, hunk and header lines; "---" inside a hunk is a removed line', () => {
-    const text = '--- a/src/x.ts\n+++ b/src/x.ts\n@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n--- old comment\n\\ No newline at end of file\n';
+    const text =
+      '--- a/src/x.ts\n+++ b/src/x.ts\n@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n--- old comment\n\\ No newline at end of file\n';
     expect(diffLines(text).map((l) => l.kind)).toEqual(['meta', 'meta', 'hunk', 'context', 'del', 'add', 'del', 'meta']);
     expect(diffLines(text)[5]).toEqual({ kind: 'add', text: '+const b = 3;' });
   });
@@ -88,15 +116,28 @@ describe('durations', () => {
 
 describe('activityLine', () => {
   const base: CurrentActivityView = {
-    kind: 'command', toolName: 'Bash', subject: 'npm test\n--watch=false', status: 'running', added: null, removed: null, reads: 0, steps: 5,
-    nativeTurnId: 'T1', turnStartedAt: at(0), at: at(100),
+    kind: 'command',
+    toolName: 'Bash',
+    subject: 'npm test\n--watch=false',
+    status: 'running',
+    added: null,
+    removed: null,
+    reads: 0,
+    steps: 5,
+    nativeTurnId: 'T1',
+    turnStartedAt: at(0),
+    at: at(100),
   };
   const now = Date.parse(at(180));
 
   it('says what the session does, the subject as code, with time and steps', () => {
     expect(lineText(activityLine(en, base, now))).toBe('Running `npm test` · 3 min · 5 steps');
     expect(lineText(activityLine(ru, { ...base, steps: 2 }, now))).toBe('Выполняет `npm test` · 3 мин · 2 шага');
-    expect(activityLine(en, base, now).filter((p) => p.code).map((p) => p.text)).toEqual(['npm test']);
+    expect(
+      activityLine(en, base, now)
+        .filter((p) => p.code)
+        .map((p) => p.text),
+    ).toEqual(['npm test']);
   });
 
   it('edits count lines, reads count files, a failed command says so, paths are shortened', () => {
@@ -114,8 +155,14 @@ describe('activityLine', () => {
 
 describe('contextText', () => {
   it('percent of a known window, the model-name window said so, tokens only when unknown', () => {
-    expect(contextText(en, { usedTokens: 108_528, windowTokens: 258_400, windowSource: 'journal', percent: 42, compactions: 0 }, 'en')).toBe('42% of 258,400 tokens');
-    expect(contextText(en, { usedTokens: 9_000, windowTokens: 200_000, windowSource: 'model', percent: 4.5, compactions: 1 }, 'en')).toBe('4.5% of 200,000 tokens (window from the model name)');
-    expect(contextText(en, { usedTokens: 9_000, windowTokens: null, windowSource: null, percent: null, compactions: 0 }, 'en')).toBe('9,000 tokens (window size unknown)');
+    expect(contextText(en, { usedTokens: 108_528, windowTokens: 258_400, windowSource: 'journal', percent: 42, compactions: 0 }, 'en')).toBe(
+      '42% of 258,400 tokens',
+    );
+    expect(contextText(en, { usedTokens: 9_000, windowTokens: 200_000, windowSource: 'model', percent: 4.5, compactions: 1 }, 'en')).toBe(
+      '4.5% of 200,000 tokens (window from the model name)',
+    );
+    expect(contextText(en, { usedTokens: 9_000, windowTokens: null, windowSource: null, percent: null, compactions: 0 }, 'en')).toBe(
+      '9,000 tokens (window size unknown)',
+    );
   });
 });

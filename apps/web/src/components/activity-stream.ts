@@ -137,7 +137,10 @@ export function duration(t: Translate, ms: number): string {
 export { shortSubject };
 
 /** One piece of the activity line; `code` pieces are the command or path, shown as code. */
-export interface LinePiece { text: string; code: boolean }
+export interface LinePiece {
+  text: string;
+  code: boolean;
+}
 
 const SUBJECT = '\u0000S\u0000';
 
@@ -149,14 +152,22 @@ export function activityLine(t: Translate, a: CurrentActivityView, now: number):
   const done = a.status !== 'running';
   const key: AnyKey = (() => {
     switch (a.kind) {
-      case 'command': return a.status === 'error' ? 'activity.command.failed' : done ? 'activity.command.done' : 'activity.command';
-      case 'edit': return done ? 'activity.edit.done' : 'activity.edit';
-      case 'write': return done ? 'activity.write.done' : 'activity.write';
-      case 'read': return a.reads > 1 ? 'activity.reads' : 'activity.read';
-      case 'search': return 'activity.search';
-      case 'question': return 'activity.question';
-      case 'text': return 'activity.text';
-      default: return 'activity.tool';
+      case 'command':
+        return a.status === 'error' ? 'activity.command.failed' : done ? 'activity.command.done' : 'activity.command';
+      case 'edit':
+        return done ? 'activity.edit.done' : 'activity.edit';
+      case 'write':
+        return done ? 'activity.write.done' : 'activity.write';
+      case 'read':
+        return a.reads > 1 ? 'activity.reads' : 'activity.read';
+      case 'search':
+        return 'activity.search';
+      case 'question':
+        return 'activity.question';
+      case 'text':
+        return 'activity.text';
+      default:
+        return 'activity.tool';
     }
   })();
   // The current activity carries no exit code (only the row does), so "failed" stands alone.

@@ -97,21 +97,26 @@ export function AddComputer() {
       <ReachWarning />
       {created ? (
         <div data-testid="new-token">
-          <p role="status" className="warning">{t('nodes.add.onceWarning')}</p>
+          <p role="status" className="warning">
+            {t('nodes.add.onceWarning')}
+          </p>
           <p>{t('nodes.add.runThis')}</p>
-          <pre className="command" data-testid="add-command" ref={commandRef}><code>{created.command}</code></pre>
+          <pre className="command" data-testid="add-command" ref={commandRef}>
+            <code>{created.command}</code>
+          </pre>
           <p className="muted small">
-            {t('nodes.add.tokenLabel')}: <code className="token" data-testid="add-token">{created.token}</code>
+            {t('nodes.add.tokenLabel')}:{' '}
+            <code className="token" data-testid="add-token">
+              {created.token}
+            </code>
           </p>
           <div className="actions">
-            <button
-              type="button"
-              className="btn"
-              onClick={() => copyOrSelect(created.command, commandRef.current).then(setCopied)}
-            >
+            <button type="button" className="btn" onClick={() => copyOrSelect(created.command, commandRef.current).then(setCopied)}>
               {copied ? t('nodes.add.copied') : t('nodes.add.copy')}
             </button>
-            <button type="button" className="btn btn-primary" onClick={close}>{t('nodes.add.done')}</button>
+            <button type="button" className="btn btn-primary" onClick={close}>
+              {t('nodes.add.done')}
+            </button>
           </div>
         </div>
       ) : (
@@ -124,11 +129,27 @@ export function AddComputer() {
           }}
         >
           <label htmlFor={nameId}>{t('nodes.add.name')}</label>
-          <input id={nameId} name="name" value={name} maxLength={80} autoComplete="off" placeholder={t('nodes.add.namePlaceholder')} onChange={(e) => setName(e.target.value)} />
-          {error && <p role="alert" className="error">{error}</p>}
+          <input
+            id={nameId}
+            name="name"
+            value={name}
+            maxLength={80}
+            autoComplete="off"
+            placeholder={t('nodes.add.namePlaceholder')}
+            onChange={(e) => setName(e.target.value)}
+          />
+          {error && (
+            <p role="alert" className="error">
+              {error}
+            </p>
+          )}
           <div className="actions">
-            <button type="button" className="btn" onClick={close}>{t('nodes.add.cancel')}</button>
-            <button type="submit" className="btn btn-primary" disabled={add.isPending}>{t('nodes.add.submit')}</button>
+            <button type="button" className="btn" onClick={close}>
+              {t('nodes.add.cancel')}
+            </button>
+            <button type="submit" className="btn btn-primary" disabled={add.isPending}>
+              {t('nodes.add.submit')}
+            </button>
           </div>
         </form>
       )}

@@ -35,44 +35,68 @@ export function AllSessions() {
           <label htmlFor={`${id}-n`}>{t('filter.computer')}</label>
           <select id={`${id}-n`} value={filter.nodeId} onChange={(e) => set({ nodeId: e.target.value })}>
             <option value="">{t('filter.allComputers')}</option>
-            {nodes.map((n) => <option key={n.id} value={n.id}>{n.name}</option>)}
+            {nodes.map((n) => (
+              <option key={n.id} value={n.id}>
+                {n.name}
+              </option>
+            ))}
           </select>
         </div>
         <div>
           <label htmlFor={`${id}-x`}>{t('archive.executor')}</label>
           <select id={`${id}-x`} value={filter.executor} onChange={(e) => set({ executor: e.target.value as SessionFilter['executor'] })}>
             <option value="">{t('archive.allExecutors')}</option>
-            {EXECUTORS.map((x) => <option key={x} value={x}>{t(`executor.${x}`)}</option>)}
+            {EXECUTORS.map((x) => (
+              <option key={x} value={x}>
+                {t(`executor.${x}`)}
+              </option>
+            ))}
           </select>
         </div>
         <div>
           <label htmlFor={`${id}-s`}>{t('filter.state')}</label>
           <select id={`${id}-s`} value={filter.group} onChange={(e) => set({ group: e.target.value as SessionFilter['group'] })}>
             <option value="">{t('filter.allStates')}</option>
-            {STATE_GROUPS.map((g) => <option key={g} value={g}>{t(`filter.group.${g}`)}</option>)}
+            {STATE_GROUPS.map((g) => (
+              <option key={g} value={g}>
+                {t(`filter.group.${g}`)}
+              </option>
+            ))}
           </select>
         </div>
       </form>
-      {open.error && open.sessions.length === 0 && <p role="alert" className="error">{errorText(open.error)}</p>}
+      {open.error && open.sessions.length === 0 && (
+        <p role="alert" className="error">
+          {errorText(open.error)}
+        </p>
+      )}
       {open.pending && open.sessions.length === 0 && <Skeleton lines={3} />}
       {!open.pending && !open.stale && shown.length === 0 && (
-        <p className="muted" data-testid="home-empty">{filtered ? t('home.noneMatch') : t('home.none')}</p>
+        <p className="muted" data-testid="home-empty">
+          {filtered ? t('home.noneMatch') : t('home.none')}
+        </p>
       )}
       <ul className="rows" aria-busy={open.pending || open.stale} data-testid="all-sessions">
         {shown.map((s) => (
           <li key={s.id} className="row card" data-testid="open-session" data-session-id={s.id} data-node-id={s.nodeId}>
             <div className="row-main">
-              <Link href={`/sessions/${s.id}`} className="row-title">{sessionTitle(s, t)}</Link>
+              <Link href={`/sessions/${s.id}`} className="row-title">
+                {sessionTitle(s, t)}
+              </Link>
               <span className="muted small">
                 <span data-testid="row-computer">{s.nodeName}</span>
                 {!s.nodeOnline && <> · {t('nodes.offline')}</>}
-                {' · '}<span className="mono">{s.folder}</span>
+                {' · '}
+                <span className="mono">{s.folder}</span>
               </span>
             </div>
             <div className="row-facts">
               <StateBadge state={s.state} wait={s.promptWait} desk={s.desk} />
               <span className="small">{t(`executor.${s.executor}`)}</span>
-              <span className="small"><span className="muted">{t('session.lastActivity')}: </span><When iso={lastSeenAt(s)} locale={locale} now={now} /></span>
+              <span className="small">
+                <span className="muted">{t('session.lastActivity')}: </span>
+                <When iso={lastSeenAt(s)} locale={locale} now={now} />
+              </span>
             </div>
             {s.activity && isWorking(s.state) && <ActivityLine activity={s.activity} now={now} />}
           </li>

@@ -20,14 +20,24 @@ export function AppShell({ userName, chosenLocale, children }: { userName: strin
   const current = (s: typeof section) => (section === s ? 'page' : undefined);
   return (
     <>
-      <a className="skip" href="#main">{t('nav.main')}</a>
+      <a className="skip" href="#main">
+        {t('nav.main')}
+      </a>
       <header className="topbar">
         <div className="wrap topbar-inner">
-          <Link href="/" className="brand">{t('app.name')}</Link>
+          <Link href="/" className="brand">
+            {t('app.name')}
+          </Link>
           <nav aria-label={t('nav.main')} className="nav">
-            <Link href="/" aria-current={current('home')}>{t('nav.home')}</Link>
-            <Link href="/archive" aria-current={current('archive')}>{t('nav.archive')}</Link>
-            <Link href="/settings" aria-current={current('settings')}>{t('nav.settings')}</Link>
+            <Link href="/" aria-current={current('home')}>
+              {t('nav.home')}
+            </Link>
+            <Link href="/archive" aria-current={current('archive')}>
+              {t('nav.archive')}
+            </Link>
+            <Link href="/settings" aria-current={current('settings')}>
+              {t('nav.settings')}
+            </Link>
           </nav>
           <span className={`live live-${live}`} title={t('live.title')} data-testid="live-status">
             <span className="dot" aria-hidden="true" />
@@ -45,7 +55,9 @@ export function AppShell({ userName, chosenLocale, children }: { userName: strin
           <div className="wrap">{t('live.lost')}</div>
         </div>
       )}
-      <main className="wrap" id="main">{children}</main>
+      <main className="wrap" id="main">
+        {children}
+      </main>
       <FinishedToasts />
     </>
   );

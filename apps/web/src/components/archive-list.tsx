@@ -14,10 +14,10 @@ import { useErrorText } from './use-error-text.ts';
 export function Snippet({ text }: { text: string }) {
   return (
     <span className="snippet small" data-testid="archive-snippet">
-      {splitSnippet(text).map((p, i) => (
+      {splitSnippet(text).map((p, i) =>
         // biome-ignore lint/suspicious/noArrayIndexKey: pieces of one fixed string
-        p.marked ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>
-      ))}
+        p.marked ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>,
+      )}
     </span>
   );
 }
@@ -60,7 +60,11 @@ export function ArchiveList({ nodeId, heading = 'h2' }: { nodeId?: string; headi
             <label htmlFor={`${id}-n`}>{t('filter.computer')}</label>
             <select id={`${id}-n`} value={computer} onChange={(e) => setComputer(e.target.value)} data-testid="archive-computer">
               <option value="">{t('filter.allComputers')}</option>
-              {nodes.data?.nodes.map((n) => <option key={n.id} value={n.id}>{n.name}</option>)}
+              {nodes.data?.nodes.map((n) => (
+                <option key={n.id} value={n.id}>
+                  {n.name}
+                </option>
+              ))}
             </select>
           </div>
         )}
@@ -68,34 +72,58 @@ export function ArchiveList({ nodeId, heading = 'h2' }: { nodeId?: string; headi
           <label htmlFor={`${id}-x`}>{t('archive.executor')}</label>
           <select id={`${id}-x`} value={executor} onChange={(e) => setExecutor(e.target.value as Executor | '')}>
             <option value="">{t('archive.allExecutors')}</option>
-            {EXECUTORS.map((x) => <option key={x} value={x}>{t(`executor.${x}`)}</option>)}
+            {EXECUTORS.map((x) => (
+              <option key={x} value={x}>
+                {t(`executor.${x}`)}
+              </option>
+            ))}
           </select>
         </div>
       </form>
-      {archive.isError && !archive.data && <p role="alert" className="error">{errorText(archive.error)}</p>}
+      {archive.isError && !archive.data && (
+        <p role="alert" className="error">
+          {errorText(archive.error)}
+        </p>
+      )}
       {archive.isPending && <Skeleton lines={3} />}
       {archive.isSuccess && items.length === 0 && <p className="muted">{t('archive.empty')}</p>}
       <ul className="rows" aria-busy={archive.isFetching} data-testid="archive-list">
         {items.map((s) => (
           <li key={s.id} className="row card" data-testid="archived-session" data-session-id={s.id} data-node-id={s.nodeId}>
             <div className="row-main">
-              <Link href={`/sessions/${s.id}`} className="row-title">{sessionTitle(s, t)}</Link>
+              <Link href={`/sessions/${s.id}`} className="row-title">
+                {sessionTitle(s, t)}
+              </Link>
               <span className="muted small">
-                {allComputers && <><span data-testid="row-computer">{s.node.name}</span>{s.node.removed && <> ({t('archive.removedComputer')})</>} · </>}
+                {allComputers && (
+                  <>
+                    <span data-testid="row-computer">{s.node.name}</span>
+                    {s.node.removed && <> ({t('archive.removedComputer')})</>} ·{' '}
+                  </>
+                )}
                 <span className="mono">{s.folder}</span>
               </span>
               {s.match && <Snippet text={s.match.snippet} />}
             </div>
             <div className="row-facts">
               <span className="small">{t(`executor.${s.executor}`)}</span>
-              <span className="small"><span className="muted">{t('session.lastActivity')}: </span><When iso={s.lastActivityAt ?? s.archivedAt} locale={locale} /></span>
-              {s.nativeGoneAt && <span className="badge state state-warn" data-testid="native-gone">{t('archive.nativeGone')}</span>}
+              <span className="small">
+                <span className="muted">{t('session.lastActivity')}: </span>
+                <When iso={s.lastActivityAt ?? s.archivedAt} locale={locale} />
+              </span>
+              {s.nativeGoneAt && (
+                <span className="badge state state-warn" data-testid="native-gone">
+                  {t('archive.nativeGone')}
+                </span>
+              )}
             </div>
           </li>
         ))}
       </ul>
       <div className="actions actions-start">
-        <span className="muted small" aria-live="polite">{archive.isSuccess ? t('archive.count', { count: items.length }) : ''}</span>
+        <span className="muted small" aria-live="polite">
+          {archive.isSuccess ? t('archive.count', { count: items.length }) : ''}
+        </span>
         {archive.hasNextPage && (
           <button type="button" className="btn" onClick={() => void archive.fetchNextPage()} disabled={archive.isFetchingNextPage}>
             {t('archive.more')}

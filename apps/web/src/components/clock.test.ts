@@ -12,10 +12,7 @@ describe('the page clock', () => {
   it('holds one timer for many subscribers and wakes each at its own pace', () => {
     const fast: number[] = [];
     const slow: number[] = [];
-    const offs = [
-      ...Array.from({ length: 50 }, () => subscribeClock(every(1_000), (t) => fast.push(t))),
-      subscribeClock(every(30_000), (t) => slow.push(t)),
-    ];
+    const offs = [...Array.from({ length: 50 }, () => subscribeClock(every(1_000), (t) => fast.push(t))), subscribeClock(every(30_000), (t) => slow.push(t))];
     expect(clockTimers()).toBe(1);
     expect(vi.getTimerCount()).toBe(1);
     vi.advanceTimersByTime(60_000);
@@ -30,7 +27,10 @@ describe('the page clock', () => {
   it('follows a changing delay and stops calling after unsubscribing', () => {
     const calls: number[] = [];
     const start = Date.now();
-    const off = subscribeClock((now) => (now - start < 10_000 ? 5_000 : 60_000), (t) => calls.push(t - start));
+    const off = subscribeClock(
+      (now) => (now - start < 10_000 ? 5_000 : 60_000),
+      (t) => calls.push(t - start),
+    );
     vi.advanceTimersByTime(130_000);
     expect(calls).toEqual([5_000, 10_000, 70_000, 130_000]);
     off();

@@ -34,14 +34,26 @@ export function CodeBlock({ lang, body }: { lang: string | null; body: string })
   return (
     <div className="code-block" data-testid="code-block" data-lang={lang ?? undefined} data-folded={long ? String(!open) : undefined}>
       <div className="code-head">
-        <span className="code-lang" data-testid="code-lang">{lang ?? ''}</span>
+        <span className="code-lang" data-testid="code-lang">
+          {lang ?? ''}
+        </span>
         <button type="button" className="btn btn-small" onClick={() => void onCopy()} data-testid="code-copy">
           {copy === 'copied' ? t('md.copied') : t('md.copy')}
         </button>
       </div>
-      <pre className="code"><code data-lang={lang ?? undefined}>{shown}</code></pre>
-      {copy === 'failed' && <p role="alert" className="error small">{t('md.copyFailed')}</p>}
-      {copy === 'copied' && <span className="sr-only" role="status">{t('md.copied')}</span>}
+      <pre className="code">
+        <code data-lang={lang ?? undefined}>{shown}</code>
+      </pre>
+      {copy === 'failed' && (
+        <p role="alert" className="error small">
+          {t('md.copyFailed')}
+        </p>
+      )}
+      {copy === 'copied' && (
+        <span className="sr-only" role="status">
+          {t('md.copied')}
+        </span>
+      )}
       {long && <FoldToggle open={open} lines={lines.length} onToggle={() => setOpen((o) => !o)} />}
     </div>
   );

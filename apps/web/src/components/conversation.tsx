@@ -35,13 +35,30 @@ export function Conversation(props: {
     <section aria-labelledby="conv-title" className="block">
       <h2 id="conv-title">{t('conv.title')}</h2>
       {journal?.available ? (
-        <JournalTurns turns={journal.turns} total={journal.totalTurns} source={journal.source} open={props.open} working={props.working ?? false} items={props.items} activity={props.activity} now={props.now} onEarlier={journal.offset > 0 ? props.onEarlier : undefined} />
+        <JournalTurns
+          turns={journal.turns}
+          total={journal.totalTurns}
+          source={journal.source}
+          open={props.open}
+          working={props.working ?? false}
+          items={props.items}
+          activity={props.activity}
+          now={props.now}
+          onEarlier={journal.offset > 0 ? props.onEarlier : undefined}
+        />
       ) : (
         <>
-          <p className="notice notice-warn small" role="status" data-testid="conv-fallback" data-reason={journal?.reason ?? (props.journalLoading ? 'loading' : 'failed')}>
+          <p
+            className="notice notice-warn small"
+            role="status"
+            data-testid="conv-fallback"
+            data-reason={journal?.reason ?? (props.journalLoading ? 'loading' : 'failed')}
+          >
             {journal
               ? t(`conv.unavailable.${journal.reason}` as AnyKey, { detail: journal.detail ?? '' })
-              : props.journalLoading ? t('conv.reading') : t('conv.unavailable.failed', { detail: t('error.generic') })}
+              : props.journalLoading
+                ? t('conv.reading')
+                : t('conv.unavailable.failed', { detail: t('error.generic') })}
           </p>
           {props.discovered && <p className="muted small">{t('conv.discovered')}</p>}
           <StoredTurns items={props.items} total={props.total} activity={props.activity} now={props.now} working={props.working ?? false} />
@@ -58,21 +75,54 @@ const MARK: Partial<Record<JournalTurn['state'], AnyKey>> = {
   unknown: 'conv.mark.unknown',
 };
 
-function JournalTurns({ turns, total, source, open, working, items, activity, now, onEarlier }: {
-  turns: JournalTurn[]; total: number; source: 'native' | 'archive'; open: boolean; working: boolean; items: ConversationItem[]; activity: readonly ActivityRow[]; now: number; onEarlier: (() => void) | undefined;
+function JournalTurns({
+  turns,
+  total,
+  source,
+  open,
+  working,
+  items,
+  activity,
+  now,
+  onEarlier,
+}: {
+  turns: JournalTurn[];
+  total: number;
+  source: 'native' | 'archive';
+  open: boolean;
+  working: boolean;
+  items: ConversationItem[];
+  activity: readonly ActivityRow[];
+  now: number;
+  onEarlier: (() => void) | undefined;
 }) {
   const { t } = useI18n();
   const arrived = new Map(items.map((m) => [m.id, m.createdAt]));
-  const placed = placeActivity(turns.map((turn) => ({
-    key: turn.nativeRef, messageIds: turn.message ? [turn.message.id] : [], nativeTurnId: turn.nativeRef, at: (turn.message && arrived.get(turn.message.id)) ?? null,
-  })), activity);
+  const placed = placeActivity(
+    turns.map((turn) => ({
+      key: turn.nativeRef,
+      messageIds: turn.message ? [turn.message.id] : [],
+      nativeTurnId: turn.nativeRef,
+      at: (turn.message && arrived.get(turn.message.id)) ?? null,
+    })),
+    activity,
+  );
   return (
     <>
-      <p className="muted small" data-testid="conv-source" data-source={source}>{t(source === 'native' ? 'conv.fromJournal' : 'conv.fromArchive')}</p>
+      <p className="muted small" data-testid="conv-source" data-source={source}>
+        {t(source === 'native' ? 'conv.fromJournal' : 'conv.fromArchive')}
+      </p>
       {total > turns.length && (
         <p className="muted small">
           {t('conv.olderTurns', { shown: turns.length, total })}
-          {onEarlier && <> <button type="button" className="btn btn-small" onClick={onEarlier}>{t('conv.showEarlier')}</button></>}
+          {onEarlier && (
+            <>
+              {' '}
+              <button type="button" className="btn btn-small" onClick={onEarlier}>
+                {t('conv.showEarlier')}
+              </button>
+            </>
+          )}
         </p>
       )}
       {turns.length === 0 && <p className="muted">{t('conv.emptyJournal')}</p>}
@@ -84,35 +134,39 @@ function JournalTurns({ turns, total, source, open, working, items, activity, no
           const mark = MARK[turn.state];
           return (
             <Fragment key={turn.nativeRef}>
-            <li className="turn" data-testid="turn" data-state={turn.state}>
-              <div className="bubble bubble-user">
-                <p className="who">{t('conv.you')}{turn.message ? '' : <span className="muted"> · {t('conv.outsideBria')}</span>}</p>
-                <div className="plain">{turn.prompt}</div>
-              </div>
-              <ActivityList rows={placed.byTurn.get(turn.nativeRef) ?? []} now={now} />
-              {turn.final !== undefined && (
-                <div className="bubble bubble-agent" data-testid="final">
-                  <p className="who">{t('conv.agent')}</p>
-                  <Markdown text={turn.final} />
+              <li className="turn" data-testid="turn" data-state={turn.state}>
+                <div className="bubble bubble-user">
+                  <p className="who">
+                    {t('conv.you')}
+                    {turn.message ? '' : <span className="muted"> · {t('conv.outsideBria')}</span>}
+                  </p>
+                  <div className="plain">{turn.prompt}</div>
                 </div>
-              )}
-              {mark && (
-                <p className={`turn-mark${turn.state === 'interrupted' ? ' turn-mark-calm' : ''}`} role="note" data-testid="turn-failed">
-                  {t(mark)}{turn.detail && turn.state !== 'interrupted' ? `: ${turn.detail}` : ''}
-                </p>
-              )}
-              {turn.state === 'pending' && ended && (
-                // Claude writes no end record for a turn stopped before its first byte; Bria's queue knows.
-                <p className={`turn-mark${stoppedByYou(ended) ? ' turn-mark-calm' : ''}`} role="note" data-testid="turn-failed">
-                  {stoppedByYou(ended) ? t('conv.stopped') : t('conv.mark.endedPerBria', { status: t(`status.${ended.status}` as AnyKey), detail: ended.outcomeDetail ?? '' })}
-                </p>
-              )}
-              {turn.state === 'pending' && !ended && (
-                open && last ? <Working working={working} /> : <p className="muted small">{t('conv.noEnd')}</p>
-              )}
-              {turn.clipped && <p className="muted small">{t('conv.clipped')}</p>}
-            </li>
-            <Loose placed={placed} after={turn.nativeRef} items={items} now={now} />
+                <ActivityList rows={placed.byTurn.get(turn.nativeRef) ?? []} now={now} />
+                {turn.final !== undefined && (
+                  <div className="bubble bubble-agent" data-testid="final">
+                    <p className="who">{t('conv.agent')}</p>
+                    <Markdown text={turn.final} />
+                  </div>
+                )}
+                {mark && (
+                  <p className={`turn-mark${turn.state === 'interrupted' ? ' turn-mark-calm' : ''}`} role="note" data-testid="turn-failed">
+                    {t(mark)}
+                    {turn.detail && turn.state !== 'interrupted' ? `: ${turn.detail}` : ''}
+                  </p>
+                )}
+                {turn.state === 'pending' && ended && (
+                  // Claude writes no end record for a turn stopped before its first byte; Bria's queue knows.
+                  <p className={`turn-mark${stoppedByYou(ended) ? ' turn-mark-calm' : ''}`} role="note" data-testid="turn-failed">
+                    {stoppedByYou(ended)
+                      ? t('conv.stopped')
+                      : t('conv.mark.endedPerBria', { status: t(`status.${ended.status}` as AnyKey), detail: ended.outcomeDetail ?? '' })}
+                  </p>
+                )}
+                {turn.state === 'pending' && !ended && (open && last ? <Working working={working} /> : <p className="muted small">{t('conv.noEnd')}</p>)}
+                {turn.clipped && <p className="muted small">{t('conv.clipped')}</p>}
+              </li>
+              <Loose placed={placed} after={turn.nativeRef} items={items} now={now} />
             </Fragment>
           );
         })}
@@ -122,7 +176,19 @@ function JournalTurns({ turns, total, source, open, working, items, activity, no
 }
 
 /** Bria's own record of the turns sent through it (the fallback). */
-function StoredTurns({ items, total, activity, now, working }: { items: ConversationItem[]; total: number; activity: readonly ActivityRow[]; now: number; working: boolean }) {
+function StoredTurns({
+  items,
+  total,
+  activity,
+  now,
+  working,
+}: {
+  items: ConversationItem[];
+  total: number;
+  activity: readonly ActivityRow[];
+  now: number;
+  working: boolean;
+}) {
   const { t } = useI18n();
   const placed = placeActivity(storedAnchors(items), activity);
   return (
@@ -133,34 +199,42 @@ function StoredTurns({ items, total, activity, now, working }: { items: Conversa
         <Loose placed={placed} after="" items={items} now={now} />
         {items.map((m) => (
           <Fragment key={m.id}>
-          <li className="turn" data-testid="turn" data-status={m.status}>
-            <div className="bubble bubble-user">
-              <p className="who">
-                {t('conv.you')}
-                {m.mainMessageId && <span className="muted"> · {t('conv.followUp')}</span>}
-                {m.attachmentCount > 0 && <span className="muted"> · {t('conv.attachments', { count: m.attachmentCount })}</span>}
-              </p>
-              <div className="plain">{m.text}</div>
-            </div>
-            <ActivityList rows={placed.byTurn.get(m.id) ?? []} now={now} />
-            {m.finalText !== null && (
-              <div className="bubble bubble-agent" data-testid="final">
-                <p className="who">{t('conv.agent')}</p>
-                <Markdown text={m.finalText} />
+            <li className="turn" data-testid="turn" data-status={m.status}>
+              <div className="bubble bubble-user">
+                <p className="who">
+                  {t('conv.you')}
+                  {m.mainMessageId && <span className="muted"> · {t('conv.followUp')}</span>}
+                  {m.attachmentCount > 0 && <span className="muted"> · {t('conv.attachments', { count: m.attachmentCount })}</span>}
+                </p>
+                <div className="plain">{m.text}</div>
               </div>
-            )}
-            {FAILED.has(m.status) && (m.attachmentFailure ? (
-              <p className="turn-mark turn-mark-attachment" role="note" data-testid="turn-attachment-failed">{t(`queue.attachment.${m.attachmentFailure}`)}</p>
-            ) : stoppedByYou(m) ? (
-              <p className="turn-mark turn-mark-calm" role="note" data-testid="turn-failed">{t('conv.stopped')}</p>
-            ) : (
-              <p className="turn-mark" role="note" data-testid="turn-failed">
-                {t('conv.interrupted')}: {t(`status.${m.status}` as AnyKey)}{m.outcomeDetail ? ` (${m.outcomeDetail})` : ''}
-              </p>
-            ))}
-            {m.finalText === null && (m.status === 'accepted' || m.status === 'leased' || m.status === 'pending') && <Working working={working} queued={m.status === 'pending'} />}
-          </li>
-          <Loose placed={placed} after={m.id} items={items} now={now} />
+              <ActivityList rows={placed.byTurn.get(m.id) ?? []} now={now} />
+              {m.finalText !== null && (
+                <div className="bubble bubble-agent" data-testid="final">
+                  <p className="who">{t('conv.agent')}</p>
+                  <Markdown text={m.finalText} />
+                </div>
+              )}
+              {FAILED.has(m.status) &&
+                (m.attachmentFailure ? (
+                  <p className="turn-mark turn-mark-attachment" role="note" data-testid="turn-attachment-failed">
+                    {t(`queue.attachment.${m.attachmentFailure}`)}
+                  </p>
+                ) : stoppedByYou(m) ? (
+                  <p className="turn-mark turn-mark-calm" role="note" data-testid="turn-failed">
+                    {t('conv.stopped')}
+                  </p>
+                ) : (
+                  <p className="turn-mark" role="note" data-testid="turn-failed">
+                    {t('conv.interrupted')}: {t(`status.${m.status}` as AnyKey)}
+                    {m.outcomeDetail ? ` (${m.outcomeDetail})` : ''}
+                  </p>
+                ))}
+              {m.finalText === null && (m.status === 'accepted' || m.status === 'leased' || m.status === 'pending') && (
+                <Working working={working} queued={m.status === 'pending'} />
+              )}
+            </li>
+            <Loose placed={placed} after={m.id} items={items} now={now} />
           </Fragment>
         ))}
       </ol>
@@ -193,22 +267,35 @@ export function QueueTable({ items }: { items: ConversationItem[] }) {
   return (
     <section aria-labelledby="queue-title" className="block">
       <h2 id="queue-title">{t('queue.title')}</h2>
-      {items.length === 0 ? <p className="muted">{t('queue.empty')}</p> : (
+      {items.length === 0 ? (
+        <p className="muted">{t('queue.empty')}</p>
+      ) : (
         <div className="table-wrap">
           <table className="table" data-testid="queue">
             <thead>
-              <tr><th scope="col">{t('queue.seq')}</th><th scope="col">{t('queue.status')}</th><th scope="col">{t('queue.at')}</th><th scope="col">{t('queue.detail')}</th></tr>
+              <tr>
+                <th scope="col">{t('queue.seq')}</th>
+                <th scope="col">{t('queue.status')}</th>
+                <th scope="col">{t('queue.at')}</th>
+                <th scope="col">{t('queue.detail')}</th>
+              </tr>
             </thead>
             <tbody>
               {items.map((m) => (
                 <tr key={m.id} data-testid="queue-row" data-status={m.status} data-attachment-failure={m.attachmentFailure ?? undefined}>
                   <td>{m.seq}</td>
                   <td>
-                    {m.attachmentFailure
-                      ? <span className="pill pill-attachment" data-testid="queue-attachment-failed">{t(`queue.attachment.${m.attachmentFailure}`)}</span>
-                      : <span className={`pill pill-${m.status}`}>{t(`status.${m.status}` as AnyKey)}</span>}
+                    {m.attachmentFailure ? (
+                      <span className="pill pill-attachment" data-testid="queue-attachment-failed">
+                        {t(`queue.attachment.${m.attachmentFailure}`)}
+                      </span>
+                    ) : (
+                      <span className={`pill pill-${m.status}`}>{t(`status.${m.status}` as AnyKey)}</span>
+                    )}
                   </td>
-                  <td><time dateTime={m.createdAt}>{time.format(new Date(m.createdAt))}</time></td>
+                  <td>
+                    <time dateTime={m.createdAt}>{time.format(new Date(m.createdAt))}</time>
+                  </td>
                   <td className="muted small">{m.attachmentFailure ? t('queue.attachment.note') : (m.outcomeDetail ?? '')}</td>
                 </tr>
               ))}

@@ -22,15 +22,23 @@ export function Dashboard() {
         <div className="section-head">
           <div>
             <h2 id="computers-title">{t('nodes.title')}</h2>
-            <p className="muted small" aria-live="off">{t('nodes.updating')}</p>
+            <p className="muted small" aria-live="off">
+              {t('nodes.updating')}
+            </p>
           </div>
           <AddComputer />
         </div>
-        {nodes.isError && !nodes.data && <p role="alert" className="error">{t('nodes.loadFailed')} {errorText(nodes.error)}</p>}
+        {nodes.isError && !nodes.data && (
+          <p role="alert" className="error">
+            {t('nodes.loadFailed')} {errorText(nodes.error)}
+          </p>
+        )}
         {nodes.data && nodes.data.nodes.length === 0 && <p className="muted">{t('nodes.empty')}</p>}
         {nodes.isPending && <Skeleton lines={4} />}
         <div className="grid grid-side" aria-busy={nodes.isPending}>
-          {nodes.data?.nodes.map((n) => <NodeCard key={n.id} node={n} />)}
+          {nodes.data?.nodes.map((n) => (
+            <NodeCard key={n.id} node={n} />
+          ))}
         </div>
       </aside>
     </div>

@@ -40,11 +40,23 @@ async function client() {
       }),
     });
   return createTRPCClient<AppRouter>({
-    links: [httpBatchLink({ url: 'http://127.0.0.1:3000/api/trpc', fetch: fetchLocal, headers: { cookie: `${SESSION_COOKIE}=${web.secret}`, [CSRF_HEADER]: web.csrfToken } })],
+    links: [
+      httpBatchLink({
+        url: 'http://127.0.0.1:3000/api/trpc',
+        fetch: fetchLocal,
+        headers: { cookie: `${SESSION_COOKIE}=${web.secret}`, [CSRF_HEADER]: web.csrfToken },
+      }),
+    ],
   });
 }
 
-const refusal = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a refusal'); }, (e: unknown) => e);
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (e: unknown) => e,
+  );
 const en = translator('en');
 
 describe('errorText', () => {

@@ -26,12 +26,20 @@ export function EvidenceTimeline({ items }: { items: EvidenceItem[] }) {
                   </span>
                 )}
                 <span className="muted small">{t('evidence.requestedBy', { actor: actor(e.actor) })}</span>
-                <time className="muted small" dateTime={e.createdAt}>{time.format(new Date(e.createdAt))}</time>
+                <time className="muted small" dateTime={e.createdAt}>
+                  {time.format(new Date(e.createdAt))}
+                </time>
               </div>
-              {prompt && <p className="small" data-testid="evidence-prompt">{prompt}</p>}
+              {prompt && (
+                <p className="small" data-testid="evidence-prompt">
+                  {prompt}
+                </p>
+              )}
               <details>
                 <summary className="small">{t('evidence.raw')}</summary>
-                <p className="small mono" data-testid="evidence-name">{e.event}</p>
+                <p className="small mono" data-testid="evidence-name">
+                  {e.event}
+                </p>
                 {e.evidence !== null && e.evidence !== undefined && <pre className="command small">{JSON.stringify(e.evidence, null, 2)}</pre>}
               </details>
             </li>

@@ -21,7 +21,11 @@ export function LanguageSwitch({ chosen }: { chosen: string | null }) {
       <span className="sr-only">{t('lang.label')}</span>
       <select data-testid="language-switch" aria-label={t('lang.label')} value={chosen ?? ''} onChange={(e) => pick(e.target.value)}>
         <option value="">{t('lang.auto')}</option>
-        {LOCALES.map((l) => <option key={l} value={l} lang={l}>{t(`lang.${l}`)}</option>)}
+        {LOCALES.map((l) => (
+          <option key={l} value={l} lang={l}>
+            {t(`lang.${l}`)}
+          </option>
+        ))}
       </select>
     </label>
   );

@@ -14,7 +14,17 @@ import { waitingText } from './waiting-text.ts';
  * card rules. The services decide; the version the page shows goes along, so a press on an
  * outdated page is refused as stale and explained.
  */
-export function LifecycleButtons({ session, dialog = false, nodeOnline, nodeName }: { session: SessionItem; dialog?: boolean; nodeOnline?: boolean; nodeName?: string }) {
+export function LifecycleButtons({
+  session,
+  dialog = false,
+  nodeOnline,
+  nodeName,
+}: {
+  session: SessionItem;
+  dialog?: boolean;
+  nodeOnline?: boolean;
+  nodeName?: string;
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const errorText = useErrorText();
@@ -28,10 +38,12 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline, nodeName
   const close = useMutation(trpc.sessions.close.mutationOptions(opts));
   const resume = useMutation(trpc.sessions.resume.mutationOptions(opts));
   const takeOver = useMutation(trpc.sessions.continueHere.mutationOptions(opts));
-  const compact = useMutation(trpc.sessions.compact.mutationOptions({
-    onSuccess: () => setMessage({ ok: true, text: t('session.compactAsked'), version: session.version }),
-    onError: (err: unknown) => setMessage({ ok: false, text: errorText(err), version: session.version }),
-  }));
+  const compact = useMutation(
+    trpc.sessions.compact.mutationOptions({
+      onSuccess: () => setMessage({ ok: true, text: t('session.compactAsked'), version: session.version }),
+      onError: (err: unknown) => setMessage({ ok: false, text: errorText(err), version: session.version }),
+    }),
+  );
   const busy = stop.isPending || close.isPending || resume.isPending || compact.isPending || takeOver.isPending;
   const input = { sessionId: session.id, version: session.version };
   const s = session.state;
@@ -41,65 +53,148 @@ export function LifecycleButtons({ session, dialog = false, nodeOnline, nodeName
     <div className="lifecycle" data-testid="lifecycle">
       {s === 'Running' && (
         <div>
-          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => { setMessage(null); stop.mutate(input); }}>{t('session.stop')}</button>
+          <button
+            type="button"
+            className="btn btn-danger"
+            disabled={busy}
+            onClick={() => {
+              setMessage(null);
+              stop.mutate(input);
+            }}
+          >
+            {t('session.stop')}
+          </button>
           <p className="muted small">{t('session.stopHint')}</p>
         </div>
       )}
       {s === 'Ready' && (
         <InlineConfirm
-          label={t('session.close')} question={t('session.closeConfirm')} confirmLabel={t('button.closeConfirm')} disabled={busy}
-          onConfirm={() => { setMessage(null); close.mutate(input); }}
+          label={t('session.close')}
+          question={t('session.closeConfirm')}
+          confirmLabel={t('button.closeConfirm')}
+          disabled={busy}
+          onConfirm={() => {
+            setMessage(null);
+            close.mutate(input);
+          }}
           hint={<p className="muted small">{t('session.closeHint')}</p>}
         />
       )}
       {s === 'Ready' && (
         <div>
-          <button type="button" className="btn" disabled={busy} onClick={() => { setMessage(null); compact.mutate({ sessionId: session.id }); }} data-testid="compact">{t('session.compact')}</button>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy}
+            onClick={() => {
+              setMessage(null);
+              compact.mutate({ sessionId: session.id });
+            }}
+            data-testid="compact"
+          >
+            {t('session.compact')}
+          </button>
           <p className="muted small">{t('session.compactHint')}</p>
         </div>
       )}
       {session.desk && (
         <DeskPanel
-          desk={session.desk} node={nodeName ?? ''} busy={busy} closed={s === 'Archived' || s === 'ResumeFailed'}
-          onContinue={(pid) => { setMessage(null); takeOver.mutate({ sessionId: session.id, pid }); }}
+          desk={session.desk}
+          node={nodeName ?? ''}
+          busy={busy}
+          closed={s === 'Archived' || s === 'ResumeFailed'}
+          onContinue={(pid) => {
+            setMessage(null);
+            takeOver.mutate({ sessionId: session.id, pid });
+          }}
         />
       )}
       {session.attachCommand && !session.desk && (
         <div data-testid="attach-command">
-          <p className="small">{t('desk.attach', { command: '' })}<code className="mono">{session.attachCommand}</code></p>
+          <p className="small">
+            {t('desk.attach', { command: '' })}
+            <code className="mono">{session.attachCommand}</code>
+          </p>
           <p className="muted small">{t('desk.attachHint')}</p>
         </div>
       )}
       {s === 'Archived' && !session.desk && (
         <div>
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => { setMessage(null); resume.mutate(input); }}>{t('session.resume')}</button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={busy}
+            onClick={() => {
+              setMessage(null);
+              resume.mutate(input);
+            }}
+          >
+            {t('session.resume')}
+          </button>
           <p className="muted small">{t('session.resumeHint')}</p>
         </div>
       )}
-      {waiting && <p className="muted small" data-testid="waiting-for">{t(waiting.key, waiting.vars)}</p>}
+      {waiting && (
+        <p className="muted small" data-testid="waiting-for">
+          {t(waiting.key, waiting.vars)}
+        </p>
+      )}
       {/* "Requesting…" while a press is on its way; it ends as "Requested." or the service's refusal. */}
-      {busy && <p role="status" className="muted small" data-testid="lifecycle-message">{t('session.requesting')}</p>}
-      {!busy && message && lifecycleNoticeCurrent(message, session) && <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">{message.text}</p>}
+      {busy && (
+        <p role="status" className="muted small" data-testid="lifecycle-message">
+          {t('session.requesting')}
+        </p>
+      )}
+      {!busy && message && lifecycleNoticeCurrent(message, session) && (
+        <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">
+          {message.text}
+        </p>
+      )}
     </div>
   );
 }
 
 /** A session whose CLI runs in a terminal at its computer: what runs there, and "Continue here" after a confirmation. */
-function DeskPanel({ desk, node, busy, closed, onContinue }: {
-  desk: NonNullable<SessionItem['desk']>; node: string; busy: boolean; closed: boolean; onContinue: (pid: number) => void;
+function DeskPanel({
+  desk,
+  node,
+  busy,
+  closed,
+  onContinue,
+}: {
+  desk: NonNullable<SessionItem['desk']>;
+  node: string;
+  busy: boolean;
+  closed: boolean;
+  onContinue: (pid: number) => void;
 }) {
   const { t } = useI18n();
   const since = desk.since ? t('desk.since', { time: new Date(desk.since).toLocaleString() }) : '';
   return (
     <div data-testid="desk-panel">
-      <p role="status" className="small" data-testid="desk-running">{t('desk.running', { node, pid: desk.pid ?? '?', since })}</p>
-      {desk.command && <p className="muted small mono wrap-anywhere" data-testid="desk-command">{t('desk.command', { command: desk.command })}</p>}
-      {desk.handoff === 'taking_over' && <p role="status" className="small" data-testid="desk-taking-over">{t('desk.takingOver')}</p>}
+      <p role="status" className="small" data-testid="desk-running">
+        {t('desk.running', { node, pid: desk.pid ?? '?', since })}
+      </p>
+      {desk.command && (
+        <p className="muted small mono wrap-anywhere" data-testid="desk-command">
+          {t('desk.command', { command: desk.command })}
+        </p>
+      )}
+      {desk.handoff === 'taking_over' && (
+        <p role="status" className="small" data-testid="desk-taking-over">
+          {t('desk.takingOver')}
+        </p>
+      )}
       {/* An open Bria session whose CLI was resumed by hand recovers by itself once that CLI ends (docs/handoff.md). */}
       {desk.handoff === 'desk' && desk.pid !== null && closed && (
         <InlineConfirm
-          label={t('desk.continue')} question={t('desk.continueConfirm')} confirmLabel={t('desk.continueButton')} disabled={busy}
-          className="btn btn-primary" testId="continue-here" onConfirm={() => onContinue(desk.pid!)}
+          label={t('desk.continue')}
+          question={t('desk.continueConfirm')}
+          confirmLabel={t('desk.continueButton')}
+          disabled={busy}
+          className="btn btn-primary"
+          testId="continue-here"
+          onConfirm={() => onContinue(desk.pid!)}
           hint={<p className="muted small">{t('desk.continueHint')}</p>}
         />
       )}

@@ -21,7 +21,12 @@ const FIRST_CONNECT_GRACE_MS = 4_000;
 export function LiveUpdates({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const pending = useRef<{ sessions: boolean; nodes: boolean; all: boolean; timer: ReturnType<typeof setTimeout> | null }>({ sessions: false, nodes: false, all: false, timer: null });
+  const pending = useRef<{ sessions: boolean; nodes: boolean; all: boolean; timer: ReturnType<typeof setTimeout> | null }>({
+    sessions: false,
+    nodes: false,
+    all: false,
+    timer: null,
+  });
 
   // A fetch already in flight may have read the database before the change; invalidating alone
   // would join that fetch (TanStack dedupes a first load), so it is cancelled and started again.

@@ -13,7 +13,9 @@ const lines = (n: number, prefix = 'line') => Array.from({ length: n }, (_, i) =
 
 describe('Markdown', () => {
   it('renders the usual answer shapes', () => {
-    const out = html('# Title\n\nSome **bold**, *em*, ~~old~~ and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n```ts\nconst a = 1 < 2;\n```\n\n> quoted\n\n[docs](https://example.com/x)');
+    const out = html(
+      '# Title\n\nSome **bold**, *em*, ~~old~~ and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n```ts\nconst a = 1 < 2;\n```\n\n> quoted\n\n[docs](https://example.com/x)',
+    );
     expect(out).toContain('<h3>Title</h3>');
     expect(out).toContain('<strong>bold</strong>');
     expect(out).toContain('<em>em</em>');
@@ -44,13 +46,19 @@ describe('Markdown', () => {
 
   it('closes a fence only with the same mark, at least as long, alone on its line', () => {
     const blocks = parseBlocks('````md\n```ts\nx\n```\n````\nafter');
-    expect(blocks).toEqual([{ type: 'code', lang: 'md', body: '```ts\nx\n```' }, { type: 'para', lines: ['after'] }]);
+    expect(blocks).toEqual([
+      { type: 'code', lang: 'md', body: '```ts\nx\n```' },
+      { type: 'para', lines: ['after'] },
+    ]);
     expect(parseBlocks('~~~\na\n```\n~~~')).toEqual([{ type: 'code', lang: null, body: 'a\n```' }]);
   });
 
   it('runs an unclosed fence to the end, keeping every line as code text', () => {
     const blocks = parseBlocks('before\n```js\nlet a = "<script>";\n\n# not a heading');
-    expect(blocks).toEqual([{ type: 'para', lines: ['before'] }, { type: 'code', lang: 'js', body: 'let a = "<script>";\n\n# not a heading' }]);
+    expect(blocks).toEqual([
+      { type: 'para', lines: ['before'] },
+      { type: 'code', lang: 'js', body: 'let a = "<script>";\n\n# not a heading' },
+    ]);
     const out = html('```js\nlet a = "<script>";');
     expect(out).not.toContain('<script');
     expect(out).toContain('let a = &quot;&lt;script&gt;&quot;;');
@@ -78,13 +86,26 @@ describe('Markdown', () => {
 
   it('renders a GitHub table with its alignments', () => {
     const out = html('| Name | Count | Mid | Any |\n|:--|--:|:-:|---|\n| a | 1 | x | `q|` |\n| **b** | 22 | y | z |');
-    expect(out).toContain('<th scope="col" style="text-align:left">Name</th><th scope="col" style="text-align:right">Count</th><th scope="col" style="text-align:center">Mid</th><th scope="col">Any</th>');
-    expect(out).toContain('<tr><td style="text-align:left"><strong>b</strong></td><td style="text-align:right">22</td><td style="text-align:center">y</td><td>z</td></tr>');
+    expect(out).toContain(
+      '<th scope="col" style="text-align:left">Name</th><th scope="col" style="text-align:right">Count</th><th scope="col" style="text-align:center">Mid</th><th scope="col">Any</th>',
+    );
+    expect(out).toContain(
+      '<tr><td style="text-align:left"><strong>b</strong></td><td style="text-align:right">22</td><td style="text-align:center">y</td><td>z</td></tr>',
+    );
   });
 
   it('fills ragged table rows and drops extra cells; escaped pipes stay in the cell', () => {
     const [table] = parseBlocks('a | b\n--|--\n1\n1 | 2 | 3\nx \\| y | z');
-    expect(table).toEqual({ type: 'table', align: [null, null], header: ['a', 'b'], rows: [['1', ''], ['1', '2'], ['x | y', 'z']] });
+    expect(table).toEqual({
+      type: 'table',
+      align: [null, null],
+      header: ['a', 'b'],
+      rows: [
+        ['1', ''],
+        ['1', '2'],
+        ['x | y', 'z'],
+      ],
+    });
     expect(splitRow('| a | b |')).toEqual(['a', 'b']);
   });
 
@@ -107,10 +128,20 @@ describe('Markdown', () => {
 
   it('keeps a code block inside a list item and a list going over blank lines', () => {
     const blocks = parseBlocks('1. run:\n\n   ```sh\n   npm test\n   ```\n\n2. done');
-    expect(blocks).toEqual([{ type: 'list', ordered: true, start: 1, items: [
-      [{ type: 'para', lines: ['run:'] }, { type: 'code', lang: 'sh', body: 'npm test' }],
-      [{ type: 'para', lines: ['done'] }],
-    ] }]);
+    expect(blocks).toEqual([
+      {
+        type: 'list',
+        ordered: true,
+        start: 1,
+        items: [
+          [
+            { type: 'para', lines: ['run:'] },
+            { type: 'code', lang: 'sh', body: 'npm test' },
+          ],
+          [{ type: 'para', lines: ['done'] }],
+        ],
+      },
+    ]);
   });
 
   it('does not start a list inside a paragraph at a year', () => {

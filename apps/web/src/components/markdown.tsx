@@ -20,14 +20,19 @@ export function Markdown({ text }: { text: string }) {
 const SAFE_URL = /^(https?:\/\/|mailto:)[^\s<>"']+$/i;
 
 function link(href: string, children: ReactNode, key: string): ReactNode {
-  return <a key={key} href={href} rel="noopener noreferrer nofollow" target="_blank">{children}</a>;
+  return (
+    <a key={key} href={href} rel="noopener noreferrer nofollow" target="_blank">
+      {children}
+    </a>
+  );
 }
 
 /** `links` false inside a link's own text: an anchor never holds another. */
 function inline(text: string, key = 'i', links = true): ReactNode[] {
   const out: ReactNode[] = [];
   // Order matters: code spans first so their content is never formatted; a bare URL last.
-  const re = /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|(?<![\w])_([^_\s][^_]*)_(?![\w])|~~([^~]+)~~|\[([^\]]+)\]\(([^)\s]+)\)|(?<![\w/])(https?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]])/g;
+  const re =
+    /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|(?<![\w])_([^_\s][^_]*)_(?![\w])|~~([^~]+)~~|\[([^\]]+)\]\(([^)\s]+)\)|(?<![\w/])(https?:\/\/[^\s<>"'`]+[^\s<>"'`.,;:!?)\]])/g;
   let last = 0;
   let n = 0;
   for (const m of text.matchAll(re)) {
@@ -86,7 +91,13 @@ function renderBlock(b: Block, k: string): ReactNode {
           </li>
         );
       });
-      return b.ordered ? <ol key={k} start={b.start === 1 ? undefined : b.start}>{items}</ol> : <ul key={k}>{items}</ul>;
+      return b.ordered ? (
+        <ol key={k} start={b.start === 1 ? undefined : b.start}>
+          {items}
+        </ol>
+      ) : (
+        <ul key={k}>{items}</ul>
+      );
     }
     case 'table': {
       // Columns and rows of one rendered text never reorder: their places are their keys.
@@ -96,11 +107,23 @@ function renderBlock(b: Block, k: string): ReactNode {
         <div key={k} className="table-wrap md-table">
           <table>
             <thead>
-              <tr>{b.header.map((c, j) => <th key={cols[j]} scope="col" style={alignStyle(b.align[j])}>{inline(c, `${cols[j]}h`)}</th>)}</tr>
+              <tr>
+                {b.header.map((c, j) => (
+                  <th key={cols[j]} scope="col" style={alignStyle(b.align[j])}>
+                    {inline(c, `${cols[j]}h`)}
+                  </th>
+                ))}
+              </tr>
             </thead>
             <tbody>
               {b.rows.map((row, r) => (
-                <tr key={rows[r]}>{row.map((c, j) => <td key={cols[j]} style={alignStyle(b.align[j])}>{inline(c, `${rows[r]}${cols[j]}`)}</td>)}</tr>
+                <tr key={rows[r]}>
+                  {row.map((c, j) => (
+                    <td key={cols[j]} style={alignStyle(b.align[j])}>
+                      {inline(c, `${rows[r]}${cols[j]}`)}
+                    </td>
+                  ))}
+                </tr>
               ))}
             </tbody>
           </table>

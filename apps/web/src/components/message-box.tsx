@@ -21,14 +21,16 @@ export function MessageBox({ sessionId, accepting, items }: { sessionId: string;
   const [key, setKey] = useState(newKey);
   // `messageId`: the stored message a success notice is about; it goes once that message left the queue.
   const [status, setStatus] = useState<{ ok: boolean; text: string; messageId: string | null } | null>(null);
-  const send = useMutation(trpc.sessions.sendMessage.mutationOptions({
-    onSuccess: (r) => {
-      setStatus({ ok: true, text: t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq }), messageId: r.message.id });
-      setText('');
-      setKey(newKey());
-    },
-    onError: (err) => setStatus({ ok: false, text: errorText(err), messageId: null }),
-  }));
+  const send = useMutation(
+    trpc.sessions.sendMessage.mutationOptions({
+      onSuccess: (r) => {
+        setStatus({ ok: true, text: t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq }), messageId: r.message.id });
+        setText('');
+        setKey(newKey());
+      },
+      onError: (err) => setStatus({ ok: false, text: errorText(err), messageId: null }),
+    }),
+  );
   const submit = () => {
     if (!text.trim() || send.isPending) return;
     setStatus(null);
@@ -36,19 +38,45 @@ export function MessageBox({ sessionId, accepting, items }: { sessionId: string;
   };
 
   return (
-    <form className="card message-box" onSubmit={(e) => { e.preventDefault(); submit(); }}>
+    <form
+      className="card message-box"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
       <label htmlFor={id}>{t('send.label')}</label>
       <textarea
-        id={id} value={text} rows={3} maxLength={200_000} placeholder={t('send.placeholder')} data-testid="message-input"
+        id={id}
+        value={text}
+        rows={3}
+        maxLength={200_000}
+        placeholder={t('send.placeholder')}
+        data-testid="message-input"
         onChange={(e) => setText(e.target.value)}
-        onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); submit(); } }}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+            e.preventDefault();
+            submit();
+          }
+        }}
       />
       <div className="actions">
         {!accepting && <span className="muted small grow">{t('send.notAccepting')}</span>}
         {/* "Storing…" while the request runs; it ends as "Stored in the queue (#n)." or the service's refusal. */}
-        {send.isPending && <span role="status" className="muted small grow" data-testid="send-status">{t('send.storing')}</span>}
-        {!send.isPending && status && (!status.ok || queueNoticeCurrent(status.messageId, items)) && <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="send-status">{status.text}</span>}
-        <button type="submit" className="btn btn-primary" disabled={send.isPending || !text.trim()}>{t('send.submit')}</button>
+        {send.isPending && (
+          <span role="status" className="muted small grow" data-testid="send-status">
+            {t('send.storing')}
+          </span>
+        )}
+        {!send.isPending && status && (!status.ok || queueNoticeCurrent(status.messageId, items)) && (
+          <span role={status.ok ? 'status' : 'alert'} className={`${status.ok ? 'ok-text' : 'error'} grow`} data-testid="send-status">
+            {status.text}
+          </span>
+        )}
+        <button type="submit" className="btn btn-primary" disabled={send.isPending || !text.trim()}>
+          {t('send.submit')}
+        </button>
       </div>
     </form>
   );

@@ -34,41 +34,71 @@ export function NewSession({ nodeId }: { nodeId: string }) {
   const executor = enabled.length === 1 ? enabled[0] : picked && enabled.includes(picked) ? picked : null;
   const cleanFolder = useDeferredValue(folder.trim());
   const folderOk = isAbsoluteFolder(cleanFolder);
-  const recs = useQuery(trpc.sessions.resumeRecommendations.queryOptions(
-    { nodeId, executor: executor ?? 'claude', folder: cleanFolder || '/' },
-    { enabled: executor !== null && folderOk },
-  ));
+  const recs = useQuery(
+    trpc.sessions.resumeRecommendations.queryOptions(
+      { nodeId, executor: executor ?? 'claude', folder: cleanFolder || '/' },
+      { enabled: executor !== null && folderOk },
+    ),
+  );
   const go = { onSuccess: (s: { id: string }) => router.push(`/sessions/${s.id}`), onError: (err: unknown) => setError(errorText(err)) };
   const create = useMutation(trpc.sessions.create.mutationOptions(go));
   const resume = useMutation(trpc.sessions.resume.mutationOptions(go));
   const busy = create.isPending || resume.isPending;
 
-  if (opts.isError) return <p role="alert" className="error">{errorText(opts.error)}</p>;
+  if (opts.isError)
+    return (
+      <p role="alert" className="error">
+        {errorText(opts.error)}
+      </p>
+    );
   const node = opts.data?.node;
   const chosenMode = executor && node ? (mode ?? node.defaultModes[executor]) : null;
   return (
     <>
-      <p className="crumbs"><Link href={`/nodes/${nodeId}`}>← {t('session.back', { node: node?.name ?? '…' })}</Link></p>
+      <p className="crumbs">
+        <Link href={`/nodes/${nodeId}`}>← {t('session.back', { node: node?.name ?? '…' })}</Link>
+      </p>
       <h1>{t('new.title', { node: node?.name ?? '…' })}</h1>
-      {node && !node.online && <p className="notice notice-warn" role="alert">{t('new.offline')}</p>}
-      <form className="card stack" onSubmit={(e) => {
-        e.preventDefault();
-        if (!executor) return;
-        if (!folderOk) return setError(t('new.folderInvalid'));
-        setError(null);
-        create.mutate({ nodeId, executor, folder: cleanFolder, permissionMode: chosenMode ?? undefined, model: model.trim() });
-      }}>
+      {node && !node.online && (
+        <p className="notice notice-warn" role="alert">
+          {t('new.offline')}
+        </p>
+      )}
+      <form
+        className="card stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!executor) return;
+          if (!folderOk) return setError(t('new.folderInvalid'));
+          setError(null);
+          create.mutate({ nodeId, executor, folder: cleanFolder, permissionMode: chosenMode ?? undefined, model: model.trim() });
+        }}
+      >
         <fieldset className="executors" disabled={busy}>
           <legend>{t('new.executor')}</legend>
           {enabled.length === 0 && missing.length === 0 && opts.data && <p className="error">{t('new.noExecutor')}</p>}
-          {missing.map((x) => <p key={x} className="muted small" data-testid="executor-missing">{t(`sessions.executor_missing.${x}`)}</p>)}
-          {enabled.length === 1 && enabled[0] && <p data-testid="executor-auto">{t('new.executorAuto', { executor: t(`executor.${enabled[0]}`) })}</p>}
-          {enabled.length > 1 && enabled.map((x) => (
-            <label key={x} className="check">
-              <input type="radio" name="executor" value={x} checked={executor === x} onChange={() => { setPicked(x); setMode(null); }} />
-              {t(`executor.${x}`)}
-            </label>
+          {missing.map((x) => (
+            <p key={x} className="muted small" data-testid="executor-missing">
+              {t(`sessions.executor_missing.${x}`)}
+            </p>
           ))}
+          {enabled.length === 1 && enabled[0] && <p data-testid="executor-auto">{t('new.executorAuto', { executor: t(`executor.${enabled[0]}`) })}</p>}
+          {enabled.length > 1 &&
+            enabled.map((x) => (
+              <label key={x} className="check">
+                <input
+                  type="radio"
+                  name="executor"
+                  value={x}
+                  checked={executor === x}
+                  onChange={() => {
+                    setPicked(x);
+                    setMode(null);
+                  }}
+                />
+                {t(`executor.${x}`)}
+              </label>
+            ))}
         </fieldset>
         {executor && node && chosenMode && (
           <>
@@ -78,13 +108,27 @@ export function NewSession({ nodeId }: { nodeId: string }) {
         )}
         <div>
           <label htmlFor={`${id}-f`}>{t('new.folder')}</label>
-          <input id={`${id}-f`} value={folder} placeholder={t('new.folderPlaceholder')} autoComplete="off" spellCheck={false} className="mono"
-            onChange={(e) => { setFolder(e.target.value); setError(null); }} list={`${id}-recent`} aria-invalid={folder.trim() !== '' && !isAbsoluteFolder(folder.trim())} />
+          <input
+            id={`${id}-f`}
+            value={folder}
+            placeholder={t('new.folderPlaceholder')}
+            autoComplete="off"
+            spellCheck={false}
+            className="mono"
+            onChange={(e) => {
+              setFolder(e.target.value);
+              setError(null);
+            }}
+            list={`${id}-recent`}
+            aria-invalid={folder.trim() !== '' && !isAbsoluteFolder(folder.trim())}
+          />
           {opts.data && opts.data.recentFolders.length > 0 && (
             <div className="chips">
               <span className="muted small">{t('new.recent')}:</span>
               {opts.data.recentFolders.map((f) => (
-                <button key={f} type="button" className="chip mono" onClick={() => setFolder(f)}>{f}</button>
+                <button key={f} type="button" className="chip mono" onClick={() => setFolder(f)}>
+                  {f}
+                </button>
               ))}
             </div>
           )}
@@ -92,24 +136,36 @@ export function NewSession({ nodeId }: { nodeId: string }) {
         {recs.data?.enabled && (
           <section aria-labelledby={`${id}-recs`} className="recs" data-testid="resume-suggestions">
             <h2 id={`${id}-recs`}>{t('new.suggestions')}</h2>
-            {recs.data.items.length === 0 ? <p className="muted small">{t('new.suggestionsNone')}</p> : (
+            {recs.data.items.length === 0 ? (
+              <p className="muted small">{t('new.suggestionsNone')}</p>
+            ) : (
               <ul className="rows">
                 {recs.data.items.map((s) => (
                   <li key={s.id} className="row">
                     <div className="row-main">
                       <span className="row-title">{sessionTitle(s, t)}</span>
-                      <span className="muted small"><When iso={s.lastActivityAt ?? s.archivedAt} locale={locale} /></span>
+                      <span className="muted small">
+                        <When iso={s.lastActivityAt ?? s.archivedAt} locale={locale} />
+                      </span>
                     </div>
-                    <button type="button" className="btn btn-small" disabled={busy} onClick={() => resume.mutate({ sessionId: s.id, version: s.version })}>{t('new.resumeThis')}</button>
+                    <button type="button" className="btn btn-small" disabled={busy} onClick={() => resume.mutate({ sessionId: s.id, version: s.version })}>
+                      {t('new.resumeThis')}
+                    </button>
                   </li>
                 ))}
               </ul>
             )}
           </section>
         )}
-        {error && <p role="alert" className="error" data-testid="new-error">{error}</p>}
+        {error && (
+          <p role="alert" className="error" data-testid="new-error">
+            {error}
+          </p>
+        )}
         <div className="actions">
-          <button type="submit" className="btn btn-primary" disabled={busy || !executor || !node?.online}>{t('new.startNew')}</button>
+          <button type="submit" className="btn btn-primary" disabled={busy || !executor || !node?.online}>
+            {t('new.startNew')}
+          </button>
         </div>
       </form>
     </>

@@ -47,9 +47,7 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
         </span>
       </header>
       {(node.isLocal || node.hostname) && (
-        <p className="muted node-sub">
-          {[node.isLocal ? t('nodes.local') : null, node.hostname].filter(Boolean).join(' · ')}
-        </p>
+        <p className="muted node-sub">{[node.isLocal ? t('nodes.local') : null, node.hostname].filter(Boolean).join(' · ')}</p>
       )}
       <dl className="facts">
         <div>
@@ -60,7 +58,12 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
           <dt>{t('nodes.agentVersion')}</dt>
           <dd data-testid="agent-version">
             {node.agentVersion ?? t('nodes.unknown')}
-            {node.agentOutdated && <span className="badge badge-offline" data-testid="agent-outdated"> {t('nodes.outdated')}</span>}
+            {node.agentOutdated && (
+              <span className="badge badge-offline" data-testid="agent-outdated">
+                {' '}
+                {t('nodes.outdated')}
+              </span>
+            )}
           </dd>
         </div>
         <div>
@@ -74,10 +77,18 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
           <pre className="command small">{node.updateCommand}</pre>
         </div>
       )}
-      {!own && <div className="actions actions-start">
-        <Link className="btn btn-primary btn-small" href={`/nodes/${node.id}`} data-testid="node-sessions-link">{t('nodes.sessionsLink')}</Link>
-        {node.online && node.enabledExecutors.length > 0 && <Link className="btn btn-small" href={`/nodes/${node.id}/new`}>{t('node.newSession')}</Link>}
-      </div>}
+      {!own && (
+        <div className="actions actions-start">
+          <Link className="btn btn-primary btn-small" href={`/nodes/${node.id}`} data-testid="node-sessions-link">
+            {t('nodes.sessionsLink')}
+          </Link>
+          {node.online && node.enabledExecutors.length > 0 && (
+            <Link className="btn btn-small" href={`/nodes/${node.id}/new`}>
+              {t('node.newSession')}
+            </Link>
+          )}
+        </div>
+      )}
       <fieldset className="executors" disabled={setExecutors.isPending}>
         <legend>{t('nodes.executors')}</legend>
         {EXECUTORS.map((e) => (
@@ -92,7 +103,9 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
         <NodeDefaultModes node={node} />
       </details>
       <details className="tokens">
-        <summary>{t('nodes.tokens')} ({node.tokens.length})</summary>
+        <summary>
+          {t('nodes.tokens')} ({node.tokens.length})
+        </summary>
         {node.tokens.length === 0 ? (
           <p className="muted">{t('nodes.tokens.none')}</p>
         ) : (
@@ -104,8 +117,12 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
                   {tok.lastUsedAt ? ` · ${t('nodes.token.lastUsed', { date: relativeTime(tok.lastUsedAt, locale) })}` : ''}
                 </span>
                 <InlineConfirm
-                  label={t('nodes.token.revoke')} question={t('nodes.token.confirmRevoke')} confirmLabel={t('nodes.token.revokeConfirm')}
-                  className="btn btn-danger btn-small" disabled={revoke.isPending} onConfirm={() => revoke.mutate({ tokenId: tok.id })}
+                  label={t('nodes.token.revoke')}
+                  question={t('nodes.token.confirmRevoke')}
+                  confirmLabel={t('nodes.token.revokeConfirm')}
+                  className="btn btn-danger btn-small"
+                  disabled={revoke.isPending}
+                  onConfirm={() => revoke.mutate({ tokenId: tok.id })}
                 />
               </li>
             ))}
@@ -116,7 +133,11 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
         <summary>{t('nodes.manage')}</summary>
         <NodeActions nodeId={node.id} />
       </details>
-      {error && <p role="alert" className="error">{error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
     </article>
   );
 }

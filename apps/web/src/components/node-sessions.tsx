@@ -23,7 +23,9 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
 
   return (
     <>
-      <p className="crumbs"><Link href="/">← {t('node.back')}</Link></p>
+      <p className="crumbs">
+        <Link href="/">← {t('node.back')}</Link>
+      </p>
       <div className="section-head">
         <div>
           <h1>{node?.name ?? <span className="skeleton-bar skeleton-title" aria-hidden="true" />}</h1>
@@ -35,28 +37,42 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
           )}
         </div>
         {node?.online && node.enabledExecutors.length > 0 && (
-          <Link className="btn btn-primary" href={`/nodes/${nodeId}/new`}>{t('node.newSession')}</Link>
+          <Link className="btn btn-primary" href={`/nodes/${nodeId}/new`}>
+            {t('node.newSession')}
+          </Link>
         )}
       </div>
       {node && !node.online && <p className="notice notice-warn">{t('node.offlineNote')}</p>}
 
       <section aria-labelledby="open-title" className="block">
         <h2 id="open-title">{t('node.open')}</h2>
-        {open.isError && !open.data && <p role="alert" className="error">{errorText(open.error)}</p>}
+        {open.isError && !open.data && (
+          <p role="alert" className="error">
+            {errorText(open.error)}
+          </p>
+        )}
         {open.isPending && <Skeleton lines={3} />}
         {open.data?.sessions.length === 0 && <p className="muted">{t('node.openNone')}</p>}
         <ul className="rows" aria-busy={open.isPending} data-testid="open-sessions-list">
           {open.data?.sessions.map((s) => (
             <li key={s.id} className="row card" data-testid="open-session" data-session-id={s.id}>
               <div className="row-main">
-                <Link href={`/sessions/${s.id}`} className="row-title">{sessionTitle(s, t)}</Link>
+                <Link href={`/sessions/${s.id}`} className="row-title">
+                  {sessionTitle(s, t)}
+                </Link>
                 <span className="muted small mono">{s.folder}</span>
               </div>
               <div className="row-facts">
                 <StateBadge state={s.state} wait={s.promptWait} desk={s.desk} />
                 <span className="small">{t(`executor.${s.executor}`)}</span>
-                <span className="small"><span className="muted">{t('session.lifetimeLeft')}: </span>{lifetimeLeft(s, now, t)}</span>
-                <span className="small"><span className="muted">{t('session.lastActivity')}: </span><When iso={s.lastActivityAt} locale={locale} now={now} /></span>
+                <span className="small">
+                  <span className="muted">{t('session.lifetimeLeft')}: </span>
+                  {lifetimeLeft(s, now, t)}
+                </span>
+                <span className="small">
+                  <span className="muted">{t('session.lastActivity')}: </span>
+                  <When iso={s.lastActivityAt} locale={locale} now={now} />
+                </span>
               </div>
               {s.activity && isWorking(s.state) && <ActivityLine activity={s.activity} now={now} />}
             </li>
@@ -64,7 +80,11 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
         </ul>
       </section>
 
-      {node && <div className="node-page-card"><NodeCard node={node} own /></div>}
+      {node && (
+        <div className="node-page-card">
+          <NodeCard node={node} own />
+        </div>
+      )}
       <ArchiveList nodeId={nodeId} />
     </>
   );

@@ -12,11 +12,18 @@ export function PromptDetail({ prompt }: { prompt: Pick<PromptItem, 'toolName' |
       {d.kind === 'command' && (
         <>
           {d.description && <p className="small muted">{d.description}</p>}
-          <pre className="command small" data-testid="prompt-command">{d.command}</pre>
+          <pre className="command small" data-testid="prompt-command">
+            {d.command}
+          </pre>
         </>
       )}
       {(d.kind === 'write' || d.kind === 'edit' || (d.kind === 'other' && d.file)) && (
-        <p className="small"><span className="muted">{t('prompt.file')}: </span><span className="mono" data-testid="prompt-file">{d.file}</span></p>
+        <p className="small">
+          <span className="muted">{t('prompt.file')}: </span>
+          <span className="mono" data-testid="prompt-file">
+            {d.file}
+          </span>
+        </p>
       )}
       {d.kind === 'write' && (
         <pre className="command small" title={t('prompt.firstLines')}>
@@ -35,7 +42,10 @@ export function PromptDetail({ prompt }: { prompt: Pick<PromptItem, 'toolName' |
       )}
       {d.kind === 'other' && <pre className="command small">{d.json}</pre>}
       {prompt.justification && (
-        <p className="small" data-testid="prompt-justification"><span className="muted">{t('prompt.justification')}: </span>{prompt.justification}</p>
+        <p className="small" data-testid="prompt-justification">
+          <span className="muted">{t('prompt.justification')}: </span>
+          {prompt.justification}
+        </p>
       )}
     </div>
   );

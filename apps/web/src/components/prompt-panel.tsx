@@ -34,13 +34,17 @@ export function PromptPanel({ prompts, executor }: { prompts: readonly PromptIte
         // One list keyed by id: a card keeps its own notice when its prompt moves on.
         <section aria-labelledby="prompt-title" className="block prompts" data-testid="prompt-panel">
           {shown.some((p) => p.state === 'pending') && <h2 id="prompt-title">{t('prompt.title')}</h2>}
-          {shown.map((p) => <PromptCard key={p.id} prompt={p} executor={executor} />)}
+          {shown.map((p) => (
+            <PromptCard key={p.id} prompt={p} executor={executor} />
+          ))}
         </section>
       )}
       {earlier.length > 0 && (
         <details className="block" data-testid="prompt-history">
           <summary>{t('prompt.recent')}</summary>
-          {earlier.map((p) => <PromptCard key={p.id} prompt={p} executor={executor} />)}
+          {earlier.map((p) => (
+            <PromptCard key={p.id} prompt={p} executor={executor} />
+          ))}
         </details>
       )}
     </>
@@ -56,14 +60,16 @@ function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'c
   const [reason, setReason] = useState('');
   // The outcome of this page's own press: shown until the live state says more.
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
-  const answer = useMutation(trpc.sessions.answerPrompt.mutationOptions({
-    onSuccess: (r) => {
-      const status = promptStatusText(r.prompt, t);
-      setResult(r.kind === 'answered' ? null : { ok: false, text: t(`prompt.result.${r.kind}`, { status }) });
-      void queryClient.invalidateQueries(trpc.sessions.prompts.queryFilter({ sessionId: p.sessionId }));
-    },
-    onError: (err) => setResult({ ok: false, text: errorText(err) }),
-  }));
+  const answer = useMutation(
+    trpc.sessions.answerPrompt.mutationOptions({
+      onSuccess: (r) => {
+        const status = promptStatusText(r.prompt, t);
+        setResult(r.kind === 'answered' ? null : { ok: false, text: t(`prompt.result.${r.kind}`, { status }) });
+        void queryClient.invalidateQueries(trpc.sessions.prompts.queryFilter({ sessionId: p.sessionId }));
+      },
+      onError: (err) => setResult({ ok: false, text: errorText(err) }),
+    }),
+  );
   const send = (decision: Decision, extra: { message?: string; answers?: Record<string, string | string[]> } = {}) => {
     setResult(null);
     answer.mutate({ promptId: p.id, decision, ...extra });
@@ -77,36 +83,80 @@ function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'c
   return (
     <article className={`card prompt prompt-${p.state}`} data-testid="prompt" data-prompt-id={p.id} data-state={p.state}>
       <header className="tl-head">
-        <strong>{p.kind === 'question' ? t('prompt.question') : p.kind === 'dialog' ? t('prompt.dialog', { folder: String(p.toolInput.folder ?? '?') }) : t('prompt.tool', { tool: p.toolName })}</strong>
-        <span className="muted small"><When iso={p.receivedAt} locale={locale} /></span>
+        <strong>
+          {p.kind === 'question'
+            ? t('prompt.question')
+            : p.kind === 'dialog'
+              ? t('prompt.dialog', { folder: String(p.toolInput.folder ?? '?') })
+              : t('prompt.tool', { tool: p.toolName })}
+        </strong>
+        <span className="muted small">
+          <When iso={p.receivedAt} locale={locale} />
+        </span>
       </header>
-      {p.kind === 'dialog' && <pre className="command small" data-testid="prompt-dialog-text">{String(p.toolInput.text ?? '')}</pre>}
+      {p.kind === 'dialog' && (
+        <pre className="command small" data-testid="prompt-dialog-text">
+          {String(p.toolInput.text ?? '')}
+        </pre>
+      )}
       {p.kind === 'tool' && <PromptDetail prompt={p} />}
       {p.kind === 'question' && !asksOptions && <PromptDetail prompt={p} />}
       {pending && p.kind === 'dialog' && (
         <div className="actions actions-start">
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>{t('prompt.dialogTrust')}</button>
-          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => send('deny')}>{t('prompt.dialogCancel')}</button>
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>
+            {t('prompt.dialogTrust')}
+          </button>
+          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => send('deny')}>
+            {t('prompt.dialogCancel')}
+          </button>
         </div>
       )}
       {pending && asksOptions && <PromptQuestion prompt={p} busy={busy} onSend={(answers) => send('allow', { answers })} />}
       {pending && !asksOptions && p.kind !== 'dialog' && (
         <div className="prompt-actions">
           <div className="actions actions-start">
-            {p.kind === 'tool' && <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>{t('prompt.allow')}</button>}
-            {p.kind === 'tool' && p.canAlwaysAllow && <button type="button" className="btn" disabled={busy} onClick={() => send('always_allow')}>{t('prompt.alwaysAllow')}</button>}
+            {p.kind === 'tool' && (
+              <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>
+                {t('prompt.allow')}
+              </button>
+            )}
+            {p.kind === 'tool' && p.canAlwaysAllow && (
+              <button type="button" className="btn" disabled={busy} onClick={() => send('always_allow')}>
+                {t('prompt.alwaysAllow')}
+              </button>
+            )}
             {/* Codex shows its own dialog only once the hook has let go. */}
-            {executor === 'codex' && p.kind === 'tool' && <button type="button" className="btn" disabled={busy} onClick={() => send('at_computer')}>{t('prompt.atComputer')}</button>}
-            <button type="button" className="btn btn-danger" disabled={busy} onClick={() => send('deny', reason.trim() ? { message: reason.trim() } : {})}>{t('prompt.deny')}</button>
+            {executor === 'codex' && p.kind === 'tool' && (
+              <button type="button" className="btn" disabled={busy} onClick={() => send('at_computer')}>
+                {t('prompt.atComputer')}
+              </button>
+            )}
+            <button type="button" className="btn btn-danger" disabled={busy} onClick={() => send('deny', reason.trim() ? { message: reason.trim() } : {})}>
+              {t('prompt.deny')}
+            </button>
           </div>
-          <label htmlFor={reasonId} className="small">{t('prompt.reason')}</label>
+          <label htmlFor={reasonId} className="small">
+            {t('prompt.reason')}
+          </label>
           <input id={reasonId} type="text" maxLength={4000} value={reason} onChange={(e) => setReason(e.target.value)} data-testid="prompt-reason" />
         </div>
       )}
-      {pending && busy && <p className="small" role="status" data-testid="prompt-sending">{t('prompt.sending')}</p>}
+      {pending && busy && (
+        <p className="small" role="status" data-testid="prompt-sending">
+          {t('prompt.sending')}
+        </p>
+      )}
       {pending && <p className="muted small">{t('prompt.expires', { time: new Date(p.expiresAt).toLocaleTimeString(locale) })}</p>}
-      {!pending && <p className="small" role="status" data-testid="prompt-status">{promptStatusText(p, t)}</p>}
-      {result && <p role="alert" className="error small" data-testid="prompt-result">{result.text}</p>}
+      {!pending && (
+        <p className="small" role="status" data-testid="prompt-status">
+          {promptStatusText(p, t)}
+        </p>
+      )}
+      {result && (
+        <p role="alert" className="error small" data-testid="prompt-result">
+          {result.text}
+        </p>
+      )}
     </article>
   );
 }

@@ -5,29 +5,50 @@ import { commandOf, promptEvidenceText, promptStatusText, promptWait, questionAn
 const en = translator('en');
 
 describe('what a tool will do', () => {
-  it('reads the command of Claude\'s Bash and of Codex\'s exec_command (string or argv)', () => {
+  it("reads the command of Claude's Bash and of Codex's exec_command (string or argv)", () => {
     expect(commandOf({ command: 'npm test', description: 'Run' })).toBe('npm test');
     expect(commandOf({ cmd: 'touch x' })).toBe('touch x');
     expect(commandOf({ cmd: ['git', 'push'] })).toBe('git push');
-    expect(toolDetail('Bash', { command: 'npm test', description: 'Run the tests' })).toEqual({ kind: 'command', command: 'npm test', description: 'Run the tests' });
+    expect(toolDetail('Bash', { command: 'npm test', description: 'Run the tests' })).toEqual({
+      kind: 'command',
+      command: 'npm test',
+      description: 'Run the tests',
+    });
   });
   it('a Write shows the file and its first lines; an Edit a small −/+ diff', () => {
     const content = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n');
-    expect(toolDetail('Write', { file_path: '/w/a.ts', content })).toMatchObject({ kind: 'write', file: '/w/a.ts', head: ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', 'line 6', 'line 7', 'line 8'], more: 12 });
+    expect(toolDetail('Write', { file_path: '/w/a.ts', content })).toMatchObject({
+      kind: 'write',
+      file: '/w/a.ts',
+      head: ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', 'line 6', 'line 7', 'line 8'],
+      more: 12,
+    });
     expect(toolDetail('Edit', { file_path: '/w/a.ts', old_string: 'a\nb', new_string: 'c' })).toEqual({
-      kind: 'edit', file: '/w/a.ts', diff: [{ sign: '−', text: 'a' }, { sign: '−', text: 'b' }, { sign: '+', text: 'c' }], more: 0,
+      kind: 'edit',
+      file: '/w/a.ts',
+      diff: [
+        { sign: '−', text: 'a' },
+        { sign: '−', text: 'b' },
+        { sign: '+', text: 'c' },
+      ],
+      more: 0,
     });
     expect(toolDetail('WebFetch', { url: 'https://x' })).toMatchObject({ kind: 'other', file: null });
   });
 });
 
 describe('questions', () => {
-  const qs = questionsOf({ questions: [
-    { question: 'Color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue' }] },
-    { question: 'Sizes?', header: 'Size', multiSelect: true, options: [{ label: 'S' }, { label: 'M' }] },
-  ] });
+  const qs = questionsOf({
+    questions: [
+      { question: 'Color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue' }] },
+      { question: 'Sizes?', header: 'Size', multiSelect: true, options: [{ label: 'S' }, { label: 'M' }] },
+    ],
+  });
   it('reads AskUserQuestion input and builds the answers: own words win, every question needs one', () => {
-    expect(qs.map((q) => [q.question, q.multiSelect, q.options.map((o) => o.label)])).toEqual([['Color?', false, ['Red', 'Blue']], ['Sizes?', true, ['S', 'M']]]);
+    expect(qs.map((q) => [q.question, q.multiSelect, q.options.map((o) => o.label)])).toEqual([
+      ['Color?', false, ['Red', 'Blue']],
+      ['Sizes?', true, ['S', 'M']],
+    ]);
     expect(questionAnswers(qs, { 'Color?': ['Blue'] }, {})).toBeNull();
     expect(questionAnswers(qs, { 'Color?': ['Blue'], 'Sizes?': ['S', 'M'] }, {})).toEqual({ 'Color?': 'Blue', 'Sizes?': ['S', 'M'] });
     expect(questionAnswers(qs, { 'Color?': ['Blue'] }, { 'Sizes?': ' XL please ' })).toEqual({ 'Color?': 'Blue', 'Sizes?': 'XL please' });
@@ -37,12 +58,16 @@ describe('questions', () => {
 describe('status words', () => {
   it('say who answered what, and what a session waits for', () => {
     expect(promptStatusText({ state: 'delivered', answer: { decision: 'allow' }, answeredFrom: 'telegram' }, en)).toBe('Answered: Allow (from Telegram).');
-    expect(promptStatusText({ state: 'answered', answer: { decision: 'deny', message: 'no' }, answeredFrom: 'dashboard' }, en)).toBe('Answered: Deny: no (from the dashboard). On its way to the agent.');
+    expect(promptStatusText({ state: 'answered', answer: { decision: 'deny', message: 'no' }, answeredFrom: 'dashboard' }, en)).toBe(
+      'Answered: Deny: no (from the dashboard). On its way to the agent.',
+    );
     expect(promptStatusText({ state: 'waiting_at_computer', answer: null, answeredFrom: null }, en)).toBe('Nobody answered in time: it waits at the computer.');
     expect(promptWait([{ state: 'waiting_at_computer' }, { state: 'pending' }])).toBe('answer');
     expect(promptWait([{ state: 'waiting_at_computer' }, { state: 'delivered' }])).toBe('computer');
     expect(promptWait([{ state: 'answered' }])).toBeNull();
-    expect(promptEvidenceText('permission_answered', { from: 'telegram', decision: 'always_allow' }, en)).toBe('Answered: Always allow for this session (from Telegram).');
+    expect(promptEvidenceText('permission_answered', { from: 'telegram', decision: 'always_allow' }, en)).toBe(
+      'Answered: Always allow for this session (from Telegram).',
+    );
     expect(promptEvidenceText('session_ready', {}, en)).toBeNull();
   });
 });

@@ -45,15 +45,25 @@ export function toolDetail(toolName: string, input: Record<string, unknown>): To
     return { kind: 'edit', file, ...editDiff([{ old: input.old_string, new: input.new_string }]) };
   }
   if (file && toolName === 'MultiEdit' && Array.isArray(input.edits)) {
-    const edits = input.edits.filter((e): e is { old_string: string; new_string: string } => typeof e?.old_string === 'string' && typeof e?.new_string === 'string');
+    const edits = input.edits.filter(
+      (e): e is { old_string: string; new_string: string } => typeof e?.old_string === 'string' && typeof e?.new_string === 'string',
+    );
     return { kind: 'edit', file, ...editDiff(edits.map((e) => ({ old: e.old_string, new: e.new_string }))) };
   }
   const json = JSON.stringify(input, null, 2);
   return { kind: 'other', file, json: json.length > 2000 ? `${json.slice(0, 2000)}…` : json };
 }
 
-export interface QuestionOption { label: string; description: string | null }
-export interface Question { question: string; header: string | null; multiSelect: boolean; options: QuestionOption[] }
+export interface QuestionOption {
+  label: string;
+  description: string | null;
+}
+export interface Question {
+  question: string;
+  header: string | null;
+  multiSelect: boolean;
+  options: QuestionOption[];
+}
 
 /** Claude's AskUserQuestion input `{ questions: [{ question, header, multiSelect, options: [{ label, description }] }] }`. */
 export function questionsOf(input: Record<string, unknown>): Question[] {
@@ -72,7 +82,11 @@ export function questionsOf(input: Record<string, unknown>): Question[] {
 }
 
 /** The answers of a question form: the user's own text wins over the options ticked for that question. */
-export function questionAnswers(questions: readonly Question[], picked: Record<string, string[]>, typed: Record<string, string>): Record<string, string | string[]> | null {
+export function questionAnswers(
+  questions: readonly Question[],
+  picked: Record<string, string[]>,
+  typed: Record<string, string>,
+): Record<string, string | string[]> | null {
   const out: Record<string, string | string[]> = {};
   for (const q of questions) {
     const own = typed[q.question]?.trim();
@@ -88,7 +102,10 @@ const FROM: Record<string, AnyKey> = { telegram: 'prompt.from.telegram', dashboa
 
 /** "Allow", "Deny: reason", "Always allow for this session", or a question's answers. */
 export function decisionText(answer: NonNullable<PromptItem['answer']>, t: Translate): string {
-  if (answer.answers) return Object.values(answer.answers).map((a) => (Array.isArray(a) ? a.join(', ') : a)).join('; ');
+  if (answer.answers)
+    return Object.values(answer.answers)
+      .map((a) => (Array.isArray(a) ? a.join(', ') : a))
+      .join('; ');
   const word = t(`prompt.decision.${answer.decision}` as AnyKey);
   return answer.decision === 'deny' && answer.message ? `${word}: ${answer.message}` : word;
 }

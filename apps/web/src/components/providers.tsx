@@ -15,9 +15,7 @@ export interface CsrfProps {
 }
 
 export function Providers({ csrf, locale, children }: { csrf: CsrfProps; locale: Locale; children: ReactNode }) {
-  const [queryClient] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: true } } }),
-  );
+  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: true } } }));
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [

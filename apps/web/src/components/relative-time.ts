@@ -1,6 +1,11 @@
 import type { Locale } from '../i18n/catalog.ts';
 
-const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [['second', 60], ['minute', 60], ['hour', 24], ['day', 365]];
+const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 365],
+];
 
 /** "5 seconds ago" / "5 секунд назад", from an ISO date. */
 export function relativeTime(iso: string, locale: Locale, now = Date.now()): string {

@@ -18,7 +18,9 @@ describe('lifetimeLeft', () => {
   const en = translator('en');
   it('a closed session has no time left, not "no limit"', () => {
     expect(lifetimeLeft({ state: 'Archived', lifetimeDeadline: null, lifetimeExpired: false }, Date.now(), en)).toBe('none (the session is closed)');
-    expect(lifetimeLeft({ state: 'ResumeFailed', lifetimeDeadline: new Date(Date.now() + 3_600_000).toISOString(), lifetimeExpired: false }, Date.now(), en)).toBe('none (the session is closed)');
+    expect(
+      lifetimeLeft({ state: 'ResumeFailed', lifetimeDeadline: new Date(Date.now() + 3_600_000).toISOString(), lifetimeExpired: false }, Date.now(), en),
+    ).toBe('none (the session is closed)');
     expect(lifetimeLeft({ state: 'Ready', lifetimeDeadline: null, lifetimeExpired: false }, Date.now(), en)).toBe('no limit');
   });
 

@@ -11,15 +11,31 @@ export function useNow(ms = 30_000): number {
 }
 
 const TONE: Record<SessionItem['state'], string> = {
-  Starting: 'wait', Resuming: 'wait', Ready: 'ok', Running: 'busy', Stopping: 'wait', ClosingAfterWork: 'wait',
-  AwaitingRecovery: 'warn', Closing: 'wait', Archived: 'off', ResumeFailed: 'bad',
+  Starting: 'wait',
+  Resuming: 'wait',
+  Ready: 'ok',
+  Running: 'busy',
+  Stopping: 'wait',
+  ClosingAfterWork: 'wait',
+  AwaitingRecovery: 'warn',
+  Closing: 'wait',
+  Archived: 'off',
+  ResumeFailed: 'bad',
 };
 
 /**
  * `wait`: an open session whose CLI asks something (sessions `promptWait`) says so instead of
  * "working": the user's answer, or the computer's, is what it waits for.
  */
-export function StateBadge({ state, wait = null, desk = null }: { state: SessionItem['state']; wait?: 'answer' | 'computer' | null; desk?: SessionItem['desk'] }) {
+export function StateBadge({
+  state,
+  wait = null,
+  desk = null,
+}: {
+  state: SessionItem['state'];
+  wait?: 'answer' | 'computer' | null;
+  desk?: SessionItem['desk'];
+}) {
   const { t } = useI18n();
   if (desk) {
     // Its CLI runs in a terminal at the computer (begun by hand, or taken back there): live, never "archived".
@@ -58,11 +74,20 @@ export function When({ iso, locale, now }: { iso: string | null; locale: Locale;
   if (!iso) return <>{t('session.noActivity')}</>;
   // `now` only makes the text tick; a timestamp newer than the last tick is "now", never "in 3 seconds".
   const at = Math.max(now ?? 0, Date.now(), new Date(iso).getTime());
-  return <time dateTime={iso} title={shortDate(iso, locale)}>{relativeTime(iso, locale, at)}</time>;
+  return (
+    <time dateTime={iso} title={shortDate(iso, locale)}>
+      {relativeTime(iso, locale, at)}
+    </time>
+  );
 }
 
 /** The CLI's own title, else the first prompt (as the CLIs' resume pickers show), else the folder. */
 export function sessionTitle(s: Pick<SessionItem, 'title' | 'firstPrompt' | 'folder'>, t: Translate): string {
   const prompt = s.firstPrompt?.replace(/\s+/g, ' ').trim();
-  return s.title?.trim() || (prompt && prompt.length > 80 ? `${prompt.slice(0, 79)}…` : prompt) || s.folder.split('/').filter(Boolean).at(-1) || t('session.untitled');
+  return (
+    s.title?.trim() ||
+    (prompt && prompt.length > 80 ? `${prompt.slice(0, 79)}…` : prompt) ||
+    s.folder.split('/').filter(Boolean).at(-1) ||
+    t('session.untitled')
+  );
 }

@@ -15,8 +15,18 @@ const unavailableKey = (executor: Executor, mode: string) => `mode.unavailable.$
  * The executor's permission modes as radio buttons, the node's default preselected by the caller. A
  * mode the node cannot start (Claude's bypassPermissions for root) is shown disabled with the reason.
  */
-export function ModePicker({ executor, value, onChange, unavailable, disabled }: {
-  executor: Executor; value: string; onChange: (mode: string) => void; unavailable: readonly string[]; disabled?: boolean;
+export function ModePicker({
+  executor,
+  value,
+  onChange,
+  unavailable,
+  disabled,
+}: {
+  executor: Executor;
+  value: string;
+  onChange: (mode: string) => void;
+  unavailable: readonly string[];
+  disabled?: boolean;
 }) {
   const { t } = useI18n();
   const name = useId();
@@ -31,7 +41,11 @@ export function ModePicker({ executor, value, onChange, unavailable, disabled }:
           {t(modeKey(executor, m))}
         </label>
       ))}
-      {blocked.map((m) => <p key={m} className="muted small" data-testid="mode-unavailable">{t(unavailableKey(executor, m))}</p>)}
+      {blocked.map((m) => (
+        <p key={m} className="muted small" data-testid="mode-unavailable">
+          {t(unavailableKey(executor, m))}
+        </p>
+      ))}
     </fieldset>
   );
 }
@@ -43,11 +57,31 @@ export function ModelInput({ executor, value, onChange, disabled }: { executor: 
   return (
     <div>
       <label htmlFor={`${id}-m`}>{t('choice.model')}</label>
-      <input id={`${id}-m`} name="model" value={value} placeholder={t('choice.modelDefault')} autoComplete="off" spellCheck={false} className="mono"
-        maxLength={100} disabled={disabled} list={`${id}-models`} onChange={(e) => onChange(e.target.value)} data-testid="model-input" />
-      <datalist id={`${id}-models`}>{MODEL_SUGGESTIONS[executor].map((m) => <option key={m} value={m} />)}</datalist>
+      <input
+        id={`${id}-m`}
+        name="model"
+        value={value}
+        placeholder={t('choice.modelDefault')}
+        autoComplete="off"
+        spellCheck={false}
+        className="mono"
+        maxLength={100}
+        disabled={disabled}
+        list={`${id}-models`}
+        onChange={(e) => onChange(e.target.value)}
+        data-testid="model-input"
+      />
+      <datalist id={`${id}-models`}>
+        {MODEL_SUGGESTIONS[executor].map((m) => (
+          <option key={m} value={m} />
+        ))}
+      </datalist>
       <div className="chips">
-        {MODEL_SUGGESTIONS[executor].map((m) => <button key={m} type="button" className="chip mono" disabled={disabled} onClick={() => onChange(m)}>{m}</button>)}
+        {MODEL_SUGGESTIONS[executor].map((m) => (
+          <button key={m} type="button" className="chip mono" disabled={disabled} onClick={() => onChange(m)}>
+            {m}
+          </button>
+        ))}
       </div>
     </div>
   );
@@ -58,29 +92,56 @@ export function ChoiceFacts({ executor, permissionMode, model }: { executor: Exe
   const { t } = useI18n();
   return (
     <>
-      <div className="span-2"><dt>{t('choice.mode')}</dt><dd data-testid="session-mode">{t(modeKey(executor, permissionMode))}</dd></div>
-      <div><dt>{t('choice.model')}</dt><dd className="mono" data-testid="session-model">{model ?? t('choice.modelDefault')}</dd></div>
+      <div className="span-2">
+        <dt>{t('choice.mode')}</dt>
+        <dd data-testid="session-mode">{t(modeKey(executor, permissionMode))}</dd>
+      </div>
+      <div>
+        <dt>{t('choice.model')}</dt>
+        <dd className="mono" data-testid="session-model">
+          {model ?? t('choice.modelDefault')}
+        </dd>
+      </div>
     </>
   );
 }
 
 /** Node settings: the mode preselected for new sessions of each enabled executor. */
-export function NodeDefaultModes({ node }: { node: { id: string; enabledExecutors: Executor[]; defaultModes: Record<Executor, string>; unavailableModes: string[] } }) {
+export function NodeDefaultModes({
+  node,
+}: {
+  node: { id: string; enabledExecutors: Executor[]; defaultModes: Record<Executor, string>; unavailableModes: string[] };
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const errorText = useErrorText();
   const [error, setError] = useState<string | null>(null);
-  const set = useMutation(trpc.nodes.setPermissionMode.mutationOptions({
-    onSuccess: () => { setError(null); return queryClient.invalidateQueries(trpc.nodes.list.pathFilter()); },
-    onError: (err) => setError(errorText(err)),
-  }));
+  const set = useMutation(
+    trpc.nodes.setPermissionMode.mutationOptions({
+      onSuccess: () => {
+        setError(null);
+        return queryClient.invalidateQueries(trpc.nodes.list.pathFilter());
+      },
+      onError: (err) => setError(errorText(err)),
+    }),
+  );
   return (
     <div data-testid="node-default-modes">
       {node.enabledExecutors.map((e) => (
-        <ModePicker key={e} executor={e} value={node.defaultModes[e]} unavailable={node.unavailableModes} disabled={set.isPending}
-          onChange={(mode) => set.mutate({ nodeId: node.id, executor: e, mode })} />
+        <ModePicker
+          key={e}
+          executor={e}
+          value={node.defaultModes[e]}
+          unavailable={node.unavailableModes}
+          disabled={set.isPending}
+          onChange={(mode) => set.mutate({ nodeId: node.id, executor: e, mode })}
+        />
       ))}
-      {error && <p role="alert" className="error">{error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -24,7 +24,6 @@ const JOURNAL_PAGE = 30;
 const JOURNAL_MAX = READ_JOURNAL_MAX_TURNS;
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-
 /**
  * One session, read like a chat: the conversation is the page, newest at the bottom next to a
  * composer that stays in view; facts, usage, the queue and the evidence timeline are one click away.
@@ -41,8 +40,12 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   // change: only when the session or a message outcome changed (the signature below), or on demand.
   const [limit, setLimit] = useState(JOURNAL_PAGE);
   const composer = useRef<HTMLDivElement>(null);
-  const journal = useQuery(trpc.sessions.journal.queryOptions({ sessionId, limit }, { staleTime: Number.POSITIVE_INFINITY, retry: false, placeholderData: (prev) => prev }));
-  const signature = q.data ? `${q.data.session.version}|${q.data.node.online}|${q.data.conversation.total}|${q.data.conversation.items.map((m) => m.status).join(',')}` : '';
+  const journal = useQuery(
+    trpc.sessions.journal.queryOptions({ sessionId, limit }, { staleTime: Number.POSITIVE_INFINITY, retry: false, placeholderData: (prev) => prev }),
+  );
+  const signature = q.data
+    ? `${q.data.session.version}|${q.data.node.online}|${q.data.conversation.total}|${q.data.conversation.items.map((m) => m.status).join(',')}`
+    : '';
   const seen = useRef('');
   const refetchJournal = journal.refetch;
   useEffect(() => {
@@ -54,7 +57,12 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const chatRef = useStickToBottom(composer);
   if (q.isPending) return <Skeleton lines={6} />;
   // A failed reload keeps what is on screen (the reconnecting banner says why); only a first load shows the error.
-  if (q.isError && !q.data) return <p role="alert" className="error">{errorText(q.error)}</p>;
+  if (q.isError && !q.data)
+    return (
+      <p role="alert" className="error">
+        {errorText(q.error)}
+      </p>
+    );
   const { session: s, node, conversation, evidence, usage, usageHistory, activity } = q.data;
   const fmt = new Intl.NumberFormat(locale);
   const ctx = num(usage?.contextWindowUsed);
@@ -63,14 +71,20 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 
   return (
     <div className="session">
-      <p className="crumbs"><Link href={`/nodes/${node.id}`}>← {t('session.back', { node: node.name })}</Link></p>
+      <p className="crumbs">
+        <Link href={`/nodes/${node.id}`}>← {t('session.back', { node: node.name })}</Link>
+      </p>
       <div className="section-head session-head">
         <div className="grow">
           <h1>{sessionTitle(s, t)}</h1>
-          <p className="muted small"><span data-testid="session-computer">{node.name}</span> · {t(`executor.${s.executor}`)} · <span className="mono">{s.folder}</span></p>
+          <p className="muted small">
+            <span data-testid="session-computer">{node.name}</span> · {t(`executor.${s.executor}`)} · <span className="mono">{s.folder}</span>
+          </p>
         </div>
         <StateBadge state={s.state} wait={promptWait(prompts.data?.prompts)} desk={s.desk} />
-        <div className="session-actions"><LifecycleButtons session={s} dialog={dialog !== null} nodeOnline={node.online} nodeName={node.name} /></div>
+        <div className="session-actions">
+          <LifecycleButtons session={s} dialog={dialog !== null} nodeOnline={node.online} nodeName={node.name} />
+        </div>
       </div>
       {dialog && (
         <div className="warning" role="status" data-testid="waiting-dialog">
@@ -79,20 +93,20 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </div>
       )}
       <div ref={chatRef}>
-      <Conversation
-        journal={journal.data}
-        journalLoading={journal.isPending}
-        items={conversation.items}
-        total={conversation.total}
-        activity={activity}
-        now={now}
-        discovered={s.launchSource === 'discovered'}
-        open={open}
-        working={isWorking(s.state)}
-        onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}
-      />
-      {/* What the agent asks you comes where the newest turn is, right above the composer. */}
-      {prompts.data && <PromptPanel prompts={prompts.data.prompts} executor={s.executor} />}
+        <Conversation
+          journal={journal.data}
+          journalLoading={journal.isPending}
+          items={conversation.items}
+          total={conversation.total}
+          activity={activity}
+          now={now}
+          discovered={s.launchSource === 'discovered'}
+          open={open}
+          working={isWorking(s.state)}
+          onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}
+        />
+        {/* What the agent asks you comes where the newest turn is, right above the composer. */}
+        {prompts.data && <PromptPanel prompts={prompts.data.prompts} executor={s.executor} />}
       </div>
       <div ref={composer} className={open ? 'composer' : 'composer-end'}>
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
@@ -100,23 +114,59 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <details className="card session-details" data-testid="session-details">
         <summary>{t('session.details')}</summary>
         <dl className="facts">
-          <div><dt>{t('session.executor')}</dt><dd>{t(`executor.${s.executor}`)}</dd></div>
+          <div>
+            <dt>{t('session.executor')}</dt>
+            <dd>{t(`executor.${s.executor}`)}</dd>
+          </div>
           <ChoiceFacts executor={s.executor} permissionMode={s.permissionMode} model={s.model} />
-          <div><dt>{t('session.lifetimeLeft')}</dt><dd data-testid="lifetime-left">{lifetimeLeft(s, now, t)}</dd></div>
-          <div><dt>{t('session.lastActivity')}</dt><dd><When iso={s.lastActivityAt} locale={locale} now={now} /></dd></div>
-          <div><dt>{t('session.created')}</dt><dd><When iso={s.createdAt} locale={locale} now={now} /></dd></div>
-          <div><dt>{t('session.context')}</dt><dd data-testid="context-use">{s.context ? contextText(t, s.context, locale) : '—'}</dd></div>
-          <div><dt>{t('usage.compactions')}</dt><dd data-testid="context-compactions">{s.context ? fmt.format(s.context.compactions) : '—'}</dd></div>
-          <div className="span-2"><dt>{t('session.nativeId')}</dt><dd className="mono small">{s.nativeSessionId ?? '—'}</dd></div>
+          <div>
+            <dt>{t('session.lifetimeLeft')}</dt>
+            <dd data-testid="lifetime-left">{lifetimeLeft(s, now, t)}</dd>
+          </div>
+          <div>
+            <dt>{t('session.lastActivity')}</dt>
+            <dd>
+              <When iso={s.lastActivityAt} locale={locale} now={now} />
+            </dd>
+          </div>
+          <div>
+            <dt>{t('session.created')}</dt>
+            <dd>
+              <When iso={s.createdAt} locale={locale} now={now} />
+            </dd>
+          </div>
+          <div>
+            <dt>{t('session.context')}</dt>
+            <dd data-testid="context-use">{s.context ? contextText(t, s.context, locale) : '—'}</dd>
+          </div>
+          <div>
+            <dt>{t('usage.compactions')}</dt>
+            <dd data-testid="context-compactions">{s.context ? fmt.format(s.context.compactions) : '—'}</dd>
+          </div>
+          <div className="span-2">
+            <dt>{t('session.nativeId')}</dt>
+            <dd className="mono small">{s.nativeSessionId ?? '—'}</dd>
+          </div>
         </dl>
         <section aria-labelledby="usage-title" className="block">
           <h2 id="usage-title">{t('usage.title')}</h2>
-          {!usage && usageHistory.length === 0 ? <p className="muted">{t('usage.empty')}</p> : (
+          {!usage && usageHistory.length === 0 ? (
+            <p className="muted">{t('usage.empty')}</p>
+          ) : (
             <>
               <dl className="facts">
-                <div><dt>{t('usage.input')}</dt><dd>{fmt.format(num(usage?.inputTokens) ?? 0)}</dd></div>
-                <div><dt>{t('usage.output')}</dt><dd>{fmt.format(num(usage?.outputTokens) ?? 0)}</dd></div>
-                <div><dt>{t('usage.context')}</dt><dd>{ctx === null ? '—' : ctx <= 1 ? `${Math.round(ctx * 100)} %` : fmt.format(ctx)}</dd></div>
+                <div>
+                  <dt>{t('usage.input')}</dt>
+                  <dd>{fmt.format(num(usage?.inputTokens) ?? 0)}</dd>
+                </div>
+                <div>
+                  <dt>{t('usage.output')}</dt>
+                  <dd>{fmt.format(num(usage?.outputTokens) ?? 0)}</dd>
+                </div>
+                <div>
+                  <dt>{t('usage.context')}</dt>
+                  <dd>{ctx === null ? '—' : ctx <= 1 ? `${Math.round(ctx * 100)} %` : fmt.format(ctx)}</dd>
+                </div>
               </dl>
               <UsageChart points={usageHistory} />
             </>
@@ -147,17 +197,20 @@ function useStickToBottom(composer: RefObject<HTMLDivElement | null>): (el: HTML
     return () => window.removeEventListener('scroll', onScroll);
   }, []);
   const observer = useRef<ResizeObserver | null>(null);
-  return useCallback((el: HTMLDivElement | null) => {
-    observer.current?.disconnect();
-    chat.current = el;
-    if (!el) return;
-    observer.current = new ResizeObserver(() => {
-      if (!endOnScreen.current) return;
-      // The composer is sticky (always "in view"), so the page is scrolled by numbers: the chat's
-      // end just above the composer. Only ever down.
-      const top = el.getBoundingClientRect().bottom + window.scrollY - (window.innerHeight - (composer.current?.offsetHeight ?? 0));
-      if (top > window.scrollY + 1) window.scrollTo({ top });
-    });
-    observer.current.observe(el);
-  }, [composer]);
+  return useCallback(
+    (el: HTMLDivElement | null) => {
+      observer.current?.disconnect();
+      chat.current = el;
+      if (!el) return;
+      observer.current = new ResizeObserver(() => {
+        if (!endOnScreen.current) return;
+        // The composer is sticky (always "in view"), so the page is scrolled by numbers: the chat's
+        // end just above the composer. Only ever down.
+        const top = el.getBoundingClientRect().bottom + window.scrollY - (window.innerHeight - (composer.current?.offsetHeight ?? 0));
+        if (top > window.scrollY + 1) window.scrollTo({ top });
+      });
+      observer.current.observe(el);
+    },
+    [composer],
+  );
 }

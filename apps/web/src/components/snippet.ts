@@ -1,5 +1,8 @@
 /** A piece of an archive hit's snippet: `marked` pieces are the words the search matched. */
-export interface SnippetPiece { text: string; marked: boolean }
+export interface SnippetPiece {
+  text: string;
+  marked: boolean;
+}
 
 const OPEN = '\u0002';
 const CLOSE = '\u0003';

@@ -11,8 +11,14 @@ describe('toast rules', () => {
     expect(sessionOnScreen(`/nodes/${A}`)).toBeNull();
   });
   it('toasts a session leaving Running for Ready, unless it is on screen or this is the first look', () => {
-    const prev = new Map([[A, 'Running'], [B, 'Running']]);
-    const next = [{ id: A, state: 'Ready' }, { id: B, state: 'Ready' }];
+    const prev = new Map([
+      [A, 'Running'],
+      [B, 'Running'],
+    ]);
+    const next = [
+      { id: A, state: 'Ready' },
+      { id: B, state: 'Ready' },
+    ];
     expect(finishedSince(prev, next, null)).toEqual([A, B]);
     expect(finishedSince(prev, next, A)).toEqual([B]);
     expect(finishedSince(null, next, null)).toEqual([]);

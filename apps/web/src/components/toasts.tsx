@@ -7,7 +7,12 @@ import { sessionTitle } from './session-bits.tsx';
 import { finishedSince, sessionOnScreen } from './toast-rules.ts';
 import { useOpenSessions } from './use-open-sessions.ts';
 
-interface Toast { id: string; sessionId: string; title: string; node: string }
+interface Toast {
+  id: string;
+  sessionId: string;
+  title: string;
+  node: string;
+}
 const TOAST_MS = 15_000;
 
 /**
@@ -21,7 +26,10 @@ export function FinishedToasts() {
   const open = useOpenSessions();
   const prev = useRef<Map<string, string> | null>(null);
   const [toasts, setToasts] = useState<Toast[]>([]);
-  const key = open.sessions.map((s) => `${s.id}:${s.state}`).sort().join(',');
+  const key = open.sessions
+    .map((s) => `${s.id}:${s.state}`)
+    .sort()
+    .join(',');
   const pending = open.pending;
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the states (the key) change
@@ -38,7 +46,10 @@ export function FinishedToasts() {
     if (document.hidden && typeof Notification !== 'undefined' && Notification.permission === 'granted') {
       for (const f of fresh) {
         const n = new Notification(t('toast.finished', { title: f.title }), { body: f.node, tag: f.sessionId });
-        n.onclick = () => { window.focus(); window.location.assign(`/sessions/${f.sessionId}`); };
+        n.onclick = () => {
+          window.focus();
+          window.location.assign(`/sessions/${f.sessionId}`);
+        };
       }
     }
   }, [key, pending]);
@@ -53,9 +64,15 @@ export function FinishedToasts() {
     <div className="toasts" aria-live="polite" data-testid="toasts">
       {toasts.map((x) => (
         <div key={x.id} className="toast card" role="status" data-testid="toast">
-          <span className="grow">{t('toast.finished', { title: x.title })} <span className="muted small">{x.node}</span></span>
-          <Link href={`/sessions/${x.sessionId}`} onClick={() => setToasts((ts) => ts.filter((y) => y.id !== x.id))}>{t('toast.open')}</Link>
-          <button type="button" className="btn btn-small" aria-label={t('toast.dismiss')} onClick={() => setToasts((ts) => ts.filter((y) => y.id !== x.id))}>×</button>
+          <span className="grow">
+            {t('toast.finished', { title: x.title })} <span className="muted small">{x.node}</span>
+          </span>
+          <Link href={`/sessions/${x.sessionId}`} onClick={() => setToasts((ts) => ts.filter((y) => y.id !== x.id))}>
+            {t('toast.open')}
+          </Link>
+          <button type="button" className="btn btn-small" aria-label={t('toast.dismiss')} onClick={() => setToasts((ts) => ts.filter((y) => y.id !== x.id))}>
+            ×
+          </button>
         </div>
       ))}
     </div>
@@ -69,9 +86,21 @@ export function NotificationsButton() {
   useEffect(() => setPerm(typeof Notification === 'undefined' ? 'unsupported' : Notification.permission), []);
   if (perm === null) return null;
   if (perm === 'unsupported') return <p className="muted small">{t('notify.unsupported')}</p>;
-  if (perm === 'granted') return <p className="ok-text small" data-testid="notify-state">{t('notify.on')}</p>;
-  if (perm === 'denied') return <p className="muted small" data-testid="notify-state">{t('notify.denied')}</p>;
+  if (perm === 'granted')
+    return (
+      <p className="ok-text small" data-testid="notify-state">
+        {t('notify.on')}
+      </p>
+    );
+  if (perm === 'denied')
+    return (
+      <p className="muted small" data-testid="notify-state">
+        {t('notify.denied')}
+      </p>
+    );
   return (
-    <button type="button" className="btn" onClick={() => void Notification.requestPermission().then(setPerm)}>{t('notify.ask')}</button>
+    <button type="button" className="btn" onClick={() => void Notification.requestPermission().then(setPerm)}>
+      {t('notify.ask')}
+    </button>
   );
 }

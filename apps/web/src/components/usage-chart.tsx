@@ -19,7 +19,8 @@ export function UsageChart({ points }: { points: UsagePoint[] }) {
   const t0 = times[0]!;
   const span = times.at(-1)! - t0;
   const max = Math.max(...values, 1);
-  const x = (i: number) => (span <= 0 ? (values.length === 1 ? W / 2 : PAD + (i * (W - 2 * PAD)) / (values.length - 1)) : PAD + ((times[i]! - t0) * (W - 2 * PAD)) / span);
+  const x = (i: number) =>
+    span <= 0 ? (values.length === 1 ? W / 2 : PAD + (i * (W - 2 * PAD)) / (values.length - 1)) : PAD + ((times[i]! - t0) * (W - 2 * PAD)) / span;
   const y = (v: number) => H - PAD - (v / max) * (H - 2 * PAD);
   const line = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   const fmt = new Intl.NumberFormat(locale);
@@ -29,10 +30,21 @@ export function UsageChart({ points }: { points: UsagePoint[] }) {
     <figure className="chart" data-testid="usage-figure">
       <div className="chart-plot">
         <div className="chart-y" aria-hidden="true">
-          <span className="chart-axis-title" data-testid="chart-y-title">{t('usage.axisTokens')}</span>
-          <span className="chart-ticks"><span>{fmt.format(max)}</span><span>{fmt.format(0)}</span></span>
+          <span className="chart-axis-title" data-testid="chart-y-title">
+            {t('usage.axisTokens')}
+          </span>
+          <span className="chart-ticks">
+            <span>{fmt.format(max)}</span>
+            <span>{fmt.format(0)}</span>
+          </span>
         </div>
-        <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={t('usage.chartLabel', { points: values.length, latest: fmt.format(latest) })} preserveAspectRatio="none" data-testid="usage-chart">
+        <svg
+          viewBox={`0 0 ${W} ${H}`}
+          role="img"
+          aria-label={t('usage.chartLabel', { points: values.length, latest: fmt.format(latest) })}
+          preserveAspectRatio="none"
+          data-testid="usage-chart"
+        >
           <line x1={PAD} x2={W - PAD} y1={H - PAD} y2={H - PAD} className="chart-axis" />
           <line x1={PAD} x2={PAD} y1={PAD} y2={H - PAD} className="chart-axis" />
           <polygon points={`${x(0)},${H - PAD} ${line} ${x(values.length - 1)},${H - PAD}`} className="chart-area" />
@@ -42,7 +54,9 @@ export function UsageChart({ points }: { points: UsagePoint[] }) {
       </div>
       <div className="chart-x" aria-hidden="true">
         <time dateTime={points[0]!.at}>{time.format(t0)}</time>
-        <span className="chart-axis-title" data-testid="chart-x-title">{t('usage.axisTime')}</span>
+        <span className="chart-axis-title" data-testid="chart-x-title">
+          {t('usage.axisTime')}
+        </span>
         <time dateTime={points.at(-1)!.at}>{time.format(times.at(-1)!)}</time>
       </div>
     </figure>

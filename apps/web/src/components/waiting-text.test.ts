@@ -9,7 +9,11 @@ const WITH_ACTIONS = new Set(['Ready', 'Running', 'Archived']);
 /** Every variant the page can show: each state, and AwaitingRecovery for each state it returns to. */
 const variants: WaitingInput[] = [
   ...STATES.flatMap((state) => [false, true].flatMap((dialog) => [true, false].map((nodeOnline) => ({ state, resumeState: null, dialog, nodeOnline })))),
-  ...(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork'] as const).map((resumeState) => ({ state: 'AwaitingRecovery' as const, resumeState, dialog: false })),
+  ...(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork'] as const).map((resumeState) => ({
+    state: 'AwaitingRecovery' as const,
+    resumeState,
+    dialog: false,
+  })),
 ];
 
 describe('what a state without buttons waits for', () => {
@@ -30,7 +34,10 @@ describe('what a state without buttons waits for', () => {
 
   it('names the bound of each bounded wait, and the user as the one awaited on a dialog', () => {
     const en = translator('en');
-    const say = (v: WaitingInput) => { const w = waitingText(v)!; return en(w.key, w.vars); };
+    const say = (v: WaitingInput) => {
+      const w = waitingText(v)!;
+      return en(w.key, w.vars);
+    };
     expect(say({ state: 'Resuming', resumeState: null, dialog: false })).toContain(`${RESUME_ANSWER_MS / 60_000} minutes`);
     expect(say({ state: 'AwaitingRecovery', resumeState: 'Resuming', dialog: false })).toContain(`${RESUME_ANSWER_MS / 60_000} minutes`);
     expect(say({ state: 'Stopping', resumeState: null, dialog: false })).toContain(`${STOP_DRAIN_MS / 1000} seconds`);

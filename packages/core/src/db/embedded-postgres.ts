@@ -32,7 +32,11 @@ export interface RunningPostgres {
   stop(): Promise<void>;
 }
 
-interface Credentials { user: string; password: string; port: number }
+interface Credentials {
+  user: string;
+  password: string;
+  port: number;
+}
 
 const require = createRequire(import.meta.url);
 
@@ -105,7 +109,9 @@ function reachableNativeDir(uid: number | undefined): string {
     }
   }
   if (!reachableBy(path.join(target, 'bin', 'postgres'), uid)) {
-    throw new Error(`The embedded database runs as the "postgres" user, which cannot reach its binaries in ${native} nor in ${target}. Set BRIA_PG_BIN_CACHE to a folder it can enter, or use your own server with DATABASE_URL.`);
+    throw new Error(
+      `The embedded database runs as the "postgres" user, which cannot reach its binaries in ${native} nor in ${target}. Set BRIA_PG_BIN_CACHE to a folder it can enter, or use your own server with DATABASE_URL.`,
+    );
   }
   return target;
 }
@@ -154,7 +160,11 @@ function readCredentials(file: string): Credentials | undefined {
   return JSON.parse(readFileSync(file, 'utf8')) as Credentials;
 }
 
-interface LivePostmaster { pid: number; port: number; status: string }
+interface LivePostmaster {
+  pid: number;
+  port: number;
+  status: string;
+}
 
 /**
  * The postmaster already serving this data directory, read from `postmaster.pid` (pid, data dir,
@@ -231,10 +241,20 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     if (owner) chownSync(pwfile, owner.uid, owner.gid);
     log('Creating the embedded PostgreSQL cluster (first start only)…');
     try {
-      await run(path.join(bin, 'initdb'), [
-        `--pgdata=${pgdata}`, '--username=bria', `--pwfile=${pwfile}`, '--auth-local=scram-sha-256',
-        '--auth-host=scram-sha-256', '--encoding=UTF8', '--locale=C', '--no-instructions',
-      ], { ...(owner ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+      await run(
+        path.join(bin, 'initdb'),
+        [
+          `--pgdata=${pgdata}`,
+          '--username=bria',
+          `--pwfile=${pwfile}`,
+          '--auth-local=scram-sha-256',
+          '--auth-host=scram-sha-256',
+          '--encoding=UTF8',
+          '--locale=C',
+          '--no-instructions',
+        ],
+        { ...(owner ?? {}), env: { ...process.env, LC_ALL: 'C' } },
+      );
     } finally {
       writeFileSync(pwfile, '');
     }
@@ -267,10 +287,24 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     mkdirSync(sockDir, { recursive: true });
     if (owner) chownSync(sockDir, owner.uid, owner.gid);
     chmodSync(sockDir, 0o700);
-    child = spawn(path.join(bin, 'postgres'), [
-      '-D', pgdata, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1',
-      '-c', `unix_socket_directories=${sockDir}`, '-c', 'max_connections=200', '-c', 'fsync=on',
-    ], { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, detached: true });
+    child = spawn(
+      path.join(bin, 'postgres'),
+      [
+        '-D',
+        pgdata,
+        '-p',
+        String(opts.port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        `unix_socket_directories=${sockDir}`,
+        '-c',
+        'max_connections=200',
+        '-c',
+        'fsync=on',
+      ],
+      { ...(owner ?? {}), stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, detached: true },
+    );
     pid = await new Promise<number>((resolve, reject) => {
       let stderr = '';
       const onData = (chunk: Buffer) => {

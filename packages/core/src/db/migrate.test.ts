@@ -15,7 +15,9 @@ afterAll(async () => {
 async function rows(url: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const r = await c.query('select migration_name, checksum, finished_at, applied_steps_count, rolled_back_at from "_prisma_migrations" order by migration_name');
+  const r = await c.query(
+    'select migration_name, checksum, finished_at, applied_steps_count, rolled_back_at from "_prisma_migrations" order by migration_name',
+  );
   await c.end();
   return r.rows;
 }

@@ -14,8 +14,15 @@ export const PRISMA_ADVISORY_LOCK_KEY = 72707369;
 
 export const defaultMigrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../prisma/migrations');
 
-export interface Migration { name: string; sql: string; checksum: string }
-export interface MigrateResult { applied: string[]; alreadyApplied: number }
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+export interface MigrateResult {
+  applied: string[];
+  alreadyApplied: number;
+}
 
 export function loadMigrations(dir = defaultMigrationsDir): Migration[] {
   if (!existsSync(dir)) throw new Error(`Migrations folder not found: ${dir}`);
@@ -40,7 +47,12 @@ const BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
 )`;
 
-interface AppliedRow { migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null }
+interface AppliedRow {
+  migration_name: string;
+  checksum: string;
+  finished_at: Date | null;
+  rolled_back_at: Date | null;
+}
 
 export async function migrate(opts: { url: string; dir?: string; log?: (line: string) => void }): Promise<MigrateResult> {
   const migrations = loadMigrations(opts.dir);
@@ -52,9 +64,8 @@ export async function migrate(opts: { url: string; dir?: string; log?: (line: st
     // every migration already recorded.
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
     await client.query(BOOKKEEPING);
-    const rows = (await client.query<AppliedRow>(
-      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at',
-    )).rows;
+    const rows = (await client.query<AppliedRow>('SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at'))
+      .rows;
     const failed = rows.find((r) => r.finished_at === null && r.rolled_back_at === null);
     if (failed) {
       throw new Error(`Migration ${failed.migration_name} failed earlier and was not rolled back; fix the database by hand before starting Bria.`);
@@ -68,7 +79,11 @@ export async function migrate(opts: { url: string; dir?: string; log?: (line: st
         continue;
       }
       const id = randomUUID();
-      await client.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)', [id, m.checksum, m.name]);
+      await client.query('INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)', [
+        id,
+        m.checksum,
+        m.name,
+      ]);
       try {
         await client.query('BEGIN');
         await client.query(m.sql);

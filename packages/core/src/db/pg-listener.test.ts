@@ -18,7 +18,9 @@ afterAll(async () => {
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => { resolve = r; });
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -64,7 +66,13 @@ describe('PgListener', () => {
   it('with retryFromStart keeps trying until Postgres answers', async () => {
     const errors: string[] = [];
     const url = `postgresql://postgres@127.0.0.1:${await freePort()}/none`;
-    const listener = new PgListener({ databaseUrl: url, channels: ['bria_test_a'], onNotify: () => {}, onError: (e) => errors.push(e.message), retryFromStart: true });
+    const listener = new PgListener({
+      databaseUrl: url,
+      channels: ['bria_test_a'],
+      onNotify: () => {},
+      onError: (e) => errors.push(e.message),
+      retryFromStart: true,
+    });
     try {
       await listener.start();
       // The first failure and at least one retry (after 250 ms) are reported.

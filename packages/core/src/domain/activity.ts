@@ -46,10 +46,17 @@ export function currentActivity(steps: readonly ActivityStep[], nativeTurnId: st
   let reads = 0;
   for (let i = steps.length - 1; i >= 0 && steps[i]!.kind === 'read'; i--) reads++;
   return {
-    kind: last.kind, toolName: last.toolName, subject: last.subject, status: last.status,
-    added: last.diffAdded, removed: last.diffRemoved, reads,
+    kind: last.kind,
+    toolName: last.toolName,
+    subject: last.subject,
+    status: last.status,
+    added: last.diffAdded,
+    removed: last.diffRemoved,
+    reads,
     steps: steps.filter((s) => isStep(s.kind)).length,
-    nativeTurnId, turnStartedAt: steps[0]!.startedAt.toISOString(), at: last.startedAt.toISOString(),
+    nativeTurnId,
+    turnStartedAt: steps[0]!.startedAt.toISOString(),
+    at: last.startedAt.toISOString(),
   };
 }
 

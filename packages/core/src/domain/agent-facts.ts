@@ -16,11 +16,23 @@ export type AgentSessionEvent = { generation: number | null } & (
   | { name: 'observer_lost'; payload: { reason?: string | undefined } }
   | { name: 'identity_mismatch'; payload: { reason: ReattachRefusal } }
   | { name: 'process_exited'; payload: { pids: number[]; exitStatus: number | null; paneDead: boolean; verified: boolean; journal?: string | undefined } }
-  | { name: 'session_closed'; payload: {
-    evidence: Record<string, string | number | boolean | null> & { verified: boolean };
-    archivedJournal?: { path: string; sizeBytes: number; sha256: string } | undefined;
-  } }
-  | { name: 'turn_accepted'; payload: { messageId: string; nativeTurnId?: string | undefined; nativeRecordId?: string | undefined; offset?: number | undefined; identity?: AgentIdentity | undefined } }
+  | {
+      name: 'session_closed';
+      payload: {
+        evidence: Record<string, string | number | boolean | null> & { verified: boolean };
+        archivedJournal?: { path: string; sizeBytes: number; sha256: string } | undefined;
+      };
+    }
+  | {
+      name: 'turn_accepted';
+      payload: {
+        messageId: string;
+        nativeTurnId?: string | undefined;
+        nativeRecordId?: string | undefined;
+        offset?: number | undefined;
+        identity?: AgentIdentity | undefined;
+      };
+    }
   | { name: 'turn_final'; payload: { messageId?: string | undefined; nativeTurnId: string; text: string } }
   | { name: 'turn_completed' | 'turn_api_error' | 'turn_interrupted'; payload: TurnEnd }
   | { name: 'usage'; payload: Record<string, unknown> }
@@ -32,16 +44,28 @@ export type AgentSessionEvent = { generation: number | null } & (
 );
 
 /** Live progress (`protocol/session-activity.ts`); the domain only routes it, it never changes a state. */
-export interface ActivityReport { items: { ref: string; [k: string]: unknown }[]; context?: { usedTokens: number; windowTokens?: number | undefined; compactions: number; [k: string]: unknown } | undefined }
+export interface ActivityReport {
+  items: { ref: string; [k: string]: unknown }[];
+  context?: { usedTokens: number; windowTokens?: number | undefined; compactions: number; [k: string]: unknown } | undefined;
+}
 
 /** A permission request or question the CLI asked through Bria's hook (times in ms since the epoch). */
 export interface PromptAsked {
-  requestId: string; kind: 'tool' | 'question' | 'dialog'; toolName: string; toolInput: Record<string, unknown>;
-  justification?: string | undefined; canAlwaysAllow: boolean; receivedAt: number; expiresAt: number;
+  requestId: string;
+  kind: 'tool' | 'question' | 'dialog';
+  toolName: string;
+  toolInput: Record<string, unknown>;
+  justification?: string | undefined;
+  canAlwaysAllow: boolean;
+  receivedAt: number;
+  expiresAt: number;
 }
 /** How the agent saw a request end (`protocol/session-events.ts` zPermissionResolved). */
 export interface PromptEnd {
-  requestId: string; outcome: PromptEndOutcome; answerId?: string | undefined; at: number;
+  requestId: string;
+  outcome: PromptEndOutcome;
+  answerId?: string | undefined;
+  at: number;
   evidence?: Record<string, unknown> | undefined;
 }
 
@@ -90,7 +114,16 @@ export type AgentEventEffect =
    * A turn ended: outcomes for its message(s) (`applyInterruptOutcome` / `applyTurnOutcome`), written
    * with `detail`. `confirmsStop`: the interrupt ends a Stopping / ClosingAfterWork session's stop.
    */
-  | { type: 'turn_ended'; event: 'turn_completed' | 'turn_api_error' | 'turn_interrupted'; kind: TurnEndKind; detail: string; confirmsStop: boolean; messageId?: string; nativeTurnId: string; offset: number | null }
+  | {
+      type: 'turn_ended';
+      event: 'turn_completed' | 'turn_api_error' | 'turn_interrupted';
+      kind: TurnEndKind;
+      detail: string;
+      confirmsStop: boolean;
+      messageId?: string;
+      nativeTurnId: string;
+      offset: number | null;
+    }
   | { type: 'evidence'; event: string; evidence: Record<string, unknown> }
   | { type: 'notify_dialog'; text: string }
   | { type: 'recheck'; messageId: string; processAlive: boolean }
@@ -156,16 +189,28 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       // replaced when that is certain (domain README, decision 7). Otherwise the stored id is kept.
       // The new id may first arrive with a re-attach: the start's own `session_ready` can be refused
       // as stale when starts queued while the node was away all run on its return.
-      const replace = e.name !== 'resume_confirmed' && s.executor === 'codex' && s.nativeSessionId !== null && reported !== null && reported !== s.nativeSessionId;
-      const bind: AgentEventEffect = { type: 'bind_identity', ...(identity ? { identity } : {}), nativeSessionId: s.nativeSessionId ?? reported, ...(replace && reported ? { replaceIfNoConversation: reported } : {}) };
+      const replace =
+        e.name !== 'resume_confirmed' && s.executor === 'codex' && s.nativeSessionId !== null && reported !== null && reported !== s.nativeSessionId;
+      const bind: AgentEventEffect = {
+        type: 'bind_identity',
+        ...(identity ? { identity } : {}),
+        nativeSessionId: s.nativeSessionId ?? reported,
+        ...(replace && reported ? { replaceIfNoConversation: reported } : {}),
+      };
       if (s.state === 'AwaitingRecovery') {
         // The agent reports an identity only once the CLI has finished starting, so a session that
         // lost its binding while Starting is ready now: its own session_ready was refused as stale.
-        return [bind, fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' }),
+        return [
+          bind,
+          fact({ type: 'reattached', generation: g, mode: e.name === 'reattached' ? 'observer' : 'exact_resume' }),
           // A start that reached its prompt: its dialog (offered as a prompt) is over.
-          ...(s.resumeState === 'Starting' && identity ? [{ type: 'end_prompts', cause: 'cli_ready', onlyDialogs: true } as const, fact({ type: 'cli_ready', generation: g })] : [])];
+          ...(s.resumeState === 'Starting' && identity
+            ? [{ type: 'end_prompts', cause: 'cli_ready', onlyDialogs: true } as const, fact({ type: 'cli_ready', generation: g })]
+            : []),
+        ];
       }
-      if (e.name === 'session_ready' && s.state !== 'Resuming') return [bind, ...(s.state === 'Starting' ? [{ type: 'end_prompts', cause: 'cli_ready' } as const] : []), fact({ type: 'cli_ready', generation: g })];
+      if (e.name === 'session_ready' && s.state !== 'Resuming')
+        return [bind, ...(s.state === 'Starting' ? [{ type: 'end_prompts', cause: 'cli_ready' } as const] : []), fact({ type: 'cli_ready', generation: g })];
       // A resumed CLI reporting ready is the resume confirmation.
       if (e.name === 'resume_confirmed' || e.name === 'session_ready') return [bind, { type: 'confirm_resume', generation: g }];
       return [bind, fact({ type: 'reattached', generation: g, mode: 'observer' })];
@@ -176,14 +221,23 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       // start again would only be refused once more.
       return [
         ...(e.payload.code === 'conversation_may_exist' && !s.conversationMayExist ? [{ type: 'patch', fields: { conversationMayExist: true } } as const] : []),
-        fact({ type: 'resume_failed', generation: g, cause: e.payload.reason }, { cause: e.payload.reason.slice(0, 300), ...(e.payload.code ? { code: e.payload.code } : {}) }),
+        fact(
+          { type: 'resume_failed', generation: g, cause: e.payload.reason },
+          { cause: e.payload.reason.slice(0, 300), ...(e.payload.code ? { code: e.payload.code } : {}) },
+        ),
       ];
     case 'observer_lost':
       return [fact({ type: 'observer_lost', generation: g })];
     case 'identity_mismatch':
       return [fact({ type: 'reattach_refused', generation: g, reason: e.payload.reason })];
     case 'process_exited': {
-      const evidence = { pids: e.payload.pids.join(','), exitStatus: e.payload.exitStatus, paneDead: e.payload.paneDead, verified: e.payload.verified, ...(e.payload.journal ? { journal: e.payload.journal } : {}) };
+      const evidence = {
+        pids: e.payload.pids.join(','),
+        exitStatus: e.payload.exitStatus,
+        paneDead: e.payload.paneDead,
+        verified: e.payload.verified,
+        ...(e.payload.journal ? { journal: e.payload.journal } : {}),
+      };
       // Observer EOF or an unverified exit proves nothing about the CLI: only the binding is lost.
       return [
         ...(e.payload.verified ? [{ type: 'end_prompts', cause: 'process_exited' } as const] : []),
@@ -212,29 +266,43 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       const learn = id && sameProcess && (!s.nativeSessionId || !idNative || idNative === s.nativeSessionId);
       return [
         ...(learn ? [{ type: 'patch', fields: { identity: id, ...(s.nativeSessionId ? {} : idNative ? { nativeSessionId: idNative } : {}) } } as const] : []),
-        { type: 'accept_receipt', messageId, ...(nativeTurnId ? { nativeTurnId } : {}), ...(nativeRecordId ? { nativeRecordId } : {}), ...(offset !== undefined ? { offset } : {}) },
+        {
+          type: 'accept_receipt',
+          messageId,
+          ...(nativeTurnId ? { nativeTurnId } : {}),
+          ...(nativeRecordId ? { nativeRecordId } : {}),
+          ...(offset !== undefined ? { offset } : {}),
+        },
       ];
     }
     case 'turn_final':
       if (s.finalPending) return [{ type: 'defer' }];
-      return [{ type: 'write_final', final: { ...(e.payload.messageId ? { messageId: e.payload.messageId } : {}), nativeTurnId: e.payload.nativeTurnId, text: e.payload.text } }];
+      return [
+        {
+          type: 'write_final',
+          final: { ...(e.payload.messageId ? { messageId: e.payload.messageId } : {}), nativeTurnId: e.payload.nativeTurnId, text: e.payload.text },
+        },
+      ];
     case 'turn_completed':
     case 'turn_api_error':
     case 'turn_interrupted': {
       if (s.finalPending) return [{ type: 'defer' }];
       const stopping = s.state === 'Stopping' || s.state === 'ClosingAfterWork';
       const interrupted = e.name === 'turn_interrupted';
-      return [{
-        type: 'turn_ended', event: e.name,
-        kind: interrupted ? 'interrupted' : e.name === 'turn_completed' ? 'completed' : 'terminal_failed',
-        // A turn ended by the user's Stop keeps the stop's own detail ('interrupted'), so the chat and
-        // the page say "stopped"; one ended on the computer says the CLI interrupted it.
-        detail: interrupted && stopping ? 'interrupted' : e.name,
-        confirmsStop: interrupted && stopping,
-        ...(e.payload.messageId ? { messageId: e.payload.messageId } : {}),
-        nativeTurnId: e.payload.nativeTurnId,
-        offset: e.payload.offset ?? null,
-      }];
+      return [
+        {
+          type: 'turn_ended',
+          event: e.name,
+          kind: interrupted ? 'interrupted' : e.name === 'turn_completed' ? 'completed' : 'terminal_failed',
+          // A turn ended by the user's Stop keeps the stop's own detail ('interrupted'), so the chat and
+          // the page say "stopped"; one ended on the computer says the CLI interrupted it.
+          detail: interrupted && stopping ? 'interrupted' : e.name,
+          confirmsStop: interrupted && stopping,
+          ...(e.payload.messageId ? { messageId: e.payload.messageId } : {}),
+          nativeTurnId: e.payload.nativeTurnId,
+          offset: e.payload.offset ?? null,
+        },
+      ];
     }
     case 'usage':
       return [{ type: 'patch', fields: { usage: e.payload } }];
@@ -242,12 +310,14 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       // Also while Starting: a CLI on a dialog (trust, permission, login) waits for the user on the
       // computer; the text is kept with the evidence so the session's page can say what it waits for.
       return [
-        { type: 'evidence', event: 'blocked_on_prompt', evidence: { text: e.payload.text.slice(0, 1000) } }, { type: 'notify_dialog', text: e.payload.text },
+        { type: 'evidence', event: 'blocked_on_prompt', evidence: { text: e.payload.text.slice(0, 1000) } },
+        { type: 'notify_dialog', text: e.payload.text },
         // A start that waits: Starting, or a recovery that is starting the CLI again (the retried
         // start's CLI shows its trust dialog under the current generation, and without a prompt
         // nobody could answer it from afar; docs/reliability.md).
         ...(e.payload.dialog === 'folder_trust' && e.generation !== null && (waitingStart(s) || dialogOfWaitingStart(s, e.generation))
-          ? [{ type: 'open_dialog', dialog: 'folder_trust', text: e.payload.text.slice(0, 4000), generation: e.generation } as const] : []),
+          ? [{ type: 'open_dialog', dialog: 'folder_trust', text: e.payload.text.slice(0, 4000), generation: e.generation } as const]
+          : []),
       ];
     case 'evidence_unknown':
       return [{ type: 'recheck', messageId: e.payload.messageId, processAlive: e.payload.processAlive }];

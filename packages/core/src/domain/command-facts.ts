@@ -5,10 +5,26 @@ import type { SessionEvent, SessionState } from './session-types.ts';
  * `parseCommandResult`): the fields the rules read. `code` is set on every answer that is not `ok`.
  */
 export type CommandAnswerFacts =
-  | { kind: 'deliver'; ok?: boolean | undefined; code?: string | undefined; interrupted?: boolean | undefined; typed?: boolean | undefined;
-    delivery?: 'accepted' | 'not_typed' | 'unknown' | undefined; messageId?: string | undefined; nativeRef?: string | undefined }
-  | { kind: 'launch'; command: 'start_session' | 'resume_session'; ok?: boolean | undefined; code?: string | undefined; error?: string | undefined;
-    interrupted?: boolean | undefined; exited?: boolean | undefined; journal?: string | undefined }
+  | {
+      kind: 'deliver';
+      ok?: boolean | undefined;
+      code?: string | undefined;
+      interrupted?: boolean | undefined;
+      typed?: boolean | undefined;
+      delivery?: 'accepted' | 'not_typed' | 'unknown' | undefined;
+      messageId?: string | undefined;
+      nativeRef?: string | undefined;
+    }
+  | {
+      kind: 'launch';
+      command: 'start_session' | 'resume_session';
+      ok?: boolean | undefined;
+      code?: string | undefined;
+      error?: string | undefined;
+      interrupted?: boolean | undefined;
+      exited?: boolean | undefined;
+      journal?: string | undefined;
+    }
   | { kind: 'other'; command: string; ok?: boolean | undefined; code?: string | undefined; interrupted?: boolean | undefined };
 
 /**
@@ -127,14 +143,35 @@ export function interpretCommandResult(s: CommandFactSnapshot, r: CommandAnswerF
     const attempt = s.state === 'Resuming' || (s.state === 'AwaitingRecovery' && s.resumeState === 'Resuming');
     if (!attempt || !current || r.kind !== 'launch') return [];
     const cause = `the computer refused the resume: ${r.error ? r.error : 'no reason given'}`.slice(0, 500);
-    return [{ type: 'fact', event: { type: 'resume_failed', generation: s.observerGeneration, cause }, actor: 'agent', why: 'resume_refused', evidence: { commandId: s.commandId } }];
+    return [
+      {
+        type: 'fact',
+        event: { type: 'resume_failed', generation: s.observerGeneration, cause },
+        actor: 'agent',
+        why: 'resume_refused',
+        evidence: { commandId: s.commandId },
+      },
+    ];
   }
   if (r.interrupted !== true || s.commandId === null) return [];
   return [
     { type: 'evidence', event: 'command_interrupted', evidence: { command: String(r.command).slice(0, 32), commandId: s.commandId } },
     ...(r.command === 'close_session' && s.state === 'Closing'
-      ? [{ type: 'fact', event: { type: 'node_returned', evidence: { reason: 'close_interrupted' } }, actor: 'hub', why: 'close_interrupted' } as const] : []),
+      ? [{ type: 'fact', event: { type: 'node_returned', evidence: { reason: 'close_interrupted' } }, actor: 'hub', why: 'close_interrupted' } as const]
+      : []),
     ...(r.kind === 'launch' && r.exited === true && current
-      ? [{ type: 'fact', event: { type: 'process_exited_verified', generation: s.observerGeneration, evidence: { reason: `${r.command}_interrupted`, ...(r.journal ? { journal: r.journal } : {}) } }, actor: 'agent', why: 'launch_interrupted' } as const] : []),
+      ? [
+          {
+            type: 'fact',
+            event: {
+              type: 'process_exited_verified',
+              generation: s.observerGeneration,
+              evidence: { reason: `${r.command}_interrupted`, ...(r.journal ? { journal: r.journal } : {}) },
+            },
+            actor: 'agent',
+            why: 'launch_interrupted',
+          } as const,
+        ]
+      : []),
   ];
 }

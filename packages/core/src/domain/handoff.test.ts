@@ -6,9 +6,9 @@ import { HANDOFF_EVENTS, HANDOFF_STATES, HANDOFF_TABLE, handoffOf, handoffTransi
 // '-' = illegal.
 const EXPECTED = {
   //            desk_seen      desk_gone      continue_requested desk_ended take_over_refused resumed_in_bria
-  none:        ['desk',        'none',        '-',               '-',       '-',              'none'],
-  desk:        ['desk',        'none',        'taking_over',     '-',       '-',              'none'],
-  taking_over: ['taking_over', 'taking_over', '-',               'none',    'desk',           'none'],
+  none: ['desk', 'none', '-', '-', '-', 'none'],
+  desk: ['desk', 'none', 'taking_over', '-', '-', 'none'],
+  taking_over: ['taking_over', 'taking_over', '-', 'none', 'desk', 'none'],
 } as const;
 
 const pairs = HANDOFF_STATES.flatMap((state) => HANDOFF_EVENTS.map((event, i) => ({ state, event, expected: EXPECTED[state][i]! })));

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_LIFETIME,
-  deadlineFrom,
-  isLifetimeDue,
-  isLifetimeSetting,
-  LIFETIME_SETTINGS,
-  lifetimeFromHours,
-  lifetimeHours,
-} from './lifetime.ts';
+import { DEFAULT_LIFETIME, deadlineFrom, isLifetimeDue, isLifetimeSetting, LIFETIME_SETTINGS, lifetimeFromHours, lifetimeHours } from './lifetime.ts';
 import { transition } from './session-machine.ts';
 import { SESSION_EVENT_TYPES, SESSION_STATES } from './session-types.ts';
 import { onExpiry } from './testing/expiry-rule.ts';

@@ -17,11 +17,15 @@ export function openSessionGroup(s: { state: SessionState; promptWait: 'answer' 
   return s.state === 'Ready' ? 'ready' : 'waiting';
 }
 
-interface Seen { id: string; activityAt: Date | null; lastActivityAt: Date | null; createdAt: Date }
+interface Seen {
+  id: string;
+  activityAt: Date | null;
+  lastActivityAt: Date | null;
+  createdAt: Date;
+}
 
 /** When a session last did something: its current step, else its last message, else its start. */
-export const lastSeenTime = (s: Omit<Seen, 'id'>): number =>
-  Math.max(s.createdAt.getTime(), s.activityAt?.getTime() ?? 0, s.lastActivityAt?.getTime() ?? 0);
+export const lastSeenTime = (s: Omit<Seen, 'id'>): number => Math.max(s.createdAt.getTime(), s.activityAt?.getTime() ?? 0, s.lastActivityAt?.getTime() ?? 0);
 
 /** Newest activity first; ties by id (descending), so the order is stable between reloads. */
 export function newestActivityFirst<T extends Seen>(items: readonly T[]): T[] {

@@ -10,7 +10,17 @@ import type { MessageStatus } from './queue.ts';
  * stop ended without the CLI's confirmation (`stop_unresolved`); `unknown`: the hand-over was never
  * confirmed; `failed`: any other failure.
  */
-export const OUTCOME_REASONS = ['crash', 'stopped', 'stop_unconfirmed', 'interrupted', 'api_error', 'not_delivered_closed', 'not_delivered_resume', 'unknown', 'failed'] as const;
+export const OUTCOME_REASONS = [
+  'crash',
+  'stopped',
+  'stop_unconfirmed',
+  'interrupted',
+  'api_error',
+  'not_delivered_closed',
+  'not_delivered_resume',
+  'unknown',
+  'failed',
+] as const;
 export type OutcomeReason = (typeof OUTCOME_REASONS)[number];
 
 /**

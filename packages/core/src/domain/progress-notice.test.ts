@@ -5,12 +5,20 @@ import { SESSION_STATES } from './session-types.ts';
 describe('progress notices, every move', () => {
   const moves = SESSION_STATES.flatMap((from) => SESSION_STATES.map((to) => ({ from, to })));
   it.each(moves)('$from → $to', ({ from, to }) => {
-    const expected = from === to ? null
-      : to === 'AwaitingRecovery' ? { topic: 'recovery', phase: 'started' }
-        : from === 'AwaitingRecovery' ? { topic: 'recovery', phase: 'done' }
-          : to === 'Stopping' ? { topic: 'stop', phase: 'started' }
-            : from === 'Stopping' ? { topic: 'stop', phase: 'done' }
-              : to === 'Closing' ? { topic: 'close', phase: 'started' } : null;
+    const expected =
+      from === to
+        ? null
+        : to === 'AwaitingRecovery'
+          ? { topic: 'recovery', phase: 'started' }
+          : from === 'AwaitingRecovery'
+            ? { topic: 'recovery', phase: 'done' }
+            : to === 'Stopping'
+              ? { topic: 'stop', phase: 'started' }
+              : from === 'Stopping'
+                ? { topic: 'stop', phase: 'done' }
+                : to === 'Closing'
+                  ? { topic: 'close', phase: 'started' }
+                  : null;
     expect(progressOf(from, to)).toEqual(expected);
   });
 

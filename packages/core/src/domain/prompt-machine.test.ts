@@ -1,8 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { PromptEnd } from './agent-facts.ts';
 import {
-  answeredAtComputer, answerFits, type AnswerShape, FINAL_PROMPT_STATES, OPEN_PROMPT_STATES, PROMPT_END_CAUSES, PROMPT_EVENTS, PROMPT_STATES, PROMPT_TABLE,
-  type PromptEvent, type PromptState, promptEventOfEnd, promptStateAfter, promptStatesFor, promptTargetOf, promptTransition, promptWait,
+  answeredAtComputer,
+  answerFits,
+  type AnswerShape,
+  FINAL_PROMPT_STATES,
+  OPEN_PROMPT_STATES,
+  PROMPT_END_CAUSES,
+  PROMPT_EVENTS,
+  PROMPT_STATES,
+  PROMPT_TABLE,
+  type PromptEvent,
+  type PromptState,
+  promptEventOfEnd,
+  promptStateAfter,
+  promptStatesFor,
+  promptTargetOf,
+  promptTransition,
+  promptWait,
 } from './prompt-machine.ts';
 import readme from './README.md?raw';
 
@@ -18,12 +33,78 @@ const D = 'delivered';
  */
 const EXPECTED: Record<PromptState, Record<PromptEvent, PromptState | '-'>> = {
   //                   answered      answer_delivered  hook_gone  expired  turn_ended cli_exited cli_ready superseded stop_requested archived
-  pending: { answered: 'answered', answer_delivered: D, hook_gone: C, expired: W, turn_ended: E, cli_exited: E, cli_ready: E, superseded: E, stop_requested: E, archived: E },
-  answered: { answered: '-', answer_delivered: D, hook_gone: C, expired: W, turn_ended: E, cli_exited: E, cli_ready: E, superseded: E, stop_requested: E, archived: E },
-  delivered: { answered: '-', answer_delivered: '-', hook_gone: '-', expired: '-', turn_ended: '-', cli_exited: '-', cli_ready: '-', superseded: '-', stop_requested: '-', archived: '-' },
-  waiting_at_computer: { answered: '-', answer_delivered: D, hook_gone: C, expired: '-', turn_ended: E, cli_exited: E, cli_ready: E, superseded: E, stop_requested: E, archived: E },
-  answered_at_computer: { answered: '-', answer_delivered: '-', hook_gone: '-', expired: '-', turn_ended: '-', cli_exited: '-', cli_ready: '-', superseded: '-', stop_requested: '-', archived: '-' },
-  ended: { answered: '-', answer_delivered: '-', hook_gone: '-', expired: '-', turn_ended: '-', cli_exited: '-', cli_ready: '-', superseded: '-', stop_requested: '-', archived: '-' },
+  pending: {
+    answered: 'answered',
+    answer_delivered: D,
+    hook_gone: C,
+    expired: W,
+    turn_ended: E,
+    cli_exited: E,
+    cli_ready: E,
+    superseded: E,
+    stop_requested: E,
+    archived: E,
+  },
+  answered: {
+    answered: '-',
+    answer_delivered: D,
+    hook_gone: C,
+    expired: W,
+    turn_ended: E,
+    cli_exited: E,
+    cli_ready: E,
+    superseded: E,
+    stop_requested: E,
+    archived: E,
+  },
+  delivered: {
+    answered: '-',
+    answer_delivered: '-',
+    hook_gone: '-',
+    expired: '-',
+    turn_ended: '-',
+    cli_exited: '-',
+    cli_ready: '-',
+    superseded: '-',
+    stop_requested: '-',
+    archived: '-',
+  },
+  waiting_at_computer: {
+    answered: '-',
+    answer_delivered: D,
+    hook_gone: C,
+    expired: '-',
+    turn_ended: E,
+    cli_exited: E,
+    cli_ready: E,
+    superseded: E,
+    stop_requested: E,
+    archived: E,
+  },
+  answered_at_computer: {
+    answered: '-',
+    answer_delivered: '-',
+    hook_gone: '-',
+    expired: '-',
+    turn_ended: '-',
+    cli_exited: '-',
+    cli_ready: '-',
+    superseded: '-',
+    stop_requested: '-',
+    archived: '-',
+  },
+  ended: {
+    answered: '-',
+    answer_delivered: '-',
+    hook_gone: '-',
+    expired: '-',
+    turn_ended: '-',
+    cli_exited: '-',
+    cli_ready: '-',
+    superseded: '-',
+    stop_requested: '-',
+    archived: '-',
+  },
 };
 
 describe('the prompt table, every (state, event) pair', () => {
@@ -45,13 +126,23 @@ describe('the prompt table, every (state, event) pair', () => {
   });
 });
 
-describe('the README\'s prompt table', () => {
+describe("the README's prompt table", () => {
   it('says what PROMPT_TABLE says, pair by pair', () => {
     const start = readme.indexOf('<!-- prompt-table:start -->');
     const end = readme.indexOf('<!-- prompt-table:end -->');
     expect(start).toBeGreaterThan(0);
     const names = (cell: string) => [...cell.matchAll(/`([a-z_]+)`/g)].map((m) => m[1] as string);
-    const [head, , ...rows] = readme.slice(start, end).trim().split('\n').slice(1).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    const [head, , ...rows] = readme
+      .slice(start, end)
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) =>
+        l
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      );
     const seen: string[] = [];
     for (const row of rows) {
       for (const state of names(row[0] ?? '')) {
@@ -94,7 +185,7 @@ describe('what the table implies', () => {
   });
 });
 
-describe('promptEventOfEnd (the agent\'s report → the event)', () => {
+describe("promptEventOfEnd (the agent's report → the event)", () => {
   it.each([
     { outcome: 'answered', answerId: 'a1', row: 'a1', e: 'answer_delivered' },
     { outcome: 'answered', answerId: 'a2', row: 'a1', e: null },
@@ -154,7 +245,14 @@ describe('promptStateAfter (how the agent saw a request end → the row)', () =>
     { row: 'pending', answerId: null, e: end('lost_on_restart'), to: 'waiting_at_computer' },
     { row: 'waiting_at_computer', answerId: null, e: end('expired'), to: null },
     { row: 'waiting_at_computer', answerId: null, e: end('hook_gone'), to: 'answered_at_computer' },
-    ...(['delivered', 'answered_at_computer', 'ended'] as const).flatMap((row) => (['answered', 'hook_gone', 'expired', 'lost_on_restart'] as const).map((o) => ({ row, answerId: 'a1', e: end(o, o === 'answered' ? 'a1' : undefined), to: null }))),
+    ...(['delivered', 'answered_at_computer', 'ended'] as const).flatMap((row) =>
+      (['answered', 'hook_gone', 'expired', 'lost_on_restart'] as const).map((o) => ({
+        row,
+        answerId: 'a1',
+        e: end(o, o === 'answered' ? 'a1' : undefined),
+        to: null,
+      })),
+    ),
   ];
   it.each(table)('$row + $e.outcome → $to', ({ row, answerId, e, to }) => {
     expect(promptStateAfter(row, answerId, e)).toBe(to);

@@ -23,7 +23,18 @@ export type PromptState = (typeof PROMPT_STATES)[number];
  * `cli_exited`, `cli_ready` (a start's dialog is over), `superseded` (a newer start dialog),
  * `stop_requested` (the user's Stop: the CLI's interrupt key refuses the dialog), `archived`.
  */
-export const PROMPT_EVENTS = ['answered', 'answer_delivered', 'hook_gone', 'expired', 'turn_ended', 'cli_exited', 'cli_ready', 'superseded', 'stop_requested', 'archived'] as const;
+export const PROMPT_EVENTS = [
+  'answered',
+  'answer_delivered',
+  'hook_gone',
+  'expired',
+  'turn_ended',
+  'cli_exited',
+  'cli_ready',
+  'superseded',
+  'stop_requested',
+  'archived',
+] as const;
 export type PromptEvent = (typeof PROMPT_EVENTS)[number];
 
 /** Every reason the session's open prompts end at once: from any state whose dialog may be open. */
@@ -112,7 +123,11 @@ export function promptEventOfEnd(end: { outcome: PromptEndOutcome; answerId?: st
 }
 
 /** Where a row goes on the agent's report of its end (`promptEventOfEnd` through the table), or null. */
-export function promptStateAfter(rowState: PromptState, rowAnswerId: string | null, end: { outcome: PromptEndOutcome; answerId?: string | undefined }): PromptState | null {
+export function promptStateAfter(
+  rowState: PromptState,
+  rowAnswerId: string | null,
+  end: { outcome: PromptEndOutcome; answerId?: string | undefined },
+): PromptState | null {
   const event = promptEventOfEnd(end, rowAnswerId);
   return event === null ? null : promptTransition(rowState, event);
 }
@@ -148,9 +163,16 @@ export function promptWait(prompts: readonly { state: PromptState }[] | undefine
 }
 
 /** What the request offers: always-allow (Claude tool requests) and answers (Claude questions). */
-export interface AnswerTarget { alwaysAllow: boolean; answers: boolean }
+export interface AnswerTarget {
+  alwaysAllow: boolean;
+  answers: boolean;
+}
 /** The shape of an answer: an allow or not, always-allow asked, answers given. */
-export interface AnswerShape { allow: boolean; alwaysAllow: boolean; answers: boolean }
+export interface AnswerShape {
+  allow: boolean;
+  alwaysAllow: boolean;
+  answers: boolean;
+}
 export type AnswerMisfit = 'always_allow_not_allow' | 'always_allow_not_offered' | 'answers_need_allow' | 'answers_not_taken';
 
 /**

@@ -4,9 +4,24 @@ import type { MessageStatus, QueueMessage } from './queue.ts';
 import { SESSION_STATES, type SessionState } from './session-types.ts';
 
 const T = new Date('2026-09-02T09:00:00.000Z');
-const msg = (id: string, seq: number, status: MessageStatus, o: Partial<QueueMessage & { finalText: boolean }> = {}) =>
-  ({ id, seq, status, mainMessageId: null, nativeTurnId: null, claimedBy: null, finalText: false, ...o });
-const row = (state: SessionState, o: Partial<PumpRow> = {}): PumpRow => ({ state, pendingFinalEventId: null, lifetimeExpired: false, version: 5, openPrompts: 0, ...o });
+const msg = (id: string, seq: number, status: MessageStatus, o: Partial<QueueMessage & { finalText: boolean }> = {}) => ({
+  id,
+  seq,
+  status,
+  mainMessageId: null,
+  nativeTurnId: null,
+  claimedBy: null,
+  finalText: false,
+  ...o,
+});
+const row = (state: SessionState, o: Partial<PumpRow> = {}): PumpRow => ({
+  state,
+  pendingFinalEventId: null,
+  lifetimeExpired: false,
+  version: 5,
+  openPrompts: 0,
+  ...o,
+});
 
 describe('drain rule, every state × queue', () => {
   const shapes = [
@@ -32,10 +47,30 @@ describe('pump decision', () => {
   const table: { name: string; row: PumpRow; queue: ReturnType<typeof msg>[]; hold?: DeliveryHold; kind: 'deliver' | 'drain' | 'none'; id?: string }[] = [
     { name: 'Ready hands the head over', row: row('Ready'), queue: [msg('a', 1, 'pending'), msg('b', 2, 'pending')], kind: 'deliver', id: 'a' },
     { name: 'a held head waits while the version and time hold', row: row('Ready'), queue: [msg('a', 1, 'pending')], hold: hold(), kind: 'none' },
-    { name: 'a hold ends with any transition (version moved)', row: row('Ready', { version: 6 }), queue: [msg('a', 1, 'pending')], hold: hold(), kind: 'deliver', id: 'a' },
+    {
+      name: 'a hold ends with any transition (version moved)',
+      row: row('Ready', { version: 6 }),
+      queue: [msg('a', 1, 'pending')],
+      hold: hold(),
+      kind: 'deliver',
+      id: 'a',
+    },
     { name: 'a hold ends at its time', row: row('Ready'), queue: [msg('a', 1, 'pending')], hold: hold({ until: T }), kind: 'deliver', id: 'a' },
-    { name: 'a hold of another message does not stop the head', row: row('Ready'), queue: [msg('a', 1, 'pending')], hold: hold({ messageId: 'z' }), kind: 'deliver', id: 'a' },
-    { name: 'a held head still counts as waiting for ClosingAfterWork', row: row('ClosingAfterWork'), queue: [msg('a', 1, 'pending')], hold: hold(), kind: 'none' },
+    {
+      name: 'a hold of another message does not stop the head',
+      row: row('Ready'),
+      queue: [msg('a', 1, 'pending')],
+      hold: hold({ messageId: 'z' }),
+      kind: 'deliver',
+      id: 'a',
+    },
+    {
+      name: 'a held head still counts as waiting for ClosingAfterWork',
+      row: row('ClosingAfterWork'),
+      queue: [msg('a', 1, 'pending')],
+      hold: hold(),
+      kind: 'none',
+    },
     { name: 'a final that cannot be saved blocks the queue', row: row('Ready', { pendingFinalEventId: 9n }), queue: [msg('a', 1, 'pending')], kind: 'none' },
     { name: 'Running with nothing in flight drains', row: row('Running'), queue: [msg('a', 1, 'completed')], kind: 'drain' },
     { name: 'Running with a message in flight and none waiting: nothing', row: row('Running'), queue: [msg('a', 1, 'accepted')], kind: 'none' },
@@ -61,7 +96,13 @@ describe('pumpDecision while a permission request or question may be on screen',
   it('hands nothing over in Ready or Running; the drain rules still apply', () => {
     const ready = pumpDecision(row('Ready', { openPrompts: 1 }), [msg('a', 1, 'pending')], null, T, 'engine');
     expect(ready.kind).toBe('none');
-    const running = pumpDecision(row('Running', { openPrompts: 2 }), [msg('m', 1, 'accepted', { nativeTurnId: 't' }), msg('b', 2, 'pending')], null, T, 'engine');
+    const running = pumpDecision(
+      row('Running', { openPrompts: 2 }),
+      [msg('m', 1, 'accepted', { nativeTurnId: 't' }), msg('b', 2, 'pending')],
+      null,
+      T,
+      'engine',
+    );
     expect(running.kind).toBe('none');
     expect(pumpDecision(row('Ready', { openPrompts: 0 }), [msg('a', 1, 'pending')], null, T, 'engine').kind).toBe('deliver');
   });

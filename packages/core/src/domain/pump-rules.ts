@@ -5,7 +5,11 @@ import type { QueueSummary, SessionState } from './session-types.ts';
  * The wait of a message the agent refused with `typed: false` (`untypedRetryDelay`): while the session
  * stays at `version` and before `until`, that message is not handed over again.
  */
-export interface DeliveryHold { messageId: string; version: number; until: Date }
+export interface DeliveryHold {
+  messageId: string;
+  version: number;
+  until: Date;
+}
 
 /** Whether the hold still applies to a session now at `version`. */
 export const holdActive = (h: DeliveryHold | null, version: number, now: Date): h is DeliveryHold =>
@@ -26,7 +30,13 @@ export function workDrained(state: SessionState, lifetimeExpired: boolean, q: Qu
   return (DRAIN_WHEN_IDLE.has(state) && !q.inFlight) || (DRAIN_WHEN_EMPTY.has(state) && !q.inFlight && !q.waiting) || expiredIdle;
 }
 
-export interface PumpRow { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number; openPrompts: number }
+export interface PumpRow {
+  state: SessionState;
+  pendingFinalEventId: bigint | null;
+  lifetimeExpired: boolean;
+  version: number;
+  openPrompts: number;
+}
 export type PumpDecision = { kind: 'deliver'; d: Extract<Deliverable, { ok: true }> } | { kind: 'drain' | 'none' };
 
 /**
@@ -34,7 +44,13 @@ export type PumpDecision = { kind: 'deliver'; d: Extract<Deliverable, { ok: true
  * A head the agent refused with `typed: false` is not handed over while its hold applies (same
  * session version, before its time; see `DeliveryHold`): it still counts as waiting for the drain rules.
  */
-export function pumpDecision(row: PumpRow, queue: readonly (QueueMessage & { finalText: boolean })[], hold: DeliveryHold | null, now: Date, dispatcherId: string): PumpDecision {
+export function pumpDecision(
+  row: PumpRow,
+  queue: readonly (QueueMessage & { finalText: boolean })[],
+  hold: DeliveryHold | null,
+  now: Date,
+  dispatcherId: string,
+): PumpDecision {
   const inFlight = queue.filter((m) => m.status === 'leased' || m.status === 'accepted');
   const d = nextDeliverable(queue, {
     state: row.state,

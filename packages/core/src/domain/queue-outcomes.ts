@@ -42,10 +42,7 @@ export function applyTurnOutcome(
  * receipt is pending is not proven part of the interrupted turn. Those keep their status until their
  * own evidence arrives (receipt, final, interrupt, or `unknown` when none comes in time).
  */
-export function applyInterruptOutcome(
-  messages: readonly QueueMessage[],
-  turn: { messageId: string; nativeTurnId: string | null },
-): StatusUpdate[] {
+export function applyInterruptOutcome(messages: readonly QueueMessage[], turn: { messageId: string; nativeTurnId: string | null }): StatusUpdate[] {
   return [...messages]
     .sort((a, b) => a.seq - b.seq)
     .filter((m) => m.status === 'accepted')

@@ -26,7 +26,10 @@ describe('queue invariants under random interleavings (seeded)', () => {
       // Every check the simulator made on the way (double delivery, order, illegal or bulk moves).
       expect(sim.violations, ctx).toEqual([]);
       // No message lost: once healthy, every stored message reaches an outcome.
-      expect(sim.messages.filter((m) => OPEN.has(m.status)).map((m) => `${m.id}:${m.status}`), ctx).toEqual([]);
+      expect(
+        sim.messages.filter((m) => OPEN.has(m.status)).map((m) => `${m.id}:${m.status}`),
+        ctx,
+      ).toEqual([]);
       // None delivered twice, and in arrival order.
       expect(new Set(sim.received).size, ctx).toBe(sim.received.length);
       const seqs = sim.received.map((id) => Number(id.slice(1)));

@@ -58,11 +58,23 @@ describe('status moves', () => {
 
 describe('nextDeliverable while a permission request or question may be on screen', () => {
   it('hands nothing over, neither a follow-up nor a main request, and says why', () => {
-    const q = [{ id: 'a', seq: 1, status: 'accepted' as const, mainMessageId: null, nativeTurnId: 't', claimedBy: null }, { id: 'b', seq: 2, status: 'pending' as const, mainMessageId: null, nativeTurnId: null, claimedBy: null }];
-    expect(nextDeliverable(q, { state: 'Running', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: true })).toEqual({ ok: false, reason: 'prompt_open' });
-    expect(nextDeliverable(q, { state: 'Running', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: false })).toMatchObject({ ok: true, mode: 'follow_up' });
+    const q = [
+      { id: 'a', seq: 1, status: 'accepted' as const, mainMessageId: null, nativeTurnId: 't', claimedBy: null },
+      { id: 'b', seq: 2, status: 'pending' as const, mainMessageId: null, nativeTurnId: null, claimedBy: null },
+    ];
+    expect(nextDeliverable(q, { state: 'Running', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: true })).toEqual({
+      ok: false,
+      reason: 'prompt_open',
+    });
+    expect(nextDeliverable(q, { state: 'Running', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: false })).toMatchObject({
+      ok: true,
+      mode: 'follow_up',
+    });
     const idle = [{ id: 'b', seq: 2, status: 'pending' as const, mainMessageId: null, nativeTurnId: null, claimedBy: null }];
-    expect(nextDeliverable(idle, { state: 'Ready', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: true })).toEqual({ ok: false, reason: 'prompt_open' });
+    expect(nextDeliverable(idle, { state: 'Ready', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: true })).toEqual({
+      ok: false,
+      reason: 'prompt_open',
+    });
   });
 });
 
@@ -149,7 +161,7 @@ describe('outcomes', () => {
     ]);
   });
 
-  it('a follow-up queued as a turn of its own, or still without a receipt, is not ended by the main\'s interrupt', () => {
+  it("a follow-up queued as a turn of its own, or still without a receipt, is not ended by the main's interrupt", () => {
     const own = msg(2, 'accepted', { mainMessageId: 'm1', nativeTurnId: 'rec-2' });
     expect(applyInterruptOutcome([{ ...main, nativeTurnId: 'rec-1' }, own, f2, later], { messageId: 'm1', nativeTurnId: 'rec-1' })).toEqual([
       { id: 'm1', from: 'accepted', to: 'terminal_failed' },

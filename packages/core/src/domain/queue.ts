@@ -54,8 +54,13 @@ export function conversationNeverBegan(
   row: { launchSource: string; archivedAt: Date | null; userTurns: number; conversationMayExist?: boolean },
   messages: readonly Pick<QueueMessage, 'status'>[],
 ): boolean {
-  return row.launchSource === 'bria' && row.archivedAt === null && row.userTurns === 0 && row.conversationMayExist !== true
-    && messages.every((m) => m.status === 'pending');
+  return (
+    row.launchSource === 'bria' &&
+    row.archivedAt === null &&
+    row.userTurns === 0 &&
+    row.conversationMayExist !== true &&
+    messages.every((m) => m.status === 'pending')
+  );
 }
 
 /** Work Bria already took for this session and has not finished: lifetime expiry waits for it. */

@@ -29,25 +29,40 @@ describe('every resume ends: Ready, or ResumeFailed with one notice naming the c
   });
 
   it('a confirmed or failed resume cancels the bound; a late timer changes nothing', () => {
-    const ok = run(archived(), [{ event: { type: 'resume_requested' }, at: t(0) }, { event: fact('resume_confirmed', { lifetime: '12h' }), at: t(1) }]);
+    const ok = run(archived(), [
+      { event: { type: 'resume_requested' }, at: t(0) },
+      { event: fact('resume_confirmed', { lifetime: '12h' }), at: t(1) },
+    ]);
     expect(ok.effects[1]).toContainEqual({ type: 'cancel', timer: 'resume_timeout' });
     expect(transition(ok.snapshot, { type: 'resume_timed_out' }, t(RESUME_ANSWER_MS))).toMatchObject({ ok: false, refusal: { code: 'ILLEGAL_TRANSITION' } });
-    const failed = run(archived(), [{ event: { type: 'resume_requested' }, at: t(0) }, { event: fact('resume_failed', { cause: 'no such folder' }), at: t(1) }]);
+    const failed = run(archived(), [
+      { event: { type: 'resume_requested' }, at: t(0) },
+      { event: fact('resume_failed', { cause: 'no such folder' }), at: t(1) },
+    ]);
     expect(failed.effects[1]).toContainEqual({ type: 'cancel', timer: 'resume_timeout' });
   });
 
   it('a resume that lost its binding is recovered by resuming again, never by re-attaching to a CLI it never confirmed', () => {
-    const lost = run(archived(), [{ event: { type: 'resume_requested' }, at: t(0) }, { event: { type: 'node_lost' }, at: t(1) }]);
+    const lost = run(archived(), [
+      { event: { type: 'resume_requested' }, at: t(0) },
+      { event: { type: 'node_lost' }, at: t(1) },
+    ]);
     expect(lost.snapshot).toMatchObject({ state: 'AwaitingRecovery', resumeState: 'Resuming' });
     // The bound keeps running: recovery cannot prolong the attempt.
     expect(lost.effects[1]).not.toContainEqual({ type: 'cancel', timer: 'resume_timeout' });
-    const retry = run(lost.snapshot, [{ event: { type: 'recovery_retry_due', attempt: 0 }, at: t(1000) }, { event: { type: 'node_returned' }, at: t(2000) }]);
+    const retry = run(lost.snapshot, [
+      { event: { type: 'recovery_retry_due', attempt: 0 }, at: t(1000) },
+      { event: { type: 'node_returned' }, at: t(2000) },
+    ]);
     expect(retry.effects.map(commands)).toEqual([['resume'], ['resume']]);
     expect(retry.snapshot.state).toBe('AwaitingRecovery');
   });
 
   it('while recovering a resume, its failure or its bound ends it as ResumeFailed with one notice', () => {
-    const lost = run(archived(), [{ event: { type: 'resume_requested' }, at: t(0) }, { event: fact('observer_lost'), at: t(1) }]).snapshot;
+    const lost = run(archived(), [
+      { event: { type: 'resume_requested' }, at: t(0) },
+      { event: fact('observer_lost'), at: t(1) },
+    ]).snapshot;
     const failed = run(lost, [{ event: fact('resume_failed', { cause: 'folder /x does not exist' }), at: t(2) }]);
     expect(failed.snapshot.state).toBe('ResumeFailed');
     expect(failed.effects[0]).toContainEqual({ type: 'cancel', timer: 'recovery_retry' });

@@ -210,7 +210,8 @@ function enter(to: SessionState, { from, next, event, now, jitter, fx }: EnterCt
       next.lifetimeExpired = false;
       next.exitVerified = false;
       // From ResumeFailed nothing is announced: the archive record never changed.
-      if (from.state === 'Closing') fx.push({ type: 'cancel', timer: 'archive_commit_retry' }, { type: 'cancel', timer: 'close_retry' }, { type: 'notify', kind: 'closed' });
+      if (from.state === 'Closing')
+        fx.push({ type: 'cancel', timer: 'archive_commit_retry' }, { type: 'cancel', timer: 'close_retry' }, { type: 'notify', kind: 'closed' });
       return;
     case 'Resuming':
       next.lifetimeDeadline = null;

@@ -33,9 +33,7 @@ export interface TransitionRefusal {
   guards?: readonly string[];
 }
 
-export type TransitionResult =
-  | { ok: true; next: SessionSnapshot; effects: SessionEffect[] }
-  | { ok: false; refusal: TransitionRefusal };
+export type TransitionResult = { ok: true; next: SessionSnapshot; effects: SessionEffect[] } | { ok: false; refusal: TransitionRefusal };
 
 export interface TransitionOptions {
   /** Random number in [0, 1) for backoff jitter; 0.5 means none. */
@@ -77,7 +75,11 @@ export function transition(snapshot: SessionSnapshot, event: SessionEvent, now: 
 
   const branches = branchesOf(rule);
   const chosen = branches.find((b) => b.when === undefined || BRANCH_GUARDS[b.when](snapshot));
-  if (!chosen) return refuse('GUARD_REJECTED', branches.flatMap((b) => (b.when ? [b.when] : [])));
+  if (!chosen)
+    return refuse(
+      'GUARD_REJECTED',
+      branches.flatMap((b) => (b.when ? [b.when] : [])),
+    );
 
   let to: SessionState;
   if (chosen.to === 'previous') {

@@ -26,7 +26,12 @@ describe('SPEC §4 scenarios as event sequences', () => {
     const { snapshot } = newSession({ now: t(0), hasNativeId: false });
     expect(canAcceptMessage(snapshot)).toEqual({ ok: true, delivery: 'held_until_ready' });
     const messages: QueueMessage[] = [1, 2].map((seq) => ({
-      id: `m${seq}`, seq, status: 'pending', mainMessageId: null, nativeTurnId: null, claimedBy: null,
+      id: `m${seq}`,
+      seq,
+      status: 'pending',
+      mainMessageId: null,
+      nativeTurnId: null,
+      claimedBy: null,
     }));
     const facts = (state: SessionState) => ({ state, outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'd1' });
     expect(nextDeliverable(messages, facts('Starting'))).toEqual({ ok: false, reason: 'session_not_ready' });
@@ -36,7 +41,10 @@ describe('SPEC §4 scenarios as event sequences', () => {
     const first = nextDeliverable(messages, facts(ready.snapshot.state));
     if (!first.ok) throw new Error(first.reason);
     expect(deliverCommand(first, ready.snapshot.observerGeneration)).toEqual({
-      type: 'send_command', kind: 'deliver', generation: ready.snapshot.observerGeneration, messageId: 'm1',
+      type: 'send_command',
+      kind: 'deliver',
+      generation: ready.snapshot.observerGeneration,
+      messageId: 'm1',
     });
     Object.assign(first.message, { status: 'leased' });
     expect(nextDeliverable(messages, facts('Ready'))).toEqual({ ok: false, reason: 'predecessor_in_flight' });
@@ -150,7 +158,10 @@ describe('SPEC §4 scenarios as event sequences', () => {
     }
     const stale = transition(s, { type: 'reattached', generation: s.observerGeneration - 1, mode: 'observer' }, t(clock));
     expect(stale).toMatchObject({ ok: false, refusal: { code: 'STALE_GENERATION' } });
-    const back = run(s, [{ event: { type: 'node_returned' }, at: t(clock) }, { event: fact('reattached', { mode: 'observer' }), at: t(clock + 1) }]);
+    const back = run(s, [
+      { event: { type: 'node_returned' }, at: t(clock) },
+      { event: fact('reattached', { mode: 'observer' }), at: t(clock + 1) },
+    ]);
     expect(back.snapshot.state).toBe('Running');
   });
 
@@ -301,7 +312,9 @@ describe('a CLI that reached Ready but never took a message (decision 7)', () =>
     expect(commands(crashed.effects[0] ?? [])).toEqual(['resume']);
     const unknown = run(snapshotIn('Ready'), [{ event: fact('process_exited_verified'), at: t(0) }]);
     expect(commands(unknown.effects[0] ?? [])).toEqual(['resume']);
-    const due = run(snapshotIn('AwaitingRecovery', { resumeState: 'Ready', noConversation: false }), [{ event: { type: 'recovery_retry_due', attempt: 0 }, at: t(1000) }]);
+    const due = run(snapshotIn('AwaitingRecovery', { resumeState: 'Ready', noConversation: false }), [
+      { event: { type: 'recovery_retry_due', attempt: 0 }, at: t(1000) },
+    ]);
     expect(commands(due.effects[0] ?? [])).toEqual(['reattach']);
   });
 });

@@ -16,14 +16,7 @@ export const SESSION_STATES = [
 export type SessionState = (typeof SESSION_STATES)[number];
 
 /** States AwaitingRecovery may return to: the "previous working state" of SPEC §2. */
-export const RECOVERABLE_STATES = [
-  'Starting',
-  'Resuming',
-  'Ready',
-  'Running',
-  'Stopping',
-  'ClosingAfterWork',
-] as const satisfies readonly SessionState[];
+export const RECOVERABLE_STATES = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork'] as const satisfies readonly SessionState[];
 export type RecoverableState = (typeof RECOVERABLE_STATES)[number];
 
 /** Open sessions: every state but the two archive ones (`Archived`, `ResumeFailed`). */
@@ -175,14 +168,7 @@ export interface SessionSnapshot {
 
 export type CommandKind = 'start' | 'resume' | 'deliver' | 'interrupt' | 'close' | 'reattach';
 export type TimerName = 'lifetime' | 'recovery_retry' | 'final_save_retry' | 'stop_drain' | 'archive_commit_retry' | 'resume_timeout' | 'close_retry';
-export type NotifyKind =
-  | 'card_update'
-  | 'work_finished'
-  | 'resume_failed'
-  | 'final_save_failing'
-  | 'final_save_recovered'
-  | 'stop_unconfirmed'
-  | 'closed';
+export type NotifyKind = 'card_update' | 'work_finished' | 'resume_failed' | 'final_save_failing' | 'final_save_recovered' | 'stop_unconfirmed' | 'closed';
 export type QueueOp =
   /** Re-evaluate `nextDeliverable` now (outcome saved, session became able to take input). */
   | 'wake'

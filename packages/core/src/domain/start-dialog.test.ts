@@ -6,10 +6,25 @@ const ev = (event: string, evidence: unknown = null) => ({ event, evidence });
 
 describe('waitingDialog (the session page and any front end alike)', () => {
   it.each([
-    { name: 'the latest start fact is a dialog', state: 'Starting', evidence: [ev('created'), ev('blocked_on_prompt', { text: 'Trust this folder?' })], out: 'Trust this folder?' },
-    { name: 'recovering a start on a dialog', state: 'AwaitingRecovery', evidence: [ev('blocked_on_prompt', { text: 'Trust?' }), ev('observer_lost')], out: 'Trust?' },
+    {
+      name: 'the latest start fact is a dialog',
+      state: 'Starting',
+      evidence: [ev('created'), ev('blocked_on_prompt', { text: 'Trust this folder?' })],
+      out: 'Trust this folder?',
+    },
+    {
+      name: 'recovering a start on a dialog',
+      state: 'AwaitingRecovery',
+      evidence: [ev('blocked_on_prompt', { text: 'Trust?' }), ev('observer_lost')],
+      out: 'Trust?',
+    },
     { name: 'the CLI got past it', state: 'Starting', evidence: [ev('blocked_on_prompt', { text: 'Trust?' }), ev('cli_ready')], out: null },
-    { name: 'a verified exit ends it', state: 'AwaitingRecovery', evidence: [ev('blocked_on_prompt', { text: 'Trust?' }), ev('process_exited_verified')], out: null },
+    {
+      name: 'a verified exit ends it',
+      state: 'AwaitingRecovery',
+      evidence: [ev('blocked_on_prompt', { text: 'Trust?' }), ev('process_exited_verified')],
+      out: null,
+    },
     { name: 'not a starting state', state: 'Ready', evidence: [ev('blocked_on_prompt', { text: 'Trust?' })], out: null },
     { name: 'blank text', state: 'Starting', evidence: [ev('blocked_on_prompt', { text: '  ' })], out: null },
     { name: 'no evidence body', state: 'Starting', evidence: [{ event: 'blocked_on_prompt' }], out: null },

@@ -39,10 +39,18 @@ export async function handleCommandResult(ctx: StepContext, ev: StoredEvent): Pr
   if (!row) return null;
   const commandGeneration = reads.commandGeneration && ev.commandId ? await readCommandGeneration(ctx, ev.commandId) : null;
   const leasedMessageId = reads.leasedMessage && r.kind === 'deliver' ? await leasedBy(ctx, row, ev, r.messageId) : null;
-  const effects = interpretCommandResult({
-    state: row.state, resumeState: row.resumeState, observerGeneration: row.observerGeneration, executor: row.executor,
-    commandId: ev.commandId ?? null, commandGeneration, leasedMessageId,
-  }, r);
+  const effects = interpretCommandResult(
+    {
+      state: row.state,
+      resumeState: row.resumeState,
+      observerGeneration: row.observerGeneration,
+      executor: row.executor,
+      commandId: ev.commandId ?? null,
+      commandGeneration,
+      leasedMessageId,
+    },
+    r,
+  );
   for (const fx of effects) await applyEffect(ctx, row, ev, fx);
   return row.id;
 }
@@ -52,7 +60,15 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
   const seq = Number(ev.seq);
   switch (fx.type) {
     case 'evidence':
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq, ...fx.evidence } });
+      await recordEvidence(ctx.tx, {
+        sessionId: row.id,
+        event: fx.event,
+        actor: 'agent',
+        from: row.state,
+        to: row.state,
+        at: ctx.now,
+        evidence: { seq, ...fx.evidence },
+      });
       return;
     case 'message_unknown':
       await applyStatusUpdates(ctx.tx, [{ id: fx.messageId, from: 'leased', to: 'unknown' }], { now: ctx.now, detail: fx.detail });
@@ -91,12 +107,27 @@ async function leasedBy(ctx: StepContext, row: SessionRow, ev: StoredEvent, mess
 }
 
 /** The answer of a `/compact`: evidence on the timeline and a notice to the session's chats. */
-async function compacted(ctx: StepContext, ev: StoredEvent, r: { ok?: boolean | undefined; error?: string | undefined; [k: string]: unknown }): Promise<string | null> {
+async function compacted(
+  ctx: StepContext,
+  ev: StoredEvent,
+  r: { ok?: boolean | undefined; error?: string | undefined; [k: string]: unknown },
+): Promise<string | null> {
   const row = await ownSession(ctx, ev);
   if (!row) return null;
   const ok = r.ok === true;
   const detail = (ok ? String(r.detail ?? 'Compacted') : (r.error ?? 'failed')).slice(0, 400);
-  await recordEvidence(ctx.tx, { sessionId: row.id, event: ok ? 'compact_done' : 'compact_failed', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq: Number(ev.seq), detail, ...(r.unconfirmed ? { unconfirmed: true } : {}) } });
-  await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `compacted:${ev.commandId ?? ev.seq}`, payload: { kind: 'compacted', sessionId: row.id, nodeId: row.nodeId, ok, detail } }));
+  await recordEvidence(ctx.tx, {
+    sessionId: row.id,
+    event: ok ? 'compact_done' : 'compact_failed',
+    actor: 'agent',
+    from: row.state,
+    to: row.state,
+    at: ctx.now,
+    evidence: { seq: Number(ev.seq), detail, ...(r.unconfirmed ? { unconfirmed: true } : {}) },
+  });
+  await notifyChats(ctx.tx, row, ctx.now, () => ({
+    key: `compacted:${ev.commandId ?? ev.seq}`,
+    payload: { kind: 'compacted', sessionId: row.id, nodeId: row.nodeId, ok, detail },
+  }));
   return row.id;
 }

@@ -19,15 +19,25 @@ export async function applyDiscoveryDiff(
   diff: { added: DiscoveredSession[]; changed: DiscoveredSession[]; removed?: { executor: 'claude' | 'codex'; nativeSessionId: string }[] },
 ): Promise<void> {
   for (const r of diff.removed ?? []) {
-    await ctx.tx.session.updateMany({ where: { nodeId, executor: r.executor, nativeSessionId: r.nativeSessionId, nativeGoneAt: null }, data: { nativeGoneAt: ctx.now } });
+    await ctx.tx.session.updateMany({
+      where: { nodeId, executor: r.executor, nativeSessionId: r.nativeSessionId, nativeGoneAt: null },
+      data: { nativeGoneAt: ctx.now },
+    });
   }
   for (const d of [...diff.added, ...diff.changed]) {
     const meta = {
       nativeGoneAt: null,
-      title: d.title ?? null, firstPrompt: d.firstPrompt ?? null, journalPath: d.journalPath ?? null,
-      nativeStartedAt: ms(d.startedAt), nativeLastActivity: ms(d.lastActivityAt), ...(d.userTurns === undefined ? {} : { userTurns: d.userTurns }),
+      title: d.title ?? null,
+      firstPrompt: d.firstPrompt ?? null,
+      journalPath: d.journalPath ?? null,
+      nativeStartedAt: ms(d.startedAt),
+      nativeLastActivity: ms(d.lastActivityAt),
+      ...(d.userTurns === undefined ? {} : { userTurns: d.userTurns }),
     };
-    const existing = await ctx.tx.session.findUnique({ where: { nodeId_executor_nativeSessionId: { nodeId, executor: d.executor, nativeSessionId: d.nativeSessionId } }, select: { id: true, state: true, folder: true } });
+    const existing = await ctx.tx.session.findUnique({
+      where: { nodeId_executor_nativeSessionId: { nodeId, executor: d.executor, nativeSessionId: d.nativeSessionId } },
+      select: { id: true, state: true, folder: true },
+    });
     if (existing) {
       const sort = existing.state === 'Archived' && meta.nativeLastActivity ? { archiveSortAt: meta.nativeLastActivity } : {};
       // A record entered before its journal named the folder gets it from a later report; a known
@@ -42,10 +52,21 @@ export async function applyDiscoveryDiff(
     // so it is entered only once a report names it.
     if (d.folder === '') continue;
     await ctx.tx.session.create({
-      data: { id: randomUUID(), nodeId, executor: d.executor, nativeSessionId: d.nativeSessionId, folder: d.folder, state: 'Archived', launchSource: 'discovered',
-        observerGeneration: 0, archivedAt: ctx.now, archiveSortAt: meta.nativeLastActivity ?? ctx.now, ...meta,
+      data: {
+        id: randomUUID(),
+        nodeId,
+        executor: d.executor,
+        nativeSessionId: d.nativeSessionId,
+        folder: d.folder,
+        state: 'Archived',
+        launchSource: 'discovered',
+        observerGeneration: 0,
+        archivedAt: ctx.now,
+        archiveSortAt: meta.nativeLastActivity ?? ctx.now,
+        ...meta,
         // Begun by hand and still running: shown under open sessions until its process ends.
-        ...(d.outside ? { handoff: handoffOf('desk'), ...deskFields(d.outside, ctx.now) } : {}) },
+        ...(d.outside ? { handoff: handoffOf('desk'), ...deskFields(d.outside, ctx.now) } : {}),
+      },
       select: { id: true },
     });
   }

@@ -19,8 +19,16 @@ afterEach(async () => {
 
 const T0 = Date.parse('2026-12-02T10:00:00Z');
 const step = (i: number, status: 'running' | 'ok' | 'error', extra: Record<string, unknown> = {}) => ({
-  ref: `toolu_${i}`, source: { recordId: `rec-${i}-${status}`, offset: 100 * i }, nativeTurnId: 'turn-1', kind: 'command', toolName: 'Bash',
-  subject: `echo step-${i}`, status, startedAt: T0 + i * 1000, ...(status !== 'running' ? { endedAt: T0 + i * 1000 + 500, exitCode: status === 'ok' ? 0 : 1, outputHead: `step-${i}` } : {}), ...extra,
+  ref: `toolu_${i}`,
+  source: { recordId: `rec-${i}-${status}`, offset: 100 * i },
+  nativeTurnId: 'turn-1',
+  kind: 'command',
+  toolName: 'Bash',
+  subject: `echo step-${i}`,
+  status,
+  startedAt: T0 + i * 1000,
+  ...(status !== 'running' ? { endedAt: T0 + i * 1000 + 500, exitCode: status === 'ok' ? 0 : 1, outputHead: `step-${i}` } : {}),
+  ...extra,
 });
 
 async function runningTurn() {
@@ -41,11 +49,17 @@ describe('activity events', () => {
     expect(rows.map((r) => [r.ref, r.status, r.messageId])).toEqual([['toolu_1', 'running', messageId]]);
     expect((await rig.session(sessionId)).activity).toMatchObject({ kind: 'command', subject: 'echo step-1', status: 'running', steps: 1 });
 
-    await rig.emit(sessionId, 'activity', { items: [step(1, 'ok'), step(2, 'running')], context: { usedTokens: 51_680, windowTokens: 258_400, compactions: 1, windowSource: 'journal' } });
+    await rig.emit(sessionId, 'activity', {
+      items: [step(1, 'ok'), step(2, 'running')],
+      context: { usedTokens: 51_680, windowTokens: 258_400, compactions: 1, windowSource: 'journal' },
+    });
     // A replay of the first report (an agent restart re-reads the journal) changes nothing.
     await rig.emit(sessionId, 'activity', { items: [step(1, 'running')] });
     rows = await rig.db.sessionActivity.findMany({ where: { sessionId }, orderBy: { startedAt: 'asc' } });
-    expect(rows.map((r) => [r.ref, r.status, r.exitCode, r.outputHead])).toEqual([['toolu_1', 'ok', 0, 'step-1'], ['toolu_2', 'running', null, null]]);
+    expect(rows.map((r) => [r.ref, r.status, r.exitCode, r.outputHead])).toEqual([
+      ['toolu_1', 'ok', 0, 'step-1'],
+      ['toolu_2', 'running', null, null],
+    ]);
     const row = await rig.session(sessionId);
     expect(row.activity).toMatchObject({ subject: 'echo step-2', status: 'running', steps: 2 });
     expect([row.contextUsed, row.contextWindow, row.compactions, row.contextWindowSource]).toEqual([51_680, 258_400, 1, 'journal']);
@@ -55,7 +69,10 @@ describe('activity events', () => {
 
     const view = await getSessionView(rig.deps, { sessionId });
     expect(view.session.context).toEqual({ usedTokens: 51_680, windowTokens: 258_400, windowSource: 'journal', percent: 20, compactions: 1 });
-    expect(view.activity.map((a) => [a.ref, a.status, a.sourceRecordId])).toEqual([['toolu_1', 'ok', 'rec-1-ok'], ['toolu_2', 'running', 'rec-2-running']]);
+    expect(view.activity.map((a) => [a.ref, a.status, a.sourceRecordId])).toEqual([
+      ['toolu_1', 'ok', 'rec-1-ok'],
+      ['toolu_2', 'running', 'rec-2-running'],
+    ]);
   });
 
   it('an older step replayed after a newer one does not replace the current activity', async () => {
@@ -67,10 +84,35 @@ describe('activity events', () => {
 
   it('the final carries the turn summary: commands, files changed, time from acceptance', async () => {
     const { sessionId, messageId } = await runningTurn();
-    const edit = { ref: 'toolu_e', source: { recordId: 'rec-e', offset: 900 }, nativeTurnId: 'turn-1', kind: 'edit', toolName: 'Edit', subject: 'src/app.ts', status: 'ok',
-      diff: { added: 12, removed: 3, text: '-a\n+b' }, startedAt: T0 + 5000, endedAt: T0 + 5100 };
-    await rig.emit(sessionId, 'activity', { items: [step(1, 'ok'), step(2, 'error'), edit, { ...edit, ref: 'toolu_e2', startedAt: T0 + 6000 },
-      { ref: 'msg-1', source: { recordId: 'msg-1', offset: 950 }, nativeTurnId: 'turn-1', kind: 'text', status: 'ok', text: 'Now the tests.', startedAt: T0 + 7000 }] });
+    const edit = {
+      ref: 'toolu_e',
+      source: { recordId: 'rec-e', offset: 900 },
+      nativeTurnId: 'turn-1',
+      kind: 'edit',
+      toolName: 'Edit',
+      subject: 'src/app.ts',
+      status: 'ok',
+      diff: { added: 12, removed: 3, text: '-a\n+b' },
+      startedAt: T0 + 5000,
+      endedAt: T0 + 5100,
+    };
+    await rig.emit(sessionId, 'activity', {
+      items: [
+        step(1, 'ok'),
+        step(2, 'error'),
+        edit,
+        { ...edit, ref: 'toolu_e2', startedAt: T0 + 6000 },
+        {
+          ref: 'msg-1',
+          source: { recordId: 'msg-1', offset: 950 },
+          nativeTurnId: 'turn-1',
+          kind: 'text',
+          status: 'ok',
+          text: 'Now the tests.',
+          startedAt: T0 + 7000,
+        },
+      ],
+    });
     rig.clock.advance(180_000);
     await rig.emit(sessionId, 'turn_final', { messageId, nativeTurnId: 'turn-1', text: 'All done.' });
     const [final] = await listOutbox(rig.db, { sessionId, kind: 'final' });

@@ -4,8 +4,12 @@ import { acceptMessage, createSession, getActiveSession, jumpToSession } from '.
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 describe('background completion', () => {
   it('notifies with a jump target; jumping makes it active and the other background, no process touched', async () => {

@@ -10,10 +10,15 @@ beforeEach(async () => {
   rig = await engineRig();
   await rig.db.telegramChat.create({ data: { chatId: OTHER, userId: 43n } });
 });
-afterEach(async () => { await rig.close(); });
+afterEach(async () => {
+  await rig.close();
+});
 
 const chatsOf = async (sessionId: string, kind: string) =>
-  (await listOutbox(rig.db, { sessionId })).filter((o) => o.payload.kind === kind).map((o) => o.chatId).sort();
+  (await listOutbox(rig.db, { sessionId }))
+    .filter((o) => o.payload.kind === kind)
+    .map((o) => o.chatId)
+    .sort();
 
 describe('session notices go to the chats the session lives in', () => {
   it('a CLI dialog of a session created from one chat is shown in that chat only; a chat that selects it later gets its notices too', async () => {
@@ -35,7 +40,9 @@ describe('session notices go to the chats the session lives in', () => {
     rig.clock.advance(12 * 3600_000);
     await rig.engine.settle();
     expect((await rig.session(s.id)).state).toBe('ClosingAfterWork');
-    await expect(acceptMessage(rig.deps, { sessionId: s.id, text: 'late', source: 'telegram', sourceKey: `tg:${OTHER}:5` })).rejects.toMatchObject({ code: 'LIFETIME_EXPIRED' });
+    await expect(acceptMessage(rig.deps, { sessionId: s.id, text: 'late', source: 'telegram', sourceKey: `tg:${OTHER}:5` })).rejects.toMatchObject({
+      code: 'LIFETIME_EXPIRED',
+    });
     expect(await chatsOf(s.id, 'expiry_refusal')).toEqual([OTHER]);
   });
 

@@ -4,8 +4,12 @@ import { closeSession, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 const closes = async (id: string) => (await rig.commands(id)).filter((c) => c.type === 'close_session').length;
 

@@ -3,8 +3,12 @@ import { acceptMessage, answerPrompt, closeSession, createSession } from '../ser
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 async function readyWithTwo(executor: 'claude' | 'codex' = 'claude') {
   const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor, folder: '/work/proj', chatId: rig.chatId });
@@ -17,8 +21,7 @@ async function readyWithTwo(executor: 'claude' | 'codex' = 'claude') {
   return { s, a, deliver };
 }
 
-const result = (sessionId: string, commandId: string, payload: Record<string, unknown>) =>
-  rig.emit(sessionId, 'command_result', payload, undefined, commandId);
+const result = (sessionId: string, commandId: string, payload: Record<string, unknown>) => rig.emit(sessionId, 'command_result', payload, undefined, commandId);
 
 describe('command results', () => {
   it('a start cancelled on its dialog and cut short by an agent restart: archived with "no journal" evidence, and the answered dialog ends (chaos seed 40022)', async () => {
@@ -54,7 +57,13 @@ describe('command results', () => {
 
   it('an answer names its exact command: one for another command id leaves the lease alone', async () => {
     const { s, a } = await readyWithTwo();
-    await result(s.id, '00000000-0000-4000-8000-000000000000', { command: 'deliver', ok: false, delivery: 'unknown', messageId: a.message.id, interrupted: true });
+    await result(s.id, '00000000-0000-4000-8000-000000000000', {
+      command: 'deliver',
+      ok: false,
+      delivery: 'unknown',
+      messageId: a.message.id,
+      interrupted: true,
+    });
     expect((await rig.messages(s.id)).map((m) => m.status)).toEqual(['leased', 'pending']);
   });
 
@@ -168,13 +177,25 @@ describe('identity learned with a receipt', () => {
     await rig.emit(s.id, 'session_ready', { identity: { nativeSessionId: 'thread-1', tmuxPane: '%1', pid: 100, pidStartTime: '1' } });
     const a = await acceptMessage(rig.deps, { sessionId: s.id, text: 'first', source: 'web' });
     await rig.engine.settle();
-    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1', identity: { nativeSessionId: 'thread-1', tmuxPane: '%1', pid: 100, pidStartTime: '1', journalPath: '/home/u/.codex/sessions/rollout-thread-1.jsonl' } });
+    await rig.emit(s.id, 'turn_accepted', {
+      messageId: a.message.id,
+      nativeTurnId: 'turn-1',
+      identity: { nativeSessionId: 'thread-1', tmuxPane: '%1', pid: 100, pidStartTime: '1', journalPath: '/home/u/.codex/sessions/rollout-thread-1.jsonl' },
+    });
     let row = await rig.session(s.id);
     expect((row.identity as { journalPath?: string }).journalPath).toBe('/home/u/.codex/sessions/rollout-thread-1.jsonl');
     expect((await rig.messages(s.id))[0]!.status).toBe('accepted');
-    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1', identity: { nativeSessionId: 'other', pid: 100, journalPath: '/elsewhere.jsonl' } });
+    await rig.emit(s.id, 'turn_accepted', {
+      messageId: a.message.id,
+      nativeTurnId: 'turn-1',
+      identity: { nativeSessionId: 'other', pid: 100, journalPath: '/elsewhere.jsonl' },
+    });
     // A receipt replayed after a resume names the dead process: it never replaces the live identity.
-    await rig.emit(s.id, 'turn_accepted', { messageId: a.message.id, nativeTurnId: 'turn-1', identity: { nativeSessionId: 'thread-1', pid: 99, journalPath: '/old.jsonl' } });
+    await rig.emit(s.id, 'turn_accepted', {
+      messageId: a.message.id,
+      nativeTurnId: 'turn-1',
+      identity: { nativeSessionId: 'thread-1', pid: 99, journalPath: '/old.jsonl' },
+    });
     row = await rig.session(s.id);
     expect((row.identity as { journalPath?: string }).journalPath).toBe('/home/u/.codex/sessions/rollout-thread-1.jsonl');
   });

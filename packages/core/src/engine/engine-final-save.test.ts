@@ -43,7 +43,11 @@ describe('final-save failure', () => {
     const timer = await rig.db.sessionTimer.findFirstOrThrow({ where: { sessionId: s.id, name: 'final_save_retry' } });
     expect(timer.dueAt.getTime() - rig.clock.t).toBe(1000);
 
-    for (const [delay, expectedAttempts] of [[1000, 2], [2000, 3], [4000, 4]] as const) {
+    for (const [delay, expectedAttempts] of [
+      [1000, 2],
+      [2000, 3],
+      [4000, 4],
+    ] as const) {
       rig.clock.advance(delay - 1);
       await rig.engine.settle();
       expect(attempts).toBe(expectedAttempts - 1);
@@ -70,14 +74,17 @@ describe('final-save failure', () => {
     expect(out.filter((o) => o.kind === 'final')).toHaveLength(1);
     expect(out.filter((o) => o.kind === 'final_save').map((o) => (o.payload.kind === 'final_save' ? o.payload.phase : ''))).toEqual(['failing', 'recovered']);
     // The failing notice says why in a few safe words (the bot shows "could not be saved yet (<cause>)").
-    expect(out.filter((o) => o.kind === 'final_save').map((o) => (o.payload.kind === 'final_save' ? o.payload.cause ?? null : ''))).toEqual(['server disk full', null]);
+    expect(out.filter((o) => o.kind === 'final_save').map((o) => (o.payload.kind === 'final_save' ? (o.payload.cause ?? null) : ''))).toEqual([
+      'server disk full',
+      null,
+    ]);
     const failures = lines.filter((l) => l.includes('session.final_save persist_failed'));
     expect(failures).toHaveLength(4);
     expect(lines.join('\n')).not.toContain('SECRET-FINAL-TEXT');
     expect(lines.join('\n')).not.toContain('/work/proj');
     // A late duplicate of the same final never makes a second copy.
     await rig.emit(s.id, 'turn_final', { nativeTurnId: 'turn-1', text: 'SECRET-FINAL-TEXT' });
-    expect((await listOutbox(rig.db, { sessionId: s.id, kind: 'final' }))).toHaveLength(1);
+    expect(await listOutbox(rig.db, { sessionId: s.id, kind: 'final' })).toHaveLength(1);
   });
 
   it('a turn end replayed after the final is saved ends only the prompts reported before it, not the request of the next turn (chaos seed 70012)', async () => {
@@ -93,13 +100,24 @@ describe('final-save failure', () => {
     await rig.emit(s.id, 'turn_accepted', { messageId: b.message.id, nativeRecordId: 'rec-2' });
     const ask = async () => {
       const requestId = randomUUID();
-      await rig.emit(s.id, 'permission_request', { requestId, executor: 'claude', kind: 'tool', toolName: 'Bash', toolInput: { command: 'ls' }, canAlwaysAllow: true, receivedAt: rig.clock.t, expiresAt: rig.clock.t + 600_000 });
+      await rig.emit(s.id, 'permission_request', {
+        requestId,
+        executor: 'claude',
+        kind: 'tool',
+        toolName: 'Bash',
+        toolInput: { command: 'ls' },
+        canAlwaysAllow: true,
+        receivedAt: rig.clock.t,
+        expiresAt: rig.clock.t + 600_000,
+      });
       return requestId;
     };
     // A request of the first turn that nobody reported ending: the first turn's end ends it.
     const early = await ask();
 
-    finalSaveFaults.hook = () => { throw new Error('Connection terminated unexpectedly'); };
+    finalSaveFaults.hook = () => {
+      throw new Error('Connection terminated unexpectedly');
+    };
     await rig.emit(s.id, 'turn_final', { nativeTurnId: 'rec-1', text: 'answer one' });
     await rig.emit(s.id, 'turn_completed', { nativeTurnId: 'rec-1' });
     expect((await rig.session(s.id)).pendingFinalEventId).not.toBeNull();
@@ -112,9 +130,17 @@ describe('final-save failure', () => {
     await rig.engine.settle();
     const row = await rig.session(s.id);
     expect(row.pendingFinalEventId).toBeNull();
-    expect((await rig.messages(s.id)).map((m) => [m.id, m.status])).toEqual([[a.message.id, 'completed'], [b.message.id, 'accepted']]);
+    expect((await rig.messages(s.id)).map((m) => [m.id, m.status])).toEqual([
+      [a.message.id, 'completed'],
+      [b.message.id, 'accepted'],
+    ]);
     const prompts = await rig.db.permissionPrompt.findMany({ where: { sessionId: s.id }, select: { id: true, state: true } });
-    expect(new Map(prompts.map((p) => [p.id, p.state]))).toEqual(new Map([[early, 'ended'], [late, 'pending']]));
+    expect(new Map(prompts.map((p) => [p.id, p.state]))).toEqual(
+      new Map([
+        [early, 'ended'],
+        [late, 'pending'],
+      ]),
+    );
     expect(row.openPrompts).toBe(1);
     expect(row.state).toBe('Running');
   });

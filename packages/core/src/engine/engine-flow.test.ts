@@ -5,8 +5,12 @@ import { acceptMessage, closeSession, createSession, stopSession } from '../serv
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 async function readySession(executor: 'claude' | 'codex' = 'claude') {
   const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor, folder: '/work/proj', chatId: rig.chatId });
@@ -47,19 +51,27 @@ describe('session engine', () => {
     await rig.emit(s.id, 'turn_completed', { nativeTurnId: 'rec-1' });
     // The follow-up has its own prompt record: Claude runs it as a turn of its own, and its end is
     // its own event (the first turn's end does not claim it).
-    expect((await rig.messages(s.id)).map((m) => [m.seq, m.status])).toEqual([[1, 'completed'], [2, 'accepted']]);
+    expect((await rig.messages(s.id)).map((m) => [m.seq, m.status])).toEqual([
+      [1, 'completed'],
+      [2, 'accepted'],
+    ]);
     expect((await rig.session(s.id)).state).toBe('Running');
     await rig.emit(s.id, 'turn_final', { nativeTurnId: 'rec-2', text: 'answer two' });
     await rig.emit(s.id, 'turn_completed', { nativeTurnId: 'rec-2' });
     expect((await rig.commands(s.id)).length).toBe(3);
     const msgs = await rig.messages(s.id);
-    expect(msgs.map((m) => [m.seq, m.status])).toEqual([[1, 'completed'], [2, 'completed']]);
+    expect(msgs.map((m) => [m.seq, m.status])).toEqual([
+      [1, 'completed'],
+      [2, 'completed'],
+    ]);
     expect(msgs[0]?.finalText).toBe('answer one');
     expect((await rig.session(s.id)).state).toBe('Ready');
     const finals = await listOutbox(rig.db, { sessionId: s.id, kind: 'final' });
     expect(finals).toHaveLength(2);
     const ev = await listEvidence(rig.db, s.id);
-    expect(ev.map((e) => `${e.fromState ?? '-'}>${e.toState}:${e.event}`)).toEqual(expect.arrayContaining(['->Starting:create', 'Starting>Ready:cli_ready', 'Ready>Running:turn_started', 'Running>Ready:work_drained']));
+    expect(ev.map((e) => `${e.fromState ?? '-'}>${e.toState}:${e.event}`)).toEqual(
+      expect.arrayContaining(['->Starting:create', 'Starting>Ready:cli_ready', 'Ready>Running:turn_started', 'Running>Ready:work_drained']),
+    );
   });
 
   it('a follow-up joins the running turn and shares its outcome', async () => {
@@ -149,16 +161,23 @@ describe('session engine', () => {
     await rig.engine.settle();
     expect((await rig.session(s.id)).state).toBe('Ready');
     const msgs = await rig.messages(s.id);
-    expect(msgs.map((m) => [m.status, m.outcomeDetail])).toEqual([['unknown', 'stop_unconfirmed'], ['leased', null]]);
+    expect(msgs.map((m) => [m.status, m.outcomeDetail])).toEqual([
+      ['unknown', 'stop_unconfirmed'],
+      ['leased', null],
+    ]);
     expect(msgs[1]?.id).toBe(later.message.id);
     expect((await rig.commands(s.id)).map((c) => c.type)).toEqual(['start_session', 'deliver', 'interrupt', 'interrupt', 'deliver']);
     expect(await rig.db.sessionTimer.count({ where: { sessionId: s.id, name: 'stop_drain' } })).toBe(0);
     const ev = await listEvidence(rig.db, s.id);
-    expect(ev.map((e) => `${e.fromState ?? '-'}>${e.toState}:${e.event}`)).toEqual(expect.arrayContaining(['Stopping>Stopping:stop_drain_expired', 'Stopping>Ready:stop_unresolved']));
+    expect(ev.map((e) => `${e.fromState ?? '-'}>${e.toState}:${e.event}`)).toEqual(
+      expect.arrayContaining(['Stopping>Stopping:stop_drain_expired', 'Stopping>Ready:stop_unresolved']),
+    );
     // The chat is told the stop was never confirmed (one notice for that message), never that it completed.
     const out = await listOutbox(rig.db, { sessionId: s.id });
     expect(out.filter((o) => o.kind === 'final')).toHaveLength(0);
-    expect(out.flatMap((o) => (o.payload.kind === 'message_outcome' ? [[o.payload.messageId, o.payload.reason]] : []))).toEqual([[a.message.id, 'stop_unconfirmed']]);
+    expect(out.flatMap((o) => (o.payload.kind === 'message_outcome' ? [[o.payload.messageId, o.payload.reason]] : []))).toEqual([
+      [a.message.id, 'stop_unconfirmed'],
+    ]);
   });
 
   it('close is refused while working and archives only after verified exit and archive commit', async () => {
@@ -174,7 +193,10 @@ describe('session engine', () => {
     // Observer EOF / an unverified exit proves nothing.
     await rig.emit(s.id, 'process_exited', { pids: [100], exitStatus: null, paneDead: false, verified: false });
     expect((await rig.session(s.id)).state).toBe('Closing');
-    await rig.emit(s.id, 'session_closed', { evidence: { verified: true, pid: 100, paneDead: true }, archivedJournal: { path: '/a/j.jsonl', sizeBytes: 10, sha256: 'ab' } });
+    await rig.emit(s.id, 'session_closed', {
+      evidence: { verified: true, pid: 100, paneDead: true },
+      archivedJournal: { path: '/a/j.jsonl', sizeBytes: 10, sha256: 'ab' },
+    });
     const row = await rig.session(s.id);
     expect(row.state).toBe('Archived');
     expect(row.archivedAt).not.toBeNull();

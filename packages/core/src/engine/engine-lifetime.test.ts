@@ -4,8 +4,12 @@ import { acceptMessage, createSession, listOpenSessions } from '../services/inde
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 const HOURS_12 = 12 * 3_600_000;
 
 async function ready() {
@@ -41,7 +45,9 @@ describe('lifetime', () => {
     rig.clock.advance(HOURS_12);
     await rig.engine.settle();
     expect((await rig.session(s.id)).state).toBe('ClosingAfterWork');
-    await expect(acceptMessage(rig.deps, { sessionId: s.id, text: 'refused', source: 'telegram', sourceKey: 'tg:9' })).rejects.toMatchObject({ code: 'LIFETIME_EXPIRED' });
+    await expect(acceptMessage(rig.deps, { sessionId: s.id, text: 'refused', source: 'telegram', sourceKey: 'tg:9' })).rejects.toMatchObject({
+      code: 'LIFETIME_EXPIRED',
+    });
     expect(await rig.db.message.count()).toBe(1);
     expect(await listOutbox(rig.db, { sessionId: s.id, kind: 'expiry_refusal' })).toHaveLength(1);
     expect((await rig.commands(s.id)).map((c) => c.type)).not.toContain('interrupt');

@@ -5,8 +5,12 @@ import { acceptMessage, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 async function readySession(folder: string) {
   const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder, chatId: rig.chatId });
@@ -32,7 +36,15 @@ describe('engine LISTEN connection', () => {
     const m = await acceptMessage(rig.deps, { sessionId: b.id, text: 'after', source: 'web' });
     await expect.poll(() => delivers(b.id), { timeout: 15_000 }).toBe(1);
     const seq = Number((await rig.db.node.findUniqueOrThrow({ where: { id: rig.nodeId } })).lastEventSeq) + 1;
-    await storeAgentEvent(rig.db, rig.nodeId, { type: 'event', seq, at: rig.clock.t, event: 'turn_accepted', sessionId: b.id, generation: 1, payload: { messageId: m.message.id, nativeRecordId: 'r1' } });
+    await storeAgentEvent(rig.db, rig.nodeId, {
+      type: 'event',
+      seq,
+      at: rig.clock.t,
+      event: 'turn_accepted',
+      sessionId: b.id,
+      generation: 1,
+      payload: { messageId: m.message.id, nativeRecordId: 'r1' },
+    });
     await expect.poll(async () => (await rig.session(b.id)).state, { timeout: 15_000 }).toBe('Running');
   });
 });

@@ -4,8 +4,12 @@ import { acceptMessage, createSession, stopSession } from '../services/index.ts'
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 const fromChat = (id: number) => ({ source: 'telegram' as const, sourceKey: `tg:${rig.chatId}:${id}` });
 const outcomeRows = async (sessionId: string) => (await listOutbox(rig.db, { sessionId })).filter((o) => o.payload.kind === 'message_outcome');
@@ -52,7 +56,7 @@ describe('a message whose turn ends without a final gets one notice in the chat 
     const msgs = await rig.messages(s.id);
     expect(msgs.map((m) => m.status)).toEqual(['terminal_failed', 'terminal_failed', 'terminal_failed']);
     const rows = await outcomeRows(s.id);
-    expect(rows.map((r) => r.payload).sort((x, y) => ((x as { replyTo: number }).replyTo - (y as { replyTo: number }).replyTo))).toEqual([
+    expect(rows.map((r) => r.payload).sort((x, y) => (x as { replyTo: number }).replyTo - (y as { replyTo: number }).replyTo)).toEqual([
       expect.objectContaining({ messageId: a.message.id, reason: 'stopped', replyTo: 77 }),
       expect.objectContaining({ messageId: b.message.id, reason: 'stopped', replyTo: 78 }),
     ]);

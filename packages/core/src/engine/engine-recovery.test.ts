@@ -5,8 +5,12 @@ import { acceptMessage, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 async function runningSession() {
   const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'claude', folder: '/work/proj', chatId: rig.chatId });

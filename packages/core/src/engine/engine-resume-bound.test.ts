@@ -5,12 +5,18 @@ import { acceptMessage, listArchive, resumeSession } from '../services/index.ts'
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 async function discovered(nativeSessionId: string) {
   await rig.emit(undefined, 'discovery_diff', {
-    added: [{ executor: 'claude', nativeSessionId, folder: '/work/old', title: 'old work', lastActivityAt: rig.clock.t - 86_400_000 }], changed: [], removed: [],
+    added: [{ executor: 'claude', nativeSessionId, folder: '/work/old', title: 'old work', lastActivityAt: rig.clock.t - 86_400_000 }],
+    changed: [],
+    removed: [],
   });
   const item = (await listArchive(rig.deps, { nodeId: rig.nodeId })).items.find((i) => i.nativeSessionId === nativeSessionId);
   if (!item) throw new Error('not discovered');

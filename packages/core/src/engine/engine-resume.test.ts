@@ -4,12 +4,18 @@ import { acceptMessage, listArchive, resumeSession } from '../services/index.ts'
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 async function discovered(nativeSessionId: string) {
   await rig.emit(undefined, 'discovery_diff', {
-    added: [{ executor: 'claude', nativeSessionId, folder: '/work/old', title: 'old work', lastActivityAt: rig.clock.t - 86_400_000 }], changed: [], removed: [],
+    added: [{ executor: 'claude', nativeSessionId, folder: '/work/old', title: 'old work', lastActivityAt: rig.clock.t - 86_400_000 }],
+    changed: [],
+    removed: [],
   });
   const page = await listArchive(rig.deps, { nodeId: rig.nodeId });
   const item = page.items.find((i) => i.nativeSessionId === nativeSessionId);
@@ -74,20 +80,32 @@ describe('resume', () => {
     await rig.emit(item.id, 'resume_failed', { reason: 'test' });
 
     // Found again (the file came back): the mark is cleared.
-    await rig.emit(undefined, 'discovery_diff', { added: [{ executor: 'claude', nativeSessionId, folder: '/work/old', title: 'old work' }], changed: [], removed: [] });
+    await rig.emit(undefined, 'discovery_diff', {
+      added: [{ executor: 'claude', nativeSessionId, folder: '/work/old', title: 'old work' }],
+      changed: [],
+      removed: [],
+    });
     expect((await rig.db.session.findUniqueOrThrow({ where: { id: item.id } })).nativeGoneAt).toBeNull();
   });
 
   // An agent reported the session before its journal named the folder; a later report fills it.
   it('a discovered session entered without its folder gets it from a later report, and one never named is not entered', async () => {
     const nativeSessionId = '44444444-4444-4444-8444-444444444444';
-    await rig.emit(undefined, 'discovery_diff', { added: [{ executor: 'claude', nativeSessionId: '55555555-5555-4555-8555-555555555555', folder: '' }], changed: [], removed: [] });
+    await rig.emit(undefined, 'discovery_diff', {
+      added: [{ executor: 'claude', nativeSessionId: '55555555-5555-4555-8555-555555555555', folder: '' }],
+      changed: [],
+      removed: [],
+    });
     expect(await rig.db.session.count({ where: { nativeSessionId: '55555555-5555-4555-8555-555555555555' } })).toBe(0);
 
     // A record left without a folder (by an earlier hub) is completed by the next report.
     const item = await discovered(nativeSessionId);
     await rig.db.session.update({ where: { id: item.id }, data: { folder: '' } });
-    await rig.emit(undefined, 'discovery_diff', { added: [], changed: [{ executor: 'claude', nativeSessionId, folder: '/work/later', firstPrompt: 'hi' }], removed: [] });
+    await rig.emit(undefined, 'discovery_diff', {
+      added: [],
+      changed: [{ executor: 'claude', nativeSessionId, folder: '/work/later', firstPrompt: 'hi' }],
+      removed: [],
+    });
     expect((await rig.session(item.id)).folder).toBe('/work/later');
     // A known folder is never replaced.
     await rig.emit(undefined, 'discovery_diff', { added: [], changed: [{ executor: 'claude', nativeSessionId, folder: '/elsewhere' }], removed: [] });

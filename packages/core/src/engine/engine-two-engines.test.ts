@@ -10,7 +10,15 @@ let rig: Rig;
 let second: Engine;
 beforeEach(async () => {
   rig = await engineRig();
-  second = await startEngine({ db: rig.db, databaseUrl: rig.tdb.url, log: pino({ level: 'silent' }), clock: rig.clock, safetyPollMs: 60_000, timerPollMs: 60_000, nodePollMs: 60_000 });
+  second = await startEngine({
+    db: rig.db,
+    databaseUrl: rig.tdb.url,
+    log: pino({ level: 'silent' }),
+    clock: rig.clock,
+    safetyPollMs: 60_000,
+    timerPollMs: 60_000,
+    nodePollMs: 60_000,
+  });
 });
 afterEach(async () => {
   await second.stop();
@@ -25,11 +33,27 @@ describe('two engines on one database', () => {
     let seq = 0;
     for (const s of sessions) {
       seq += 1;
-      await storeAgentEvent(rig.db, rig.nodeId, { type: 'event', seq, at: rig.clock.t, event: 'session_ready', sessionId: s.id, generation: 1, payload: { identity: { pid: seq } } });
+      await storeAgentEvent(rig.db, rig.nodeId, {
+        type: 'event',
+        seq,
+        at: rig.clock.t,
+        event: 'session_ready',
+        sessionId: s.id,
+        generation: 1,
+        payload: { identity: { pid: seq } },
+      });
     }
     for (const [i, s] of sessions.entries()) {
       seq += 1;
-      await storeAgentEvent(rig.db, rig.nodeId, { type: 'event', seq, at: rig.clock.t, event: 'turn_accepted', sessionId: s.id, generation: 1, payload: { messageId: messages[i]?.message.id, nativeRecordId: `r${i}` } });
+      await storeAgentEvent(rig.db, rig.nodeId, {
+        type: 'event',
+        seq,
+        at: rig.clock.t,
+        event: 'turn_accepted',
+        sessionId: s.id,
+        generation: 1,
+        payload: { messageId: messages[i]?.message.id, nativeRecordId: `r${i}` },
+      });
     }
     await Promise.all([rig.engine.settle(), second.settle()]);
     await Promise.all([rig.engine.settle(), second.settle()]);

@@ -4,8 +4,12 @@ import { acceptMessage, createSession } from '../services/index.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 let rig: Rig;
-beforeEach(async () => { rig = await engineRig(); });
-afterEach(async () => { await rig.close(); });
+beforeEach(async () => {
+  rig = await engineRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
 
 async function readyWithTwo() {
   const s = await createSession(rig.deps, { nodeId: rig.nodeId, executor: 'codex', folder: '/work/proj', chatId: rig.chatId });
@@ -16,10 +20,17 @@ async function readyWithTwo() {
   return { s, a: a.message.id, b: b.message.id };
 }
 /** Every `deliver` command written for a message, oldest first. */
-const delivers = async (sessionId: string, messageId: string) => (await rig.commands(sessionId)).filter((c) => c.type === 'deliver' && c.payload.messageId === messageId);
+const delivers = async (sessionId: string, messageId: string) =>
+  (await rig.commands(sessionId)).filter((c) => c.type === 'deliver' && c.payload.messageId === messageId);
 /** The agent's answer for a hand-over that never reached the CLI (as `SessionControl.deliver` sends it). */
 const notTyped = (sessionId: string, commandId: string, messageId: string, extra: Record<string, unknown> = {}) =>
-  rig.emit(sessionId, 'command_result', { command: 'deliver', ok: false, typed: false, messageId, error: 'cannot deliver while exited', ...extra }, undefined, commandId);
+  rig.emit(
+    sessionId,
+    'command_result',
+    { command: 'deliver', ok: false, typed: false, messageId, error: 'cannot deliver while exited', ...extra },
+    undefined,
+    commandId,
+  );
 const status = async (sessionId: string) => (await rig.messages(sessionId)).map((m) => m.status);
 const untypedEvidence = async (sessionId: string) =>
   (await listEvidence(rig.db, sessionId)).filter((e) => e.event === 'delivery_not_typed').map((e) => e.evidence as Record<string, unknown>);
@@ -43,7 +54,7 @@ describe('a hand-over the agent answers typed: false', () => {
     expect((await rig.commands(s.id)).filter((c) => c.type === 'deliver')).toHaveLength(1);
     expect(await rig.db.sessionTimer.count({ where: { sessionId: s.id, name: 'delivery_retry' } })).toBe(1);
 
-    rig.clock.advance(1_000 - 750);  // exactly the first wait (1 s) after the refusal
+    rig.clock.advance(1_000 - 750); // exactly the first wait (1 s) after the refusal
     await rig.engine.settle();
     const second = await delivers(s.id, a);
     expect(second).toHaveLength(2);
@@ -59,7 +70,10 @@ describe('a hand-over the agent answers typed: false', () => {
     rig.clock.advance(1);
     await rig.engine.settle();
     expect(await delivers(s.id, a)).toHaveLength(3);
-    expect((await untypedEvidence(s.id)).map((e) => [e.refusals, e.waitMs, e.reason])).toEqual([[1, 1000, 'cannot deliver while exited'], [2, 2000, 'cannot deliver while exited']]);
+    expect((await untypedEvidence(s.id)).map((e) => [e.refusals, e.waitMs, e.reason])).toEqual([
+      [1, 1000, 'cannot deliver while exited'],
+      [2, 2000, 'cannot deliver while exited'],
+    ]);
 
     // Taken this time: the receipt binds it; it was never handed over twice at once.
     await rig.emit(s.id, 'turn_accepted', { messageId: a, nativeTurnId: 'turn-1' });
@@ -101,7 +115,7 @@ describe('a hand-over the agent answers typed: false', () => {
     const first = (await delivers(s.id, a))[0]!;
     await rig.emit(s.id, 'observer_lost', { reason: 'agent restart' });
     expect((await rig.session(s.id)).state).toBe('AwaitingRecovery');
-    rig.clock.advance(2_000);  // the recovery timer asks for an exact attach under a new generation
+    rig.clock.advance(2_000); // the recovery timer asks for an exact attach under a new generation
     await rig.engine.settle();
     expect((await rig.commands(s.id)).at(-1)?.type).toBe('attach_session');
     await rig.emit(s.id, 'reattached', { identity: { nativeSessionId: 'thread-1', tmuxPane: '%1', pid: 100, pidStartTime: '1' } });

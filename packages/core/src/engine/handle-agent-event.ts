@@ -1,4 +1,14 @@
-import { type AgentEventEffect, applyInterruptOutcome, applyTurnOutcome, conversationNeverBegan, interpret, type PromptEndCause, type PromptPhase, recheckStatus, type SessionEvent } from '../domain/index.ts';
+import {
+  type AgentEventEffect,
+  applyInterruptOutcome,
+  applyTurnOutcome,
+  conversationNeverBegan,
+  interpret,
+  type PromptEndCause,
+  type PromptPhase,
+  recheckStatus,
+  type SessionEvent,
+} from '../domain/index.ts';
 import { recordEvidence } from '../db/repos/evidence.ts';
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '../db/generated/client.ts';
@@ -43,11 +53,19 @@ export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promi
   if (!row || row.nodeId !== ev.nodeId) return warn(ctx, ev, 'unknown_session');
   // Physical facts about the desk (who holds the native id) hold whatever the observer generation.
   await handoffFromAgent(ctx, row.id, e);
-  const effects = interpret({
-    state: row.state, resumeState: row.resumeState, observerGeneration: row.observerGeneration, executor: row.executor,
-    nativeSessionId: row.nativeSessionId, identityPid: (row.identity as { pid?: unknown } | null)?.pid,
-    conversationMayExist: row.conversationMayExist, finalPending: row.pendingFinalEventId !== null,
-  }, { ...e, generation: ev.generation });
+  const effects = interpret(
+    {
+      state: row.state,
+      resumeState: row.resumeState,
+      observerGeneration: row.observerGeneration,
+      executor: row.executor,
+      nativeSessionId: row.nativeSessionId,
+      identityPid: (row.identity as { pid?: unknown } | null)?.pid,
+      conversationMayExist: row.conversationMayExist,
+      finalPending: row.pendingFinalEventId !== null,
+    },
+    { ...e, generation: ev.generation },
+  );
   for (const fx of effects) if (!(await applyEffect(ctx, row, ev, fx))) break;
   return row.id;
 }
@@ -76,8 +94,15 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       let nativeId = fx.nativeSessionId;
       if (fx.replaceIfNoConversation && conversationNeverBegan(row, await listQueue(ctx.tx, row.id))) {
         nativeId = fx.replaceIfNoConversation;
-        await recordEvidence(ctx.tx, { sessionId: row.id, event: 'native_id_replaced', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-          evidence: { seq, previous: row.nativeSessionId, now: nativeId, reason: 'no_conversation_began' } });
+        await recordEvidence(ctx.tx, {
+          sessionId: row.id,
+          event: 'native_id_replaced',
+          actor: 'agent',
+          from: row.state,
+          to: row.state,
+          at: ctx.now,
+          evidence: { seq, previous: row.nativeSessionId, now: nativeId, reason: 'no_conversation_began' },
+        });
       }
       await patchSession(ctx.tx, row.id, { ...(fx.identity ? { identity: fx.identity as object } : {}), nativeSessionId: nativeId });
       return true;
@@ -112,13 +137,24 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       await turnEnded(ctx, row, ev, fx);
       return true;
     case 'evidence':
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, evidence: { seq, ...fx.evidence }, at: ctx.now });
+      await recordEvidence(ctx.tx, {
+        sessionId: row.id,
+        event: fx.event,
+        actor: 'agent',
+        from: row.state,
+        to: row.state,
+        evidence: { seq, ...fx.evidence },
+        at: ctx.now,
+      });
       return true;
     case 'notify_dialog':
       // Screen reading is the fallback: a dialog whose request a hook already reported (a prompt with
       // its own message and choices) is not told a second time from the screen.
       if (await hasPendingHookPrompt(ctx.tx, row.id)) return true;
-      await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `blocked:${row.id}:${ev.seq}`, payload: { kind: 'blocked_on_prompt', sessionId: row.id, nodeId: row.nodeId, text: fx.text } }));
+      await notifyChats(ctx.tx, row, ctx.now, () => ({
+        key: `blocked:${row.id}:${ev.seq}`,
+        payload: { kind: 'blocked_on_prompt', sessionId: row.id, nodeId: row.nodeId, text: fx.text },
+      }));
       return true;
     case 'recheck': {
       const m = (await listQueue(ctx.tx, row.id)).find((q) => q.id === fx.messageId);
@@ -129,15 +165,42 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
     case 'open_prompt': {
       if (!(await insertPrompt(ctx.tx, row.id, row.observerGeneration, fx.prompt, ev.seq))) return true;
       await recountOpenPrompts(ctx.tx, row.id);
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_request', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-        evidence: { seq, requestId: fx.prompt.requestId, kind: fx.prompt.kind, toolName: fx.prompt.toolName, expiresAt: new Date(fx.prompt.expiresAt).toISOString() } });
+      await recordEvidence(ctx.tx, {
+        sessionId: row.id,
+        event: 'permission_request',
+        actor: 'agent',
+        from: row.state,
+        to: row.state,
+        at: ctx.now,
+        evidence: {
+          seq,
+          requestId: fx.prompt.requestId,
+          kind: fx.prompt.kind,
+          toolName: fx.prompt.toolName,
+          expiresAt: new Date(fx.prompt.expiresAt).toISOString(),
+        },
+      });
       await notifyPrompt(ctx, row, fx.prompt.requestId, 'open');
       return true;
     }
     case 'resolve_prompt': {
       const r = await resolvePrompt(ctx.tx, row.id, fx.end, ctx.now);
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_resolved', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-        evidence: { seq, requestId: fx.end.requestId, outcome: fx.end.outcome, ...(fx.end.answerId ? { answerId: fx.end.answerId } : {}), state: r ? r.to : 'unchanged', ...(fx.end.evidence ?? {}) } });
+      await recordEvidence(ctx.tx, {
+        sessionId: row.id,
+        event: 'permission_resolved',
+        actor: 'agent',
+        from: row.state,
+        to: row.state,
+        at: ctx.now,
+        evidence: {
+          seq,
+          requestId: fx.end.requestId,
+          outcome: fx.end.outcome,
+          ...(fx.end.answerId ? { answerId: fx.end.answerId } : {}),
+          state: r ? r.to : 'unchanged',
+          ...(fx.end.evidence ?? {}),
+        },
+      });
       if (!r) return true;
       await recountOpenPrompts(ctx.tx, row.id);
       if (r.to === 'waiting_at_computer' || r.to === 'answered_at_computer') await notifyPrompt(ctx, row, fx.end.requestId, r.to);
@@ -152,12 +215,31 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       if (await hasOpenDialog(ctx.tx, row.id, fx.generation)) return true;
       await endPromptsAt(ctx, row, ev, 'superseded', { onlyDialogs: true });
       const requestId = randomUUID();
-      await insertPrompt(ctx.tx, row.id, fx.generation, {
-        requestId, kind: 'dialog', toolName: fx.dialog, toolInput: { text: fx.text, folder: row.folder }, canAlwaysAllow: false,
-        receivedAt: ctx.now.getTime(), expiresAt: ctx.now.getTime() + DIALOG_SHOWN_MS,
-      }, ev.seq);
+      await insertPrompt(
+        ctx.tx,
+        row.id,
+        fx.generation,
+        {
+          requestId,
+          kind: 'dialog',
+          toolName: fx.dialog,
+          toolInput: { text: fx.text, folder: row.folder },
+          canAlwaysAllow: false,
+          receivedAt: ctx.now.getTime(),
+          expiresAt: ctx.now.getTime() + DIALOG_SHOWN_MS,
+        },
+        ev.seq,
+      );
       await recountOpenPrompts(ctx.tx, row.id);
-      await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_request', actor: 'agent', from: row.state, to: row.state, at: ctx.now, evidence: { seq, requestId, kind: 'dialog', toolName: fx.dialog } });
+      await recordEvidence(ctx.tx, {
+        sessionId: row.id,
+        event: 'permission_request',
+        actor: 'agent',
+        from: row.state,
+        to: row.state,
+        at: ctx.now,
+        evidence: { seq, requestId, kind: 'dialog', toolName: fx.dialog },
+      });
       await notifyPrompt(ctx, row, requestId, 'open');
       return true;
     }
@@ -175,13 +257,26 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
  * not be saved is replayed later), so it ends only the prompts the agent reported before it; a later
  * turn's request stays answerable.
  */
-async function endPromptsAt(ctx: StepContext, row: SessionRow, ev: StoredEvent, cause: PromptEndCause, o: { onlyDialogs?: boolean; openedBefore?: boolean } = {}): Promise<void> {
-  await endPrompts(ctx, row, { cause, actor: 'agent', seq: ev.seq,
-    scope: { ...(o.onlyDialogs ? { kinds: 'dialogs' as const } : {}), ...(o.openedBefore ? { openedBeforeSeq: ev.seq } : {}) } });
+async function endPromptsAt(
+  ctx: StepContext,
+  row: SessionRow,
+  ev: StoredEvent,
+  cause: PromptEndCause,
+  o: { onlyDialogs?: boolean; openedBefore?: boolean } = {},
+): Promise<void> {
+  await endPrompts(ctx, row, {
+    cause,
+    actor: 'agent',
+    seq: ev.seq,
+    scope: { ...(o.onlyDialogs ? { kinds: 'dialogs' as const } : {}), ...(o.openedBefore ? { openedBeforeSeq: ev.seq } : {}) },
+  });
 }
 
 function notifyPrompt(ctx: StepContext, row: SessionRow, promptId: string, phase: PromptPhase): Promise<void> {
-  return notifyChats(ctx.tx, row, ctx.now, () => ({ key: `prompt:${promptId}:${phase}`, payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId, phase } }));
+  return notifyChats(ctx.tx, row, ctx.now, () => ({
+    key: `prompt:${promptId}:${phase}`,
+    payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId, phase },
+  }));
 }
 
 /** A turn's end: the outcomes of its message(s), by message id or exact turn id, then its evidence. */
@@ -195,13 +290,25 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
     await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
     if (updates.length > 0 || fx.confirmsStop) await endPromptsAt(ctx, row, ev, fx.event, { openedBefore: true });
     if (fx.confirmsStop) {
-      const r = await applyEvent(ctx, row.id, { type: 'interrupt_confirmed', generation: row.observerGeneration }, 'agent', { seq: evidence.seq, nativeTurnId: fx.nativeTurnId, offset: fx.offset, messages: updates.length });
+      const r = await applyEvent(ctx, row.id, { type: 'interrupt_confirmed', generation: row.observerGeneration }, 'agent', {
+        seq: evidence.seq,
+        nativeTurnId: fx.nativeTurnId,
+        offset: fx.offset,
+        messages: updates.length,
+      });
       if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
       return;
     }
     if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-      evidence: { ...evidence, messages: updates.length, outcome: 'terminal_failed' } });
+    await recordEvidence(ctx.tx, {
+      sessionId: row.id,
+      event: fx.event,
+      actor: 'agent',
+      from: row.state,
+      to: row.state,
+      at: ctx.now,
+      evidence: { ...evidence, messages: updates.length, outcome: 'terminal_failed' },
+    });
     return;
   }
   if (!msg) return refuse(ctx, row, ev, 'NO_MATCHING_REQUEST');
@@ -210,37 +317,71 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
   // since — Codex runs one that arrives just after the end as a turn of its own — is not part of it
   // (such a follow-up once read `completed` while its permission request was open; docs/reliability.md).
   if (msg.status === 'completed' || msg.status === 'terminal_failed') {
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'turn_end_replayed', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-      evidence: { ...evidence, messageId: msg.id, status: msg.status, outcome: fx.kind } });
+    await recordEvidence(ctx.tx, {
+      sessionId: row.id,
+      event: 'turn_end_replayed',
+      actor: 'agent',
+      from: row.state,
+      to: row.state,
+      at: ctx.now,
+      evidence: { ...evidence, messageId: msg.id, status: msg.status, outcome: fx.kind },
+    });
     return;
   }
   const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind, fx.nativeTurnId ?? null);
   await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
   if (updates.length > 0) await endPromptsAt(ctx, row, ev, fx.event, { openedBefore: true });
-  await recordEvidence(ctx.tx, { sessionId: row.id, event: fx.event, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-    evidence: { ...evidence, messages: updates.length, outcome: fx.kind } });
+  await recordEvidence(ctx.tx, {
+    sessionId: row.id,
+    event: fx.event,
+    actor: 'agent',
+    from: row.state,
+    to: row.state,
+    at: ctx.now,
+    evidence: { ...evidence, messages: updates.length, outcome: fx.kind },
+  });
 }
 
 /**
  * A receipt: `leased → accepted` with the native turn / record id in one write, then `turn_started`.
  * False when the message is not leased (already accepted, or never handed over).
  */
-export async function acceptTurn(ctx: StepContext, row: SessionRow, ev: StoredEvent,
-  p: { messageId: string; nativeTurnId?: string | undefined; nativeRecordId?: string | undefined; offset?: number | undefined }): Promise<boolean> {
-  const ok = await acceptReceipt(ctx.tx, { id: p.messageId, sessionId: row.id, now: ctx.now,
-    ...(p.nativeTurnId ? { nativeTurnId: p.nativeTurnId } : {}), ...(p.nativeRecordId ? { nativeRecordId: p.nativeRecordId } : {}) });
+export async function acceptTurn(
+  ctx: StepContext,
+  row: SessionRow,
+  ev: StoredEvent,
+  p: { messageId: string; nativeTurnId?: string | undefined; nativeRecordId?: string | undefined; offset?: number | undefined },
+): Promise<boolean> {
+  const ok = await acceptReceipt(ctx.tx, {
+    id: p.messageId,
+    sessionId: row.id,
+    now: ctx.now,
+    ...(p.nativeTurnId ? { nativeTurnId: p.nativeTurnId } : {}),
+    ...(p.nativeRecordId ? { nativeRecordId: p.nativeRecordId } : {}),
+  });
   if (!ok) return false;
   // A new turn starts with no activity shown (the previous turn's last step is not this one's).
   await patchSession(ctx.tx, row.id, { userTurns: { increment: 1 }, nativeLastActivity: ctx.now, activity: Prisma.DbNull, activityAt: ctx.now });
-  const r = await applyEvent(ctx, row.id, { type: 'turn_started', generation: row.observerGeneration }, 'agent', { seq: Number(ev.seq), messageId: p.messageId, offset: p.offset ?? null });
+  const r = await applyEvent(ctx, row.id, { type: 'turn_started', generation: row.observerGeneration }, 'agent', {
+    seq: Number(ev.seq),
+    messageId: p.messageId,
+    offset: p.offset ?? null,
+  });
   if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
   return true;
 }
 
 async function refuse(ctx: StepContext, row: SessionRow, ev: StoredEvent, code: string): Promise<void> {
   ctx.log.info({ sessionId: row.id, nodeId: row.nodeId, seq: Number(ev.seq), type: ev.type, code }, 'engine.event_refused');
-  await recordEvidence(ctx.tx, { sessionId: row.id, event: `refused:${ev.type}`, actor: 'agent', from: row.state, to: row.state, at: ctx.now,
-    evidence: { seq: Number(ev.seq), code, generation: ev.generation, currentGeneration: row.observerGeneration } });
+  await recordEvidence(ctx.tx, {
+    sessionId: row.id,
+    event: `refused:${ev.type}`,
+    actor: 'agent',
+    from: row.state,
+    to: row.state,
+    at: ctx.now,
+    evidence: { seq: Number(ev.seq), code, generation: ev.generation, currentGeneration: row.observerGeneration },
+  });
 }
 
 function warn(ctx: StepContext, ev: StoredEvent, reason: string): null {

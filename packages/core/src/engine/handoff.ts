@@ -2,11 +2,17 @@ import { type HandoffEvent, handoffOf, handoffTransition } from '../domain/index
 import type { DeskHolder } from '../protocol/index.ts';
 import type { StepContext } from './step/step-context.ts';
 
-
 /** The desk columns for a holder, or cleared. */
 export function deskFields(h: DeskHolder | null, now: Date) {
   return h
-    ? { deskPid: h.pid, deskStart: h.startTime, deskSince: h.since === undefined ? null : new Date(h.since), deskCommand: h.command, deskInTmux: h.inTmux, deskSeenAt: now }
+    ? {
+        deskPid: h.pid,
+        deskStart: h.startTime,
+        deskSince: h.since === undefined ? null : new Date(h.since),
+        deskCommand: h.command,
+        deskInTmux: h.inTmux,
+        deskSeenAt: now,
+      }
     : { deskPid: null, deskStart: null, deskSince: null, deskCommand: null, deskInTmux: false, deskSeenAt: now };
 }
 
@@ -48,4 +54,3 @@ export async function handoffFromAgent(ctx: StepContext, sessionId: string, e: {
     await applyHandoff(ctx, sessionId, 'take_over_refused', undefined);
   }
 }
-

@@ -5,7 +5,10 @@ import { applyHubFact, type EngineDeps } from './session-work.ts';
 const WORKING: SessionState[] = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'Closing'];
 const WAITING_FOR_NODE: SessionState[] = ['AwaitingRecovery', 'Closing'];
 
-interface Seen { online: boolean; instanceId: string | null }
+interface Seen {
+  online: boolean;
+  instanceId: string | null;
+}
 
 /**
  * Turns node connectivity (kept by the hub in the Node table) into `node_lost` / `node_returned`.

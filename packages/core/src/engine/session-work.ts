@@ -10,7 +10,12 @@ import { type Clock, type StepContext, withSessionTx } from './step/step-context
 import { handleAgentEvent } from './handle-agent-event.ts';
 import { loadEvent, markProcessed, nextUnprocessed } from './stored-event.ts';
 
-export interface EngineDeps { db: Db; log: Logger; clock: Clock; jitter: () => number }
+export interface EngineDeps {
+  db: Db;
+  log: Logger;
+  clock: Clock;
+  jitter: () => number;
+}
 
 /** Replays turn events that waited for a final to be saved, then settles the queue. */
 async function finish(ctx: StepContext, sessionId: string | null): Promise<void> {

@@ -42,7 +42,8 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
     void p.finally(() => busy.delete(p)).catch(() => {});
     return p;
   };
-  const guard = (what: string, fn: () => Promise<unknown>) => track(fn().catch((err) => d.log.error({ err: (err as Error).message, what }, 'engine.loop_failed')));
+  const guard = (what: string, fn: () => Promise<unknown>) =>
+    track(fn().catch((err) => d.log.error({ err: (err as Error).message, what }, 'engine.loop_failed')));
 
   /** One drain per node at a time in this process; a NOTIFY during a drain makes it run again. */
   const drainNode = (nodeId: string): Promise<void> => {
@@ -52,23 +53,25 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
       return running.done;
     }
     const run = { again: false, done: Promise.resolve() };
-    run.done = track((async () => {
-      let failures = 0;
-      do {
-        run.again = false;
-        while (!stopped) {
-          try {
-            if (!(await processNextEvent(d, nodeId))) break;
-            failures = 0;
-          } catch (err) {
-            failures += 1;
-            d.log.error({ nodeId, err: (err as Error).message, failures }, 'engine.event_failed');
-            if (failures >= 5) return; // the safety poll retries later; order is never skipped
-            await new Promise((r) => setTimeout(r, 50 * failures));
+    run.done = track(
+      (async () => {
+        let failures = 0;
+        do {
+          run.again = false;
+          while (!stopped) {
+            try {
+              if (!(await processNextEvent(d, nodeId))) break;
+              failures = 0;
+            } catch (err) {
+              failures += 1;
+              d.log.error({ nodeId, err: (err as Error).message, failures }, 'engine.event_failed');
+              if (failures >= 5) return; // the safety poll retries later; order is never skipped
+              await new Promise((r) => setTimeout(r, 50 * failures));
+            }
           }
-        }
-      } while (run.again && !stopped);
-    })().finally(() => nodeRuns.delete(nodeId)));
+        } while (run.again && !stopped);
+      })().finally(() => nodeRuns.delete(nodeId)),
+    );
     nodeRuns.set(nodeId, run);
     return run.done;
   };
@@ -95,8 +98,10 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
     });
   };
 
-  const pendingNodes = async () => (await d.db.agentEvent.findMany({ where: { processedAt: null }, distinct: ['nodeId'], select: { nodeId: true } })).map((r) => r.nodeId);
-  const waitingSessions = async () => (await d.db.message.findMany({ where: { status: 'pending' }, distinct: ['sessionId'], select: { sessionId: true }, take: 500 })).map((r) => r.sessionId);
+  const pendingNodes = async () =>
+    (await d.db.agentEvent.findMany({ where: { processedAt: null }, distinct: ['nodeId'], select: { nodeId: true } })).map((r) => r.nodeId);
+  const waitingSessions = async () =>
+    (await d.db.message.findMany({ where: { status: 'pending' }, distinct: ['sessionId'], select: { sessionId: true }, take: 500 })).map((r) => r.sessionId);
 
   const safetyPass = async () => {
     await Promise.all((await pendingNodes()).map((n) => drainNode(n)));
@@ -127,11 +132,15 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
   await safetyPass();
   const every = (ms: number, what: string, fn: () => Promise<unknown>) => {
     let running = false;
-    intervals.push(setInterval(() => {
-      if (running || stopped) return;
-      running = true;
-      void guard(what, fn).finally(() => { running = false; });
-    }, ms));
+    intervals.push(
+      setInterval(() => {
+        if (running || stopped) return;
+        running = true;
+        void guard(what, fn).finally(() => {
+          running = false;
+        });
+      }, ms),
+    );
   };
   every(opts.safetyPollMs ?? 2000, 'safety', safetyPass);
   every(opts.timerPollMs ?? 200, 'timers', () => fireDueTimers(d));

@@ -1,11 +1,29 @@
 import type { Tx } from '../db/repos/sessions.ts';
 
 /** An agent event as `storeAgentEvent` stored it. */
-export interface StoredEvent { id: bigint; nodeId: string; seq: bigint; type: string; sessionId: string | null; generation: number | null; data: unknown; commandId?: string | null }
+export interface StoredEvent {
+  id: bigint;
+  nodeId: string;
+  seq: bigint;
+  type: string;
+  sessionId: string | null;
+  generation: number | null;
+  data: unknown;
+  commandId?: string | null;
+}
 
 export function fromRow(r: { id: bigint; nodeId: string; seq: bigint; type: string; payload: unknown }): StoredEvent {
   const p = (r.payload ?? {}) as { sessionId?: string | null; generation?: number | null; data?: unknown; commandId?: string | null };
-  return { id: r.id, nodeId: r.nodeId, seq: r.seq, type: r.type, sessionId: p.sessionId ?? null, generation: p.generation ?? null, data: p.data ?? {}, commandId: p.commandId ?? null };
+  return {
+    id: r.id,
+    nodeId: r.nodeId,
+    seq: r.seq,
+    type: r.type,
+    sessionId: p.sessionId ?? null,
+    generation: p.generation ?? null,
+    data: p.data ?? {},
+    commandId: p.commandId ?? null,
+  };
 }
 
 const select = { id: true, nodeId: true, seq: true, type: true, payload: true } as const;

@@ -31,7 +31,16 @@ export async function engineRig(o: { executors?: ('claude' | 'codex')[]; logLine
   const clock = new ManualClock();
   const lines = o.logLines;
   const log = lines ? pino({ level: 'debug' }, { write: (l: string) => void lines.push(l) }) : pino({ level: 'silent' });
-  const running: Engine = await startEngine({ db, databaseUrl: tdb.url, log, clock, jitter: () => 0.5, safetyPollMs: 60_000, timerPollMs: 60_000, nodePollMs: 60_000 });
+  const running: Engine = await startEngine({
+    db,
+    databaseUrl: tdb.url,
+    log,
+    clock,
+    jitter: () => 0.5,
+    safetyPollMs: 60_000,
+    timerPollMs: 60_000,
+    nodePollMs: 60_000,
+  });
   // A stored message wakes its session by NOTIFY alone, which on a busy machine can arrive after
   // `settle` returned (a message then still pending where a test expects its `deliver`). Settling
   // here also pumps every session with a pending message, as the safety poll would.
@@ -46,18 +55,43 @@ export async function engineRig(o: { executors?: ('claude' | 'codex')[]; logLine
   };
   let seq = 0;
   const emit = async (sessionId: string | undefined, event: string, payload: Record<string, unknown>, generation?: number, commandId?: string) => {
-    const gen = generation ?? (sessionId ? (await db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { observerGeneration: true } })).observerGeneration : undefined);
+    const gen =
+      generation ??
+      (sessionId ? (await db.session.findUniqueOrThrow({ where: { id: sessionId }, select: { observerGeneration: true } })).observerGeneration : undefined);
     seq += 1;
-    await storeAgentEvent(db, nodeId, { type: 'event', seq, at: clock.t, event, ...(sessionId ? { sessionId } : {}), ...(gen === undefined ? {} : { generation: gen }), ...(commandId ? { commandId } : {}), payload });
+    await storeAgentEvent(db, nodeId, {
+      type: 'event',
+      seq,
+      at: clock.t,
+      event,
+      ...(sessionId ? { sessionId } : {}),
+      ...(gen === undefined ? {} : { generation: gen }),
+      ...(commandId ? { commandId } : {}),
+      payload,
+    });
     await engine.settle();
   };
   const commands = async (sessionId: string) =>
-    (await db.agentCommand.findMany({ where: { sessionId }, orderBy: [{ createdAt: 'asc' }], select: { id: true, type: true, payload: true } }))
-      .map((c) => ({ id: c.id, type: c.type, payload: c.payload as Record<string, unknown> }));
+    (await db.agentCommand.findMany({ where: { sessionId }, orderBy: [{ createdAt: 'asc' }], select: { id: true, type: true, payload: true } })).map((c) => ({
+      id: c.id,
+      type: c.type,
+      payload: c.payload as Record<string, unknown>,
+    }));
   const session = (id: string) => db.session.findUniqueOrThrow({ where: { id } });
   const messages = (sessionId: string) => db.message.findMany({ where: { sessionId }, orderBy: { seq: 'asc' } });
   return {
-    db, tdb, nodeId, chatId, clock, log, engine, emit, commands, session, messages, deps: { db, clock, log },
+    db,
+    tdb,
+    nodeId,
+    chatId,
+    clock,
+    log,
+    engine,
+    emit,
+    commands,
+    session,
+    messages,
+    deps: { db, clock, log },
     async close() {
       await engine.stop();
       await db.$disconnect();

@@ -45,18 +45,41 @@ export async function releaseUntypedDelivery(ctx: StepContext, ev: StoredEvent, 
   const generation = await commandGeneration(ctx, ev.commandId);
   // Earlier refusals are counted (a query) only when this answer is about the current observer.
   const counted = untypedFromCurrentObserver(generation, row.observerGeneration);
-  const { refusals, waitMs } = untypedWait({ commandGeneration: generation, observerGeneration: row.observerGeneration,
-    earlier: counted ? await refusalsAtVersion(ctx, row.id, messageId, row.version) : 0 });
+  const { refusals, waitMs } = untypedWait({
+    commandGeneration: generation,
+    observerGeneration: row.observerGeneration,
+    earlier: counted ? await refusalsAtVersion(ctx, row.id, messageId, row.version) : 0,
+  });
   const until = new Date(ctx.now.getTime() + waitMs);
-  const moved = await releaseUntypedLease(ctx.tx, { id: messageId, sessionId: row.id, commandId: ev.commandId, hold: waitMs > 0 ? { version: row.version, until } : null });
+  const moved = await releaseUntypedLease(ctx.tx, {
+    id: messageId,
+    sessionId: row.id,
+    commandId: ev.commandId,
+    hold: waitMs > 0 ? { version: row.version, until } : null,
+  });
   if (!moved) return row.id;
   if (waitMs > 0) await scheduleTimer(ctx.tx, { sessionId: row.id, name: 'delivery_retry', dueAt: until, attempt: refusals });
-  await recordEvidence(ctx.tx, { sessionId: row.id, event: 'delivery_not_typed', actor: 'agent', from: row.state, to: row.state, at: ctx.now,
+  await recordEvidence(ctx.tx, {
+    sessionId: row.id,
+    event: 'delivery_not_typed',
+    actor: 'agent',
+    from: row.state,
+    to: row.state,
+    at: ctx.now,
     evidence: {
-      seq: Number(ev.seq), messageId: messageId, commandId: ev.commandId, commandGeneration: generation, generation: row.observerGeneration, version: row.version,
-      refusals, waitMs, ...(r.error !== undefined ? { reason: r.error.slice(0, 200) } : {}), ...(r.code === 'stale_generation' ? { stale: true } : {}),
+      seq: Number(ev.seq),
+      messageId: messageId,
+      commandId: ev.commandId,
+      commandGeneration: generation,
+      generation: row.observerGeneration,
+      version: row.version,
+      refusals,
+      waitMs,
+      ...(r.error !== undefined ? { reason: r.error.slice(0, 200) } : {}),
+      ...(r.code === 'stale_generation' ? { stale: true } : {}),
       ...(r.interrupted === true ? { interrupted: true } : {}),
-    } });
+    },
+  });
   ctx.log.info({ sessionId: row.id, messageId: messageId, refusals, waitMs }, 'engine.delivery_not_typed');
   return row.id;
 }

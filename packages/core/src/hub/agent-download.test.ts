@@ -25,7 +25,11 @@ describe('the hub serves the agent bundle', () => {
   it('answers 503 before a build, then latest.json and the versioned file with its checksum; another version is 404', async () => {
     expect((await fetch(`${base}/agent/latest.json`)).status).toBe(503);
     const sha = build('// agent one\n', '0.1.0-aaaaaaaa');
-    expect(await (await fetch(`${base}/agent/latest.json`)).json()).toEqual({ version: '0.1.0-aaaaaaaa', sha256: sha, url: `${base}/agent/bria-agent-0.1.0-aaaaaaaa.mjs` });
+    expect(await (await fetch(`${base}/agent/latest.json`)).json()).toEqual({
+      version: '0.1.0-aaaaaaaa',
+      sha256: sha,
+      url: `${base}/agent/bria-agent-0.1.0-aaaaaaaa.mjs`,
+    });
     const file = await fetch(`${base}/agent/bria-agent-0.1.0-aaaaaaaa.mjs`);
     expect(file.status).toBe(200);
     expect(file.headers.get('x-bria-sha256')).toBe(sha);

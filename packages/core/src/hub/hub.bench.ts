@@ -15,7 +15,13 @@ import { createDb } from '../db/client.ts';
 import { freePort } from '../db/embedded-postgres.ts';
 import { createNodeWithToken } from '../db/repos/nodes.ts';
 
-const { values } = parseArgs({ options: { agents: { type: 'string', default: '1000' }, 'idle-seconds': { type: 'string', default: '30' }, 'heartbeat-ms': { type: 'string', default: '10000' } } });
+const { values } = parseArgs({
+  options: {
+    agents: { type: 'string', default: '1000' },
+    'idle-seconds': { type: 'string', default: '30' },
+    'heartbeat-ms': { type: 'string', default: '10000' },
+  },
+});
 const agents = Number(values.agents);
 const idleSeconds = Number(values['idle-seconds']);
 const heartbeatMs = Number(values['heartbeat-ms']);
@@ -57,19 +63,28 @@ const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/stat
 const t0 = Date.now();
 const sockets: WebSocket[] = [];
 let online = 0;
-await Promise.all(tokens.map((token, i) => new Promise<void>((resolve, reject) => {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/agent`, { headers: { authorization: `Bearer ${token}` } });
-  sockets.push(ws);
-  ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', protocol: 1, agentVersion: 'bench', instanceId: `i${i}`, hostname: `h${i}`, executors: [], lastEventSeq: 0 })));
-  ws.on('message', (raw) => {
-    const m = JSON.parse(raw.toString()) as { type: string; t?: number };
-    if (m.type === 'welcome') {
-      online++;
-      resolve();
-    } else if (m.type === 'ping') ws.send(JSON.stringify({ type: 'pong', t: m.t }));
-  });
-  ws.on('error', reject);
-})));
+await Promise.all(
+  tokens.map(
+    (token, i) =>
+      new Promise<void>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/agent`, { headers: { authorization: `Bearer ${token}` } });
+        sockets.push(ws);
+        ws.on('open', () =>
+          ws.send(
+            JSON.stringify({ type: 'hello', protocol: 1, agentVersion: 'bench', instanceId: `i${i}`, hostname: `h${i}`, executors: [], lastEventSeq: 0 }),
+          ),
+        );
+        ws.on('message', (raw) => {
+          const m = JSON.parse(raw.toString()) as { type: string; t?: number };
+          if (m.type === 'welcome') {
+            online++;
+            resolve();
+          } else if (m.type === 'ping') ws.send(JSON.stringify({ type: 'pong', t: m.t }));
+        });
+        ws.on('error', reject);
+      }),
+  ),
+);
 const connectMs = Date.now() - t0;
 const dbOnline = await db.node.count({ where: { online: true } });
 await new Promise((r) => setTimeout(r, 3_000));
@@ -81,7 +96,19 @@ while (Date.now() - start < idleSeconds * 1000) {
   peakRss = Math.max(peakRss, rssMb());
 }
 const cpuPct = ((cpuTicks() - ticksBefore) / 100 / ((Date.now() - start) / 1000)) * 100;
-console.log(JSON.stringify({ bench: 'hub_agents', agents, online, dbOnline, heartbeatMs, connectAllMs: connectMs, idleSeconds, hubRssMb: Math.round(peakRss), hubIdleCpuPct: Number(cpuPct.toFixed(2)) }));
+console.log(
+  JSON.stringify({
+    bench: 'hub_agents',
+    agents,
+    online,
+    dbOnline,
+    heartbeatMs,
+    connectAllMs: connectMs,
+    idleSeconds,
+    hubRssMb: Math.round(peakRss),
+    hubIdleCpuPct: Number(cpuPct.toFixed(2)),
+  }),
+);
 for (const ws of sockets) ws.terminate();
 hub.kill('SIGTERM');
 await new Promise((r) => hub.once('exit', r));

@@ -17,12 +17,22 @@ import { Hub } from './server.ts';
 const { db, tdb } = await fileDatabase();
 
 /** The hold on the next "offline" write; made afresh by each attempt (the suite may retry once). */
-interface Gate { hit: Promise<void>; onHit: () => void; release: () => void; released: Promise<void>; written: boolean }
+interface Gate {
+  hit: Promise<void>;
+  onHit: () => void;
+  release: () => void;
+  released: Promise<void>;
+  written: boolean;
+}
 let gate: Gate | null = null;
 function armGate(): Gate {
   const g = { written: false } as Gate;
-  g.hit = new Promise<void>((r) => { g.onHit = r; });
-  g.released = new Promise<void>((r) => { g.release = r; });
+  g.hit = new Promise<void>((r) => {
+    g.onHit = r;
+  });
+  g.released = new Promise<void>((r) => {
+    g.release = r;
+  });
   gate = g;
   return g;
 }
@@ -59,9 +69,11 @@ afterAll(async () => {
 async function connect(token: string): Promise<{ ws: WebSocket; welcomed: Promise<void> }> {
   const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/agent`, { headers: { authorization: `Bearer ${token}` } });
   sockets.push(ws);
-  const welcomed = new Promise<void>((r) => ws.on('message', (raw) => {
-    if ((JSON.parse(raw.toString()) as { type?: string }).type === 'welcome') r();
-  }));
+  const welcomed = new Promise<void>((r) =>
+    ws.on('message', (raw) => {
+      if ((JSON.parse(raw.toString()) as { type?: string }).type === 'welcome') r();
+    }),
+  );
   await new Promise((r, j) => ws.once('open', r).once('error', j));
   ws.send(JSON.stringify({ type: 'hello', protocol: 1, agentVersion: '0.0.9', instanceId: randomUUID(), hostname: 'h', executors: [], lastEventSeq: 0 }));
   return { ws, welcomed };

@@ -10,22 +10,26 @@ import { startRetention } from './retention.ts';
 import { Hub } from './server.ts';
 
 // The hub process: `tsx packages/core/src/hub/main.ts` (started by `npm start`).
-const env = parseEnv(z.object({
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
-  BRIA_HOST: z.string().default('127.0.0.1'),
-  BRIA_HUB_HOST: z.string().optional(),
-  BRIA_HUB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
-  BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
-  LOG_LEVEL: zLogLevel,
-  // Retention of old agent commands, agent events and sent outbox rows (retention.ts); 0 = keep all.
-  BRIA_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
-  BRIA_RETENTION_SWEEP_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
-  // PEM files: with both, agents connect with wss:// and download the agent over https://.
-  BRIA_TLS_CERT: z.string().optional(),
-  BRIA_TLS_KEY: z.string().optional(),
-  // The agent bundle served at /agent/… (npm run build:agent); default: this checkout's dist/agent.
-  BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
-}).refine((e) => !e.BRIA_TLS_CERT === !e.BRIA_TLS_KEY, { message: 'BRIA_TLS_CERT and BRIA_TLS_KEY go together', path: ['BRIA_TLS_CERT'] }));
+const env = parseEnv(
+  z
+    .object({
+      DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
+      BRIA_HOST: z.string().default('127.0.0.1'),
+      BRIA_HUB_HOST: z.string().optional(),
+      BRIA_HUB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+      BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+      LOG_LEVEL: zLogLevel,
+      // Retention of old agent commands, agent events and sent outbox rows (retention.ts); 0 = keep all.
+      BRIA_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+      BRIA_RETENTION_SWEEP_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+      // PEM files: with both, agents connect with wss:// and download the agent over https://.
+      BRIA_TLS_CERT: z.string().optional(),
+      BRIA_TLS_KEY: z.string().optional(),
+      // The agent bundle served at /agent/… (npm run build:agent); default: this checkout's dist/agent.
+      BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
+    })
+    .refine((e) => !e.BRIA_TLS_CERT === !e.BRIA_TLS_KEY, { message: 'BRIA_TLS_CERT and BRIA_TLS_KEY go together', path: ['BRIA_TLS_CERT'] }),
+);
 const log = createLogger({ name: 'hub', level: env.LOG_LEVEL });
 // V8 flags for this process, set before the first query compiles Prisma's WebAssembly query
 // compiler (it is compiled lazily). `--liftoff-only` keeps V8's baseline code for that module and
@@ -42,7 +46,16 @@ try {
   process.exit(1);
 }
 const agentBundleDir = env.BRIA_AGENT_BUNDLE_DIR ?? fileURLToPath(new URL('../../../../dist/agent', import.meta.url));
-const hub = new Hub({ db, databaseUrl: env.DATABASE_URL, host: env.BRIA_HUB_HOST ?? env.BRIA_HOST, port: env.BRIA_HUB_PORT, heartbeatMs: env.BRIA_HEARTBEAT_MS, log, tls, agentBundleDir });
+const hub = new Hub({
+  db,
+  databaseUrl: env.DATABASE_URL,
+  host: env.BRIA_HUB_HOST ?? env.BRIA_HOST,
+  port: env.BRIA_HUB_PORT,
+  heartbeatMs: env.BRIA_HEARTBEAT_MS,
+  log,
+  tls,
+  agentBundleDir,
+});
 let engine: Engine | undefined;
 let retention: ReturnType<typeof startRetention> | undefined;
 try {
@@ -60,6 +73,11 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     if (stopping) return;
     stopping = true;
-    void hub.stop().then(() => retention?.stop()).then(() => engine?.stop()).then(() => db.$disconnect()).finally(() => process.exit(0));
+    void hub
+      .stop()
+      .then(() => retention?.stop())
+      .then(() => engine?.stop())
+      .then(() => db.$disconnect())
+      .finally(() => process.exit(0));
   });
 }

@@ -24,7 +24,8 @@ export function protocolMismatch(agentProtocol: number | null): { message: strin
   if (agentProtocol === null || agentProtocol === PROTOCOL_VERSION) return null;
   const which = agentProtocol < PROTOCOL_VERSION ? 'older' : 'newer';
   return {
-    message: `This agent speaks protocol ${agentProtocol} and the hub protocol ${PROTOCOL_VERSION} (the agent is ${which}). ` +
+    message:
+      `This agent speaks protocol ${agentProtocol} and the hub protocol ${PROTOCOL_VERSION} (the agent is ${which}). ` +
       `${which === 'older' ? 'Update the agent: the dashboard (Computers) shows the command.' : 'Update Bria on the server, or install the agent the server hands out.'}`,
     retryAfterMs: PROTOCOL_MISMATCH_DELAY_MS,
   };

@@ -80,13 +80,21 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 const during = writeMs.slice(baseline);
 const left = await db.$queryRaw<{ c: bigint; e: bigint; o: bigint }[]>`
   select (select count(*) from "AgentCommand") c, (select count(*) from "AgentEvent" where "nodeId" = ${nodeId}::uuid) e, (select count(*) from "Outbox") o`;
-console.log(JSON.stringify({
-  bench: 'retention', rows: { events: EVENTS + COMMANDS, commands: COMMANDS, outbox: OUTBOX }, fillMs,
-  deleted: result, left: { commands: Number(left[0]!.c), events: Number(left[0]!.e), outbox: Number(left[0]!.o) },
-  sweepMs: Math.round(sweepMs),
-  batchMs: Object.fromEntries(Object.entries(batches).map(([k, xs]) => [k, { n: xs.length, p50: r1(pct(xs, 50)), max: r1(Math.max(...xs)) }])),
-  writerMs: { before: { n: baseline, p50: r1(pct(writeMs.slice(0, baseline), 50)), max: r1(Math.max(...writeMs.slice(0, baseline))) }, during: { n: during.length, p50: r1(pct(during, 50)), p99: r1(pct(during, 99)), max: r1(Math.max(...during)) } },
-}));
+console.log(
+  JSON.stringify({
+    bench: 'retention',
+    rows: { events: EVENTS + COMMANDS, commands: COMMANDS, outbox: OUTBOX },
+    fillMs,
+    deleted: result,
+    left: { commands: Number(left[0]!.c), events: Number(left[0]!.e), outbox: Number(left[0]!.o) },
+    sweepMs: Math.round(sweepMs),
+    batchMs: Object.fromEntries(Object.entries(batches).map(([k, xs]) => [k, { n: xs.length, p50: r1(pct(xs, 50)), max: r1(Math.max(...xs)) }])),
+    writerMs: {
+      before: { n: baseline, p50: r1(pct(writeMs.slice(0, baseline), 50)), max: r1(Math.max(...writeMs.slice(0, baseline))) },
+      during: { n: during.length, p50: r1(pct(during, 50)), p99: r1(pct(during, 99)), max: r1(Math.max(...during)) },
+    },
+  }),
+);
 await db.$disconnect();
 await writerDb.$disconnect();
 await tdb.drop();

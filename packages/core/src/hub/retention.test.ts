@@ -27,8 +27,14 @@ describe('retention sweep', () => {
     const event = async (o: { type?: string; commandId?: string; processedDaysAgo: number | null; receivedDaysAgo?: number }) => {
       const row = await db.agentEvent.create({
         data: {
-          nodeId, seq: BigInt(++seq), type: o.type ?? 'usage', sessionId, commandId: o.commandId ?? null, payload: {},
-          receivedAt: ago(o.receivedDaysAgo ?? o.processedDaysAgo ?? 0), processedAt: o.processedDaysAgo === null ? null : ago(o.processedDaysAgo),
+          nodeId,
+          seq: BigInt(++seq),
+          type: o.type ?? 'usage',
+          sessionId,
+          commandId: o.commandId ?? null,
+          payload: {},
+          receivedAt: ago(o.receivedDaysAgo ?? o.processedDaysAgo ?? 0),
+          processedAt: o.processedDaysAgo === null ? null : ago(o.processedDaysAgo),
         },
       });
       return row.id;
@@ -70,7 +76,17 @@ describe('retention sweep', () => {
     const chatId = 42n;
     const outbox = async (kind: string, status: 'pending' | 'sending' | 'sent' | 'failed', sentDaysAgo: number | null, createdDaysAgo = sentDaysAgo ?? 0) => {
       const r = await db.outbox.create({
-        data: { channel: 'telegram', dedupeKey: randomUUID(), kind, chatId, sessionId, payload: {}, status, createdAt: ago(createdDaysAgo), sentAt: sentDaysAgo === null ? null : ago(sentDaysAgo) },
+        data: {
+          channel: 'telegram',
+          dedupeKey: randomUUID(),
+          kind,
+          chatId,
+          sessionId,
+          payload: {},
+          status,
+          createdAt: ago(createdDaysAgo),
+          sentAt: sentDaysAgo === null ? null : ago(sentDaysAgo),
+        },
       });
       return r.id;
     };
@@ -95,7 +111,17 @@ describe('retention sweep', () => {
     const activity = async (sid: string, status: 'running' | 'ok' | 'error', ageDays: number) => {
       const at = ago(ageDays);
       const r = await db.sessionActivity.create({
-        data: { sessionId: sid, ref: `r${++ref}`, kind: 'command', status, sourceRecordId: `rec${ref}`, sourceOffset: 0n, eventSeq: BigInt(ref), startedAt: at, updatedAt: at },
+        data: {
+          sessionId: sid,
+          ref: `r${++ref}`,
+          kind: 'command',
+          status,
+          sourceRecordId: `rec${ref}`,
+          sourceOffset: 0n,
+          eventSeq: BigInt(ref),
+          startedAt: at,
+          updatedAt: at,
+        },
       });
       return r.id;
     };
@@ -151,9 +177,12 @@ describe('retention sweep', () => {
       return out.map((r) => r['QUERY PLAN']).join('\n');
     };
     const node = randomUUID();
-    expect(await plan(`select c.id from "AgentCommand" c where c."nodeId" = '${node}'::uuid and c.status = 'acked' and c."createdAt" < now() limit 1000`))
-      .toContain('AgentCommand_nodeId_status_createdAt_idx');
-    expect(await plan(`select e.id from "AgentEvent" e where e."processedAt" < now() order by e."processedAt" limit 1000`)).toContain('AgentEvent_processedAt_idx');
+    expect(
+      await plan(`select c.id from "AgentCommand" c where c."nodeId" = '${node}'::uuid and c.status = 'acked' and c."createdAt" < now() limit 1000`),
+    ).toContain('AgentCommand_nodeId_status_createdAt_idx');
+    expect(await plan(`select e.id from "AgentEvent" e where e."processedAt" < now() order by e."processedAt" limit 1000`)).toContain(
+      'AgentEvent_processedAt_idx',
+    );
     expect(await plan(`select 1 from "AgentEvent" e where e."commandId" = '${node}'::uuid and e."processedAt" is null`)).toContain('AgentEvent_commandId_idx');
   });
 
@@ -164,7 +193,14 @@ describe('retention sweep', () => {
     await markCommandsSent(db, [id], new Date());
     expect((await unackedCommands(db, nodeId)).map((c) => c.id)).toEqual([id]);
     // The command_ack never arrived; the answer did.
-    await storeAgentEvent(db, nodeId, { type: 'event', seq: 1, at: Date.now(), event: 'command_result', commandId: id, payload: { command: 'probe', ok: true } });
+    await storeAgentEvent(db, nodeId, {
+      type: 'event',
+      seq: 1,
+      at: Date.now(),
+      event: 'command_result',
+      commandId: id,
+      payload: { command: 'probe', ok: true },
+    });
     expect((await db.agentCommand.findUniqueOrThrow({ where: { id } })).status).toBe('acked');
     expect(await unackedCommands(db, nodeId)).toEqual([]);
   });

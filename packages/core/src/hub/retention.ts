@@ -42,14 +42,29 @@ export interface RetentionOptions {
   onBatch?: (kind: keyof SweepResult, deleted: number, ms: number) => void;
 }
 
-export interface SweepResult { commands: number; events: number; outbox: number; activity: number }
+export interface SweepResult {
+  commands: number;
+  events: number;
+  outbox: number;
+  activity: number;
+}
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface BatchOpts { batchSize: number; maxBatches: number; pauseMs: number; shouldStop: () => boolean; onBatch?: RetentionOptions['onBatch'] }
+interface BatchOpts {
+  batchSize: number;
+  maxBatches: number;
+  pauseMs: number;
+  shouldStop: () => boolean;
+  onBatch?: RetentionOptions['onBatch'];
+}
 
 /** One batch: how many rows it deleted, how many candidates it looked at, and where the next one starts. */
-interface Step<K> { deleted: number; scanned: number; last: K | null }
+interface Step<K> {
+  deleted: number;
+  scanned: number;
+  last: K | null;
+}
 
 /**
  * Runs batches until one looks at fewer candidates than a batch. Each batch starts after the last
@@ -76,7 +91,13 @@ const EPOCH = new Date(0);
 
 export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<SweepResult> {
   const batchSize = opts.batchSize ?? 1_000;
-  const b: BatchOpts = { batchSize, maxBatches: opts.maxBatches ?? 500, pauseMs: opts.pauseMs ?? 20, shouldStop: opts.shouldStop ?? (() => false), onBatch: opts.onBatch };
+  const b: BatchOpts = {
+    batchSize,
+    maxBatches: opts.maxBatches ?? 500,
+    pauseMs: opts.pauseMs ?? 20,
+    shouldStop: opts.shouldStop ?? (() => false),
+    onBatch: opts.onBatch,
+  };
   const cutoff = new Date((opts.now ?? new Date()).getTime() - opts.days * 24 * 3600_000);
 
   // Commands first, so the answers of the ones deleted here may go in the same sweep. Per node and
@@ -130,8 +151,10 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
   });
 
   // The newest row of each group is kept; computed once (rows written meanwhile only keep more).
-  const newest = (await db.$queryRaw<{ id: bigint }[]>`
-    select max(id) as id from "Outbox" group by channel, "chatId", "sessionId", kind`).map((r) => r.id);
+  const newest = (
+    await db.$queryRaw<{ id: bigint }[]>`
+    select max(id) as id from "Outbox" group by channel, "chatId", "sessionId", kind`
+  ).map((r) => r.id);
   const outbox = await inBatches(b, 'outbox', 0n, async (after) => {
     const [r] = await db.$queryRaw<Row[]>`
       with batch as (
@@ -166,7 +189,10 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
 }
 
 /** Retention settings from the environment (`BRIA_RETENTION_DAYS`, `BRIA_RETENTION_SWEEP_MINUTES`). */
-export interface RetentionConfig { days: number; sweepMinutes: number }
+export interface RetentionConfig {
+  days: number;
+  sweepMinutes: number;
+}
 
 /**
  * Runs the sweep every `sweepMinutes` (the first one a minute after start, so a start is never

@@ -86,7 +86,8 @@ export class Hub {
     this.server.on('upgrade', (req, socket, head) => void this.onUpgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', (err: NodeJS.ErrnoException) =>
-        reject(err.code === 'EADDRINUSE' ? new Error(`Port ${this.opts.port} (hub, BRIA_HUB_PORT) is already in use.`) : err));
+        reject(err.code === 'EADDRINUSE' ? new Error(`Port ${this.opts.port} (hub, BRIA_HUB_PORT) is already in use.`) : err),
+      );
       this.server.listen(this.opts.port, this.opts.host, () => resolve());
     });
     const addr = this.server.address();
@@ -119,8 +120,9 @@ export class Hub {
   private reject(socket: Duplex, status: number, code: string, message: string, retryAfterMs?: number): void {
     const body = JSON.stringify({ code, message, retryAfterMs });
     const text = { 401: 'Unauthorized', 403: 'Forbidden', 426: 'Upgrade Required' }[status] ?? 'Not Found';
-    socket.end(`HTTP/1.1 ${status} ${text}\r\n` +
-      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${text}\r\n` + `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   }
 
   private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -140,8 +142,15 @@ export class Hub {
       log.warn({ remote: req.socket.remoteAddress, reason: !token ? 'no_token' : found ? 'revoked' : 'unknown_token' }, 'hub.agent_refused');
       // Slow the client down: a wrong token is answered after a pause and told to wait long.
       await new Promise((r) => setTimeout(r, 500));
-      return this.reject(socket, 401, found?.revoked ? 'revoked' : 'bad_token',
-        found?.revoked ? 'This agent token was revoked. Create a new one in the dashboard.' : 'Unknown agent token. Check the token file (--token-file) or BRIA_AGENT_TOKEN.', 30_000);
+      return this.reject(
+        socket,
+        401,
+        found?.revoked ? 'revoked' : 'bad_token',
+        found?.revoked
+          ? 'This agent token was revoked. Create a new one in the dashboard.'
+          : 'Unknown agent token. Check the token file (--token-file) or BRIA_AGENT_TOKEN.',
+        30_000,
+      );
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, found.nodeId, found.tokenId));
   }
@@ -158,10 +167,16 @@ export class Hub {
     const helloTimer = setTimeout(() => {
       if (!conn.helloDone) conn.close(CloseCode.protocolError, 'no hello');
     }, 10_000);
-    ws.on('message', (raw) => conn.serial(() => this.superseded(conn) ? Promise.resolve() : this.onMessage(conn, raw).catch((err) => {
-      log.error({ err: (err as Error).message }, 'hub.message_failed');
-      conn.close(CloseCode.protocolError, 'internal error');
-    })));
+    ws.on('message', (raw) =>
+      conn.serial(() =>
+        this.superseded(conn)
+          ? Promise.resolve()
+          : this.onMessage(conn, raw).catch((err) => {
+              log.error({ err: (err as Error).message }, 'hub.message_failed');
+              conn.close(CloseCode.protocolError, 'internal error');
+            }),
+      ),
+    );
     ws.on('close', (code) => {
       clearTimeout(helloTimer);
       if (this.connections.get(nodeId) === conn) {
@@ -178,9 +193,11 @@ export class Hub {
     const prev = this.livenessWrites.get(nodeId) ?? Promise.resolve();
     const next = prev.catch(() => {}).then(write);
     this.livenessWrites.set(nodeId, next);
-    void next.catch(() => {}).finally(() => {
-      if (this.livenessWrites.get(nodeId) === next) this.livenessWrites.delete(nodeId);
-    });
+    void next
+      .catch(() => {})
+      .finally(() => {
+        if (this.livenessWrites.get(nodeId) === next) this.livenessWrites.delete(nodeId);
+      });
     return next;
   }
 
@@ -244,13 +261,23 @@ export class Hub {
   }
 
   private async onHello(conn: AgentConnection, hello: Hello): Promise<void> {
-    const node = await this.liveness(conn.nodeId, () => markNodeOnline(this.opts.db, conn.nodeId, {
-      agentVersion: hello.agentVersion, hostname: hello.hostname, instanceId: hello.instanceId, tokenId: conn.tokenId,
-      capabilities: hello.capabilities ?? [],
-      // Bria offers a CLI for new sessions only where the agent could run it.
-      missingExecutors: hello.executors.filter((e) => !e.available).map((e) => e.executor),
-      unavailableModes: hello.unavailableModes ?? [],
-    }, this.now()));
+    const node = await this.liveness(conn.nodeId, () =>
+      markNodeOnline(
+        this.opts.db,
+        conn.nodeId,
+        {
+          agentVersion: hello.agentVersion,
+          hostname: hello.hostname,
+          instanceId: hello.instanceId,
+          tokenId: conn.tokenId,
+          capabilities: hello.capabilities ?? [],
+          // Bria offers a CLI for new sessions only where the agent could run it.
+          missingExecutors: hello.executors.filter((e) => !e.available).map((e) => e.executor),
+          unavailableModes: hello.unavailableModes ?? [],
+        },
+        this.now(),
+      ),
+    );
     conn.capabilities = new Set(hello.capabilities ?? []);
     conn.helloDone = true;
     conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
@@ -273,8 +300,12 @@ export class Hub {
       // it stays queued (its sender withdraws it), e.g. after a node's agent was downgraded.
       if ((OPTIONAL_COMMANDS as readonly string[]).includes(c.type) && !conn.capabilities.has(c.type)) continue;
       const ok = conn.sendCommand({
-        type: 'command', id: c.id, command: c.type, sessionId: c.sessionId ?? undefined,
-        payload: (c.payload ?? {}) as Record<string, unknown>, issuedAt: c.createdAt.getTime(),
+        type: 'command',
+        id: c.id,
+        command: c.type,
+        sessionId: c.sessionId ?? undefined,
+        payload: (c.payload ?? {}) as Record<string, unknown>,
+        issuedAt: c.createdAt.getTime(),
       });
       if (ok) sent.push(c.id);
     }

@@ -18,7 +18,20 @@ describe('cliTextRefusal: the few texts a CLI cannot pass to its model as sent',
   });
 
   it('keeps for Claude paths after /, and every other leading character', () => {
-    for (const text of ['/srv/app/notes.md is the file to read', '/srv/app\nsecond', '/notes.md', '!touch x', '!!', '#note', '@foo', '? what', '?\nmore', 'exit now', 'a /help', 'exit.']) {
+    for (const text of [
+      '/srv/app/notes.md is the file to read',
+      '/srv/app\nsecond',
+      '/notes.md',
+      '!touch x',
+      '!!',
+      '#note',
+      '@foo',
+      '? what',
+      '?\nmore',
+      'exit now',
+      'a /help',
+      'exit.',
+    ]) {
       expect(cliTextRefusal('claude', text), text).toBeNull();
     }
   });

@@ -5,10 +5,7 @@ import type { Executor } from './messages.ts';
 // treats as its own command whatever is typed, so they are refused before they are stored.
 
 /** Why a text cannot reach this CLI's model byte for byte; the reason names a catalog key. */
-export type CliTextRefusal =
-  | 'msg.refusedCliCommand'
-  | 'msg.refusedCliWhitespace'
-  | 'msg.refusedCliWord';
+export type CliTextRefusal = 'msg.refusedCliCommand' | 'msg.refusedCliWhitespace' | 'msg.refusedCliWord';
 
 /**
  * Claude Code runs any submitted text whose first word after `/` is a command name (letters, digits,

@@ -110,10 +110,7 @@ export type DeliverResult = z.infer<typeof zDeliverResult>;
 export type LaunchResult = z.infer<typeof zLaunchResult>;
 export type OtherResult = z.infer<typeof zOtherResult>;
 /** A parsed `command_result` payload, with `code` always set on an answer that is not `ok`. */
-export type CommandResult =
-  | (DeliverResult & { kind: 'deliver' })
-  | (LaunchResult & { kind: 'launch' })
-  | (OtherResult & { kind: 'other' });
+export type CommandResult = (DeliverResult & { kind: 'deliver' }) | (LaunchResult & { kind: 'launch' }) | (OtherResult & { kind: 'other' });
 
 /** An answer as the agent builds it, before `command` is added (the ledger keeps it too). */
 export type CommandAnswer = z.input<typeof zAnswerBase> & Record<string, unknown>;
@@ -122,7 +119,14 @@ export type CommandAnswer = z.input<typeof zAnswerBase> & Record<string, unknown
  * The code an answer without one (an older agent, or an answer built from older flags) stands for.
  * Reads machine flags only, never texts.
  */
-export function legacyFailureCode(a: { stale?: unknown; attachmentError?: unknown; typed?: unknown; delivery?: unknown; blocked?: unknown; interrupted?: unknown }): CommandFailureCode {
+export function legacyFailureCode(a: {
+  stale?: unknown;
+  attachmentError?: unknown;
+  typed?: unknown;
+  delivery?: unknown;
+  blocked?: unknown;
+  interrupted?: unknown;
+}): CommandFailureCode {
   if (a.stale === true) return 'stale_generation';
   if (typeof a.attachmentError === 'string') return 'attachment_not_stored';
   if (a.typed === false || a.delivery === 'not_typed') return 'not_typed';

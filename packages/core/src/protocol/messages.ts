@@ -65,8 +65,20 @@ export const zPing = z.object({ type: z.literal('ping'), t: z.number() });
 export const zPong = z.object({ type: z.literal('pong'), t: z.number() });
 
 export const zCommandType = z.enum([
-  'start_session', 'resume_session', 'deliver', 'interrupt', 'close_session', 'attach_session',
-  'discover', 'validate_folder', 'archive_journal', 'probe', 'read_journal', 'answer_permission', 'answer_dialog', 'compact_context',
+  'start_session',
+  'resume_session',
+  'deliver',
+  'interrupt',
+  'close_session',
+  'attach_session',
+  'discover',
+  'validate_folder',
+  'archive_journal',
+  'probe',
+  'read_journal',
+  'answer_permission',
+  'answer_dialog',
+  'compact_context',
 ]);
 export type CommandType = z.infer<typeof zCommandType>;
 

@@ -48,6 +48,8 @@ describe('permission request protocol', () => {
     expect(isSessionEventName('permission_request')).toBe(true);
     expect(isSessionEventName('permission_resolved')).toBe(true);
     expect(OPTIONAL_COMMANDS).toContain('answer_permission');
-    expect(parseSessionCommand('answer_permission', { generation: 1, requestId, answerId: crypto.randomUUID(), decision: 'allow', from: 'dashboard' }).ok).toBe(true);
+    expect(parseSessionCommand('answer_permission', { generation: 1, requestId, answerId: crypto.randomUUID(), decision: 'allow', from: 'dashboard' }).ok).toBe(
+      true,
+    );
   });
 });

@@ -10,7 +10,14 @@ describe('read_journal protocol', () => {
     expect(parseSessionCommand('read_journal', { executor: 'gemini', nativeSessionId: 'abc' }).ok).toBe(false);
   });
   it('parses answers of both kinds', () => {
-    const ok = zReadJournalResult.safeParse({ ok: true, source: 'native', journalPath: '/j', totalTurns: 1, offset: 0, turns: [{ index: 0, nativeRef: 'u', prompt: 'hi', state: 'completed', final: '**x**' }] });
+    const ok = zReadJournalResult.safeParse({
+      ok: true,
+      source: 'native',
+      journalPath: '/j',
+      totalTurns: 1,
+      offset: 0,
+      turns: [{ index: 0, nativeRef: 'u', prompt: 'hi', state: 'completed', final: '**x**' }],
+    });
     expect(ok.success).toBe(true);
     expect(zReadJournalResult.safeParse({ ok: false, code: 'not_found', error: 'no journal' }).success).toBe(true);
     expect(zReadJournalResult.safeParse({ ok: true, source: 'screen', journalPath: '/j', totalTurns: 0, offset: 0, turns: [] }).success).toBe(false);

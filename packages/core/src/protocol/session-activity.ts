@@ -36,11 +36,13 @@ export const zActivityItem = z.object({
   /** The first lines of the tool's output (commands), bounded. */
   outputHead: z.string().max(ACTIVITY_LIMITS.outputHead).optional(),
   /** A file change: lines added / removed and a short unified diff (bounded). */
-  diff: z.object({
-    added: z.number().int().nonnegative(),
-    removed: z.number().int().nonnegative(),
-    text: z.string().max(ACTIVITY_LIMITS.diff),
-  }).optional(),
+  diff: z
+    .object({
+      added: z.number().int().nonnegative(),
+      removed: z.number().int().nonnegative(),
+      text: z.string().max(ACTIVITY_LIMITS.diff),
+    })
+    .optional(),
   /** Assistant text written between tool calls (kind `text`), bounded. */
   text: z.string().max(ACTIVITY_LIMITS.text).optional(),
   /** When the journal says it started / ended (ms since the epoch; the record's own timestamp where it has one). */

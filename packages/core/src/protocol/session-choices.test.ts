@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseSessionCommand } from './session-commands.ts';
 import {
-  CLAUDE_PERMISSION_MODES, CODEX_PERMISSION_MODES, DEFAULT_PERMISSION_MODE, isPermissionMode, MODEL_SUGGESTIONS, parseModel, permissionModeOf,
+  CLAUDE_PERMISSION_MODES,
+  CODEX_PERMISSION_MODES,
+  DEFAULT_PERMISSION_MODE,
+  isPermissionMode,
+  MODEL_SUGGESTIONS,
+  parseModel,
+  permissionModeOf,
 } from './session-choices.ts';
 
 describe('permission modes: one closed list per executor', () => {
@@ -49,7 +55,25 @@ describe('model names', () => {
   });
 
   it('refuses whitespace, shell characters, option-looking names and long names', () => {
-    for (const m of ['two words', 'a\tb', 'x;rm -rf', '$(id)', '`id`', 'a|b', 'a&b', 'a>b', "o'pus", 'o"pus', 'a\\b', '-h', '--model=x', 'a*', 'a?', '~root', 'a\nb']) {
+    for (const m of [
+      'two words',
+      'a\tb',
+      'x;rm -rf',
+      '$(id)',
+      '`id`',
+      'a|b',
+      'a&b',
+      'a>b',
+      "o'pus",
+      'o"pus',
+      'a\\b',
+      '-h',
+      '--model=x',
+      'a*',
+      'a?',
+      '~root',
+      'a\nb',
+    ]) {
       expect(parseModel(m).ok, m).toBe(false);
     }
     expect(parseModel('a'.repeat(100))).toEqual({ ok: true, model: 'a'.repeat(100) });

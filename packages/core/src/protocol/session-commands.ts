@@ -11,17 +11,26 @@ import { MODEL_MAX_LENGTH, parseModel } from './session-choices.ts';
  */
 const zGeneration = z.number().int().nonnegative();
 /** It lands on the CLI's command line: only a name `parseModel` accepts as it is. */
-const zModel = z.string().min(1).max(MODEL_MAX_LENGTH).refine((m) => { const r = parseModel(m); return r.ok && r.model === m; }, 'not a valid model name');
+const zModel = z
+  .string()
+  .min(1)
+  .max(MODEL_MAX_LENGTH)
+  .refine((m) => {
+    const r = parseModel(m);
+    return r.ok && r.model === m;
+  }, 'not a valid model name');
 
 /** Physical identity of a running CLI as the agent reported it; handed back verbatim for exact attach. */
-export const zSessionIdentity = z.object({
-  nativeSessionId: z.string().min(1).max(200).optional(),
-  tmuxSocket: z.string().max(4096).optional(),
-  tmuxPane: z.string().max(64).optional(),
-  pid: z.number().int().positive().optional(),
-  pidStartTime: z.union([z.string().max(64), z.number()]).optional(),
-  journalPath: z.string().max(4096).optional(),
-}).catchall(z.unknown());
+export const zSessionIdentity = z
+  .object({
+    nativeSessionId: z.string().min(1).max(200).optional(),
+    tmuxSocket: z.string().max(4096).optional(),
+    tmuxPane: z.string().max(64).optional(),
+    pid: z.number().int().positive().optional(),
+    pidStartTime: z.union([z.string().max(64), z.number()]).optional(),
+    journalPath: z.string().max(4096).optional(),
+  })
+  .catchall(z.unknown());
 export type SessionIdentity = z.infer<typeof zSessionIdentity>;
 
 export const zArchivedJournal = z.object({ path: z.string().max(4096), sizeBytes: z.number().int().nonnegative(), sha256: z.string().max(128) });
@@ -39,7 +48,10 @@ export const zAttachment = z.object({
   mime: z.string().max(255),
   sizeBytes: z.number().int().nonnegative().max(MAX_ATTACHMENT_BYTES),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  contentBase64: z.string().max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4).regex(/^[A-Za-z0-9+/]*={0,2}$/),
+  contentBase64: z
+    .string()
+    .max(Math.ceil(MAX_ATTACHMENT_BYTES / 3) * 4)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/),
 });
 export type Attachment = z.infer<typeof zAttachment>;
 
@@ -74,8 +86,11 @@ export const zDeliver = z.object({
   generation: zGeneration,
   messageId: z.uuid(),
   text: z.string().max(200_000),
-  attachments: z.array(zAttachment).max(20)
-    .refine((a) => a.reduce((n, x) => n + x.sizeBytes, 0) <= MAX_ATTACHMENT_BYTES, `attachments exceed ${MAX_ATTACHMENT_BYTES} bytes in total`).optional(),
+  attachments: z
+    .array(zAttachment)
+    .max(20)
+    .refine((a) => a.reduce((n, x) => n + x.sizeBytes, 0) <= MAX_ATTACHMENT_BYTES, `attachments exceed ${MAX_ATTACHMENT_BYTES} bytes in total`)
+    .optional(),
   /** Set for a follow-up that joins the running turn of this main request. */
   mainMessageId: z.uuid().optional(),
 });
@@ -92,16 +107,17 @@ export const zDiscover = z.object({ full: z.boolean().optional() });
  * `message` (deny only) reaches the model as the tool's error; `answers` (allow of a question
  * only) maps each question's text to the chosen label(s). `from` is where it was pressed.
  */
-export const zAnswerPermission = z.object({
-  generation: zGeneration,
-  requestId: z.uuid(),
-  answerId: z.uuid(),
-  /** `at_computer`: no answer from here; the hook lets go so the CLI shows its own dialog (Codex shows it only then). */
-  decision: z.enum(['allow', 'deny', 'always_allow', 'at_computer']),
-  message: z.string().min(1).max(4000).optional(),
-  answers: z.record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)])).optional(),
-  from: z.enum(['telegram', 'dashboard']),
-})
+export const zAnswerPermission = z
+  .object({
+    generation: zGeneration,
+    requestId: z.uuid(),
+    answerId: z.uuid(),
+    /** `at_computer`: no answer from here; the hook lets go so the CLI shows its own dialog (Codex shows it only then). */
+    decision: z.enum(['allow', 'deny', 'always_allow', 'at_computer']),
+    message: z.string().min(1).max(4000).optional(),
+    answers: z.record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)])).optional(),
+    from: z.enum(['telegram', 'dashboard']),
+  })
   .refine((v) => v.message === undefined || v.decision === 'deny', 'message goes with deny only')
   .refine((v) => v.answers === undefined || v.decision === 'allow', 'answers go with allow only');
 export type AnswerPermissionPayload = z.infer<typeof zAnswerPermission>;
@@ -138,8 +154,10 @@ export const SESSION_COMMAND_PAYLOADS = {
 export type SessionCommandType = keyof typeof SESSION_COMMAND_PAYLOADS;
 export type SessionCommandPayload<T extends SessionCommandType> = z.infer<(typeof SESSION_COMMAND_PAYLOADS)[T]>;
 
-export function parseSessionCommand<T extends SessionCommandType>(type: T, payload: unknown):
-  { ok: true; payload: SessionCommandPayload<T> } | { ok: false; error: string } {
+export function parseSessionCommand<T extends SessionCommandType>(
+  type: T,
+  payload: unknown,
+): { ok: true; payload: SessionCommandPayload<T> } | { ok: false; error: string } {
   const r = SESSION_COMMAND_PAYLOADS[type].safeParse(payload);
   return r.success
     ? { ok: true, payload: r.data as SessionCommandPayload<T> }

@@ -19,7 +19,14 @@ export const zResumeConfirmed = z.object({ identity: zSessionIdentity.optional()
  * that its conversation never began) because its own record or the CLI's store shows that something
  * may have reached that CLI; from then on the session is only ever resumed exactly.
  */
-export const zResumeFailureCode = zCommandFailureCode.extract(['conversation_may_exist', 'invalid_native_id', 'folder_missing', 'nothing_to_resume', 'held_elsewhere', 'take_over_failed']);
+export const zResumeFailureCode = zCommandFailureCode.extract([
+  'conversation_may_exist',
+  'invalid_native_id',
+  'folder_missing',
+  'nothing_to_resume',
+  'held_elsewhere',
+  'take_over_failed',
+]);
 /**
  * A process outside Bria's tmux that holds a native session (node-agent `handoff/`): pid and start
  * token (with the pid it names one process), when it started (ms since the epoch, when known), its
@@ -41,25 +48,29 @@ export const zResumeFailed = z.object({
   holder: zDeskHolder.optional().catch(undefined),
 });
 /** Receipt: the message was seen in the native journal. Codex: turn id; Claude: user record uuid. */
-export const zTurnAccepted = z.object({
-  messageId: z.uuid(),
-  nativeTurnId: zTurnId.optional(),
-  nativeRecordId: zTurnId.optional(),
-  offset: z.number().int().nonnegative().optional(),
-  /** The session's identity, when the receipt taught the agent something new (a Codex rollout path appears with the first prompt). */
-  identity: zSessionIdentity.optional(),
-}).refine((v) => v.nativeTurnId !== undefined || v.nativeRecordId !== undefined, 'nativeTurnId or nativeRecordId is required');
+export const zTurnAccepted = z
+  .object({
+    messageId: z.uuid(),
+    nativeTurnId: zTurnId.optional(),
+    nativeRecordId: zTurnId.optional(),
+    offset: z.number().int().nonnegative().optional(),
+    /** The session's identity, when the receipt taught the agent something new (a Codex rollout path appears with the first prompt). */
+    identity: zSessionIdentity.optional(),
+  })
+  .refine((v) => v.nativeTurnId !== undefined || v.nativeRecordId !== undefined, 'nativeTurnId or nativeRecordId is required');
 export const zTurnFinal = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, text: z.string().max(1_000_000) });
 const zTurnEnd = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, offset: z.number().int().nonnegative().optional() });
 export const zTurnCompleted = zTurnEnd;
 export const zTurnInterrupted = zTurnEnd;
 export const zTurnApiError = zTurnEnd.extend({ error: z.string().max(500).optional() });
-export const zUsage = z.object({
-  inputTokens: z.number().int().nonnegative().optional(),
-  outputTokens: z.number().int().nonnegative().optional(),
-  contextWindowUsed: z.number().nonnegative().optional(),
-  compactions: z.number().int().nonnegative().optional(),
-}).catchall(z.unknown());
+export const zUsage = z
+  .object({
+    inputTokens: z.number().int().nonnegative().optional(),
+    outputTokens: z.number().int().nonnegative().optional(),
+    contextWindowUsed: z.number().nonnegative().optional(),
+    compactions: z.number().int().nonnegative().optional(),
+  })
+  .catchall(z.unknown());
 export const zProcessExited = z.object({
   pids: z.array(z.number().int().positive()).max(64),
   exitStatus: z.number().int().nullable(),
@@ -87,7 +98,11 @@ export const zBlockedOnPrompt = z.object({ text: z.string().max(4000), dialog: z
 export const zEvidenceUnknown = z.object({ messageId: z.uuid(), processAlive: z.boolean() });
 export const zObserverLost = z.object({ reason: z.string().max(200).optional() });
 export const zReattached = z.object({ identity: zSessionIdentity });
-export const zIdentityMismatch = z.object({ reason: z.enum(['identity_mismatch', 'competing_owner', 'not_found']).default('identity_mismatch'), expected: zSessionIdentity.optional(), found: zSessionIdentity.optional() });
+export const zIdentityMismatch = z.object({
+  reason: z.enum(['identity_mismatch', 'competing_owner', 'not_found']).default('identity_mismatch'),
+  expected: zSessionIdentity.optional(),
+  found: zSessionIdentity.optional(),
+});
 const zDiscovered = z.object({
   executor: z.enum(['claude', 'codex']),
   nativeSessionId: z.string().min(1).max(200),
@@ -118,30 +133,34 @@ export type DiscoveredSession = z.infer<typeof zDiscovered>;
  * session-scoped "always allow" for it (Claude). Times are ms since the epoch; after `expiresAt`
  * the question waits at the computer.
  */
-export const zPermissionRequest = z.object({
-  requestId: z.uuid(),
-  executor: z.enum(['claude', 'codex']),
-  kind: z.enum(['tool', 'question']),
-  toolName: z.string().min(1).max(200),
-  toolInput: z.record(z.string(), z.unknown()).refine((v) => JSON.stringify(v).length <= 64_000, 'toolInput exceeds 64000 characters'),
-  /** Codex's `description` (the model's justification), when given. */
-  justification: z.string().max(4000).optional(),
-  canAlwaysAllow: z.boolean(),
-  receivedAt: z.number().int().nonnegative(),
-  expiresAt: z.number().int().nonnegative(),
-}).refine((v) => v.expiresAt >= v.receivedAt, 'expiresAt is before receivedAt');
+export const zPermissionRequest = z
+  .object({
+    requestId: z.uuid(),
+    executor: z.enum(['claude', 'codex']),
+    kind: z.enum(['tool', 'question']),
+    toolName: z.string().min(1).max(200),
+    toolInput: z.record(z.string(), z.unknown()).refine((v) => JSON.stringify(v).length <= 64_000, 'toolInput exceeds 64000 characters'),
+    /** Codex's `description` (the model's justification), when given. */
+    justification: z.string().max(4000).optional(),
+    canAlwaysAllow: z.boolean(),
+    receivedAt: z.number().int().nonnegative(),
+    expiresAt: z.number().int().nonnegative(),
+  })
+  .refine((v) => v.expiresAt >= v.receivedAt, 'expiresAt is before receivedAt');
 /**
  * How a permission request ended, as the agent saw it: `answered` (the hook got the answer of
  * `answerId`), `hook_gone` (the hook ended without an answer: the CLI ended or killed it, or it was
  * answered at the computer), `expired` (the bound passed; it waits at the computer), `lost_on_restart`.
  */
-export const zPermissionResolved = z.object({
-  requestId: z.uuid(),
-  outcome: z.enum(['answered', 'hook_gone', 'expired', 'lost_on_restart']),
-  answerId: z.uuid().optional(),
-  at: z.number().int().nonnegative(),
-  evidence: zEvidence.optional(),
-}).refine((v) => (v.outcome === 'answered') === (v.answerId !== undefined), 'answerId goes with outcome answered, and only with it');
+export const zPermissionResolved = z
+  .object({
+    requestId: z.uuid(),
+    outcome: z.enum(['answered', 'hook_gone', 'expired', 'lost_on_restart']),
+    answerId: z.uuid().optional(),
+    at: z.number().int().nonnegative(),
+    evidence: zEvidence.optional(),
+  })
+  .refine((v) => (v.outcome === 'answered') === (v.answerId !== undefined), 'answerId goes with outcome answered, and only with it');
 export type PermissionRequestPayload = z.infer<typeof zPermissionRequest>;
 export type PermissionResolvedPayload = z.infer<typeof zPermissionResolved>;
 

@@ -3,7 +3,13 @@ import { parseSessionCommand, parseSessionEvent } from './index.ts';
 
 describe('session protocol payloads', () => {
   it('accepts a Claude start with a chosen v4 id and refuses a missing generation', () => {
-    const ok = parseSessionCommand('start_session', { generation: 1, executor: 'claude', folder: '/w', permissionMode: 'default', nativeSessionId: crypto.randomUUID() });
+    const ok = parseSessionCommand('start_session', {
+      generation: 1,
+      executor: 'claude',
+      folder: '/w',
+      permissionMode: 'default',
+      nativeSessionId: crypto.randomUUID(),
+    });
     expect(ok.ok).toBe(true);
     expect(parseSessionCommand('start_session', { executor: 'claude', folder: '/w', permissionMode: 'default' }).ok).toBe(false);
   });

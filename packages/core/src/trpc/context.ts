@@ -35,7 +35,11 @@ export interface Context {
 
 export const DEFAULT_HUB_PUBLIC_URL = 'ws://127.0.0.1:3001/agent';
 
-export interface HubListen { host: string; variable: 'BRIA_HOST' | 'BRIA_HUB_HOST'; urlConfigured: boolean }
+export interface HubListen {
+  host: string;
+  variable: 'BRIA_HOST' | 'BRIA_HUB_HOST';
+  urlConfigured: boolean;
+}
 /** npm start's default: everything on 127.0.0.1. */
 export const DEFAULT_HUB_LISTEN: HubListen = { host: '127.0.0.1', variable: 'BRIA_HOST', urlConfigured: false };
 
@@ -77,7 +81,15 @@ export function readCookie(header: string | null, name: string): string | undefi
 }
 
 /** The context of one HTTP request: the session cookie and the CSRF header. */
-export async function createContext(opts: { db: Db; headers: Headers; resHeaders?: Headers; hubPublicUrl?: string; hubListen?: HubListen; agentBundle?: Context['agentBundle']; changes?: ChangeFeed }): Promise<Context> {
+export async function createContext(opts: {
+  db: Db;
+  headers: Headers;
+  resHeaders?: Headers;
+  hubPublicUrl?: string;
+  hubListen?: HubListen;
+  agentBundle?: Context['agentBundle'];
+  changes?: ChangeFeed;
+}): Promise<Context> {
   const web = await resolveWebSession({ db: opts.db, secret: readCookie(opts.headers.get('cookie'), SESSION_COOKIE) });
   return createContextInner({
     db: opts.db,

@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
-import { createDb, } from '../db/client.ts';
+import { createDb } from '../db/client.ts';
 import { AppError } from '../domain/errors.ts';
 import { GENERIC_INTERNAL_MESSAGE, MappedError, toTRPCError } from './errors.ts';
 import { signedInCaller } from './test-support.ts';

@@ -6,7 +6,13 @@ import { createCaller } from './app-router.ts';
 import { type Context, createContext } from './context.ts';
 
 /** Logs in the way a browser does (link → session) and returns a caller built from real request headers. */
-type CallerOptions = { csrf?: string | null; hubPublicUrl?: string; hubListen?: Context['hubListen']; checkFolder?: Context['checkFolder']; agentBundle?: Context['agentBundle'] };
+type CallerOptions = {
+  csrf?: string | null;
+  hubPublicUrl?: string;
+  hubListen?: Context['hubListen'];
+  checkFolder?: Context['checkFolder'];
+  agentBundle?: Context['agentBundle'];
+};
 
 /** The agent bundle router tests run with (as if `npm run build:agent` had run), unless they pass their own. */
 export const TEST_AGENT_BUNDLE = { version: '0.1.0-0badc0de', sha256: 'c'.repeat(64) };
@@ -28,7 +34,14 @@ export async function callerFor(db: Db, web: NewWebSessionDto | null, opts: Call
   const csrf = opts.csrf === undefined ? web?.csrfToken : opts.csrf;
   if (csrf) headers.set(CSRF_HEADER, csrf);
   const resHeaders = new Headers();
-  const real = await createContext({ db, headers, resHeaders, hubPublicUrl: opts.hubPublicUrl, hubListen: opts.hubListen, agentBundle: opts.agentBundle ?? (() => TEST_AGENT_BUNDLE) });
+  const real = await createContext({
+    db,
+    headers,
+    resHeaders,
+    hubPublicUrl: opts.hubPublicUrl,
+    hubListen: opts.hubListen,
+    agentBundle: opts.agentBundle ?? (() => TEST_AGENT_BUNDLE),
+  });
   const ctx: Context = { ...real, checkFolder: opts.checkFolder ?? (async (_nodeId, folder) => ({ folder })) };
   return { caller: createCaller(ctx), resHeaders, ctx };
 }

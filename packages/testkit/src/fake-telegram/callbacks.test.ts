@@ -10,7 +10,14 @@ beforeEach(async () => {
   fake = await startFakeTelegram({ callbackQueryTtlMs: 15_000 });
   api = new Api(fake.token, { apiRoot: fake.apiRoot });
   const sent = await api.sendMessage(fake.user.id, 'Approve?', {
-    reply_markup: { inline_keyboard: [[{ text: 'Yes', callback_data: 'ok:1' }, { text: 'No', callback_data: 'no:1' }]] },
+    reply_markup: {
+      inline_keyboard: [
+        [
+          { text: 'Yes', callback_data: 'ok:1' },
+          { text: 'No', callback_data: 'no:1' },
+        ],
+      ],
+    },
   });
   messageId = sent.message_id;
 });

@@ -77,12 +77,7 @@ export interface FakeTelegram {
   advanceClock(ms: number): void;
 }
 
-function waitForChat(
-  recorder: Recorder,
-  read: () => Message[],
-  predicate: (messages: Message[]) => boolean,
-  timeoutMs: number,
-): Promise<Message[]> {
+function waitForChat(recorder: Recorder, read: () => Message[], predicate: (messages: Message[]) => boolean, timeoutMs: number): Promise<Message[]> {
   const now = read();
   if (predicate(now)) return Promise.resolve(now);
   return new Promise((resolve, reject) => {
@@ -107,17 +102,32 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
   const token = opts.token ?? DEFAULT_TOKEN;
   const botId = Number(/^(\d+):/.exec(token)?.[1] ?? 7000000001);
   const me: UserFromGetMe = {
-    id: botId, is_bot: true, first_name: opts.botUser?.firstName ?? 'Bria', username: opts.botUser?.username ?? 'bria_test_bot',
-    can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false, can_connect_to_business: false,
-    has_main_web_app: false, has_topics_enabled: false, allows_users_to_create_topics: false, can_manage_bots: false,
+    id: botId,
+    is_bot: true,
+    first_name: opts.botUser?.firstName ?? 'Bria',
+    username: opts.botUser?.username ?? 'bria_test_bot',
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+    has_topics_enabled: false,
+    allows_users_to_create_topics: false,
+    can_manage_bots: false,
     supports_join_request_queries: false,
   };
   const user: ChatUser = opts.user ?? { id: 100200300, firstName: 'Ada', username: 'ada_tester', languageCode: 'en' };
   let clockOffset = 0;
   const ctx: FakeContext = {
-    me, chats: new ChatStore(), updates: new UpdateQueue(400_000_001), files: new FileStore(),
-    callbacks: new CallbackStore(opts.callbackQueryTtlMs ?? 15_000), commands: new Map(), menuButtons: new Map(),
-    webhook: { url: '' }, clock: () => Date.now() + clockOffset,
+    me,
+    chats: new ChatStore(),
+    updates: new UpdateQueue(400_000_001),
+    files: new FileStore(),
+    callbacks: new CallbackStore(opts.callbackQueryTtlMs ?? 15_000),
+    commands: new Map(),
+    menuButtons: new Map(),
+    webhook: { url: '' },
+    clock: () => Date.now() + clockOffset,
   };
   ctx.chats.open(user);
   const recorder = new Recorder();
@@ -126,7 +136,12 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
   const side = new UserSide(ctx, user);
   const state = { latencyMs: opts.latencyMs ?? 0 };
   const server = createFakeServer({
-    token, ctx, recorder, faults, flood, latencyMs: () => state.latencyMs,
+    token,
+    ctx,
+    recorder,
+    faults,
+    flood,
+    latencyMs: () => state.latencyMs,
     handlers: { ...botMethods, ...messageMethods, ...interactionMethods, ...fileMethods, ...draftMethods },
   });
   await new Promise<void>((resolve, reject) => {
@@ -136,7 +151,11 @@ export async function startFakeTelegram(opts: FakeTelegramOptions = {}): Promise
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
-    apiRoot: `http://127.0.0.1:${port}`, token, port, me, user,
+    apiRoot: `http://127.0.0.1:${port}`,
+    token,
+    port,
+    me,
+    user,
     get latencyMs() {
       return state.latencyMs;
     },

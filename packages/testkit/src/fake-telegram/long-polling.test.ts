@@ -70,7 +70,11 @@ describe('getUpdates long polling', () => {
   });
 
   it('filters by allowed_updates, which sticks when later calls omit it', async () => {
-    const bot = await callRaw(fake, 'sendMessage', { chat_id: fake.user.id, text: 'pick', reply_markup: { inline_keyboard: [[{ text: 'A', callback_data: 'a' }]] } });
+    const bot = await callRaw(fake, 'sendMessage', {
+      chat_id: fake.user.id,
+      text: 'pick',
+      reply_markup: { inline_keyboard: [[{ text: 'A', callback_data: 'a' }]] },
+    });
     const messageId = (bot.body.result as { message_id: number }).message_id;
     fake.userPresses(messageId, 'a');
     fake.userSends('text');
@@ -113,7 +117,11 @@ describe('HTTP surface', () => {
     expect(((await get.json()) as { result: { text: string } }).result.text).toBe('via GET');
     const form = await fetch(`${fake.apiRoot}/bot${fake.token}/sendMessage`, {
       method: 'POST',
-      body: new URLSearchParams({ chat_id: String(fake.user.id), text: 'via form', reply_markup: JSON.stringify({ inline_keyboard: [[{ text: 'x', callback_data: 'x' }]] }) }),
+      body: new URLSearchParams({
+        chat_id: String(fake.user.id),
+        text: 'via form',
+        reply_markup: JSON.stringify({ inline_keyboard: [[{ text: 'x', callback_data: 'x' }]] }),
+      }),
     });
     const sent = ((await form.json()) as { result: { text: string; reply_markup: unknown } }).result;
     expect(sent).toMatchObject({ text: 'via form', reply_markup: { inline_keyboard: [[{ text: 'x', callback_data: 'x' }]] } });

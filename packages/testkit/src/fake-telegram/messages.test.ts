@@ -59,9 +59,7 @@ describe('sendMessage', () => {
     );
     const ok = await api.sendMessage(chat, 'k', { reply_markup: { inline_keyboard: [[{ text: 'x', callback_data: 'é'.repeat(32) }]] } });
     expect(ok.reply_markup?.inline_keyboard[0]?.[0]).toEqual({ text: 'x', callback_data: 'é'.repeat(32) });
-    expect(await refused(api.sendMessage(chat, 'r', { reply_parameters: { message_id: 999 } }))).toBe(
-      '400 Bad Request: message to be replied not found',
-    );
+    expect(await refused(api.sendMessage(chat, 'r', { reply_parameters: { message_id: 999 } }))).toBe('400 Bad Request: message to be replied not found');
     const loose = await api.sendMessage(chat, 'r', { reply_parameters: { message_id: 999, allow_sending_without_reply: true } });
     expect(loose.reply_to_message).toBeUndefined();
     const preview = await api.sendMessage(chat, 'see https://bria.dev', { link_preview_options: { is_disabled: true } });
@@ -101,9 +99,7 @@ describe('small methods', () => {
     const { message } = fake.userSends('run the tests');
     expect(await api.setMessageReaction(chat, message.message_id, [{ type: 'emoji', emoji: '👀' }])).toBe(true);
     expect(fake.reactions(chat, message.message_id)).toEqual([{ type: 'emoji', emoji: '👀' }]);
-    expect(await refused(api.setMessageReaction(chat, message.message_id, [{ type: 'emoji', emoji: '🦀' as '👀' }]))).toBe(
-      '400 Bad Request: REACTION_INVALID',
-    );
+    expect(await refused(api.setMessageReaction(chat, message.message_id, [{ type: 'emoji', emoji: '🦀' as '👀' }]))).toBe('400 Bad Request: REACTION_INVALID');
     expect(await api.sendChatAction(chat, 'typing')).toBe(true);
     expect(fake.lastChatAction()?.action).toBe('typing');
     expect(await refused(api.sendChatAction(chat, 'dancing' as 'typing'))).toBe('400 Bad Request: wrong parameter action in request');

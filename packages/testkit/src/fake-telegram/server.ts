@@ -143,10 +143,11 @@ export function createFakeServer(deps: ServerDeps): Server {
         return answer(501, { ok: false, error_code: 501, description: `Not Implemented: the fake Bot API does not simulate ${method}` });
       }
       // With drop.afterExecute the method runs and whatever it answers, success or error, is lost.
-      if (fault && 'drop' in fault) answer = (): void => {
-        res.destroy();
-        deps.recorder.finish(record, 'dropped', now());
-      };
+      if (fault && 'drop' in fault)
+        answer = (): void => {
+          res.destroy();
+          deps.recorder.finish(record, 'dropped', now());
+        };
       deps.flood.check(method, request.params.chat_id, now());
       const result = await handler({ ...request, gone }, deps.ctx);
       answer(200, { ok: true, result });

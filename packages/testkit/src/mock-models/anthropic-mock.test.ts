@@ -48,7 +48,10 @@ describe('Anthropic mock over HTTP', () => {
       'message_stop',
     ]);
     for (const e of events) expect(e.data.type).toBe(e.event);
-    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    const text = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => e.data.delta.text)
+      .join('');
     expect(text).toBe('MOCK-REPLY-1: you said "hello there"');
     expect(events[0]?.data.message).toMatchObject({ id: 'msg_mock_1', role: 'assistant', model: 'claude-opus-4-8', content: [] });
     const delta = events.find((e) => e.event === 'message_delta');
@@ -95,7 +98,10 @@ describe('Anthropic mock over HTTP', () => {
     );
     expect(res.status).toBe(200);
     const { events } = await readEvents(res);
-    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    const text = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => e.data.delta.text)
+      .join('');
     expect(text).toBe('MOCK-REPLY-1: you said "second one"');
     expect(mock.requests[0]).toMatchObject({ messageCount: 5, userText: 'second one' });
   });
@@ -108,7 +114,10 @@ describe('Anthropic mock over HTTP', () => {
       HEADERS,
     );
     const { events } = await readEvents(res);
-    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    const text = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => e.data.delta.text)
+      .join('');
     expect(JSON.parse(text)).toEqual({ title: 'Mock title 1' });
     await (await postJson(`${mock.url}/v1/messages`, turn('real turn'), HEADERS)).text();
     expect(mock.requests.map((r) => r.kind)).toEqual(['title', 'turn']);
@@ -138,7 +147,10 @@ describe('Anthropic mock over HTTP', () => {
     const down = await postJson(`${mock.url}/v1/messages`, turn('please FAIL500'), HEADERS);
     expect(down.status).toBe(500);
     expect(await down.json()).toMatchObject({ type: 'error', error: { type: 'api_error', message: 'mock fail500' } });
-    expect(mock.requests.map((r) => [r.behaviour, r.status])).toEqual([['fail400', 400], ['fail500', 500]]);
+    expect(mock.requests.map((r) => [r.behaviour, r.status])).toEqual([
+      ['fail400', 400],
+      ['fail500', 500],
+    ]);
   });
 
   it('sends two text blocks on TWOBLOCKS', async () => {
@@ -148,7 +160,10 @@ describe('Anthropic mock over HTTP', () => {
     expect(starts).toEqual([0, 1]);
     expect(stops).toEqual([0, 1]);
     const byBlock = [0, 1].map((i) =>
-      events.filter((e) => e.event === 'content_block_delta' && e.data.index === i).map((e) => e.data.delta.text).join(''),
+      events
+        .filter((e) => e.event === 'content_block_delta' && e.data.index === i)
+        .map((e) => e.data.delta.text)
+        .join(''),
     );
     expect(byBlock).toEqual(['MOCK-REPLY-1: you said "TWOBLOCKS please"', ' MOCK-SECOND-BLOCK-1']);
     expect(events.filter((e) => e.event === 'ping')).toHaveLength(1);
@@ -156,7 +171,10 @@ describe('Anthropic mock over HTTP', () => {
 
   it('answers MDSAMPLE with a Markdown final: a fenced block with a language, a table and a long block', async () => {
     const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('show me MDSAMPLE'), HEADERS));
-    const text = events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    const text = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => e.data.delta.text)
+      .join('');
     expect(text.startsWith('MOCK-MD-1: a Markdown sample.\n')).toBe(true);
     expect(text).toContain('\n```ts\nconst answer: number = 1;\n');
     expect(text).toContain('\n| Fruit | Count | Note |\n|:--|--:|---|\n');
@@ -170,13 +188,7 @@ describe('Anthropic mock over HTTP', () => {
   it('streams SLOW in spaced chunks', async () => {
     const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('go SLOW'), HEADERS));
     const deltas = events.filter((e) => e.event === 'content_block_delta');
-    expect(deltas.map((e) => e.data.delta.text)).toEqual([
-      'MOCK-REPLY-1: you said "go SLOW" [1/5]',
-      ' [2/5]',
-      ' [3/5]',
-      ' [4/5]',
-      ' [5/5]',
-    ]);
+    expect(deltas.map((e) => e.data.delta.text)).toEqual(['MOCK-REPLY-1: you said "go SLOW" [1/5]', ' [2/5]', ' [3/5]', ' [4/5]', ' [5/5]']);
     for (let i = 1; i < deltas.length; i++) {
       expect((deltas[i]?.at ?? 0) - (deltas[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(80);
     }
@@ -213,7 +225,17 @@ describe('Anthropic mock over HTTP', () => {
   it('reads magic words from the last text block only, so texts merged after a failed turn do not fail again', async () => {
     const res = await postJson(
       `${mock.url}/v1/messages?beta=true`,
-      turn('', { messages: [{ role: 'user', content: [{ type: 'text', text: 'please FAIL400' }, { type: 'text', text: 'next question' }] }] }),
+      turn('', {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'please FAIL400' },
+              { type: 'text', text: 'next question' },
+            ],
+          },
+        ],
+      }),
       HEADERS,
     );
     expect(res.status).toBe(200);
@@ -259,7 +281,10 @@ describe('Anthropic mock over HTTP', () => {
       ],
     });
     const done = await readEvents(await postJson(`${mock.url}/v1/messages`, next, HEADERS));
-    const text = done.events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('');
+    const text = done.events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => e.data.delta.text)
+      .join('');
     expect(text).toBe('TOOL-DONE-2: is_error=true result=Denied remotely');
     expect(done.events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('end_turn');
     expect(mock.requests[1]).toMatchObject({
@@ -283,48 +308,74 @@ describe('Anthropic mock over HTTP', () => {
       return { name: start.name as string, id: start.id as string, input: JSON.parse(json) };
     };
     expect(await toolOf(turn('TOOLWRITE-w1'))).toEqual({
-      name: 'Write', id: 'toolu_mock_1', input: { file_path: 'written-w1.txt', content: 'written by TOOLWRITE-w1\n' },
+      name: 'Write',
+      id: 'toolu_mock_1',
+      input: { file_path: 'written-w1.txt', content: 'written by TOOLWRITE-w1\n' },
     });
     const read = await toolOf(turn('please TOOLEDIT-e1'));
     expect(read).toEqual({ name: 'Read', id: 'toolu_mock_2', input: { file_path: 'edit-e1.txt' } });
-    const afterRead = (content: string, isError = false) => turn('', {
-      messages: [
-        { role: 'user', content: 'please TOOLEDIT-e1' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: read.id, name: 'Read', input: { file_path: '/w/edit-e1.txt' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: read.id, content, is_error: isError }] },
-      ],
-    });
+    const afterRead = (content: string, isError = false) =>
+      turn('', {
+        messages: [
+          { role: 'user', content: 'please TOOLEDIT-e1' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: read.id, name: 'Read', input: { file_path: '/w/edit-e1.txt' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: read.id, content, is_error: isError }] },
+        ],
+      });
     expect(await toolOf(afterRead('1\tbefore e1'))).toEqual({
-      name: 'Edit', id: 'toolu_mock_3', input: { file_path: '/w/edit-e1.txt', old_string: 'before e1', new_string: 'after e1' },
+      name: 'Edit',
+      id: 'toolu_mock_3',
+      input: { file_path: '/w/edit-e1.txt', old_string: 'before e1', new_string: 'after e1' },
     });
     expect(mock.requests[2]).toMatchObject({ behaviour: 'tooledit', toolResult: { toolName: 'Read', toolInput: { file_path: '/w/edit-e1.txt' } } });
     // A failed Read ends the turn with its result instead of an edit.
     const failed = await readEvents(await postJson(`${mock.url}/v1/messages`, afterRead('no such file', true), HEADERS));
-    expect(failed.events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('')).toBe('TOOL-DONE-4: is_error=true result=no such file');
+    expect(
+      failed.events
+        .filter((e) => e.event === 'content_block_delta')
+        .map((e) => e.data.delta.text)
+        .join(''),
+    ).toBe('TOOL-DONE-4: is_error=true result=no such file');
 
     const ask = await toolOf(turn('TOOLASK'));
     expect(ask.name).toBe('AskUserQuestion');
     expect(ask.input.questions).toEqual([
-      { question: 'Which color do you prefer?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] },
+      {
+        question: 'Which color do you prefer?',
+        header: 'Color',
+        multiSelect: false,
+        options: [
+          { label: 'Red', description: 'warm' },
+          { label: 'Blue', description: 'cool' },
+        ],
+      },
     ]);
     const multi = await toolOf(turn('TOOLASKMULTI'));
     expect(multi.input.questions[0]).toMatchObject({ question: 'Which toppings do you want?', multiSelect: true });
     expect(multi.input.questions[0].options.map((o: { label: string }) => o.label)).toEqual(['Cheese', 'Ham', 'Olives']);
     expect(await toolOf(turn('TOOLFAIL-3'))).toEqual({
-      name: 'Bash', id: 'toolu_mock_7', input: { command: 'echo failing-3 >&2; exit 3', description: 'Fail with 3' },
+      name: 'Bash',
+      id: 'toolu_mock_7',
+      input: { command: 'echo failing-3 >&2; exit 3', description: 'Fail with 3' },
     });
     // TOOLSHELL is Codex's; here it is a plain reply.
     const shell = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('TOOLSHELL-s1'), HEADERS));
     expect(shell.events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason).toBe('end_turn');
   });
 
-  it('TOOLSTEPS-<n> calls Bash n times, one step per request counted from the turn\'s tool results, then MOCK-STEPS-DONE', async () => {
+  it("TOOLSTEPS-<n> calls Bash n times, one step per request counted from the turn's tool results, then MOCK-STEPS-DONE", async () => {
     // The CLI resends the whole turn: prompt, then per step the tool_use and its result (with a reminder).
     const history = (steps: number, prompt = 'please TOOLSTEPS-3 now') => {
       const messages: unknown[] = [
         { role: 'user', content: 'TOOLSTEPS-9 from an earlier turn' },
         { role: 'assistant', content: [{ type: 'text', text: 'MOCK-STEPS-DONE: 9 steps' }] },
-        { role: 'user', content: [{ type: 'text', text: prompt }, { type: 'text', text: '<system-reminder>x</system-reminder>' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: prompt },
+            { type: 'text', text: '<system-reminder>x</system-reminder>' },
+          ],
+        },
       ];
       for (let i = 1; i <= steps; i++) {
         messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `echo step-${i}` } }] });
@@ -335,12 +386,19 @@ describe('Anthropic mock over HTTP', () => {
     const answer = async (body: Record<string, unknown>) => {
       const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, body, HEADERS));
       const json = events.find((e) => e.event === 'content_block_delta' && e.data.index === 1)?.data.delta.partial_json;
-      const text = events.filter((e) => e.event === 'content_block_delta' && e.data.index === 0).map((e) => e.data.delta.text).join('');
+      const text = events
+        .filter((e) => e.event === 'content_block_delta' && e.data.index === 0)
+        .map((e) => e.data.delta.text)
+        .join('');
       return { stop: events.find((e) => e.event === 'message_delta')?.data.delta.stop_reason, input: json ? JSON.parse(json) : null, text };
     };
     for (let done = 0; done < 3; done++) {
       const got = await answer(history(done));
-      expect(got).toEqual({ stop: 'tool_use', input: { command: `echo step-${done + 1}`, description: `Print step ${done + 1}` }, text: `MOCK-STEP-${done + 1}: ${done + 1}/3` });
+      expect(got).toEqual({
+        stop: 'tool_use',
+        input: { command: `echo step-${done + 1}`, description: `Print step ${done + 1}` },
+        text: `MOCK-STEP-${done + 1}: ${done + 1}/3`,
+      });
     }
     expect(mock.requests.map((r) => r.behaviour)).toEqual(['toolsteps', 'toolsteps', 'toolsteps']);
     expect(mock.requests[2]).toMatchObject({ turnText: 'please TOOLSTEPS-3 now', turnToolResults: 2, toolCall: { id: 'toolu_mock_3', name: 'Bash' } });
@@ -356,7 +414,12 @@ describe('Anthropic mock over HTTP', () => {
       const { events } = await readEvents(await postJson(`${mock.url}/v1/messages`, turn('', { messages }), HEADERS));
       const start = events.filter((e) => e.event === 'content_block_start')[1]?.data.content_block;
       if (!start) {
-        expect(events.filter((e) => e.event === 'content_block_delta').map((e) => e.data.delta.text).join('')).toBe('MOCK-MIX-DONE: mix-m1');
+        expect(
+          events
+            .filter((e) => e.event === 'content_block_delta')
+            .map((e) => e.data.delta.text)
+            .join(''),
+        ).toBe('MOCK-MIX-DONE: mix-m1');
         break;
       }
       const input = JSON.parse(events.find((e) => e.event === 'content_block_delta' && e.data.index === 1)?.data.delta.partial_json);

@@ -112,10 +112,7 @@ function replyJson(x: Exchange, plan: Extract<Plan, { type: 'text' }>): void {
     type: 'message',
     role: 'assistant',
     model: x.entry.model ?? 'mock-model',
-    content: [
-      ...texts.map((text) => ({ type: 'text', text })),
-      ...(plan.tool ? [{ type: 'tool_use', ...plan.tool }] : []),
-    ],
+    content: [...texts.map((text) => ({ type: 'text', text })), ...(plan.tool ? [{ type: 'tool_use', ...plan.tool }] : [])],
     stop_reason: plan.tool ? 'tool_use' : 'end_turn',
     stop_sequence: null,
     usage: usage(x, texts.join('').length),
@@ -125,7 +122,11 @@ function replyJson(x: Exchange, plan: Extract<Plan, { type: 'text' }>): void {
 const anthropicApi: MockApi = {
   classify,
   twoBlocks: true,
-  tools: { behaviours: ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolfail', 'toolwait', 'toolsteps', 'toolmix'], idPrefix: 'toolu_mock_', flavour: 'anthropic' },
+  tools: {
+    behaviours: ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolfail', 'toolwait', 'toolsteps', 'toolmix'],
+    idPrefix: 'toolu_mock_',
+    flavour: 'anthropic',
+  },
   async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
     if (plan) return answerMessages(x, plan);

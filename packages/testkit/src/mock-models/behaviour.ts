@@ -169,7 +169,9 @@ export function toolCall(behaviour: ToolBehaviour, n: number, userText: string, 
     }
     case 'toolwrite': {
       const x = marker('TOOLWRITE', userText);
-      return x === null ? null : { text: say(`writing written-${x}.txt`), name: 'Write', input: { file_path: `written-${x}.txt`, content: `written by TOOLWRITE-${x}\n` } };
+      return x === null
+        ? null
+        : { text: say(`writing written-${x}.txt`), name: 'Write', input: { file_path: `written-${x}.txt`, content: `written by TOOLWRITE-${x}\n` } };
     }
     case 'tooledit': {
       const x = marker('TOOLEDIT', userText);
@@ -230,7 +232,11 @@ export function sequenceWord(turnText: string): SequenceBehaviour | null {
  * Each call is preceded by a short text (`MOCK-STEP-<i>/<total>`), so there is assistant text between tools.
  */
 export function sequenceStep(
-  behaviour: SequenceBehaviour, n: number, turnText: string, done: number, flavour: 'anthropic' | 'openai' = 'anthropic',
+  behaviour: SequenceBehaviour,
+  n: number,
+  turnText: string,
+  done: number,
+  flavour: 'anthropic' | 'openai' = 'anthropic',
 ): { type: 'call'; call: ToolCallPlan } | { type: 'final'; text: string } | null {
   const codex = flavour === 'openai';
   const say = (total: number) => `MOCK-STEP-${n}: ${done + 1}/${total}`;
@@ -268,7 +274,11 @@ export function toolFollowUp(n: number, result: { toolName: string | null; toolI
   const path = (result.toolInput as { file_path?: unknown } | null)?.file_path;
   const x = typeof path === 'string' ? /(?:^|\/)edit-([A-Za-z0-9_]+)\.txt$/.exec(path)?.[1] : undefined;
   if (x === undefined) return null;
-  return { text: `MOCK-TOOL-${n}: editing edit-${x}.txt`, name: 'Edit', input: { file_path: path as string, old_string: `before ${x}`, new_string: `after ${x}` } };
+  return {
+    text: `MOCK-TOOL-${n}: editing edit-${x}.txt`,
+    name: 'Edit',
+    input: { file_path: path as string, old_string: `before ${x}`, new_string: `after ${x}` },
+  };
 }
 
 /** The answer to the request that carries a tool's result; tests read the result back from it. */

@@ -45,7 +45,8 @@ type TextPlan = Extract<Plan, { type: 'text' }>;
  * `stream`, and a plain one waits out the plan's delays (or stalls) before `reply` answers it.
  */
 export async function answerPlan(
-  x: Exchange, plan: Plan,
+  x: Exchange,
+  plan: Plan,
   api: { fail(status: 400 | 500): void; stream(plan: TextPlan): Promise<void>; reply(plan: TextPlan): void },
 ): Promise<void> {
   if (plan.type === 'fail') return api.fail(plan.status);

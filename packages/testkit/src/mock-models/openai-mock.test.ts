@@ -29,7 +29,10 @@ function turn(text: string, extra: Record<string, unknown> = {}) {
 }
 
 const deltaText = (events: SseEvent[]) =>
-  events.filter((e) => e.event === 'response.output_text.delta').map((e) => e.data.delta).join('');
+  events
+    .filter((e) => e.event === 'response.output_text.delta')
+    .map((e) => e.data.delta)
+    .join('');
 
 describe('OpenAI Responses mock over HTTP', () => {
   let mock: MockServer;
@@ -163,10 +166,14 @@ describe('OpenAI Responses mock over HTTP', () => {
     const ask = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TOOLASK'), HEADERS));
     const call = ask.events.at(-2)?.data.item;
     expect(call).toMatchObject({ type: 'function_call', name: 'request_user_input', call_id: 'call_mock_4' });
-    expect(JSON.parse(call.arguments).questions[0]).toMatchObject({ id: 'color', question: 'Which color do you prefer?', options: [{ label: 'Red' }, { label: 'Blue' }] });
+    expect(JSON.parse(call.arguments).questions[0]).toMatchObject({
+      id: 'color',
+      question: 'Which color do you prefer?',
+      options: [{ label: 'Red' }, { label: 'Blue' }],
+    });
   });
 
-  it('TOOLFAIL-<n> fails a command; TOOLSTEPS-<n> and TOOLMIX-<x> call exec_command once per request, counted from the turn\'s outputs, then their final text', async () => {
+  it("TOOLFAIL-<n> fails a command; TOOLSTEPS-<n> and TOOLMIX-<x> call exec_command once per request, counted from the turn's outputs, then their final text", async () => {
     const run = async (prompt: string) => {
       const body = turn(prompt);
       const cmds: unknown[] = [];
@@ -187,7 +194,12 @@ describe('OpenAI Responses mock over HTTP', () => {
       cmds: [{ cmd: 'echo step-1' }, { cmd: 'echo step-2' }, { cmd: 'echo step-3' }],
       final: 'MOCK-STEPS-DONE: 3 steps',
     });
-    expect(mock.requests.slice(0, 4).map((r) => [r.behaviour, r.turnToolResults])).toEqual([['toolsteps', 0], ['toolsteps', 1], ['toolsteps', 2], ['toolsteps', 3]]);
+    expect(mock.requests.slice(0, 4).map((r) => [r.behaviour, r.turnToolResults])).toEqual([
+      ['toolsteps', 0],
+      ['toolsteps', 1],
+      ['toolsteps', 2],
+      ['toolsteps', 3],
+    ]);
     const fail = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TOOLFAIL-7'), HEADERS));
     const failCall = fail.events.find((e) => e.event === 'response.output_item.done' && e.data.item.type === 'function_call')?.data.item;
     expect(JSON.parse(failCall.arguments)).toEqual({ cmd: 'echo failing-7 >&2; exit 7' });

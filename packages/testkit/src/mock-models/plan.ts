@@ -23,10 +23,7 @@ export interface Step {
 }
 
 /** How a model request is answered, shared by both APIs; each API renders it in its own wire shape. */
-export type Plan =
-  | { type: 'fail'; status: 400 | 500 }
-  | { type: 'hang' }
-  | { type: 'text'; steps: Step[]; stall: boolean; tool?: MockToolCall };
+export type Plan = { type: 'fail'; status: 400 | 500 } | { type: 'hang' } | { type: 'text'; steps: Step[]; stall: boolean; tool?: MockToolCall };
 
 export interface PlanOptions {
   allowTwoBlocks: boolean;
@@ -39,7 +36,18 @@ export interface PlanOptions {
   tools: { behaviours: readonly ToolBehaviour[]; idPrefix: string; flavour: 'anthropic' | 'openai' } | null;
 }
 
-const TOOL_WORDS: readonly Behaviour[] = ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolshell', 'toolfail', 'toolwait', 'toolsteps', 'toolmix'];
+const TOOL_WORDS: readonly Behaviour[] = [
+  'toolbash',
+  'toolwrite',
+  'tooledit',
+  'toolask',
+  'toolaskmulti',
+  'toolshell',
+  'toolfail',
+  'toolwait',
+  'toolsteps',
+  'toolmix',
+];
 
 /**
  * Chooses the answer for a turn or title request and records it on the log entry; runs before

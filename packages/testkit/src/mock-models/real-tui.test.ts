@@ -124,9 +124,7 @@ describe('created home gives dialog-free interactive TUIs in tmux', () => {
     const title = await openai.waitForRequest((r) => r.kind === 'title', 15_000);
     expect(title.reply).toBe(`{"title":"Mock title ${title.id}"}`);
     const index = join(home, '.codex');
-    expect(
-      await eventually(async () => (await readAll(index, 'session_index.jsonl')).includes(`"thread_name":"Mock title ${title.id}"`), 10_000),
-    ).toBe(true);
+    expect(await eventually(async () => (await readAll(index, 'session_index.jsonl')).includes(`"thread_name":"Mock title ${title.id}"`), 10_000)).toBe(true);
     expect(existsSync(join(home, '.codex', 'packages'))).toBe(false);
 
     await tmux.submit('codex', 'please HANG now');

@@ -49,9 +49,7 @@ export function createRequestLog(logFile?: string): RequestLog {
       wake();
     },
     userTexts(sessionId) {
-      return entries
-        .filter((e) => e.kind === 'turn' && (sessionId === undefined || e.sessionId === sessionId))
-        .map((e) => e.userText ?? '');
+      return entries.filter((e) => e.kind === 'turn' && (sessionId === undefined || e.sessionId === sessionId)).map((e) => e.userText ?? '');
     },
     waitFor(predicate, timeoutMs) {
       return new Promise((resolve, reject) => {

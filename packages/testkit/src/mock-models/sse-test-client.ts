@@ -8,12 +8,7 @@ export interface SseEvent {
   at: number;
 }
 
-export function postJson(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<Response> {
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -57,10 +52,7 @@ export async function readEvents(
     const next = reader.read();
     // An abandoned read fails once the caller aborts the request; that is expected.
     next.catch(() => undefined);
-    const timeout =
-      opts.idleMs === undefined
-        ? null
-        : new Promise<'idle'>((resolve) => setTimeout(() => resolve('idle'), opts.idleMs));
+    const timeout = opts.idleMs === undefined ? null : new Promise<'idle'>((resolve) => setTimeout(() => resolve('idle'), opts.idleMs));
     const got = await (timeout ? Promise.race([next, timeout]) : next);
     if (got === 'idle') {
       return { events, raw, ended: false, idled: true };

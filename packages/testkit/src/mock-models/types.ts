@@ -3,9 +3,25 @@ export type RequestKind = 'turn' | 'title' | 'other';
 
 /** How the mock answers a turn; chosen by magic words in the latest user text. */
 export type Behaviour =
-  | 'reply' | 'slow' | 'stall' | 'hang' | 'fail400' | 'fail500' | 'twoblocks' | 'mdsample'
-  | 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'tooldone'
-  | 'toolsteps' | 'toolmix' | 'toolfail' | 'toolwait';
+  | 'reply'
+  | 'slow'
+  | 'stall'
+  | 'hang'
+  | 'fail400'
+  | 'fail500'
+  | 'twoblocks'
+  | 'mdsample'
+  | 'toolbash'
+  | 'toolwrite'
+  | 'tooledit'
+  | 'toolask'
+  | 'toolaskmulti'
+  | 'toolshell'
+  | 'tooldone'
+  | 'toolsteps'
+  | 'toolmix'
+  | 'toolfail'
+  | 'toolwait';
 
 /** A tool call the mock made the model ask for (`TOOLBASH-<x>` and the other TOOL words). */
 export interface MockToolCall {

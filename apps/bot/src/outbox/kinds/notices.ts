@@ -53,7 +53,11 @@ export const attachmentFailed: KindHandler<'attachment_failed'> = (_p, c) => c.s
 /** A reply to the message it is about; still sent if the user deleted that message meanwhile. */
 export const messageOutcome: KindHandler<'message_outcome'> = async (p, c) => {
   const reply = p.replyTo === null ? {} : { reply_parameters: { message_id: p.replyTo, allow_sending_without_reply: true } };
-  const m = await c.api.sendMessage(c.chatId, escapeHtml(c.t(`outcome.${p.reason}`)), { parse_mode: 'HTML', ...reply, link_preview_options: { is_disabled: true } });
+  const m = await c.api.sendMessage(c.chatId, escapeHtml(c.t(`outcome.${p.reason}`)), {
+    parse_mode: 'HTML',
+    ...reply,
+    link_preview_options: { is_disabled: true },
+  });
   return [m.message_id];
 };
 

@@ -1,5 +1,16 @@
 import { type Api, GrammyError, InlineKeyboard } from 'grammy';
-import { getActiveSessionId, getChat, getSessionView, OPEN_SESSION_STATES, openResumeStatus, readResumeReturn, resumeAskedSince, setActiveSessionId, settleResumeStatus, updateChat } from '@bria/core/services';
+import {
+  getActiveSessionId,
+  getChat,
+  getSessionView,
+  OPEN_SESSION_STATES,
+  openResumeStatus,
+  readResumeReturn,
+  resumeAskedSince,
+  setActiveSessionId,
+  settleResumeStatus,
+  updateChat,
+} from '@bria/core/services';
 import { chatTranslator, showCard } from '../../card/card-service.ts';
 import { cb } from '../../card/callback-data.ts';
 import { escapeHtml } from '../../render/index.ts';
@@ -93,7 +104,10 @@ export const resumeStatus: KindHandler<'resume_status'> = async (p, c) => {
       const id = await showCard({ api: c.api, db: c.db, chatId: c.chatKey, sessionId: s.id, fresh: true });
       ids = id === undefined ? [] : [id];
     } else {
-      ids = await c.send(escapeHtml(t('resume.resumedAway', { title: p.title })), new InlineKeyboard().text(t('button.open'), cb.encode({ a: 'open', gen: chat?.cardGeneration ?? 0, sessionId: s.id })));
+      ids = await c.send(
+        escapeHtml(t('resume.resumedAway', { title: p.title })),
+        new InlineKeyboard().text(t('button.open'), cb.encode({ a: 'open', gen: chat?.cardGeneration ?? 0, sessionId: s.id })),
+      );
     }
     await settleResumeStatus(c.db, c.row.id, self);
     return ids;

@@ -13,7 +13,9 @@ export default async function SignedInLayout({ children }: { children: ReactNode
   const { locale, chosen } = await requestLocale();
   return (
     <Providers csrf={{ header: CSRF_HEADER, token: session.csrfToken }} locale={locale}>
-      <AppShell userName={session.user.name} chosenLocale={chosen}>{children}</AppShell>
+      <AppShell userName={session.user.name} chosenLocale={chosen}>
+        {children}
+      </AppShell>
     </Providers>
   );
 }

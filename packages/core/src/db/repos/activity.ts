@@ -9,11 +9,22 @@ const stepSelect = { kind: true, toolName: true, subject: true, status: true, di
  * its row; a finished step (ok / error) never goes back to running, and fields a later report
  * leaves out keep what an earlier one said.
  */
-export async function upsertActivity(db: DbOrTx, sessionId: string, eventSeq: bigint, items: readonly (ActivityItem & { messageId: string | null })[]): Promise<void> {
+export async function upsertActivity(
+  db: DbOrTx,
+  sessionId: string,
+  eventSeq: bigint,
+  items: readonly (ActivityItem & { messageId: string | null })[],
+): Promise<void> {
   for (const it of items) {
     const fields = {
-      nativeTurnId: it.nativeTurnId ?? null, messageId: it.messageId, kind: it.kind, toolName: it.toolName ?? null, subject: it.subject ?? null,
-      sourceRecordId: it.source.recordId, sourceOffset: BigInt(it.source.offset), startedAt: new Date(it.startedAt),
+      nativeTurnId: it.nativeTurnId ?? null,
+      messageId: it.messageId,
+      kind: it.kind,
+      toolName: it.toolName ?? null,
+      subject: it.subject ?? null,
+      sourceRecordId: it.source.recordId,
+      sourceOffset: BigInt(it.source.offset),
+      startedAt: new Date(it.startedAt),
     };
     const result = {
       ...(it.exitCode !== undefined ? { exitCode: it.exitCode } : {}),
@@ -22,7 +33,10 @@ export async function upsertActivity(db: DbOrTx, sessionId: string, eventSeq: bi
       ...(it.text !== undefined ? { text: it.text } : {}),
       ...(it.endedAt !== undefined ? { endedAt: new Date(it.endedAt) } : {}),
     };
-    const existing = await db.sessionActivity.findUnique({ where: { sessionId_ref: { sessionId, ref: it.ref } }, select: { id: true, status: true, messageId: true } });
+    const existing = await db.sessionActivity.findUnique({
+      where: { sessionId_ref: { sessionId, ref: it.ref } },
+      select: { id: true, status: true, messageId: true },
+    });
     if (!existing) {
       await db.sessionActivity.create({ data: { sessionId, ref: it.ref, status: it.status, eventSeq, ...fields, ...result } });
       continue;
@@ -40,11 +54,19 @@ export async function upsertActivity(db: DbOrTx, sessionId: string, eventSeq: bi
 
 /** The steps of one turn, oldest first. */
 export async function listTurnSteps(db: DbOrTx, sessionId: string, nativeTurnId: string | null): Promise<(ActivityStep & { id: bigint })[]> {
-  return db.sessionActivity.findMany({ where: { sessionId, nativeTurnId }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }], select: { id: true, ...stepSelect } });
+  return db.sessionActivity.findMany({
+    where: { sessionId, nativeTurnId },
+    orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+    select: { id: true, ...stepSelect },
+  });
 }
 
 /** The steps of the turn a message started (its own turn id or record uuid). */
-export async function listMessageSteps(db: DbOrTx, sessionId: string, message: { nativeTurnId: string | null; nativeRecordId: string | null }): Promise<ActivityStep[]> {
+export async function listMessageSteps(
+  db: DbOrTx,
+  sessionId: string,
+  message: { nativeTurnId: string | null; nativeRecordId: string | null },
+): Promise<ActivityStep[]> {
   const ids = [message.nativeTurnId, message.nativeRecordId].filter((x): x is string => x !== null);
   if (ids.length === 0) return [];
   return db.sessionActivity.findMany({ where: { sessionId, nativeTurnId: { in: ids } }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }], select: stepSelect });
@@ -75,11 +97,29 @@ export interface ActivityRowDto {
 /** A session's activity rows, newest `limit` of them in time order (the dashboard's turn stream). */
 export async function listSessionActivity(db: DbOrTx, sessionId: string, o: { limit: number }): Promise<ActivityRowDto[]> {
   const rows = await db.sessionActivity.findMany({
-    where: { sessionId }, orderBy: [{ startedAt: 'desc' }, { id: 'desc' }], take: o.limit,
+    where: { sessionId },
+    orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+    take: o.limit,
     select: {
-      id: true, ref: true, nativeTurnId: true, messageId: true, kind: true, toolName: true, subject: true, status: true, exitCode: true,
-      outputHead: true, diffAdded: true, diffRemoved: true, diffText: true, text: true, sourceRecordId: true, sourceOffset: true, eventSeq: true,
-      startedAt: true, endedAt: true,
+      id: true,
+      ref: true,
+      nativeTurnId: true,
+      messageId: true,
+      kind: true,
+      toolName: true,
+      subject: true,
+      status: true,
+      exitCode: true,
+      outputHead: true,
+      diffAdded: true,
+      diffRemoved: true,
+      diffText: true,
+      text: true,
+      sourceRecordId: true,
+      sourceOffset: true,
+      eventSeq: true,
+      startedAt: true,
+      endedAt: true,
     },
   });
   return rows.reverse().map((r) => ({ ...r, id: String(r.id), sourceOffset: Number(r.sourceOffset), eventSeq: Number(r.eventSeq) }));

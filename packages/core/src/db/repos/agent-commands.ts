@@ -2,10 +2,20 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../client.ts';
 import type { CommandType } from '../../protocol/index.ts';
 
-export interface QueuedCommand { id: string; nodeId: string; sessionId: string | null; type: string; payload: unknown; createdAt: Date }
+export interface QueuedCommand {
+  id: string;
+  nodeId: string;
+  sessionId: string | null;
+  type: string;
+  payload: unknown;
+  createdAt: Date;
+}
 
 /** Stores a command durably and wakes the hub holding that node's connection. */
-export async function enqueueCommand(db: Db, opts: { nodeId: string; sessionId?: string; type: CommandType; payload: Record<string, unknown>; id?: string }): Promise<string> {
+export async function enqueueCommand(
+  db: Db,
+  opts: { nodeId: string; sessionId?: string; type: CommandType; payload: Record<string, unknown>; id?: string },
+): Promise<string> {
   const id = opts.id ?? randomUUID();
   await db.$transaction([
     db.agentCommand.create({ data: { id, nodeId: opts.nodeId, sessionId: opts.sessionId ?? null, type: opts.type, payload: opts.payload as object } }),

@@ -31,8 +31,16 @@ describe('AgentEvent session and command id columns', () => {
     await store('usage', { inputTokens: 20, contextWindowUsed: 0.5 }, { sessionId: a });
     await store('command_result', { command: 'probe', ok: true }, { commandId: cmd });
     const rows = await db.agentEvent.findMany({ orderBy: { seq: 'asc' }, select: { sessionId: true, commandId: true } });
-    expect(rows).toEqual([{ sessionId: a, commandId: null }, { sessionId: b, commandId: null }, { sessionId: a, commandId: null }, { sessionId: null, commandId: cmd }]);
-    expect((await listUsageHistory(db, { nodeId, sessionId: a, limit: 10 })).map((p) => [p.inputTokens, p.contextWindowUsed])).toEqual([[10, null], [20, 0.5]]);
+    expect(rows).toEqual([
+      { sessionId: a, commandId: null },
+      { sessionId: b, commandId: null },
+      { sessionId: a, commandId: null },
+      { sessionId: null, commandId: cmd },
+    ]);
+    expect((await listUsageHistory(db, { nodeId, sessionId: a, limit: 10 })).map((p) => [p.inputTokens, p.contextWindowUsed])).toEqual([
+      [10, null],
+      [20, 0.5],
+    ]);
     expect(await findCommandResult(db, nodeId, cmd)).toEqual({ command: 'probe', ok: true });
     expect(await findCommandResult(db, nodeId, randomUUID())).toBeNull();
   });
@@ -46,8 +54,14 @@ describe('AgentEvent session and command id columns', () => {
       return out.map((r) => r['QUERY PLAN']).join('\n');
     };
     const id = randomUUID();
-    expect(await plan(`select id from "AgentEvent" where "sessionId" = '${id}'::uuid and type = 'usage' and "nodeId" = '${nodeId}'::uuid order by id desc limit 300`)).toContain('AgentEvent_sessionId_type_id_idx');
-    expect(await plan(`select payload from "AgentEvent" where "commandId" = '${id}'::uuid and type = 'command_result' and "nodeId" = '${nodeId}'::uuid limit 1`)).toContain('AgentEvent_commandId_idx');
+    expect(
+      await plan(
+        `select id from "AgentEvent" where "sessionId" = '${id}'::uuid and type = 'usage' and "nodeId" = '${nodeId}'::uuid order by id desc limit 300`,
+      ),
+    ).toContain('AgentEvent_sessionId_type_id_idx');
+    expect(
+      await plan(`select payload from "AgentEvent" where "commandId" = '${id}'::uuid and type = 'command_result' and "nodeId" = '${nodeId}'::uuid limit 1`),
+    ).toContain('AgentEvent_commandId_idx');
   });
 
   it('the migration fills both columns for events stored before it', async () => {
@@ -59,7 +73,14 @@ describe('AgentEvent session and command id columns', () => {
     const update = /UPDATE "AgentEvent"[\s\S]*?;/.exec(dir)?.[0];
     expect(update).toBeTruthy();
     await db.$executeRawUnsafe(update!);
-    const rows = await db.agentEvent.findMany({ where: { seq: { in: [1000n, 1001n] } }, orderBy: { seq: 'asc' }, select: { sessionId: true, commandId: true } });
-    expect(rows).toEqual([{ sessionId: s, commandId: c }, { sessionId: null, commandId: null }]);
+    const rows = await db.agentEvent.findMany({
+      where: { seq: { in: [1000n, 1001n] } },
+      orderBy: { seq: 'asc' },
+      select: { sessionId: true, commandId: true },
+    });
+    expect(rows).toEqual([
+      { sessionId: s, commandId: c },
+      { sessionId: null, commandId: null },
+    ]);
   });
 });

@@ -33,12 +33,24 @@ describe('the stored event mark', () => {
       await other.query('begin');
       await other.query('select 1 from "Node" where id = $1 for update', [nodeId]);
       // The old connection's copy of event 4, the read_journal answer, starts meanwhile.
-      const late = storeAgentEvent(db, nodeId, { type: 'event', seq: 4, at: Date.now(), event: 'command_result', commandId: readId, payload: { command: 'read_journal', ok: true, turns: [] } });
+      const late = storeAgentEvent(db, nodeId, {
+        type: 'event',
+        seq: 4,
+        at: Date.now(),
+        event: 'command_result',
+        commandId: readId,
+        payload: { command: 'read_journal', ok: true, turns: [] },
+      });
       // Until it waits on a lock (a row lock of the node, or, before the fix, the mark's update).
-      await waitUntil('the late store to wait on the node row', async () => {
-        const r = await other.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
-        return r.rows[0].n > 0;
-      }, 30_000, 20);
+      await waitUntil(
+        'the late store to wait on the node row',
+        async () => {
+          const r = await other.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+          return r.rows[0].n > 0;
+        },
+        30_000,
+        20,
+      );
       for (const seq of [5, 6]) {
         await other.query(`insert into "AgentEvent" ("nodeId", seq, type, payload) values ($1, $2, 'usage', '{}'::jsonb)`, [nodeId, seq]);
       }

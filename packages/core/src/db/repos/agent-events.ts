@@ -32,7 +32,11 @@ export async function storeAgentEvent(db: Db, nodeId: string, ev: AgentEventFram
     }
     await tx.agentEvent.create({
       data: {
-        nodeId, seq, type: ev.event, sessionId: ev.sessionId ?? null, commandId: ev.commandId ?? null,
+        nodeId,
+        seq,
+        type: ev.event,
+        sessionId: ev.sessionId ?? null,
+        commandId: ev.commandId ?? null,
         payload: { at: ev.at, commandId: ev.commandId ?? null, sessionId: ev.sessionId ?? null, generation: ev.generation ?? null, data: ev.payload } as object,
       },
     });
@@ -40,7 +44,10 @@ export async function storeAgentEvent(db: Db, nodeId: string, ev: AgentEventFram
       // An answer proves the agent received the command: it is never sent again, even when its
       // command_ack was lost with a connection. The agent's ledger relies on this to forget an id
       // once this event is acknowledged (docs/architecture.md, "Retention").
-      await tx.agentCommand.updateMany({ where: { id: ev.commandId, nodeId, status: { in: ['pending', 'sent'] } }, data: { status: 'acked', ackedAt: new Date() } });
+      await tx.agentCommand.updateMany({
+        where: { id: ev.commandId, nodeId, status: { in: ['pending', 'sent'] } },
+        data: { status: 'acked', ackedAt: new Date() },
+      });
     }
     await tx.node.update({ where: { id: nodeId }, data: { lastEventSeq: seq }, select: { id: true } });
     await tx.$executeRaw`select pg_notify('bria_agent_events', ${nodeId})`;

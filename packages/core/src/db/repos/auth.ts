@@ -16,10 +16,7 @@ const userSelect = { id: true, name: true, telegramUserId: true, language: true 
  * The user a login link is for. With a Telegram id: that person (created on first use). Without
  * one (the launcher's first-use link): the oldest user, or a new one when there is nobody yet.
  */
-export async function findOrCreateDashboardUser(
-  db: Db,
-  opts: { telegramUserId?: bigint; name: string },
-): Promise<DashboardUserDto> {
+export async function findOrCreateDashboardUser(db: Db, opts: { telegramUserId?: bigint; name: string }): Promise<DashboardUserDto> {
   if (opts.telegramUserId !== undefined) {
     return db.dashboardUser.upsert({
       where: { telegramUserId: opts.telegramUserId },
@@ -37,11 +34,7 @@ export async function insertLoginToken(db: Db, opts: { userId: string; tokenHash
   await db.loginToken.create({ data: { id: randomUUID(), ...opts }, select: { id: true } });
 }
 
-export type ConsumeLoginResult =
-  | { status: 'ok'; userId: string }
-  | { status: 'unknown' }
-  | { status: 'used' }
-  | { status: 'expired' };
+export type ConsumeLoginResult = { status: 'ok'; userId: string } | { status: 'unknown' } | { status: 'used' } | { status: 'expired' };
 
 /** Marks a login token used. The conditional update makes two concurrent redemptions yield one winner. */
 export async function consumeLoginToken(db: Db, opts: { tokenHash: string; now: Date }): Promise<ConsumeLoginResult> {
@@ -59,10 +52,7 @@ export async function consumeLoginToken(db: Db, opts: { tokenHash: string; now: 
   return { status: 'expired' };
 }
 
-export async function insertWebSession(
-  db: Db,
-  opts: { userId: string; tokenHash: string; csrfToken: string; expiresAt: Date },
-): Promise<{ id: string }> {
+export async function insertWebSession(db: Db, opts: { userId: string; tokenHash: string; csrfToken: string; expiresAt: Date }): Promise<{ id: string }> {
   return db.webSession.create({ data: { id: randomUUID(), ...opts }, select: { id: true } });
 }
 

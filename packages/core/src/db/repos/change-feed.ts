@@ -24,7 +24,10 @@ export class ChangeFeed {
   private listener: PgListener | null = null;
   private closed = false;
 
-  constructor(private readonly databaseUrl: string, private readonly onError: (err: Error) => void = () => {}) {
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly onError: (err: Error) => void = () => {},
+  ) {
     this.emitter.setMaxListeners(0);
   }
 

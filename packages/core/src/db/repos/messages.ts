@@ -8,24 +8,53 @@ import type { DbOrTx, Tx } from './sessions.ts';
 const ACTIVE: MessageStatus[] = ['pending', 'leased', 'accepted'];
 
 export interface MessageDto {
-  id: string; sessionId: string; seq: number; source: string; sourceKey: string | null; status: MessageStatus;
-  mainMessageId: string | null; nativeTurnId: string | null; nativeRecordId: string | null; finalText: string | null;
-  outcomeDetail: string | null; createdAt: Date; acceptedAt: Date | null; outcomeAt: Date | null;
+  id: string;
+  sessionId: string;
+  seq: number;
+  source: string;
+  sourceKey: string | null;
+  status: MessageStatus;
+  mainMessageId: string | null;
+  nativeTurnId: string | null;
+  nativeRecordId: string | null;
+  finalText: string | null;
+  outcomeDetail: string | null;
+  createdAt: Date;
+  acceptedAt: Date | null;
+  outcomeAt: Date | null;
 }
 const dtoSelect = {
-  id: true, sessionId: true, seq: true, source: true, sourceKey: true, status: true, mainMessageId: true, nativeTurnId: true,
-  nativeRecordId: true, finalText: true, outcomeDetail: true, createdAt: true, acceptedAt: true, outcomeAt: true,
+  id: true,
+  sessionId: true,
+  seq: true,
+  source: true,
+  sourceKey: true,
+  status: true,
+  mainMessageId: true,
+  nativeTurnId: true,
+  nativeRecordId: true,
+  finalText: true,
+  outcomeDetail: true,
+  createdAt: true,
+  acceptedAt: true,
+  outcomeAt: true,
 } as const satisfies Prisma.MessageSelect;
 
 /** The queue as the domain gates see it: only messages without a final outcome (no text). */
 export async function listQueue(db: DbOrTx, sessionId: string): Promise<(QueueMessage & { finalText: boolean })[]> {
   const rows = await db.message.findMany({
-    where: { sessionId, status: { in: ACTIVE } }, orderBy: { seq: 'asc' },
+    where: { sessionId, status: { in: ACTIVE } },
+    orderBy: { seq: 'asc' },
     select: { id: true, seq: true, status: true, mainMessageId: true, nativeTurnId: true, nativeRecordId: true, leaseOwner: true, finalText: true },
   });
   return rows.map((r) => ({
-    id: r.id, seq: r.seq, status: r.status, mainMessageId: r.mainMessageId, nativeTurnId: r.nativeTurnId ?? r.nativeRecordId,
-    claimedBy: claimOf(r.leaseOwner), finalText: r.finalText !== null,
+    id: r.id,
+    seq: r.seq,
+    status: r.status,
+    mainMessageId: r.mainMessageId,
+    nativeTurnId: r.nativeTurnId ?? r.nativeRecordId,
+    claimedBy: claimOf(r.leaseOwner),
+    finalText: r.finalText !== null,
   }));
 }
 
@@ -49,10 +78,19 @@ function holdOf(r: { id: string | null; status: string | null; leaseOwner: strin
  * `leased → pending` for the exact delivery the agent answered `typed: false`, held until `hold.until`
  * while the session stays at `hold.version` (no hold: handed over again at once). Returns whether it moved.
  */
-export async function releaseUntypedLease(tx: Tx, m: { id: string; sessionId: string; commandId: string; hold: { version: number; until: Date } | null }): Promise<boolean> {
+export async function releaseUntypedLease(
+  tx: Tx,
+  m: { id: string; sessionId: string; commandId: string; hold: { version: number; until: Date } | null },
+): Promise<boolean> {
   const u = await tx.message.updateMany({
     where: { id: m.id, sessionId: m.sessionId, status: 'leased', deliveryId: m.commandId },
-    data: { status: 'pending', deliveryId: null, mainMessageId: null, leaseOwner: m.hold ? holdOwner(m.hold.version) : null, leaseUntil: m.hold?.until ?? null },
+    data: {
+      status: 'pending',
+      deliveryId: null,
+      mainMessageId: null,
+      leaseOwner: m.hold ? holdOwner(m.hold.version) : null,
+      leaseUntil: m.hold?.until ?? null,
+    },
   });
   return u.count === 1;
 }
@@ -84,19 +122,42 @@ const PUMP_VIEW_SQL = `
  */
 export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpView | null> {
   const rows = await preparedQuery<{
-    state: SessionState; pendingFinalEventId: bigint | string | null; lifetimeExpired: boolean; version: number; openPrompts: number; id: string | null; seq: number | null; status: MessageStatus | null;
-    mainMessageId: string | null; nativeTurnId: string | null; nativeRecordId: string | null; leaseOwner: string | null; leaseUntil: Date | null; hasFinal: boolean | null;
+    state: SessionState;
+    pendingFinalEventId: bigint | string | null;
+    lifetimeExpired: boolean;
+    version: number;
+    openPrompts: number;
+    id: string | null;
+    seq: number | null;
+    status: MessageStatus | null;
+    mainMessageId: string | null;
+    nativeTurnId: string | null;
+    nativeRecordId: string | null;
+    leaseOwner: string | null;
+    leaseUntil: Date | null;
+    hasFinal: boolean | null;
   }>(db, 'bria_pump_view_v2', PUMP_VIEW_SQL, [sessionId]);
   const first = rows[0];
   if (!first) return null;
   const present = rows.filter((r) => r.id !== null);
-  const queue = present.map((r) => ({
-    id: r.id as string, seq: r.seq as number, status: r.status as MessageStatus, mainMessageId: r.mainMessageId,
-    nativeTurnId: r.nativeTurnId ?? r.nativeRecordId, claimedBy: claimOf(r.leaseOwner), finalText: r.hasFinal === true,
-  })).sort((a, b) => a.seq - b.seq);
+  const queue = present
+    .map((r) => ({
+      id: r.id as string,
+      seq: r.seq as number,
+      status: r.status as MessageStatus,
+      mainMessageId: r.mainMessageId,
+      nativeTurnId: r.nativeTurnId ?? r.nativeRecordId,
+      claimedBy: claimOf(r.leaseOwner),
+      finalText: r.hasFinal === true,
+    }))
+    .sort((a, b) => a.seq - b.seq);
   const hold = present.map(holdOf).find((h) => h !== null) ?? null;
   const pendingFinalEventId = first.pendingFinalEventId === null ? null : BigInt(first.pendingFinalEventId);
-  return { row: { state: first.state, pendingFinalEventId, lifetimeExpired: first.lifetimeExpired, version: first.version, openPrompts: first.openPrompts }, queue, hold };
+  return {
+    row: { state: first.state, pendingFinalEventId, lifetimeExpired: first.lifetimeExpired, version: first.version, openPrompts: first.openPrompts },
+    queue,
+    hold,
+  };
 }
 
 export async function listMessages(db: DbOrTx, sessionId: string): Promise<MessageDto[]> {
@@ -108,12 +169,20 @@ export async function findMessageBySourceKey(db: DbOrTx, sourceKey: string): Pro
 }
 
 /** Inserts at the end of the session's queue. The caller holds the session row lock, so seq is gap-free and ordered. */
-export async function insertMessage(tx: Tx, m: { sessionId: string; source: string; sourceKey?: string; text: string; attachments?: unknown }): Promise<MessageDto> {
+export async function insertMessage(
+  tx: Tx,
+  m: { sessionId: string; source: string; sourceKey?: string; text: string; attachments?: unknown },
+): Promise<MessageDto> {
   const last = await tx.message.findFirst({ where: { sessionId: m.sessionId }, orderBy: { seq: 'desc' }, select: { seq: true } });
   return tx.message.create({
     data: {
-      id: randomUUID(), sessionId: m.sessionId, seq: (last?.seq ?? 0) + 1, source: m.source, sourceKey: m.sourceKey ?? null,
-      text: m.text, ...(m.attachments === undefined ? {} : { attachments: m.attachments as object }),
+      id: randomUUID(),
+      sessionId: m.sessionId,
+      seq: (last?.seq ?? 0) + 1,
+      source: m.source,
+      sourceKey: m.sourceKey ?? null,
+      text: m.text,
+      ...(m.attachments === undefined ? {} : { attachments: m.attachments as object }),
     },
     select: dtoSelect,
   });
@@ -121,8 +190,14 @@ export async function insertMessage(tx: Tx, m: { sessionId: string; source: stri
 
 /** What `appendMessageIfUnchanged` checks again under the row lock: every field the accept gate reads. */
 export interface MessageGate {
-  id: string; state: string; version: number; observerGeneration: number; nativeSessionId: string | null;
-  lifetimeDeadline: Date | null; lifetimeExpired: boolean; exitVerified: boolean;
+  id: string;
+  state: string;
+  version: number;
+  observerGeneration: number;
+  nativeSessionId: string | null;
+  lifetimeDeadline: Date | null;
+  lifetimeExpired: boolean;
+  exitVerified: boolean;
 }
 export type AppendResult = { kind: 'stored'; message: MessageDto } | { kind: 'not_stored'; locked: boolean };
 
@@ -159,21 +234,48 @@ const APPEND_SQL = `
  * `not_stored` + `locked: false` = the session changed (or is gone): decide again.
  * `not_stored` + `locked: true` = the source key is already stored, or the seq raced: look up the key, else retry.
  */
-export async function appendMessageIfUnchanged(db: DbOrTx, gate: MessageGate, m: { source: string; sourceKey?: string; text: string; attachments?: unknown }): Promise<AppendResult> {
+export async function appendMessageIfUnchanged(
+  db: DbOrTx,
+  gate: MessageGate,
+  m: { source: string; sourceKey?: string; text: string; attachments?: unknown },
+): Promise<AppendResult> {
   const id = randomUUID();
   const attachments = m.attachments === undefined ? null : JSON.stringify(m.attachments);
   // A named prepared statement (`prepared.ts`): parsed and planned once per connection, not per message.
   const rows = await preparedQuery<{ locked: number; seq: number | null; createdAt: Date | null }>(db, 'bria_append_message_v1', APPEND_SQL, [
-    gate.id, gate.version, gate.state, gate.observerGeneration, gate.nativeSessionId, gate.lifetimeDeadline,
-    gate.lifetimeExpired, gate.exitVerified, id, m.source, m.sourceKey ?? null, m.text, attachments,
+    gate.id,
+    gate.version,
+    gate.state,
+    gate.observerGeneration,
+    gate.nativeSessionId,
+    gate.lifetimeDeadline,
+    gate.lifetimeExpired,
+    gate.exitVerified,
+    id,
+    m.source,
+    m.sourceKey ?? null,
+    m.text,
+    attachments,
   ]);
   const r = rows[0];
   if (!r || r.seq === null || r.createdAt === null) return { kind: 'not_stored', locked: (r?.locked ?? 0) > 0 };
   return {
     kind: 'stored',
     message: {
-      id, sessionId: gate.id, seq: r.seq, source: m.source, sourceKey: m.sourceKey ?? null, status: 'pending', mainMessageId: null, nativeTurnId: null,
-      nativeRecordId: null, finalText: null, outcomeDetail: null, createdAt: r.createdAt, acceptedAt: null, outcomeAt: null,
+      id,
+      sessionId: gate.id,
+      seq: r.seq,
+      source: m.source,
+      sourceKey: m.sourceKey ?? null,
+      status: 'pending',
+      mainMessageId: null,
+      nativeTurnId: null,
+      nativeRecordId: null,
+      finalText: null,
+      outcomeDetail: null,
+      createdAt: r.createdAt,
+      acceptedAt: null,
+      outcomeAt: null,
     },
   };
 }
@@ -183,7 +285,10 @@ export async function getMessageForDelivery(db: DbOrTx, id: string): Promise<{ t
 }
 
 export async function leaseMessage(tx: Tx, id: string, commandId: string, mainMessageId: string | null): Promise<boolean> {
-  const r = await tx.message.updateMany({ where: { id, status: 'pending' }, data: { status: 'leased', deliveryId: commandId, leaseOwner: null, leaseUntil: null, mainMessageId } });
+  const r = await tx.message.updateMany({
+    where: { id, status: 'pending' },
+    data: { status: 'leased', deliveryId: commandId, leaseOwner: null, leaseUntil: null, mainMessageId },
+  });
   return r.count === 1;
 }
 
@@ -211,14 +316,22 @@ export async function applyStatusUpdates(tx: Tx, updates: readonly StatusUpdate[
   return n;
 }
 
-export async function findTurnMessage(db: DbOrTx, sessionId: string, ref: { messageId?: string; nativeTurnId?: string }): Promise<{ id: string; status: MessageStatus; mainMessageId: string | null; finalText: string | null } | null> {
+export async function findTurnMessage(
+  db: DbOrTx,
+  sessionId: string,
+  ref: { messageId?: string; nativeTurnId?: string },
+): Promise<{ id: string; status: MessageStatus; mainMessageId: string | null; finalText: string | null } | null> {
   const select = { id: true, status: true, mainMessageId: true, finalText: true } as const;
   if (ref.messageId) {
     const m = await db.message.findFirst({ where: { id: ref.messageId, sessionId }, select });
     if (m) return m;
   }
   if (!ref.nativeTurnId) return null;
-  return db.message.findFirst({ where: { sessionId, OR: [{ nativeTurnId: ref.nativeTurnId }, { nativeRecordId: ref.nativeTurnId }] }, orderBy: { seq: 'asc' }, select });
+  return db.message.findFirst({
+    where: { sessionId, OR: [{ nativeTurnId: ref.nativeTurnId }, { nativeRecordId: ref.nativeTurnId }] },
+    orderBy: { seq: 'asc' },
+    select,
+  });
 }
 
 /**

@@ -19,8 +19,18 @@ export interface NodeDto {
 }
 
 const nodeSelect = {
-  id: true, name: true, hostname: true, isLocal: true, enabledExecutors: true, online: true,
-  lastSeenAt: true, connectedAt: true, agentVersion: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true,
+  id: true,
+  name: true,
+  hostname: true,
+  isLocal: true,
+  enabledExecutors: true,
+  online: true,
+  lastSeenAt: true,
+  connectedAt: true,
+  agentVersion: true,
+  claudePermissionMode: true,
+  codexPermissionMode: true,
+  unavailableModes: true,
 } as const;
 
 export async function listNodes(db: Db): Promise<NodeDto[]> {
@@ -74,7 +84,20 @@ export async function revokeAgentToken(db: Db, tokenId: string): Promise<void> {
  * transaction in the given time"). A single statement just waits its turn in the pool.
  */
 /** `capabilities`: the optional commands the agent's hello listed (none from an older agent); replaced on every hello. */
-export async function markNodeOnline(db: Db, nodeId: string, info: { agentVersion: string; hostname: string; instanceId: string; tokenId: string; capabilities?: string[]; missingExecutors?: ('claude' | 'codex')[]; unavailableModes?: string[] }, now: Date): Promise<{ lastEventSeq: bigint; name: string }> {
+export async function markNodeOnline(
+  db: Db,
+  nodeId: string,
+  info: {
+    agentVersion: string;
+    hostname: string;
+    instanceId: string;
+    tokenId: string;
+    capabilities?: string[];
+    missingExecutors?: ('claude' | 'codex')[];
+    unavailableModes?: string[];
+  },
+  now: Date,
+): Promise<{ lastEventSeq: bigint; name: string }> {
   const rows = await db.$queryRaw<{ lastEventSeq: bigint; name: string }[]>`
     with n as (
       update "Node" set online = true, "connectedAt" = ${now}, "lastSeenAt" = ${now}, "agentVersion" = ${info.agentVersion},

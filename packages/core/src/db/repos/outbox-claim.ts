@@ -9,7 +9,16 @@ import type { Db } from '../client.ts';
  * id order, so a retried row is never overtaken. Payloads come back unparsed: a sender parses each
  * row with `zDeliveryPayload` (outbox-payload.ts) and fails the one row it cannot read.
  */
-export interface ClaimedRow { id: bigint; dedupeKey: string; kind: string; chatId: bigint | null; sessionId: string | null; payload: unknown; attempts: number; externalId: string | null }
+export interface ClaimedRow {
+  id: bigint;
+  dedupeKey: string;
+  kind: string;
+  chatId: bigint | null;
+  sessionId: string | null;
+  payload: unknown;
+  attempts: number;
+  externalId: string | null;
+}
 
 export async function claimOutbox(db: Db, o: { channel: string; limit: number; leaseMs: number; now?: Date }): Promise<ClaimedRow[]> {
   const now = o.now ?? new Date();
@@ -35,7 +44,10 @@ export async function recordOutboxPart(db: Db, id: bigint, externalIds: number[]
 
 /** `payload`, when given, replaces the row's payload in the same statement (a secret removed). */
 export async function markOutboxSent(db: Db, id: bigint, externalIds: number[], now = new Date(), payload?: object): Promise<void> {
-  await db.outbox.updateMany({ where: { id, status: 'sending' }, data: { status: 'sent', sentAt: now, externalId: externalIds.join(',') || null, ...(payload ? { payload } : {}) } });
+  await db.outbox.updateMany({
+    where: { id, status: 'sending' },
+    data: { status: 'sent', sentAt: now, externalId: externalIds.join(',') || null, ...(payload ? { payload } : {}) },
+  });
 }
 
 /** The row is claimable again at `at`. */

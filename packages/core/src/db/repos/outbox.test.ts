@@ -26,7 +26,18 @@ describe('outbox', () => {
   it("the bot's own kinds in the same table are left alone by listOutbox; the one claim hands out every kind in the chat's order", async () => {
     const now = new Date();
     const s2 = randomUUID();
-    await a.outbox.create({ data: { channel: 'mixed', dedupeKey: 'bot:1:2:m3:0:resume_status', kind: 'resume_status', chatId: 1n, sessionId: s2, payload: { kind: 'resume_status', text: 'Resuming…' }, nextAttemptAt: now, createdAt: now } });
+    await a.outbox.create({
+      data: {
+        channel: 'mixed',
+        dedupeKey: 'bot:1:2:m3:0:resume_status',
+        kind: 'resume_status',
+        chatId: 1n,
+        sessionId: s2,
+        payload: { kind: 'resume_status', text: 'Resuming…' },
+        nextAttemptAt: now,
+        createdAt: now,
+      },
+    });
     await enqueueOutbox(a, { channel: 'mixed', dedupeKey: 'card:mixed', chatId: 1n, payload: { ...card(1), sessionId: s2 }, now });
     expect((await listOutbox(a, { sessionId: s2 })).map((r) => r.kind)).toEqual(['card_update']);
     // One row of a chat at a time, in id order: the bot's earlier row first, the card only after it is finished.
@@ -75,6 +86,8 @@ describe('outbox', () => {
   });
 
   it('refuses a payload that does not match its schema', async () => {
-    await expect(enqueueOutbox(a, { channel: 'x', dedupeKey: 'bad', chatId: null, payload: { kind: 'final', sessionId } as never, now: new Date() })).rejects.toThrow();
+    await expect(
+      enqueueOutbox(a, { channel: 'x', dedupeKey: 'bad', chatId: null, payload: { kind: 'final', sessionId } as never, now: new Date() }),
+    ).rejects.toThrow();
   });
 });

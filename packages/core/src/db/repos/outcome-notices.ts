@@ -21,7 +21,18 @@ export async function noticeOutcome(tx: Tx, o: { messageId: string; to: MessageS
   const reason = outcomeNoticeReason({ to: o.to, detail: o.detail, turnHasFinal: m.finalText !== null || (main?.finalText ?? null) !== null });
   if (!reason) return;
   await enqueueOutbox(tx, {
-    channel: 'telegram', dedupeKey: `outcome:${o.messageId}:${o.to}`, chatId: origin.chatId, now: o.now,
-    payload: { kind: 'message_outcome', sessionId: m.sessionId, nodeId: m.session.nodeId, messageId: o.messageId, status: o.to, reason, replyTo: origin.messageId },
+    channel: 'telegram',
+    dedupeKey: `outcome:${o.messageId}:${o.to}`,
+    chatId: origin.chatId,
+    now: o.now,
+    payload: {
+      kind: 'message_outcome',
+      sessionId: m.sessionId,
+      nodeId: m.session.nodeId,
+      messageId: o.messageId,
+      status: o.to,
+      reason,
+      replyTo: origin.messageId,
+    },
   });
 }

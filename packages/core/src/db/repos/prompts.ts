@@ -1,28 +1,80 @@
 import {
-  AWAITING_CLI_PROMPT_STATES, answeredAtComputer, FINAL_PROMPT_STATES, OPEN_PROMPT_STATES, PROMPT_END_CAUSES, type PromptAsked, type PromptEnd, type PromptEndCause,
-  type PromptState, promptEventOfEnd, promptStateOf, promptStatesFor, promptTargetOf, promptTransition,
+  AWAITING_CLI_PROMPT_STATES,
+  answeredAtComputer,
+  FINAL_PROMPT_STATES,
+  OPEN_PROMPT_STATES,
+  PROMPT_END_CAUSES,
+  type PromptAsked,
+  type PromptEnd,
+  type PromptEndCause,
+  type PromptState,
+  promptEventOfEnd,
+  promptStateOf,
+  promptStatesFor,
+  promptTargetOf,
+  promptTransition,
 } from '../../domain/index.ts';
 import type { DbOrTx, Tx } from './sessions.ts';
 
 /** A permission request or question as the front ends show it (PermissionPrompt row). */
 export interface PromptRow {
-  id: string; sessionId: string; generation: number; kind: string; toolName: string; toolInput: unknown;
-  justification: string | null; canAlwaysAllow: boolean; state: PromptState; answer: unknown; answerId: string | null;
-  answeredFrom: string | null; answeredAt: Date | null; receivedAt: Date; expiresAt: Date; resolvedAt: Date | null; resolution: unknown;
+  id: string;
+  sessionId: string;
+  generation: number;
+  kind: string;
+  toolName: string;
+  toolInput: unknown;
+  justification: string | null;
+  canAlwaysAllow: boolean;
+  state: PromptState;
+  answer: unknown;
+  answerId: string | null;
+  answeredFrom: string | null;
+  answeredAt: Date | null;
+  receivedAt: Date;
+  expiresAt: Date;
+  resolvedAt: Date | null;
+  resolution: unknown;
 }
 
 const select = {
-  id: true, sessionId: true, generation: true, kind: true, toolName: true, toolInput: true, justification: true, canAlwaysAllow: true, state: true,
-  answer: true, answerId: true, answeredFrom: true, answeredAt: true, receivedAt: true, expiresAt: true, resolvedAt: true, resolution: true,
+  id: true,
+  sessionId: true,
+  generation: true,
+  kind: true,
+  toolName: true,
+  toolInput: true,
+  justification: true,
+  canAlwaysAllow: true,
+  state: true,
+  answer: true,
+  answerId: true,
+  answeredFrom: true,
+  answeredAt: true,
+  receivedAt: true,
+  expiresAt: true,
+  resolvedAt: true,
+  resolution: true,
 } as const;
 
 /** Stores a request once by its id (a replayed event is a no-op). Returns whether it is new. */
 export async function insertPrompt(tx: Tx, sessionId: string, generation: number, p: PromptAsked, openedSeq: bigint | null = null): Promise<boolean> {
   const r = await tx.permissionPrompt.createMany({
-    data: [{
-      id: p.requestId, sessionId, generation, kind: p.kind, toolName: p.toolName, toolInput: p.toolInput as object,
-      justification: p.justification ?? null, canAlwaysAllow: p.canAlwaysAllow, receivedAt: new Date(p.receivedAt), expiresAt: new Date(p.expiresAt), openedSeq,
-    }],
+    data: [
+      {
+        id: p.requestId,
+        sessionId,
+        generation,
+        kind: p.kind,
+        toolName: p.toolName,
+        toolInput: p.toolInput as object,
+        justification: p.justification ?? null,
+        canAlwaysAllow: p.canAlwaysAllow,
+        receivedAt: new Date(p.receivedAt),
+        expiresAt: new Date(p.expiresAt),
+        openedSeq,
+      },
+    ],
     skipDuplicates: true,
   });
   return r.count === 1;
@@ -49,7 +101,8 @@ export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, n
   await tx.permissionPrompt.update({
     where: { id: before.id },
     data: {
-      state: to, resolution: { outcome: end.outcome, at: end.at, ...(end.evidence ? { evidence: end.evidence } : {}) } as object,
+      state: to,
+      resolution: { outcome: end.outcome, at: end.at, ...(end.evidence ? { evidence: end.evidence } : {}) } as object,
       ...(FINAL_PROMPT_STATES.includes(to) ? { resolvedAt: now } : {}),
       ...(fromComputer ? { answeredFrom: 'computer', answeredAt: new Date(end.at) } : {}),
     },
@@ -62,7 +115,10 @@ export async function resolvePrompt(tx: Tx, sessionId: string, end: PromptEnd, n
  * when unset); `openedBeforeSeq` — only those the agent reported before that event of its own (a
  * turn's end processed late must not end a later turn's request; docs/reliability.md).
  */
-export interface EndPromptsScope { kinds?: 'dialogs' | 'requests'; openedBeforeSeq?: bigint }
+export interface EndPromptsScope {
+  kinds?: 'dialogs' | 'requests';
+  openedBeforeSeq?: bigint;
+}
 
 /**
  * The turn, the CLI, the start or the user's Stop ended the session's prompts in `scope`: every one
@@ -103,7 +159,10 @@ export async function recountOpenPrompts(tx: Tx, sessionId: string): Promise<num
 export type PromptAnswer = { decision: 'allow' | 'deny' | 'always_allow' | 'at_computer'; message?: string; answers?: Record<string, string | string[]> };
 
 /** The first answer wins: the machine's `answered` move, only from the state it leaves (`pending`). Returns whether this answer won. */
-export async function answerPromptRow(tx: Tx, p: { id: string; answer: PromptAnswer; answerId: string; from: 'telegram' | 'dashboard'; now: Date }): Promise<boolean> {
+export async function answerPromptRow(
+  tx: Tx,
+  p: { id: string; answer: PromptAnswer; answerId: string; from: 'telegram' | 'dashboard'; now: Date },
+): Promise<boolean> {
   const r = await tx.permissionPrompt.updateMany({
     where: { id: p.id, state: { in: promptStatesFor('answered') } },
     data: { state: promptTargetOf('answered'), answer: p.answer as object, answerId: p.answerId, answeredFrom: p.from, answeredAt: p.now },
@@ -120,7 +179,9 @@ export async function getPrompt(db: DbOrTx, id: string): Promise<PromptRow | nul
 export async function listPrompts(db: DbOrTx, sessionId: string, o: { open?: boolean; limit?: number } = {}): Promise<PromptRow[]> {
   const rows = await db.permissionPrompt.findMany({
     where: { sessionId, ...(o.open ? { state: { in: [...OPEN_PROMPT_STATES] } } : {}) },
-    orderBy: { receivedAt: 'desc' }, take: o.limit ?? 20, select,
+    orderBy: { receivedAt: 'desc' },
+    take: o.limit ?? 20,
+    select,
   });
   return rows.map(toRow);
 }

@@ -5,8 +5,17 @@ import type { DbOrTx } from './sessions.ts';
 /** Read models for the dashboard's session page; nothing here changes state. */
 
 export interface ConversationMessageDto {
-  id: string; seq: number; source: string; text: string; finalText: string | null; status: MessageStatus;
-  mainMessageId: string | null; outcomeDetail: string | null; createdAt: Date; acceptedAt: Date | null; outcomeAt: Date | null;
+  id: string;
+  seq: number;
+  source: string;
+  text: string;
+  finalText: string | null;
+  status: MessageStatus;
+  mainMessageId: string | null;
+  outcomeDetail: string | null;
+  createdAt: Date;
+  acceptedAt: Date | null;
+  outcomeAt: Date | null;
   attachmentCount: number;
 }
 
@@ -14,10 +23,22 @@ export interface ConversationMessageDto {
 export async function listConversation(db: DbOrTx, sessionId: string, limit: number): Promise<{ items: ConversationMessageDto[]; total: number }> {
   const [rows, total] = await Promise.all([
     db.message.findMany({
-      where: { sessionId }, orderBy: { seq: 'desc' }, take: limit,
+      where: { sessionId },
+      orderBy: { seq: 'desc' },
+      take: limit,
       select: {
-        id: true, seq: true, source: true, text: true, finalText: true, status: true, mainMessageId: true, outcomeDetail: true,
-        createdAt: true, acceptedAt: true, outcomeAt: true, attachments: true,
+        id: true,
+        seq: true,
+        source: true,
+        text: true,
+        finalText: true,
+        status: true,
+        mainMessageId: true,
+        outcomeDetail: true,
+        createdAt: true,
+        acceptedAt: true,
+        outcomeAt: true,
+        attachments: true,
       },
     }),
     db.message.count({ where: { sessionId } }),
@@ -26,7 +47,12 @@ export async function listConversation(db: DbOrTx, sessionId: string, limit: num
   return { items, total };
 }
 
-export interface UsagePointDto { at: Date; inputTokens: number | null; outputTokens: number | null; contextWindowUsed: number | null }
+export interface UsagePointDto {
+  at: Date;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  contextWindowUsed: number | null;
+}
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -40,25 +66,49 @@ export async function listUsageHistory(db: DbOrTx, q: { nodeId: string; sessionI
     where "sessionId" = ${q.sessionId}::uuid and type = 'usage' and "nodeId" = ${q.nodeId}::uuid
     order by id desc limit ${q.limit}`;
   return rows.reverse().map((r) => ({
-    at: r.receivedAt, inputTokens: num(r.data?.inputTokens), outputTokens: num(r.data?.outputTokens), contextWindowUsed: num(r.data?.contextWindowUsed),
+    at: r.receivedAt,
+    inputTokens: num(r.data?.inputTokens),
+    outputTokens: num(r.data?.outputTokens),
+    contextWindowUsed: num(r.data?.contextWindowUsed),
   }));
 }
 
 /** Folders used on a node, most recent first (the new-session form offers them). */
 export async function listRecentFolders(db: DbOrTx, q: { nodeId: string; executor?: Executor; limit: number }): Promise<string[]> {
   const rows = await db.session.groupBy({
-    by: ['folder'], where: { nodeId: q.nodeId, ...(q.executor ? { executor: q.executor } : {}) },
-    _max: { createdAt: true }, orderBy: { _max: { createdAt: 'desc' } }, take: q.limit,
+    by: ['folder'],
+    where: { nodeId: q.nodeId, ...(q.executor ? { executor: q.executor } : {}) },
+    _max: { createdAt: true },
+    orderBy: { _max: { createdAt: 'desc' } },
+    take: q.limit,
   });
   return rows.map((r) => r.folder);
 }
 
 export interface NodeSummary {
-  id: string; name: string; online: boolean; enabledExecutors: Executor[]; missingExecutors: Executor[];
+  id: string;
+  name: string;
+  online: boolean;
+  enabledExecutors: Executor[];
+  missingExecutors: Executor[];
   /** Preselected permission modes and `<executor>:<mode>` ones that cannot start there. */
-  claudePermissionMode: string; codexPermissionMode: string; unavailableModes: string[];
+  claudePermissionMode: string;
+  codexPermissionMode: string;
+  unavailableModes: string[];
 }
 
 export async function getNodeSummary(db: DbOrTx, nodeId: string): Promise<NodeSummary | null> {
-  return db.node.findUnique({ where: { id: nodeId }, select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true } });
+  return db.node.findUnique({
+    where: { id: nodeId },
+    select: {
+      id: true,
+      name: true,
+      online: true,
+      enabledExecutors: true,
+      missingExecutors: true,
+      claudePermissionMode: true,
+      codexPermissionMode: true,
+      unavailableModes: true,
+    },
+  });
 }

@@ -10,13 +10,51 @@ export type Tx = Prisma.TransactionClient;
 export type DbOrTx = Db | Tx;
 
 export const sessionSelect = {
-  id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true,
-  resumeState: true, launchSource: true, permissionMode: true, model: true, title: true, firstPrompt: true, createdAt: true,
-  lifetimeStartedAt: true, lifetimeDeadline: true, lifetimeExpired: true, archivedAt: true, observerGeneration: true,
-  identity: true, usage: true, journalPath: true, nativeLastActivity: true, exitVerified: true, originChatId: true,
-  pendingFinalEventId: true, finalSaveAttempts: true, deferredEventIds: true, archiveSortAt: true, userTurns: true, nativeGoneAt: true, conversationMayExist: true,
-  openPrompts: true, activity: true, activityAt: true, contextUsed: true, contextWindow: true, contextWindowSource: true, compactions: true,
-  handoff: true, deskPid: true, deskStart: true, deskSince: true, deskCommand: true, deskInTmux: true,
+  id: true,
+  nodeId: true,
+  executor: true,
+  folder: true,
+  nativeSessionId: true,
+  state: true,
+  version: true,
+  resumeState: true,
+  launchSource: true,
+  permissionMode: true,
+  model: true,
+  title: true,
+  firstPrompt: true,
+  createdAt: true,
+  lifetimeStartedAt: true,
+  lifetimeDeadline: true,
+  lifetimeExpired: true,
+  archivedAt: true,
+  observerGeneration: true,
+  identity: true,
+  usage: true,
+  journalPath: true,
+  nativeLastActivity: true,
+  exitVerified: true,
+  originChatId: true,
+  pendingFinalEventId: true,
+  finalSaveAttempts: true,
+  deferredEventIds: true,
+  archiveSortAt: true,
+  userTurns: true,
+  nativeGoneAt: true,
+  conversationMayExist: true,
+  openPrompts: true,
+  activity: true,
+  activityAt: true,
+  contextUsed: true,
+  contextWindow: true,
+  contextWindowSource: true,
+  compactions: true,
+  handoff: true,
+  deskPid: true,
+  deskStart: true,
+  deskSince: true,
+  deskCommand: true,
+  deskInTmux: true,
 } as const satisfies Prisma.SessionSelect;
 export type SessionRow = Prisma.SessionGetPayload<{ select: typeof sessionSelect }>;
 
@@ -77,7 +115,13 @@ export async function sessionIdsInStates(db: DbOrTx, nodeId: string, states: Ses
   return rows.map((r) => r.id);
 }
 
-export interface ArchiveQuery { nodeId?: string; search?: string; executor?: Executor; cursor?: string; limit: number }
+export interface ArchiveQuery {
+  nodeId?: string;
+  search?: string;
+  executor?: Executor;
+  cursor?: string;
+  limit: number;
+}
 
 /**
  * The words of a search as a prefix full-text query over `Message.search` ('simple' configuration):
@@ -149,7 +193,9 @@ export async function archiveSnippets(db: DbOrTx, sessionIds: string[], words: s
 export async function findArchivedMatches(db: DbOrTx, q: { nodeId: string; executor: Executor; folder: string; limit: number }): Promise<SessionRow[]> {
   return db.session.findMany({
     where: { nodeId: q.nodeId, executor: q.executor, folder: q.folder, state: 'Archived', nativeSessionId: { not: null } },
-    orderBy: [{ archiveSortAt: 'desc' }, { id: 'desc' }], take: q.limit, select: sessionSelect,
+    orderBy: [{ archiveSortAt: 'desc' }, { id: 'desc' }],
+    take: q.limit,
+    select: sessionSelect,
   });
 }
 
@@ -173,8 +219,14 @@ export async function chatsForNode(db: DbOrTx, nodeId: string): Promise<{ chatId
  * active session, and every chat whose card shows it. A session no chat has touched (created on the
  * dashboard, found by discovery and resumed there) lives in every chat that follows its node.
  */
-export async function chatsForSession(db: DbOrTx, s: { id: string; nodeId: string; originChatId: bigint | null }): Promise<{ chatId: bigint; activeSessionId: string | null }[]> {
-  const chats = await db.telegramChat.findMany({ select: { chatId: true, cardSessionId: true, nodeStates: { where: { nodeId: s.nodeId }, select: { activeSessionId: true } } }, take: 50 });
+export async function chatsForSession(
+  db: DbOrTx,
+  s: { id: string; nodeId: string; originChatId: bigint | null },
+): Promise<{ chatId: bigint; activeSessionId: string | null }[]> {
+  const chats = await db.telegramChat.findMany({
+    select: { chatId: true, cardSessionId: true, nodeStates: { where: { nodeId: s.nodeId }, select: { activeSessionId: true } } },
+    take: 50,
+  });
   const all = chats.map((c) => ({ chatId: c.chatId, activeSessionId: c.nodeStates[0]?.activeSessionId ?? null, card: c.cardSessionId }));
   const own = all.filter((c) => c.chatId === s.originChatId || c.activeSessionId === s.id || c.card === s.id);
   return (own.length > 0 ? own : all).map(({ chatId, activeSessionId }) => ({ chatId, activeSessionId }));
@@ -194,12 +246,28 @@ export async function setActiveSessionId(db: DbOrTx, chatId: bigint, nodeId: str
 }
 
 /** Stores a session command in the caller's transaction; the NOTIFY reaches the hub on commit. */
-export async function insertSessionCommand(tx: Tx, c: { id: string; nodeId: string; sessionId: string; type: string; payload: Record<string, unknown> }): Promise<void> {
-  await tx.agentCommand.create({ data: { id: c.id, nodeId: c.nodeId, sessionId: c.sessionId, type: c.type, payload: c.payload as object }, select: { id: true } });
+export async function insertSessionCommand(
+  tx: Tx,
+  c: { id: string; nodeId: string; sessionId: string; type: string; payload: Record<string, unknown> },
+): Promise<void> {
+  await tx.agentCommand.create({
+    data: { id: c.id, nodeId: c.nodeId, sessionId: c.sessionId, type: c.type, payload: c.payload as object },
+    select: { id: true },
+  });
   await tx.$executeRaw`select pg_notify('bria_agent_commands', ${c.nodeId})`;
 }
 
-export interface SessionGateRow { id: string; nodeId: string; state: SessionState; version: number; observerGeneration: number; nativeSessionId: string | null; lifetimeDeadline: Date | null; lifetimeExpired: boolean; exitVerified: boolean }
+export interface SessionGateRow {
+  id: string;
+  nodeId: string;
+  state: SessionState;
+  version: number;
+  observerGeneration: number;
+  nativeSessionId: string | null;
+  lifetimeDeadline: Date | null;
+  lifetimeExpired: boolean;
+  exitVerified: boolean;
+}
 
 /** The hot path of message acceptance: one round trip, no lock, returning what the gate needs (see `appendMessageIfUnchanged`). */
 export async function readSessionGate(db: DbOrTx, id: string): Promise<SessionGateRow | null> {

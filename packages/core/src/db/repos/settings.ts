@@ -1,7 +1,12 @@
 import { DEFAULT_LIFETIME, type LifetimeSetting, lifetimeFromHours, lifetimeHours } from '../../domain/index.ts';
 import type { DbOrTx } from './sessions.ts';
 
-export interface SettingsDto { lifetime: LifetimeSetting; resumeRecommendations: boolean; allowedTelegramUsers: bigint[]; updatedAt: Date | null }
+export interface SettingsDto {
+  lifetime: LifetimeSetting;
+  resumeRecommendations: boolean;
+  allowedTelegramUsers: bigint[];
+  updatedAt: Date | null;
+}
 
 const select = { lifetimeHours: true, resumeRecommendations: true, allowedTelegramUsers: true, updatedAt: true } as const;
 
@@ -9,10 +14,18 @@ const select = { lifetimeHours: true, resumeRecommendations: true, allowedTelegr
 export async function readSettings(db: DbOrTx): Promise<SettingsDto> {
   const row = await db.settings.findUnique({ where: { id: 1 }, select });
   if (!row) return { lifetime: DEFAULT_LIFETIME, resumeRecommendations: false, allowedTelegramUsers: [], updatedAt: null };
-  return { lifetime: lifetimeFromHours(row.lifetimeHours) ?? DEFAULT_LIFETIME, resumeRecommendations: row.resumeRecommendations, allowedTelegramUsers: row.allowedTelegramUsers, updatedAt: row.updatedAt };
+  return {
+    lifetime: lifetimeFromHours(row.lifetimeHours) ?? DEFAULT_LIFETIME,
+    resumeRecommendations: row.resumeRecommendations,
+    allowedTelegramUsers: row.allowedTelegramUsers,
+    updatedAt: row.updatedAt,
+  };
 }
 
-export async function writeSettings(db: DbOrTx, patch: { lifetime?: LifetimeSetting; resumeRecommendations?: boolean; allowedTelegramUsers?: bigint[] }): Promise<SettingsDto> {
+export async function writeSettings(
+  db: DbOrTx,
+  patch: { lifetime?: LifetimeSetting; resumeRecommendations?: boolean; allowedTelegramUsers?: bigint[] },
+): Promise<SettingsDto> {
   const data = {
     ...(patch.lifetime === undefined ? {} : { lifetimeHours: lifetimeHours(patch.lifetime) }),
     ...(patch.resumeRecommendations === undefined ? {} : { resumeRecommendations: patch.resumeRecommendations }),

@@ -18,7 +18,14 @@ export interface ChatDto {
 }
 
 const select = {
-  chatId: true, userId: true, language: true, selectedNodeId: true, cardMessageId: true, cardSessionId: true, cardGeneration: true, flow: true,
+  chatId: true,
+  userId: true,
+  language: true,
+  selectedNodeId: true,
+  cardMessageId: true,
+  cardSessionId: true,
+  cardGeneration: true,
+  flow: true,
 } as const satisfies Prisma.TelegramChatSelect;
 
 export async function ensureChat(db: Db, o: { chatId: bigint; userId: bigint; language: string }): Promise<ChatDto> {
@@ -70,7 +77,12 @@ export async function setCardMessage(db: Db, chatId: bigint, generation: number,
  * between the press and the engine's `resume_failed` notice). Starting a /new flow replaces it:
  * the user has then chosen where to go next themselves.
  */
-export interface ResumeReturn { kind: 'resumeReturn'; sessionId: string; nodeId: string; previousSessionId: string }
+export interface ResumeReturn {
+  kind: 'resumeReturn';
+  sessionId: string;
+  nodeId: string;
+  previousSessionId: string;
+}
 
 export function readResumeReturn(flow: unknown, sessionId: string): ResumeReturn | undefined {
   const f = flow as Partial<ResumeReturn> | null;
@@ -82,7 +94,12 @@ export async function noteCardShown(db: Db, chatId: bigint, at: Date, activityAt
   await db.telegramChat.updateMany({ where: { chatId }, data: { cardEditedAt: at, cardActivityAt: activityAt } });
 }
 
-export interface CardBehind { chatId: bigint; sessionId: string; cardEditedAt: Date | null; activityAt: Date }
+export interface CardBehind {
+  chatId: bigint;
+  sessionId: string;
+  cardEditedAt: Date | null;
+  activityAt: Date;
+}
 
 /**
  * Cards of open sessions whose activity or context use changed since the card last showed it: the

@@ -17,14 +17,27 @@ const CHANNEL = TELEGRAM_CHANNEL;
 export async function releaseHeldFinal(db: Db, o: { chatId: bigint; sessionId: string; now?: Date }): Promise<boolean> {
   const held = await db.outbox.findMany({
     where: { channel: CHANNEL, chatId: o.chatId, sessionId: o.sessionId, kind: 'final' },
-    orderBy: { id: 'desc' }, take: 1, select: { dedupeKey: true, payload: true },
+    orderBy: { id: 'desc' },
+    take: 1,
+    select: { dedupeKey: true, payload: true },
   });
   const row = held[0];
   const payload = row?.payload as { active?: boolean } | undefined;
   if (!row || payload?.active !== false) return false;
   const now = o.now ?? new Date();
   const r = await db.outbox.createMany({
-    data: [{ channel: CHANNEL, dedupeKey: `open:${row.dedupeKey}`, kind: 'final', chatId: o.chatId, sessionId: o.sessionId, payload: { ...(row.payload as object), active: true }, nextAttemptAt: now, createdAt: now }],
+    data: [
+      {
+        channel: CHANNEL,
+        dedupeKey: `open:${row.dedupeKey}`,
+        kind: 'final',
+        chatId: o.chatId,
+        sessionId: o.sessionId,
+        payload: { ...(row.payload as object), active: true },
+        nextAttemptAt: now,
+        createdAt: now,
+      },
+    ],
     skipDuplicates: true,
   });
   return r.count === 1;
@@ -36,10 +49,24 @@ export async function releaseHeldFinal(db: Db, o: { chatId: bigint; sessionId: s
  * outbox as the engine's rows, so it keeps the chat's order and its Telegram message id is recorded
  * durably. A repeat of the key is a no-op. Returns whether it was new.
  */
-export async function enqueueBotRow(db: Db, o: { dedupeKey: string; kind: string; chatId: bigint; sessionId: string | null; payload: object; now?: Date; dueAt?: Date }): Promise<boolean> {
+export async function enqueueBotRow(
+  db: Db,
+  o: { dedupeKey: string; kind: string; chatId: bigint; sessionId: string | null; payload: object; now?: Date; dueAt?: Date },
+): Promise<boolean> {
   const now = o.now ?? new Date();
   const r = await db.outbox.createMany({
-    data: [{ channel: CHANNEL, dedupeKey: o.dedupeKey, kind: o.kind, chatId: o.chatId, sessionId: o.sessionId, payload: o.payload, nextAttemptAt: o.dueAt ?? now, createdAt: now }],
+    data: [
+      {
+        channel: CHANNEL,
+        dedupeKey: o.dedupeKey,
+        kind: o.kind,
+        chatId: o.chatId,
+        sessionId: o.sessionId,
+        payload: o.payload,
+        nextAttemptAt: o.dueAt ?? now,
+        createdAt: now,
+      },
+    ],
     skipDuplicates: true,
   });
   return r.count === 1;
@@ -49,10 +76,15 @@ export async function enqueueBotRow(db: Db, o: { dedupeKey: string; kind: string
  * The "Resuming …" status of a chat's latest Resume of this session that has not yet become the card
  * or the failure notice: its row and, once sent, its Telegram message id.
  */
-export async function openResumeStatus(db: Db, chatId: bigint, sessionId: string): Promise<{ id: bigint; status: string; messageId: number | undefined; payload: Record<string, unknown> } | null> {
+export async function openResumeStatus(
+  db: Db,
+  chatId: bigint,
+  sessionId: string,
+): Promise<{ id: bigint; status: string; messageId: number | undefined; payload: Record<string, unknown> } | null> {
   const row = await db.outbox.findFirst({
     where: { channel: CHANNEL, chatId, sessionId, kind: 'resume_status' },
-    orderBy: { id: 'desc' }, select: { id: true, status: true, externalId: true, payload: true },
+    orderBy: { id: 'desc' },
+    select: { id: true, status: true, externalId: true, payload: true },
   });
   const payload = (row?.payload ?? {}) as Record<string, unknown>;
   if (!row || row.status === 'failed' || payload.settled === true) return null;
@@ -72,7 +104,10 @@ export async function releaseBotRow(db: Db, dedupeKey: string, now = new Date())
 
 /** A held-back row, still unsent, becomes another one (same place in the chat's order); false when it was already claimed or sent. */
 export async function rewriteBotRow(db: Db, dedupeKey: string, o: { kind: string; payload: object; now?: Date }): Promise<boolean> {
-  const r = await db.outbox.updateMany({ where: { channel: CHANNEL, dedupeKey, status: 'pending' }, data: { kind: o.kind, payload: o.payload, nextAttemptAt: o.now ?? new Date() } });
+  const r = await db.outbox.updateMany({
+    where: { channel: CHANNEL, dedupeKey, status: 'pending' },
+    data: { kind: o.kind, payload: o.payload, nextAttemptAt: o.now ?? new Date() },
+  });
   return r.count === 1;
 }
 

@@ -9,16 +9,48 @@ import type { Executor } from '../../protocol/messages.ts';
 export const OPEN_SESSION_STATES = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing'] as const;
 
 const sessionSelect = {
-  id: true, nodeId: true, executor: true, folder: true, nativeSessionId: true, state: true, version: true, title: true,
-  firstPrompt: true, lifetimeDeadline: true, lifetimeExpired: true, lastActivityAt: true, nativeLastActivity: true,
-  usage: true, createdAt: true, archivedAt: true, nativeGoneAt: true, permissionMode: true, model: true,
-  activity: true, activityAt: true, contextUsed: true, contextWindow: true, compactions: true,
-  identity: true, handoff: true, deskPid: true, deskCommand: true, deskInTmux: true,
+  id: true,
+  nodeId: true,
+  executor: true,
+  folder: true,
+  nativeSessionId: true,
+  state: true,
+  version: true,
+  title: true,
+  firstPrompt: true,
+  lifetimeDeadline: true,
+  lifetimeExpired: true,
+  lastActivityAt: true,
+  nativeLastActivity: true,
+  usage: true,
+  createdAt: true,
+  archivedAt: true,
+  nativeGoneAt: true,
+  permissionMode: true,
+  model: true,
+  activity: true,
+  activityAt: true,
+  contextUsed: true,
+  contextWindow: true,
+  compactions: true,
+  identity: true,
+  handoff: true,
+  deskPid: true,
+  deskCommand: true,
+  deskInTmux: true,
 } as const;
 
 type Row = {
-  activity: unknown; contextUsed: number | null; contextWindow: number | null; compactions: number; identity: unknown;
-  handoff: string; deskPid: number | null; deskCommand: string | null; deskInTmux: boolean; state: string;
+  activity: unknown;
+  contextUsed: number | null;
+  contextWindow: number | null;
+  compactions: number;
+  identity: unknown;
+  handoff: string;
+  deskPid: number | null;
+  deskCommand: string | null;
+  deskInTmux: boolean;
+  state: string;
 } & Record<string, unknown>;
 
 /** The stored row as the bot reads it: the activity in the domain's shape, the context in one object. */
@@ -28,23 +60,40 @@ function toView(row: Row): SessionView {
   const a = activity as Partial<CurrentActivity> | null;
   return {
     ...(rest as unknown as Omit<SessionView, 'activity' | 'context' | 'desk' | 'attachCommand'>),
-    activity: a && typeof a === 'object' && typeof a.kind === 'string' && typeof a.at === 'string' && typeof a.steps === 'number' ? (a as CurrentActivity) : null,
-    context: contextUsed === null ? null : { usedTokens: contextUsed, windowTokens: contextWindow, percent: contextPercent(contextUsed, contextWindow), compactions },
+    activity:
+      a && typeof a === 'object' && typeof a.kind === 'string' && typeof a.at === 'string' && typeof a.steps === 'number' ? (a as CurrentActivity) : null,
+    context:
+      contextUsed === null ? null : { usedTokens: contextUsed, windowTokens: contextWindow, percent: contextPercent(contextUsed, contextWindow), compactions },
     desk: h === 'none' ? null : { handoff: h, pid: deskPid, command: deskCommand, inTmux: deskInTmux },
     attachCommand: attachCommand({ state: row.state, identity }),
   };
 }
 
 export interface SessionView {
-  id: string; nodeId: string; executor: Executor; folder: string; nativeSessionId: string | null; state: SessionState;
-  version: number; title: string | null; firstPrompt: string | null; lifetimeDeadline: Date | null; lifetimeExpired: boolean;
-  lastActivityAt: Date | null; nativeLastActivity: Date | null; usage: unknown; createdAt: Date; archivedAt: Date | null;
+  id: string;
+  nodeId: string;
+  executor: Executor;
+  folder: string;
+  nativeSessionId: string | null;
+  state: SessionState;
+  version: number;
+  title: string | null;
+  firstPrompt: string | null;
+  lifetimeDeadline: Date | null;
+  lifetimeExpired: boolean;
+  lastActivityAt: Date | null;
+  nativeLastActivity: Date | null;
+  usage: unknown;
+  createdAt: Date;
+  archivedAt: Date | null;
   /** Discovery found the CLI's own journal deleted on its computer. */
   nativeGoneAt: Date | null;
   /** As stored (read it with `permissionModeOf`); model null = the CLI's own default. */
-  permissionMode: string; model: string | null;
+  permissionMode: string;
+  model: string | null;
   /** What the CLI did last, from its journal (shown while a turn runs) and when that changed. */
-  activity: CurrentActivity | null; activityAt: Date | null;
+  activity: CurrentActivity | null;
+  activityAt: Date | null;
   /** Context-window use as the journal states it; null before the first report. */
   context: { usedTokens: number; windowTokens: number | null; percent: number | null; compactions: number } | null;
   /** The process outside Bria that holds the native session (domain/handoff.ts), or null. */
@@ -55,15 +104,40 @@ export interface SessionView {
 
 /** `missingExecutors`: CLIs the node's agent could not run (not offered for new sessions). */
 export interface NodeView {
-  id: string; name: string; online: boolean; enabledExecutors: Executor[]; missingExecutors: Executor[]; openSessions: number;
-  claudePermissionMode: string; codexPermissionMode: string; unavailableModes: string[];
+  id: string;
+  name: string;
+  online: boolean;
+  enabledExecutors: Executor[];
+  missingExecutors: Executor[];
+  openSessions: number;
+  claudePermissionMode: string;
+  codexPermissionMode: string;
+  unavailableModes: string[];
 }
 
 export async function listNodeViews(db: Db): Promise<NodeView[]> {
-  const nodes = await db.node.findMany({ where: { removedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { id: true, name: true, online: true, enabledExecutors: true, missingExecutors: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true } });
+  const nodes = await db.node.findMany({
+    where: { removedAt: null },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    select: {
+      id: true,
+      name: true,
+      online: true,
+      enabledExecutors: true,
+      missingExecutors: true,
+      claudePermissionMode: true,
+      codexPermissionMode: true,
+      unavailableModes: true,
+    },
+  });
   const counts = await db.session.groupBy({ by: ['nodeId'], where: { state: { in: [...OPEN_SESSION_STATES] } }, _count: { _all: true } });
   const byNode = new Map(counts.map((c) => [c.nodeId, c._count._all]));
-  return nodes.map((n) => ({ ...n, enabledExecutors: n.enabledExecutors as Executor[], missingExecutors: n.missingExecutors as Executor[], openSessions: byNode.get(n.id) ?? 0 }));
+  return nodes.map((n) => ({
+    ...n,
+    enabledExecutors: n.enabledExecutors as Executor[],
+    missingExecutors: n.missingExecutors as Executor[],
+    openSessions: byNode.get(n.id) ?? 0,
+  }));
 }
 
 export async function getNodeView(db: Db, nodeId: string): Promise<NodeView | null> {
@@ -77,17 +151,27 @@ export async function getSessionView(db: Db, id: string): Promise<SessionView | 
 
 export async function listOpenSessionViews(db: Db, nodeId: string): Promise<SessionView[]> {
   const rows = await db.session.findMany({
-    where: { nodeId, state: { in: [...OPEN_SESSION_STATES] } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: sessionSelect, take: 30,
+    where: { nodeId, state: { in: [...OPEN_SESSION_STATES] } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: sessionSelect,
+    take: 30,
   });
   return rows.map((r) => toView(r as Row));
 }
 
-export async function listArchived(db: Db, o: { nodeId: string; page: number; pageSize: number; executor?: Executor; folder?: string }): Promise<{ rows: SessionView[]; more: boolean }> {
-  const rows = (await db.session.findMany({
-    where: { nodeId: o.nodeId, state: 'Archived', ...(o.executor ? { executor: o.executor } : {}), ...(o.folder ? { folder: o.folder } : {}) },
-    orderBy: [{ nativeLastActivity: { sort: 'desc', nulls: 'last' } }, { archivedAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
-    skip: o.page * o.pageSize, take: o.pageSize + 1, select: sessionSelect,
-  })).map((r) => toView(r as Row));
+export async function listArchived(
+  db: Db,
+  o: { nodeId: string; page: number; pageSize: number; executor?: Executor; folder?: string },
+): Promise<{ rows: SessionView[]; more: boolean }> {
+  const rows = (
+    await db.session.findMany({
+      where: { nodeId: o.nodeId, state: 'Archived', ...(o.executor ? { executor: o.executor } : {}), ...(o.folder ? { folder: o.folder } : {}) },
+      orderBy: [{ nativeLastActivity: { sort: 'desc', nulls: 'last' } }, { archivedAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
+      skip: o.page * o.pageSize,
+      take: o.pageSize + 1,
+      select: sessionSelect,
+    })
+  ).map((r) => toView(r as Row));
   return { rows: rows.slice(0, o.pageSize), more: rows.length > o.pageSize };
 }
 
@@ -105,7 +189,8 @@ export async function recentFolders(db: Db, nodeId: string, executor: Executor, 
 export async function closedByLifetime(db: Db, sessionId: string): Promise<boolean> {
   const last = await db.sessionEvidence.findFirst({
     where: { sessionId, event: { in: ['lifetime_expired', 'close_requested', 'resume_requested'] } },
-    orderBy: { id: 'desc' }, select: { event: true },
+    orderBy: { id: 'desc' },
+    select: { event: true },
   });
   return last?.event === 'lifetime_expired';
 }

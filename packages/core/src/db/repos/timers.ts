@@ -9,12 +9,22 @@ import type { DbOrTx, Tx } from './sessions.ts';
  * it is no session event, so the domain does not know it.
  */
 export type AnyTimerName = TimerName | 'delivery_retry';
-export interface TimerDto { id: string; sessionId: string; name: AnyTimerName; dueAt: Date; attempt: number }
+export interface TimerDto {
+  id: string;
+  sessionId: string;
+  name: AnyTimerName;
+  dueAt: Date;
+  attempt: number;
+}
 
 /** One timer per (session, name): scheduling again replaces the due time. */
 export async function scheduleTimer(tx: Tx, t: { sessionId: string; name: AnyTimerName; dueAt: Date; attempt?: number }): Promise<void> {
   const data = { dueAt: t.dueAt, attempt: t.attempt ?? 0, claimedUntil: null };
-  await tx.sessionTimer.upsert({ where: { sessionId_name: { sessionId: t.sessionId, name: t.name } }, create: { id: randomUUID(), sessionId: t.sessionId, name: t.name, ...data }, update: data });
+  await tx.sessionTimer.upsert({
+    where: { sessionId_name: { sessionId: t.sessionId, name: t.name } },
+    create: { id: randomUUID(), sessionId: t.sessionId, name: t.name, ...data },
+    update: data,
+  });
 }
 
 export async function cancelTimer(tx: Tx, sessionId: string, name: AnyTimerName): Promise<void> {
@@ -44,7 +54,11 @@ export async function consumeTimer(tx: Tx, t: TimerDto): Promise<boolean> {
 }
 
 export async function listTimers(db: DbOrTx, sessionId: string): Promise<TimerDto[]> {
-  const rows = await db.sessionTimer.findMany({ where: { sessionId }, orderBy: { dueAt: 'asc' }, select: { id: true, sessionId: true, name: true, dueAt: true, attempt: true } });
+  const rows = await db.sessionTimer.findMany({
+    where: { sessionId },
+    orderBy: { dueAt: 'asc' },
+    select: { id: true, sessionId: true, name: true, dueAt: true, attempt: true },
+  });
   return rows.map((r) => ({ ...r, name: r.name as AnyTimerName }));
 }
 

@@ -7,8 +7,25 @@ import type { prng } from './prng.ts';
 
 type Rng = ReturnType<typeof prng>;
 export const ACTIONS = [
-  'arrive', 'arrive', 'arrive', 'dispatch', 'dispatch', 'type', 'type', 'receipt', 'receipt', 'not_delivered', 'finish', 'finish',
-  'retry_save', 'stop', 'confirm_stop', 'crash', 'observer_lost', 'recover', 'recover',
+  'arrive',
+  'arrive',
+  'arrive',
+  'dispatch',
+  'dispatch',
+  'type',
+  'type',
+  'receipt',
+  'receipt',
+  'not_delivered',
+  'finish',
+  'finish',
+  'retry_save',
+  'stop',
+  'confirm_stop',
+  'crash',
+  'observer_lost',
+  'recover',
+  'recover',
 ] as const;
 /** Session-ending actions, picked rarely so most runs have a long life first. */
 export const RARE_ACTIONS = ['expire', 'close'] as const;
@@ -41,7 +58,10 @@ export class QueueSim {
   private turns = 0;
   private deferred: ((s: SessionSnapshot) => SessionEvent)[] = [];
 
-  constructor(private rng: Rng, private maxMessages = 10) {
+  constructor(
+    private rng: Rng,
+    private maxMessages = 10,
+  ) {
     this.snapshot = newSession({ now: this.now(), lifetime: '12h', hasNativeId: true }).snapshot;
     this.fire({ type: 'cli_ready', generation: this.snapshot.observerGeneration });
   }
@@ -244,9 +264,14 @@ export class QueueSim {
     for (const m of this.messages) {
       const turnId = m.nativeTurnId ?? '';
       const found = this.journal.get(turnId);
-      const finding = found === 'complete' ? ({ kind: 'final_complete', turnId } as const)
-        : found === 'aborted' ? ({ kind: 'aborted', turnId } as const)
-        : this.cli.turn?.id === turnId ? ({ kind: 'still_running' } as const) : ({ kind: 'no_evidence' } as const);
+      const finding =
+        found === 'complete'
+          ? ({ kind: 'final_complete', turnId } as const)
+          : found === 'aborted'
+            ? ({ kind: 'aborted', turnId } as const)
+            : this.cli.turn?.id === turnId
+              ? ({ kind: 'still_running' } as const)
+              : ({ kind: 'no_evidence' } as const);
       const to = recheckStatus(m, finding, this.sentEpoch.get(m.id) === this.epoch);
       if (to !== null && to !== m.status) this.move(m.id, m.status, to, found ? { turnId, verified: true } : undefined);
       if (m.status === 'unknown') this.typed.delete(m.id);

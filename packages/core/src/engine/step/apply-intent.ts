@@ -8,7 +8,11 @@ import { applyEvent } from './session-step.ts';
 import { type Clock, withSessionTx } from './step-context.ts';
 
 /** A user intent (stop, close, resume): one transition with its effects, or an AppError. Returns the session row after it. */
-export async function applyIntent(o: { db: Db; clock: Clock; log: Logger }, sessionId: string, event: Extract<SessionEvent, { type: 'stop_requested' | 'close_requested' | 'resume_requested' }>): Promise<SessionRow> {
+export async function applyIntent(
+  o: { db: Db; clock: Clock; log: Logger },
+  sessionId: string,
+  event: Extract<SessionEvent, { type: 'stop_requested' | 'close_requested' | 'resume_requested' }>,
+): Promise<SessionRow> {
   return withSessionTx(o.db, { log: o.log, clock: o.clock }, async (ctx) => {
     const r = await applyEvent(ctx, sessionId, event, 'user');
     if (!r.ok) {

@@ -7,11 +7,20 @@ import { notifyChats } from './session-notices.ts';
 import type { StepContext } from './step-context.ts';
 
 /** An attachment as the front end stored it with its message: a file on this server and its checksum. */
-export interface StoredAttachment { name: string; mime?: string; path: string; sizeBytes: number; sha256: string }
+export interface StoredAttachment {
+  name: string;
+  mime?: string;
+  path: string;
+  sizeBytes: number;
+  sha256: string;
+}
 
 /** The stored file is missing, unreadable, too large or not the bytes it was stored as. */
 export class AttachmentUnreadable extends Error {
-  constructor(readonly messageId: string, reason: string) {
+  constructor(
+    readonly messageId: string,
+    reason: string,
+  ) {
     super(reason);
     this.name = 'AttachmentUnreadable';
   }
@@ -32,7 +41,8 @@ export async function carryAttachments(messageId: string, stored: unknown): Prom
   const out: Attachment[] = [];
   let total = 0;
   for (const s of stored as Partial<StoredAttachment>[]) {
-    if (typeof s.path !== 'string' || typeof s.sha256 !== 'string' || typeof s.name !== 'string') throw new AttachmentUnreadable(messageId, 'stored attachment lacks path or checksum');
+    if (typeof s.path !== 'string' || typeof s.sha256 !== 'string' || typeof s.name !== 'string')
+      throw new AttachmentUnreadable(messageId, 'stored attachment lacks path or checksum');
     const bytes = await readFile(s.path).catch((err: NodeJS.ErrnoException) => {
       throw new AttachmentUnreadable(messageId, `stored file unreadable (${err.code ?? 'error'})`);
     });
@@ -56,8 +66,19 @@ export async function failAttachmentMessage(ctx: StepContext, row: SessionRow, m
     data: { status: 'failed', deliveryId: null, leaseOwner: null, mainMessageId: null, outcomeAt: ctx.now, outcomeDetail: detail },
   });
   if (u.count === 1) {
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'attachment_failed', actor: 'hub', from: row.state, to: row.state, at: ctx.now, evidence: { messageId, detail, reason: reason.slice(0, 200) } });
-    await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `attachment_failed:${messageId}`, payload: { kind: 'attachment_failed', sessionId: row.id, nodeId: row.nodeId, messageId, detail } }));
+    await recordEvidence(ctx.tx, {
+      sessionId: row.id,
+      event: 'attachment_failed',
+      actor: 'hub',
+      from: row.state,
+      to: row.state,
+      at: ctx.now,
+      evidence: { messageId, detail, reason: reason.slice(0, 200) },
+    });
+    await notifyChats(ctx.tx, row, ctx.now, () => ({
+      key: `attachment_failed:${messageId}`,
+      payload: { kind: 'attachment_failed', sessionId: row.id, nodeId: row.nodeId, messageId, detail },
+    }));
   }
   return u.count === 1;
 }

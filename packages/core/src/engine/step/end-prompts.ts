@@ -11,15 +11,29 @@ import type { StepContext } from './step-context.ts';
  * answered one's message already shows the answer). One place for every reason a prompt ends: a
  * turn's end or the CLI's exit (agent events), the archive, the user's Stop.
  */
-export async function endPrompts(ctx: StepContext, row: SessionRow, o: { cause: PromptEndCause; actor: 'agent' | 'hub' | 'user'; seq?: bigint; scope?: EndPromptsScope }): Promise<number> {
+export async function endPrompts(
+  ctx: StepContext,
+  row: SessionRow,
+  o: { cause: PromptEndCause; actor: 'agent' | 'hub' | 'user'; seq?: bigint; scope?: EndPromptsScope },
+): Promise<number> {
   const ended = await endOpenPrompts(ctx.tx, row.id, o.cause, ctx.now, o.scope);
   if (ended.length === 0) return 0;
   await recountOpenPrompts(ctx.tx, row.id);
   for (const p of ended) {
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_ended', actor: o.actor, from: row.state, to: row.state, at: ctx.now,
-      evidence: { ...(o.seq !== undefined ? { seq: Number(o.seq) } : {}), requestId: p.id, was: p.state, cause: o.cause } });
+    await recordEvidence(ctx.tx, {
+      sessionId: row.id,
+      event: 'permission_ended',
+      actor: o.actor,
+      from: row.state,
+      to: row.state,
+      at: ctx.now,
+      evidence: { ...(o.seq !== undefined ? { seq: Number(o.seq) } : {}), requestId: p.id, was: p.state, cause: o.cause },
+    });
     if (p.state !== 'answered') {
-      await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `prompt:${p.id}:ended`, payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId: p.id, phase: 'ended' } }));
+      await notifyChats(ctx.tx, row, ctx.now, () => ({
+        key: `prompt:${p.id}:ended`,
+        payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId: p.id, phase: 'ended' },
+      }));
     }
   }
   return ended.length;

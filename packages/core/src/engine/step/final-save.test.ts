@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../db/embedded-postgres.ts';
-import { createDb, } from '../../db/client.ts';
+import { createDb } from '../../db/client.ts';
 import { finalSaveCause } from './final-save.ts';
 import { fileDatabase } from '../../../../testkit/src/file-database.ts';
 
@@ -27,15 +27,19 @@ describe('finalSaveCause', () => {
   });
 
   it('a statement timeout → "database timed out"; a read-only transaction → "database is read-only"', async () => {
-    const timedOut = await failure(() => db.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe('set local statement_timeout = 10');
-      await tx.$executeRawUnsafe('select pg_sleep(1)');
-    }));
+    const timedOut = await failure(() =>
+      db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('set local statement_timeout = 10');
+        await tx.$executeRawUnsafe('select pg_sleep(1)');
+      }),
+    );
     expect(finalSaveCause(timedOut)).toBe('database timed out');
-    const readOnly = await failure(() => db.$transaction(async (tx) => {
-      await tx.$executeRawUnsafe('set transaction read only');
-      await tx.message.updateMany({ where: { id: '00000000-0000-0000-0000-000000000000' }, data: { finalText: 'x' } });
-    }));
+    const readOnly = await failure(() =>
+      db.$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('set transaction read only');
+        await tx.message.updateMany({ where: { id: '00000000-0000-0000-0000-000000000000' }, data: { finalText: 'x' } });
+      }),
+    );
     expect(finalSaveCause(readOnly)).toBe('database is read-only');
   });
 

@@ -87,7 +87,12 @@ export function finalSaveCause(error: unknown): string {
   // Codes first: Prisma's own message quotes the calling source code, so its wording proves little.
   if (has(/^53100$|^ENOSPC$/)) return 'server disk full';
   if (has(/^53/)) return 'database out of resources';
-  if (has(/^08|^57P0[123]$|^E(CONNREFUSED|CONNRESET|PIPE|HOSTUNREACH|NOTFOUND)$|^P100[12]$|^P1017$|ConnectionClosed|DatabaseNotReachable|DatabaseDoesNotExist|TlsConnectionError/)) return 'database unavailable';
+  if (
+    has(
+      /^08|^57P0[123]$|^E(CONNREFUSED|CONNRESET|PIPE|HOSTUNREACH|NOTFOUND)$|^P100[12]$|^P1017$|ConnectionClosed|DatabaseNotReachable|DatabaseDoesNotExist|TlsConnectionError/,
+    )
+  )
+    return 'database unavailable';
   if (has(/^57014$|^P1008$|^P2024$|^P2028$|^ETIMEDOUT$|SocketTimeout/)) return 'database timed out';
   if (has(/^40001$|^40P01$|^55P03$|TransactionWriteConflict/)) return 'database busy';
   if (has(/^25006$/)) return 'database is read-only';

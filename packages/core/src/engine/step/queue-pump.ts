@@ -29,12 +29,11 @@ export async function pumpQueue(ctx: StepContext, sessionId: string): Promise<st
     if (decision.kind === 'deliver') {
       const { d } = decision;
       const mainMessageId = d.mode === 'follow_up' ? d.mainMessageId : null;
-      const commandId = await sendSessionCommand(ctx.tx, row, deliverCommand(d, row.observerGeneration))
-        .catch(async (err: unknown) => {
-          if (!(err instanceof AttachmentUnreadable)) throw err;
-          await failAttachmentMessage(ctx, row, d.message.id, ATTACHMENT_UNREADABLE, err.message);
-          return null;
-        });
+      const commandId = await sendSessionCommand(ctx.tx, row, deliverCommand(d, row.observerGeneration)).catch(async (err: unknown) => {
+        if (!(err instanceof AttachmentUnreadable)) throw err;
+        await failAttachmentMessage(ctx, row, d.message.id, ATTACHMENT_UNREADABLE, err.message);
+        return null;
+      });
       // Never handed over: the message is failed as an attachment problem and the queue moves on.
       if (commandId === null) continue;
       if (!(await leaseMessage(ctx.tx, d.message.id, commandId, mainMessageId))) throw new Error('lease lost under the session lock');

@@ -22,22 +22,42 @@ const TYPE: Record<CommandKind, SessionCommandType> = {
  * durably in the caller's transaction. Returns the command id. A `deliver` whose stored attachment
  * cannot be read as stored throws `AttachmentUnreadable` before anything is written.
  */
-export async function sendSessionCommand(tx: Tx, row: SessionRow, c: { kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string }): Promise<string> {
+export async function sendSessionCommand(
+  tx: Tx,
+  row: SessionRow,
+  c: { kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string },
+): Promise<string> {
   const id = randomUUID();
   const payload = await buildPayload(tx, row, c);
   await insertSessionCommand(tx, { id, nodeId: row.nodeId, sessionId: row.id, type: TYPE[c.kind], payload });
   return id;
 }
 
-async function buildPayload(tx: Tx, row: SessionRow, c: { kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string }): Promise<Record<string, unknown>> {
+async function buildPayload(
+  tx: Tx,
+  row: SessionRow,
+  c: { kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string },
+): Promise<Record<string, unknown>> {
   const generation = c.generation;
   switch (c.kind) {
     case 'start':
-      return { generation, executor: row.executor, folder: row.folder, permissionMode: row.permissionMode, ...(row.model ? { model: row.model } : {}), ...(row.executor === 'claude' && row.nativeSessionId ? { nativeSessionId: row.nativeSessionId } : {}) };
+      return {
+        generation,
+        executor: row.executor,
+        folder: row.folder,
+        permissionMode: row.permissionMode,
+        ...(row.model ? { model: row.model } : {}),
+        ...(row.executor === 'claude' && row.nativeSessionId ? { nativeSessionId: row.nativeSessionId } : {}),
+      };
     case 'resume': {
       const copy = await getArchiveCopy(tx, row.id);
       return {
-        generation, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, permissionMode: row.permissionMode, ...(row.model ? { model: row.model } : {}),
+        generation,
+        executor: row.executor,
+        folder: row.folder,
+        nativeSessionId: row.nativeSessionId,
+        permissionMode: row.permissionMode,
+        ...(row.model ? { model: row.model } : {}),
         ...(copy ? { archivedJournal: { path: copy.path, sizeBytes: Number(copy.sizeBytes), sha256: copy.sha256 } } : {}),
         // "Continue here" confirmed for exactly this desk process: the agent ends it first.
         ...(row.handoff === 'taking_over' && row.deskPid !== null && row.deskStart ? { takeOver: { pid: row.deskPid, startTime: row.deskStart } } : {}),
@@ -49,7 +69,13 @@ async function buildPayload(tx: Tx, row: SessionRow, c: { kind: CommandKind; gen
       if (!m) throw new Error('deliver: message not found');
       // The node cannot read this server's files: the bytes travel in the command, checked here first.
       const attachments = await carryAttachments(c.messageId, m.attachments);
-      const payload = { generation, messageId: c.messageId, text: m.text, ...(attachments.length ? { attachments } : {}), ...(c.mainMessageId ? { mainMessageId: c.mainMessageId } : {}) };
+      const payload = {
+        generation,
+        messageId: c.messageId,
+        text: m.text,
+        ...(attachments.length ? { attachments } : {}),
+        ...(c.mainMessageId ? { mainMessageId: c.mainMessageId } : {}),
+      };
       // A long text beside the files could still overflow the one frame the command travels in.
       if (attachments.length && Buffer.byteLength(JSON.stringify(payload)) > MAX_FRAME_BYTES - FRAME_ENVELOPE_BYTES) {
         throw new AttachmentUnreadable(c.messageId, 'message and attachments exceed one frame');
@@ -61,7 +87,12 @@ async function buildPayload(tx: Tx, row: SessionRow, c: { kind: CommandKind; gen
       return { generation };
     case 'reattach': {
       const identity = (row.identity ?? {}) as Record<string, unknown>;
-      return { generation, executor: row.executor, folder: row.folder, identity: { ...identity, ...(row.nativeSessionId ? { nativeSessionId: row.nativeSessionId } : {}) } };
+      return {
+        generation,
+        executor: row.executor,
+        folder: row.folder,
+        identity: { ...identity, ...(row.nativeSessionId ? { nativeSessionId: row.nativeSessionId } : {}) },
+      };
     }
     default:
       return c.kind satisfies never;

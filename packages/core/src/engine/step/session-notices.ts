@@ -20,25 +20,44 @@ export async function notifyEffect(tx: Tx, row: SessionRow, kind: NotifyKind, o:
   const base = { sessionId: row.id, nodeId: row.nodeId };
   switch (kind) {
     case 'card_update':
-      return notifyChats(tx, row, o.now, ({ active }) => ({ key: `card:${row.id}:${row.version}`, payload: { kind: 'card_update', ...base, state: row.state, version: row.version, active } }));
+      return notifyChats(tx, row, o.now, ({ active }) => ({
+        key: `card:${row.id}:${row.version}`,
+        payload: { kind: 'card_update', ...base, state: row.state, version: row.version, active },
+      }));
     case 'work_finished':
       // The open card shows the final itself; only a background session gets a notice (it never steals focus).
-      return notifyChats(tx, row, o.now, ({ active }) => (active ? null : {
-        key: `done:${row.id}:${row.version}`,
-        payload: { kind: 'background_done', ...base, title: row.title, jump: { sessionId: row.id, nodeId: row.nodeId } },
-      }));
+      return notifyChats(tx, row, o.now, ({ active }) =>
+        active
+          ? null
+          : {
+              key: `done:${row.id}:${row.version}`,
+              payload: { kind: 'background_done', ...base, title: row.title, jump: { sessionId: row.id, nodeId: row.nodeId } },
+            },
+      );
     case 'resume_failed':
       // One notice per resume attempt: the attempt's generation is in the key.
-      return notifyChats(tx, row, o.now, () => ({ key: `resume_failed:${row.id}:${row.observerGeneration}`, payload: { kind: 'resume_failed', ...base, cause: o.detail ?? 'unknown' } }));
+      return notifyChats(tx, row, o.now, () => ({
+        key: `resume_failed:${row.id}:${row.observerGeneration}`,
+        payload: { kind: 'resume_failed', ...base, cause: o.detail ?? 'unknown' },
+      }));
     case 'final_save_failing':
     case 'final_save_recovered': {
       const phase = kind === 'final_save_failing' ? 'failing' : 'recovered';
-      return notifyChats(tx, row, o.now, () => ({ key: `final_save:${phase}:${row.id}:${row.pendingFinalEventId ?? row.version}`, payload: { kind: 'final_save', ...base, phase, ...(phase === 'failing' ? { cause: o.detail ?? 'database write failed' } : {}) } }));
+      return notifyChats(tx, row, o.now, () => ({
+        key: `final_save:${phase}:${row.id}:${row.pendingFinalEventId ?? row.version}`,
+        payload: { kind: 'final_save', ...base, phase, ...(phase === 'failing' ? { cause: o.detail ?? 'database write failed' } : {}) },
+      }));
     }
     case 'stop_unconfirmed':
-      return notifyChats(tx, row, o.now, () => ({ key: `progress:stop:unconfirmed:${row.id}:${row.version}`, payload: { kind: 'progress', ...base, topic: 'stop', phase: 'unconfirmed' } }));
+      return notifyChats(tx, row, o.now, () => ({
+        key: `progress:stop:unconfirmed:${row.id}:${row.version}`,
+        payload: { kind: 'progress', ...base, topic: 'stop', phase: 'unconfirmed' },
+      }));
     case 'closed':
-      return notifyChats(tx, row, o.now, () => ({ key: `progress:close:done:${row.id}:${row.version}`, payload: { kind: 'progress', ...base, topic: 'close', phase: 'done' } }));
+      return notifyChats(tx, row, o.now, () => ({
+        key: `progress:close:done:${row.id}:${row.version}`,
+        payload: { kind: 'progress', ...base, topic: 'close', phase: 'done' },
+      }));
     default:
       return kind satisfies never;
   }

@@ -1,6 +1,4 @@
-import {
-  endUnconfirmedStop, failUndelivered, transition, type SessionEffect, type SessionEvent, type TransitionRefusal,
-} from '../../domain/index.ts';
+import { endUnconfirmedStop, failUndelivered, transition, type SessionEffect, type SessionEvent, type TransitionRefusal } from '../../domain/index.ts';
 import { applyStatusUpdates, listQueue } from '../../db/repos/messages.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
 import { lockSession, writeSession, type SessionRow } from '../../db/repos/sessions.ts';
@@ -39,13 +37,28 @@ export async function applyEvent(ctx: StepContext, sessionId: string, event: Ses
   return { ok: true, row: next };
 }
 
-async function runEffects(ctx: StepContext, before: SessionRow, row: SessionRow, effects: SessionEffect[], actor: Actor, extra?: Record<string, unknown>): Promise<SessionEvent[]> {
+async function runEffects(
+  ctx: StepContext,
+  before: SessionRow,
+  row: SessionRow,
+  effects: SessionEffect[],
+  actor: Actor,
+  extra?: Record<string, unknown>,
+): Promise<SessionEvent[]> {
   const { tx, now } = ctx;
   const follow: SessionEvent[] = [];
   for (const fx of effects) {
     switch (fx.type) {
       case 'record_evidence':
-        await recordEvidence(tx, { sessionId: row.id, event: fx.event, actor, from: fx.from, to: fx.to, evidence: { ...(fx.evidence ?? {}), ...(extra ?? {}), version: row.version, generation: row.observerGeneration }, at: now });
+        await recordEvidence(tx, {
+          sessionId: row.id,
+          event: fx.event,
+          actor,
+          from: fx.from,
+          to: fx.to,
+          evidence: { ...(fx.evidence ?? {}), ...(extra ?? {}), version: row.version, generation: row.observerGeneration },
+          at: now,
+        });
         break;
       case 'send_command':
         await sendSessionCommand(tx, row, fx);
@@ -79,7 +92,12 @@ async function runEffects(ctx: StepContext, before: SessionRow, row: SessionRow,
   return follow;
 }
 
-async function queueOp(ctx: StepContext, row: SessionRow, op: 'wake' | 'fail_undelivered' | 'recheck_outcomes' | 'end_unconfirmed_stop', reason?: string): Promise<void> {
+async function queueOp(
+  ctx: StepContext,
+  row: SessionRow,
+  op: 'wake' | 'fail_undelivered' | 'recheck_outcomes' | 'end_unconfirmed_stop',
+  reason?: string,
+): Promise<void> {
   switch (op) {
     case 'wake':
       return; // the caller pumps the queue after every step
@@ -92,7 +110,8 @@ async function queueOp(ctx: StepContext, row: SessionRow, op: 'wake' | 'fail_und
     case 'recheck_outcomes':
       // The new observer re-reports outcomes of accepted messages by id; a final that could not be
       // saved before the binding changed is retried at once under the new binding.
-      if (row.pendingFinalEventId !== null) await scheduleTimer(ctx.tx, { sessionId: row.id, name: 'final_save_retry', dueAt: ctx.now, attempt: Math.max(1, row.finalSaveAttempts) });
+      if (row.pendingFinalEventId !== null)
+        await scheduleTimer(ctx.tx, { sessionId: row.id, name: 'final_save_retry', dueAt: ctx.now, attempt: Math.max(1, row.finalSaveAttempts) });
       return;
     default:
       return op satisfies never;

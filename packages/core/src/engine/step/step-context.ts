@@ -3,7 +3,9 @@ import type { Tx } from '../../db/repos/sessions.ts';
 import type { Logger } from '../../log.ts';
 
 /** Time source; tests pass a controllable one. */
-export interface Clock { now(): Date }
+export interface Clock {
+  now(): Date;
+}
 export const systemClock: Clock = { now: () => new Date() };
 
 /** Everything one session step needs inside its transaction. */
@@ -32,7 +34,10 @@ export class VersionConflict extends Error {
 export async function withSessionTx<T>(db: Db, o: { log: Logger; clock: Clock; jitter?: () => number }, fn: (ctx: StepContext) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.$transaction(async (tx) => fn({ tx, now: o.clock.now(), log: o.log, jitter: o.jitter ?? Math.random, replay: [] }), { timeout: 20_000, maxWait: 10_000 });
+      return await db.$transaction(async (tx) => fn({ tx, now: o.clock.now(), log: o.log, jitter: o.jitter ?? Math.random, replay: [] }), {
+        timeout: 20_000,
+        maxWait: 10_000,
+      });
     } catch (err) {
       if (err instanceof VersionConflict && attempt < 5) continue;
       throw err;

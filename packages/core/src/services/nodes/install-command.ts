@@ -1,7 +1,10 @@
 import { agentBundleName } from '../../agent-bundle.ts';
 
 /** What the one-line install needs to know about the bundle the hub serves. */
-export interface BundleRef { version: string; sha256: string }
+export interface BundleRef {
+  version: string;
+  sha256: string;
+}
 
 /** The agent's HTTP(S) folder on the hub: `ws://h:3001/agent` → `http://h:3001/agent`. */
 export function agentDownloadBase(hubUrl: string): string {

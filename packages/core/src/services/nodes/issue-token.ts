@@ -9,7 +9,12 @@ import { type BundleRef, installCommand } from './install-command.ts';
  * same one command "Add a computer" shows (download the agent from the hub, check it, store the
  * token in a 0600 file, start). Other live tokens of the computer stay valid.
  */
-export async function issueToken(opts: { db: Db; nodeId: string; hubPublicUrl: string; bundle: BundleRef | null }): Promise<{ nodeId: string; tokenId: string; token: string; command: string }> {
+export async function issueToken(opts: {
+  db: Db;
+  nodeId: string;
+  hubPublicUrl: string;
+  bundle: BundleRef | null;
+}): Promise<{ nodeId: string; tokenId: string; token: string; command: string }> {
   const node = await opts.db.node.findUnique({ where: { id: opts.nodeId }, select: { id: true, removedAt: true } });
   if (!node || node.removedAt) throw new AppError('NOT_FOUND', { message: 'computer not found', userMessage: 'nodes.remove.notFound' });
   if (!opts.bundle) {

@@ -53,7 +53,11 @@ export async function listDashboardNodes(opts: { db: Db; bundle?: BundleRef | nu
   }));
 }
 
-function outdated(n: { isLocal: boolean; agentVersion: string | null }, bundle: BundleRef | null, hubUrl: string | undefined): Pick<DashboardNodeDto, 'agentOutdated' | 'updateCommand'> {
+function outdated(
+  n: { isLocal: boolean; agentVersion: string | null },
+  bundle: BundleRef | null,
+  hubUrl: string | undefined,
+): Pick<DashboardNodeDto, 'agentOutdated' | 'updateCommand'> {
   const old = agentOutdated(n.agentVersion, bundle?.version ?? null);
   // This computer's agent runs from the checkout (npm start): a restart updates it, not a download.
   const command = old && bundle && hubUrl && !n.isLocal ? updateCommand({ hubUrl, bundle }) : null;

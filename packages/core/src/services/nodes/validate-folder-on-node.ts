@@ -27,5 +27,8 @@ export async function validateFolderOnNode(opts: { db: Db; nodeId: string; folde
     }
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 50));
   }
-  throw new AppError('NODE_OFFLINE', { message: 'node did not answer the folder check in time', userMessage: 'The computer did not answer the folder check in time; try again.' });
+  throw new AppError('NODE_OFFLINE', {
+    message: 'node did not answer the folder check in time',
+    userMessage: 'The computer did not answer the folder check in time; try again.',
+  });
 }

@@ -45,10 +45,12 @@ describe('acceptMessage under concurrency', () => {
       const plan: { sessionId: string; key: string; n: number }[] = [];
       for (const s of sessions) for (let n = 0; n < 15; n++) plan.push({ sessionId: s.id, key: `${seed}:${s.id}:${n}`, n });
       const submissions = plan.flatMap((p) => Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => ({ ...p, db: rnd() < 0.5 ? dbA : dbB })));
-      const results = await Promise.all(submissions.map(async (sub, i) => {
-        await new Promise((r) => setTimeout(r, Math.floor(rnd() * 5) + (i % 3)));
-        return acceptMessage({ db: sub.db, log }, { sessionId: sub.sessionId, text: `m${sub.n}`, source: 'telegram', sourceKey: sub.key });
-      }));
+      const results = await Promise.all(
+        submissions.map(async (sub, i) => {
+          await new Promise((r) => setTimeout(r, Math.floor(rnd() * 5) + (i % 3)));
+          return acceptMessage({ db: sub.db, log }, { sessionId: sub.sessionId, text: `m${sub.n}`, source: 'telegram', sourceKey: sub.key });
+        }),
+      );
       for (const s of sessions) {
         const rows = await dbA.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' }, select: { seq: true, sourceKey: true, text: true } });
         expect(rows).toHaveLength(15);
@@ -78,19 +80,28 @@ describe('acceptMessage under concurrency', () => {
     // A state change with a version bump: the session is archived.
     const row = await dbB.session.findUniqueOrThrow({ where: { id: s.id }, select: { version: true } });
     await dbB.session.update({ where: { id: s.id }, data: { lifetimeExpired: false, state: 'Archived', version: row.version + 1 } });
-    await expect(acceptMessage({ db: dbA, log }, { sessionId: s.id, text: 'after archive', source: 'web' })).rejects.toMatchObject({ code: expect.any(String) });
+    await expect(acceptMessage({ db: dbA, log }, { sessionId: s.id, text: 'after archive', source: 'web' })).rejects.toMatchObject({
+      code: expect.any(String),
+    });
     // Back to Starting (takes input): accepted again, on the fresh fields.
     await dbB.session.update({ where: { id: s.id }, data: { state: 'Starting', version: row.version + 2 } });
     await acceptMessage({ db: dbA, log }, { sessionId: s.id, text: 'again', source: 'web' });
     const rows = await dbA.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' }, select: { text: true, seq: true } });
-    expect(rows).toEqual([{ text: 'first', seq: 1 }, { text: 'again', seq: 2 }]);
+    expect(rows).toEqual([
+      { text: 'first', seq: 1 },
+      { text: 'again', seq: 2 },
+    ]);
   });
 });
 
 describe('acceptMessage refusals of the input itself', () => {
   it('stay INVALID_INPUT and say which rule the text broke, so a front end never reads the message text', async () => {
     const s = await createSession({ db: dbA, log }, { nodeId, executor: 'claude', folder: '/refusals' });
-    const refused = (text: string) => acceptMessage({ db: dbA, log }, { sessionId: s.id, text, source: 'telegram' }).then(() => undefined, (e: unknown) => e);
+    const refused = (text: string) =>
+      acceptMessage({ db: dbA, log }, { sessionId: s.id, text, source: 'telegram' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(await refused('bell \u0007 here')).toMatchObject({ code: 'INVALID_INPUT', reason: 'control_characters' });
     expect(await refused('x'.repeat(200_001))).toMatchObject({ code: 'INVALID_INPUT', reason: 'too_long' });
     expect(await refused('')).toMatchObject({ code: 'INVALID_INPUT', reason: 'empty' });

@@ -18,7 +18,10 @@ export interface AcceptMessageInput {
   /** Files already stored by the front end (path on this server, SHA-256 of the stored bytes). */
   attachments?: StoredAttachment[];
 }
-export interface AcceptMessageResult { message: Omit<MessageDto, 'finalText'>; duplicate: boolean }
+export interface AcceptMessageResult {
+  message: Omit<MessageDto, 'finalText'>;
+  duplicate: boolean;
+}
 
 /**
  * Stores a user message durably at the end of its session's queue, or refuses it. Refused input is
@@ -29,11 +32,13 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   const { db, clock } = depsOf(deps);
   if (input.text.length === 0 && !input.attachments?.length) throw new AppError('INVALID_INPUT', { message: 'empty message', reason: 'empty' });
   if (input.text.length > 200_000) throw new AppError('INVALID_INPUT', { message: 'message too long', reason: 'too_long' });
-  if ((input.attachments ?? []).reduce((n, a) => n + a.sizeBytes, 0) > MAX_ATTACHMENT_BYTES) throw new AppError('INVALID_INPUT', { message: 'attachments too large', reason: 'too_long' });
+  if ((input.attachments ?? []).reduce((n, a) => n + a.sizeBytes, 0) > MAX_ATTACHMENT_BYTES)
+    throw new AppError('INVALID_INPUT', { message: 'attachments too large', reason: 'too_long' });
   // A CLI's input box drops escape sequences and rewrites CR, so such a text could never be found in
   // its journal as sent: it would end `unknown` though the CLI took it. Tab and newline are text.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
-  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(input.text)) throw new AppError('INVALID_INPUT', { message: 'message contains control characters', reason: 'control_characters' });
+  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(input.text))
+    throw new AppError('INVALID_INPUT', { message: 'message contains control characters', reason: 'control_characters' });
   // A text its CLI would run as its own command or rewrite can never reach the model as sent: it is
   // refused with the reason, never stored, typed altered or dropped. Only such texts cost the read.
   if (cliTextRefusal('claude', input.text) || cliTextRefusal('codex', input.text)) {
@@ -47,10 +52,15 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
       // Told to the chat the refused text came from; from the dashboard: to the chats the session lives in.
       const origin = telegramOrigin(input.source, input.sourceKey ?? null);
       const own = await db.session.findUnique({ where: { id: r.row.id }, select: { originChatId: true } });
-      const chats = origin ? [{ chatId: origin.chatId }] : await chatsForSession(db, { id: r.row.id, nodeId: r.row.nodeId, originChatId: own?.originChatId ?? null });
+      const chats = origin
+        ? [{ chatId: origin.chatId }]
+        : await chatsForSession(db, { id: r.row.id, nodeId: r.row.nodeId, originChatId: own?.originChatId ?? null });
       for (const c of chats) {
         await enqueueOutbox(db, {
-          channel: TELEGRAM, dedupeKey: `expiry_refusal:${input.sourceKey ?? randomUUID()}:${c.chatId}`, chatId: c.chatId, now: r.now,
+          channel: TELEGRAM,
+          dedupeKey: `expiry_refusal:${input.sourceKey ?? randomUUID()}:${c.chatId}`,
+          chatId: c.chatId,
+          now: r.now,
           payload: { kind: 'expiry_refusal', sessionId: r.row.id, nodeId: r.row.nodeId, deadline: r.row.lifetimeDeadline?.toISOString() ?? null },
         });
       }
@@ -73,7 +83,9 @@ function rememberGate(row: SessionGateRow): void {
   }
 }
 
-type StoreResult = { kind: 'stored'; message: MessageDto; duplicate: boolean } | { kind: 'refused'; decision: Extract<AcceptDecision, { ok: false }>; row: SessionGateRow; now: Date };
+type StoreResult =
+  | { kind: 'stored'; message: MessageDto; duplicate: boolean }
+  | { kind: 'refused'; decision: Extract<AcceptDecision, { ok: false }>; row: SessionGateRow; now: Date };
 
 /**
  * The accept hot path: one or two round trips and no interactive transaction. The gate is decided by the
@@ -100,9 +112,15 @@ async function storeOrRefuse(db: Db, now: Date, input: AcceptMessageInput): Prom
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
     // The timer may lag behind the deadline by a poll: the deadline itself decides.
     const decision = canAcceptMessage({
-      state: row.state, version: row.version, resumeState: null, observerGeneration: row.observerGeneration, hasNativeId: row.nativeSessionId !== null,
-      lifetimeDeadline: row.lifetimeDeadline, lifetimeExpired: row.lifetimeExpired || isLifetimeDue(row.lifetimeDeadline, now),
-      exitVerified: row.exitVerified, queue: { inFlight: false, waiting: false },
+      state: row.state,
+      version: row.version,
+      resumeState: null,
+      observerGeneration: row.observerGeneration,
+      hasNativeId: row.nativeSessionId !== null,
+      lifetimeDeadline: row.lifetimeDeadline,
+      lifetimeExpired: row.lifetimeExpired || isLifetimeDue(row.lifetimeDeadline, now),
+      exitVerified: row.exitVerified,
+      queue: { inFlight: false, waiting: false },
     });
     if (!decision.ok) {
       if (cached) continue;
@@ -112,8 +130,10 @@ async function storeOrRefuse(db: Db, now: Date, input: AcceptMessageInput): Prom
       return { kind: 'refused', decision, row, now };
     }
     const a = await appendMessageIfUnchanged(db, row, {
-      source: input.source, text: input.text,
-      ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}), ...(input.attachments ? { attachments: input.attachments } : {}),
+      source: input.source,
+      text: input.text,
+      ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}),
+      ...(input.attachments ? { attachments: input.attachments } : {}),
     });
     if (a.kind === 'stored') {
       rememberGate(row);

@@ -11,7 +11,11 @@ export async function getActiveSession(deps: ServiceDeps, input: { chatId: bigin
   return row && isOpenState(row.state) ? toSessionDto(row) : null;
 }
 
-export interface SwitchResult { active: SessionDto; previousActiveId: string | null; lastFinal: { messageId: string; text: string } | null }
+export interface SwitchResult {
+  active: SessionDto;
+  previousActiveId: string | null;
+  lastFinal: { messageId: string; text: string } | null;
+}
 
 /**
  * Makes a session the chat's active one on its node (select, switch, or the jump button of a

@@ -31,32 +31,60 @@ export type AnswerPromptResult = { kind: 'answered' | 'already_answered' | 'out_
 
 /** A prompt as the front ends show it: the row plus what may be chosen now. */
 export interface PromptView {
-  id: string; sessionId: string; kind: 'tool' | 'question' | 'dialog'; toolName: string; toolInput: Record<string, unknown>;
-  justification: string | null; canAlwaysAllow: boolean;
+  id: string;
+  sessionId: string;
+  kind: 'tool' | 'question' | 'dialog';
+  toolName: string;
+  toolInput: Record<string, unknown>;
+  justification: string | null;
+  canAlwaysAllow: boolean;
   state: PromptState;
-  answer: PromptAnswer | null; answeredFrom: 'telegram' | 'dashboard' | 'computer' | null; answeredAt: Date | null;
-  receivedAt: Date; expiresAt: Date; resolvedAt: Date | null;
+  answer: PromptAnswer | null;
+  answeredFrom: 'telegram' | 'dashboard' | 'computer' | null;
+  answeredAt: Date | null;
+  receivedAt: Date;
+  expiresAt: Date;
+  resolvedAt: Date | null;
 }
 
 export function toPromptView(r: PromptRow): PromptView {
   return {
-    id: r.id, sessionId: r.sessionId, kind: r.kind === 'question' || r.kind === 'dialog' ? r.kind : 'tool', toolName: r.toolName,
-    toolInput: (r.toolInput ?? {}) as Record<string, unknown>, justification: r.justification, canAlwaysAllow: r.canAlwaysAllow,
-    state: r.state, answer: (r.answer ?? null) as PromptAnswer | null, answeredFrom: r.answeredFrom as PromptView['answeredFrom'],
-    answeredAt: r.answeredAt, receivedAt: r.receivedAt, expiresAt: r.expiresAt, resolvedAt: r.resolvedAt,
+    id: r.id,
+    sessionId: r.sessionId,
+    kind: r.kind === 'question' || r.kind === 'dialog' ? r.kind : 'tool',
+    toolName: r.toolName,
+    toolInput: (r.toolInput ?? {}) as Record<string, unknown>,
+    justification: r.justification,
+    canAlwaysAllow: r.canAlwaysAllow,
+    state: r.state,
+    answer: (r.answer ?? null) as PromptAnswer | null,
+    answeredFrom: r.answeredFrom as PromptView['answeredFrom'],
+    answeredAt: r.answeredAt,
+    receivedAt: r.receivedAt,
+    expiresAt: r.expiresAt,
+    resolvedAt: r.resolvedAt,
   };
 }
 
 function check(p: PromptRow, input: AnswerPromptInput): void {
   const bad = (message: string) => new AppError('INVALID_INPUT', { message, userMessage: 'prompts.invalid_answer' });
-  if (p.kind === 'dialog' && (input.decision === 'always_allow' || input.message !== undefined || input.answers !== undefined)) throw bad('a start dialog is trusted (allow) or the start cancelled (deny)');
-  if (p.kind === 'dialog' && input.decision === 'at_computer') throw bad('a start dialog is on the computer\'s screen already');
-  const misfit = answerFits({ alwaysAllow: p.canAlwaysAllow, answers: p.kind === 'question' },
-    { allow: input.decision === 'allow' || input.decision === 'always_allow', alwaysAllow: input.decision === 'always_allow', answers: input.answers !== undefined });
+  if (p.kind === 'dialog' && (input.decision === 'always_allow' || input.message !== undefined || input.answers !== undefined))
+    throw bad('a start dialog is trusted (allow) or the start cancelled (deny)');
+  if (p.kind === 'dialog' && input.decision === 'at_computer') throw bad("a start dialog is on the computer's screen already");
+  const misfit = answerFits(
+    { alwaysAllow: p.canAlwaysAllow, answers: p.kind === 'question' },
+    {
+      allow: input.decision === 'allow' || input.decision === 'always_allow',
+      alwaysAllow: input.decision === 'always_allow',
+      answers: input.answers !== undefined,
+    },
+  );
   if (misfit === 'always_allow_not_allow' || misfit === 'always_allow_not_offered') throw bad('always allow is not offered for this request');
-  if (input.message !== undefined && (input.decision !== 'deny' || input.message.trim() === '' || input.message.length > 4000)) throw bad('a message goes with deny only, 1 to 4000 characters');
+  if (input.message !== undefined && (input.decision !== 'deny' || input.message.trim() === '' || input.message.length > 4000))
+    throw bad('a message goes with deny only, 1 to 4000 characters');
   if (misfit === 'answers_need_allow' || misfit === 'answers_not_taken') throw bad('answers go with a question only');
-  if (p.kind === 'question' && input.decision === 'allow' && (input.answers === undefined || Object.keys(input.answers).length === 0)) throw bad('a question is answered with its answers');
+  if (p.kind === 'question' && input.decision === 'allow' && (input.answers === undefined || Object.keys(input.answers).length === 0))
+    throw bad('a question is answered with its answers');
 }
 
 /**
@@ -74,7 +102,8 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
     const p = (await getPrompt(ctx.tx, input.promptId)) ?? first;
     // The table takes an answer only where the user still decides (`pending`).
-    if (promptTransition(p.state, 'answered') === null) return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
+    if (promptTransition(p.state, 'answered') === null)
+      return { kind: p.state === 'answered' || p.state === 'delivered' ? 'already_answered' : 'out_of_date', prompt: toPromptView(p) };
     check(p, input);
     // After the user's Stop the CLI's interrupt key closes the dialog as a refusal: an answer now
     // could not be what the CLI acts on. The request ends with the stop (one that reached the hub
@@ -85,7 +114,11 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
     }
     // A start is cancelled only while it still waits; after that the dialog prompt is out of date.
     if (p.kind === 'dialog' && input.decision === 'deny' && row.state !== 'Starting') return { kind: 'out_of_date', prompt: toPromptView(p) };
-    const answer: PromptAnswer = { decision: input.decision, ...(input.message ? { message: input.message } : {}), ...(input.answers ? { answers: input.answers } : {}) };
+    const answer: PromptAnswer = {
+      decision: input.decision,
+      ...(input.message ? { message: input.message } : {}),
+      ...(input.answers ? { answers: input.answers } : {}),
+    };
     const answerId = randomUUID();
     if (!(await answerPromptRow(ctx.tx, { id: p.id, answer, answerId, from: input.from, now: ctx.now }))) {
       const now = (await getPrompt(ctx.tx, p.id)) ?? p;
@@ -99,18 +132,41 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
       await pumpQueue(ctx, row.id);
     } else if (p.kind === 'dialog') {
       await insertSessionCommand(ctx.tx, {
-        id: randomUUID(), nodeId: row.nodeId, sessionId: row.id, type: 'answer_dialog',
+        id: randomUUID(),
+        nodeId: row.nodeId,
+        sessionId: row.id,
+        type: 'answer_dialog',
         payload: { generation: p.generation, requestId: p.id, dialog: p.toolName, choice: 'accept' },
       });
     } else {
       await insertSessionCommand(ctx.tx, {
-        id: randomUUID(), nodeId: row.nodeId, sessionId: row.id, type: 'answer_permission',
+        id: randomUUID(),
+        nodeId: row.nodeId,
+        sessionId: row.id,
+        type: 'answer_permission',
         payload: { generation: p.generation, requestId: p.id, answerId, ...answer, from: input.from },
       });
     }
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'permission_answered', actor: 'user', from: row.state, to: row.state, at: ctx.now,
-      evidence: { requestId: p.id, answerId, from: input.from, decision: input.decision, ...(input.message ? { message: input.message.slice(0, 300) } : {}), ...(input.answers ? { answers: JSON.stringify(input.answers).slice(0, 500) } : {}) } });
-    await notifyChats(ctx.tx, row, ctx.now, () => ({ key: `prompt:${p.id}:answered`, payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId: p.id, phase: 'answered' } }));
+    await recordEvidence(ctx.tx, {
+      sessionId: row.id,
+      event: 'permission_answered',
+      actor: 'user',
+      from: row.state,
+      to: row.state,
+      at: ctx.now,
+      evidence: {
+        requestId: p.id,
+        answerId,
+        from: input.from,
+        decision: input.decision,
+        ...(input.message ? { message: input.message.slice(0, 300) } : {}),
+        ...(input.answers ? { answers: JSON.stringify(input.answers).slice(0, 500) } : {}),
+      },
+    });
+    await notifyChats(ctx.tx, row, ctx.now, () => ({
+      key: `prompt:${p.id}:answered`,
+      payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId: p.id, phase: 'answered' },
+    }));
     const after = (await getPrompt(ctx.tx, p.id)) ?? p;
     return { kind: 'answered', prompt: toPromptView(after) };
   });

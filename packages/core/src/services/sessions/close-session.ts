@@ -6,5 +6,10 @@ import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './sessi
  * gone AND the archive record is committed; this call only starts that (state Closing).
  */
 export async function closeSession(deps: ServiceDeps, input: { sessionId: string; cardVersion?: number }): Promise<SessionDto> {
-  return toSessionDto(await applyIntent(depsOf(deps), input.sessionId, { type: 'close_requested', ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }) }));
+  return toSessionDto(
+    await applyIntent(depsOf(deps), input.sessionId, {
+      type: 'close_requested',
+      ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }),
+    }),
+  );
 }

@@ -21,14 +21,29 @@ export async function compactSession(deps: ServiceDeps, input: { sessionId: stri
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
     const node = await ctx.tx.node.findUnique({ where: { id: row.nodeId }, select: { online: true, agentCapabilities: true } });
     if (!node?.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
-    if (!node.agentCapabilities.includes('compact_context')) throw new AppError('NOT_IMPLEMENTED', { message: 'the agent does not know compact_context', userMessage: 'sessions.compact_agent_too_old' });
+    if (!node.agentCapabilities.includes('compact_context'))
+      throw new AppError('NOT_IMPLEMENTED', { message: 'the agent does not know compact_context', userMessage: 'sessions.compact_agent_too_old' });
     const q = summarizeQueue(await listQueue(ctx.tx, row.id));
     if (row.state !== 'Ready' || q.inFlight || q.waiting || row.openPrompts > 0) {
       throw new AppError('CONFLICT', { message: `compact refused in ${row.state}`, userMessage: 'sessions.compact_busy' });
     }
     const commandId = randomUUID();
-    await insertSessionCommand(ctx.tx, { id: commandId, nodeId: row.nodeId, sessionId: row.id, type: 'compact_context', payload: { generation: row.observerGeneration } });
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'compact_requested', actor: 'user', from: row.state, to: row.state, at: ctx.now, evidence: { commandId } });
+    await insertSessionCommand(ctx.tx, {
+      id: commandId,
+      nodeId: row.nodeId,
+      sessionId: row.id,
+      type: 'compact_context',
+      payload: { generation: row.observerGeneration },
+    });
+    await recordEvidence(ctx.tx, {
+      sessionId: row.id,
+      event: 'compact_requested',
+      actor: 'user',
+      from: row.state,
+      to: row.state,
+      at: ctx.now,
+      evidence: { commandId },
+    });
     return { commandId };
   });
 }

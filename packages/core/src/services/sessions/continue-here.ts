@@ -28,13 +28,15 @@ export async function continueHere(deps: ServiceDeps, input: ContinueHereInput):
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
   const handoff = handoffOf(row.handoff);
   if (handoff === 'taking_over') throw new AppError('CONFLICT', { message: 'a take-over is already running', userMessage: 'sessions.taking_over' });
-  if (handoff !== 'desk' || row.deskPid === null) throw new AppError('ILLEGAL_TRANSITION', { message: 'nothing runs at the computer', userMessage: 'sessions.not_at_desk' });
+  if (handoff !== 'desk' || row.deskPid === null)
+    throw new AppError('ILLEGAL_TRANSITION', { message: 'nothing runs at the computer', userMessage: 'sessions.not_at_desk' });
   if (row.deskPid !== input.pid) throw new AppError('CONFLICT', { message: 'another process holds the session now', userMessage: 'sessions.desk_changed' });
   if (row.state !== 'Archived' && row.state !== 'ResumeFailed') {
     throw new AppError('ILLEGAL_TRANSITION', { message: `a session in ${row.state} is not taken over`, userMessage: 'sessions.running_at_desk' });
   }
   const node = await db.node.findUnique({ where: { id: row.nodeId }, select: { agentCapabilities: true } });
-  if (!node?.agentCapabilities.includes('handoff')) throw new AppError('ILLEGAL_TRANSITION', { message: 'agent cannot take over', userMessage: 'sessions.handoff_unsupported' });
+  if (!node?.agentCapabilities.includes('handoff'))
+    throw new AppError('ILLEGAL_TRANSITION', { message: 'agent cannot take over', userMessage: 'sessions.handoff_unsupported' });
   const t = handoffTransition(handoff, 'continue_requested');
   if (!t.ok) throw new AppError('ILLEGAL_TRANSITION', { message: 'not at the desk' });
   // Only from `desk` with this pid: a concurrent press or a discovery report in between loses here.

@@ -29,14 +29,26 @@ export interface CreateSessionInput {
  */
 export async function createSession(deps: ServiceDeps, input: CreateSessionInput): Promise<SessionDto> {
   const { db, clock, log } = depsOf(deps);
-  const node = await db.node.findUnique({ where: { id: input.nodeId }, select: { id: true, online: true, enabledExecutors: true, missingExecutors: true, claudePermissionMode: true, codexPermissionMode: true, unavailableModes: true } });
+  const node = await db.node.findUnique({
+    where: { id: input.nodeId },
+    select: {
+      id: true,
+      online: true,
+      enabledExecutors: true,
+      missingExecutors: true,
+      claudePermissionMode: true,
+      codexPermissionMode: true,
+      unavailableModes: true,
+    },
+  });
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   if (!node.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
   // Offered: enabled by the user and runnable there (the agent's hello lists the CLIs it could not run).
   const offered = node.enabledExecutors.filter((e) => !node.missingExecutors.includes(e));
   const executor = input.executor ?? (offered.length === 1 ? offered[0] : undefined);
   if (!executor) throw new AppError('INVALID_INPUT', { message: 'executor required: none or several are offered on this node' });
-  if (!node.enabledExecutors.includes(executor)) throw new AppError('EXECUTOR_DISABLED', { message: 'executor disabled on node', userMessage: 'sessions.executor_disabled' });
+  if (!node.enabledExecutors.includes(executor))
+    throw new AppError('EXECUTOR_DISABLED', { message: 'executor disabled on node', userMessage: 'sessions.executor_disabled' });
   if (node.missingExecutors.includes(executor)) {
     throw new AppError('EXECUTOR_DISABLED', { message: 'executor not installed on node', userMessage: `sessions.executor_missing.${executor}` });
   }
@@ -51,11 +63,30 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
     const hasNativeId = executor === 'claude';
     const { snapshot, effects } = newSession({ now: ctx.now, lifetime: settings.lifetime, hasNativeId });
     const row = await insertSession(ctx.tx, {
-      id: randomUUID(), nodeId: node.id, executor, folder, nativeSessionId: hasNativeId ? randomUUID() : null, state: snapshot.state,
-      version: 0, observerGeneration: snapshot.observerGeneration, permissionMode, model, lifetimeStartedAt: ctx.now,
-      lifetimeDeadline: snapshot.lifetimeDeadline, originChatId: input.chatId ?? null, createdAt: ctx.now,
+      id: randomUUID(),
+      nodeId: node.id,
+      executor,
+      folder,
+      nativeSessionId: hasNativeId ? randomUUID() : null,
+      state: snapshot.state,
+      version: 0,
+      observerGeneration: snapshot.observerGeneration,
+      permissionMode,
+      model,
+      lifetimeStartedAt: ctx.now,
+      lifetimeDeadline: snapshot.lifetimeDeadline,
+      originChatId: input.chatId ?? null,
+      createdAt: ctx.now,
     });
-    await recordEvidence(ctx.tx, { sessionId: row.id, event: 'create', actor: 'user', from: null, to: 'Starting', evidence: { executor, generation: 1, lifetime: settings.lifetime, permissionMode, model }, at: ctx.now });
+    await recordEvidence(ctx.tx, {
+      sessionId: row.id,
+      event: 'create',
+      actor: 'user',
+      from: null,
+      to: 'Starting',
+      evidence: { executor, generation: 1, lifetime: settings.lifetime, permissionMode, model },
+      at: ctx.now,
+    });
     for (const fx of effects) {
       if (fx.type === 'send_command') await sendSessionCommand(ctx.tx, row, fx);
       if (fx.type === 'schedule') await scheduleTimer(ctx.tx, { sessionId: row.id, name: fx.timer, dueAt: fx.at });

@@ -4,7 +4,10 @@ import { getSessionRow, listOpenSessionRows, listOpenSessionRowsAcross } from '.
 import type { Executor } from '../../protocol/messages.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
 
-export interface SessionDetailDto extends SessionDto { messages: Omit<MessageDto, 'finalText'>[]; lastFinal: { messageId: string; text: string } | null }
+export interface SessionDetailDto extends SessionDto {
+  messages: Omit<MessageDto, 'finalText'>[];
+  lastFinal: { messageId: string; text: string } | null;
+}
 
 export async function getSession(deps: ServiceDeps, input: { sessionId: string }): Promise<SessionDetailDto> {
   const { db } = depsOf(deps);
@@ -20,7 +23,10 @@ export async function listOpenSessions(deps: ServiceDeps, input: { nodeId: strin
   return (await listOpenSessionRows(db, input.nodeId)).map(toSessionDto);
 }
 
-export interface OpenSessionAcrossDto extends SessionDto { nodeName: string; nodeOnline: boolean }
+export interface OpenSessionAcrossDto extends SessionDto {
+  nodeName: string;
+  nodeOnline: boolean;
+}
 
 /** Open sessions across computers (not removed ones), with their computer; unordered (the caller orders). */
 export async function listOpenSessionsAcross(deps: ServiceDeps, input: { nodeId?: string; executor?: Executor }): Promise<OpenSessionAcrossDto[]> {

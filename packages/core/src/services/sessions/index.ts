@@ -8,7 +8,16 @@ export { resumeSession } from './resume-session.ts';
 export type { ServiceDeps, SessionDto } from './session-dto.ts';
 export { type Clock, systemClock } from '../../engine/step/step-context.ts';
 export { stopSession } from './stop-session.ts';
-export { answerPrompt, getPromptView, listSessionPrompts, toPromptView, type AnswerPromptInput, type AnswerPromptResult, type PromptSource, type PromptView } from './answer-prompt.ts';
+export {
+  answerPrompt,
+  getPromptView,
+  listSessionPrompts,
+  toPromptView,
+  type AnswerPromptInput,
+  type AnswerPromptResult,
+  type PromptSource,
+  type PromptView,
+} from './answer-prompt.ts';
 export { nodeDefaultMode, modeUnavailable } from './session-choices.ts';
 export { compactSession } from './compact-session.ts';
 export { listSessionsForScripts, type SessionListingItem } from './list-sessions-json.ts';

@@ -29,7 +29,11 @@ export type JournalTurnDto = JournalTurn & { message: { id: string; seq: number;
 
 export type JournalViewDto =
   | { available: true; source: 'native' | 'archive'; totalTurns: number; offset: number; nextOffset: number | null; turns: JournalTurnDto[] }
-  | { available: false; reason: 'node_offline' | 'agent_too_old' | 'no_native_id' | 'not_written_yet' | 'not_found' | 'timeout' | 'failed'; detail: string | null };
+  | {
+      available: false;
+      reason: 'node_offline' | 'agent_too_old' | 'no_native_id' | 'not_written_yet' | 'not_found' | 'timeout' | 'failed';
+      detail: string | null;
+    };
 
 export async function readSessionJournal(
   deps: ServiceDeps,
@@ -49,9 +53,11 @@ export async function readSessionJournal(
   const host = identity.host && typeof identity.host === 'object' ? (identity.host as Record<string, unknown>) : {};
   const hint = [identity.journalPath, host.journalPath, row.journalPath].find((p): p is string => typeof p === 'string' && p.length > 0);
   const commandId = await enqueueCommand(db, {
-    nodeId: row.nodeId, type: 'read_journal',
+    nodeId: row.nodeId,
+    type: 'read_journal',
     payload: {
-      executor: row.executor, nativeSessionId: row.nativeSessionId,
+      executor: row.executor,
+      nativeSessionId: row.nativeSessionId,
       ...(hint ? { journalPath: hint } : {}),
       ...(input.offset !== undefined ? { offset: input.offset } : {}),
       limit: Math.min(input.limit ?? 30, READ_JOURNAL_MAX_TURNS),
@@ -87,10 +93,13 @@ export async function readSessionJournal(
   const d = r.data;
   // Receipts: Claude binds a message to its user record uuid, Codex to its turn id.
   const refs = d.turns.map((t) => t.nativeRef);
-  const bound = refs.length === 0 ? [] : await db.message.findMany({
-    where: { sessionId: row.id, ...(row.executor === 'claude' ? { nativeRecordId: { in: refs } } : { nativeTurnId: { in: refs } }) },
-    select: { id: true, seq: true, status: true, outcomeDetail: true, nativeRecordId: true, nativeTurnId: true },
-  });
+  const bound =
+    refs.length === 0
+      ? []
+      : await db.message.findMany({
+          where: { sessionId: row.id, ...(row.executor === 'claude' ? { nativeRecordId: { in: refs } } : { nativeTurnId: { in: refs } }) },
+          select: { id: true, seq: true, status: true, outcomeDetail: true, nativeRecordId: true, nativeTurnId: true },
+        });
   const byRef = new Map(bound.map((m) => [(row.executor === 'claude' ? m.nativeRecordId : m.nativeTurnId) ?? '', m]));
   const turns = d.turns.map((t) => {
     const m = byRef.get(t.nativeRef);

@@ -27,5 +27,10 @@ export async function resumeSession(deps: ServiceDeps, input: { sessionId: strin
   }
   const node = await db.node.findUnique({ where: { id: row.nodeId }, select: { online: true } });
   if (!node?.online) throw new AppError('NODE_OFFLINE', { message: 'node offline', userMessage: 'sessions.node_offline' });
-  return toSessionDto(await applyIntent(depsOf(deps), input.sessionId, { type: 'resume_requested', ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }) }));
+  return toSessionDto(
+    await applyIntent(depsOf(deps), input.sessionId, {
+      type: 'resume_requested',
+      ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }),
+    }),
+  );
 }

@@ -35,7 +35,10 @@ describe('permission mode and model chosen at creation', () => {
   it('the chosen mode and model are stored, carried by the start command and written in the evidence', async () => {
     const s = await createSession({ db }, { nodeId, executor: 'claude', folder: '/srv/b', permissionMode: 'plan', model: ' opus ' });
     expect([s.permissionMode, s.model]).toEqual(['plan', 'opus']);
-    expect(await db.session.findUniqueOrThrow({ where: { id: s.id }, select: { permissionMode: true, model: true } })).toEqual({ permissionMode: 'plan', model: 'opus' });
+    expect(await db.session.findUniqueOrThrow({ where: { id: s.id }, select: { permissionMode: true, model: true } })).toEqual({
+      permissionMode: 'plan',
+      model: 'opus',
+    });
     expect(await startPayload(s.id)).toMatchObject({ executor: 'claude', permissionMode: 'plan', model: 'opus' });
     const ev = await db.sessionEvidence.findFirstOrThrow({ where: { sessionId: s.id, event: 'create' } });
     expect(ev.evidence).toMatchObject({ permissionMode: 'plan', model: 'opus' });
@@ -53,24 +56,41 @@ describe('permission mode and model chosen at creation', () => {
   it('refuses a mode of the other executor, an unknown or old value, a bad model, and a mode the node cannot start, writing nothing', async () => {
     const before = await db.session.count();
     for (const permissionMode of ['read-only', 'full-access', 'accept-edits', 'auto', '']) {
-      await expect(createSession({ db }, { nodeId, executor: 'claude', folder: '/srv/d', permissionMode })).rejects.toMatchObject({ code: 'INVALID_INPUT', userMessage: 'sessions.mode_invalid' });
+      await expect(createSession({ db }, { nodeId, executor: 'claude', folder: '/srv/d', permissionMode })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        userMessage: 'sessions.mode_invalid',
+      });
     }
-    await expect(createSession({ db }, { nodeId, executor: 'codex', folder: '/srv/d', permissionMode: 'bypassPermissions' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(createSession({ db }, { nodeId, executor: 'codex', folder: '/srv/d', permissionMode: 'bypassPermissions' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     for (const model of ['two words', 'x;id', '$(id)', '-m', 'a'.repeat(101)]) {
-      await expect(createSession({ db }, { nodeId, executor: 'codex', folder: '/srv/d', model })).rejects.toMatchObject({ code: 'INVALID_INPUT', userMessage: 'sessions.model_invalid' });
+      await expect(createSession({ db }, { nodeId, executor: 'codex', folder: '/srv/d', model })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        userMessage: 'sessions.model_invalid',
+      });
     }
     await db.node.update({ where: { id: nodeId }, data: { unavailableModes: ['claude:bypassPermissions'] } });
-    await expect(createSession({ db }, { nodeId, executor: 'claude', folder: '/srv/d', permissionMode: 'bypassPermissions' }))
-      .rejects.toMatchObject({ code: 'INVALID_INPUT', userMessage: 'sessions.mode_unavailable.claude' });
-    await expect(setPermissionMode({ db, nodeId, executor: 'claude', mode: 'bypassPermissions' })).rejects.toMatchObject({ userMessage: 'sessions.mode_unavailable.claude' });
+    await expect(createSession({ db }, { nodeId, executor: 'claude', folder: '/srv/d', permissionMode: 'bypassPermissions' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      userMessage: 'sessions.mode_unavailable.claude',
+    });
+    await expect(setPermissionMode({ db, nodeId, executor: 'claude', mode: 'bypassPermissions' })).rejects.toMatchObject({
+      userMessage: 'sessions.mode_unavailable.claude',
+    });
     expect(await db.session.count()).toBe(before);
     await db.node.update({ where: { id: nodeId }, data: { unavailableModes: [] } });
-    expect((await createSession({ db }, { nodeId, executor: 'claude', folder: '/srv/d', permissionMode: 'bypassPermissions' })).permissionMode).toBe('bypassPermissions');
+    expect((await createSession({ db }, { nodeId, executor: 'claude', folder: '/srv/d', permissionMode: 'bypassPermissions' })).permissionMode).toBe(
+      'bypassPermissions',
+    );
   });
 
   it('a resume carries the same mode and model', async () => {
     const s = await createSession({ db }, { nodeId, executor: 'codex', folder: '/srv/r', permissionMode: 'full-access', model: 'gpt-6.2-sol' });
-    await db.session.update({ where: { id: s.id }, data: { state: 'Archived', nativeSessionId: '01a23651-d848-7b63-9a2f-558796e706b7', archivedAt: new Date() } });
+    await db.session.update({
+      where: { id: s.id },
+      data: { state: 'Archived', nativeSessionId: '01a23651-d848-7b63-9a2f-558796e706b7', archivedAt: new Date() },
+    });
     await resumeSession({ db }, { sessionId: s.id });
     const cmd = await db.agentCommand.findFirstOrThrow({ where: { sessionId: s.id, type: 'resume_session' } });
     expect(cmd.payload).toMatchObject({ executor: 'codex', permissionMode: 'full-access', model: 'gpt-6.2-sol' });

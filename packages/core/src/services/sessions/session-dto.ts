@@ -7,7 +7,11 @@ import { permissionModeOf, type SessionPermissionMode } from '../../protocol/ses
 import { type Clock, systemClock } from '../../engine/step/step-context.ts';
 
 /** What every session service takes besides its own input. */
-export interface ServiceDeps { db: Db; clock?: Clock; log?: Logger }
+export interface ServiceDeps {
+  db: Db;
+  clock?: Clock;
+  log?: Logger;
+}
 const silent = pino({ level: 'silent' });
 export function depsOf(d: ServiceDeps): { db: Db; clock: Clock; log: Logger } {
   return { db: d.db, clock: d.clock ?? systemClock, log: d.log ?? silent };
@@ -80,8 +84,11 @@ export interface ContextDto {
 export function contextOf(row: Pick<SessionRow, 'contextUsed' | 'contextWindow' | 'contextWindowSource' | 'compactions'>): ContextDto | null {
   if (row.contextUsed === null) return null;
   return {
-    usedTokens: row.contextUsed, windowTokens: row.contextWindow, windowSource: row.contextWindowSource,
-    percent: contextPercent(row.contextUsed, row.contextWindow), compactions: row.compactions,
+    usedTokens: row.contextUsed,
+    windowTokens: row.contextWindow,
+    windowSource: row.contextWindowSource,
+    percent: contextPercent(row.contextUsed, row.contextWindow),
+    compactions: row.compactions,
   };
 }
 
@@ -94,15 +101,41 @@ function activityOf(v: unknown): CurrentActivity | null {
 
 export function toSessionDto(row: SessionRow): SessionDto {
   const accept = canAcceptMessage({
-    state: row.state, version: row.version, resumeState: null, observerGeneration: row.observerGeneration, hasNativeId: row.nativeSessionId !== null,
-    lifetimeDeadline: row.lifetimeDeadline, lifetimeExpired: row.lifetimeExpired, exitVerified: row.exitVerified, queue: summarizeQueue([]),
+    state: row.state,
+    version: row.version,
+    resumeState: null,
+    observerGeneration: row.observerGeneration,
+    hasNativeId: row.nativeSessionId !== null,
+    lifetimeDeadline: row.lifetimeDeadline,
+    lifetimeExpired: row.lifetimeExpired,
+    exitVerified: row.exitVerified,
+    queue: summarizeQueue([]),
   });
   return {
-    id: row.id, nodeId: row.nodeId, executor: row.executor, folder: row.folder, nativeSessionId: row.nativeSessionId, state: row.state,
-    version: row.version, title: row.title, firstPrompt: row.firstPrompt?.slice(0, 240) ?? null, launchSource: row.launchSource, createdAt: row.createdAt, lifetimeDeadline: row.lifetimeDeadline,
-    lifetimeExpired: row.lifetimeExpired, archivedAt: row.archivedAt, lastActivityAt: row.nativeLastActivity, nativeGoneAt: row.nativeGoneAt, acceptsMessages: accept.ok,
-    resumeState: row.resumeState, permissionMode: permissionModeOf(row.executor, row.permissionMode), model: row.model,
-    activity: activityOf(row.activity), activityAt: row.activityAt, context: contextOf(row), desk: deskOf(row), attachCommand: attachCommand(row),
+    id: row.id,
+    nodeId: row.nodeId,
+    executor: row.executor,
+    folder: row.folder,
+    nativeSessionId: row.nativeSessionId,
+    state: row.state,
+    version: row.version,
+    title: row.title,
+    firstPrompt: row.firstPrompt?.slice(0, 240) ?? null,
+    launchSource: row.launchSource,
+    createdAt: row.createdAt,
+    lifetimeDeadline: row.lifetimeDeadline,
+    lifetimeExpired: row.lifetimeExpired,
+    archivedAt: row.archivedAt,
+    lastActivityAt: row.nativeLastActivity,
+    nativeGoneAt: row.nativeGoneAt,
+    acceptsMessages: accept.ok,
+    resumeState: row.resumeState,
+    permissionMode: permissionModeOf(row.executor, row.permissionMode),
+    model: row.model,
+    activity: activityOf(row.activity),
+    activityAt: row.activityAt,
+    context: contextOf(row),
+    desk: deskOf(row),
+    attachCommand: attachCommand(row),
   };
 }
-

@@ -5,9 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../testkit/src/p
 import { createDb, type Db } from '../../db/client.ts';
 import { createNodeWithToken } from '../../db/repos/nodes.ts';
 import { getSettings, updateSettings } from '../settings/index.ts';
-import {
-  createSession, getActiveSession, getSession, listArchive, listOpenSessions, resumeRecommendations, selectActiveSession,
-} from './index.ts';
+import { createSession, getActiveSession, getSession, listArchive, listOpenSessions, resumeRecommendations, selectActiveSession } from './index.ts';
 
 let tdb: TestDatabase;
 let db: Db;
@@ -50,7 +48,10 @@ describe('session services', () => {
   it('settings: defaults, validation, lifetime applied to new sessions', async () => {
     expect(await getSettings({ db })).toMatchObject({ lifetime: '12h', resumeRecommendations: false, allowedTelegramUsers: [] });
     await expect(updateSettings({ db }, { lifetime: '7h' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    expect(await updateSettings({ db }, { lifetime: 'never', allowedTelegramUsers: [10, '11', 10n] })).toMatchObject({ lifetime: 'never', allowedTelegramUsers: [10n, 11n] });
+    expect(await updateSettings({ db }, { lifetime: 'never', allowedTelegramUsers: [10, '11', 10n] })).toMatchObject({
+      lifetime: 'never',
+      allowedTelegramUsers: [10n, 11n],
+    });
     const s = await createSession({ db }, { nodeId, folder: '/srv/never' });
     expect(s.lifetimeDeadline).toBeNull();
     expect(await db.sessionTimer.count({ where: { sessionId: s.id } })).toBe(0);
@@ -75,11 +76,21 @@ describe('session services', () => {
     const base = Date.parse('2026-03-01T00:00:00Z');
     // 5 distinct times, 40 rows each: most page boundaries fall inside a group of equal times.
     const rows = Array.from({ length: 200 }, (_, i) => ({
-      id: randomUUID(), nodeId: other, executor: 'claude' as const, folder: `/ties/${i}`, nativeSessionId: `tie-${i}`, state: 'Archived' as const,
-      launchSource: 'discovered', title: i === 7 ? '100% done_ok' : `tie ${i}`, archiveSortAt: new Date(base + (i % 5) * 60_000), archivedAt: new Date(base),
+      id: randomUUID(),
+      nodeId: other,
+      executor: 'claude' as const,
+      folder: `/ties/${i}`,
+      nativeSessionId: `tie-${i}`,
+      state: 'Archived' as const,
+      launchSource: 'discovered',
+      title: i === 7 ? '100% done_ok' : `tie ${i}`,
+      archiveSortAt: new Date(base + (i % 5) * 60_000),
+      archivedAt: new Date(base),
     }));
     await db.session.createMany({ data: rows });
-    const expected = [...rows].sort((a, b) => (b.archiveSortAt.getTime() - a.archiveSortAt.getTime()) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((r) => r.id);
+    const expected = [...rows]
+      .sort((a, b) => b.archiveSortAt.getTime() - a.archiveSortAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((r) => r.id);
     const got: string[] = [];
     let cursor: string | undefined;
     do {
@@ -91,15 +102,34 @@ describe('session services', () => {
     // `%` and `_` typed by the user are matched as characters, not as LIKE wildcards.
     expect((await listArchive({ db }, { nodeId: other, search: '100% done_' })).items.map((i) => i.nativeSessionId)).toEqual(['tie-7']);
     expect((await listArchive({ db }, { nodeId: other, search: '1_0' })).items).toEqual([]);
-    expect((await listArchive({ db }, { nodeId: other, search: 'tie-19' })).items.map((i) => i.nativeSessionId).sort()).toEqual(['tie-19', 'tie-190', 'tie-191', 'tie-192', 'tie-193', 'tie-194', 'tie-195', 'tie-196', 'tie-197', 'tie-198', 'tie-199']);
+    expect((await listArchive({ db }, { nodeId: other, search: 'tie-19' })).items.map((i) => i.nativeSessionId).sort()).toEqual([
+      'tie-19',
+      'tie-190',
+      'tie-191',
+      'tie-192',
+      'tie-193',
+      'tie-194',
+      'tie-195',
+      'tie-196',
+      'tie-197',
+      'tie-198',
+      'tie-199',
+    ]);
   });
 
   it('archive: 10k rows, keyset pages, search, executor filter, recommendations only when enabled', async () => {
     const base = Date.parse('2026-01-01T00:00:00Z');
     const rows = Array.from({ length: 10_000 }, (_, i) => ({
-      id: randomUUID(), nodeId, executor: (i % 3 === 0 ? 'claude' : 'codex') as 'claude' | 'codex', folder: i % 100 === 0 ? '/proj/match' : `/proj/p${i}`,
-      nativeSessionId: `native-${i}`, state: 'Archived' as const, launchSource: 'discovered', title: i === 4242 ? 'Needle in the archive' : `t${i}`,
-      archiveSortAt: new Date(base + i * 1000), archivedAt: new Date(base),
+      id: randomUUID(),
+      nodeId,
+      executor: (i % 3 === 0 ? 'claude' : 'codex') as 'claude' | 'codex',
+      folder: i % 100 === 0 ? '/proj/match' : `/proj/p${i}`,
+      nativeSessionId: `native-${i}`,
+      state: 'Archived' as const,
+      launchSource: 'discovered',
+      title: i === 4242 ? 'Needle in the archive' : `t${i}`,
+      archiveSortAt: new Date(base + i * 1000),
+      archivedAt: new Date(base),
     }));
     for (let i = 0; i < rows.length; i += 2000) await db.session.createMany({ data: rows.slice(i, i + 2000) });
     await db.$executeRawUnsafe('analyze "Session"');

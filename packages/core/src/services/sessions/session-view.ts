@@ -3,7 +3,12 @@ import { type EvidenceDto, listEvidence } from '../../db/repos/evidence.ts';
 import { getSessionRow } from '../../db/repos/sessions.ts';
 import { type ActivityRowDto, listSessionActivity } from '../../db/repos/activity.ts';
 import {
-  type ConversationMessageDto, getNodeSummary, listConversation, listRecentFolders, listUsageHistory, type UsagePointDto,
+  type ConversationMessageDto,
+  getNodeSummary,
+  listConversation,
+  listRecentFolders,
+  listUsageHistory,
+  type UsagePointDto,
 } from '../../db/repos/session-views.ts';
 import type { SessionPermissionMode } from '../../protocol/session-choices.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
@@ -57,8 +62,13 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
 export interface NewSessionOptionsDto {
   /** `missingExecutors`: CLIs the node's agent could not run (not offered, with that reason). */
   node: {
-    id: string; name: string; online: boolean; enabledExecutors: ('claude' | 'codex')[]; missingExecutors: ('claude' | 'codex')[];
-    defaultModes: { claude: SessionPermissionMode; codex: SessionPermissionMode }; unavailableModes: string[];
+    id: string;
+    name: string;
+    online: boolean;
+    enabledExecutors: ('claude' | 'codex')[];
+    missingExecutors: ('claude' | 'codex')[];
+    defaultModes: { claude: SessionPermissionMode; codex: SessionPermissionMode };
+    unavailableModes: string[];
   };
   recentFolders: string[];
 }

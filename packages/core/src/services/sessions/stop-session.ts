@@ -3,5 +3,10 @@ import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './sessi
 
 /** Stop interrupts the current work only; the session, its queue and context stay. */
 export async function stopSession(deps: ServiceDeps, input: { sessionId: string; cardVersion?: number }): Promise<SessionDto> {
-  return toSessionDto(await applyIntent(depsOf(deps), input.sessionId, { type: 'stop_requested', ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }) }));
+  return toSessionDto(
+    await applyIntent(depsOf(deps), input.sessionId, {
+      type: 'stop_requested',
+      ...(input.cardVersion === undefined ? {} : { cardVersion: input.cardVersion }),
+    }),
+  );
 }

@@ -10,8 +10,12 @@ export async function getSettings(deps: { db: Db }): Promise<SettingsDto> {
 }
 
 /** A changed lifetime applies to sessions created or resumed afterwards; running deadlines stay. */
-export async function updateSettings(deps: { db: Db }, patch: { lifetime?: LifetimeSetting | string; resumeRecommendations?: boolean; allowedTelegramUsers?: (bigint | number | string)[] }): Promise<SettingsDto> {
-  if (patch.lifetime !== undefined && !isLifetimeSetting(patch.lifetime)) throw new AppError('INVALID_INPUT', { message: 'lifetime must be never, 6h, 12h, 24h or 48h' });
+export async function updateSettings(
+  deps: { db: Db },
+  patch: { lifetime?: LifetimeSetting | string; resumeRecommendations?: boolean; allowedTelegramUsers?: (bigint | number | string)[] },
+): Promise<SettingsDto> {
+  if (patch.lifetime !== undefined && !isLifetimeSetting(patch.lifetime))
+    throw new AppError('INVALID_INPUT', { message: 'lifetime must be never, 6h, 12h, 24h or 48h' });
   let users: bigint[] | undefined;
   if (patch.allowedTelegramUsers !== undefined) {
     try {

@@ -9,17 +9,54 @@
 export { getActiveSessionId, setActiveSessionId } from '../../db/repos/sessions.ts';
 export { activeSessionView, rememberedSessionView } from './chat-sessions.ts';
 export {
-  bumpCardGeneration, type CardBehind, type ChatDto, ensureChat, getChat, listCardsBehind, noteCardShown, readResumeReturn, type ResumeReturn, setCardMessage, updateChat,
+  bumpCardGeneration,
+  type CardBehind,
+  type ChatDto,
+  ensureChat,
+  getChat,
+  listCardsBehind,
+  noteCardShown,
+  readResumeReturn,
+  type ResumeReturn,
+  setCardMessage,
+  updateChat,
 } from '../../db/repos/telegram-chats.ts';
 export {
-  closedByLifetime, getNodeView, getSessionView, lastEvidenceId, listArchived, listNodeViews, listOpenSessionViews, type NodeView,
-  OPEN_SESSION_STATES, queueLength, readSettingsView, recentFolders, resumeAskedSince, type SessionView,
+  closedByLifetime,
+  getNodeView,
+  getSessionView,
+  lastEvidenceId,
+  listArchived,
+  listNodeViews,
+  listOpenSessionViews,
+  type NodeView,
+  OPEN_SESSION_STATES,
+  queueLength,
+  readSettingsView,
+  recentFolders,
+  resumeAskedSince,
+  type SessionView,
 } from '../../db/repos/telegram-views.ts';
 export {
-  type ClaimedRow, claimOutbox, markOutboxFailed, markOutboxRetry, markOutboxSent, outboxPartIds, recordOutboxPart, releaseOutbox,
+  type ClaimedRow,
+  claimOutbox,
+  markOutboxFailed,
+  markOutboxRetry,
+  markOutboxSent,
+  outboxPartIds,
+  recordOutboxPart,
+  releaseOutbox,
 } from '../../db/repos/outbox-claim.ts';
 export { sessionChangeWakeUp, telegramOutboxWakeUp, type WakeUp } from './wake-ups.ts';
 export { type BotOutboxPayload, type DeliveryPayload, zBotOutboxPayload, zDeliveryPayload } from '../../db/repos/outbox-payload.ts';
 export {
-  enqueueBotRow, openResumeStatus, releaseBotRow, releaseHeldFinal, rewriteBotRow, sentMessageIds, settleResumeStatus, TELEGRAM_CHANNEL, withdrawBotRow,
+  enqueueBotRow,
+  openResumeStatus,
+  releaseBotRow,
+  releaseHeldFinal,
+  rewriteBotRow,
+  sentMessageIds,
+  settleResumeStatus,
+  TELEGRAM_CHANNEL,
+  withdrawBotRow,
 } from '../../db/repos/telegram-outbox.ts';

@@ -19,7 +19,9 @@ interface WakeUpOptions {
 function wakeUp(o: WakeUpOptions, channel: string, matches: (payload: string) => boolean): WakeUp {
   // An unreachable database at start does not stop the caller: it keeps trying (`retryFromStart`).
   return new PgListener({
-    databaseUrl: o.databaseUrl, channels: [channel], retryFromStart: true,
+    databaseUrl: o.databaseUrl,
+    channels: [channel],
+    retryFromStart: true,
     onNotify: (_channel, payload) => {
       if (matches(payload)) o.onWake();
     },

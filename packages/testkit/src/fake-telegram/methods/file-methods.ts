@@ -64,18 +64,20 @@ function sendFile(kind: FileKind): Handler {
     const reply = readReplyTarget(p, ctx, chatId);
     const file = resolveFile(req, ctx, kind);
     const media = kind === 'photo' ? { photo: photoSizes(file) } : { document: documentOf(file) };
-    const message = ctx.chats.add(chatId, (message_id, chat) =>
-      compact({
-        message_id,
-        from: botUser(ctx),
-        chat,
-        date: unixTime(ctx),
-        ...reply,
-        ...media,
-        caption: caption?.text,
-        caption_entities: caption?.entities,
-        reply_markup: markup,
-      }) as Message,
+    const message = ctx.chats.add(
+      chatId,
+      (message_id, chat) =>
+        compact({
+          message_id,
+          from: botUser(ctx),
+          chat,
+          date: unixTime(ctx),
+          ...reply,
+          ...media,
+          caption: caption?.text,
+          caption_entities: caption?.entities,
+          reply_markup: markup,
+        }) as Message,
     );
     return structuredClone(message);
   };

@@ -40,19 +40,21 @@ export const messageMethods: Record<string, Handler> = {
     const markup = readInlineMarkup(p);
     const reply = readReplyTarget(p, ctx, chatId);
     const preview = json<LinkPreviewOptions>(p, 'link_preview_options', "can't parse link preview options JSON object");
-    const message = ctx.chats.add(chatId, (message_id, chat) =>
-      compact({
-        message_id,
-        from: botUser(ctx),
-        chat,
-        date: unixTime(ctx),
-        ...reply,
-        text: formatted?.text,
-        entities: formatted?.entities,
-        link_preview_options: preview,
-        has_protected_content: bool(p, 'protect_content') ? (true as const) : undefined,
-        reply_markup: markup,
-      }) as Message,
+    const message = ctx.chats.add(
+      chatId,
+      (message_id, chat) =>
+        compact({
+          message_id,
+          from: botUser(ctx),
+          chat,
+          date: unixTime(ctx),
+          ...reply,
+          text: formatted?.text,
+          entities: formatted?.entities,
+          link_preview_options: preview,
+          has_protected_content: bool(p, 'protect_content') ? (true as const) : undefined,
+          reply_markup: markup,
+        }) as Message,
     );
     return structuredClone(message);
   },

@@ -5,8 +5,16 @@ import type { Params } from '../http/request-body.ts';
 import { bool, int, json } from '../params.ts';
 
 const BUTTON_KINDS = [
-  'url', 'callback_data', 'web_app', 'login_url', 'switch_inline_query', 'switch_inline_query_current_chat',
-  'switch_inline_query_chosen_chat', 'copy_text', 'callback_game', 'pay',
+  'url',
+  'callback_data',
+  'web_app',
+  'login_url',
+  'switch_inline_query',
+  'switch_inline_query_current_chat',
+  'switch_inline_query_chosen_chat',
+  'copy_text',
+  'callback_game',
+  'pay',
 ] as const;
 
 function validateButton(button: unknown): void {
@@ -92,5 +100,4 @@ export function compact<T extends object>(message: T): T {
   return out as T;
 }
 
-export const sameEntities = (a: MessageEntity[] | undefined, b: MessageEntity[] | undefined): boolean =>
-  JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+export const sameEntities = (a: MessageEntity[] | undefined, b: MessageEntity[] | undefined): boolean => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);

@@ -28,7 +28,9 @@ export class CallbackStore {
 
   /** Ids look like the real ones: a long decimal number as a string. */
   newId(): string {
-    return BigInt(`0x${randomBytes(8).toString('hex')}`).toString().slice(0, 19);
+    return BigInt(`0x${randomBytes(8).toString('hex')}`)
+      .toString()
+      .slice(0, 19);
   }
 
   add(query: CallbackQuery, now: number): void {

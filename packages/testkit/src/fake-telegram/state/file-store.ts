@@ -18,10 +18,24 @@ export interface StoredFile {
 const DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 
 const MIME_BY_EXT: Record<string, string> = {
-  txt: 'text/plain', md: 'text/markdown', json: 'application/json', pdf: 'application/pdf',
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
-  zip: 'application/zip', csv: 'text/csv', html: 'text/html', log: 'text/plain', ts: 'video/mp2t',
-  js: 'application/javascript', mp4: 'video/mp4', ogg: 'audio/ogg', mp3: 'audio/mpeg',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  json: 'application/json',
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  zip: 'application/zip',
+  csv: 'text/csv',
+  html: 'text/html',
+  log: 'text/plain',
+  ts: 'video/mp2t',
+  js: 'application/javascript',
+  mp4: 'video/mp4',
+  ogg: 'audio/ogg',
+  mp3: 'audio/mpeg',
 };
 
 export function mimeFromName(fileName: string): string | undefined {

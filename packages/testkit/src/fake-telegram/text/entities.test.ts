@@ -42,12 +42,8 @@ describe('HTML parse mode', () => {
   });
 
   it('rejects what the real server rejects, with its wording', () => {
-    expect(failure('<b>open', 'HTML')).toBe(
-      `400 Bad Request: can't parse entities: Can't find end tag corresponding to start tag "b"`,
-    );
-    expect(failure('a <foo>x</foo>', 'HTML')).toBe(
-      `400 Bad Request: can't parse entities: Unsupported start tag "foo" at byte offset 2`,
-    );
+    expect(failure('<b>open', 'HTML')).toBe(`400 Bad Request: can't parse entities: Can't find end tag corresponding to start tag "b"`);
+    expect(failure('a <foo>x</foo>', 'HTML')).toBe(`400 Bad Request: can't parse entities: Unsupported start tag "foo" at byte offset 2`);
     expect(failure('é</b>', 'HTML')).toBe(`400 Bad Request: can't parse entities: Unexpected end tag at byte offset 2`);
     expect(failure('<b><i>x</b></i>', 'HTML')).toContain('Unmatched end tag at byte offset 7, expected "</i>", found "</b>"');
     expect(failure('1 < 2', 'HTML')).toContain('Unsupported start tag "" at byte offset 2');
@@ -79,9 +75,7 @@ describe('MarkdownV2 parse mode', () => {
   });
 
   it('rejects unescaped reserved characters and unclosed entities', () => {
-    expect(failure('Done.', 'MarkdownV2')).toBe(
-      `400 Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'`,
-    );
+    expect(failure('Done.', 'MarkdownV2')).toBe(`400 Bad Request: can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'`);
     expect(failure('a-b', 'MarkdownV2')).toContain(`Character '-' is reserved`);
     expect(failure('x *bold', 'MarkdownV2')).toContain("Can't find end of Bold entity at byte offset 2");
     expect(failure('[a](https://x.y', 'MarkdownV2')).toContain("Can't find end of a URL at byte offset 4");

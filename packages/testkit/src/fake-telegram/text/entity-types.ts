@@ -25,10 +25,7 @@ const PRIORITY: Record<string, number> = {
 };
 
 export function sortEntities(entities: MessageEntity[]): MessageEntity[] {
-  return [...entities].sort(
-    (a, b) =>
-      a.offset - b.offset || b.length - a.length || (PRIORITY[a.type] ?? 50) - (PRIORITY[b.type] ?? 50),
-  );
+  return [...entities].sort((a, b) => a.offset - b.offset || b.length - a.length || (PRIORITY[a.type] ?? 50) - (PRIORITY[b.type] ?? 50));
 }
 
 /** TDLib treats NUL (end of input) as a space, which is why every scanner loop below stops at it. */

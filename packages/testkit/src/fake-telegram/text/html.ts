@@ -1,10 +1,7 @@
 import type { MessageEntity } from '@grammyjs/types';
 import { byteOffset, checkLink, EntityParseError, isSpace, type ParsedText, sortEntities } from './entity-types.ts';
 
-const TAGS = new Set([
-  'a', 'b', 'strong', 'i', 'em', 's', 'strike', 'del', 'u', 'ins',
-  'tg-spoiler', 'tg-emoji', 'span', 'pre', 'code', 'blockquote',
-]);
+const TAGS = new Set(['a', 'b', 'strong', 'i', 'em', 's', 'strike', 'del', 'u', 'ins', 'tg-spoiler', 'tg-emoji', 'span', 'pre', 'code', 'blockquote']);
 
 interface OpenTag {
   name: string;
@@ -140,8 +137,17 @@ function closeTag(tag: OpenTag, out: string, entities: MessageEntity[]): void {
   const offset = tag.offset;
   const length = out.length - offset;
   const simple: Record<string, MessageEntity['type']> = {
-    i: 'italic', em: 'italic', b: 'bold', strong: 'bold', s: 'strikethrough', strike: 'strikethrough',
-    del: 'strikethrough', u: 'underline', ins: 'underline', 'tg-spoiler': 'spoiler', span: 'spoiler',
+    i: 'italic',
+    em: 'italic',
+    b: 'bold',
+    strong: 'bold',
+    s: 'strikethrough',
+    strike: 'strikethrough',
+    del: 'strikethrough',
+    u: 'underline',
+    ins: 'underline',
+    'tg-spoiler': 'spoiler',
+    span: 'spoiler',
   };
   const type = simple[tag.name];
   if (type) {

@@ -17,16 +17,24 @@ const escapable = (ch: string): boolean => ch !== '\0' && ch.charCodeAt(0) <= 12
 function isEnd(kind: Kind, s: string, i: number): boolean {
   const c = at(s, i);
   switch (kind) {
-    case 'Bold': return c === '*';
-    case 'Italic': return c === '_' && at(s, i + 1) !== '_';
-    case 'Code': return c === '`';
+    case 'Bold':
+      return c === '*';
+    case 'Italic':
+      return c === '_' && at(s, i + 1) !== '_';
+    case 'Code':
+      return c === '`';
     case 'Pre':
-    case 'PreCode': return c === '`' && at(s, i + 1) === '`' && at(s, i + 2) === '`';
+    case 'PreCode':
+      return c === '`' && at(s, i + 1) === '`' && at(s, i + 2) === '`';
     case 'TextUrl':
-    case 'CustomEmoji': return c === ']';
-    case 'Underline': return c === '_' && at(s, i + 1) === '_';
-    case 'Strikethrough': return c === '~';
-    case 'Spoiler': return c === '|' && at(s, i + 1) === '|';
+    case 'CustomEmoji':
+      return c === ']';
+    case 'Underline':
+      return c === '_' && at(s, i + 1) === '_';
+    case 'Strikethrough':
+      return c === '~';
+    case 'Spoiler':
+      return c === '|' && at(s, i + 1) === '|';
   }
 }
 
@@ -81,14 +89,20 @@ export function parseMarkdownV2(s: string): ParsedText {
           kind = at(s, i + 1) === '_' ? 'Underline' : 'Italic';
           if (kind === 'Underline') i++;
           break;
-        case '*': kind = 'Bold'; break;
-        case '~': kind = 'Strikethrough'; break;
+        case '*':
+          kind = 'Bold';
+          break;
+        case '~':
+          kind = 'Strikethrough';
+          break;
         case '|':
           if (at(s, i + 1) !== '|') reserved(i);
           i++;
           kind = 'Spoiler';
           break;
-        case '[': kind = 'TextUrl'; break;
+        case '[':
+          kind = 'TextUrl';
+          break;
         case '`':
           if (at(s, i + 1) === '`' && at(s, i + 2) === '`') {
             i += 3;
@@ -159,12 +173,16 @@ export function parseMarkdownV2(s: string): ParsedText {
 
 function toEntity(kind: Kind, offset: number, length: number, argument: string): MessageEntity {
   switch (kind) {
-    case 'PreCode': return { type: 'pre', offset, length, language: argument };
-    case 'TextUrl': return { type: 'text_link', offset, length, url: argument };
-    case 'CustomEmoji': return { type: 'custom_emoji', offset, length, custom_emoji_id: argument };
+    case 'PreCode':
+      return { type: 'pre', offset, length, language: argument };
+    case 'TextUrl':
+      return { type: 'text_link', offset, length, url: argument };
+    case 'CustomEmoji':
+      return { type: 'custom_emoji', offset, length, custom_emoji_id: argument };
     default: {
-      const type = { Bold: 'bold', Italic: 'italic', Underline: 'underline', Strikethrough: 'strikethrough',
-        Spoiler: 'spoiler', Code: 'code', Pre: 'pre' }[kind] as MessageEntity.CommonMessageEntity['type'];
+      const type = { Bold: 'bold', Italic: 'italic', Underline: 'underline', Strikethrough: 'strikethrough', Spoiler: 'spoiler', Code: 'code', Pre: 'pre' }[
+        kind
+      ] as MessageEntity.CommonMessageEntity['type'];
       return { type, offset, length } as MessageEntity;
     }
   }

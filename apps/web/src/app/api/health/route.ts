@@ -14,7 +14,10 @@ export const dynamic = 'force-dynamic';
 function getJson(url: string, ca: Buffer | undefined): Promise<{ ok: boolean; body: { ok?: unknown } }> {
   const u = new URL(url);
   if (u.protocol !== 'https:') {
-    return fetch(url, { signal: AbortSignal.timeout(1500), cache: 'no-store' }).then(async (res) => ({ ok: res.ok, body: (await res.json()) as { ok?: unknown } }));
+    return fetch(url, { signal: AbortSignal.timeout(1500), cache: 'no-store' }).then(async (res) => ({
+      ok: res.ok,
+      body: (await res.json()) as { ok?: unknown },
+    }));
   }
   const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(u.hostname);
   return new Promise((resolve, reject) => {
@@ -45,10 +48,7 @@ async function hubUp(url: string, caFile: string | undefined): Promise<boolean> 
 
 /** Public liveness: database and hub reachability and node counts, nothing else. */
 export async function GET(): Promise<Response> {
-  const [counts, hub] = await Promise.all([
-    countNodes({ db: db() }).catch(() => null),
-    hubUp(webEnv().BRIA_HUB_HEALTH_URL, webEnv().BRIA_HUB_CA),
-  ]);
+  const [counts, hub] = await Promise.all([countNodes({ db: db() }).catch(() => null), hubUp(webEnv().BRIA_HUB_HEALTH_URL, webEnv().BRIA_HUB_CA)]);
   const body = { ok: counts !== null && hub, db: counts !== null, hub, nodesOnline: counts?.online ?? null, nodesTotal: counts?.total ?? null };
   return Response.json(body, { status: body.ok ? 200 : 503, headers: { 'cache-control': 'no-store' } });
 }

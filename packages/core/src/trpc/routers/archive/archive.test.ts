@@ -75,10 +75,18 @@ describe('archive router with 10,000 archived sessions', () => {
   it('pages come from the keyset index, deep or not (timings: archive.bench.ts via npm run bench -- archive)', async () => {
     const { caller } = await signedInCaller(db);
     // A cursor near the end of the archive: an OFFSET or unindexed sort would have to walk 9,900 rows.
-    const rows = await db.session.findMany({ where: { nodeId, state: 'Archived' }, orderBy: [{ archiveSortAt: 'desc' }, { id: 'desc' }], skip: 9_899, take: 1, select: { id: true } });
+    const rows = await db.session.findMany({
+      where: { nodeId, state: 'Archived' },
+      orderBy: [{ archiveSortAt: 'desc' }, { id: 'desc' }],
+      skip: 9_899,
+      take: 1,
+      select: { id: true },
+    });
     const deepCursor = rows[0]?.id ?? null;
     const plan = await db.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(
-      `explain select id from "Session" where "nodeId" = $1::uuid and state = 'Archived' order by "archiveSortAt" desc, id desc limit 31`, nodeId);
+      `explain select id from "Session" where "nodeId" = $1::uuid and state = 'Archived' order by "archiveSortAt" desc, id desc limit 31`,
+      nodeId,
+    );
     expect(plan.map((p) => p['QUERY PLAN']).join('\n')).toMatch(/Index (Only )?Scan using "Session_(nodeId_)?state_archiveSortAt_id_idx"/);
     const deepPage = await caller.archive.list({ nodeId, cursor: deepCursor });
     expect(deepPage.items.map((s) => s.nativeSessionId)).toEqual(Array.from({ length: deepPage.items.length }, (_, i) => `native-${100 - i}`));
@@ -96,10 +104,28 @@ describe('archive router with 10,000 archived sessions', () => {
     const target = (await db.session.findFirstOrThrow({ where: { nativeSessionId: 'native-1234' }, select: { id: true } })).id;
     // A retried attempt starts clean.
     await db.message.deleteMany({ where: { sessionId: target } });
-    await db.message.createMany({ data: [
-      { id: '30000000-0000-4000-8000-000000000001', sessionId: target, seq: 1, source: 'web', text: 'set up the project', finalText: 'Done.', status: 'completed' },
-      { id: '30000000-0000-4000-8000-000000000002', sessionId: target, seq: 2, source: 'web', text: 'now make the колибри widget faster', finalText: 'I profiled the hummingbird renderer and cached it.', status: 'completed' },
-    ] });
+    await db.message.createMany({
+      data: [
+        {
+          id: '30000000-0000-4000-8000-000000000001',
+          sessionId: target,
+          seq: 1,
+          source: 'web',
+          text: 'set up the project',
+          finalText: 'Done.',
+          status: 'completed',
+        },
+        {
+          id: '30000000-0000-4000-8000-000000000002',
+          sessionId: target,
+          seq: 2,
+          source: 'web',
+          text: 'now make the колибри widget faster',
+          finalText: 'I profiled the hummingbird renderer and cached it.',
+          status: 'completed',
+        },
+      ],
+    });
     const byPrompt = await caller.archive.list({ search: 'колибри' });
     expect(byPrompt.items.map((s) => s.nativeSessionId)).toEqual(['native-1234']);
     expect(byPrompt.items[0]?.match?.messageId).toBe('30000000-0000-4000-8000-000000000002');

@@ -15,7 +15,10 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const tokenOf = (url: string) => new URL(url).searchParams.get('token') ?? '';
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof Error)) throw new Error('expected a rejection');
   const e = err as { code?: string; userMessage?: string; message: string };
   return { code: e.code ?? 'none', message: e.userMessage ?? e.message };

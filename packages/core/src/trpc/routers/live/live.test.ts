@@ -43,7 +43,10 @@ describe('live.changes', () => {
     ac.abort();
     expect(seen[0]).toEqual({ kind: 'resync' });
     // The heartbeat-only update sent nothing; the online flip did.
-    expect(seen.slice(1)).toEqual([{ kind: 'node', id: nodeId }, { kind: 'session', id: sessionId }]);
+    expect(seen.slice(1)).toEqual([
+      { kind: 'node', id: nodeId },
+      { kind: 'session', id: sessionId },
+    ]);
     expect(JSON.stringify(seen)).not.toContain('/secret/folder');
   });
 

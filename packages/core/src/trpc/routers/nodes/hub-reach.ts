@@ -12,11 +12,9 @@ export const ZHubReachResponse = z.object({
 });
 
 /** "Add a computer" asks first whether another computer could reach the hub at all (domain/hub-reach.ts). */
-export const hubReachRoute = authedProcedure
-  .output(ZHubReachResponse)
-  .query(({ ctx }) => ({
-    hubUrl: ctx.hubPublicUrl,
-    reach: hubReach({ listenHost: ctx.hubListen.host, hubUrl: ctx.hubPublicUrl, hubUrlConfigured: ctx.hubListen.urlConfigured }),
-    listenHost: ctx.hubListen.host,
-    variable: ctx.hubListen.variable,
-  }));
+export const hubReachRoute = authedProcedure.output(ZHubReachResponse).query(({ ctx }) => ({
+  hubUrl: ctx.hubPublicUrl,
+  reach: hubReach({ listenHost: ctx.hubListen.host, hubUrl: ctx.hubPublicUrl, hubUrlConfigured: ctx.hubListen.urlConfigured }),
+  listenHost: ctx.hubListen.host,
+  variable: ctx.hubListen.variable,
+}));

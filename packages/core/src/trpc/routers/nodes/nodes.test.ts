@@ -18,7 +18,10 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const HUB = 'ws://203.0.113.7:3001/agent';
 
 async function trpcCode(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!(e instanceof TRPCError)) throw new Error(`expected a TRPCError, got ${String(e)}`);
   return e.code;
 }
@@ -107,7 +110,10 @@ describe('nodes router: computers and tokens', () => {
     await hub.start();
     try {
       const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/agent`, { headers: { authorization: `Bearer ${added.token}` } });
-      await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+      await new Promise((resolve, reject) => {
+        ws.once('open', resolve);
+        ws.once('error', reject);
+      });
       const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
       const tokenId = (await caller.nodes.list()).nodes.find((n) => n.id === added.nodeId)?.tokens[0]?.id ?? '';
       expect(await caller.nodes.revokeToken({ tokenId })).toEqual({ tokenId, nodeId: added.nodeId });

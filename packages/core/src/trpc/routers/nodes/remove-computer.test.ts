@@ -15,7 +15,10 @@ const { db, tdb } = await fileDatabase();
 const HUB = 'ws://203.0.113.7:3001/agent';
 
 async function trpcError(p: Promise<unknown>): Promise<TRPCError> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!(e instanceof TRPCError)) throw new Error(`expected a TRPCError, got ${String(e)}`);
   return e;
 }
@@ -24,7 +27,9 @@ describe('nodes.remove', () => {
   it('refuses while the computer has open sessions, with the sentence to show', async () => {
     const { caller } = await signedInCaller(db, { hubPublicUrl: HUB });
     const added = await caller.nodes.addComputer({ name: 'busy' });
-    await db.session.create({ data: { id: randomUUID(), nodeId: added.nodeId, executor: 'claude', folder: '/w', nativeSessionId: randomUUID(), state: 'Ready' } });
+    await db.session.create({
+      data: { id: randomUUID(), nodeId: added.nodeId, executor: 'claude', folder: '/w', nativeSessionId: randomUUID(), state: 'Ready' },
+    });
     const e = await trpcError(caller.nodes.remove({ nodeId: added.nodeId }));
     expect(e.code).toBe('CONFLICT');
     expect(e.message).toBe('nodes.remove.hasOpenSessions');
@@ -36,12 +41,26 @@ describe('nodes.remove', () => {
     const { caller } = await signedInCaller(db, { hubPublicUrl: HUB });
     const added = await caller.nodes.addComputer({ name: 'old laptop' });
     const archived = randomUUID();
-    await db.session.create({ data: { id: archived, nodeId: added.nodeId, executor: 'codex', folder: '/old', nativeSessionId: randomUUID(), state: 'Archived', archivedAt: new Date(), archiveSortAt: new Date() } });
+    await db.session.create({
+      data: {
+        id: archived,
+        nodeId: added.nodeId,
+        executor: 'codex',
+        folder: '/old',
+        nativeSessionId: randomUUID(),
+        state: 'Archived',
+        archivedAt: new Date(),
+        archiveSortAt: new Date(),
+      },
+    });
     const hub = new Hub({ db, databaseUrl: tdb.url, host: '127.0.0.1', port: 0, heartbeatMs: 5_000, log: createLogger({ name: 't', level: 'silent' }) });
     await hub.start();
     try {
       const ws = new WebSocket(`ws://127.0.0.1:${hub.port}/agent`, { headers: { authorization: `Bearer ${added.token}` } });
-      await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+      await new Promise((resolve, reject) => {
+        ws.once('open', resolve);
+        ws.once('error', reject);
+      });
       const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
       expect(await caller.nodes.remove({ nodeId: added.nodeId })).toEqual({ nodeId: added.nodeId, revokedTokens: 1 });
       expect(await closed).toBe(CloseCode.revoked);

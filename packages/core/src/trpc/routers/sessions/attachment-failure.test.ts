@@ -17,13 +17,21 @@ describe('sessions.get: attachment failures', () => {
     const sessionId = randomUUID();
     await db.session.create({ data: { id: sessionId, nodeId, executor: 'claude', folder: '/w', state: 'Ready', nativeSessionId: randomUUID() } });
     const rows: [string, 'failed' | 'terminal_failed' | 'completed', string | null][] = [
-      ['a', 'failed', ATTACHMENT_NOT_STORED], ['b', 'failed', ATTACHMENT_UNREADABLE], ['c', 'terminal_failed', 'turn_api_error'], ['d', 'completed', 'turn_completed'],
+      ['a', 'failed', ATTACHMENT_NOT_STORED],
+      ['b', 'failed', ATTACHMENT_UNREADABLE],
+      ['c', 'terminal_failed', 'turn_api_error'],
+      ['d', 'completed', 'turn_completed'],
     ];
     for (const [i, [text, status, outcomeDetail]] of rows.entries()) {
       await db.message.create({ data: { id: randomUUID(), sessionId, seq: i + 1, source: 'web', text, status, outcomeDetail } });
     }
     const { caller } = await signedInCaller(db);
     const view = await caller.sessions.get({ sessionId });
-    expect(view.conversation.items.map((m) => [m.text, m.attachmentFailure])).toEqual([['a', 'not_stored'], ['b', 'unreadable'], ['c', null], ['d', null]]);
+    expect(view.conversation.items.map((m) => [m.text, m.attachmentFailure])).toEqual([
+      ['a', 'not_stored'],
+      ['b', 'unreadable'],
+      ['c', null],
+      ['d', null],
+    ]);
   });
 });

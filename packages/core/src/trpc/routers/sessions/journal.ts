@@ -18,9 +18,11 @@ export const ZJournalResponse = z.discriminatedUnion('available', [
     totalTurns: z.number().int().nonnegative(),
     offset: z.number().int().nonnegative(),
     nextOffset: z.number().int().nonnegative().nullable(),
-    turns: z.array(zJournalTurn.extend({
-      message: z.object({ id: zId, seq: z.number().int(), status: z.string(), outcomeDetail: z.string().nullable() }).nullable(),
-    })),
+    turns: z.array(
+      zJournalTurn.extend({
+        message: z.object({ id: zId, seq: z.number().int(), status: z.string(), outcomeDetail: z.string().nullable() }).nullable(),
+      }),
+    ),
   }),
   z.object({
     available: z.literal(false),

@@ -12,7 +12,9 @@ const lifecycle = (intent: typeof stopSession) =>
   authedProcedure
     .input(ZLifecycleRequest)
     .output(ZSessionView)
-    .mutation(({ ctx, input }) => intent({ db: ctx.db }, { sessionId: input.sessionId, ...(input.version === undefined ? {} : { cardVersion: input.version }) }));
+    .mutation(({ ctx, input }) =>
+      intent({ db: ctx.db }, { sessionId: input.sessionId, ...(input.version === undefined ? {} : { cardVersion: input.version }) }),
+    );
 
 export const stopRoute = lifecycle(stopSession);
 export const closeRoute = lifecycle(closeSession);
@@ -31,4 +33,6 @@ export const compactRoute = authedProcedure
 export const continueHereRoute = authedProcedure
   .input(z.object({ sessionId: z.uuid(), pid: z.number().int().positive(), text: z.string().max(200_000).optional() }))
   .output(ZSessionView)
-  .mutation(({ ctx, input }) => continueHere({ db: ctx.db }, { sessionId: input.sessionId, pid: input.pid, source: 'web', ...(input.text ? { text: input.text } : {}) }));
+  .mutation(({ ctx, input }) =>
+    continueHere({ db: ctx.db }, { sessionId: input.sessionId, pid: input.pid, source: 'web', ...(input.text ? { text: input.text } : {}) }),
+  );

@@ -11,13 +11,43 @@ const { db } = await fileDatabase();
 const min = (n: number) => new Date(Date.parse('2026-03-01T12:00:00.000Z') + n * 60_000);
 const nodes = { studio: '', laptop: '', gone: '' };
 
-type Seed = { nodeId: string; executor?: 'claude' | 'codex'; state?: 'Ready' | 'Running' | 'AwaitingRecovery' | 'Archived'; created: number; native?: number; step?: number };
+type Seed = {
+  nodeId: string;
+  executor?: 'claude' | 'codex';
+  state?: 'Ready' | 'Running' | 'AwaitingRecovery' | 'Archived';
+  created: number;
+  native?: number;
+  step?: number;
+};
 const seed = async (o: Seed) => {
   const s = await db.session.create({
     data: {
-      id: randomUUID(), nodeId: o.nodeId, executor: o.executor ?? 'claude', folder: `/srv/${o.created}`, nativeSessionId: randomUUID(), state: o.state ?? 'Ready',
-      createdAt: min(o.created), nativeLastActivity: o.native === undefined ? null : min(o.native),
-      ...(o.step === undefined ? {} : { activityAt: min(o.step), activity: { kind: 'tool', toolName: 'Bash', subject: 'npm test', status: 'running', added: null, removed: null, reads: 0, steps: 3, nativeTurnId: null, turnStartedAt: min(o.step).toISOString(), at: min(o.step).toISOString() } }),
+      id: randomUUID(),
+      nodeId: o.nodeId,
+      executor: o.executor ?? 'claude',
+      folder: `/srv/${o.created}`,
+      nativeSessionId: randomUUID(),
+      state: o.state ?? 'Ready',
+      createdAt: min(o.created),
+      nativeLastActivity: o.native === undefined ? null : min(o.native),
+      ...(o.step === undefined
+        ? {}
+        : {
+            activityAt: min(o.step),
+            activity: {
+              kind: 'tool',
+              toolName: 'Bash',
+              subject: 'npm test',
+              status: 'running',
+              added: null,
+              removed: null,
+              reads: 0,
+              steps: 3,
+              nativeTurnId: null,
+              turnStartedAt: min(o.step).toISOString(),
+              at: min(o.step).toISOString(),
+            },
+          }),
     },
   });
   return s.id;
@@ -39,7 +69,16 @@ beforeAll(async () => {
   ids.recovery = await seed({ nodeId: nodes.studio, executor: 'codex', state: 'AwaitingRecovery', created: 5 });
   ids.asks = await seed({ nodeId: nodes.studio, state: 'Running', created: 1, native: 2 });
   await db.permissionPrompt.create({
-    data: { id: randomUUID(), sessionId: ids.asks, generation: 1, kind: 'tool', toolName: 'Bash', toolInput: { command: 'rm -rf build' }, receivedAt: min(2), expiresAt: min(60 * 24) },
+    data: {
+      id: randomUUID(),
+      sessionId: ids.asks,
+      generation: 1,
+      kind: 'tool',
+      toolName: 'Bash',
+      toolInput: { command: 'rm -rf build' },
+      receivedAt: min(2),
+      expiresAt: min(60 * 24),
+    },
   });
   // Not listed: archived, and the archive of a removed computer.
   await seed({ nodeId: nodes.studio, state: 'Archived', created: 70 });
@@ -49,7 +88,12 @@ beforeAll(async () => {
 
 describe('sessions.listAllOpen', () => {
   it('refuses without a sign-in', async () => {
-    const e = await createCaller(createContextInner({ db })).sessions.listAllOpen().then(() => null, (x: unknown) => x);
+    const e = await createCaller(createContextInner({ db }))
+      .sessions.listAllOpen()
+      .then(
+        () => null,
+        (x: unknown) => x,
+      );
     expect(e).toBeInstanceOf(TRPCError);
     expect((e as TRPCError).code).toBe('UNAUTHORIZED');
   });
@@ -59,7 +103,15 @@ describe('sessions.listAllOpen', () => {
     const { sessions } = await caller.sessions.listAllOpen();
     expect(sessions.map((s) => s.id)).toEqual([ids.step, ids.message, ids.started, ids.recovery, ids.asks]);
     const step = sessions[0]!;
-    expect(step).toMatchObject({ nodeId: nodes.laptop, nodeName: 'laptop', nodeOnline: false, executor: 'codex', folder: '/srv/10', state: 'Running', promptWait: null });
+    expect(step).toMatchObject({
+      nodeId: nodes.laptop,
+      nodeName: 'laptop',
+      nodeOnline: false,
+      executor: 'codex',
+      folder: '/srv/10',
+      state: 'Running',
+      promptWait: null,
+    });
     expect(step.activity).toMatchObject({ kind: 'tool', toolName: 'Bash', subject: 'npm test' });
     expect(step.activityAt).toBe(min(60).toISOString());
     expect(sessions[1]).toMatchObject({ nodeName: 'studio', nodeOnline: true, lastActivityAt: min(50).toISOString(), activity: null });

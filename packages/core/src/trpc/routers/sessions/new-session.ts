@@ -1,9 +1,7 @@
 import { resumeRecommendations } from '../../../services/sessions/list-archive.ts';
 import { newSessionOptions } from '../../../services/sessions/session-view.ts';
 import { authedProcedure } from '../../init.ts';
-import {
-  ZNewSessionOptionsRequest, ZNewSessionOptionsResponse, ZResumeRecommendationsRequest, ZResumeRecommendationsResponse,
-} from './sessions.types.ts';
+import { ZNewSessionOptionsRequest, ZNewSessionOptionsResponse, ZResumeRecommendationsRequest, ZResumeRecommendationsResponse } from './sessions.types.ts';
 
 export const newSessionOptionsRoute = authedProcedure
   .input(ZNewSessionOptionsRequest)

@@ -11,11 +11,18 @@ import { callerFor, signedInCaller } from '../../test-support.ts';
 
 // The prompts come the way the hub stores them: agent events handled by the real engine.
 let rig: Rig;
-beforeAll(async () => { rig = await engineRig(); });
-afterAll(async () => { await rig?.close(); });
+beforeAll(async () => {
+  rig = await engineRig();
+});
+afterAll(async () => {
+  await rig?.close();
+});
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; appCode: string | null }> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!(e instanceof TRPCError)) throw new Error(`expected a TRPCError, got ${String(e)}`);
   return { code: e.code, appCode: e instanceof MappedError ? e.appCode : null };
 }
@@ -31,16 +38,39 @@ async function runningSession() {
   return s;
 }
 
-function ask(sessionId: string, o: { kind?: 'tool' | 'question'; toolName?: string; toolInput?: Record<string, unknown>; canAlwaysAllow?: boolean; at?: number } = {}) {
+function ask(
+  sessionId: string,
+  o: { kind?: 'tool' | 'question'; toolName?: string; toolInput?: Record<string, unknown>; canAlwaysAllow?: boolean; at?: number } = {},
+) {
   const requestId = randomUUID();
   const at = o.at ?? rig.clock.t;
-  return rig.emit(sessionId, 'permission_request', {
-    requestId, executor: 'claude', kind: o.kind ?? 'tool', toolName: o.toolName ?? 'Bash', toolInput: o.toolInput ?? { command: 'npm test', description: 'Run the tests' },
-    canAlwaysAllow: o.canAlwaysAllow ?? true, receivedAt: at, expiresAt: at + 30 * 60_000,
-  }).then(() => requestId);
+  return rig
+    .emit(sessionId, 'permission_request', {
+      requestId,
+      executor: 'claude',
+      kind: o.kind ?? 'tool',
+      toolName: o.toolName ?? 'Bash',
+      toolInput: o.toolInput ?? { command: 'npm test', description: 'Run the tests' },
+      canAlwaysAllow: o.canAlwaysAllow ?? true,
+      receivedAt: at,
+      expiresAt: at + 30 * 60_000,
+    })
+    .then(() => requestId);
 }
 
-const QUESTION = { questions: [{ question: 'Which color?', header: 'Color', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] }] };
+const QUESTION = {
+  questions: [
+    {
+      question: 'Which color?',
+      header: 'Color',
+      multiSelect: false,
+      options: [
+        { label: 'Red', description: 'warm' },
+        { label: 'Blue', description: 'cool' },
+      ],
+    },
+  ],
+};
 
 describe('sessions.prompts and sessions.answerPrompt', () => {
   it('refuse without a session, and answers without the CSRF token', async () => {
@@ -62,19 +92,44 @@ describe('sessions.prompts and sessions.answerPrompt', () => {
     const tool = await ask(s.id, { at: rig.clock.t - 1000 });
     const question = await ask(s.id, { kind: 'question', toolName: 'AskUserQuestion', toolInput: QUESTION, canAlwaysAllow: false });
     const listed = await caller.sessions.prompts({ sessionId: s.id });
-    expect(listed.prompts.map((p) => [p.id, p.state])).toEqual([[question, 'pending'], [tool, 'pending']]);
-    expect(listed.prompts[1]).toMatchObject({ kind: 'tool', toolName: 'Bash', toolInput: { command: 'npm test' }, canAlwaysAllow: true, answer: null, answeredFrom: null });
+    expect(listed.prompts.map((p) => [p.id, p.state])).toEqual([
+      [question, 'pending'],
+      [tool, 'pending'],
+    ]);
+    expect(listed.prompts[1]).toMatchObject({
+      kind: 'tool',
+      toolName: 'Bash',
+      toolInput: { command: 'npm test' },
+      canAlwaysAllow: true,
+      answer: null,
+      answeredFrom: null,
+    });
     expect(listed.prompts[0]).toMatchObject({ kind: 'question', toolInput: QUESTION, canAlwaysAllow: false });
     expect((await caller.sessions.listOpen({ nodeId: rig.nodeId })).sessions.find((x) => x.id === s.id)?.promptWait).toBe('answer');
 
     // Refusals are the service's, mapped once.
-    expect(await refusal(caller.sessions.answerPrompt({ promptId: randomUUID(), decision: 'allow' }))).toMatchObject({ code: 'NOT_FOUND', appCode: 'NOT_FOUND' });
-    expect(await refusal(caller.sessions.answerPrompt({ promptId: question, decision: 'always_allow' }))).toMatchObject({ code: 'BAD_REQUEST', appCode: 'INVALID_INPUT' });
-    expect(await refusal(caller.sessions.answerPrompt({ promptId: question, decision: 'allow' }))).toMatchObject({ code: 'BAD_REQUEST', appCode: 'INVALID_INPUT' });
-    expect(await refusal(caller.sessions.answerPrompt({ promptId: tool, decision: 'allow', message: 'why' }))).toMatchObject({ code: 'BAD_REQUEST', appCode: 'INVALID_INPUT' });
+    expect(await refusal(caller.sessions.answerPrompt({ promptId: randomUUID(), decision: 'allow' }))).toMatchObject({
+      code: 'NOT_FOUND',
+      appCode: 'NOT_FOUND',
+    });
+    expect(await refusal(caller.sessions.answerPrompt({ promptId: question, decision: 'always_allow' }))).toMatchObject({
+      code: 'BAD_REQUEST',
+      appCode: 'INVALID_INPUT',
+    });
+    expect(await refusal(caller.sessions.answerPrompt({ promptId: question, decision: 'allow' }))).toMatchObject({
+      code: 'BAD_REQUEST',
+      appCode: 'INVALID_INPUT',
+    });
+    expect(await refusal(caller.sessions.answerPrompt({ promptId: tool, decision: 'allow', message: 'why' }))).toMatchObject({
+      code: 'BAD_REQUEST',
+      appCode: 'INVALID_INPUT',
+    });
 
     const denied = await caller.sessions.answerPrompt({ promptId: tool, decision: 'deny', message: 'not on main' });
-    expect(denied).toMatchObject({ kind: 'answered', prompt: { id: tool, state: 'answered', answeredFrom: 'dashboard', answer: { decision: 'deny', message: 'not on main' } } });
+    expect(denied).toMatchObject({
+      kind: 'answered',
+      prompt: { id: tool, state: 'answered', answeredFrom: 'dashboard', answer: { decision: 'deny', message: 'not on main' } },
+    });
     const again = await caller.sessions.answerPrompt({ promptId: tool, decision: 'allow' });
     expect(again).toMatchObject({ kind: 'already_answered', prompt: { state: 'answered', answeredFrom: 'dashboard', answer: { decision: 'deny' } } });
     const answered = await caller.sessions.answerPrompt({ promptId: question, decision: 'allow', answers: { 'Which color?': 'Blue' } });
@@ -102,7 +157,11 @@ describe('sessions.prompts and sessions.answerPrompt', () => {
     expect(row.state).toBe('ended');
     expect(row.resolution).toMatchObject({ outcome: 'ended', cause: 'stopped' });
     expect((await rig.session(s.id)).openPrompts).toBe(0);
-    expect((await listOutbox(rig.db, { sessionId: s.id })).filter((o) => o.payload.kind === 'prompt' && o.payload.promptId === before).map((o) => (o.payload.kind === 'prompt' ? o.payload.phase : ''))).toEqual(['open', 'ended']);
+    expect(
+      (await listOutbox(rig.db, { sessionId: s.id }))
+        .filter((o) => o.payload.kind === 'prompt' && o.payload.promptId === before)
+        .map((o) => (o.payload.kind === 'prompt' ? o.payload.phase : '')),
+    ).toEqual(['open', 'ended']);
     expect(await caller.sessions.answerPrompt({ promptId: before, decision: 'allow' })).toMatchObject({ kind: 'out_of_date' });
 
     // Reported after the Stop (the hub learns it late, e.g. across a restart): Allow is refused, the request ends.
@@ -110,8 +169,15 @@ describe('sessions.prompts and sessions.answerPrompt', () => {
     expect((await rig.db.permissionPrompt.findUniqueOrThrow({ where: { id: during } })).state).toBe('pending');
     expect(await caller.sessions.answerPrompt({ promptId: during, decision: 'allow' })).toMatchObject({ kind: 'out_of_date', prompt: { state: 'ended' } });
     expect((await rig.commands(s.id)).filter((c) => c.type === 'answer_permission')).toEqual([]);
-    const timeline = (await caller.sessions.get({ sessionId: s.id })).evidence.filter((e) => e.event === 'permission_ended').map((e) => (e.evidence as { requestId?: string; cause?: string } | null));
-    expect(timeline).toEqual(expect.arrayContaining([expect.objectContaining({ requestId: before, cause: 'stopped' }), expect.objectContaining({ requestId: during, cause: 'stopped' })]));
+    const timeline = (await caller.sessions.get({ sessionId: s.id })).evidence
+      .filter((e) => e.event === 'permission_ended')
+      .map((e) => e.evidence as { requestId?: string; cause?: string } | null);
+    expect(timeline).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ requestId: before, cause: 'stopped' }),
+        expect.objectContaining({ requestId: during, cause: 'stopped' }),
+      ]),
+    );
   });
 
   it('a request that waits at the computer marks the session so; answering it then is out of date; ended ones stay listed', async () => {
@@ -121,12 +187,18 @@ describe('sessions.prompts and sessions.answerPrompt', () => {
     await rig.emit(s.id, 'permission_resolved', { requestId: id, outcome: 'expired', at: rig.clock.t });
     expect((await caller.sessions.prompts({ sessionId: s.id })).prompts).toMatchObject([{ id, state: 'waiting_at_computer' }]);
     expect((await caller.sessions.listOpen({ nodeId: rig.nodeId })).sessions.find((x) => x.id === s.id)?.promptWait).toBe('computer');
-    expect(await caller.sessions.answerPrompt({ promptId: id, decision: 'allow' })).toMatchObject({ kind: 'out_of_date', prompt: { state: 'waiting_at_computer' } });
+    expect(await caller.sessions.answerPrompt({ promptId: id, decision: 'allow' })).toMatchObject({
+      kind: 'out_of_date',
+      prompt: { state: 'waiting_at_computer' },
+    });
     expect(await rig.db.agentCommand.count({ where: { sessionId: s.id, type: 'answer_permission' } })).toBe(0);
 
     await rig.emit(s.id, 'permission_resolved', { requestId: id, outcome: 'hook_gone', at: rig.clock.t });
     const later = await ask(s.id, { at: rig.clock.t + 1000 });
     const listed = (await caller.sessions.prompts({ sessionId: s.id })).prompts;
-    expect(listed.map((p) => [p.id, p.state])).toEqual([[later, 'pending'], [id, 'answered_at_computer']]);
+    expect(listed.map((p) => [p.id, p.state])).toEqual([
+      [later, 'pending'],
+      [id, 'answered_at_computer'],
+    ]);
   });
 });

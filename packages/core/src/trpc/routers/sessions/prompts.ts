@@ -29,7 +29,14 @@ export const answerPromptRoute = authedProcedure
   .input(ZAnswerPromptRequest)
   .output(ZAnswerPromptResponse)
   .mutation(({ ctx, input }) =>
-    answerPrompt({ db: ctx.db }, {
-      promptId: input.promptId, decision: input.decision, from: 'dashboard',
-      ...(input.message === undefined ? {} : { message: input.message }), ...(input.answers === undefined ? {} : { answers: input.answers }),
-    }));
+    answerPrompt(
+      { db: ctx.db },
+      {
+        promptId: input.promptId,
+        decision: input.decision,
+        from: 'dashboard',
+        ...(input.message === undefined ? {} : { message: input.message }),
+        ...(input.answers === undefined ? {} : { answers: input.answers }),
+      },
+    ),
+  );

@@ -21,15 +21,34 @@ describe('sessions.sendMessage and what a CLI cannot take as sent', () => {
     it(`${executor}: refusals carry their reason; accepted texts are stored byte for byte`, async () => {
       const { caller } = await signedInCaller(db);
       const s = await caller.sessions.create({ nodeId, executor, folder: `/srv/${executor}` });
-      const refused: [string, string][] = [[' leading space', 'msg.refusedCliWhitespace'], ['trailing newline\n', 'msg.refusedCliWhitespace']];
-      if (executor === 'claude') refused.push(['/help me', 'msg.refusedCliCommand'], ['/unknownword\nsecond', 'msg.refusedCliCommand'], ['exit', 'msg.refusedCliWord'], ['?', 'msg.refusedCliWord']);
+      const refused: [string, string][] = [
+        [' leading space', 'msg.refusedCliWhitespace'],
+        ['trailing newline\n', 'msg.refusedCliWhitespace'],
+      ];
+      if (executor === 'claude')
+        refused.push(
+          ['/help me', 'msg.refusedCliCommand'],
+          ['/unknownword\nsecond', 'msg.refusedCliCommand'],
+          ['exit', 'msg.refusedCliWord'],
+          ['?', 'msg.refusedCliWord'],
+        );
       for (const [text, reason] of refused) {
-        const e = await caller.sessions.sendMessage({ sessionId: s.id, text, clientKey: key() }).then(() => null, (x: unknown) => x);
+        const e = await caller.sessions.sendMessage({ sessionId: s.id, text, clientKey: key() }).then(
+          () => null,
+          (x: unknown) => x,
+        );
         expect(e, JSON.stringify(text)).toBeInstanceOf(TRPCError);
         expect((e as TRPCError).code).toBe('BAD_REQUEST');
         expect((e as TRPCError).message).toBe(reason);
       }
-      const accepted = ['!touch flag now', '/srv/app/notes.md is the file to read', '#note', '@foo bar', '? what\nnext', ...(executor === 'codex' ? ['/help me', 'exit', '?'] : [])];
+      const accepted = [
+        '!touch flag now',
+        '/srv/app/notes.md is the file to read',
+        '#note',
+        '@foo bar',
+        '? what\nnext',
+        ...(executor === 'codex' ? ['/help me', 'exit', '?'] : []),
+      ];
       for (const text of accepted) await caller.sessions.sendMessage({ sessionId: s.id, text, clientKey: key() });
       expect((await db.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' }, select: { text: true } })).map((m) => m.text)).toEqual(accepted);
     });

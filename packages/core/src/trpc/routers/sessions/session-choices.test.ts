@@ -14,7 +14,10 @@ beforeAll(async () => {
 });
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; appCode: string | null; message: string }> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!(e instanceof TRPCError)) throw new Error(`expected a TRPCError, got ${String(e)}`);
   return { code: e.code, appCode: e instanceof MappedError ? e.appCode : null, message: e.message };
 }
@@ -27,7 +30,10 @@ describe('dashboard: permission mode and model at creation', () => {
     expect(await caller.nodes.setPermissionMode({ nodeId, executor: 'codex', mode: 'read-only' })).toEqual({ nodeId, executor: 'codex', mode: 'read-only' });
     expect((await caller.sessions.newSessionOptions({ nodeId })).node.defaultModes.codex).toBe('read-only');
     expect((await caller.nodes.list()).nodes.find((n) => n.id === nodeId)).toMatchObject({ defaultModes: { claude: 'default', codex: 'read-only' } });
-    expect(await refusal(caller.nodes.setPermissionMode({ nodeId, executor: 'claude', mode: 'bypassPermissions' }))).toMatchObject({ code: 'BAD_REQUEST', appCode: 'INVALID_INPUT' });
+    expect(await refusal(caller.nodes.setPermissionMode({ nodeId, executor: 'claude', mode: 'bypassPermissions' }))).toMatchObject({
+      code: 'BAD_REQUEST',
+      appCode: 'INVALID_INPUT',
+    });
   });
 
   it('create stores the choice and the session page shows it; the node default applies when none is sent', async () => {
@@ -40,12 +46,19 @@ describe('dashboard: permission mode and model at creation', () => {
     expect((await caller.sessions.listOpen({ nodeId })).sessions.map((x) => x.permissionMode).sort()).toEqual(['acceptEdits', 'read-only']);
   });
 
-  it('create refuses a mode that cannot start, another executor\'s mode and a bad model, creating nothing', async () => {
+  it("create refuses a mode that cannot start, another executor's mode and a bad model, creating nothing", async () => {
     const { caller } = await signedInCaller(db);
     const before = await db.session.count();
-    expect(await refusal(caller.sessions.create({ nodeId, executor: 'claude', folder: '/srv/x', permissionMode: 'bypassPermissions' }))).toMatchObject({ code: 'BAD_REQUEST', appCode: 'INVALID_INPUT' });
-    expect(await refusal(caller.sessions.create({ nodeId, executor: 'codex', folder: '/srv/x', permissionMode: 'plan' }))).toMatchObject({ code: 'BAD_REQUEST' });
-    expect(await refusal(caller.sessions.create({ nodeId, executor: 'codex', folder: '/srv/x', model: 'gpt; rm -rf ~' }))).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(await refusal(caller.sessions.create({ nodeId, executor: 'claude', folder: '/srv/x', permissionMode: 'bypassPermissions' }))).toMatchObject({
+      code: 'BAD_REQUEST',
+      appCode: 'INVALID_INPUT',
+    });
+    expect(await refusal(caller.sessions.create({ nodeId, executor: 'codex', folder: '/srv/x', permissionMode: 'plan' }))).toMatchObject({
+      code: 'BAD_REQUEST',
+    });
+    expect(await refusal(caller.sessions.create({ nodeId, executor: 'codex', folder: '/srv/x', model: 'gpt; rm -rf ~' }))).toMatchObject({
+      code: 'BAD_REQUEST',
+    });
     expect(await db.session.count()).toBe(before);
   });
 });

@@ -18,7 +18,10 @@ beforeAll(async () => {
 });
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; appCode: string | null }> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   if (!(e instanceof TRPCError)) throw new Error(`expected a TRPCError, got ${String(e)}`);
   return { code: e.code, appCode: e instanceof MappedError ? e.appCode : null };
 }
@@ -32,11 +35,20 @@ describe('sessions, archive, settings, live: access', () => {
     const sessionId = uuid();
     for (const c of [anon, cookieless]) {
       const calls: Promise<unknown>[] = [
-        c.sessions.listOpen({ nodeId }), c.sessions.get({ sessionId }), c.sessions.journal({ sessionId }), c.sessions.create({ nodeId, folder: '/tmp' }),
-        c.sessions.stop({ sessionId }), c.sessions.close({ sessionId }), c.sessions.resume({ sessionId }),
-        c.sessions.sendMessage({ sessionId, text: 'x', clientKey: 'abcdefgh' }), c.sessions.newSessionOptions({ nodeId }),
-        c.sessions.resumeRecommendations({ nodeId, executor: 'claude', folder: '/tmp' }), c.archive.list({ nodeId }),
-        c.settings.get(), c.settings.update({ lifetime: 'never' }), c.live.changes(),
+        c.sessions.listOpen({ nodeId }),
+        c.sessions.get({ sessionId }),
+        c.sessions.journal({ sessionId }),
+        c.sessions.create({ nodeId, folder: '/tmp' }),
+        c.sessions.stop({ sessionId }),
+        c.sessions.close({ sessionId }),
+        c.sessions.resume({ sessionId }),
+        c.sessions.sendMessage({ sessionId, text: 'x', clientKey: 'abcdefgh' }),
+        c.sessions.newSessionOptions({ nodeId }),
+        c.sessions.resumeRecommendations({ nodeId, executor: 'claude', folder: '/tmp' }),
+        c.archive.list({ nodeId }),
+        c.settings.get(),
+        c.settings.update({ lifetime: 'never' }),
+        c.live.changes(),
       ];
       for (const call of calls) expect((await refusal(call)).code).toBe('UNAUTHORIZED');
     }
@@ -49,8 +61,11 @@ describe('sessions, archive, settings, live: access', () => {
     const { caller } = await callerFor(db, web, { csrf: 'wrong' });
     const sessionId = uuid();
     const mutations: Promise<unknown>[] = [
-      caller.sessions.create({ nodeId, folder: '/tmp' }), caller.sessions.stop({ sessionId }), caller.sessions.close({ sessionId }),
-      caller.sessions.resume({ sessionId }), caller.sessions.sendMessage({ sessionId, text: 'x', clientKey: 'abcdefgh' }),
+      caller.sessions.create({ nodeId, folder: '/tmp' }),
+      caller.sessions.stop({ sessionId }),
+      caller.sessions.close({ sessionId }),
+      caller.sessions.resume({ sessionId }),
+      caller.sessions.sendMessage({ sessionId, text: 'x', clientKey: 'abcdefgh' }),
       caller.settings.update({ lifetime: 'never' }),
     ];
     for (const m of mutations) expect(await refusal(m)).toMatchObject({ code: 'FORBIDDEN' });
@@ -61,7 +76,7 @@ describe('sessions, archive, settings, live: access', () => {
 });
 
 describe('sessions router', () => {
-  it('asks the node about the folder first and creates nothing when it refuses; the node\'s real path is kept', async () => {
+  it("asks the node about the folder first and creates nothing when it refuses; the node's real path is kept", async () => {
     const asked: string[] = [];
     const { caller: refusing } = await signedInCaller(db, {
       checkFolder: async (_nodeId, folder) => {
@@ -86,7 +101,10 @@ describe('sessions router', () => {
     expect(await refusal(caller.sessions.create({ nodeId, folder: '/srv/a' }))).toMatchObject({ code: 'BAD_REQUEST', appCode: 'INVALID_INPUT' });
     expect(await refusal(caller.sessions.create({ nodeId, executor: 'claude', folder: 'relative/path' }))).toMatchObject({ code: 'BAD_REQUEST' });
     await caller.nodes.setExecutors({ nodeId, executors: ['codex'] });
-    expect(await refusal(caller.sessions.create({ nodeId, executor: 'claude', folder: '/srv/a' }))).toMatchObject({ code: 'PRECONDITION_FAILED', appCode: 'EXECUTOR_DISABLED' });
+    expect(await refusal(caller.sessions.create({ nodeId, executor: 'claude', folder: '/srv/a' }))).toMatchObject({
+      code: 'PRECONDITION_FAILED',
+      appCode: 'EXECUTOR_DISABLED',
+    });
     const options = await caller.sessions.newSessionOptions({ nodeId });
     expect(options.node.enabledExecutors).toEqual(['codex']);
 
@@ -134,7 +152,10 @@ describe('sessions router', () => {
     expect(await db.agentCommand.count({ where: { sessionId: s.id, type: 'close_session' } })).toBe(1);
 
     await db.session.update({ where: { id: s.id }, data: { state: 'Archived', archivedAt: new Date(), archiveSortAt: new Date() } });
-    expect(await refusal(caller.sessions.sendMessage({ sessionId: s.id, text: 'late', clientKey: 'key-00000002' }))).toMatchObject({ code: 'PRECONDITION_FAILED', appCode: 'SESSION_NOT_ACCEPTING' });
+    expect(await refusal(caller.sessions.sendMessage({ sessionId: s.id, text: 'late', clientKey: 'key-00000002' }))).toMatchObject({
+      code: 'PRECONDITION_FAILED',
+      appCode: 'SESSION_NOT_ACCEPTING',
+    });
     await db.node.update({ where: { id: nodeId }, data: { online: false } });
     expect(await refusal(caller.sessions.resume({ sessionId: s.id }))).toMatchObject({ code: 'SERVICE_UNAVAILABLE', appCode: 'NODE_OFFLINE' });
     await db.node.update({ where: { id: nodeId }, data: { online: true } });
@@ -147,9 +168,25 @@ describe('sessions router', () => {
     const { caller } = await signedInCaller(db);
     const s = await caller.sessions.create({ nodeId, executor: 'claude', folder: '/srv/u' });
     for (const [i, used] of [1000, 5000, 12000].entries()) {
-      await db.agentEvent.create({ data: { nodeId, seq: BigInt(100 + i), type: 'usage', sessionId: s.id, payload: { sessionId: s.id, generation: 1, data: { inputTokens: used, outputTokens: 10 * i, contextWindowUsed: used / 200000 } } } });
+      await db.agentEvent.create({
+        data: {
+          nodeId,
+          seq: BigInt(100 + i),
+          type: 'usage',
+          sessionId: s.id,
+          payload: { sessionId: s.id, generation: 1, data: { inputTokens: used, outputTokens: 10 * i, contextWindowUsed: used / 200000 } },
+        },
+      });
     }
-    await recordEvidence(db, { sessionId: s.id, event: 'session_ready', actor: 'agent', from: 'Starting', to: 'Ready', evidence: { pid: 4242 }, at: new Date() });
+    await recordEvidence(db, {
+      sessionId: s.id,
+      event: 'session_ready',
+      actor: 'agent',
+      from: 'Starting',
+      to: 'Ready',
+      evidence: { pid: 4242 },
+      at: new Date(),
+    });
     const view = await caller.sessions.get({ sessionId: s.id });
     expect(view.usageHistory.map((p) => p.inputTokens)).toEqual([1000, 5000, 12000]);
     expect(view.evidence.at(-1)).toMatchObject({ event: 'session_ready', evidence: { pid: 4242 } });

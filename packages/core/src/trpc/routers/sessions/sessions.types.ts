@@ -32,22 +32,43 @@ export const ZSessionView = z.object({
   /** Fixed at creation; null = the CLI's own default. */
   model: z.string().nullable(),
   /** What the CLI did last, from its journal (shown while a turn runs; domain/activity.ts). */
-  activity: z.object({
-    kind: z.string(), toolName: z.string().nullable(), subject: z.string().nullable(), status: z.string(),
-    added: z.number().nullable(), removed: z.number().nullable(), reads: z.number().int(), steps: z.number().int(),
-    nativeTurnId: z.string().nullable(), turnStartedAt: z.string(), at: z.string(),
-  }).nullable(),
+  activity: z
+    .object({
+      kind: z.string(),
+      toolName: z.string().nullable(),
+      subject: z.string().nullable(),
+      status: z.string(),
+      added: z.number().nullable(),
+      removed: z.number().nullable(),
+      reads: z.number().int(),
+      steps: z.number().int(),
+      nativeTurnId: z.string().nullable(),
+      turnStartedAt: z.string(),
+      at: z.string(),
+    })
+    .nullable(),
   activityAt: zIsoDateOrNull,
   /** Context-window use as the journal states it. */
-  context: z.object({
-    usedTokens: z.number().int(), windowTokens: z.number().int().nullable(), windowSource: z.string().nullable(),
-    percent: z.number().nullable(), compactions: z.number().int(),
-  }).nullable(),
+  context: z
+    .object({
+      usedTokens: z.number().int(),
+      windowTokens: z.number().int().nullable(),
+      windowSource: z.string().nullable(),
+      percent: z.number().nullable(),
+      compactions: z.number().int(),
+    })
+    .nullable(),
   /** The process outside Bria holding the native session (a terminal at the computer), or null. */
-  desk: z.object({
-    handoff: z.enum(['desk', 'taking_over']), pid: z.number().int().nullable(), startTime: z.string().nullable(), since: zIsoDateOrNull,
-    command: z.string().nullable(), inTmux: z.boolean(),
-  }).nullable(),
+  desk: z
+    .object({
+      handoff: z.enum(['desk', 'taking_over']),
+      pid: z.number().int().nullable(),
+      startTime: z.string().nullable(),
+      since: zIsoDateOrNull,
+      command: z.string().nullable(),
+      inTmux: z.boolean(),
+    })
+    .nullable(),
   /** `tmux -L <socket> attach -t <session>`: continue at the computer while Bria runs the CLI. */
   attachCommand: z.string().nullable(),
 });
@@ -59,23 +80,57 @@ export const ZLifecycleRequest = z.object({ sessionId: zId, version: z.number().
 export const ZListOpenResponse = z.object({ sessions: z.array(ZSessionView) });
 
 const zMessage = z.object({
-  id: zId, seq: z.number().int(), source: z.string(), text: z.string(), finalText: z.string().nullable(), status: zMessageStatus,
-  mainMessageId: zId.nullable(), outcomeDetail: z.string().nullable(), createdAt: zIsoDate, acceptedAt: zIsoDateOrNull, outcomeAt: zIsoDateOrNull,
+  id: zId,
+  seq: z.number().int(),
+  source: z.string(),
+  text: z.string(),
+  finalText: z.string().nullable(),
+  status: zMessageStatus,
+  mainMessageId: zId.nullable(),
+  outcomeDetail: z.string().nullable(),
+  createdAt: zIsoDate,
+  acceptedAt: zIsoDateOrNull,
+  outcomeAt: zIsoDateOrNull,
   attachmentCount: z.number().int().nonnegative(),
   /** Set when the message failed because of its attachment (never the executor's failure). */
   attachmentFailure: z.enum(['not_stored', 'unreadable']).nullable(),
 });
 const zEvidence = z.object({
-  id: z.string(), event: z.string(), actor: z.string(), fromState: zSessionState.nullable(), toState: zSessionState.nullable(),
-  evidence: z.unknown(), createdAt: zIsoDate,
+  id: z.string(),
+  event: z.string(),
+  actor: z.string(),
+  fromState: zSessionState.nullable(),
+  toState: zSessionState.nullable(),
+  evidence: z.unknown(),
+  createdAt: zIsoDate,
 });
 const zActivityRow = z.object({
-  id: z.string(), ref: z.string(), nativeTurnId: z.string().nullable(), messageId: zId.nullable(), kind: z.string(), toolName: z.string().nullable(),
-  subject: z.string().nullable(), status: z.string(), exitCode: z.number().int().nullable(), outputHead: z.string().nullable(),
-  diffAdded: z.number().int().nullable(), diffRemoved: z.number().int().nullable(), diffText: z.string().nullable(), text: z.string().nullable(),
-  sourceRecordId: z.string(), sourceOffset: z.number().int(), eventSeq: z.number().int(), startedAt: zIsoDate, endedAt: zIsoDateOrNull,
+  id: z.string(),
+  ref: z.string(),
+  nativeTurnId: z.string().nullable(),
+  messageId: zId.nullable(),
+  kind: z.string(),
+  toolName: z.string().nullable(),
+  subject: z.string().nullable(),
+  status: z.string(),
+  exitCode: z.number().int().nullable(),
+  outputHead: z.string().nullable(),
+  diffAdded: z.number().int().nullable(),
+  diffRemoved: z.number().int().nullable(),
+  diffText: z.string().nullable(),
+  text: z.string().nullable(),
+  sourceRecordId: z.string(),
+  sourceOffset: z.number().int(),
+  eventSeq: z.number().int(),
+  startedAt: zIsoDate,
+  endedAt: zIsoDateOrNull,
 });
-const zUsagePoint = z.object({ at: zIsoDate, inputTokens: z.number().nullable(), outputTokens: z.number().nullable(), contextWindowUsed: z.number().nullable() });
+const zUsagePoint = z.object({
+  at: zIsoDate,
+  inputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  contextWindowUsed: z.number().nullable(),
+});
 
 export const ZGetSessionResponse = z.object({
   session: ZSessionView,
@@ -113,9 +168,14 @@ export const ZNewSessionOptionsRequest = z.object({ nodeId: zId, executor: zExec
 export const ZNewSessionOptionsResponse = z.object({
   /** `missingExecutors`: CLIs the node's agent could not run; enabled ones among them are not offered. */
   node: z.object({
-    id: zId, name: z.string(), online: z.boolean(), enabledExecutors: z.array(zExecutor), missingExecutors: z.array(zExecutor),
+    id: zId,
+    name: z.string(),
+    online: z.boolean(),
+    enabledExecutors: z.array(zExecutor),
+    missingExecutors: z.array(zExecutor),
     /** The mode preselected per executor, and `<executor>:<mode>` modes that cannot start on this node. */
-    defaultModes: z.object({ claude: z.string(), codex: z.string() }), unavailableModes: z.array(z.string()),
+    defaultModes: z.object({ claude: z.string(), codex: z.string() }),
+    unavailableModes: z.array(z.string()),
   }),
   recentFolders: z.array(z.string()),
 });

@@ -24,7 +24,15 @@ async function handler(req: Request): Promise<Response> {
     req,
     router: appRouter,
     createContext: ({ resHeaders }) =>
-      createContext({ db: db(), headers: req.headers, resHeaders, hubPublicUrl: hubPublicUrl(webEnv(), req.headers.get('host')), hubListen: hubListen(webEnv()), agentBundle: () => agentBundle(webEnv()), changes: changeFeed() }),
+      createContext({
+        db: db(),
+        headers: req.headers,
+        resHeaders,
+        hubPublicUrl: hubPublicUrl(webEnv(), req.headers.get('host')),
+        hubListen: hubListen(webEnv()),
+        agentBundle: () => agentBundle(webEnv()),
+        changes: changeFeed(),
+      }),
     onError({ error, path }) {
       // Only unexpected failures are logged; the cause's message may name internals, never user text.
       if (error.code === 'INTERNAL_SERVER_ERROR') {
