@@ -107,3 +107,13 @@ describe('pumpDecision while a permission request or question may be on screen',
     expect(pumpDecision(row('Ready', { openPrompts: 0 }), [msg('a', 1, 'pending')], null, T, 'engine').kind).toBe('deliver');
   });
 });
+
+describe('pumpDecision after the running turn asked the user', () => {
+  it('holds a follow-up until the turn ends, then hands it over as a main request', () => {
+    const q = [msg('m', 1, 'accepted', { nativeTurnId: 't' }), msg('b', 2, 'pending')];
+    expect(pumpDecision(row('Running', { turnAsked: true }), q, null, T, 'engine').kind).toBe('none');
+    expect(pumpDecision(row('Running', { turnAsked: false }), q, null, T, 'engine').kind).toBe('deliver');
+    const after = pumpDecision(row('Ready', { turnAsked: false }), [msg('b', 2, 'pending')], null, T, 'engine');
+    expect(after).toMatchObject({ kind: 'deliver', d: { mode: 'main' } });
+  });
+});

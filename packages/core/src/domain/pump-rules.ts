@@ -36,6 +36,8 @@ export interface PumpRow {
   lifetimeExpired: boolean;
   version: number;
   openPrompts: number;
+  /** A prompt was opened in the running turn (`SessionFacts.turnAsked`); false when nothing is in flight. */
+  turnAsked?: boolean;
 }
 export type PumpDecision = { kind: 'deliver'; d: Extract<Deliverable, { ok: true }> } | { kind: 'drain' | 'none' };
 
@@ -58,6 +60,7 @@ export function pumpDecision(
     finalReceived: row.pendingFinalEventId !== null || inFlight.some((m) => m.finalText),
     dispatcherId,
     promptOpen: row.openPrompts > 0,
+    turnAsked: row.turnAsked === true,
   });
   if (d.ok && !(holdActive(hold, row.version, now) && hold.messageId === d.message.id)) return { kind: 'deliver', d };
   return { kind: workDrained(row.state, row.lifetimeExpired, summarizeQueue(queue)) ? 'drain' : 'none' };

@@ -78,6 +78,23 @@ describe('nextDeliverable while a permission request or question may be on scree
   });
 });
 
+describe('nextDeliverable after the running turn asked the user', () => {
+  const q = [
+    { id: 'a', seq: 1, status: 'accepted' as const, mainMessageId: null, nativeTurnId: 't', claimedBy: null },
+    { id: 'b', seq: 2, status: 'pending' as const, mainMessageId: null, nativeTurnId: null, claimedBy: null },
+  ];
+  const base = { outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'e', promptOpen: false };
+  it('no follow-up joins a turn that asked, even once the request is answered; it waits for the turn to end', () => {
+    expect(nextDeliverable(q, { ...base, state: 'Running', turnAsked: true })).toEqual({ ok: false, reason: 'turn_asked' });
+    expect(nextDeliverable(q, { ...base, state: 'ClosingAfterWork', turnAsked: true })).toEqual({ ok: false, reason: 'turn_asked' });
+    expect(nextDeliverable(q, { ...base, state: 'Running', turnAsked: false })).toMatchObject({ ok: true, mode: 'follow_up', mainMessageId: 'a' });
+  });
+  it('the turn over, the waiting message goes as the next main request', () => {
+    const done = [{ ...q[0]!, status: 'completed' as const }, q[1]!];
+    expect(nextDeliverable(done, { ...base, state: 'Ready', turnAsked: false })).toMatchObject({ ok: true, mode: 'main', message: { id: 'b' } });
+  });
+});
+
 describe('nextDeliverable', () => {
   it('offers only the oldest pending message, as a main request, in Ready', () => {
     const r = nextDeliverable([msg(3, 'pending'), msg(2, 'pending'), msg(1, 'completed')], facts());

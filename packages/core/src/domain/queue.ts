@@ -82,6 +82,15 @@ export interface SessionFacts {
    * CLIs take a paste + Enter there as the highlighted answer and lose the text, so nothing is typed.
    */
   promptOpen?: boolean;
+  /**
+   * The running turn asked the user (a permission request or question was opened in it, answered or
+   * not): a follow-up no longer joins that turn but waits for its end and goes as the next main
+   * request. Typed into a turn that resumes after an answer, Codex folds the text into the turn and
+   * the answer the model was giving to the first message never reaches the user; a turn that asked
+   * is one the user is steering by the answer already (docs/hooks-channel.md, "Messages sent while a
+   * request is open").
+   */
+  turnAsked?: boolean;
 }
 
 export type BlockReason =
@@ -93,6 +102,7 @@ export type BlockReason =
   | 'acceptance_pending'
   | 'final_pending'
   | 'prompt_open'
+  | 'turn_asked'
   | 'order';
 
 export type Deliverable =
@@ -126,6 +136,7 @@ export function nextDeliverable(messages: readonly QueueMessage[], facts: Sessio
   }
   if (!FOLLOW_UP_STATES.has(facts.state)) return { ok: false, reason: 'predecessor_in_flight' };
   if (facts.finalReceived) return { ok: false, reason: 'final_pending' };
+  if (facts.turnAsked === true) return { ok: false, reason: 'turn_asked' };
   // One acceptance at a time: a second hand-over before the first receipt could reorder them.
   if (inFlight.some((m) => m.status === 'leased')) return { ok: false, reason: 'acceptance_pending' };
   const mains = inFlight.filter((m) => m.mainMessageId === null);

@@ -123,7 +123,7 @@ const anthropicApi: MockApi = {
   classify,
   twoBlocks: true,
   tools: {
-    behaviours: ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolfail', 'toolwait', 'toolsteps', 'toolmix'],
+    behaviours: ['toolbash', 'toolwrite', 'tooledit', 'toolask', 'toolaskmulti', 'toolfail', 'toolwait', 'toolaskwait', 'toolsteps', 'toolmix'],
     idPrefix: 'toolu_mock_',
     flavour: 'anthropic',
   },

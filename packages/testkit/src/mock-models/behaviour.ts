@@ -21,6 +21,7 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bTOOLSHELL-[A-Za-z0-9_]+\b/, 'toolshell'],
   [/\bTOOLFAIL-(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-5])\b/, 'toolfail'],
   [/\bTOOLWAIT-[A-Za-z0-9_]+\b/, 'toolwait'],
+  [/\bTOOLASKWAIT-[A-Za-z0-9_]+\b/, 'toolaskwait'],
   [STEPS_WORD, 'toolsteps'],
   [/\bTOOLMIX-[A-Za-z0-9_]+\b/, 'toolmix'],
 ];
@@ -103,7 +104,17 @@ export interface ToolCallPlan {
 }
 
 /** The tool-calling magic words (each API renders the ones its CLI has, see `MockApi.tools`). */
-export type ToolBehaviour = 'toolbash' | 'toolwrite' | 'tooledit' | 'toolask' | 'toolaskmulti' | 'toolshell' | 'toolfail' | 'toolwait' | SequenceBehaviour;
+export type ToolBehaviour =
+  | 'toolbash'
+  | 'toolwrite'
+  | 'tooledit'
+  | 'toolask'
+  | 'toolaskmulti'
+  | 'toolshell'
+  | 'toolfail'
+  | 'toolwait'
+  | 'toolaskwait'
+  | SequenceBehaviour;
 /** Tool words that make several calls in a row, one per request, within one turn. */
 export type SequenceBehaviour = 'toolsteps' | 'toolmix';
 
@@ -156,6 +167,10 @@ function marker(word: string, userText: string): string | null {
  * - TOOLWAIT-<x>: a command (Claude Bash, Codex `exec_command`) that runs until the file `go-<x>`
  *   exists in the CLI's folder, so a test sees a tool call in progress for as long as it needs to
  *   and ends it by creating that file (no timing involved).
+ * - TOOLASKWAIT-<x>: a command that asks for permission and, once allowed, runs until `go-<x>`
+ *   exists, then touches `ran-<x>` (Claude Bash; Codex `exec_command` asking to run outside the
+ *   sandbox like TOOLSHELL): a permission request followed by a tool call in progress for as long
+ *   as a test needs.
  * - TOOLSHELL-<x>: Codex `exec_command` `touch ran-<x>` asking to run outside the sandbox
  *   (`sandbox_permissions: "require_escalated"` + a justification), so Codex under
  *   `-a on-request -s read-only` asks for approval.
@@ -203,6 +218,18 @@ export function toolCall(behaviour: ToolBehaviour, n: number, userText: string, 
       const cmd = `until [ -e go-${x} ]; do sleep 0.2; done; echo released-${x}`;
       return flavour === 'openai'
         ? { text: say(`waiting for go-${x}`), name: 'exec_command', input: { cmd, yield_time_ms: 600000 } }
+        : { text: say(`waiting for go-${x}`), name: 'Bash', input: { command: cmd, description: `Wait for go-${x}`, timeout: 600000 } };
+    }
+    case 'toolaskwait': {
+      const x = marker('TOOLASKWAIT', userText);
+      if (x === null) return null;
+      const cmd = `until [ -e go-${x} ]; do sleep 0.2; done; touch ran-${x}`;
+      return flavour === 'openai'
+        ? {
+            text: say(`waiting for go-${x}`),
+            name: 'exec_command',
+            input: { cmd, sandbox_permissions: 'require_escalated', justification: `Wait for go-${x}`, yield_time_ms: 600000 },
+          }
         : { text: say(`waiting for go-${x}`), name: 'Bash', input: { command: cmd, description: `Wait for go-${x}`, timeout: 600000 } };
     }
     case 'toolsteps':

@@ -125,7 +125,7 @@ function answerResponses(x: Exchange, plan: Plan): Promise<void> {
 const openaiApi: MockApi = {
   classify,
   twoBlocks: false,
-  tools: { behaviours: ['toolshell', 'toolask', 'toolfail', 'toolwait', 'toolsteps', 'toolmix'], idPrefix: 'call_mock_', flavour: 'openai' },
+  tools: { behaviours: ['toolshell', 'toolask', 'toolfail', 'toolwait', 'toolaskwait', 'toolsteps', 'toolmix'], idPrefix: 'call_mock_', flavour: 'openai' },
   async respond(x, plan) {
     if (x.method === 'HEAD' || (x.method === 'GET' && x.pathname === '/')) return x.sendJson(200, {});
     if (plan) return answerResponses(x, plan);

@@ -45,6 +45,7 @@ const TOOL_WORDS: readonly Behaviour[] = [
   'toolshell',
   'toolfail',
   'toolwait',
+  'toolaskwait',
   'toolsteps',
   'toolmix',
 ];
@@ -109,6 +110,7 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     case 'toolaskmulti':
     case 'toolfail':
     case 'toolwait':
+    case 'toolaskwait':
     case 'toolshell': {
       const call = toolCall(behaviour, n, entry.behaviourText ?? userText, tools?.flavour);
       if (!call) throw new Error(`${behaviour} picked without its marker name`);

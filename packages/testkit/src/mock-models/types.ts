@@ -21,7 +21,8 @@ export type Behaviour =
   | 'toolsteps'
   | 'toolmix'
   | 'toolfail'
-  | 'toolwait';
+  | 'toolwait'
+  | 'toolaskwait';
 
 /** A tool call the mock made the model ask for (`TOOLBASH-<x>` and the other TOOL words). */
 export interface MockToolCall {

@@ -96,14 +96,18 @@ export async function releaseUntypedLease(
 }
 
 export interface PumpView {
-  row: { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number; openPrompts: number };
+  row: { state: SessionState; pendingFinalEventId: bigint | null; lifetimeExpired: boolean; version: number; openPrompts: number; turnAsked: boolean };
   queue: (QueueMessage & { finalText: boolean })[];
   /** The head's wait after a `typed: false` answer (whether it still applies: `holdActive`, domain). */
   hold: DeliveryHold | null;
 }
 
 const PUMP_VIEW_SQL = `
-    select s.state::text as state, s."pendingFinalEventId", s."lifetimeExpired", s.version, s."openPrompts", m.id, m.seq, m.status, m."mainMessageId", m."nativeTurnId",
+    select s.state::text as state, s."pendingFinalEventId", s."lifetimeExpired", s.version, s."openPrompts",
+      exists (select 1 from "PermissionPrompt" p where p."sessionId" = s.id and p."createdAt" >= (
+        select min(c."createdAt") from "Message" x join "AgentCommand" c on c.id = x."deliveryId"
+          where x."sessionId" = s.id and x.status in ('leased', 'accepted') and x."mainMessageId" is null)) as "turnAsked",
+      m.id, m.seq, m.status, m."mainMessageId", m."nativeTurnId",
       m."nativeRecordId", m."leaseOwner", m."leaseUntil", m."hasFinal"
     from "Session" s left join lateral (
       (select id, seq, status::text as status, "mainMessageId", "nativeTurnId", "nativeRecordId", "leaseOwner", "leaseUntil", "finalText" is not null as "hasFinal"
@@ -115,6 +119,9 @@ const PUMP_VIEW_SQL = `
     where s.id = $1::uuid`;
 
 /**
+ * `turnAsked`: a prompt row was made after the hub handed the running turn's main request over (its
+ * `deliver` command's time; both times are the hub's), i.e. the turn asked the user something.
+ *
  * The dispatcher's view in one round trip, without a lock: the session fields the pump decides on,
  * the messages in flight and only the HEAD of the pending ones. The gates (`nextDeliverable`,
  * `summarizeQueue`) look at nothing else — FIFO means only the oldest pending message can go next —
@@ -127,6 +134,7 @@ export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpV
     lifetimeExpired: boolean;
     version: number;
     openPrompts: number;
+    turnAsked: boolean;
     id: string | null;
     seq: number | null;
     status: MessageStatus | null;
@@ -136,7 +144,7 @@ export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpV
     leaseOwner: string | null;
     leaseUntil: Date | null;
     hasFinal: boolean | null;
-  }>(db, 'bria_pump_view_v2', PUMP_VIEW_SQL, [sessionId]);
+  }>(db, 'bria_pump_view_v3', PUMP_VIEW_SQL, [sessionId]);
   const first = rows[0];
   if (!first) return null;
   const present = rows.filter((r) => r.id !== null);
@@ -154,7 +162,14 @@ export async function readPumpView(db: DbOrTx, sessionId: string): Promise<PumpV
   const hold = present.map(holdOf).find((h) => h !== null) ?? null;
   const pendingFinalEventId = first.pendingFinalEventId === null ? null : BigInt(first.pendingFinalEventId);
   return {
-    row: { state: first.state, pendingFinalEventId, lifetimeExpired: first.lifetimeExpired, version: first.version, openPrompts: first.openPrompts },
+    row: {
+      state: first.state,
+      pendingFinalEventId,
+      lifetimeExpired: first.lifetimeExpired,
+      version: first.version,
+      openPrompts: first.openPrompts,
+      turnAsked: first.turnAsked,
+    },
     queue,
     hold,
   };

@@ -25,7 +25,7 @@ export async function pumpQueue(ctx: StepContext, sessionId: string): Promise<st
     if (!row) return [];
     const view = await readPumpView(ctx.tx, sessionId);
     if (!view) return [];
-    const decision = pumpDecision(row, view.queue, view.hold, ctx.now, DISPATCHER_ID);
+    const decision = pumpDecision({ ...row, turnAsked: view.row.turnAsked }, view.queue, view.hold, ctx.now, DISPATCHER_ID);
     if (decision.kind === 'deliver') {
       const { d } = decision;
       const mainMessageId = d.mode === 'follow_up' ? d.mainMessageId : null;
