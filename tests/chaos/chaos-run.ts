@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { claudeConfigDir } from '../../apps/node-agent/src/executors/claude-driver.ts';
 import type { Db } from '../../packages/core/src/db/client.ts';
 import { waitUntil } from '../../packages/testkit/src/system.ts';
 import type { ChaosCluster } from './chaos-cluster.ts';
 import { type ChaosSystem, startChaosSystem } from './chaos-system.ts';
 import { FAULT_KINDS, FaultInjector, type FaultKind } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
+import { NativeSampler } from './native-sampler.ts';
 import { Prng } from './prng.ts';
 import { pendingPrompts, sideEffect } from './prompt-actions.ts';
 import { type ActionKind, User } from './user-actions.ts';
@@ -59,6 +61,8 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
   const sys = await startChaosSystem(cluster, { slowChunks: rng.int(10, 30), slowChunkMs: 100 });
   const user = new User(sys, rng, o.seed);
   const faults = new FaultInjector(sys, rng, () => user.sessions.map((s) => s.id), user);
+  // Never two CLIs on one native id, sampled through the whole run (`desk_start` starts CLIs by hand).
+  const sampler = new NativeSampler({ claudeHome: claudeConfigDir(sys.cliEnv), tmuxSocket: sys.tmuxSocket });
   const natives = new Map<string, Set<string>>();
   const harness: string[] = [];
   const watchNatives = async () => {
@@ -72,6 +76,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
     await sys.startBot();
     await sys.startAgent();
     await sys.waitOnline();
+    sampler.start();
     const end = Date.now() + o.activeMs;
     while (Date.now() < end) {
       if (user.sessions.length > 0 && rng.chance(0.3)) {
@@ -161,7 +166,8 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         await logTimeline(sys.db, id, o.log);
       }
     }
-    const explained: string[] = [];
+    sampler.stop();
+    const explained: string[] = [...sampler.explained];
     const finalSaveFailures = await sys.db.sessionEvidence.count({ where: { event: 'final_save_failed' } });
     const violations = await checkInvariants(sys, {
       sessions: user.sessions,
@@ -171,6 +177,8 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       tools: user.tools,
       answers: user.prompts.answers,
     });
+    violations.push(...sampler.violations);
+    if (sampler.samples === 0) harness.push('the process-table sampler never completed a look');
     const prompts = await promptSummary(sys, user);
     if (violations.length && o.log) {
       for (const m of sys.fake.chatMessages()) o.log(`    chat ${m.message_id}: ${(m.text ?? '').slice(0, 120).replace(/\n/g, ' | ')}`);
@@ -219,6 +227,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       prompts,
     };
   } finally {
+    sampler.stop();
     faults.dispose();
     await sys.dispose().catch(() => undefined);
   }

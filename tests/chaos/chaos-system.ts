@@ -116,6 +116,8 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
     root,
     work,
     home,
+    /** The CLIs' environment (HOME, config dirs, the mock models' URLs), as a person's shell would have it. */
+    cliEnv,
     db,
     deps,
     clock,

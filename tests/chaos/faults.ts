@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { claudeConfigDir } from '../../apps/node-agent/src/executors/claude-driver.ts';
+import { scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts';
+import { startDesk } from '../../packages/testkit/src/desk.ts';
 import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
@@ -20,6 +25,7 @@ export const FAULT_KINDS = [
   'hub_kill_prompt',
   'bot_kill_prompt',
   'start_dialog_restart',
+  'desk_start',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Faults that take a whole part of the system away; one at a time, so each one heals as planned. */
@@ -39,7 +45,9 @@ const OUTAGES = new Set<FaultKind>([
  * moment, provoking it when needed (a coding turn, an untrusted folder); counted only when the
  * moment came, otherwise under `missed`.
  */
-const AIMED = new Set<FaultKind>(['agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart']);
+const AIMED = new Set<FaultKind>(['agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart', 'desk_start']);
+/** States whose CLI Bria does not run: a person may resume the session by hand at the computer. */
+const DESK_TARGETS = ['Archived', 'ResumeFailed', 'AwaitingRecovery'] as const;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -54,6 +62,8 @@ export class FaultInjector {
   readonly errors: string[] = [];
   /** Aimed faults whose moment did not come in time (nothing was broken). */
   readonly missed: Partial<Record<FaultKind, number>> = {};
+  /** The tmux servers of CLIs started "by hand" (`desk_start`) that still run. */
+  private readonly desks = new Set<string>();
 
   constructor(
     private readonly sys: ChaosSystem,
@@ -85,6 +95,7 @@ export class FaultInjector {
       hub_kill_prompt: aimed,
       bot_kill_prompt: aimed,
       start_dialog_restart: aimed * 0.6,
+      desk_start: aimed * 1.5,
     });
     if (OUTAGES.has(kind) && this.outage) return null;
     const done = this.run(kind).catch((err: Error) => {
@@ -219,8 +230,55 @@ export class FaultInjector {
         await sys.startAgent();
         return;
       }
+      case 'desk_start':
+        await this.deskStart();
+        return;
       default:
         kind satisfies never;
+    }
+  }
+
+  /**
+   * A person resumes one of the run's closed (or waiting) sessions by hand, in a tmux server of
+   * their own, at a random moment; half the time the user presses Resume in Bria right then (the
+   * race of the two starts). Bria must refuse or take over, never run a second CLI on the id (the
+   * run's `NativeSampler` watches). The desk CLI is ended after a while, as closing the terminal would.
+   */
+  private async deskStart(): Promise<void> {
+    const { sys, rng } = this;
+    const closed = () =>
+      sys.db.session.findMany({
+        where: { id: { in: this.sessionIds() }, state: { in: [...DESK_TARGETS] }, nativeSessionId: { not: null } },
+        select: { id: true, executor: true, nativeSessionId: true, folder: true },
+      });
+    const target = await this.aim('desk_start', async () => {
+      let rows = await closed();
+      if (rows.length === 0) {
+        // None closed yet: the user closes an open one first (provoked, like the other aimed faults).
+        const ready = await sys.db.session.findMany({ where: { id: { in: this.sessionIds() }, state: 'Ready' }, select: { id: true } });
+        if (ready.length === 0) return null;
+        const one = rng.pick(ready);
+        await this.user!.call('close', () => sys.services.close(one.id));
+        rows = (await this.waitFor(30_000, 200, async () => ((await closed()).length ? closed() : null))) ?? [];
+      }
+      if (rows.length === 0) return null;
+      const t = rng.pick(rows);
+      const held = await scanHolders({ claudeHome: claudeConfigDir(sys.cliEnv), briaServerPid: null });
+      return held.some((h) => h.nativeId === t.nativeSessionId) ? null : t;
+    });
+    if (!target?.nativeSessionId) return;
+    const socket = `desk-${randomUUID().slice(0, 8)}`;
+    this.desks.add(socket);
+    const race = rng.chance(0.5) ? this.sys.services.resume(target.id).catch(() => undefined) : Promise.resolve();
+    try {
+      await startDesk({ executor: target.executor as 'claude' | 'codex', folder: target.folder, env: sys.cliEnv, resumeId: target.nativeSessionId, socket });
+      await sleep(rng.int(1000, 8000));
+    } catch {
+      // The desk CLI did not reach its prompt (the machine is busy, or Bria's own CLI holds the id): ended below.
+    } finally {
+      await race;
+      endDesk(socket);
+      this.desks.delete(socket);
     }
   }
 
@@ -267,5 +325,15 @@ export class FaultInjector {
 
   dispose(): void {
     this.refuseFinalsUntil(0);
+    for (const socket of this.desks) endDesk(socket);
+  }
+}
+
+/** Closes a desk terminal: its tmux server ends, the CLI gets SIGHUP (as closing the window would). */
+function endDesk(socket: string): void {
+  try {
+    execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+  } catch {
+    // never started, or already gone
   }
 }

@@ -21,8 +21,15 @@ export interface DeskTerminal {
   end(): void;
 }
 
-export async function startDesk(o: { executor: DeskExecutor; folder: string; env: Record<string, string>; resumeId?: string }): Promise<DeskTerminal> {
-  const socket = `desk-${randomUUID().slice(0, 8)}`;
+/** `socket`: the user's tmux server name (default a fresh one), so a caller can end it even when the start fails. */
+export async function startDesk(o: {
+  executor: DeskExecutor;
+  folder: string;
+  env: Record<string, string>;
+  resumeId?: string;
+  socket?: string;
+}): Promise<DeskTerminal> {
+  const socket = o.socket ?? `desk-${randomUUID().slice(0, 8)}`;
   const env = { ...o.env, TMUX: '' };
   const tmux = (...a: string[]) => execFileSync('tmux', ['-L', socket, ...a], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   tmux('new-session', '-d', '-s', 'desk', '-x', '200', '-y', '50', '-c', o.folder, ...deskArgv(o.executor, o.resumeId));
