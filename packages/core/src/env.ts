@@ -58,6 +58,19 @@ export const zServerEnv = z.object({
   /** PEM certificate and key for the hub: remote agents then use wss:// (README, "Adding another computer"). */
   BRIA_TLS_CERT: z.string().optional(),
   BRIA_TLS_KEY: z.string().optional(),
+  /**
+   * `own` (default): without BRIA_TLS_CERT the hub serves TLS with Bria's own CA (made in
+   * `<data>/tls/`), which install commands pin. `off`: plain ws:// — the explicit opt-in; the
+   * launcher and "Add a computer" warn when the hub is then reachable from the network.
+   */
+  BRIA_HUB_TLS: z.enum(['own', 'off']).default('own'),
+  /** More names (comma-separated host names or addresses) for the hub's own certificate. */
+  BRIA_TLS_NAMES: z.string().optional(),
+  /** Where other computers' agents connect, when it is not this computer's address (a proxy, a DNS name). */
+  BRIA_HUB_PUBLIC_URL: z
+    .string()
+    .regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL')
+    .optional(),
   /** The agent bundle's folder; default `dist/agent` of this checkout. */
   BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
   TELEGRAM_BOT_TOKEN: z.string().min(10).optional(),
