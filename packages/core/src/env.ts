@@ -55,6 +55,8 @@ export const zServerEnv = z.object({
   BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** How many days a dashboard sign-in lasts (services/auth `webSessionTtlMs`). */
   BRIA_WEB_SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** Hours without a request after which a dashboard sign-in ends (services/auth `webIdleMs`). */
+  BRIA_WEB_IDLE_HOURS: z.coerce.number().int().min(1).max(8760).default(168),
   /** PEM certificate and key for the hub: remote agents then use wss:// (README, "Adding another computer"). */
   BRIA_TLS_CERT: z.string().optional(),
   BRIA_TLS_KEY: z.string().optional(),
