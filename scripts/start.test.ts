@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -81,6 +82,17 @@ function brianProcesses(ports: Ports): number[] {
   return found;
 }
 
+/** GET over https trusting only `ca` (host name checked: the hub's certificate names 127.0.0.1). */
+function getTls(url: string, ca: Buffer): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { ca }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString('latin1')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    }).on('error', reject);
+  });
+}
+
 async function health(port: number): Promise<{ ok: boolean; nodesOnline: number; nodesTotal: number }> {
   const res = await fetch(`http://127.0.0.1:${port}/api/health`);
   return (await res.json()) as { ok: boolean; nodesOnline: number; nodesTotal: number };
@@ -110,12 +122,20 @@ describe('npm start', () => {
     expect(out).toMatch(/Sign in once with this link .*\/login\?token=/);
     const h = await untilHealthy(ports.web, 60_000);
     expect(h.nodesTotal).toBe(1);
-    // The agent for other computers is built and served by the hub on its own port.
-    const latest = (await (await fetch(`http://127.0.0.1:${ports.hub}/agent/latest.json`)).json()) as { version: string; sha256: string; url: string };
+    // The hub port speaks TLS with Bria's own CA, made now (issue 30): keys 0600 in a 0700 folder.
+    expect(out).toMatch(/The hub made its own certificate authority \(TLS on the agents' port; install commands pin SHA-256 [0-9a-f]{64}\)/);
+    const tlsDir = path.join(dataDir, 'tls');
+    expect(statSync(tlsDir).mode & 0o777).toBe(0o700);
+    for (const key of ['ca-key.pem', 'hub-key.pem']) expect(statSync(path.join(tlsDir, key)).mode & 0o777).toBe(0o600);
+    const ca = readFileSync(path.join(tlsDir, 'ca.pem'));
+    await expect(fetch(`http://127.0.0.1:${ports.hub}/health`)).rejects.toThrow();
+    // The agent for other computers is built and served by the hub on its own port, over https.
+    const latest = JSON.parse((await getTls(`https://127.0.0.1:${ports.hub}/agent/latest.json`, ca)).body) as { version: string; sha256: string; url: string };
     expect(latest.version).toMatch(/^\d+\.\d+\.\d+-[0-9a-f]{8}$/);
-    const file = await fetch(latest.url);
+    expect(latest.url).toMatch(/^https:/);
+    const file = await getTls(latest.url, ca);
     expect(file.status).toBe(200);
-    expect(file.headers.get('x-bria-sha256')).toBe(latest.sha256);
+    expect(file.headers['x-bria-sha256']).toBe(latest.sha256);
     expect(existsSync(path.join(dataDir, 'postgres', 'pgdata', 'PG_VERSION'))).toBe(true);
     const before = brianProcesses(ports);
     expect(before.length).toBeGreaterThanOrEqual(5); // launcher, postgres, hub, web, agent

@@ -9,6 +9,7 @@ import { ConfigError, defaultDataDir, parseEnv, telegramBotConfigured, zServerEn
 import { safeDbUrl } from '../packages/core/src/log.ts';
 import { markLauncherAdded } from '../apps/node-agent/src/cli-env.ts';
 import { ensureAgentBundle } from './launcher/agent-bundle.ts';
+import { launcherTls, tlsNotice } from './launcher/hub-tls.ts';
 import { ensureLocalAgent, revokedLocalAgentNotice } from './launcher/local-agent.ts';
 import { formatLogLine } from './launcher/pretty-log.ts';
 import { Supervisor } from './launcher/supervisor.ts';
@@ -77,9 +78,12 @@ async function main(): Promise<void> {
     const publicUrl = env.BRIA_PUBLIC_URL ?? `http://${env.BRIA_HOST === '0.0.0.0' ? 'localhost' : env.BRIA_HOST}:${env.BRIA_WEB_PORT}`;
     const agentBundleDir = path.resolve(env.BRIA_AGENT_BUNDLE_DIR ?? path.join(root, 'dist', 'agent'));
     await ensureAgentBundle(root, agentBundleDir, say);
-    // With a certificate the hub speaks only TLS: the dashboard's health check and this computer's
-    // agent trust that certificate (and skip the name check for 127.0.0.1: hub-client.ts, api/health).
-    const tls = env.BRIA_TLS_CERT ? path.resolve(env.BRIA_TLS_CERT) : undefined;
+    // The hub port speaks TLS unless BRIA_HUB_TLS=off (launcher/hub-tls.ts): Bria's own CA, or the
+    // operator's certificate. The dashboard's health check and this computer's agent trust it (and
+    // skip the name check for 127.0.0.1: hub-client.ts, api/health).
+    const hubTls = await launcherTls({ ...env, BRIA_HUB_HOST: process.env.BRIA_HUB_HOST }, dataDir);
+    say(tlsNotice(hubTls, process.env.BRIA_HUB_HOST || env.BRIA_HOST));
+    const tls = hubTls.mode === 'own' ? hubTls.caFile : hubTls.mode === 'cert' ? hubTls.certFile : undefined;
     const botOn = telegramBotConfigured(env);
 
     const childEnv: NodeJS.ProcessEnv = {
@@ -95,6 +99,7 @@ async function main(): Promise<void> {
       // The launcher's record of whether it starts the bot: the dashboard shows bot settings only then.
       BRIA_TELEGRAM_BOT: botOn ? '1' : '0',
       ...(tls ? { BRIA_HUB_CA: tls } : {}),
+      ...(hubTls.mode === 'own' ? { BRIA_TLS_CERT: hubTls.certFile, BRIA_TLS_KEY: hubTls.keyFile, BRIA_HUB_OWN_CA: hubTls.caFile } : {}),
     };
     // The bot token goes to the bot only: the hub, the dashboard and the agent never use it, and a
     // secret a process does not hold cannot leak from it (the agent also withholds TELEGRAM_* from

@@ -123,8 +123,10 @@ for (const viewport of VIEWPORTS) {
       const warning = page.getByTestId('reach-warning');
       await expect(warning).toHaveAttribute('data-reach', 'listens-locally');
       await expect(warning).toContainText('Other computers cannot reach this Bria: it listens on 127.0.0.1 only');
-      await expect(warning).toContainText('BRIA_HOST=0.0.0.0');
-      await expect(warning).toContainText('BRIA_PUBLIC_URL');
+      // Only the agents' port goes on the network, with TLS (issue 30): never a plain http:// suggestion.
+      await expect(warning).toContainText('BRIA_HUB_HOST=0.0.0.0');
+      await expect(warning).toContainText('BRIA_HUB_PUBLIC_URL=wss://');
+      await expect(warning).not.toContainText('http://');
       await page.getByLabel('Name').fill(name);
       await page.getByRole('button', { name: 'Create token' }).click();
       const command = (await page.getByTestId('add-command').textContent()) ?? '';
@@ -260,7 +262,8 @@ for (const viewport of VIEWPORTS) {
     const warning = page.getByTestId('reach-warning');
     await expect(warning).toHaveAttribute('data-reach', 'local-address');
     await expect(warning).toContainText('The command below connects to 127.0.0.1, which on another computer means that computer itself.');
-    await expect(warning).toContainText('Set BRIA_PUBLIC_URL');
+    await expect(warning).toContainText('Set BRIA_HUB_PUBLIC_URL');
+    await expect(warning).not.toContainText('http://');
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     // The launcher's record wins: it did not start a bot, so a token in the environment shows nothing.

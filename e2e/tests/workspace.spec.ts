@@ -245,9 +245,11 @@ test('a computer: a new token shows its command once; removing asks in place and
   // The same one command as "Add a computer": download from the hub, checked, the token into a file.
   await expect(card.getByTestId('issued-command')).toContainText(/curl .*\/agent\/bria-agent-.*--token-file/);
   await expect(card.getByTestId('issued-command')).toContainText(/printf '%s\\n' 'bria_agent_/);
+  // It replaces the computer's token (issue 30), and says so.
+  await expect(card.getByTestId('issued-replaced')).toContainText('The new token replaces the old one: 1 earlier token(s)');
   await card.getByRole('button', { name: 'Done' }).click();
   await expect(card.getByTestId('issued-command')).toHaveCount(0);
-  expect(await db.agentToken.count({ where: { nodeId: nodes.beta, revokedAt: null } })).toBe(2);
+  expect(await db.agentToken.count({ where: { nodeId: nodes.beta, revokedAt: null } })).toBe(1);
 
   // An open session keeps it: the service's own sentence is shown.
   const open = await openSession({ nodeId: nodes.beta, executor: 'codex', title: `keeps-${run}`, minutesAgo: 0 });

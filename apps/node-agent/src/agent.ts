@@ -113,6 +113,7 @@ export class Agent {
       ledger: this.ledger,
       log,
       ...(cfg.ca ? { ca: cfg.ca } : {}),
+      ...(cfg.caSha256 ? { caSha256: cfg.caSha256 } : {}),
       hello: () => ({
         agentVersion: AGENT_VERSION,
         hostname: hostname(),

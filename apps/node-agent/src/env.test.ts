@@ -18,6 +18,16 @@ describe('agent configuration', () => {
     expect(() => loadAgentConfig([], {})).toThrow(/--token-file/);
   });
 
+  it('takes the pinned CA (--ca-sha256 / BRIA_AGENT_CA_SHA256) as 64 hex digits, colons allowed, and only for wss://', () => {
+    const env = { BRIA_AGENT_TOKEN: 'bria_agent_from-env' };
+    const pin = 'AB'.repeat(32);
+    expect(loadAgentConfig(['--hub', 'wss://192.0.2.2:3001/agent', '--ca-sha256', pin], env).caSha256).toBe('ab'.repeat(32));
+    const colons = pin.match(/../g)!.join(':');
+    expect(loadAgentConfig(['--hub', 'wss://192.0.2.2:3001/agent'], { ...env, BRIA_AGENT_CA_SHA256: colons }).caSha256).toBe('ab'.repeat(32));
+    expect(() => loadAgentConfig(['--hub', 'wss://192.0.2.2:3001/agent', '--ca-sha256', 'abc'], env)).toThrow(/--ca-sha256 must be 64 hex digits/);
+    expect(() => loadAgentConfig(['--hub', 'ws://127.0.0.1:3001/agent', '--ca-sha256', pin], env)).toThrow(/the hub URL must be wss:\/\//);
+  });
+
   it('refuses ws:// to another computer unless --insecure, with the reason and the ways out', () => {
     const env = { BRIA_AGENT_TOKEN: 'bria_agent_from-env' };
     expect(() => loadAgentConfig(['--hub', 'ws://192.168.1.20:3001/agent'], env)).toThrow(

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defaultDataDir, parseEnv, zLogLevel } from '@bria/core/env';
 import { cliEnvironment } from './cli-env.ts';
+import { normalizePin } from './hub-client/pinned-ca.ts';
 import { chooseProcessLayer, PROCESS_LAYERS, type ProcessLayer } from './executors/process-table.ts';
 
 /** The node agent's configuration: flags win over environment variables. */
@@ -17,6 +18,8 @@ const zAgentEnv = z.object({
   BRIA_AGENT_TOKEN_FILE: z.string().optional(),
   /** PEM file of a CA (or the hub's self-signed certificate) to trust besides the system's. */
   BRIA_AGENT_CA: z.string().optional(),
+  /** SHA-256 of the hub's own CA certificate (the install command's `--ca-sha256`): pinned. */
+  BRIA_AGENT_CA_SHA256: z.string().optional(),
   /** `1`: allow ws:// to a hub that is not on this computer (the token then crosses the network readable). */
   BRIA_AGENT_INSECURE: z.enum(['0', '1']).optional(),
   /** Set by the service files install-service writes. */
@@ -52,6 +55,8 @@ export interface AgentConfig {
   /** Extra trusted CA certificates (PEM), from --ca / BRIA_AGENT_CA. */
   ca?: Buffer;
   caFile?: string;
+  /** The pinned CA's SHA-256 (hex), from --ca-sha256 / BRIA_AGENT_CA_SHA256 (hub-client/pinned-ca.ts). */
+  caSha256?: string;
   insecure?: boolean;
   /** Runs as the login service install-service wrote. */
   asService?: boolean;
@@ -80,6 +85,7 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
       'token-file': { type: 'string' },
       dir: { type: 'string' },
       ca: { type: 'string' },
+      'ca-sha256': { type: 'string' },
       insecure: { type: 'boolean' },
     },
     strict: true,
@@ -93,6 +99,11 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
   if (!/\/agent\/?$/.test(hubUrl)) hubUrl = `${hubUrl.replace(/\/$/, '')}/agent`;
   const insecure = values.insecure === true || e.BRIA_AGENT_INSECURE === '1';
   refuseInsecure(hubUrl, insecure);
+  const pinText = values['ca-sha256'] ?? e.BRIA_AGENT_CA_SHA256;
+  const caSha256 = pinText === undefined ? undefined : normalizePin(pinText);
+  if (pinText !== undefined && !caSha256) throw new Error(`--ca-sha256 must be 64 hex digits (the SHA-256 the install command shows), got "${pinText}".`);
+  if (caSha256 && !hubUrl.startsWith('wss://'))
+    throw new Error(`--ca-sha256 pins the hub's TLS certificate authority: the hub URL must be wss://, got ${hubUrl}.`);
   const caFile = values.ca ?? e.BRIA_AGENT_CA;
   let ca: Buffer | undefined;
   if (caFile) {
@@ -107,6 +118,7 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
     token,
     ...(tokenFile ? { tokenFile: path.resolve(tokenFile) } : {}),
     ...(ca ? { ca, caFile: path.resolve(caFile!) } : {}),
+    ...(caSha256 ? { caSha256 } : {}),
     insecure,
     asService: e.BRIA_AGENT_SERVICE === '1',
     dir: values.dir ?? e.BRIA_AGENT_DIR ?? path.join(e.BRIA_DATA_DIR ?? defaultDataDir(env), 'agent'),
@@ -146,6 +158,6 @@ export function refuseInsecure(hubUrl: string, insecure: boolean): void {
   if (u.protocol !== 'ws:' || insecure || isLoopback(u.hostname)) return;
   throw new Error(
     `Refusing ws://${u.host}: an unencrypted connection to another computer would send the agent token readable on the network. ` +
-      `Use wss:// (the hub with BRIA_TLS_CERT / BRIA_TLS_KEY, or behind a TLS proxy), or pass --insecure on a network you trust.`,
+      `Use wss:// with --ca-sha256 as the dashboard's install command shows (npm start's hub serves TLS with its own CA), or pass --insecure on a network you trust.`,
   );
 }

@@ -1,3 +1,5 @@
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { findAgentBundleDir, readAgentBundle } from '@bria/core/agent-bundle';
 import { parseEnv, telegramBotConfigured, zLogLevel } from '@bria/core/env';
 import type { HubListen } from '@bria/core/trpc';
@@ -9,6 +11,11 @@ const zWebEnv = z.object({
   BRIA_HUB_HEALTH_URL: z.url().default('http://127.0.0.1:3001/health'),
   /** PEM file trusted for an https health URL (the hub's BRIA_TLS_CERT, set by the launcher). */
   BRIA_HUB_CA: z.string().optional(),
+  /**
+   * The hub's own CA certificate (PEM file; npm start makes it in `<data>/tls/ca.pem` and sets this
+   * unless BRIA_TLS_CERT is given or BRIA_HUB_TLS=off): install commands carry it and its SHA-256.
+   */
+  BRIA_HUB_OWN_CA: z.string().optional(),
   /** The dashboard's public origin, used for links and to decide whether cookies are Secure. */
   BRIA_PUBLIC_URL: z.url().optional(),
   /** Where new computers' agents connect; derived from the public host and the hub port when unset. */
@@ -70,6 +77,17 @@ export function hubListen(env: WebEnv): HubListen {
     variable: env.BRIA_HUB_HOST ? 'BRIA_HUB_HOST' : 'BRIA_HOST',
     urlConfigured: Boolean(env.BRIA_HUB_PUBLIC_URL),
   };
+}
+
+/** The hub's own CA for install commands (read per request, like the bundle); null without one. */
+export function hubCa(env: WebEnv): { pem: string; sha256: string } | null {
+  if (!env.BRIA_HUB_OWN_CA) return null;
+  try {
+    const pem = readFileSync(env.BRIA_HUB_OWN_CA, 'utf8');
+    return { pem, sha256: createHash('sha256').update(new X509Certificate(pem).raw).digest('hex') };
+  } catch {
+    return null;
+  }
 }
 
 /** The agent bundle this server hands out (read per request: a rebuild is seen without a restart). */

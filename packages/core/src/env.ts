@@ -55,9 +55,24 @@ export const zServerEnv = z.object({
   BRIA_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** How many days a dashboard sign-in lasts (services/auth `webSessionTtlMs`). */
   BRIA_WEB_SESSION_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  /** Hours without a request after which a dashboard sign-in ends (services/auth `webIdleMs`). */
+  BRIA_WEB_IDLE_HOURS: z.coerce.number().int().min(1).max(8760).default(168),
   /** PEM certificate and key for the hub: remote agents then use wss:// (README, "Adding another computer"). */
   BRIA_TLS_CERT: z.string().optional(),
   BRIA_TLS_KEY: z.string().optional(),
+  /**
+   * `own` (default): without BRIA_TLS_CERT the hub serves TLS with Bria's own CA (made in
+   * `<data>/tls/`), which install commands pin. `off`: plain ws:// — the explicit opt-in; the
+   * launcher and "Add a computer" warn when the hub is then reachable from the network.
+   */
+  BRIA_HUB_TLS: z.enum(['own', 'off']).default('own'),
+  /** More names (comma-separated host names or addresses) for the hub's own certificate. */
+  BRIA_TLS_NAMES: z.string().optional(),
+  /** Where other computers' agents connect, when it is not this computer's address (a proxy, a DNS name). */
+  BRIA_HUB_PUBLIC_URL: z
+    .string()
+    .regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL')
+    .optional(),
   /** The agent bundle's folder; default `dist/agent` of this checkout. */
   BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
   TELEGRAM_BOT_TOKEN: z.string().min(10).optional(),

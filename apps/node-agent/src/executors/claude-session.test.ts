@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,9 @@ import { PROCESS_LAYERS, useProcessLayer } from './process-table.ts';
 import { SessionHost } from './session-host.ts';
 import { createRig, expectStartToken, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
 import { ExecutorError, type SessionIdentity } from './types.ts';
+
+/** A name no earlier attempt used: a retried test never meets its own first attempt's tmux session or folder. */
+const uniq = (name: string) => `${name}-${randomBytes(3).toString('hex')}`;
 
 // The same scenarios over both process layers (executors/process-table.ts): /proc, and the portable
 // `ps`-based one macOS uses, forced here on Linux. Assertions about processes read /proc directly
@@ -46,7 +49,7 @@ describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) 
 
   it('starts at its prompt with the id chosen up front', async () => {
     a = host();
-    id = await a.start({ cwd: rig.work, sessionName: 'claude-a' });
+    id = await a.start({ cwd: rig.work, sessionName: uniq('claude-a') });
     await expectStartToken(layer, id.cliPid, id.cliStartTime);
     expect(await isAlive(id.cliPid)).toBe(true);
     expect(isAtPrompt(await rig.tmux.capture(id.paneId))).toBe(true);
@@ -146,7 +149,7 @@ describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) 
   it('resumes exactly: same id, same journal file, earlier history sent to the model', async () => {
     const before = await listFiles(join(claudeConfigDir(rig.env), 'projects'));
     const c = host();
-    const rid = await c.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'claude-resume' });
+    const rid = await c.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: uniq('claude-resume') });
     expect(rid.nativeId).toBe(id.nativeId);
     expect(rid.journalPath).toBe(id.journalPath);
     await sendAndFinish(c, 'after resume');
@@ -160,7 +163,7 @@ describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) 
     const before = await listFiles(claudeConfigDir(rig.env));
     const unknown = randomUUID();
     const err = await host()
-      .resume({ nativeId: unknown, cwd: rig.work, sessionName: 'claude-bad' })
+      .resume({ nativeId: unknown, cwd: rig.work, sessionName: uniq('claude-bad') })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExecutorError);
     expect((err as ExecutorError).code).toBe('resume_failed');
@@ -172,7 +175,7 @@ describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) 
 
   it('reports an API error as such, and detects a CLI killed with SIGKILL with its exit status', async () => {
     const d = host();
-    const did = await d.start({ cwd: rig.work, sessionName: 'claude-kill' });
+    const did = await d.start({ cwd: rig.work, sessionName: uniq('claude-kill') });
     const failId = randomUUID();
     expect((await d.deliver({ messageId: failId, text: 'FAIL400 please' })).accepted).toBe(true);
     const apiError = await d.waitFor(is('api_error', failId), 20_000);
@@ -194,7 +197,7 @@ describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) 
   it('a delivery waiting for its receipt ends when the CLI dies, not when the wait times out', async () => {
     // A receipt wait far longer than the test's own timeout: only the death can end it in time.
     const d = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env, timeouts: { receiptMs: 600_000 } });
-    const did = await d.start({ cwd: rig.work, sessionName: 'claude-die-waiting' });
+    const did = await d.start({ cwd: rig.work, sessionName: uniq('claude-die-waiting') });
     expect((await d.deliver({ messageId: randomUUID(), text: 'SLOW main before the death' })).accepted).toBe(true);
     await rig.mock.waitForRequest((r) => r.kind === 'turn' && r.userText === 'SLOW main before the death', 10_000);
     // Claude journals a follow-up typed during a running turn only when it takes it up.
@@ -209,10 +212,10 @@ describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) 
   });
 
   it('reports a trust dialog instead of a prompt, never answers it, and can still be closed', async () => {
-    const untrusted = join(rig.root, 'untrusted');
+    const untrusted = join(rig.root, uniq('untrusted'));
     mkdirSync(untrusted);
-    const h = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env, timeouts: { readyMs: 4000 } });
-    const err = await h.start({ cwd: untrusted, sessionName: 'claude-trust' }).catch((e: unknown) => e);
+    const h = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
+    const err = await h.start({ cwd: untrusted, sessionName: uniq('claude-trust') }).catch((e: unknown) => e);
     expect((err as ExecutorError).code).toBe('blocked_on_prompt');
     expect(h.events.find(is('blocked_on_prompt'))?.promptText).toMatch(/trust/i);
     const closed = await h.close();
@@ -220,5 +223,6 @@ describe.each(PROCESS_LAYERS)('Claude Code in tmux (%s process layer)', (layer) 
     for (const pid of closed.pids) expect(await procExists(pid)).toBe(false);
     const claudeJson = JSON.parse(readFileSync(join(rig.home, '.claude.json'), 'utf8'));
     expect(claudeJson.projects?.[untrusted]?.hasTrustDialogAccepted).not.toBe(true);
-  });
+    // The product's own 30 s readiness bound (SessionHost DEFAULTS): a dialog is reported when it ends.
+  }, 120_000);
 });

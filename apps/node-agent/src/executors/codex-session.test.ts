@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,9 @@ import { PROCESS_LAYERS, useProcessLayer } from './process-table.ts';
 import { SessionHost } from './session-host.ts';
 import { createRig, expectStartToken, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
 import { ExecutorError, type SessionIdentity } from './types.ts';
+
+/** A name no earlier attempt used: a retried test never meets its own first attempt's tmux session or folder. */
+const uniq = (name: string) => `${name}-${randomBytes(3).toString('hex')}`;
 
 // The same scenarios over both process layers (executors/process-table.ts): /proc, and the portable
 // `ps`-based one macOS uses, forced here on Linux. Assertions about processes read /proc directly
@@ -44,7 +47,7 @@ describe.each(PROCESS_LAYERS)('Codex in tmux (%s process layer)', (layer) => {
 
   it('starts at its prompt and learns its id from the CLI itself', async () => {
     a = host();
-    id = await a.start({ cwd: rig.work, sessionName: 'codex-a' });
+    id = await a.start({ cwd: rig.work, sessionName: uniq('codex-a') });
     await expectStartToken(layer, id.cliPid, id.cliStartTime);
     expect(id.nativeId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
     expect(await isAlive(id.cliPid)).toBe(true);
@@ -132,7 +135,7 @@ describe.each(PROCESS_LAYERS)('Codex in tmux (%s process layer)', (layer) => {
   it('resumes exactly: same id, same rollout file, earlier history sent to the model', async () => {
     const before = await rollouts();
     const c = host();
-    const rid = await c.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: 'codex-resume' });
+    const rid = await c.resume({ nativeId: id.nativeId, cwd: rig.work, sessionName: uniq('codex-resume') });
     expect(rid.nativeId).toBe(id.nativeId);
     expect(rid.journalPath).toBe(id.journalPath);
     await sendAndFinish(c, 'after resume');
@@ -147,7 +150,7 @@ describe.each(PROCESS_LAYERS)('Codex in tmux (%s process layer)', (layer) => {
     const before = await rollouts();
     const unknown = '01a23651-d848-7b63-9a2f-558796e706b5';
     const err = await host()
-      .resume({ nativeId: unknown, cwd: rig.work, sessionName: 'codex-bad' })
+      .resume({ nativeId: unknown, cwd: rig.work, sessionName: uniq('codex-bad') })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExecutorError);
     expect((err as ExecutorError).code).toBe('resume_failed');
@@ -158,7 +161,7 @@ describe.each(PROCESS_LAYERS)('Codex in tmux (%s process layer)', (layer) => {
 
   it('reports an API error as such, and detects a CLI killed with SIGKILL with its exit status', async () => {
     const d = host();
-    const did = await d.start({ cwd: rig.work, sessionName: 'codex-kill' });
+    const did = await d.start({ cwd: rig.work, sessionName: uniq('codex-kill') });
     const failId = randomUUID();
     expect((await d.deliver({ messageId: failId, text: 'FAIL400 please' })).accepted).toBe(true);
     const apiError = await d.waitFor(is('api_error', failId), 20_000);
@@ -176,16 +179,17 @@ describe.each(PROCESS_LAYERS)('Codex in tmux (%s process layer)', (layer) => {
   });
 
   it('reports the folder-trust dialog of a git repo, never answers it, and can still be closed', async () => {
-    const repo = join(rig.root, 'repo');
+    const repo = join(rig.root, uniq('repo'));
     mkdirSync(repo);
     execFileSync('git', ['init', '-q', repo]);
-    const h = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env, timeouts: { readyMs: 4000 } });
-    const err = await h.start({ cwd: repo, sessionName: 'codex-trust' }).catch((e: unknown) => e);
+    const h = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
+    const err = await h.start({ cwd: repo, sessionName: uniq('codex-trust') }).catch((e: unknown) => e);
     expect((err as ExecutorError).code).toBe('blocked_on_prompt');
     expect(h.events.find(is('blocked_on_prompt'))?.promptText).toMatch(/trust/i);
     const closed = await h.close();
     expect(closed.escalation[0]).toBe('kill-session');
     for (const pid of closed.pids) expect(await procExists(pid)).toBe(false);
     expect(readFileSync(join(codexHome(rig.env), 'config.toml'), 'utf8')).not.toContain(repo);
-  });
+    // The product's own 30 s readiness bound (SessionHost DEFAULTS): a dialog is reported when it ends.
+  }, 120_000);
 });

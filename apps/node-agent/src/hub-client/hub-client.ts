@@ -20,6 +20,7 @@ import {
 } from '@bria/core/protocol';
 import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
 import type { AgentLog } from '../log.ts';
+import { fetchPinnedCa, PinMismatchError } from './pinned-ca.ts';
 
 /** How long `stop` lets running commands finish and record their answers. */
 const STOP_GRACE_MS = 3_000;
@@ -48,6 +49,12 @@ export interface HubClientOptions {
   random?: () => number;
   /** Extra CA certificates (PEM) to trust for wss:// besides the system's (--ca). */
   ca?: Buffer;
+  /**
+   * `--ca-sha256`: the SHA-256 of the hub's CA certificate. The CA is fetched from the hub's chain
+   * and becomes the only one trusted (pinned-ca.ts); the host name is then not checked: the pin
+   * names the hub, as a known host key does.
+   */
+  caSha256?: string;
   /** How long `stop` lets running commands finish and record their answers (default 3 s). */
   stopGraceMs?: number;
 }
@@ -83,6 +90,8 @@ export class HubClient extends EventEmitter {
   nodeId?: string;
   /** The wait before the next attempt, as last scheduled (observable: a refusal waits long). */
   retryDelayMs: number | undefined;
+  /** The CA certificate `caSha256` names, once fetched from the hub's chain. */
+  private pinnedCa: string | undefined;
 
   constructor(private readonly opts: HubClientOptions) {
     super();
@@ -103,11 +112,16 @@ export class HubClient extends EventEmitter {
   private connect(): void {
     if (this.stopped) return;
     this.setState('connecting');
+    if (this.opts.caSha256 && !this.pinnedCa) {
+      this.pinFirst(this.opts.caSha256);
+      return;
+    }
     const ws = new WebSocket(this.opts.url, {
       headers: { authorization: `Bearer ${this.opts.token}`, [PROTOCOL_HEADER]: String(PROTOCOL_VERSION) },
       maxPayload: MAX_FRAME_BYTES,
       handshakeTimeout: 10_000,
-      ...(this.opts.ca ? { ca: this.opts.ca } : {}),
+      ...(this.pinnedCa ? { ca: this.pinnedCa, checkServerIdentity: () => undefined } : {}),
+      ...(!this.pinnedCa && this.opts.ca ? { ca: this.opts.ca } : {}),
       ...(isLoopbackUrl(this.opts.url) ? { checkServerIdentity: () => undefined } : {}),
     });
     this.ws = ws;
@@ -171,8 +185,33 @@ export class HubClient extends EventEmitter {
       }
     });
     ws.on('error', (err) => {
+      // A chain that no longer verifies up to the pinned CA: the next attempt looks at the chain
+      // again, so the refusal names what the hub (or someone in between) presents.
+      if (this.opts.caSha256 && /CERT|SIGNATURE|ISSUER/.test((err as NodeJS.ErrnoException).code ?? '')) this.pinnedCa = undefined;
       if (this.state === 'connecting' && this.attempt === 0) this.opts.log('warn', `Cannot reach the hub at ${this.opts.url}: ${err.message}`);
     });
+  }
+
+  /** Fetches the pinned CA from the hub's chain (nothing is sent), then connects trusting only it. */
+  private pinFirst(pin: string): void {
+    fetchPinnedCa(this.opts.url, pin).then(
+      (pem) => {
+        this.pinnedCa = pem;
+        this.connect();
+      },
+      (err: Error) => {
+        if (err instanceof PinMismatchError) {
+          this.setState('refused');
+          this.opts.log('error', err.message);
+          this.emit('refused', err.message);
+          this.scheduleReconnect(BAD_TOKEN_DELAY_MS);
+          return;
+        }
+        if (this.attempt === 0) this.opts.log('warn', `Cannot reach the hub at ${this.opts.url}: ${err.message}`);
+        this.setState('offline');
+        this.scheduleReconnect();
+      },
+    );
   }
 
   /** Another protocol version: said once per refusal, plainly, with when the agent asks again. */

@@ -57,12 +57,24 @@ describe('install-service', () => {
   it('macOS: writes ~/Library/LaunchAgents/dev.bria.agent.plist and bootstraps it; a given token file, CA and --insecure are kept', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'bria-svc-'));
     const dir = path.join(home, 'Library/Application Support/bria-agent/state');
-    const spec = serviceSpec(cfg(dir, { tokenFile: '/t/token', caFile: '/t/ca.pem', insecure: true }), {
+    const spec = serviceSpec(cfg(dir, { tokenFile: '/t/token', caFile: '/t/ca.pem', caSha256: 'ab'.repeat(32), insecure: true }), {
       node: '/opt/homebrew/bin/node',
       script: '/a/bria-agent.mjs',
       kept: {},
     });
-    expect(spec.args).toEqual(['--hub', 'wss://bria.example.net:3001/agent', '--token-file', '/t/token', '--dir', dir, '--ca', '/t/ca.pem', '--insecure']);
+    expect(spec.args).toEqual([
+      '--hub',
+      'wss://bria.example.net:3001/agent',
+      '--token-file',
+      '/t/token',
+      '--dir',
+      dir,
+      '--ca',
+      '/t/ca.pem',
+      '--ca-sha256',
+      'ab'.repeat(32),
+      '--insecure',
+    ]);
     expect(existsSync(path.join(dir, 'token'))).toBe(false);
     const r = recorder();
     const file = await installService(spec, { platform: 'darwin', home, uid: 501, run: r.run });

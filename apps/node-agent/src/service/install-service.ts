@@ -57,6 +57,7 @@ export function serviceSpec(cfg: AgentConfig, o: { node: string; script: string;
   }
   const args = ['--hub', cfg.hubUrl, '--token-file', tokenFile, '--dir', path.resolve(cfg.dir)];
   if (cfg.caFile) args.push('--ca', cfg.caFile);
+  if (cfg.caSha256) args.push('--ca-sha256', cfg.caSha256);
   if (cfg.insecure) args.push('--insecure');
   const env: Record<string, string> = { ...o.kept, BRIA_AGENT_SERVICE: '1' };
   return { node: o.node, script: path.resolve(o.script), args, env };

@@ -33,6 +33,13 @@ function ReachWarning() {
   const trpc = useTRPC();
   const reach = useQuery(trpc.nodes.hubReach.queryOptions());
   const r = reach.data;
+  if (r?.plaintext) {
+    return (
+      <div className="warning" role="alert" data-testid="plaintext-warning">
+        <p>{t('nodes.add.plaintext')}</p>
+      </div>
+    );
+  }
   if (!r || r.reach === 'ok') return null;
   const local = r.reach === 'listens-locally';
   const host = local ? r.listenHost : hostOf(r.hubUrl);

@@ -40,6 +40,11 @@ export function NodeActions({ nodeId }: { nodeId: string }) {
           <p role="status" className="warning">
             {t('nodes.add.onceWarning')}
           </p>
+          {issued.revokedTokens > 0 && (
+            <p role="status" data-testid="issued-replaced">
+              {t('nodes.issueToken.replaced', { count: issued.revokedTokens })}
+            </p>
+          )}
           <p>{t('nodes.add.runThis')}</p>
           <pre className="command" data-testid="issued-command">
             <code>{issued.command}</code>

@@ -60,10 +60,15 @@ const en = {
   'nodes.add.copied': 'Copied',
   'nodes.add.reachLocal': 'Other computers cannot reach this Bria: it listens on {host} only, so the command below would not connect from another computer.',
   'nodes.add.reachLocalFix':
-    'To add another computer, start Bria again with {variable}=0.0.0.0 (listen on every network address) and BRIA_PUBLIC_URL set to the address other computers use, e.g. BRIA_PUBLIC_URL=http://192.168.1.20:3000 — the command shows that address.',
+    "To add another computer, start Bria again with BRIA_HUB_HOST=0.0.0.0 (only the agents' port listens on the network; it speaks TLS with Bria's own certificate authority, which the command pins) and BRIA_HUB_PUBLIC_URL set to the address other computers use, e.g. BRIA_HUB_PUBLIC_URL=wss://192.168.1.20:3001/agent — the command shows that address. The dashboard stays on this computer.",
   'nodes.add.reachAddress': 'The command below connects to {host}, which on another computer means that computer itself.',
   'nodes.add.reachAddressFix':
-    'Set BRIA_PUBLIC_URL to the address other computers use to reach this one (e.g. BRIA_PUBLIC_URL=http://192.168.1.20:3000) and start Bria again; the command then shows it.',
+    "Set BRIA_HUB_PUBLIC_URL to the address other computers use to reach this one's agents' port (e.g. BRIA_HUB_PUBLIC_URL=wss://192.168.1.20:3001/agent) and start Bria again; the command then shows it.",
+  'nodes.add.plaintext':
+    "The agents' port is not encrypted (BRIA_HUB_TLS=off): the token and everything the CLIs say cross the network readable, so the command carries --insecure. Remove BRIA_HUB_TLS=off to use Bria's own TLS.",
+  'nodes.issueToken.replaced':
+    'The new token replaces the old one: {count} earlier token(s) of this computer were revoked and its agent is disconnected until this command runs there.',
+  'nodes.issueToken.local': "This computer's own agent uses the token npm start keeps; run npm run nodes -- enable-local instead.",
   'error.generic': 'Something went wrong. Try again.',
   'error.csrf': 'This page is out of date. Reload it and try again.',
   'error.auth': 'Your session has ended. Sign in again.',
@@ -453,10 +458,15 @@ const ru: Record<MessageKey, string> = {
   'nodes.add.reachLocal':
     'Другие компьютеры не могут подключиться к этой Bria: она слушает только {host}, поэтому команда ниже с другого компьютера не подключится.',
   'nodes.add.reachLocalFix':
-    'Чтобы добавить другой компьютер, перезапустите Bria с {variable}=0.0.0.0 (слушать на всех сетевых адресах) и BRIA_PUBLIC_URL — адресом, по которому её видят другие компьютеры, например BRIA_PUBLIC_URL=http://192.168.1.20:3000; команда покажет этот адрес.',
+    'Чтобы добавить другой компьютер, перезапустите Bria с BRIA_HUB_HOST=0.0.0.0 (в сети слушает только порт агентов; он работает через TLS с собственным удостоверяющим центром Bria, который команда закрепляет) и BRIA_HUB_PUBLIC_URL — адресом, по которому его видят другие компьютеры, например BRIA_HUB_PUBLIC_URL=wss://192.168.1.20:3001/agent; команда покажет этот адрес. Панель остаётся на этом компьютере.',
   'nodes.add.reachAddress': 'Команда ниже подключается к {host}, а на другом компьютере это означает сам тот компьютер.',
   'nodes.add.reachAddressFix':
-    'Задайте в BRIA_PUBLIC_URL адрес, по которому другие компьютеры видят этот (например, BRIA_PUBLIC_URL=http://192.168.1.20:3000), и перезапустите Bria; команда покажет его.',
+    'Задайте в BRIA_HUB_PUBLIC_URL адрес порта агентов, по которому другие компьютеры видят этот (например, BRIA_HUB_PUBLIC_URL=wss://192.168.1.20:3001/agent), и перезапустите Bria; команда покажет его.',
+  'nodes.add.plaintext':
+    'Порт агентов не зашифрован (BRIA_HUB_TLS=off): токен и всё, что говорят CLI, идут по сети открытым текстом, поэтому в команде есть --insecure. Уберите BRIA_HUB_TLS=off, чтобы работал собственный TLS Bria.',
+  'nodes.issueToken.replaced':
+    'Новый токен заменяет старый: отозвано прежних токенов этого компьютера — {count}; его агент отключён, пока там не выполнят эту команду.',
+  'nodes.issueToken.local': 'Агент этого компьютера использует токен, который хранит npm start; выполните npm run nodes -- enable-local.',
   'error.generic': 'Что-то пошло не так. Попробуйте ещё раз.',
   'error.csrf': 'Страница устарела. Обновите её и попробуйте снова.',
   'error.auth': 'Сессия закончилась. Войдите снова.',

@@ -24,3 +24,16 @@ export function hubReach(o: { listenHost: string; hubUrl: string; hubUrlConfigur
   if (isLoopbackHost(o.listenHost)) return o.hubUrlConfigured && !isLoopbackHost(urlHost) ? 'ok' : 'listens-locally';
   return isLoopbackHost(urlHost) ? 'local-address' : 'ok';
 }
+
+/**
+ * The install command would send the token in the clear: plain ws:// to another computer. Only
+ * the operator's explicit BRIA_HUB_TLS=off leads here (npm start serves TLS with its own CA).
+ */
+export function hubPlaintext(hubUrl: string): boolean {
+  try {
+    const u = new URL(hubUrl);
+    return u.protocol === 'ws:' && !isLoopbackHost(u.hostname);
+  } catch {
+    return false;
+  }
+}

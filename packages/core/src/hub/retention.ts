@@ -25,6 +25,10 @@ import type { Logger } from '../log.ts';
  *   turn (not Running, Stopping, ClosingAfterWork or AwaitingRecovery): that turn ended without its
  *   tool's result. The final's one-line summary was copied into the final's outbox payload and the journal keeps every call, so an old turn
  *   shows its final without the activity rows, as the usage chart shows the retention window.
+ * - `PermissionPrompt` rows (the CLIs' permission requests and questions, with the tool input they
+ *   showed) resolved more than `days` ago: only final states (`delivered`, `answered_at_computer`,
+ *   `ended`, domain/prompt-machine.ts), never one still pending, answered on its way to the CLI or
+ *   waiting at the computer (issue 30). Evidence keeps the request's line in the session's history.
  * Deletes by age only ever remove rows in a final state, so several hubs may sweep at once.
  */
 export interface RetentionOptions {
@@ -47,6 +51,7 @@ export interface SweepResult {
   events: number;
   outbox: number;
   activity: number;
+  prompts: number;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -185,7 +190,21 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
     return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
   });
 
-  return { commands, events, outbox, activity };
+  const prompts = await inBatches(b, 'prompts', { at: EPOCH, id: '00000000-0000-0000-0000-000000000000' }, async (after) => {
+    const [r] = await db.$queryRaw<Row[]>`
+      with batch as (
+        select p.id, p."resolvedAt" from "PermissionPrompt" p
+        where p.state in ('delivered', 'answered_at_computer', 'ended') and p."resolvedAt" < ${cutoff}
+          and (p."resolvedAt", p.id) > (${after.at}, ${after.id}::uuid)
+        order by p."resolvedAt", p.id limit ${batchSize}),
+      del as (delete from "PermissionPrompt" d using batch where d.id = batch.id returning d.id)
+      select (select count(*) from del)::int as deleted, (select count(*) from batch)::int as scanned,
+             l."resolvedAt" as "lastAt", l.id::text as "lastId"
+      from (select 1) one left join (select * from batch order by "resolvedAt" desc, id desc limit 1) l on true`;
+    return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastAt ? { at: r!.lastAt, id: String(r!.lastId) } : null };
+  });
+
+  return { commands, events, outbox, activity, prompts };
 }
 
 /** Retention settings from the environment (`BRIA_RETENTION_DAYS`, `BRIA_RETENTION_SWEEP_MINUTES`). */

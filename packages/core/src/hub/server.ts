@@ -6,7 +6,7 @@ import type { Db } from '../db/client.ts';
 import { PgListener } from '../db/pg-listener.ts';
 import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos/agent-commands.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
-import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
+import { deadTokenIds, findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
 import type { Logger } from '../log.ts';
 import { CloseCode, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
 import { AgentConnection } from './agent-connection.ts';
@@ -106,7 +106,10 @@ export class Hub {
       channels: ['bria_agent_commands', 'bria_token_revoked'],
       onNotify: (channel, payload) => this.onNotify(channel, payload),
       onListening: (reconnected) => {
-        if (reconnected && !this.closing) void this.flushAll();
+        if (!reconnected || this.closing) return;
+        // A revocation's NOTIFY sent while the connection was down is lost: read the tokens again.
+        void this.recheckTokens();
+        void this.flushAll();
       },
       onError: (err) => this.opts.log.warn({ err: err.message }, 'hub.listen_lost'),
     });
@@ -316,13 +319,31 @@ export class Hub {
     if (channel === 'bria_agent_commands') {
       void this.flushCommands(payload).catch((err) => this.opts.log.warn({ err: (err as Error).message }, 'hub.flush_failed'));
     } else if (channel === 'bria_token_revoked') {
-      for (const conn of this.connections.values()) {
-        if (conn.tokenId === payload) {
-          conn.send({ type: 'refused', code: 'revoked', message: 'This agent token was revoked.', retryAfterMs: 30_000 });
-          conn.close(CloseCode.revoked, 'token revoked');
-        }
-      }
+      this.closeRevoked(new Set([payload]));
     }
+  }
+
+  private closeRevoked(tokenIds: ReadonlySet<string>): void {
+    for (const conn of this.connections.values()) {
+      if (!tokenIds.has(conn.tokenId)) continue;
+      conn.log.warn({ tokenId: conn.tokenId }, 'hub.agent_token_revoked');
+      conn.send({ type: 'refused', code: 'revoked', message: 'This agent token was revoked.', retryAfterMs: 30_000 });
+      conn.close(CloseCode.revoked, 'token revoked');
+    }
+  }
+
+  /**
+   * Revocation is pushed by NOTIFY, which a dropped LISTEN connection misses (and a socket upgraded
+   * just as its token was revoked never hears): every socket's token is read again after each LISTEN
+   * reconnect and on every heartbeat, in one query (issue 30).
+   */
+  private async recheckTokens(): Promise<void> {
+    const ids = [...new Set([...this.connections.values()].map((c) => c.tokenId))];
+    const dead = await deadTokenIds(this.opts.db, ids).catch((err: Error) => {
+      this.opts.log.warn({ err: err.message }, 'hub.token_recheck_failed');
+      return [];
+    });
+    if (dead.length) this.closeRevoked(new Set(dead));
   }
 
   private heartbeat(): void {
@@ -339,6 +360,7 @@ export class Hub {
     }
     // One statement per beat, whatever the number of agents.
     if (alive.length) void touchNodes(this.opts.db, alive, this.now()).catch(() => {});
+    void this.recheckTokens();
     const staleBefore = new Date(this.now().getTime() - 3 * this.opts.heartbeatMs);
     void markStaleNodesOffline(this.opts.db, staleBefore, this.now(), this.onlineNodeIds).catch(() => {});
   }

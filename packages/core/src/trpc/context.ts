@@ -2,7 +2,7 @@ import type { Db } from '../db/client.ts';
 import type { ChangeFeed } from '../db/repos/change-feed.ts';
 import { resolveWebSession, type SessionUser } from '../services/auth/resolve-web-session.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from '../services/auth/secrets.ts';
-import type { BundleRef } from '../services/nodes/install-command.ts';
+import type { BundleRef, HubCaRef } from '../services/nodes/install-command.ts';
 import { validateFolderOnNode } from '../services/nodes/validate-folder-on-node.ts';
 
 export interface Context {
@@ -22,6 +22,8 @@ export interface Context {
   hubListen: HubListen;
   /** The agent bundle this server hands out (install and update commands, outdated agents); null when not built. */
   agentBundle: () => BundleRef | null;
+  /** The hub's own CA (npm start's TLS): install commands pin it. Null with BRIA_TLS_CERT or TLS off. */
+  hubCa: () => HubCaRef | null;
   /** Response headers, so a procedure can set or clear the session cookie. */
   resHeaders: Headers | null;
   /** The process's LISTEN connection for live updates (absent where nothing subscribes). */
@@ -51,6 +53,7 @@ export interface InnerContextOptions {
   hubPublicUrl?: string;
   hubListen?: HubListen;
   agentBundle?: Context['agentBundle'];
+  hubCa?: Context['hubCa'];
   resHeaders?: Headers | null;
   changes?: ChangeFeed | null;
   checkFolder?: Context['checkFolder'];
@@ -66,6 +69,7 @@ export function createContextInner(opts: InnerContextOptions): Context {
     hubPublicUrl: opts.hubPublicUrl ?? DEFAULT_HUB_PUBLIC_URL,
     hubListen: opts.hubListen ?? DEFAULT_HUB_LISTEN,
     agentBundle: opts.agentBundle ?? (() => null),
+    hubCa: opts.hubCa ?? (() => null),
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
     checkFolder: opts.checkFolder ?? null,
@@ -88,6 +92,7 @@ export async function createContext(opts: {
   hubPublicUrl?: string;
   hubListen?: HubListen;
   agentBundle?: Context['agentBundle'];
+  hubCa?: Context['hubCa'];
   changes?: ChangeFeed;
 }): Promise<Context> {
   const web = await resolveWebSession({ db: opts.db, secret: readCookie(opts.headers.get('cookie'), SESSION_COOKIE) });
@@ -99,6 +104,7 @@ export async function createContext(opts: {
     hubPublicUrl: opts.hubPublicUrl,
     hubListen: opts.hubListen,
     agentBundle: opts.agentBundle,
+    hubCa: opts.hubCa,
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
     checkFolder: (nodeId, folder) => validateFolderOnNode({ db: opts.db, nodeId, folder }),

@@ -12,6 +12,7 @@ type CallerOptions = {
   hubListen?: Context['hubListen'];
   checkFolder?: Context['checkFolder'];
   agentBundle?: Context['agentBundle'];
+  hubCa?: Context['hubCa'];
 };
 
 /** The agent bundle router tests run with (as if `npm run build:agent` had run), unless they pass their own. */
@@ -41,6 +42,7 @@ export async function callerFor(db: Db, web: NewWebSessionDto | null, opts: Call
     hubPublicUrl: opts.hubPublicUrl,
     hubListen: opts.hubListen,
     agentBundle: opts.agentBundle ?? (() => TEST_AGENT_BUNDLE),
+    ...(opts.hubCa ? { hubCa: opts.hubCa } : {}),
   });
   const ctx: Context = { ...real, checkFolder: opts.checkFolder ?? (async (_nodeId, folder) => ({ folder })) };
   return { caller: createCaller(ctx), resHeaders, ctx };

@@ -52,7 +52,10 @@ export async function consumeLoginToken(db: Db, opts: { tokenHash: string; now: 
   return { status: 'expired' };
 }
 
-export async function insertWebSession(db: Db, opts: { userId: string; tokenHash: string; csrfToken: string; expiresAt: Date }): Promise<{ id: string }> {
+export async function insertWebSession(
+  db: Db,
+  opts: { userId: string; tokenHash: string; csrfToken: string; expiresAt: Date; lastSeenAt?: Date },
+): Promise<{ id: string }> {
   return db.webSession.create({ data: { id: randomUUID(), ...opts }, select: { id: true } });
 }
 
@@ -61,14 +64,28 @@ export interface WebSessionDto {
   csrfToken: string;
   expiresAt: Date;
   revokedAt: Date | null;
+  lastSeenAt: Date;
   user: DashboardUserDto;
 }
 
 export async function findWebSessionByHash(db: Db, tokenHash: string): Promise<WebSessionDto | null> {
   return db.webSession.findUnique({
     where: { tokenHash },
-    select: { id: true, csrfToken: true, expiresAt: true, revokedAt: true, user: { select: userSelect } },
+    select: { id: true, csrfToken: true, expiresAt: true, revokedAt: true, lastSeenAt: true, user: { select: userSelect } },
   });
+}
+
+/** The same session by id (a live stream re-checks the session it was opened with). */
+export async function findWebSessionById(db: Db, id: string): Promise<WebSessionDto | null> {
+  return db.webSession.findUnique({
+    where: { id },
+    select: { id: true, csrfToken: true, expiresAt: true, revokedAt: true, lastSeenAt: true, user: { select: userSelect } },
+  });
+}
+
+/** Records a request of the session, unless one was recorded since `unlessAfter`. */
+export async function touchWebSession(db: Db, opts: { id: string; now: Date; unlessAfter: Date }): Promise<void> {
+  await db.webSession.updateMany({ where: { id: opts.id, lastSeenAt: { lt: opts.unlessAfter } }, data: { lastSeenAt: opts.now } });
 }
 
 export async function revokeWebSession(db: Db, opts: { id: string; now: Date }): Promise<void> {

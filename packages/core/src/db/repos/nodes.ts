@@ -72,6 +72,17 @@ export async function findNodeByToken(db: Db, token: string): Promise<{ nodeId: 
   return { nodeId: row.nodeId, tokenId: row.id, name: row.node.name, revoked: row.revokedAt !== null };
 }
 
+/**
+ * Of `tokenIds`, those that no longer admit an agent: revoked, or gone (the node was deleted).
+ * One indexed read, whatever the number of sockets (the hub asks on every heartbeat).
+ */
+export async function deadTokenIds(db: Db, tokenIds: readonly string[]): Promise<string[]> {
+  if (tokenIds.length === 0) return [];
+  const live = await db.agentToken.findMany({ where: { id: { in: [...tokenIds] }, revokedAt: null }, select: { id: true } });
+  const alive = new Set(live.map((t) => t.id));
+  return tokenIds.filter((id) => !alive.has(id));
+}
+
 export async function revokeAgentToken(db: Db, tokenId: string): Promise<void> {
   await db.agentToken.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
   await db.$executeRaw`select pg_notify('bria_token_revoked', ${tokenId})`;

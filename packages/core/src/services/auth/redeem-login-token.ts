@@ -35,6 +35,6 @@ export async function redeemLoginToken(opts: RedeemLoginTokenOptions): Promise<N
   const secret = randomSecret();
   const csrfToken = randomSecret();
   const expiresAt = new Date(now.getTime() + webSessionTtlMs());
-  const { id } = await insertWebSession(opts.db, { userId: result.userId, tokenHash: sha256Hex(secret), csrfToken, expiresAt });
+  const { id } = await insertWebSession(opts.db, { userId: result.userId, tokenHash: sha256Hex(secret), csrfToken, expiresAt, lastSeenAt: now });
   return { sessionId: id, userId: result.userId, secret, csrfToken, expiresAt };
 }

@@ -2,7 +2,7 @@ import { createNodeWithToken } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../domain/errors.ts';
 import { isLoopbackHost } from '../../domain/hub-reach.ts';
-import { type BundleRef, installCommand } from './install-command.ts';
+import { type BundleRef, type HubCaRef, installCommand } from './install-command.ts';
 
 export interface AddComputerOptions {
   db: Db;
@@ -11,6 +11,8 @@ export interface AddComputerOptions {
   hubPublicUrl: string;
   /** The agent bundle the hub serves (`readAgentBundle`); null when it was not built. */
   bundle: BundleRef | null;
+  /** The hub's own CA (npm start's default TLS): the command pins it. Null with BRIA_TLS_CERT or TLS off. */
+  hubCa?: HubCaRef | null;
 }
 
 export interface AddedComputerDto {
@@ -42,7 +44,9 @@ export async function addComputer(opts: AddComputerOptions): Promise<AddedComput
     throw new AppError('NOT_FOUND', { message: 'the agent bundle is not built on this server: run `npm run build:agent` (npm start builds it)' });
   }
   const { nodeId, token } = await createNodeWithToken(opts.db, { name, label: 'dashboard' });
-  // A hub without TLS reached over the network: said on the command line, where the user sees it.
+  // Only a hub whose TLS the operator turned off (BRIA_HUB_TLS=off) is reached in the clear: the
+  // dashboard says so beside the command (hubReach `plaintext`), and the flag is on the line.
   const insecure = isInsecureRemote(opts.hubPublicUrl);
-  return { nodeId, name, token, command: installCommand({ hubUrl: opts.hubPublicUrl, bundle: opts.bundle, token, insecure }) };
+  const command = installCommand({ hubUrl: opts.hubPublicUrl, bundle: opts.bundle, token, insecure, ...(opts.hubCa ? { ca: opts.hubCa } : {}) });
+  return { nodeId, name, token, command };
 }

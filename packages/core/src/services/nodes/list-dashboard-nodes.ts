@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.ts';
 import type { Executor, SessionPermissionMode } from '../../protocol/index.ts';
 import { agentOutdated } from '../../domain/agent-version.ts';
 import { nodeDefaultMode } from '../sessions/session-choices.ts';
-import { type BundleRef, updateCommand } from './install-command.ts';
+import { type BundleRef, type HubCaRef, updateCommand } from './install-command.ts';
 
 export interface DashboardNodeDto {
   id: string;
@@ -33,7 +33,12 @@ export interface DashboardNodeDto {
  * Every node as the dashboard shows it, with its live (unrevoked) agent tokens. With the bundle the
  * hub serves (and the hub's public URL for the command), whether each agent is outdated.
  */
-export async function listDashboardNodes(opts: { db: Db; bundle?: BundleRef | null; hubPublicUrl?: string }): Promise<DashboardNodeDto[]> {
+export async function listDashboardNodes(opts: {
+  db: Db;
+  bundle?: BundleRef | null;
+  hubPublicUrl?: string;
+  hubCa?: HubCaRef | null;
+}): Promise<DashboardNodeDto[]> {
   const bundle = opts.bundle ?? null;
   const [nodes, tokens] = await Promise.all([listNodes(opts.db), listAgentTokens(opts.db)]);
   return nodes.map((n) => ({
@@ -44,7 +49,7 @@ export async function listDashboardNodes(opts: { db: Db; bundle?: BundleRef | nu
     online: n.online,
     lastSeenAt: n.lastSeenAt,
     agentVersion: n.agentVersion,
-    ...outdated(n, bundle, opts.hubPublicUrl),
+    ...outdated(n, bundle, opts.hubPublicUrl, opts.hubCa ?? undefined),
     enabledExecutors: n.enabledExecutors,
     openSessions: n.openSessions,
     defaultModes: { claude: nodeDefaultMode('claude', n), codex: nodeDefaultMode('codex', n) },
@@ -57,10 +62,11 @@ function outdated(
   n: { isLocal: boolean; agentVersion: string | null },
   bundle: BundleRef | null,
   hubUrl: string | undefined,
+  ca: HubCaRef | undefined,
 ): Pick<DashboardNodeDto, 'agentOutdated' | 'updateCommand'> {
   const old = agentOutdated(n.agentVersion, bundle?.version ?? null);
   // This computer's agent runs from the checkout (npm start): a restart updates it, not a download.
-  const command = old && bundle && hubUrl && !n.isLocal ? updateCommand({ hubUrl, bundle }) : null;
+  const command = old && bundle && hubUrl && !n.isLocal ? updateCommand({ hubUrl, bundle, ...(ca ? { ca } : {}) }) : null;
   return { agentOutdated: old, updateCommand: command };
 }
 

@@ -5,4 +5,4 @@ import { ZAddComputerRequest, ZAddComputerResponse } from './nodes.types.ts';
 export const addComputerRoute = authedProcedure
   .input(ZAddComputerRequest)
   .output(ZAddComputerResponse)
-  .mutation(({ ctx, input }) => addComputer({ db: ctx.db, name: input.name, hubPublicUrl: ctx.hubPublicUrl, bundle: ctx.agentBundle() }));
+  .mutation(({ ctx, input }) => addComputer({ db: ctx.db, name: input.name, hubPublicUrl: ctx.hubPublicUrl, bundle: ctx.agentBundle(), hubCa: ctx.hubCa() }));

@@ -26,6 +26,7 @@ describe('nodes.hubReach', () => {
       reach: 'listens-locally',
       listenHost: '127.0.0.1',
       variable: 'BRIA_HOST',
+      plaintext: false,
     });
     const { caller: hubOnly } = await signedInCaller(db, {
       hubPublicUrl: 'ws://192.168.1.20:3001/agent',
@@ -39,7 +40,13 @@ describe('nodes.hubReach', () => {
       hubPublicUrl: 'ws://192.168.1.20:3001/agent',
       hubListen: { host: '0.0.0.0', variable: 'BRIA_HOST', urlConfigured: false },
     });
-    expect(await caller.nodes.hubReach()).toMatchObject({ reach: 'ok', hubUrl: 'ws://192.168.1.20:3001/agent' });
+    // Plain ws:// to another computer happens only with BRIA_HUB_TLS=off: said as a warning.
+    expect(await caller.nodes.hubReach()).toMatchObject({ reach: 'ok', hubUrl: 'ws://192.168.1.20:3001/agent', plaintext: true });
+    const { caller: tls } = await signedInCaller(db, {
+      hubPublicUrl: 'wss://192.168.1.20:3001/agent',
+      hubListen: { host: '0.0.0.0', variable: 'BRIA_HOST', urlConfigured: false },
+    });
+    expect(await tls.nodes.hubReach()).toMatchObject({ reach: 'ok', plaintext: false });
     const { caller: local } = await signedInCaller(db, {
       hubPublicUrl: 'ws://localhost:3001/agent',
       hubListen: { host: '0.0.0.0', variable: 'BRIA_HOST', urlConfigured: false },

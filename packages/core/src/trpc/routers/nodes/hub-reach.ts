@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hubReach } from '../../../domain/index.ts';
+import { hubPlaintext, hubReach } from '../../../domain/index.ts';
 import { authedProcedure } from '../../init.ts';
 
 export const ZHubReachResponse = z.object({
@@ -9,6 +9,8 @@ export const ZHubReachResponse = z.object({
   /** Where the hub listens, and the variable that sets it (BRIA_HUB_HOST wins over BRIA_HOST). */
   listenHost: z.string(),
   variable: z.enum(['BRIA_HOST', 'BRIA_HUB_HOST']),
+  /** The command's hub URL is plain ws:// to another computer (BRIA_HUB_TLS=off): shown as a warning. */
+  plaintext: z.boolean(),
 });
 
 /** "Add a computer" asks first whether another computer could reach the hub at all (domain/hub-reach.ts). */
@@ -17,4 +19,5 @@ export const hubReachRoute = authedProcedure.output(ZHubReachResponse).query(({ 
   reach: hubReach({ listenHost: ctx.hubListen.host, hubUrl: ctx.hubPublicUrl, hubUrlConfigured: ctx.hubListen.urlConfigured }),
   listenHost: ctx.hubListen.host,
   variable: ctx.hubListen.variable,
+  plaintext: hubPlaintext(ctx.hubPublicUrl),
 }));

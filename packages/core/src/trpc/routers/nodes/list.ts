@@ -2,6 +2,6 @@ import { listDashboardNodes } from '../../../services/nodes/list-dashboard-nodes
 import { authedProcedure } from '../../init.ts';
 import { ZListNodesResponse } from './nodes.types.ts';
 
-export const listRoute = authedProcedure
-  .output(ZListNodesResponse)
-  .query(async ({ ctx }) => ({ nodes: await listDashboardNodes({ db: ctx.db, bundle: ctx.agentBundle(), hubPublicUrl: ctx.hubPublicUrl }) }));
+export const listRoute = authedProcedure.output(ZListNodesResponse).query(async ({ ctx }) => ({
+  nodes: await listDashboardNodes({ db: ctx.db, bundle: ctx.agentBundle(), hubPublicUrl: ctx.hubPublicUrl, hubCa: ctx.hubCa() }),
+}));

@@ -35,4 +35,5 @@ export const ZSetPermissionModeResponse = z.object({ nodeId: zId, executor: zExe
 export const ZNodeRequest = z.object({ nodeId: zId });
 export const ZRemoveComputerResponse = z.object({ nodeId: zId, revokedTokens: z.number().int().nonnegative() });
 /** Shown once: the new token and the command to run on that computer. */
-export const ZIssueTokenResponse = z.object({ nodeId: zId, tokenId: zId, token: z.string(), command: z.string() });
+/** `revokedTokens`: the computer's earlier live tokens, revoked by this one (it replaces them). */
+export const ZIssueTokenResponse = z.object({ nodeId: zId, tokenId: zId, token: z.string(), command: z.string(), revokedTokens: z.number().int() });

@@ -89,6 +89,18 @@ describe('nodes.issueToken', () => {
     expect(await findNodeByToken(db, issued.token)).toMatchObject({ nodeId: added.nodeId, revoked: false });
     expect(await findNodeByToken(db, added.token)).toMatchObject({ revoked: true });
     expect((await caller.nodes.list()).nodes.find((n) => n.id === added.nodeId)?.tokens.map((t) => t.id)).toEqual([issued.tokenId]);
+    expect(issued.revokedTokens).toBe(0);
+  });
+
+  it('replaces a live token (issue 30): the old one is revoked and counted, so the dashboard can say so; refused for this computer', async () => {
+    const { caller } = await signedInCaller(db, { hubPublicUrl: HUB });
+    const added = await caller.nodes.addComputer({ name: 'leaked token' });
+    const issued = await caller.nodes.issueToken({ nodeId: added.nodeId });
+    expect(issued.revokedTokens).toBe(1);
+    expect(await findNodeByToken(db, added.token)).toMatchObject({ revoked: true });
+    expect(await findNodeByToken(db, issued.token)).toMatchObject({ revoked: false });
+    const local = await db.node.create({ data: { id: randomUUID(), name: 'this computer', isLocal: true } });
+    expect((await trpcError(caller.nodes.issueToken({ nodeId: local.id }))).code).toBe('BAD_REQUEST');
   });
 });
 

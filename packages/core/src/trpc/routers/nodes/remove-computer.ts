@@ -9,8 +9,10 @@ export const removeComputerRoute = authedProcedure
   .output(ZRemoveComputerResponse)
   .mutation(({ ctx, input }) => removeComputer({ db: ctx.db, nodeId: input.nodeId }));
 
-/** A new token (and the command to run) for a computer whose token was revoked or lost. */
+/** A new token (and the command to run) for a computer whose token was revoked or lost; it replaces the others. */
 export const issueTokenRoute = authedProcedure
   .input(ZNodeRequest)
   .output(ZIssueTokenResponse)
-  .mutation(({ ctx, input }) => issueToken({ db: ctx.db, nodeId: input.nodeId, hubPublicUrl: ctx.hubPublicUrl, bundle: ctx.agentBundle() }));
+  .mutation(({ ctx, input }) =>
+    issueToken({ db: ctx.db, nodeId: input.nodeId, hubPublicUrl: ctx.hubPublicUrl, bundle: ctx.agentBundle(), hubCa: ctx.hubCa() }),
+  );

@@ -1,6 +1,6 @@
 import { appRouter, createContext, readCookie, resolveWebSession, SESSION_COOKIE } from '@bria/core/trpc';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { agentBundle, hubListen, hubPublicUrl, webEnv } from '../../../../env.ts';
+import { agentBundle, hubCa, hubListen, hubPublicUrl, webEnv } from '../../../../env.ts';
 import { changeFeed, db, log } from '../../../../server/db.ts';
 
 export const dynamic = 'force-dynamic';
@@ -31,6 +31,7 @@ async function handler(req: Request): Promise<Response> {
         hubPublicUrl: hubPublicUrl(webEnv(), req.headers.get('host')),
         hubListen: hubListen(webEnv()),
         agentBundle: () => agentBundle(webEnv()),
+        hubCa: () => hubCa(webEnv()),
         changes: changeFeed(),
       }),
     onError({ error, path }) {
