@@ -18,9 +18,18 @@ let channel: HookChannel;
 let host: SessionHost;
 let id: SessionIdentity;
 
+/** The session's tree as the agent's registry gives it: the pane of the one CLI this test runs. */
+const paneOf = () => {
+  try {
+    return host.identity().panePid;
+  } catch {
+    return null;
+  }
+};
+
 beforeAll(async () => {
   rig = await createRig('claude');
-  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000 });
+  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000, sessionRoot: paneOf });
   await channel.open();
   host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
   id = await host.start({ cwd: rig.work, sessionName: 'claude-answers', permissionMode: 'default', settingsPath: channel.settingsFor('bria-a1') });
