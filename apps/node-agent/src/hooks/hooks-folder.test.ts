@@ -77,7 +77,9 @@ describe.skipIf(!asRoot)('the hooks folder with two real user ids', () => {
     const agentDir = join(shared, 'agent2', 'e'.repeat(120));
     const dir = join(agentDir, 'hooks');
     const socketDir = socketFolder({ stateDir: dir, runtimeDir: shared, agentDir }) as string;
-    asNeighbour(`const fs = require('node:fs'); fs.mkdirSync(${JSON.stringify(`${socketDir}-target`)}, { mode: 0o777 }); fs.symlinkSync(${JSON.stringify(`${socketDir}-target`)}, ${JSON.stringify(socketDir)});`);
+    asNeighbour(
+      `const fs = require('node:fs'); fs.mkdirSync(${JSON.stringify(`${socketDir}-target`)}, { mode: 0o777 }); fs.symlinkSync(${JSON.stringify(`${socketDir}-target`)}, ${JSON.stringify(socketDir)});`,
+    );
     expect(lstatSync(socketDir).isSymbolicLink()).toBe(true);
     const channel = new HookChannel({ dir, socketDir, sessionRoot: () => null });
     await expect(channel.open()).rejects.toThrow(/symlink/);

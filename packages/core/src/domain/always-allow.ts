@@ -117,3 +117,13 @@ function bashOffer(command: string): AlwaysAllowDecision {
   if (!PLAIN_COMMAND.test(command) || !PROGRAM.test(program)) return { ok: false, reason: 'shell_syntax' };
   return { ok: true, offer: { rule: { toolName: 'Bash', ruleContent: command }, label: { kind: 'command', command } } };
 }
+
+/**
+ * The offer of a stored prompt, for the buttons and the hub's answer check: only where the agent
+ * offered one (`canAlwaysAllow`, set by Claude agents only) and the rule still names one.
+ */
+export function promptAlwaysAllow(p: { canAlwaysAllow: boolean; kind: string; toolName: string | null; toolInput: unknown }): AlwaysAllowOffer | null {
+  if (!p.canAlwaysAllow || (p.kind !== 'tool' && p.kind !== 'question' && p.kind !== 'dialog')) return null;
+  const d = alwaysAllowOffer({ executor: 'claude', kind: p.kind, toolName: p.toolName, toolInput: p.toolInput });
+  return d.ok ? d.offer : null;
+}
