@@ -98,6 +98,8 @@ export class Agent {
   private readonly tmux: Tmux;
   readonly hooks: HookChannel;
   private readonly reporter: HookReporter;
+  /** The channel's `open` has run (until then it is off only for not being open yet). */
+  private hooksTried = false;
 
   constructor(
     readonly cfg: AgentConfig,
@@ -114,7 +116,8 @@ export class Agent {
         agentVersion: AGENT_VERSION,
         hostname: hostname(),
         executors: this.executors,
-        capabilities: [...AGENT_CAPABILITIES],
+        // A hooks channel that could not be secured says so (the dashboard shows why remote answers are off).
+        capabilities: [...AGENT_CAPABILITIES, ...(this.hooks.offReason && this.hooksTried ? [`remote_answers_off:${this.hooks.offReason}` as const] : [])],
         unavailableModes: unavailableModes(cliEnvironment(cfg.cliEnv ?? process.env)),
       }),
       onCommand: (cmd) => this.handle(cmd),
@@ -177,6 +180,7 @@ export class Agent {
     // channel that cannot listen leaves the CLIs their own dialogs (the hook finds no agent and
     // prints nothing): the agent still runs sessions, and says why remote answers are off.
     await this.hooks.open().catch((err: Error) => {
+      this.hooksTried = true;
       const reason = this.hooks.offReason ?? 'listen_failed';
       this.log('error', 'agent.hook_channel_failed', { err: err.message, reason, text: REMOTE_ANSWERS_OFF_TEXT[reason] });
     });
