@@ -7,7 +7,7 @@ import type { HookExecutor, PermissionAnswer } from './hook-answers.ts';
 import { serveHookConnection } from './hook-connection.ts';
 import { type AnswerResult, HookRequests } from './hook-requests.ts';
 import { hookLine, MAX_HOOK_LINE_BYTES } from './hook-wire.ts';
-import { type HooksOffReason, MAX_SOCKET_PATH, SOCKET_NAME, securePrivateFolder } from './hooks-folder.ts';
+import { type HooksOffReason, SOCKET_NAME, secureChannelFolders } from './hooks-folder.ts';
 import { inTree, kernelPeerPids } from './peer-check.ts';
 import { type HookChannelEvent, type PermissionRecord, RequestLog } from './request-log.ts';
 import { TypingGate } from './typing-gate.ts';
@@ -81,33 +81,24 @@ export class HookChannel {
   /** Checks the folders, loads the record, closes what an earlier agent left pending, and listens. */
   async open(): Promise<void> {
     const off = (reason: HooksOffReason, detail: string) => {
-      this.offReason = reason;
-      this.offDetail = detail;
+      [this.offReason, this.offDetail] = [reason, detail];
       throw new Error(`remote answers are off: ${detail}`);
     };
-    const state = securePrivateFolder(this.dir);
-    if (!state.ok) return off('folder_not_private', state.detail);
-    if (this.socketDir === null || Buffer.byteLength(this.socketPath) > MAX_SOCKET_PATH)
-      return off('no_private_short_path', `no private folder short enough for a Unix socket (${this.socketPath})`);
-    const sock = this.socketDir === this.dir ? state : securePrivateFolder(this.socketDir);
-    if (!sock.ok) return off('folder_not_private', sock.detail);
+    const folders = secureChannelFolders({ dir: this.dir, socketDir: this.socketDir, socketPath: this.socketPath });
+    if (!folders.ok) return off(folders.reason, folders.detail);
     this.log.load();
     this.requests.restore();
     rmSync(this.socketPath, { force: true });
     const server = createServer((socket) => this.serve(socket));
     try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        // umask-independent: the folder is 0700 (checked), so the socket is private before and after.
-        server.listen(this.socketPath, () => resolve());
-      });
+      // The folder is 0700 (checked), so the socket is private before the chmod too.
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.socketPath, () => resolve()));
     } catch (err) {
       return off('listen_failed', (err as Error).message);
     }
     chmodSync(this.socketPath, 0o600);
     this.server = server;
-    this.offReason = null;
-    this.offDetail = '';
+    [this.offReason, this.offDetail] = [null, ''];
   }
 
   /** Stops listening; pending requests stay pending on disk, as after a crash (see `open`). */
@@ -142,18 +133,10 @@ export class HookChannel {
   beginTyping(sessionId: string): string | null {
     return this.gate.begin(sessionId, this.pending(sessionId).length > 0);
   }
-  endTyping(sessionId: string): void {
-    this.gate.end(sessionId);
-  }
-  openToolCount(sessionId: string): number {
-    return this.gate.openToolCount(sessionId);
-  }
-  toolEnded(sessionId: string, toolUseId: string): void {
-    this.gate.toolEnded(sessionId, toolUseId);
-  }
-  turnEnded(sessionId: string): void {
-    this.gate.turnEnded(sessionId);
-  }
+  endTyping = (sessionId: string): void => this.gate.end(sessionId);
+  openToolCount = (sessionId: string): number => this.gate.openToolCount(sessionId);
+  toolEnded = (sessionId: string, toolUseId: string): void => this.gate.toolEnded(sessionId, toolUseId);
+  turnEnded = (sessionId: string): void => this.gate.turnEnded(sessionId);
 
   pending(sessionId?: string): PermissionRecord[] {
     return this.log
@@ -168,18 +151,10 @@ export class HookChannel {
   }
 
   /** The dialog left the screen while its hook waits: answered at the computer (`hook_gone`, the hook told to end). */
-  settleAtComputer(requestId: string, evidence: string): boolean {
-    return this.requests.settleAtComputer(requestId, evidence);
-  }
-
+  settleAtComputer = (requestId: string, evidence: string): boolean => this.requests.settleAtComputer(requestId, evidence);
   /** The user will answer at the computer: the hook ends without an answer, so the CLI shows its own dialog. */
-  release(requestId: string): AnswerResult {
-    return this.requests.release(requestId);
-  }
-
-  answer(requestId: string, answer: PermissionAnswer): AnswerResult {
-    return this.requests.answer(requestId, answer);
-  }
+  release = (requestId: string): AnswerResult => this.requests.release(requestId);
+  answer = (requestId: string, answer: PermissionAnswer): AnswerResult => this.requests.answer(requestId, answer);
 
   on(listener: (e: HookChannelEvent) => void): () => void {
     return this.log.on(listener);

@@ -72,3 +72,17 @@ export function socketFolder(o: { stateDir: string; runtimeDir?: string | undefi
   const dir = path.join(o.runtimeDir, `bria-${createHash('sha256').update(path.resolve(o.agentDir)).digest('hex').slice(0, 12)}`);
   return Buffer.byteLength(path.join(dir, SOCKET_NAME)) <= MAX_SOCKET_PATH ? dir : null;
 }
+
+/** The channel's folders, made and checked: its record's (`dir`) and its socket's; or why remote answers are off. */
+export function secureChannelFolders(o: {
+  dir: string;
+  socketDir: string | null;
+  socketPath: string;
+}): { ok: true } | { ok: false; reason: HooksOffReason; detail: string } {
+  const state = securePrivateFolder(o.dir);
+  if (!state.ok) return { ok: false, reason: 'folder_not_private', detail: state.detail };
+  if (o.socketDir === null || Buffer.byteLength(o.socketPath) > MAX_SOCKET_PATH)
+    return { ok: false, reason: 'no_private_short_path', detail: `no private folder short enough for a Unix socket (${o.socketPath})` };
+  const sock = o.socketDir === o.dir ? state : securePrivateFolder(o.socketDir);
+  return sock.ok ? { ok: true } : { ok: false, reason: 'folder_not_private', detail: sock.detail };
+}
