@@ -162,6 +162,18 @@ describe('hook channel with the real hook program', () => {
     expect(channel.pending()).toEqual([]);
   });
 
+  it('a 5 MB .env Write through the real hook: permissions.jsonl holds one clipped excerpt, once', async () => {
+    const secret = `SECRET_TOKEN=${'k'.repeat(5 * 1024 * 1024)}`;
+    const hook = runHook(channel.socketPath, 's-env', 20_000, { ...INPUT, tool_name: 'Write', tool_input: { file_path: '/w/.env', content: secret } });
+    const pending = await channel.waitFor((r) => r.sessionId === 's-env', 10_000);
+    expect(channel.answer(pending.requestId, { behavior: 'allow' }).ok).toBe(true);
+    await hook;
+    await channel.waitFor((r) => r.requestId === pending.requestId && r.state === 'delivered', 10_000);
+    const text = await readFile(join(channel.dir, 'permissions.jsonl'), 'utf8');
+    expect(text.split('SECRET_TOKEN=').length - 1).toBe(1);
+    expect(Buffer.byteLength(text)).toBeLessThan(12_000);
+  });
+
   it('writes a per-session settings file whose PermissionRequest hook runs this program', async () => {
     const file = channel.settingsFor('s-6');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
