@@ -45,7 +45,7 @@ test('a permission request of the real CLI on the session page, answered there; 
   await expect(card).toHaveAttribute('data-state', 'pending');
   await expect(card).toContainText('The agent wants to use Bash');
   await expect(card.getByTestId('prompt-command')).toHaveText(`touch ran-${marker}`);
-  await expect(card.getByRole('button', { name: 'Always allow this for the session' })).toBeVisible();
+  await expect(card.getByRole('button', { name: `Allow \`touch ran-${marker}\` for this session` })).toBeVisible();
   await expect(badge).toHaveAttribute('data-wait', 'answer');
   await expect(badge).toHaveText(/waiting for your answer/i);
   const prompt = await db.permissionPrompt.findFirstOrThrow({ where: { sessionId: s.id } });
@@ -178,7 +178,7 @@ test('a question answered with its options (radio and checkboxes); an edit denie
     const toolCard = page.locator(`[data-prompt-id="${tool}"]`);
     await expect(toolCard.getByTestId('prompt-file')).toHaveText('/srv/app/main.ts');
     await expect(toolCard.getByTestId('prompt-diff')).toHaveText('− const a = 1;\n+ const a = 2;\n');
-    await expect(toolCard.getByRole('button', { name: 'Always allow this for the session' })).toHaveCount(0);
+    await expect(toolCard.getByRole('button', { name: /for this session/ })).toHaveCount(0);
     await toolCard.getByLabel('Reason for a deny (optional, the agent reads it)').fill('not on the main branch');
     await toolCard.getByRole('button', { name: 'Deny' }).click();
     await expect(toolCard.getByTestId('prompt-status')).toContainText('Answered: Deny: not on the main branch (from the dashboard).');

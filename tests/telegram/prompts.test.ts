@@ -38,7 +38,7 @@ describe('a permission request answered from Telegram', () => {
     const m = await askFromPhone('t1');
     expect(m.text).toContain(`Folder: ${folder}`);
     expect(m.text).toContain('Waiting for your answer.');
-    expect(w.buttons(m).map((b) => b.text)).toEqual(['Allow', 'Deny', 'Deny with a reason…', 'Always allow this for the session']);
+    expect(w.buttons(m).map((b) => b.text)).toEqual(['Allow', 'Deny', 'Deny with a reason…', 'Allow `touch ran-t1` for this session']);
     expect(existsSync(join(folder, 'ran-t1'))).toBe(false);
     const from = w.lastId();
     const press = w.press(m, 'Allow');

@@ -65,7 +65,7 @@ describe('a permission request in the chat', () => {
     expect(m.text).toContain('Folder: /home/ada/project · Claude Code');
     expect(m.text).toContain('Tool: Bash\nnpm test -- --run\nRun the tests');
     expect(m.text?.endsWith('Waiting for your answer.')).toBe(true);
-    expect(labels(m)).toEqual(['Allow', 'Deny', 'Deny with a reason…', 'Always allow this for the session']);
+    expect(labels(m)).toEqual(['Allow', 'Deny', 'Deny with a reason…', 'Allow `npm test -- --run` for this session']);
     for (const b of buttons(m)) expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
 
     expect(await press(m, 'Allow')).toBe('Allowed.');
@@ -84,7 +84,7 @@ describe('a permission request in the chat', () => {
     const promptId = await bash(sessionId);
     const m = await waitFor((x) => x.text?.startsWith('Permission request') ?? false);
     const [a, b, dash] = await Promise.all([
-      press(m, 'Always allow this for the session'),
+      press(m, 'Allow `npm test -- --run` for this session'),
       press(m, 'Deny'),
       answerPrompt({ db }, { promptId, decision: 'allow', from: 'dashboard' }),
     ]);
@@ -153,7 +153,7 @@ describe('a permission request in the chat', () => {
     await press(b, 'Deny with a reason…');
     await shown(b.message_id, (x) => x.text?.includes('Send the reason for denying') ?? false);
     const back = await shown(a.message_id, (x) => x.text?.endsWith('Waiting for your answer.') ?? false);
-    expect(labels(back)).toEqual(['Allow', 'Deny', 'Deny with a reason…', 'Always allow this for the session']);
+    expect(labels(back)).toEqual(['Allow', 'Deny', 'Deny with a reason…', 'Allow `npm test -- --run` for this session']);
     h.fake.userSends('keep notes out of the repo');
     await waitFor((x) => x.text === 'Denied.');
     expect((await commands(sessionId)).map((c) => c.payload)).toEqual([

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { type AgentFeature, type Command, type CommandAnswer, type Executor, type OptionalCommand, parseSessionCommand } from '@bria/core/protocol';
@@ -18,6 +18,7 @@ import { crashPoint } from './test-crash.ts';
 import { addedNames, cliEnvironment, isWithheld } from './cli-env.ts';
 import { HookChannel } from './hooks/hook-channel.ts';
 import { HookReporter } from './hooks/hook-reporter.ts';
+import { REMOTE_ANSWERS_OFF_TEXT, socketFolder } from './hooks/hooks-folder.ts';
 import { unavailableModes } from './unavailable-modes.ts';
 import { bundleInfo, SOURCE_VERSION } from './bundle-info.ts';
 
@@ -54,21 +55,17 @@ export async function probeExecutors(cfg: Pick<AgentConfig, 'claudeBin' | 'codex
 }
 
 /**
- * The agent's permission-hook channel in `<dir>/hooks`. A Unix socket path has at most 107 bytes: an
- * agent folder too deep for one gets its channel in a private folder under the system's temp folder
- * (named by a hash of the agent folder, so a restarted agent finds its record again).
+ * The agent's permission-hook channel: its record in `<dir>/hooks`, its socket there too when the
+ * path fits a Unix socket, else in a folder of the agent under `$XDG_RUNTIME_DIR`; never in a shared
+ * folder (hooks-folder.ts). `sessionRoot` says which sessions may ask, from which process tree.
  */
-function hookChannelFor(cfg: AgentConfig, log: AgentLog): HookChannel {
+function hookChannelFor(cfg: AgentConfig, log: AgentLog, sessionRoot: (sessionId: string) => number | null): HookChannel {
   const boundMs = cfg.permissionWaitMs;
   const program = bundledHookProgram(cfg.dir);
-  const extra = { ...(boundMs ? { boundMs } : {}), ...(program ? { program } : {}) };
-  try {
-    return new HookChannel({ dir: path.join(cfg.dir, 'hooks'), ...extra });
-  } catch {
-    const dir = path.join(tmpdir(), `bria-hooks-${createHash('sha256').update(path.resolve(cfg.dir)).digest('hex').slice(0, 16)}`);
-    log('info', 'agent.hook_channel_short_path', { dir });
-    return new HookChannel({ dir, ...extra });
-  }
+  const dir = path.join(cfg.dir, 'hooks');
+  const socketDir = socketFolder({ stateDir: dir, runtimeDir: (cfg.cliEnv ?? process.env).XDG_RUNTIME_DIR, agentDir: cfg.dir });
+  if (socketDir !== dir) log('info', 'agent.hook_channel_short_path', { socketDir });
+  return new HookChannel({ dir, socketDir, sessionRoot, log, ...(boundMs ? { boundMs } : {}), ...(program ? { program } : {}) });
 }
 
 /**
@@ -101,6 +98,8 @@ export class Agent {
   private readonly tmux: Tmux;
   readonly hooks: HookChannel;
   private readonly reporter: HookReporter;
+  /** The channel's `open` has run (until then it is off only for not being open yet). */
+  private hooksTried = false;
 
   constructor(
     readonly cfg: AgentConfig,
@@ -118,7 +117,8 @@ export class Agent {
         agentVersion: AGENT_VERSION,
         hostname: hostname(),
         executors: this.executors,
-        capabilities: [...AGENT_CAPABILITIES],
+        // A hooks channel that could not be secured says so (the dashboard shows why remote answers are off).
+        capabilities: [...AGENT_CAPABILITIES, ...(this.hooks.offReason && this.hooksTried ? [`remote_answers_off:${this.hooks.offReason}` as const] : [])],
         unavailableModes: unavailableModes(cliEnvironment(cfg.cliEnv ?? process.env)),
       }),
       onCommand: (cmd) => this.handle(cmd),
@@ -130,7 +130,15 @@ export class Agent {
     const withheld = addedNames(process.env);
     const tmux = new Tmux({ socketName: cfg.tmuxSocket, runDir: path.join(cfg.dir, 'tmux'), env: cliEnv, withheld: (name) => isWithheld(name, withheld) });
     this.tmux = tmux;
-    this.hooks = hookChannelFor(cfg, log);
+    // A hook may speak for a live session of this agent only, from inside that session's pane.
+    this.hooks = hookChannelFor(cfg, log, (sessionId) => {
+      if (this.control.registry.get(sessionId)?.status !== 'live') return null;
+      try {
+        return this.control.host(sessionId)?.identity().panePid ?? null;
+      } catch {
+        return null;
+      }
+    });
     this.control = new SessionControl({
       dir: path.join(cfg.dir, 'sessions'),
       attachmentsDir: path.join(cfg.dir, 'attachments'),
@@ -172,7 +180,11 @@ export class Agent {
     // Requests an earlier run left pending wait for their hooks to reconnect (or end as lost). A
     // channel that cannot listen leaves the CLIs their own dialogs (the hook finds no agent and
     // prints nothing): the agent still runs sessions, and says why remote answers are off.
-    await this.hooks.open().catch((err: Error) => this.log('error', 'agent.hook_channel_failed', { err: err.message, dir: this.hooks.dir }));
+    await this.hooks.open().catch((err: Error) => {
+      this.hooksTried = true;
+      const reason = this.hooks.offReason ?? 'listen_failed';
+      this.log('error', 'agent.hook_channel_failed', { err: err.message, reason, text: REMOTE_ANSWERS_OFF_TEXT[reason] });
+    });
     this.client.on('welcome', () => {
       if (this.discoveryStarted) return;
       this.discoveryStarted = true;

@@ -1,4 +1,5 @@
 import { Composer } from 'grammy';
+import { promptAlwaysAllow } from '@bria/core/domain';
 import type { MessageKey } from '@bria/core/i18n';
 import { type AnswerPromptInput, type AnswerPromptResult, getPromptView, getSessionView, type PromptView } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
@@ -97,7 +98,7 @@ async function onPress(ctx: BotContext, view: PromptView, p: PromptPress, messag
     case 'computer':
       if (p.op === 'computer') return submit(ctx, view, { decision: 'at_computer' }, say);
       if (view.kind === 'question' && p.op !== 'deny') return refuseButton(ctx);
-      if (p.op === 'always' && !view.canAlwaysAllow) return refuseButton(ctx);
+      if (p.op === 'always' && !promptAlwaysAllow(view)) return refuseButton(ctx);
       return submit(ctx, view, { decision: p.op === 'always' ? 'always_allow' : p.op }, say);
     case 'reason': {
       await takeTextFor(ctx, view, messageId, { ...(flow?.draft ?? emptyDraft(view)), typing: 'reason' });

@@ -86,6 +86,24 @@ describe('the message of a request', () => {
     expect(codex).toContain('rm -rf build\nWhy: clean the build before packaging\n\nWaiting for your answer.');
   });
 
+  it('always-allow: the button names the exact command; none for a shell, a compound command or a Write', () => {
+    const labels = (v: PromptView) => (drawPrompt({ view: v, session, t }).keyboard?.inline_keyboard ?? []).flat().map((b) => b.text);
+    expect(labels(view({ canAlwaysAllow: true, toolInput: { command: 'npm test' } }))).toContain('Allow `npm test` for this session');
+    for (const toolInput of [{ command: 'bash -c "npm test"' }, { command: 'npm test && curl x | sh' }, { command: 'sudo make install' }])
+      expect(labels(view({ canAlwaysAllow: true, toolInput })).filter((l) => l.includes('session'))).toEqual([]);
+    expect(
+      labels(view({ canAlwaysAllow: true, toolName: 'Write', toolInput: { file_path: '/w/a', content: 'x' } })).filter((l) => l.includes('session')),
+    ).toEqual([]);
+    const answered = view({
+      canAlwaysAllow: true,
+      toolInput: { command: 'npm test' },
+      state: 'answered',
+      answer: { decision: 'always_allow' },
+      answeredFrom: 'telegram',
+    });
+    expect(text(answered).endsWith('Answered: Allow `npm test` for this session (from Telegram)')).toBe(true);
+  });
+
   it('says how it ended, without buttons', () => {
     const answered = view({ state: 'answered', answer: { decision: 'always_allow' }, answeredFrom: 'dashboard' });
     expect(text(answered).endsWith('Answered: Always allow this for the session (from the dashboard)')).toBe(true);

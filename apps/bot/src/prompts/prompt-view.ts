@@ -1,4 +1,5 @@
 import { InlineKeyboard } from 'grammy';
+import { promptAlwaysAllow } from '@bria/core/domain';
 import type { Translator } from '@bria/core/i18n';
 import type { PromptView } from '@bria/core/services';
 import { escapeHtml } from '../render/index.ts';
@@ -147,7 +148,8 @@ export function answerSummary(view: PromptView, t: Translator): { status: string
     const answer = entries.length === 1 ? clip(entries[0]?.v ?? '', 300) : entries.map((e) => `${clip(e.q, 80)} → ${clip(e.v, 120)}`).join('; ');
     return { status: t('prompt.answeredQuestion', { from, answer }), short: t('prompt.answerFrom', { answer: clip(answer, 120), from }) };
   }
-  const answer = t(a.decision === 'always_allow' ? 'prompt.always' : 'prompt.allow');
+  const always = a.decision === 'always_allow' ? promptAlwaysAllow(view) : null;
+  const answer = always ? t('prompt.alwaysCommand', { command: always.label.command }) : t(a.decision === 'always_allow' ? 'prompt.always' : 'prompt.allow');
   return { status: t('prompt.answered', { answer, from }), short: t('prompt.answerFrom', { answer, from }) };
 }
 
@@ -186,7 +188,9 @@ function keyboard(view: PromptView, qs: Question[], draft: PromptDraft, t: Trans
         .text(t('prompt.deny'), promptCb.encode({ op: 'deny', promptId }))
         .row();
       kb.text(t('prompt.denyReason'), promptCb.encode({ op: 'reason', promptId }));
-      if (view.canAlwaysAllow) kb.row().text(t('prompt.always'), promptCb.encode({ op: 'always', promptId }));
+      // The button names the rule it adds (core's `promptAlwaysAllow`); none where no rule is safe.
+      const always = promptAlwaysAllow(view);
+      if (always) kb.row().text(t('prompt.alwaysCommand', { command: always.label.command }), promptCb.encode({ op: 'always', promptId }));
       // Codex shows its own dialog only once the hook has let go: the user at the computer asks for it.
       if (executor === 'codex') kb.row().text(t('prompt.atComputer'), promptCb.encode({ op: 'computer', promptId }));
       return kb;

@@ -10,7 +10,7 @@ import { SessionControl } from './session-control.ts';
 // the agent builds for a start and a resume with a hook channel (the real CLI: ../hooks tests).
 const fake = fakeCliWorkspace('hookset');
 const { root, bin, argvFile, folder, socket } = fake;
-const hooks = new HookChannel({ dir: path.join(root, 'agent', 'hooks') });
+const hooks = new HookChannel({ dir: path.join(root, 'agent', 'hooks'), sessionRoot: () => null });
 
 beforeAll(() => hooks.open());
 afterAll(async () => {

@@ -99,12 +99,15 @@ export class SessionRuntime {
   /** A new CLI host for the session; the one it replaces is no longer observed. */
   /** The session's hook settings file for a start or resume, or undefined (no channel / Codex). */
   hookSettings(sessionId: string, executor: Executor): string | undefined {
-    return this.o.hooks && executor === 'claude' ? this.o.hooks.settingsFor(sessionId) : undefined;
+    return this.o.hooks?.available && executor === 'claude' ? this.o.hooks.settingsFor(sessionId) : undefined;
   }
 
-  /** How a start or resume gets the session's permission hooks: nothing without a channel. */
+  /**
+   * How a start or resume gets the session's permission hooks: nothing without a channel, nor while
+   * it is off (not secured: the CLIs keep their own dialogs; `HookChannel.offReason`).
+   */
   hookLaunch(sessionId: string, executor: Executor): HookLaunch {
-    if (!this.o.hooks) return {};
+    if (!this.o.hooks?.available) return {};
     return executor === 'claude' ? { settingsPath: this.o.hooks.settingsFor(sessionId) } : { codexHooks: this.o.hooks.codexConfigArgs(sessionId) };
   }
 

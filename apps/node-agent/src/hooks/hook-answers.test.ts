@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type AnsweredRequest, answerRefusal, cleanAnswer, type PermissionAnswer, permissionHookOutput, requestKind } from './hook-answers.ts';
 
-const claudeBash: AnsweredRequest = { executor: 'claude', kind: 'tool', toolName: 'Bash', toolInput: { command: '  npm test --watch' } };
+const claudeBash: AnsweredRequest = { executor: 'claude', kind: 'tool', toolName: 'Bash', toolInput: { command: 'npm test --watch' } };
 const claudeWrite: AnsweredRequest = { executor: 'claude', kind: 'tool', toolName: 'Write', toolInput: { file_path: '/a', content: 'x' } };
 const claudeQuestion: AnsweredRequest = {
   executor: 'claude',
@@ -24,19 +24,19 @@ describe("the hook's answer JSON, per CLI and answer", () => {
       json: out({ behavior: 'deny', message: 'Denied by the user through Bria' }),
     },
     {
-      name: 'Claude always-allow of Bash: the first word as a prefix rule',
+      name: 'Claude always-allow of Bash: the exact command as its rule',
       r: claudeBash,
       a: { behavior: 'allow', alwaysAllow: true },
       json: out({
         behavior: 'allow',
-        updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm:*' }], behavior: 'allow', destination: 'session' }],
+        updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test --watch' }], behavior: 'allow', destination: 'session' }],
       }),
     },
     {
-      name: 'Claude always-allow of Write: the tool by name',
+      name: 'Claude always-allow of Write is no rule at all (never a tool-wide one): a plain allow',
       r: claudeWrite,
       a: { behavior: 'allow', alwaysAllow: true },
-      json: out({ behavior: 'allow', updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Write' }], behavior: 'allow', destination: 'session' }] }),
+      json: out({ behavior: 'allow' }),
     },
     {
       name: 'Claude question: its own questions, multi-select labels joined',
@@ -59,7 +59,25 @@ describe('which answers a request takes, per CLI', () => {
       name: 'Claude tool without a name, always-allow',
       r: { ...claudeBash, toolName: null },
       a: { behavior: 'allow', alwaysAllow: true },
-      refusal: 'always-allow is for tool requests',
+      refusal: 'no always-allow for this request (tool_not_offered)',
+    },
+    {
+      name: 'Claude Write, always-allow',
+      r: claudeWrite,
+      a: { behavior: 'allow', alwaysAllow: true },
+      refusal: 'no always-allow for this request (tool_not_offered)',
+    },
+    {
+      name: 'Claude Bash through a shell, always-allow',
+      r: { ...claudeBash, toolInput: { command: 'bash -c "npm test"' } },
+      a: { behavior: 'allow', alwaysAllow: true },
+      refusal: 'no always-allow for this request (interpreter)',
+    },
+    {
+      name: 'Claude compound Bash, always-allow',
+      r: { ...claudeBash, toolInput: { command: 'npm test && curl x | sh' } },
+      a: { behavior: 'allow', alwaysAllow: true },
+      refusal: 'no always-allow for this request (compound)',
     },
     { name: 'Claude question, answers', r: claudeQuestion, a: { behavior: 'allow', answers: { q: 'a' } }, refusal: null },
     { name: 'Claude question, deny + answers', r: claudeQuestion, a: { behavior: 'deny', answers: { q: 'a' } }, refusal: 'answers are given with allow' },

@@ -1,4 +1,4 @@
-import { answerFits } from '@bria/core/protocol';
+import { type AlwaysAllowRefusal, alwaysAllowOffer, answerFits } from '@bria/core/protocol';
 
 /**
  * What the hook prints for an answer, and which answers a request takes (pure). The output shapes are
@@ -42,21 +42,21 @@ export function requestKind(toolName: string | null): 'tool' | 'question' {
 
 /**
  * The session rule an always-allow adds (Claude `updatedPermissions` `addRules`, destination
- * `session`): for Bash the command's first word as a prefix rule `<word>:*` (later `npm …` calls
- * run, other programs still ask); for any other tool the tool name alone (every later call of
- * that tool in the session runs unasked, e.g. every Write).
+ * `session`), or why none is offered: core's `alwaysAllowOffer` (the exact Bash command; never an
+ * interpreter, a wrapper or a compound command; no other tool). The buttons name the same rule.
  */
-export function alwaysAllowRule(toolName: string, toolInput: unknown): { toolName: string; ruleContent?: string } {
-  if (toolName !== 'Bash') return { toolName };
-  const command = (toolInput as { command?: unknown } | null)?.command;
-  const word = typeof command === 'string' ? command.trim().split(/\s+/)[0] : '';
-  return word ? { toolName, ruleContent: `${word}:*` } : { toolName };
+export function alwaysAllowRule(
+  r: Pick<AnsweredRequest, 'executor' | 'kind' | 'toolName' | 'toolInput'>,
+): { toolName: string; ruleContent: string } | AlwaysAllowRefusal {
+  const d = alwaysAllowOffer(r);
+  return d.ok ? d.offer.rule : d.reason;
 }
 
 /** Why an answer cannot be given to this request (core's `answerFits`, in words), or null when it fits. */
-export function answerRefusal(r: Pick<AnsweredRequest, 'executor' | 'kind' | 'toolName'>, a: PermissionAnswer): string | null {
+export function answerRefusal(r: AnsweredRequest, a: PermissionAnswer): string | null {
+  const rule = alwaysAllowRule(r);
   const target = {
-    alwaysAllow: r.executor === 'claude' && r.kind === 'tool' && r.toolName !== null,
+    alwaysAllow: typeof rule === 'object',
     answers: r.kind === 'question' && r.executor === 'claude',
   };
   const misfit = answerFits(target, { allow: a.behavior === 'allow', alwaysAllow: a.alwaysAllow === true, answers: a.answers !== undefined });
@@ -66,7 +66,11 @@ export function answerRefusal(r: Pick<AnsweredRequest, 'executor' | 'kind' | 'to
     case 'always_allow_not_allow':
       return 'always-allow is an allow';
     case 'always_allow_not_offered':
-      return r.executor !== 'claude' ? `${r.executor} takes no always-allow from a hook` : 'always-allow is for tool requests';
+      return r.executor !== 'claude'
+        ? `${r.executor} takes no always-allow from a hook`
+        : r.kind !== 'tool'
+          ? 'always-allow is for tool requests'
+          : `no always-allow for this request (${String(rule)})`;
     case 'answers_need_allow':
       return 'answers are given with allow';
     case 'answers_not_taken':
@@ -86,7 +90,7 @@ export function cleanAnswer(answer: PermissionAnswer): PermissionAnswer {
 }
 
 /** The hook's stdout for an answer; `request` is the record the answer is for. */
-export function permissionHookOutput(answer: PermissionAnswer, request?: Pick<AnsweredRequest, 'toolName' | 'toolInput'>): Record<string, unknown> {
+export function permissionHookOutput(answer: PermissionAnswer, request?: AnsweredRequest): Record<string, unknown> {
   let decision: Record<string, unknown>;
   if (answer.behavior === 'deny') {
     decision = { behavior: 'deny', message: answer.message?.trim() ? answer.message : 'Denied by the user through Bria' };
@@ -96,8 +100,8 @@ export function permissionHookOutput(answer: PermissionAnswer, request?: Pick<An
     // and reach the model as `"<question>"="Cheese, Olives"` (permission-answers-claude.test.ts).
     const answers = Object.fromEntries(Object.entries(answer.answers).map(([q, a]) => [q, Array.isArray(a) ? a.join(', ') : a]));
     decision = { behavior: 'allow', updatedInput: { questions, answers } };
-  } else if (answer.alwaysAllow && request?.toolName) {
-    const rule = alwaysAllowRule(request.toolName, request.toolInput);
+  } else if (answer.alwaysAllow && request && typeof alwaysAllowRule(request) === 'object') {
+    const rule = alwaysAllowRule(request);
     decision = { behavior: 'allow', updatedPermissions: [{ type: 'addRules', rules: [rule], behavior: 'allow', destination: 'session' }] };
   } else {
     decision = { behavior: 'allow' };

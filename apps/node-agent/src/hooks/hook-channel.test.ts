@@ -8,6 +8,9 @@ import { codexHookTrustHash } from './cli-hook-config.ts';
 import { alwaysAllowRule } from './hook-answers.ts';
 import { HookChannel, permissionHookProgram } from './hook-channel.ts';
 
+/** Every session id is live here, its tree this test process (the hooks are its children). */
+const ownTree = () => process.pid;
+
 const INPUT = {
   session_id: 'native-1',
   hook_event_name: 'PermissionRequest',
@@ -33,7 +36,7 @@ describe('hook channel with the real hook program', () => {
 
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'bria-hooks-'));
-    channel = new HookChannel({ dir: join(root, 'hooks'), boundMs: 20_000 });
+    channel = new HookChannel({ dir: join(root, 'hooks'), boundMs: 20_000, sessionRoot: ownTree });
     await channel.open();
   });
   afterEach(async () => {
@@ -77,7 +80,7 @@ describe('hook channel with the real hook program', () => {
     const gone = await runHook(join(root, 'no-such.sock'), 's-3', 1_500);
     expect(gone).toEqual({ code: 0, stdout: '' });
 
-    const short = new HookChannel({ dir: join(root, 'short'), boundMs: 700 });
+    const short = new HookChannel({ dir: join(root, 'short'), boundMs: 700, sessionRoot: ownTree });
     await short.open();
     try {
       const { code, stdout } = await runHook(short.socketPath, 's-4', 700);
@@ -95,7 +98,7 @@ describe('hook channel with the real hook program', () => {
     const pending = await channel.waitFor((r) => r.state === 'pending', 10_000);
     await channel.close();
     const events: string[] = [];
-    channel = new HookChannel({ dir: channel.dir, boundMs: 20_000, reattachMs: 10_000 });
+    channel = new HookChannel({ dir: channel.dir, boundMs: 20_000, reattachMs: 10_000, sessionRoot: ownTree });
     channel.on((e) => events.push(`${e.type}:${e.record.state}`));
     await channel.open();
     // The hook is back on the new socket: the request is still the same one, still pending.
@@ -114,7 +117,7 @@ describe('hook channel with the real hook program', () => {
     const dir = channel.dir;
     await channel.close();
     // The new agent's channel knows the request before anything listens: answered, held for the hook.
-    channel = new HookChannel({ dir, boundMs: 20_000, reattachMs: 10_000 });
+    channel = new HookChannel({ dir, boundMs: 20_000, reattachMs: 10_000, sessionRoot: ownTree });
     await channel.open();
     channel.answer(pending.requestId, { behavior: 'deny', message: 'held for the hook' });
     const { stdout } = await hook;
@@ -151,12 +154,24 @@ describe('hook channel with the real hook program', () => {
     // While the agent is away the CLI ends its hook (or the hook dies): nobody will reconnect.
     process.kill(p.hookPid!, 'SIGKILL');
     await hook;
-    channel = new HookChannel({ dir, boundMs: 20_000, reattachMs: 300 });
+    channel = new HookChannel({ dir, boundMs: 20_000, reattachMs: 300, sessionRoot: ownTree });
     await channel.open();
     const r = await channel.waitFor((x) => x.requestId === p.requestId && x.state !== 'pending', 5000);
     expect(r).toMatchObject({ state: 'lost_on_restart', toolName: 'Bash' });
     expect(r.evidence).toMatch(/did not reconnect/);
     expect(channel.pending()).toEqual([]);
+  });
+
+  it('a 5 MB .env Write through the real hook: permissions.jsonl holds one clipped excerpt, once', async () => {
+    const secret = `SECRET_TOKEN=${'k'.repeat(5 * 1024 * 1024)}`;
+    const hook = runHook(channel.socketPath, 's-env', 20_000, { ...INPUT, tool_name: 'Write', tool_input: { file_path: '/w/.env', content: secret } });
+    const pending = await channel.waitFor((r) => r.sessionId === 's-env', 10_000);
+    expect(channel.answer(pending.requestId, { behavior: 'allow' }).ok).toBe(true);
+    await hook;
+    await channel.waitFor((r) => r.requestId === pending.requestId && r.state === 'delivered', 10_000);
+    const text = await readFile(join(channel.dir, 'permissions.jsonl'), 'utf8');
+    expect(text.split('SECRET_TOKEN=').length - 1).toBe(1);
+    expect(Buffer.byteLength(text)).toBeLessThan(12_000);
   });
 
   it('writes a per-session settings file whose PermissionRequest hook runs this program', async () => {
@@ -171,8 +186,8 @@ describe('hook channel with the real hook program', () => {
     expect(() => channel.settingsFor('../evil')).toThrow(/unsafe/);
   });
 
-  it("always-allow adds a session rule: the Bash command's first word as a prefix, other tools by name", async () => {
-    const hook = runHook(channel.socketPath, 's-7', 20_000, { ...INPUT, tool_input: { command: '  npm test -- --watch', description: 'Run the tests' } });
+  it('always-allow adds a session rule: exactly the Bash command, nothing for other tools', async () => {
+    const hook = runHook(channel.socketPath, 's-7', 20_000, { ...INPUT, tool_input: { command: 'npm test -- --watch', description: 'Run the tests' } });
     const pending = await channel.waitFor((r) => r.sessionId === 's-7', 10_000);
     expect(pending).toMatchObject({ kind: 'tool', executor: 'claude', justification: null });
     expect(channel.answer(pending.requestId, { behavior: 'deny', alwaysAllow: true })).toMatchObject({ ok: false, reason: 'unsupported' });
@@ -180,11 +195,12 @@ describe('hook channel with the real hook program', () => {
     expect(channel.answer(pending.requestId, { behavior: 'allow', alwaysAllow: true }).ok).toBe(true);
     expect(JSON.parse((await hook).stdout).hookSpecificOutput.decision).toEqual({
       behavior: 'allow',
-      updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm:*' }], behavior: 'allow', destination: 'session' }],
+      updatedPermissions: [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test -- --watch' }], behavior: 'allow', destination: 'session' }],
     });
     expect(channel.get(pending.requestId)?.answer).toMatchObject({ behavior: 'allow', alwaysAllow: true });
-    expect(alwaysAllowRule('Write', { file_path: 'a.txt', content: 'x' })).toEqual({ toolName: 'Write' });
-    expect(alwaysAllowRule('Bash', { command: '' })).toEqual({ toolName: 'Bash' });
+    const claude = { executor: 'claude', kind: 'tool' } as const;
+    expect(alwaysAllowRule({ ...claude, toolName: 'Write', toolInput: { file_path: 'a.txt', content: 'x' } })).toBe('tool_not_offered');
+    expect(alwaysAllowRule({ ...claude, toolName: 'Bash', toolInput: { command: '' } })).toBe('no_command');
   });
 
   it("a question (AskUserQuestion) is answered with the request's own questions and the answers, multi-select labels joined", async () => {

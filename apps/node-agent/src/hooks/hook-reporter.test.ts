@@ -25,7 +25,7 @@ describe('hook reporter', () => {
   let channel: HookChannel;
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'bria-reporter-'));
-    channel = new HookChannel({ dir: join(root, 'hooks'), boundMs: 20_000 });
+    channel = new HookChannel({ dir: join(root, 'hooks'), boundMs: 20_000, sessionRoot: () => process.pid });
     await channel.open();
   });
   afterEach(async () => {

@@ -1,6 +1,6 @@
 import type { AnswerPermissionPayload, CommandAnswer } from '@bria/core/protocol';
 import type { AgentEventOut } from '../hub-client/hub-client.ts';
-import { requestKind } from './hook-answers.ts';
+import { alwaysAllowRule, requestKind } from './hook-answers.ts';
 import type { HookChannel, PermissionAnswer, PermissionRecord } from './hook-channel.ts';
 
 /** Room for a tool's input in one event (protocol zPermissionRequest: 64,000 characters). */
@@ -70,6 +70,7 @@ export class HookReporter {
     const executor = r.executor;
     const toolName = (r.toolName ?? 'unknown').slice(0, 200);
     const input = boundToolInput(r.toolInput);
+    const kind = r.kind === 'question' || requestKind(toolName) === 'question' ? 'question' : 'tool';
     this.o.emit({
       event: 'permission_request',
       sessionId: r.sessionId,
@@ -77,12 +78,13 @@ export class HookReporter {
       payload: {
         requestId: r.requestId,
         executor,
-        kind: r.kind === 'question' || requestKind(toolName) === 'question' ? 'question' : 'tool',
+        kind,
         toolName,
         toolInput: input,
         // Codex's `description` is the model's reason for asking (the channel keeps it); Claude's is the tool call's own label.
         ...(r.justification ? { justification: r.justification.slice(0, 4000) } : {}),
-        canAlwaysAllow: executor === 'claude' && r.kind !== 'question' && requestKind(toolName) !== 'question',
+        // Offered only where core's rule names one (the buttons show that rule: `alwaysAllowOffer`).
+        canAlwaysAllow: typeof alwaysAllowRule({ executor, kind, toolName: r.toolName, toolInput: r.toolInput }) === 'object',
         receivedAt: Date.parse(r.receivedAt),
         expiresAt: Date.parse(r.expiresAt),
       },

@@ -5,20 +5,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { permissionHookProgram } from './hook-channel.ts';
-import { type AgentToHookFrame, hookLine, type HookToAgentFrame, parseHookLine, zAgentToHookFrame, zHookToAgentFrame } from './hook-wire.ts';
+import {
+  type AgentToHookFrame,
+  HOOK_REQUEST_BUDGET,
+  hookLine,
+  type HookToAgentFrame,
+  LineSplitter,
+  parseHookLine,
+  zAgentToHookFrame,
+  zHookToAgentFrame,
+} from './hook-wire.ts';
 
 /** A bare socket server standing in for the agent: every line the real hook program sends goes through `parseHookLine`. */
 function fakeAgent(path: string, reply: (f: HookToAgentFrame, s: Socket) => void) {
-  const frames: (HookToAgentFrame | 'skip' | 'bad')[] = [];
+  const frames: HookToAgentFrame[] = [];
   const server: Server = createServer((s) => {
     let buf = '';
     s.setEncoding('utf8').on('data', (c: string) => {
       buf += c;
       for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-        const f = parseHookLine(buf.slice(0, nl));
+        const parsed = parseHookLine(buf.slice(0, nl));
         buf = buf.slice(nl + 1);
-        frames.push(f);
-        if (typeof f === 'object') reply(f, s);
+        if (!parsed.ok) throw new Error(`the real hook sent a line the wire refuses: ${parsed.reason}`);
+        frames.push(parsed.frame);
+        reply(parsed.frame, s);
       }
     });
     s.on('error', () => s.destroy());
@@ -91,24 +101,89 @@ describe('the hook socket wire, against the real hook program', () => {
   });
 });
 
+describe('the hook program against refusals and bounds', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'bria-wire-'));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('a refused frame: the hook prints nothing and does not try again (one connection)', async () => {
+    const sock = join(root, 'd.sock');
+    const agent = fakeAgent(sock, (f, s) => {
+      if (f.type === 'permission_request') s.end(hookLine({ type: 'refused', reason: 'peer_outside_session' }));
+    });
+    await agent.ready;
+    const { code, stdout } = await runHook(sock, REQUEST);
+    await agent.close();
+    expect({ code, stdout }).toEqual({ code: 0, stdout: '' });
+    expect(agent.frames.map((f) => f.type)).toEqual(['permission_request']);
+  });
+
+  it('a 5 MB Write: the hook sends a clipped excerpt within its budget, never the whole file', async () => {
+    const sock = join(root, 'e.sock');
+    const lines: number[] = [];
+    const agent = fakeAgent(sock, (f, s) => {
+      lines.push(Buffer.byteLength(JSON.stringify(f)));
+      if (f.type === 'permission_request') s.end(hookLine({ type: 'end', requestId: 'r', state: 'expired' }));
+    });
+    await agent.ready;
+    const secret = `API_KEY=${'x'.repeat(5 * 1024 * 1024)}`;
+    await runHook(sock, { ...REQUEST, tool_name: 'Write', tool_input: { file_path: '/w/.env', content: secret } });
+    await agent.close();
+    const [asked] = agent.frames;
+    if (asked?.type !== 'permission_request') throw new Error('no request reached the agent');
+    const content = String((asked.request.tool_input as { content?: unknown }).content);
+    expect(content.startsWith('API_KEY=xxx')).toBe(true);
+    expect(content).toMatch(/… \[\d+ more characters\]$/);
+    expect(content.length).toBeLessThan(8_100);
+    expect(lines[0]).toBeLessThanOrEqual(HOOK_REQUEST_BUDGET + 1024);
+  });
+});
+
 describe('parseHookLine', () => {
   it.each([
-    { line: 'not json', out: 'skip' },
-    { line: '{"type":"hello"}', out: 'skip' },
-    { line: 'null', out: 'skip' },
-    { line: '{"type":"permission_request","request":{}}', out: 'bad' },
-    { line: '{"type":"permission_request","sessionId":"","request":{}}', out: 'bad' },
-    { line: '{"type":"permission_request","sessionId":"s","request":[1]}', out: 'bad' },
-    { line: '{"type":"tool_start"}', out: 'bad' },
-    { line: '{"type":"delivered"}', out: { type: 'delivered' } },
+    { line: 'not json', out: { ok: false, reason: 'not_json' } },
+    { line: '{"type":"hello"}', out: { ok: false, reason: 'unknown_frame' } },
+    { line: 'null', out: { ok: false, reason: 'unknown_frame' } },
+    { line: '[1]', out: { ok: false, reason: 'unknown_frame' } },
+    { line: '{"type":"permission_request","request":{}}', out: { ok: false, reason: 'bad_frame' } },
+    { line: '{"type":"permission_request","sessionId":"","request":{}}', out: { ok: false, reason: 'bad_frame' } },
+    { line: '{"type":"permission_request","sessionId":"../x","request":{}}', out: { ok: false, reason: 'bad_frame' } },
+    { line: `{"type":"permission_request","sessionId":"${'s'.repeat(101)}","request":{}}`, out: { ok: false, reason: 'bad_frame' } },
+    { line: '{"type":"permission_request","sessionId":"s","request":[1]}', out: { ok: false, reason: 'bad_frame' } },
+    { line: '{"type":"tool_start"}', out: { ok: false, reason: 'bad_frame' } },
+    { line: '{"type":"delivered"}', out: { ok: true, frame: { type: 'delivered' } } },
     // Lenient where the channel always was: an unknown executor is Claude, a bad pid none, an unsafe key unused.
     {
       line: '{"type":"permission_request","sessionId":"s","request":{},"executor":"vim","hookPid":"x","hookKey":"a b"}',
-      out: { type: 'permission_request', sessionId: 's', request: {}, executor: 'claude', hookPid: null },
+      out: { ok: true, frame: { type: 'permission_request', sessionId: 's', request: {}, executor: 'claude', hookPid: null } },
     },
-    { line: '{"type":"tool_start","sessionId":"s","toolUseId":7,"hookPid":5}', out: { type: 'tool_start', sessionId: 's', toolUseId: null, hookPid: 5 } },
+    {
+      line: '{"type":"tool_start","sessionId":"s","toolUseId":7,"hookPid":5}',
+      out: { ok: true, frame: { type: 'tool_start', sessionId: 's', toolUseId: null, hookPid: 5 } },
+    },
   ])('$line', ({ line, out }) => {
     expect(parseHookLine(line)).toEqual(out);
+  });
+
+  it('LineSplitter: lines across chunks, and never more than the cap held', () => {
+    const s = new LineSplitter(10);
+    expect(s.push(Buffer.from('ab'))).toEqual([]);
+    expect(s.push(Buffer.from('c\nde\nf'))).toEqual(['abc', 'de']);
+    expect(s.heldBytes).toBe(1);
+    expect(s.push(Buffer.from('ghijklmnop'))).toBe('too_long');
+    expect(s.heldBytes).toBe(0);
+    const t = new LineSplitter(4);
+    expect(t.push(Buffer.from('abcde\n'))).toBe('too_long');
+    expect(new LineSplitter(4).push(Buffer.from('abcd\n'))).toEqual(['abcd']);
+    // UTF-8 split across chunks stays whole.
+    const u = new LineSplitter(100);
+    const bytes = Buffer.from('жж\n');
+    expect(u.push(bytes.subarray(0, 3))).toEqual([]);
+    expect(u.push(bytes.subarray(3))).toEqual(['жж']);
   });
 
   it('agent frames are one per line and parse back', () => {
@@ -116,6 +191,7 @@ describe('parseHookLine', () => {
       { type: 'go' },
       { type: 'end', requestId: 'r', state: 'hook_gone' },
       { type: 'answer', requestId: 'r', output: { a: 1 } },
+      { type: 'refused', reason: 'peer_outside_session' },
     ];
     for (const f of frames) {
       const line = hookLine(f);

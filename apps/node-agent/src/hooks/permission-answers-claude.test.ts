@@ -3,8 +3,9 @@
 // rule) and the answers to an AskUserQuestion, reach the CLI and do what the user chose.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promptAlwaysAllow } from '@bria/core/domain';
 import { claudeBin } from '@bria/testkit/cli-homes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeDriver } from '../executors/claude-driver.ts';
@@ -18,9 +19,18 @@ let channel: HookChannel;
 let host: SessionHost;
 let id: SessionIdentity;
 
+/** The session's tree as the agent's registry gives it: the pane of the one CLI this test runs. */
+const paneOf = () => {
+  try {
+    return host.identity().panePid;
+  } catch {
+    return null;
+  }
+};
+
 beforeAll(async () => {
   rig = await createRig('claude');
-  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000 });
+  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000, sessionRoot: paneOf });
   await channel.open();
   host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
   id = await host.start({ cwd: rig.work, sessionName: 'claude-answers', permissionMode: 'default', settingsPath: channel.settingsFor('bria-a1') });
@@ -52,33 +62,47 @@ async function everAsked(pred: (r: PermissionRecord) => boolean): Promise<Permis
 }
 
 describe('Claude: always-allow and question answers through the hook channel', () => {
-  it('always-allow on Bash: the second call of that program asks nothing and runs', async () => {
+  it('always-allow on Bash: the label names the exact command, that command runs unasked again, another one still asks', async () => {
     const first = await send('please TOOLBASH-always1 now');
     const request = await requestFor((p) => commandOf(p) === 'touch ran-always1');
     expect(request).toMatchObject({ kind: 'tool', executor: 'claude', toolName: 'Bash' });
+    // What the bot and the dashboard put on the button (core's rule, from the prompt as stored).
+    const offer = promptAlwaysAllow({ canAlwaysAllow: true, kind: request.kind, toolName: request.toolName, toolInput: request.toolInput });
+    expect(offer?.label).toEqual({ kind: 'command', command: 'touch ran-always1' });
     expect(channel.answer(request.requestId, { behavior: 'allow', alwaysAllow: true }).ok).toBe(true);
     expect((await host.waitFor(is('final', first), 60_000)).text).toMatch(/^TOOL-DONE-\d+: is_error=false /);
     expect(existsSync(join(rig.work, 'ran-always1'))).toBe(true);
 
-    const second = await send('please TOOLBASH-always2 now');
-    expect((await host.waitFor(is('final', second), 60_000)).text).toMatch(/^TOOL-DONE-\d+: is_error=false /);
-    expect(existsSync(join(rig.work, 'ran-always2'))).toBe(true);
-    expect(await everAsked((p) => commandOf(p) === 'touch ran-always2')).toEqual([]);
+    // The very command the label named: no request, it ran again.
+    await rm(join(rig.work, 'ran-always1'));
+    const again = await send('TOOLBASH-always1 again please');
+    expect((await host.waitFor(is('final', again), 60_000)).text).toMatch(/^TOOL-DONE-\d+: is_error=false /);
+    expect(existsSync(join(rig.work, 'ran-always1'))).toBe(true);
+    expect(await everAsked((p) => commandOf(p) === 'touch ran-always1')).toHaveLength(1);
+
+    // Another command of the same program is not covered: it asks.
+    const other = await send('please TOOLBASH-always2 now');
+    const asked = await requestFor((p) => commandOf(p) === 'touch ran-always2');
+    expect(existsSync(join(rig.work, 'ran-always2'))).toBe(false);
+    channel.answer(asked.requestId, { behavior: 'allow' });
+    await host.waitFor(is('final', other), 60_000);
     // Session scope: nothing was written to the user's or the project's settings.
     expect(await readFile(join(rig.home, '.claude', 'settings.json'), 'utf8')).not.toContain('touch');
     expect(existsSync(join(rig.work, '.claude'))).toBe(false);
-  }, 200_000);
+  }, 300_000);
 
-  it('always-allow on Write: the next Write asks nothing and runs', async () => {
+  it('a Write offers no always-allow (refused, no button), and the next Write still asks', async () => {
     const first = await send('please TOOLWRITE-always3 now');
     const request = await requestFor((p) => p.toolName === 'Write' && fileOf(p) === 'written-always3.txt');
-    channel.answer(request.requestId, { behavior: 'allow', alwaysAllow: true });
+    expect(promptAlwaysAllow({ canAlwaysAllow: true, kind: request.kind, toolName: request.toolName, toolInput: request.toolInput })).toBeNull();
+    expect(channel.answer(request.requestId, { behavior: 'allow', alwaysAllow: true })).toMatchObject({ ok: false, reason: 'unsupported' });
+    expect(channel.answer(request.requestId, { behavior: 'allow' }).ok).toBe(true);
     await host.waitFor(is('final', first), 60_000);
     const second = await send('please TOOLWRITE-always4 now');
+    const asked = await requestFor((p) => p.toolName === 'Write' && fileOf(p) === 'written-always4.txt');
+    channel.answer(asked.requestId, { behavior: 'allow' });
     expect((await host.waitFor(is('final', second), 60_000)).text).toMatch(/^TOOL-DONE-\d+: is_error=false /);
-    expect(await readFile(join(rig.work, 'written-always3.txt'), 'utf8')).toBe('written by TOOLWRITE-always3\n');
     expect(await readFile(join(rig.work, 'written-always4.txt'), 'utf8')).toBe('written by TOOLWRITE-always4\n');
-    expect(await everAsked((p) => fileOf(p) === 'written-always4.txt')).toEqual([]);
   }, 200_000);
 
   it('an Edit asks, and a plain allow applies it', async () => {

@@ -30,6 +30,33 @@ const RECONNECT_WINDOW_MS = 60_000;
  */
 const FIRST_REACH_MS = executor === 'claude' ? RECONNECT_WINDOW_MS : 15_000;
 
+/**
+ * The most this hook sends of the CLI's input (bytes of JSON; hook-wire.ts HOOK_REQUEST_BUDGET; the
+ * agent refuses lines over 256 KiB). A Write carries the whole file: long strings are clipped with a
+ * marker (halving the cut until it fits), so the user sees an excerpt and the agent never stores more.
+ */
+const REQUEST_BUDGET = 192 * 1024;
+
+function clipRequest(request) {
+  const size = (v) => Buffer.byteLength(JSON.stringify(v));
+  if (size(request) <= REQUEST_BUDGET) return request;
+  for (let limit = 8000; limit >= 16; limit = Math.floor(limit / 2)) {
+    const clip = (v, depth) => {
+      if (typeof v === 'string') return v.length > limit ? `${v.slice(0, limit)}… [${v.length - limit} more characters]` : v;
+      if (depth > 16 || v === null || typeof v !== 'object') return typeof v === 'object' ? null : v;
+      if (Array.isArray(v)) return v.slice(0, 200).map((x) => clip(x, depth + 1));
+      return Object.fromEntries(
+        Object.entries(v)
+          .slice(0, 200)
+          .map(([k, x]) => [k.slice(0, 200), clip(x, depth + 1)]),
+      );
+    };
+    const out = clip(request, 0);
+    if (size(out) <= REQUEST_BUDGET) return out;
+  }
+  return { hook_event_name: String(request?.hook_event_name ?? '').slice(0, 100), clipped: true };
+}
+
 function giveUp() {
   process.exit(0);
 }
@@ -100,6 +127,7 @@ async function main() {
     return giveUp();
   }
   if (request?.hook_event_name === 'PreToolUse') return toolGate(request);
+  request = clipRequest(request);
   const deadline = Date.now() + boundMs;
   setTimeout(giveUp, boundMs);
   // The same key on every connection: an agent that restarted while this hook waited finds its
@@ -144,9 +172,9 @@ async function main() {
         } catch {
           continue;
         }
-        // The agent ended this request (answered at the computer is not knowable here; expired, or
-        // refused): nothing to print, Claude keeps its dialog.
-        if (msg?.type === 'end') return giveUp();
+        // The agent ended this request (answered at the computer is not knowable here; expired), or
+        // refused the connection (with its reason): nothing to print, the CLI keeps its dialog.
+        if (msg?.type === 'end' || msg?.type === 'refused') return giveUp();
         if (msg?.type !== 'answer' || typeof msg.output !== 'object' || msg.output === null) continue;
         answered = true;
         const done = () => process.exit(0);

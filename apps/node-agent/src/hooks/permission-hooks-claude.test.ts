@@ -22,6 +22,15 @@ let host: SessionHost;
 let id: SessionIdentity;
 let userHookLog: string;
 
+/** The session's tree as the agent's registry gives it: the pane of the one CLI this test runs. */
+const paneOf = () => {
+  try {
+    return host.identity().panePid;
+  } catch {
+    return null;
+  }
+};
+
 beforeAll(async () => {
   rig = await createRig('claude');
   userHookLog = join(rig.root, 'user-hook.log');
@@ -31,7 +40,7 @@ beforeAll(async () => {
     PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `cat >> '${userHookLog}'; echo >> '${userHookLog}'`, timeout: 30 }] }],
   };
   await writeFile(userSettingsFile, JSON.stringify(userSettings));
-  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000 });
+  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000, sessionRoot: paneOf });
   await channel.open();
   host = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
   id = await host.start({ cwd: rig.work, sessionName: 'claude-hooks', permissionMode: 'default', settingsPath: channel.settingsFor('bria-s1') });
@@ -131,7 +140,7 @@ describe('Claude PermissionRequest through the agent hook channel', () => {
     // Claude draws its own dialog while the hook runs; the hook cannot reach any agent yet.
     await waitUntil("Claude's dialog on screen", async () => dialogFor(await rig.tmux.capture(id.paneId), 'back1'), 30_000);
     // The agent is back (a new channel on the same socket, as after a restart; chaos seed 170016).
-    channel = new HookChannel({ dir: channel.dir, boundMs: 120_000 });
+    channel = new HookChannel({ dir: channel.dir, boundMs: 120_000, sessionRoot: paneOf });
     await channel.open();
     const request = await channel.waitFor((p) => p.state === 'pending' && (p.toolInput as { command?: string } | null)?.command === 'touch ran-back1', 30_000);
     expect(existsSync(join(rig.work, 'ran-back1'))).toBe(false);

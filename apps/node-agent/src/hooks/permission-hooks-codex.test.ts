@@ -24,6 +24,15 @@ let id: SessionIdentity;
 let userHookLog: string;
 let userFiles: { trust: string; hooks: string };
 
+/** The session's tree as the agent's registry gives it: the pane of the one CLI this test runs. */
+const paneOf = () => {
+  try {
+    return host.identity().panePid;
+  } catch {
+    return null;
+  }
+};
+
 beforeAll(async () => {
   rig = await createRig('codex');
   const codexHome = rig.env.CODEX_HOME!;
@@ -36,7 +45,7 @@ beforeAll(async () => {
   await appendFile(join(codexHome, 'config.toml'), `\n${trust}`);
   userFiles = { trust, hooks: await readFile(join(codexHome, 'hooks.json'), 'utf8') };
 
-  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000 });
+  channel = new HookChannel({ dir: join(rig.root, 'agent', 'hooks'), boundMs: 120_000, sessionRoot: paneOf });
   await channel.open();
   host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });
   // A hooks review dialog at start would leave the host short of its prompt: the start fails.
@@ -132,7 +141,7 @@ describe('Codex PermissionRequest through the agent hook channel (per-run -c hoo
 
   it('no answer within the bound: the hook gives up, the request reads expired and Codex asks at the computer', async () => {
     await host.close();
-    const short = new HookChannel({ dir: join(rig.root, 'agent', 'hooks-short'), boundMs: 4_000 });
+    const short = new HookChannel({ dir: join(rig.root, 'agent', 'hooks-short'), boundMs: 4_000, sessionRoot: paneOf });
     await short.open();
     try {
       host = new SessionHost({ driver: codexDriver, tmux: rig.tmux, bin: codexBin, env: rig.env });

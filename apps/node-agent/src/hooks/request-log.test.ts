@@ -86,6 +86,49 @@ describe('RequestLog on a real file', () => {
     expect(again.record('r-1')).toMatchObject({ state: 'delivered', evidence: 'acknowledged', endedAt: '2026-01-01T00:01:00.000Z' });
   });
 
+  it('keeps each input once: later lines carry only the change', async () => {
+    const log = new RequestLog(file);
+    const secret = `TOKEN=${'s'.repeat(8_000)}… [5000000 more characters]`;
+    const r = record({ toolName: 'Write', toolInput: { file_path: '/w/.env', content: secret } });
+    log.add(r);
+    log.move(r, 'answer', { answer: { behavior: 'allow', at: 'now' } });
+    log.move(r, 'ack', { evidence: 'acknowledged' });
+    const text = await readFile(file, 'utf8');
+    expect(text.split('TOKEN=').length - 1).toBe(1);
+    expect(text.trim().split('\n')).toHaveLength(3);
+    const again = new RequestLog(file);
+    again.load();
+    expect(again.record('r-1')).toMatchObject({ state: 'delivered', toolInput: { content: secret }, answer: { behavior: 'allow' } });
+  });
+
+  it('compacts past its bound: rewritten atomically with the open requests and the newest ended ones, one line each', async () => {
+    const log = new RequestLog(file, Date.now, 64 * 1024);
+    const big = 'x'.repeat(6_000);
+    const open = record({ requestId: 'open-1', toolInput: { command: big } });
+    log.add(open);
+    for (let i = 0; i < 150; i++) {
+      const r = record({ requestId: `r-${i}`, toolInput: { command: `${i}:${big}` } });
+      log.add(r);
+      log.move(r, 'expire', { evidence: 'bound' });
+    }
+    const text = await readFile(file, 'utf8');
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(64 * 1024 + 7_000);
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as PermissionRecord);
+    // Each kept request whole once (later lines are changes only).
+    const whole = lines.filter((l) => 'toolInput' in l).map((l) => l.requestId);
+    expect(new Set(whole).size).toBe(whole.length);
+    expect(lines.map((l) => l.requestId)).toContain('open-1');
+    expect(lines.at(-1)?.requestId).toBe('r-149');
+    expect(log.record('r-0')).toBeUndefined();
+    const again = new RequestLog(file);
+    again.load();
+    expect(again.record('open-1')?.state).toBe('pending');
+    expect(again.record('r-149')).toMatchObject({ state: 'expired', evidence: 'bound' });
+  });
+
   it('loads around a torn last line and fills the fields older records lack', async () => {
     const { kind: _k, executor: _e, justification: _j, ...old } = record({ requestId: 'r-old', toolName: 'AskUserQuestion' });
     await writeFile(file, `${JSON.stringify(old)}\n{"requestId":"r-old","state":"answ`);
@@ -127,7 +170,8 @@ describe("newRecord (a hook's request → its record)", () => {
       kind: 'tool',
       executor,
       justification,
-      request: frame.request,
+      // The input is kept once (toolInput), not again inside the request.
+      request: { session_id: 'n-1', tool_name: 'Bash' },
       hookPid: 42,
       hookKey: 'k-1',
       receivedAt: '2026-01-01T00:00:00.000Z',

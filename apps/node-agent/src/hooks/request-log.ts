@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { appendJsonLineDurably } from '../durable-file.ts';
+import { appendJsonLineDurably, writeFileAtomically } from '../durable-file.ts';
 import { type HookExecutor, type PermissionAnswer, requestKind } from './hook-answers.ts';
 import type { PermissionRequestFrame } from './hook-wire.ts';
 
@@ -52,7 +52,7 @@ export interface PermissionRecord {
   executor: HookExecutor;
   /** The model's reason for the request where the CLI gives one (Codex `tool_input.description`). */
   justification: string | null;
-  /** The hook's whole stdin JSON, as the CLI sent it. */
+  /** The hook's stdin JSON as the CLI sent it (clipped by the hook), without `tool_input` (kept once, as `toolInput`). */
   request: Record<string, unknown>;
   hookPid: number | null;
   /** The hook's own key, the same on every connection it makes (it reconnects after an agent restart). */
@@ -67,7 +67,8 @@ export interface PermissionRecord {
 
 /** A new request from the hook's `permission_request` frame: pending until `boundMs` after `now`. */
 export function newRecord(frame: PermissionRequestFrame, o: { requestId: string; now: number; boundMs: number }): PermissionRecord {
-  const { request } = frame;
+  const { tool_input: _input, ...rest } = frame.request;
+  const request = frame.request;
   const toolName = typeof request.tool_name === 'string' ? request.tool_name : null;
   const description = (request.tool_input as { description?: unknown } | null)?.description;
   return {
@@ -81,7 +82,7 @@ export function newRecord(frame: PermissionRequestFrame, o: { requestId: string;
     // Claude's Bash `description` is the model's label of the command, shown with it; Codex's is
     // the justification the model gave for asking (docs/cli-facts.md).
     justification: frame.executor === 'codex' && typeof description === 'string' ? description : null,
-    request,
+    request: rest,
     hookPid: frame.hookPid,
     ...(frame.hookKey ? { hookKey: frame.hookKey } : {}),
     receivedAt: new Date(o.now).toISOString(),
@@ -92,26 +93,47 @@ export function newRecord(frame: PermissionRequestFrame, o: { requestId: string;
 
 export type HookChannelEvent = { type: 'permission_request'; record: PermissionRecord } | { type: 'permission_changed'; record: PermissionRecord };
 
+/** Past this size the file is rewritten with one line per kept request (`compact`). */
+export const COMPACT_AT_BYTES = 1024 * 1024;
+/** Ended requests kept by a compaction (the newest); open ones are always kept. */
+export const KEEP_ENDED = 100;
+
+/** A change line: only what moved (the request itself is in its first line, once). */
+type ChangeLine = Pick<PermissionRecord, 'requestId' | 'state'> & Partial<Pick<PermissionRecord, 'endedAt' | 'evidence' | 'answer'>> & { change: true };
+
 /**
  * The requests in memory, every change appended (fsync) to `permissions.jsonl` before anyone hears of
- * it; the last line of a request is its state after a restart. Moves only by `REQUEST_TABLE`.
+ * it: a request's first line holds it whole (its input as the hook clipped it), later lines only
+ * what changed (state, evidence, answer). Past `COMPACT_AT_BYTES` the file is rewritten atomically
+ * with one line per request, open ones and the newest `KEEP_ENDED` ended ones. Moves only by
+ * `REQUEST_TABLE`.
  */
 export class RequestLog {
   private readonly records = new Map<string, PermissionRecord>();
   private readonly listeners = new Set<(e: HookChannelEvent) => void>();
+  private bytes = 0;
 
   constructor(
     private readonly file: string,
     private readonly now: () => number = Date.now,
+    private readonly compactAt: number = COMPACT_AT_BYTES,
   ) {}
 
   load(): void {
     if (!existsSync(this.file)) return;
-    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+    const text = readFileSync(this.file, 'utf8');
+    this.bytes = Buffer.byteLength(text);
+    for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       try {
-        const r = JSON.parse(line) as PermissionRecord;
+        const r = JSON.parse(line) as PermissionRecord | ChangeLine;
         if (typeof r.requestId !== 'string') continue;
+        if ('change' in r) {
+          const { change: _change, ...patch } = r;
+          const known = this.records.get(r.requestId);
+          if (known) Object.assign(known, patch);
+          continue;
+        }
         // Records written before these fields existed were Claude's.
         r.kind ??= requestKind(r.toolName);
         r.executor ??= 'claude';
@@ -121,6 +143,7 @@ export class RequestLog {
         // a torn last line from a crash mid-append: the line before it is the record's state
       }
     }
+    this.compactIfLarge();
   }
 
   /** The live record (the channel's own; callers outside get copies). */
@@ -134,7 +157,7 @@ export class RequestLog {
 
   /** A new request, durable before anyone can see or answer it; `announce` tells the listeners. */
   add(r: PermissionRecord): void {
-    appendJsonLineDurably(this.file, r);
+    this.append(r);
     this.records.set(r.requestId, r);
   }
 
@@ -144,7 +167,7 @@ export class RequestLog {
 
   /** A line of evidence that changes no state (a hook reconnected). */
   note(r: PermissionRecord, evidence: string): void {
-    appendJsonLineDurably(this.file, { ...r, evidence });
+    this.append({ requestId: r.requestId, state: r.state, evidence, change: true } satisfies ChangeLine);
   }
 
   /** Moves the record by the table (false, nothing written, when it lists no such move). */
@@ -153,11 +176,42 @@ export class RequestLog {
     if (to === null) return false;
     Object.assign(r, patch, { state: to });
     if (!r.endedAt) r.endedAt = new Date(this.now()).toISOString();
-    appendJsonLineDurably(this.file, r);
+    this.append({ requestId: r.requestId, state: to, endedAt: r.endedAt, ...patch, change: true } satisfies ChangeLine);
     this.emit({ type: 'permission_changed', record: { ...r } });
+    this.compactIfLarge();
     return true;
   }
 
+  /**
+   * Rewrites the file (atomically) with one line per kept request, when it grew past its bound: every
+   * open request, then the newest ended ones (at most `KEEP_ENDED`) while the file stays under half
+   * the bound, so a compaction is not followed by another at the next line.
+   */
+  compactIfLarge(): void {
+    if (this.bytes <= this.compactAt) return;
+    const isOpen = (r: PermissionRecord) => r.state === 'pending' || r.state === 'answered';
+    const all = [...this.records.values()];
+    const lines = new Map(all.map((r) => [r.requestId, `${JSON.stringify(r)}\n`]));
+    const keep = new Set(all.filter(isOpen).map((r) => r.requestId));
+    let size = [...keep].reduce((n, id) => n + Buffer.byteLength(lines.get(id) ?? ''), 0);
+    let ended = 0;
+    for (const r of all.filter((x) => !isOpen(x)).reverse()) {
+      const n = Buffer.byteLength(lines.get(r.requestId) ?? '');
+      if (ended >= KEEP_ENDED || size + n > this.compactAt / 2) break;
+      keep.add(r.requestId);
+      size += n;
+      ended++;
+    }
+    for (const id of [...this.records.keys()]) if (!keep.has(id)) this.records.delete(id);
+    const text = [...this.records.keys()].map((id) => lines.get(id) ?? '').join('');
+    writeFileAtomically(this.file, text);
+    this.bytes = Buffer.byteLength(text);
+  }
+
+  private append(line: PermissionRecord | ChangeLine): void {
+    appendJsonLineDurably(this.file, line);
+    this.bytes += Buffer.byteLength(JSON.stringify(line)) + 1;
+  }
   on(listener: (e: HookChannelEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -71,6 +71,11 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
           <dd data-testid="open-sessions">{node.openSessions}</dd>
         </div>
       </dl>
+      {node.remoteAnswersOff && (
+        <div className="notice" data-testid="remote-answers-off">
+          <p>{t('nodes.remoteAnswersOff', { reason: t(`nodes.remoteAnswersOff.${node.remoteAnswersOff}`) })}</p>
+        </div>
+      )}
       {node.updateCommand && (
         <div className="notice" data-testid="agent-update">
           <p>{t('nodes.updateHint')}</p>

@@ -1,5 +1,5 @@
 'use client';
-import { OPEN_PROMPT_STATES } from '@bria/core/domain';
+import { OPEN_PROMPT_STATES, promptAlwaysAllow } from '@bria/core/domain';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
@@ -78,6 +78,7 @@ function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'c
   // A question whose input this page cannot read as options (a shape not seen yet) is shown as it
   // came and can only be declined here; the computer still shows it in full.
   const asksOptions = p.kind === 'question' && questionsOf(p.toolInput).length > 0;
+  const always = promptAlwaysAllow(p);
   const busy = answer.isPending;
 
   return (
@@ -120,9 +121,10 @@ function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'c
                 {t('prompt.allow')}
               </button>
             )}
-            {p.kind === 'tool' && p.canAlwaysAllow && (
+            {/* The button names the exact rule it adds; none where no rule is safe (core's promptAlwaysAllow). */}
+            {p.kind === 'tool' && always && (
               <button type="button" className="btn" disabled={busy} onClick={() => send('always_allow')}>
-                {t('prompt.alwaysAllow')}
+                {t('prompt.alwaysCommand', { command: always.label.command })}
               </button>
             )}
             {/* Codex shows its own dialog only once the hook has let go. */}

@@ -8,6 +8,8 @@ export { selfLoops, toMermaid } from './diagram.ts';
 export * from './outcome-notice.ts';
 export * from './agent-facts.ts';
 export * from './prompt-machine.ts';
+export * from './always-allow.ts';
+export * from './remote-answers.ts';
 export * from './start-dialog.ts';
 export * from './folder-rule.ts';
 export * from './command-facts.ts';

@@ -190,6 +190,7 @@ export const en = {
   'prompt.deny': 'Deny',
   'prompt.denyReason': 'Deny with a reason…',
   'prompt.always': 'Always allow this for the session',
+  'prompt.alwaysCommand': 'Allow `{command}` for this session',
   'prompt.atComputer': 'I will answer at the computer',
   'prompt.sentAtComputer': 'Left to the computer: the CLI shows its own question there now.',
   'prompt.leftToComputer': 'Left to the computer ({from}): it waits there.',

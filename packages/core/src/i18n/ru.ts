@@ -186,6 +186,7 @@ export const ru: Record<MessageKey, string> = {
   'prompt.deny': 'Запретить',
   'prompt.denyReason': 'Запретить с причиной…',
   'prompt.always': 'Всегда разрешать в этой сессии',
+  'prompt.alwaysCommand': 'Разрешать `{command}` до конца сессии',
   'prompt.atComputer': 'Отвечу за компьютером',
   'prompt.sentAtComputer': 'Оставлено компьютеру: CLI показывает там свой вопрос.',
   'prompt.leftToComputer': 'Оставлено компьютеру ({from}): вопрос ждёт там.',

@@ -93,7 +93,13 @@ export type OptionalCommand = (typeof OPTIONAL_COMMANDS)[number];
  * native session (`discovery_diff` `outside`), refuses to start a second CLI on such a session and
  * takes one over on `resume_session.takeOver` (node-agent `handoff/`).
  */
-export const AGENT_FEATURES = ['handoff'] as const;
+export const AGENT_FEATURES = [
+  'handoff',
+  // The agent's hooks channel is off, and why (domain/remote-answers.ts): its CLIs keep their own dialogs.
+  'remote_answers_off:no_private_short_path',
+  'remote_answers_off:folder_not_private',
+  'remote_answers_off:listen_failed',
+] as const;
 export type AgentFeature = (typeof AGENT_FEATURES)[number];
 
 export const zCommand = z.object({

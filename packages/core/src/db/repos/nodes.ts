@@ -16,6 +16,8 @@ export interface NodeDto {
   claudePermissionMode: string;
   codexPermissionMode: string;
   unavailableModes: string[];
+  /** The optional commands and features of the agent's last hello. */
+  agentCapabilities: string[];
 }
 
 const nodeSelect = {
@@ -31,6 +33,7 @@ const nodeSelect = {
   claudePermissionMode: true,
   codexPermissionMode: true,
   unavailableModes: true,
+  agentCapabilities: true,
 } as const;
 
 export async function listNodes(db: Db): Promise<NodeDto[]> {

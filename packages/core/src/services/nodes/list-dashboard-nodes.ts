@@ -3,6 +3,7 @@ import { listNodes } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
 import type { Executor, SessionPermissionMode } from '../../protocol/index.ts';
 import { agentOutdated } from '../../domain/agent-version.ts';
+import { type RemoteAnswersOffReason, remoteAnswersOff } from '../../domain/remote-answers.ts';
 import { nodeDefaultMode } from '../sessions/session-choices.ts';
 import { type BundleRef, type HubCaRef, updateCommand } from './install-command.ts';
 
@@ -26,6 +27,8 @@ export interface DashboardNodeDto {
   /** The permission mode preselected for new sessions, per executor; `<executor>:<mode>` that cannot start there. */
   defaultModes: { claude: SessionPermissionMode; codex: SessionPermissionMode };
   unavailableModes: string[];
+  /** Why the agent's remote answers are off (its hooks channel could not be secured); null when on. */
+  remoteAnswersOff: RemoteAnswersOffReason | null;
   tokens: { id: string; label: string | null; createdAt: Date; lastUsedAt: Date | null }[];
 }
 
@@ -54,6 +57,7 @@ export async function listDashboardNodes(opts: {
     openSessions: n.openSessions,
     defaultModes: { claude: nodeDefaultMode('claude', n), codex: nodeDefaultMode('codex', n) },
     unavailableModes: n.unavailableModes,
+    remoteAnswersOff: remoteAnswersOff(n.agentCapabilities),
     tokens: tokens.filter((t) => t.nodeId === n.id).map(({ id, label, createdAt, lastUsedAt }) => ({ id, label, createdAt, lastUsedAt })),
   }));
 }

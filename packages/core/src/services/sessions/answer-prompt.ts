@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, answerFits, type PromptState, promptTransition } from '../../domain/index.ts';
+import { AppError, answerFits, type PromptState, promptAlwaysAllow, promptTransition } from '../../domain/index.ts';
 import { pumpQueue } from '../../engine/step/queue-pump.ts';
 import { applyEvent } from '../../engine/step/session-step.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
@@ -72,7 +72,8 @@ function check(p: PromptRow, input: AnswerPromptInput): void {
     throw bad('a start dialog is trusted (allow) or the start cancelled (deny)');
   if (p.kind === 'dialog' && input.decision === 'at_computer') throw bad("a start dialog is on the computer's screen already");
   const misfit = answerFits(
-    { alwaysAllow: p.canAlwaysAllow, answers: p.kind === 'question' },
+    // Only a rule the buttons can name (an older agent offered tool-wide rules: no longer taken).
+    { alwaysAllow: promptAlwaysAllow(p) !== null, answers: p.kind === 'question' },
     {
       allow: input.decision === 'allow' || input.decision === 'always_allow',
       alwaysAllow: input.decision === 'always_allow',

@@ -80,6 +80,17 @@ describe('nodes router: computers and tokens', () => {
     expect(nodes[0]).toMatchObject({ id: nodeId, isLocal: true, online: true, lastSeenAt: seen.toISOString(), agentVersion: '9.9.9', openSessions: 2 });
   });
 
+  it("says when a computer's remote answers are off, and why (its agent's hello)", async () => {
+    const { nodeId: off } = await createNodeWithToken(db, { name: 'off-box' });
+    const { nodeId: on } = await createNodeWithToken(db, { name: 'on-box' });
+    await db.node.update({ where: { id: off }, data: { agentCapabilities: ['answer_permission', 'remote_answers_off:folder_not_private'] } });
+    await db.node.update({ where: { id: on }, data: { agentCapabilities: ['answer_permission', 'handoff'] } });
+    const { caller } = await signedInCaller(db);
+    const { nodes } = await caller.nodes.list();
+    expect(nodes.find((n) => n.id === off)?.remoteAnswersOff).toBe('folder_not_private');
+    expect(nodes.find((n) => n.id === on)?.remoteAnswersOff).toBeNull();
+  });
+
   it('says which agents are older than the bundle this server hands out, with the update command for another computer', async () => {
     const { caller } = await signedInCaller(db, { hubPublicUrl: 'wss://bria.example.net:3001/agent' });
     const old = await createNodeWithToken(db, { name: 'old agent' });

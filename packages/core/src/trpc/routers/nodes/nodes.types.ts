@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { zExecutor, zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
+import { REMOTE_ANSWERS_OFF_REASONS } from '../../../domain/remote-answers.ts';
 
 export const ZNodeView = z.object({
   id: zId,
@@ -16,6 +17,7 @@ export const ZNodeView = z.object({
   openSessions: z.number().int().nonnegative(),
   defaultModes: z.object({ claude: z.string(), codex: z.string() }),
   unavailableModes: z.array(z.string()),
+  remoteAnswersOff: z.enum(REMOTE_ANSWERS_OFF_REASONS).nullable(),
   tokens: z.array(z.object({ id: zId, label: z.string().nullable(), createdAt: zIsoDate, lastUsedAt: zIsoDateOrNull })),
 });
 export const ZListNodesResponse = z.object({ nodes: z.array(ZNodeView) });
