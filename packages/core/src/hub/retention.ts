@@ -25,6 +25,8 @@ import type { Logger } from '../log.ts';
  *   turn (not Running, Stopping, ClosingAfterWork or AwaitingRecovery): that turn ended without its
  *   tool's result. The final's one-line summary was copied into the final's outbox payload and the journal keeps every call, so an old turn
  *   shows its final without the activity rows, as the usage chart shows the retention window.
+ * - `AgentDeadLetter` rows (frames the hub refused, docs/reliability.md "Dead letters") received more
+ *   than `days` ago.
  * Deletes by age only ever remove rows in a final state, so several hubs may sweep at once.
  */
 export interface RetentionOptions {
@@ -47,6 +49,7 @@ export interface SweepResult {
   events: number;
   outbox: number;
   activity: number;
+  deadLetters: number;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -185,7 +188,20 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
     return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
   });
 
-  return { commands, events, outbox, activity };
+  // Dead letters (frames the hub could not accept) are a diagnostic record only: kept `days` too.
+  const deadLetters = await inBatches(b, 'deadLetters', 0n, async (after) => {
+    const [r] = await db.$queryRaw<Row[]>`
+      with batch as (
+        select d.id from "AgentDeadLetter" d
+        where d.id > ${after} and d."receivedAt" < ${cutoff}
+        order by d.id limit ${batchSize}),
+      del as (delete from "AgentDeadLetter" x using batch where x.id = batch.id returning x.id)
+      select (select count(*) from del)::int as deleted, (select count(*) from batch)::int as scanned,
+             null::timestamptz as "lastAt", (select max(id) from batch) as "lastId"`;
+    return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
+  });
+
+  return { commands, events, outbox, activity, deadLetters };
 }
 
 /** Retention settings from the environment (`BRIA_RETENTION_DAYS`, `BRIA_RETENTION_SWEEP_MINUTES`). */
