@@ -13,6 +13,7 @@ import {
   parseHubToAgent,
   payloadRefusal,
   splitEvent,
+  storableJson,
   reconnectDelay,
   unknownCommand,
   type AgentToHub,
@@ -372,7 +373,7 @@ export class HubClient extends EventEmitter {
    * code uses `emitEvent`.
    */
   emitUnchecked(e: Omit<StoredEvent, 'seq' | 'at'> & { at?: number }): StoredEvent | undefined {
-    const whole = { ...e, at: e.at ?? Date.now() };
+    const whole = { ...e, at: e.at ?? Date.now(), payload: storableJson(e.payload) };
     const refusal = payloadRefusal(whole.event, whole.payload);
     if (refusal !== null) {
       this.opts.log('warn', 'ledger.event_refused', { event: whole.event.slice(0, 64), sessionId: whole.sessionId, reason: refusal.slice(0, 300) });

@@ -8,7 +8,16 @@ import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
 import type { Logger } from '../log.ts';
-import { CloseCode, HUB_READ_LIMIT_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, payloadRefusal, type AgentEventFrame, type Hello } from '../protocol/index.ts';
+import {
+  CloseCode,
+  HUB_READ_LIMIT_BYTES,
+  OPTIONAL_COMMANDS,
+  nulRefusal,
+  parseAgentToHub,
+  payloadRefusal,
+  type AgentEventFrame,
+  type Hello,
+} from '../protocol/index.ts';
 import { frameText, refuseFrame, sizeRefusal } from './refused-frames.ts';
 import { AgentConnection } from './agent-connection.ts';
 import { agentOutdated } from '../domain/agent-version.ts';
@@ -252,7 +261,7 @@ export class Hub {
         await markCommandAcked(this.opts.db, conn.nodeId, msg.id, this.now());
         return;
       case 'event': {
-        const refusal = payloadRefusal(msg.event, msg.payload);
+        const refusal = nulRefusal(text) ?? payloadRefusal(msg.event, msg.payload);
         if (refusal) return refuseFrame(this.opts.db, conn, { reason: refusal, text, bytes, seq: msg.seq });
         const { ackUpTo, stored, event } = await storeAgentEvent(this.opts.db, conn.nodeId, msg);
         conn.send({ type: 'event_ack', upTo: Number(ackUpTo) });

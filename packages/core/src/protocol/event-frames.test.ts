@@ -9,6 +9,7 @@ import {
   eventFrame,
   eventRefusal,
   splitEvent,
+  storableJson,
   zEventPart,
   type EventPart,
 } from './event-frames.ts';
@@ -129,4 +130,26 @@ describe('answer_permission bounds', () => {
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`q${i}`, 'a']));
     expect(zAnswerPermission.safeParse({ ...ok, answers: many }).success).toBe(false);
   });
+});
+
+describe('what Postgres cannot store', () => {
+  const cases: [string, unknown, boolean][] = [
+    ['a NUL', { t: 'a\u0000b' }, true],
+    ['a lone high surrogate', { t: 'a\uD800' }, true],
+    ['a lone low surrogate', { t: '\uDC00z' }, true],
+    ['a proper pair', { t: '😀' }, false],
+    ['an escaped backslash before u0000', { t: '\\u0000' }, false],
+    ['plain Cyrillic', { t: 'Привет' }, false],
+  ];
+  for (const [name, payload, bad] of cases) {
+    it(`${name}: ${bad ? 'refused, and replaced by the agent' : 'accepted'}`, () => {
+      const r = eventRefusal({ seq: 1, at: 1, event: 'marker', payload: payload as Record<string, unknown> });
+      if (bad) expect(r).toMatch(/NUL character or a lone surrogate/);
+      else expect(r).toBeNull();
+      const fixed = storableJson(payload);
+      expect(eventRefusal({ seq: 1, at: 1, event: 'marker', payload: fixed as Record<string, unknown> })).toBeNull();
+      if (!bad) expect(fixed).toBe(payload);
+      else expect(JSON.stringify(fixed)).toContain('\uFFFD');
+    });
+  }
 });

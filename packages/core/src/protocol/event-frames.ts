@@ -90,9 +90,32 @@ export function eventFrame(e: OutgoingEvent): z.input<typeof zEvent> {
 export function eventRefusal(e: OutgoingEvent): string | null {
   const env = zEvent.safeParse(eventFrame(e));
   if (!env.success) return `envelope: ${issues(env.error)}`;
-  const bytes = Buffer.byteLength(JSON.stringify(eventFrame(e)));
+  const text = JSON.stringify(eventFrame(e));
+  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_EVENT_FRAME_BYTES) return `frame of ${bytes} bytes exceeds ${MAX_EVENT_FRAME_BYTES}`;
-  return payloadRefusal(e.event, e.payload);
+  return nulRefusal(text) ?? payloadRefusal(e.event, e.payload);
+}
+
+/** A `\u0000` or lone-surrogate escape not itself escaped (an even run of backslashes before it). */
+const UNSTORABLE = /(?<!\\)((?:\\\\)*)\\u(0000|d[89a-f][0-9a-f]{2})/gi;
+
+/**
+ * A NUL character or a lone UTF-16 surrogate anywhere in an event (they appear in its JSON as
+ * `\u0000`, `\ud800`…; a proper pair is written as the character itself) cannot be stored by
+ * Postgres (jsonb refuses both): refused by name instead of failing the hub's write on every replay.
+ * The agent replaces them first (`storableJson`), so a CLI's text loses one character, never the answer.
+ */
+export function nulRefusal(frameText: string): string | null {
+  UNSTORABLE.lastIndex = 0;
+  return UNSTORABLE.test(frameText) ? 'a NUL character or a lone surrogate, which the database cannot store' : null;
+}
+
+/** `value` with every NUL and lone surrogate replaced by U+FFFD (a copy only when needed). */
+export function storableJson<T>(value: T): T {
+  const text = JSON.stringify(value);
+  UNSTORABLE.lastIndex = 0;
+  if (text === undefined || !UNSTORABLE.test(text)) return value;
+  return JSON.parse(text.replace(UNSTORABLE, '$1\\ufffd')) as T;
 }
 
 /** Why the payload of `event` is refused (known session events and parts only; others pass). */

@@ -1,6 +1,6 @@
 import type { Db } from '../client.ts';
 import { EVENT_PART, EVENT_REFUSED, assembleParts, zEventPart, zEventRefused, type AgentEventFrame, type EventPart } from '../../protocol/index.ts';
-import { DEAD_LETTER_EXCERPT_CHARS } from './dead-letters.ts';
+import { DEAD_LETTER_EXCERPT_CHARS, storable } from './dead-letters.ts';
 
 /**
  * Stores an agent event once by (node, seq) and advances the node's high-water mark only over a
@@ -21,8 +21,8 @@ export async function storeAgentEvent(db: Db, nodeId: string, frame: AgentEventF
     if (seq !== node.lastEventSeq + 1n) return { ackUpTo: node.lastEventSeq, stored: false };
     const advance = () => tx.node.update({ where: { id: nodeId }, data: { lastEventSeq: seq }, select: { id: true } });
     const deadLetter = async (reason: string) => {
-      const excerpt = JSON.stringify(frame.payload).slice(0, DEAD_LETTER_EXCERPT_CHARS);
-      await tx.agentDeadLetter.create({ data: { nodeId, seq, reason: reason.slice(0, 1000), excerpt, bytes: excerpt.length }, select: { id: true } });
+      const excerpt = storable(JSON.stringify(frame.payload).slice(0, DEAD_LETTER_EXCERPT_CHARS));
+      await tx.agentDeadLetter.create({ data: { nodeId, seq, reason: storable(reason).slice(0, 1000), excerpt, bytes: excerpt.length }, select: { id: true } });
       await advance();
       return { ackUpTo: seq, stored: false };
     };

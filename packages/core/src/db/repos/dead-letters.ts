@@ -19,7 +19,7 @@ export async function recordDeadLetter(
     const seq = o.seq === undefined ? null : BigInt(o.seq);
     if (seq !== null && seq <= node.lastEventSeq) return { ackUpTo: node.lastEventSeq, recorded: false };
     await tx.agentDeadLetter.create({
-      data: { nodeId: o.nodeId, seq, reason: o.reason.slice(0, 1000), excerpt: o.raw.slice(0, DEAD_LETTER_EXCERPT_CHARS), bytes: o.bytes },
+      data: { nodeId: o.nodeId, seq, reason: storable(o.reason).slice(0, 1000), excerpt: storable(o.raw.slice(0, DEAD_LETTER_EXCERPT_CHARS)), bytes: o.bytes },
       select: { id: true },
     });
     if (seq !== null && seq === node.lastEventSeq + 1n) {
@@ -38,4 +38,9 @@ export async function listDeadLetters(db: Db, nodeId: string, take = 100) {
     take,
     select: { id: true, seq: true, reason: true, excerpt: true, bytes: true, receivedAt: true },
   });
+}
+
+/** Postgres text cannot hold NUL: shown as the escape instead. */
+export function storable(s: string): string {
+  return s.replaceAll('\0', '\\u0000');
 }
