@@ -56,7 +56,9 @@ beforeAll(async () => {
       executed.push(cmd.id);
       return {};
     },
-    random: () => 0.5,
+    // The shortest wait the backoff allows (0.25 s) at every attempt: each case closes the connection
+    // right after its welcome, so the attempt count never resets and the waits would grow to 30 s.
+    random: () => 0,
   });
 });
 afterAll(async () => {

@@ -105,7 +105,7 @@ export class Agent {
     readonly cfg: AgentConfig,
     private readonly log: AgentLog,
   ) {
-    this.ledger = new Ledger(cfg.dir, () => randomUUID());
+    this.ledger = new Ledger(cfg.dir, () => randomUUID(), { log });
     this.client = new HubClient({
       url: cfg.hubUrl,
       token: cfg.token,

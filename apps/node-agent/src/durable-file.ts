@@ -11,13 +11,18 @@ export function writeFileAtomically(file: string, text: string): void {
   replaceFileDurably(file, text);
 }
 
-/** Appends one JSON line and fsyncs it; a crash mid-write leaves at most a torn last line. */
-export function appendJsonLineDurably(file: string, record: unknown): void {
+/** Appends JSON lines and fsyncs them once; a crash mid-write leaves at most a torn last line. */
+export function appendJsonLinesDurably(file: string, records: unknown[]): void {
   const fd = openSync(file, 'a', 0o600);
   try {
-    writeSync(fd, `${JSON.stringify(record)}\n`);
+    writeSync(fd, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Appends one JSON line and fsyncs it. */
+export function appendJsonLineDurably(file: string, record: unknown): void {
+  appendJsonLinesDurably(file, [record]);
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import {
@@ -7,8 +8,12 @@ import {
   PROTOCOL_HEADER,
   PROTOCOL_MISMATCH_DELAY_MS,
   PROTOCOL_VERSION,
+  RECONNECT_HEALTHY_MS,
   failureCode,
   parseHubToAgent,
+  payloadRefusal,
+  splitEvent,
+  storableJson,
   reconnectDelay,
   unknownCommand,
   type AgentToHub,
@@ -75,6 +80,8 @@ export type ConnectionState = 'connecting' | 'online' | 'offline' | 'refused';
 export class HubClient extends EventEmitter {
   private ws?: WebSocket;
   private attempt = 0;
+  /** When the current connection got its welcome (the backoff resets only after a healthy one). */
+  private onlineSince = 0;
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
   private watchdog?: NodeJS.Timeout;
@@ -170,6 +177,9 @@ export class HubClient extends EventEmitter {
       // An HTTP refusal schedules its own (slower) retry once its body is read.
       if (answeredOverHttp) return;
       const wasOnline = this.state === 'online';
+      // Only a connection that stayed up resets the backoff: one closed right after its welcome (a
+      // frame the hub cannot take) keeps growing the wait, so the agent never loops on the hub.
+      if (wasOnline && Date.now() - this.onlineSince >= RECONNECT_HEALTHY_MS) this.attempt = 0;
       if (this.state !== 'refused') this.setState('offline');
       if (this.stopped) return;
       if (wasOnline) this.opts.log('warn', 'Lost the connection to the hub; retrying.', { code, reason: reason.toString().slice(0, 100) });
@@ -274,7 +284,7 @@ export class HubClient extends EventEmitter {
   }
 
   private onWelcome(w: Welcome): void {
-    this.attempt = 0;
+    this.onlineSince = Date.now();
     this.nodeId = w.nodeId;
     this.heartbeatMs = w.heartbeatMs;
     // The hub stored everything up to its lastEventSeq; drop those and replay the rest in order.
@@ -387,20 +397,30 @@ export class HubClient extends EventEmitter {
     this.opts.ledger.recordCommand({ ...rec, receivedAt: Date.now(), status: 'done', ...(rec.command === 'read_journal' ? {} : { result }) });
   }
 
-  /** Records an event durably, then sends it if the hub is reachable (otherwise it waits). */
-  emitEvent(e: AgentEventOut): StoredEvent {
+  /**
+   * Records an event durably, then sends it if the hub is reachable (otherwise it waits). An event
+   * whose frame would exceed the bound is recorded as its parts (`splitEvent`), all in one append.
+   * Returns the last record, or undefined when the protocol refuses the event (the ledger logged why).
+   */
+  emitEvent(e: AgentEventOut): StoredEvent | undefined {
     return this.emitUnchecked(e);
   }
 
   /**
    * `emitEvent` without the compiler's check of name and payload, for tests' marker events that the
-   * hub stores without interpreting (the hub still validates every frame). Product code uses
-   * `emitEvent`.
+   * hub stores without interpreting (the ledger and the hub still validate every frame). Product
+   * code uses `emitEvent`.
    */
-  emitUnchecked(e: Omit<StoredEvent, 'seq' | 'at'> & { at?: number }): StoredEvent {
-    const ev = this.opts.ledger.appendEvent({ ...e, at: e.at ?? Date.now() });
-    if (this.state === 'online') this.sendEvent(ev);
-    return ev;
+  emitUnchecked(e: Omit<StoredEvent, 'seq' | 'at'> & { at?: number }): StoredEvent | undefined {
+    const whole = { ...e, at: e.at ?? Date.now(), payload: storableJson(e.payload) };
+    const refusal = payloadRefusal(whole.event, whole.payload);
+    if (refusal !== null) {
+      this.opts.log('warn', 'ledger.event_refused', { event: whole.event.slice(0, 64), sessionId: whole.sessionId, reason: refusal.slice(0, 300) });
+      return undefined;
+    }
+    const evs = this.opts.ledger.appendEvents(splitEvent(whole, randomUUID()));
+    if (this.state === 'online') for (const ev of evs) this.sendEvent(ev);
+    return evs.at(-1);
   }
 
   private sendEvent(ev: StoredEvent): void {

@@ -7,6 +7,9 @@ import { HubClient } from './hub-client.ts';
 
 const SESSION = '11111111-1111-4111-8111-111111111111';
 const MESSAGE = '22222222-2222-4222-8222-222222222222';
+// Command ids are UUIDs (the protocol's `zCommand`): the ledger refuses an answer event naming anything else.
+const C1 = '33333333-3333-4333-8333-333333333331';
+const C2 = '33333333-3333-4333-8333-333333333332';
 
 function client(dir: string, answers: string[]) {
   const ledger = new Ledger(dir, () => 'instance-1');
@@ -29,9 +32,9 @@ describe('commands an agent died running', () => {
   it('are answered once after the restart, as interrupted, from what the ledger kept; never run again', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'bria-interrupted-'));
     const first = new Ledger(dir, () => 'instance-1');
-    first.recordCommand({ id: 'c1', command: 'deliver', receivedAt: 1, status: 'received', sessionId: SESSION, messageId: MESSAGE, generation: 3 });
-    first.recordCommand({ id: 'c2', command: 'interrupt', receivedAt: 2, status: 'received', sessionId: SESSION, generation: 3 });
-    first.recordCommand({ id: 'c2', command: 'interrupt', receivedAt: 3, status: 'done', sessionId: SESSION, result: { ok: true } });
+    first.recordCommand({ id: C1, command: 'deliver', receivedAt: 1, status: 'received', sessionId: SESSION, messageId: MESSAGE, generation: 3 });
+    first.recordCommand({ id: C2, command: 'interrupt', receivedAt: 2, status: 'received', sessionId: SESSION, generation: 3 });
+    first.recordCommand({ id: C2, command: 'interrupt', receivedAt: 3, status: 'done', sessionId: SESSION, result: { ok: true } });
 
     const answers: string[] = [];
     const { ledger, c } = client(dir, answers);
@@ -41,16 +44,16 @@ describe('commands an agent died running', () => {
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({
       event: 'command_result',
-      commandId: 'c1',
+      commandId: C1,
       sessionId: SESSION,
       payload: { command: 'deliver', delivery: 'unknown', messageId: MESSAGE, interrupted: true },
     });
-    expect(ledger.command('c1')?.status).toBe('done');
+    expect(ledger.command(C1)?.status).toBe('done');
 
     // Another restart: nothing is left to answer, the answer already written is only replayed.
     const again = client(dir, answers);
     expect(await again.c.answerAllInterrupted()).toBe(0);
     expect(answers).toHaveLength(1);
-    expect(again.ledger.unacked().map((e) => e.commandId)).toEqual(['c1']);
+    expect(again.ledger.unacked().map((e) => e.commandId)).toEqual([C1]);
   });
 });

@@ -4,6 +4,10 @@
 import { Ledger } from './ledger.ts';
 
 const [dir, nowArg, op, arg] = process.argv.slice(2);
-const ledger = new Ledger(dir!, () => 'child-instance', { now: () => Number(nowArg), retention: { keepDoneMs: 7 * 24 * 3600_000, keepLastDone: 5 } });
+const ledger = new Ledger(dir!, () => 'child-instance', {
+  unchecked: true,
+  now: () => Number(nowArg),
+  retention: { keepDoneMs: 7 * 24 * 3600_000, keepLastDone: 5 },
+});
 if (op === 'ack') ledger.ack(Number(arg));
 process.stdout.write(JSON.stringify(ledger.stats()));

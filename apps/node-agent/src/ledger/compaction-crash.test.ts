@@ -30,7 +30,7 @@ afterAll(() => {
 function buildLedger(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'bria-ledger-crash-'));
   dirs.push(dir);
-  const l = new Ledger(dir, () => 'instance', { now: () => 0 });
+  const l = new Ledger(dir, () => 'instance', { unchecked: true, now: () => 0 });
   const run = (id: string, at: number) => {
     l.recordCommand({ id, command: 'probe', receivedAt: at, status: 'received' });
     l.appendEvent({ at, event: 'command_result', commandId: id, payload: { ok: true } });
@@ -63,12 +63,12 @@ describe('ledger compaction under SIGKILL', () => {
       expect(r.signal, r.stderr).toBe('SIGKILL');
       expect(readdirSync(dir).some((f) => f.includes('.tmp-'))).toBe(point !== 'renamed');
       // What remains, read without compacting.
-      const raw = new Ledger(dir, () => 'other', { retention: false });
+      const raw = new Ledger(dir, () => 'other', { unchecked: true, retention: false });
       mustStay(raw);
       // Before the rename the old file is intact; after it, the new one is complete.
       expect(raw.command('old-0')?.status).toBe(point === 'renamed' ? undefined : 'done');
       // The next start finishes the job and removes the temp file.
-      const next = new Ledger(dir, () => 'other', { now: () => 30 * DAY, retention });
+      const next = new Ledger(dir, () => 'other', { unchecked: true, now: () => 30 * DAY, retention });
       mustStay(next);
       expect(next.command('old-0')).toBeUndefined();
       expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
@@ -81,14 +81,14 @@ describe('ledger compaction under SIGKILL', () => {
       const dir = buildLedger();
       // Compacted once (no crash), then an ack of the first two unacked answers is cut short.
       expect(runChild(dir, 30 * DAY, 'none').status).toBe(0);
-      const before = new Ledger(dir, () => 'x', { retention: false }).lastSeq;
+      const before = new Ledger(dir, () => 'x', { unchecked: true, retention: false }).lastSeq;
       const r = runChild(dir, 30 * DAY, `ledger:events:${point}`, 'ack', String(before - 4));
       expect(r.signal, r.stderr).toBe('SIGKILL');
-      const raw = new Ledger(dir, () => 'other', { retention: false });
+      const raw = new Ledger(dir, () => 'other', { unchecked: true, retention: false });
       expect(raw.ackedUpTo).toBe(before - 4);
       expect(raw.unacked().map((e) => e.commandId)).toEqual(['recent-1', 'recent-2', 'recent-3', 'recent-4']);
       expect(raw.lastSeq).toBe(before);
-      expect(raw.appendEvent({ at: 1, event: 'e', payload: {} }).seq).toBe(before + 1);
+      expect(raw.appendEvent({ at: 1, event: 'e', payload: {} })?.seq).toBe(before + 1);
       expect(existsSync(path.join(dir, 'state.json'))).toBe(true);
     });
   }

@@ -26,7 +26,7 @@ describe('agent ledger', () => {
     expect(b.instanceId).toBe(a.instanceId);
     expect(b.ackedUpTo).toBe(2);
     expect(b.unacked().map((e) => e.payload.i)).toEqual([3, 4, 5]);
-    expect(b.appendEvent({ at: 6, event: 'e', payload: { i: 6 } }).seq).toBe(6);
+    expect(b.appendEvent({ at: 6, event: 'e', payload: { i: 6 } })?.seq).toBe(6);
   });
 
   it('ignores a torn last line left by a crash mid-write', () => {
@@ -45,7 +45,7 @@ describe('agent ledger', () => {
     a.appendEvent({ at: 1, event: 'e', payload: {} });
     a.ack(99);
     expect(a.ackedUpTo).toBe(1);
-    expect(a.appendEvent({ at: 2, event: 'e', payload: {} }).seq).toBe(2);
+    expect(a.appendEvent({ at: 2, event: 'e', payload: {} })?.seq).toBe(2);
     expect(new Ledger(dir, newId).unacked().map((e) => e.seq)).toEqual([2]);
   });
 
@@ -77,7 +77,7 @@ describe('agent ledger retention', () => {
   it('forgets at start only done commands whose answer the hub acknowledged, older than the window and beyond the newest N', () => {
     const dir = fresh();
     let now = 0;
-    const opts = { retention: { keepDoneMs: 7 * DAY, keepLastDone: 2 }, now: () => now };
+    const opts = { unchecked: true as const, retention: { keepDoneMs: 7 * DAY, keepLastDone: 2 }, now: () => now };
     const a = new Ledger(dir, newId, opts);
     for (let i = 1; i <= 6; i++) runCommand(a, `old-${i}`, i * 1000); // day 0
     a.recordCommand({ id: 'open', command: 'deliver', receivedAt: 7000, status: 'received' }); // never finished
@@ -106,7 +106,7 @@ describe('agent ledger retention', () => {
   it("keeps an unacknowledged answer's command whatever its age, and drops big results from kept records", () => {
     const dir = fresh();
     let now = 0;
-    const opts = { retention: { keepDoneMs: DAY, keepLastDone: 0 }, now: () => now };
+    const opts = { unchecked: true as const, retention: { keepDoneMs: DAY, keepLastDone: 0 }, now: () => now };
     const a = new Ledger(dir, newId, opts);
     runCommand(a, 'big', 1, { ok: true, listing: 'x'.repeat(5000) });
     now = 100 * DAY;
@@ -121,7 +121,7 @@ describe('agent ledger retention', () => {
   it('compacts commands.jsonl when it grows past the size, and never below what must stay', () => {
     const dir = fresh();
     let now = 0;
-    const a = new Ledger(dir, newId, { retention: { keepDoneMs: DAY, keepLastDone: 10, compactAboveBytes: 8_000 }, now: () => now });
+    const a = new Ledger(dir, newId, { unchecked: true, retention: { keepDoneMs: DAY, keepLastDone: 10, compactAboveBytes: 8_000 }, now: () => now });
     for (let i = 0; i < 150; i++) {
       now = i * DAY;
       runCommand(a, `c-${i}`, now);
@@ -132,17 +132,17 @@ describe('agent ledger retention', () => {
     expect(size).toBeLessThan(10_000);
     expect(a.command('c-0')).toBeUndefined();
     for (let i = 140; i < 150; i++) expect(a.command(`c-${i}`)?.status).toBe('done');
-    const b = new Ledger(dir, newId);
+    const b = new Ledger(dir, newId, { unchecked: true });
     for (let i = 140; i < 150; i++) expect(b.command(`c-${i}`)?.status).toBe('done');
   });
 
   it('rewrites events.jsonl at start when it holds acknowledged events', () => {
     const dir = fresh();
-    const a = new Ledger(dir, newId);
+    const a = new Ledger(dir, newId, { unchecked: true });
     for (let i = 0; i < 100; i++) a.appendEvent({ at: i, event: 'e', payload: {} });
     a.ack(30); // 70 unacked left: no rewrite now
     expect(lines(dir, 'events.jsonl')).toBe(100);
-    const b = new Ledger(dir, newId);
+    const b = new Ledger(dir, newId, { unchecked: true });
     expect(lines(dir, 'events.jsonl')).toBe(70);
     expect(b.unacked().map((e) => e.seq)).toEqual(Array.from({ length: 70 }, (_, i) => 31 + i));
   });

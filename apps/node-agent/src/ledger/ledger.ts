@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { appendJsonLineDurably } from '../durable-file.ts';
+import { EVENT_REFUSED, eventRefusal } from '@bria/core/protocol';
+import { appendJsonLinesDurably } from '../durable-file.ts';
+import type { AgentLog } from '../log.ts';
 import { replaceFileDurably } from './replace-file.ts';
 
 /**
@@ -22,6 +24,13 @@ import { replaceFileDurably } from './replace-file.ts';
  * answer the hub acknowledged is never sent again by the hub; the window covers a flush that read
  * the row just before that, and an older hub. A kept `done` record keeps its result only when it is
  * small (nothing reads it back: a repeated id is only acknowledged).
+ *
+ * Validation (issue 30): nothing enters that the protocol would refuse (`eventRefusal`: the frame's
+ * envelope, its size, a known event's payload); a refused event is logged with its reason and never
+ * stored, so it can never be replayed into the hub on every reconnect. A stored record the protocol
+ * refuses (written by an older agent) is replaced on load by an `event_refused` marker of the same seq
+ * carrying the reason, logged: the seqs stay contiguous (the hub stores only the next seq) and the
+ * hub records why (a dead-letter row).
  */
 export interface StoredEvent {
   seq: number;
@@ -70,6 +79,13 @@ export interface LedgerOptions {
   /** `false`: never compact (the behaviour before retention; benchmarks compare against it). */
   retention?: Partial<LedgerRetention> | false;
   now?: () => number;
+  /** Where refusals are logged (default: nowhere). */
+  log?: AgentLog;
+  /**
+   * Skips the protocol check (`eventRefusal`): only for the synthetic ledgers of the retention tests
+   * and benchmarks, whose command ids are short names, not UUIDs. The agent never sets it.
+   */
+  unchecked?: true;
 }
 
 function readJsonl<T>(file: string): { records: T[]; lines: number; bytes: number } {
@@ -103,6 +119,8 @@ export class Ledger {
   /** Size of commands.jsonl and the size past which it is compacted next. */
   private commandBytes = 0;
   private compactCommandsAbove: number;
+  private readonly log: AgentLog;
+  private readonly refusal: (e: StoredEvent) => string | null;
 
   constructor(
     readonly dir: string,
@@ -111,6 +129,8 @@ export class Ledger {
   ) {
     this.retention = opts.retention === false ? false : { ...DEFAULT_RETENTION, ...opts.retention };
     this.now = opts.now ?? Date.now;
+    this.log = opts.log ?? (() => {});
+    this.refusal = opts.unchecked ? () => null : eventRefusal;
     this.compactCommandsAbove = this.retention ? this.retention.compactAboveBytes : Infinity;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.files = { state: path.join(dir, 'state.json'), events: path.join(dir, 'events.jsonl'), commands: path.join(dir, 'commands.jsonl') };
@@ -121,8 +141,18 @@ export class Ledger {
     this.state = existsSync(this.files.state) ? (JSON.parse(readFileSync(this.files.state, 'utf8')) as State) : { ackedUpTo: 0, instanceId: newInstanceId() };
     if (!existsSync(this.files.state)) replaceFileDurably(this.files.state, JSON.stringify(this.state));
     const events = readJsonl<StoredEvent>(this.files.events);
-    this.events = events.records.filter((e) => e.seq > this.state.ackedUpTo);
+    let replaced = 0;
+    this.events = events.records
+      .filter((e) => typeof e?.seq === 'number' && e.seq > this.state.ackedUpTo)
+      .map((e) => {
+        const refusal = this.refusal(e);
+        if (refusal === null) return e;
+        replaced++;
+        this.log('warn', 'ledger.stored_event_refused', { seq: e.seq, event: String(e.event).slice(0, 64), reason: refusal.slice(0, 300) });
+        return refusedMarker(e, refusal);
+      });
     this.eventLines = events.lines;
+    if (replaced > 0) this.compactEvents();
     const commands = readJsonl<CommandRecord>(this.files.commands);
     for (const c of commands.records) this.commands.set(c.id, { ...this.commands.get(c.id), ...c });
     this.commandBytes = commands.bytes;
@@ -145,13 +175,32 @@ export class Ledger {
     return this.state.ackedUpTo;
   }
 
-  /** Writes an event durably and returns it with its seq. */
-  appendEvent(e: Omit<StoredEvent, 'seq'>): StoredEvent {
-    const ev: StoredEvent = { ...e, seq: this.lastSeq + 1 };
-    appendJsonLineDurably(this.files.events, ev);
-    this.events.push(ev);
-    this.eventLines++;
-    return ev;
+  /**
+   * Writes an event durably and returns it with its seq; undefined (logged with the reason) when the
+   * protocol would refuse it: nothing is stored.
+   */
+  appendEvent(e: Omit<StoredEvent, 'seq'>): StoredEvent | undefined {
+    return this.appendEvents([e])[0];
+  }
+
+  /**
+   * Writes events with consecutive seqs in one durable append (the parts of a split event), all or
+   * none: one the protocol refuses refuses them all (logged), and nothing is stored.
+   */
+  appendEvents(list: Omit<StoredEvent, 'seq'>[]): StoredEvent[] {
+    const first = this.lastSeq + 1;
+    const evs: StoredEvent[] = list.map((e, i) => ({ ...e, seq: first + i }));
+    for (const ev of evs) {
+      const refusal = this.refusal(ev);
+      if (refusal !== null) {
+        this.log('warn', 'ledger.event_refused', { event: String(ev.event).slice(0, 64), sessionId: ev.sessionId, reason: refusal.slice(0, 300) });
+        return [];
+      }
+    }
+    appendJsonLinesDurably(this.files.events, evs);
+    this.events.push(...evs);
+    this.eventLines += evs.length;
+    return evs;
   }
 
   unacked(after = this.state.ackedUpTo): StoredEvent[] {
@@ -230,7 +279,7 @@ export class Ledger {
 
   recordCommand(rec: CommandRecord): void {
     const r: CommandRecord = rec.status === 'done' && rec.doneAt === undefined ? { ...rec, doneAt: this.now() } : rec;
-    appendJsonLineDurably(this.files.commands, r);
+    appendJsonLinesDurably(this.files.commands, [r]);
     this.commands.set(r.id, r);
     this.commandBytes += Buffer.byteLength(JSON.stringify(r)) + 1;
     if (this.commandBytes > this.compactCommandsAbove) this.compactCommands();
@@ -241,4 +290,14 @@ export class Ledger {
     const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
     return { commands: this.commands.size, commandFileBytes: size(this.files.commands), events: this.events.length, eventLines: this.eventLines };
   }
+}
+
+/** What replaces a stored event the protocol refuses: same seq and time, the reason for the hub's record. */
+function refusedMarker(e: StoredEvent, reason: string): StoredEvent {
+  return {
+    seq: e.seq,
+    at: typeof e.at === 'number' ? e.at : 0,
+    event: EVENT_REFUSED,
+    payload: { event: String(e.event).slice(0, 64), reason: reason.slice(0, 500) },
+  };
 }

@@ -134,8 +134,16 @@ describe('retention sweep', () => {
     keepAct.okRecent = await activity(sessionId, 'ok', 2);
     keepAct.runningRecent = await activity(sessionId, 'running', 1);
 
+    const deadLetter = async (daysAgo: number) =>
+      (await db.agentDeadLetter.create({ data: { nodeId, reason: 'test', excerpt: '{', bytes: 1, receivedAt: new Date(NOW.getTime() - daysAgo * DAY) } })).id;
+    const oldDeadLetter = await deadLetter(40);
+    const recentDeadLetter = await deadLetter(2);
+
     const r = await sweepRetention(db, { days: 30, now: NOW, batchSize: 2, pauseMs: 0 });
-    expect(r).toEqual({ commands: 3, events: 4, outbox: 3, activity: 3, prompts: 0 });
+    expect(r).toEqual({ commands: 3, events: 4, outbox: 3, activity: 3, prompts: 0, deadLetters: 1 });
+    const letters = (await db.agentDeadLetter.findMany({ where: { nodeId }, select: { id: true } })).map((d) => d.id);
+    expect(letters).toEqual([recentDeadLetter]);
+    expect(letters).not.toContain(oldDeadLetter);
     const acts = new Set((await db.sessionActivity.findMany({ select: { id: true } })).map((a) => a.id));
     for (const [k, id] of Object.entries(keepAct)) expect(acts.has(id), `activity ${k} kept`).toBe(true);
     for (const [k, id] of Object.entries(goneAct)) expect(acts.has(id), `activity ${k} deleted`).toBe(false);
@@ -155,14 +163,21 @@ describe('retention sweep', () => {
     expect(outs.size).toBe(Object.keys(keepOut).length);
 
     // A second sweep finds nothing more.
-    expect(await sweepRetention(db, { days: 30, now: NOW, pauseMs: 0 })).toEqual({ commands: 0, events: 0, outbox: 0, activity: 0, prompts: 0 });
+    expect(await sweepRetention(db, { days: 30, now: NOW, pauseMs: 0 })).toEqual({
+      commands: 0,
+      events: 0,
+      outbox: 0,
+      activity: 0,
+      prompts: 0,
+      deadLetters: 0,
+    });
     // Once the session lets go of its events and 100 more days pass, they go too (the command's answer with it).
     await db.session.update({ where: { id: sessionId }, data: { pendingFinalEventId: null, deferredEventIds: [] } });
     await db.session.update({ where: { id: busyId }, data: { state: 'Ready' } });
     const later = await sweepRetention(db, { days: 30, now: new Date(NOW.getTime() + 100 * DAY), pauseMs: 0 });
     // Left: pending, sent, acked-never-answered, acked-with-unprocessed-answer; the two unprocessed
     // events; the newest outbox row of each group.
-    expect(later).toEqual({ commands: 2, events: 5, outbox: 0, activity: 3, prompts: 0 });
+    expect(later).toEqual({ commands: 2, events: 5, outbox: 0, activity: 3, prompts: 0, deadLetters: 1 });
     expect(await db.sessionActivity.count()).toBe(0);
     expect(await db.agentCommand.count({ where: { nodeId } })).toBe(4);
     expect(await db.agentEvent.count({ where: { nodeId } })).toBe(2);

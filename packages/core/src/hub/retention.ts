@@ -29,6 +29,8 @@ import type { Logger } from '../log.ts';
  *   showed) resolved more than `days` ago: only final states (`delivered`, `answered_at_computer`,
  *   `ended`, domain/prompt-machine.ts), never one still pending, answered on its way to the CLI or
  *   waiting at the computer (issue 30). Evidence keeps the request's line in the session's history.
+ * - `AgentDeadLetter` rows (frames the hub refused, docs/reliability.md "Dead letters") received more
+ *   than `days` ago.
  * Deletes by age only ever remove rows in a final state, so several hubs may sweep at once.
  */
 export interface RetentionOptions {
@@ -52,6 +54,7 @@ export interface SweepResult {
   outbox: number;
   activity: number;
   prompts: number;
+  deadLetters: number;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -204,7 +207,20 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
     return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastAt ? { at: r!.lastAt, id: String(r!.lastId) } : null };
   });
 
-  return { commands, events, outbox, activity, prompts };
+  // Dead letters (frames the hub could not accept) are a diagnostic record only: kept `days` too.
+  const deadLetters = await inBatches(b, 'deadLetters', 0n, async (after) => {
+    const [r] = await db.$queryRaw<Row[]>`
+      with batch as (
+        select d.id from "AgentDeadLetter" d
+        where d.id > ${after} and d."receivedAt" < ${cutoff}
+        order by d.id limit ${batchSize}),
+      del as (delete from "AgentDeadLetter" x using batch where x.id = batch.id returning x.id)
+      select (select count(*) from del)::int as deleted, (select count(*) from batch)::int as scanned,
+             null::timestamptz as "lastAt", (select max(id) from batch) as "lastId"`;
+    return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
+  });
+
+  return { commands, events, outbox, activity, prompts, deadLetters };
 }
 
 /** Retention settings from the environment (`BRIA_RETENTION_DAYS`, `BRIA_RETENTION_SWEEP_MINUTES`). */

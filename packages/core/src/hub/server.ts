@@ -8,7 +8,17 @@ import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { deadTokenIds, findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
 import type { Logger } from '../log.ts';
-import { CloseCode, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
+import {
+  CloseCode,
+  HUB_READ_LIMIT_BYTES,
+  OPTIONAL_COMMANDS,
+  nulRefusal,
+  parseAgentToHub,
+  payloadRefusal,
+  type AgentEventFrame,
+  type Hello,
+} from '../protocol/index.ts';
+import { frameText, refuseFrame, sizeRefusal } from './refused-frames.ts';
 import { AgentConnection } from './agent-connection.ts';
 import { agentOutdated } from '../domain/agent-version.ts';
 import { AgentDownloads } from './agent-download.ts';
@@ -69,7 +79,9 @@ export class Hub {
 
     await this.listen();
 
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+    // Frames up to 4 MiB are read so an oversized one is recorded and acknowledged (the agent moves
+    // on); larger ones close the socket (1009). The agent itself never sends more than 512 KiB.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: HUB_READ_LIMIT_BYTES });
     const downloads = this.downloads;
     const secure = this.opts.tls !== undefined;
     const onRequest: RequestListener = (req, res) => {
@@ -215,7 +227,10 @@ export class Hub {
 
   private async onMessage(conn: AgentConnection, raw: unknown): Promise<void> {
     conn.lastHeard = Date.now();
-    const parsed = parseAgentToHub(raw);
+    const { text, bytes } = frameText(raw);
+    const tooBig = sizeRefusal(bytes);
+    if (tooBig && conn.helloDone) return refuseFrame(this.opts.db, conn, { reason: tooBig, text, bytes });
+    const parsed = parseAgentToHub(text);
     // An agent that sent no protocol header says its protocol in the hello.
     const mismatch = !parsed.ok && !conn.helloDone ? protocolMismatch(helloProtocol(raw)) : null;
     if (mismatch) {
@@ -224,8 +239,10 @@ export class Hub {
       conn.close(CloseCode.protocolMismatch, 'protocol mismatch');
       return;
     }
-    if (!parsed.ok) {
-      conn.log.warn({ error: parsed.error.slice(0, 200) }, 'hub.bad_frame');
+    if (!parsed.ok && conn.helloDone) return refuseFrame(this.opts.db, conn, { reason: parsed.error, text, bytes });
+    if (!parsed.ok || tooBig) {
+      // Before its hello an agent is not known to speak this protocol at all.
+      conn.log.warn({ error: (tooBig ?? (parsed.ok ? '' : parsed.error)).slice(0, 200) }, 'hub.bad_frame');
       conn.close(CloseCode.protocolError, 'malformed message');
       return;
     }
@@ -247,7 +264,9 @@ export class Hub {
         await markCommandAcked(this.opts.db, conn.nodeId, msg.id, this.now());
         return;
       case 'event': {
-        const { ackUpTo, stored } = await storeAgentEvent(this.opts.db, conn.nodeId, msg);
+        const refusal = nulRefusal(text) ?? payloadRefusal(msg.event, msg.payload);
+        if (refusal) return refuseFrame(this.opts.db, conn, { reason: refusal, text, bytes, seq: msg.seq });
+        const { ackUpTo, stored, event } = await storeAgentEvent(this.opts.db, conn.nodeId, msg);
         conn.send({ type: 'event_ack', upTo: Number(ackUpTo) });
         if (!stored && BigInt(msg.seq) > ackUpTo) {
           // A gap: reconnecting makes the agent replay everything after ackUpTo, in order.
@@ -255,7 +274,7 @@ export class Hub {
           conn.close(CloseCode.protocolError, 'event sequence gap');
           return;
         }
-        if (stored) this.opts.onEvent?.(conn.nodeId, msg);
+        if (stored && event) this.opts.onEvent?.(conn.nodeId, event);
         return;
       }
       default:

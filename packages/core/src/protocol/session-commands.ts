@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { zExecutor } from './messages.ts';
+import { MAX_FRAME_BYTES, zExecutor } from './messages.ts';
 import { zReadJournal } from './read-journal.ts';
 import { MODEL_MAX_LENGTH, parseModel } from './session-choices.ts';
 
@@ -102,6 +102,19 @@ export const zValidateFolder = z.object({ folder: z.string().min(1).max(4096) })
 export const zDiscover = z.object({ full: z.boolean().optional() });
 
 /**
+ * Bounds of a question's answers (the user's content in `answer_permission`): at most
+ * `MAX_ANSWERS` questions, each key (the question's text) 2,000 characters, each answer 4,000
+ * characters or a list of at most 50 such, and `MAX_ANSWERS_CHARS` as JSON in all. A CLI asks a few
+ * questions with a few options each: these are far above any real answer, far below a frame.
+ */
+export const MAX_ANSWERS = 20;
+export const MAX_ANSWERS_CHARS = 64_000;
+export const zAnswers = z
+  .record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)]))
+  .refine((a) => Object.keys(a).length <= MAX_ANSWERS, `at most ${MAX_ANSWERS} answers`)
+  .refine((a) => JSON.stringify(a).length <= MAX_ANSWERS_CHARS, `answers exceed ${MAX_ANSWERS_CHARS} characters`);
+
+/**
  * The user's answer to a pending permission request (session event `permission_request`).
  * `answerId` makes a repeated command one answer; the agent hands the CLI the first answer only.
  * `message` (deny only) reaches the model as the tool's error; `answers` (allow of a question
@@ -115,7 +128,7 @@ export const zAnswerPermission = z
     /** `at_computer`: no answer from here; the hook lets go so the CLI shows its own dialog (Codex shows it only then). */
     decision: z.enum(['allow', 'deny', 'always_allow', 'at_computer']),
     message: z.string().min(1).max(4000).optional(),
-    answers: z.record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)])).optional(),
+    answers: zAnswers.optional(),
     from: z.enum(['telegram', 'dashboard']),
   })
   .refine((v) => v.message === undefined || v.decision === 'deny', 'message goes with deny only')
@@ -162,4 +175,17 @@ export function parseSessionCommand<T extends SessionCommandType>(
   return r.success
     ? { ok: true, payload: r.data as SessionCommandPayload<T> }
     : { ok: false, error: r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+}
+
+/** Room kept in a command frame for its envelope (ids, type, session) around the payload. */
+export const COMMAND_ENVELOPE_BYTES = 4096;
+
+/**
+ * Why a command of `type` with `payload` cannot be stored, or null: a payload whose frame would
+ * exceed MAX_FRAME_BYTES would close the agent's connection on every send. Checked where commands
+ * are stored (db/repos), so no sender can queue one.
+ */
+export function commandSizeRefusal(type: string, payload: Record<string, unknown>): string | null {
+  const bytes = Buffer.byteLength(JSON.stringify(payload));
+  return bytes > MAX_FRAME_BYTES - COMMAND_ENVELOPE_BYTES ? `${type}: payload of ${bytes} bytes exceeds ${MAX_FRAME_BYTES - COMMAND_ENVELOPE_BYTES}` : null;
 }

@@ -58,7 +58,12 @@ export const zTurnAccepted = z
     identity: zSessionIdentity.optional(),
   })
   .refine((v) => v.nativeTurnId !== undefined || v.nativeRecordId !== undefined, 'nativeTurnId or nativeRecordId is required');
-export const zTurnFinal = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, text: z.string().max(1_000_000) });
+/**
+ * A final answer of up to 4,000,000 characters (~8 MB as UTF-8): beyond one frame the agent splits it
+ * into parts (event-frames.ts) that the hub joins; beyond this bound the agent's ledger refuses it.
+ */
+export const MAX_FINAL_CHARS = 4_000_000;
+export const zTurnFinal = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, text: z.string().max(MAX_FINAL_CHARS) });
 const zTurnEnd = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnId, offset: z.number().int().nonnegative().optional() });
 export const zTurnCompleted = zTurnEnd;
 export const zTurnInterrupted = zTurnEnd;

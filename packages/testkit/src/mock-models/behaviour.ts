@@ -13,6 +13,7 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bSLOW\b/, 'slow'],
   [/\bTWOBLOCKS\b/, 'twoblocks'],
   [/\bMDSAMPLE\b/, 'mdsample'],
+  [/\bHUGEREPLY-[1-9]\d{0,6}\b/, 'hugereply'],
   [/\bTOOLBASH-[A-Za-z0-9_]+\b/, 'toolbash'],
   [/\bTOOLWRITE-[A-Za-z0-9_]+\b/, 'toolwrite'],
   [/\bTOOLEDIT-[A-Za-z0-9_]+\b/, 'tooledit'],
@@ -37,6 +38,24 @@ export function replyText(n: number, userText: string): string {
 
 export function titleText(n: number): string {
   return JSON.stringify({ title: `Mock title ${n}` });
+}
+
+/**
+ * HUGEREPLY-<n> (n up to 9,999,999): an answer of exactly n characters of Cyrillic prose in numbered
+ * lines of 100 characters (600,000 characters are ~1.2 MB as UTF-8: beyond one frame of the hub ⇄
+ * agent protocol). Deterministic, so a test can compare what arrived character for character.
+ */
+export function hugeReplyText(userText: string): string {
+  const n = Number(/\bHUGEREPLY-(\d+)/.exec(userText)?.[1] ?? 0);
+  const words = 'привет мир это длинный ответ модели съешь ещё этих мягких французских булок да выпей чаю ';
+  let out = '';
+  for (let line = 1; out.length < n; line++) {
+    const head = `${line}. `;
+    let body = head;
+    while (body.length < 99) body += words;
+    out += `${body.slice(0, 99)}\n`;
+  }
+  return out.slice(0, n);
 }
 
 /** MDSAMPLE: lines in its long code block, more than a dashboard shows before folding. */

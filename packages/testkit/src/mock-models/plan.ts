@@ -1,4 +1,5 @@
 import {
+  hugeReplyText,
   mdSampleText,
   pickBehaviour,
   replyText,
@@ -134,6 +135,13 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
       }
       entry.reply = toolDoneText(n, r.isError, r.content);
       return { type: 'text', steps: single(entry.reply), stall: false };
+    }
+    case 'hugereply': {
+      entry.reply = hugeReplyText(entry.behaviourText ?? userText);
+      // Deltas of 8,000 characters: a word-by-word stream of 600k characters would take minutes.
+      const steps: Step[] = [];
+      for (let i = 0; i < entry.reply.length; i += 8_000) steps.push({ block: 0, text: entry.reply.slice(i, i + 8_000), delayMs: 0 });
+      return { type: 'text', steps, stall: false };
     }
     case 'mdsample':
       entry.reply = mdSampleText(n);

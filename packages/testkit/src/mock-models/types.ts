@@ -11,6 +11,7 @@ export type Behaviour =
   | 'fail500'
   | 'twoblocks'
   | 'mdsample'
+  | 'hugereply'
   | 'toolbash'
   | 'toolwrite'
   | 'tooledit'

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../client.ts';
-import type { CommandType } from '../../protocol/index.ts';
+import { AppError } from '../../domain/errors.ts';
+import { commandSizeRefusal, type CommandType } from '../../protocol/index.ts';
 
 export interface QueuedCommand {
   id: string;
@@ -17,6 +18,7 @@ export async function enqueueCommand(
   opts: { nodeId: string; sessionId?: string; type: CommandType; payload: Record<string, unknown>; id?: string },
 ): Promise<string> {
   const id = opts.id ?? randomUUID();
+  refuseOversizeCommand(opts.type, opts.payload);
   await db.$transaction([
     db.agentCommand.create({ data: { id, nodeId: opts.nodeId, sessionId: opts.sessionId ?? null, type: opts.type, payload: opts.payload as object } }),
     db.$executeRaw`select pg_notify('bria_agent_commands', ${opts.nodeId})`,
@@ -51,4 +53,10 @@ export async function findCommandResult(db: Db, nodeId: string, commandId: strin
     where "commandId" = ${commandId}::uuid and type = 'command_result' and "nodeId" = ${nodeId}::uuid
     limit 1`;
   return rows[0]?.payload.data ?? null;
+}
+
+/** A command too large for one frame is never stored (it would close the agent's connection on every send). */
+export function refuseOversizeCommand(type: string, payload: Record<string, unknown>): void {
+  const refusal = commandSizeRefusal(type, payload);
+  if (refusal) throw new AppError('INVALID_INPUT', { message: refusal, reason: 'too_long' });
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../client.ts';
+import { refuseOversizeCommand } from './agent-commands.ts';
 import { Prisma } from '../generated/client.ts';
 
 const { sql, join } = Prisma;
@@ -250,6 +251,7 @@ export async function insertSessionCommand(
   tx: Tx,
   c: { id: string; nodeId: string; sessionId: string; type: string; payload: Record<string, unknown> },
 ): Promise<void> {
+  refuseOversizeCommand(c.type, c.payload);
   await tx.agentCommand.create({
     data: { id: c.id, nodeId: c.nodeId, sessionId: c.sessionId, type: c.type, payload: c.payload as object },
     select: { id: true },

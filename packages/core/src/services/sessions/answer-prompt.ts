@@ -9,6 +9,7 @@ import { withSessionTx } from '../../engine/step/step-context.ts';
 import { notifyChats } from '../../engine/step/session-notices.ts';
 import { endPromptsForStop, stopInProgress } from '../../engine/step/end-prompts.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
+import { zAnswers } from '../../protocol/index.ts';
 
 export type PromptSource = 'telegram' | 'dashboard';
 
@@ -66,6 +67,23 @@ export function toPromptView(r: PromptRow): PromptView {
   };
 }
 
+/**
+ * The answer's user content within the protocol's bounds (`zAnswers`, a deny's message), checked
+ * before anything is read or stored: an oversize answer is refused here with its reason, never
+ * queued as a command the agent would have to refuse.
+ */
+function checkBounds(input: AnswerPromptInput): void {
+  const answers = input.answers === undefined ? null : zAnswers.safeParse(input.answers);
+  const tooLong = input.message !== undefined && input.message.length > MAX_DENY_MESSAGE;
+  if (tooLong || (answers && !answers.success))
+    throw new AppError('INVALID_INPUT', {
+      message: tooLong ? `a message is at most ${MAX_DENY_MESSAGE} characters` : `answers out of bounds: ${answers?.error?.issues[0]?.message ?? 'invalid'}`,
+      userMessage: 'prompts.invalid_answer',
+      reason: 'too_long',
+    });
+}
+const MAX_DENY_MESSAGE = 4000;
+
 function check(p: PromptRow, input: AnswerPromptInput): void {
   const bad = (message: string) => new AppError('INVALID_INPUT', { message, userMessage: 'prompts.invalid_answer' });
   if (p.kind === 'dialog' && (input.decision === 'always_allow' || input.message !== undefined || input.answers !== undefined))
@@ -96,6 +114,7 @@ function check(p: PromptRow, input: AnswerPromptInput): void {
  */
 export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput): Promise<AnswerPromptResult> {
   const d = depsOf(deps);
+  checkBounds(input);
   return withSessionTx(d.db, d, async (ctx) => {
     const first = await getPrompt(ctx.tx, input.promptId);
     if (!first) throw new AppError('NOT_FOUND', { message: 'prompt not found', userMessage: 'prompts.not_found' });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { TRPCError } from '@trpc/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listOutbox } from '../../../db/repos/outbox.ts';
-import { acceptMessage, createSession, stopSession } from '../../../services/index.ts';
+import { acceptMessage, answerPrompt, createSession, stopSession } from '../../../services/index.ts';
+import { AppError } from '../../../domain/index.ts';
 import { engineRig, type Rig } from '../../../engine/testing.ts';
 import { createCaller } from '../../app-router.ts';
 import { createContextInner } from '../../context.ts';
@@ -145,6 +146,24 @@ describe('sessions.prompts and sessions.answerPrompt', () => {
     expect(timeline.filter((e) => e === 'permission_answered')).toHaveLength(2);
     // Answered prompts stay open until the agent reports them delivered: the session is not waiting for the user.
     expect((await caller.sessions.listOpen({ nodeId: rig.nodeId })).sessions.find((x) => x.id === s.id)?.promptWait).toBeNull();
+  });
+
+  it('a 1.2 MB answer is refused at creation with a clear error, from the dashboard and from the bot, and nothing is queued (issue 30)', async () => {
+    const s = await runningSession();
+    const { caller } = await signedInCaller(rig.db);
+    const question = await ask(s.id, { kind: 'question', toolName: 'AskUserQuestion', toolInput: QUESTION, canAlwaysAllow: false });
+    const promptId = (await caller.sessions.prompts({ sessionId: s.id })).prompts.find((p) => p.kind === 'question')!.id;
+    const huge = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`q${i}`, 'Ж'.repeat(2000)])); // ~1.2 MB as UTF-8
+    expect(await refusal(caller.sessions.answerPrompt({ promptId, decision: 'allow', answers: huge }))).toMatchObject({ code: 'BAD_REQUEST' });
+    // The bot calls the service directly: the same bound, with the reason.
+    const err = await answerPrompt(rig.deps, { promptId, decision: 'allow', answers: huge, from: 'telegram' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'INVALID_INPUT', reason: 'too_long', message: expect.stringMatching(/answers out of bounds/) });
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`q${i}`, 'a']));
+    await expect(answerPrompt(rig.deps, { promptId, decision: 'allow', answers: many, from: 'telegram' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await rig.commands(s.id)).filter((c) => c.type === 'answer_permission')).toEqual([]);
+    expect((await caller.sessions.prompts({ sessionId: s.id })).prompts.find((p) => p.id === promptId)?.state).toBe('pending');
+    expect(question).toBeTruthy();
   });
 
   it('Stop ends the open requests (their Telegram buttons go); one that arrives during the stop is not answered but ended (chaos seed 80038)', async () => {

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { PROMPT_STATES } from '../../../domain/index.ts';
 import { ZSessionView } from './sessions.types.ts';
 import { zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
+import { zAnswers } from '../../../protocol/index.ts';
 
 export const zPromptState = z.enum(PROMPT_STATES);
 export const zPromptDecision = z.enum(['allow', 'deny', 'always_allow', 'at_computer']);
-const zAnswers = z.record(z.string().max(2000), z.union([z.string().max(4000), z.array(z.string().max(4000)).max(50)]));
 
 /** A permission request or question of the CLI, as the dashboard shows it (services PromptView). */
 export const ZPromptView = z.object({
