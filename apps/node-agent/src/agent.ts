@@ -139,6 +139,7 @@ export class Agent {
       hooks: this.hooks,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
       emit: (e) => void this.client.emitEvent(e),
+      live: { send: (frame) => this.client.sendLive(frame), connection: () => this.client.liveConnection },
     });
     this.reporter = new HookReporter({
       channel: this.hooks,

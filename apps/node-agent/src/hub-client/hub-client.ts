@@ -14,6 +14,7 @@ import {
   type AgentToHub,
   type Command,
   type CommandAnswer,
+  type Draft,
   type Hello,
   type SessionEventOut,
   type Welcome,
@@ -196,6 +197,24 @@ export class HubClient extends EventEmitter {
     }, delay);
   }
 
+  private hubFeatures: ReadonlySet<string> = new Set();
+  private liveConnectionNo = 0;
+
+  /** Changes with every welcome: ephemeral frames start over on a new connection. */
+  get liveConnection(): number {
+    return this.liveConnectionNo;
+  }
+
+  /**
+   * Sends an ephemeral frame (protocol/live-frames.ts: never in the ledger, never replayed) when
+   * online to a hub that lists its feature; false when it was dropped.
+   */
+  sendLive(frame: Draft): boolean {
+    if (this.state !== 'online' || !this.hubFeatures.has(frame.type) || this.ws?.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
   private send(msg: AgentToHub): void {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
   }
@@ -236,6 +255,8 @@ export class HubClient extends EventEmitter {
 
   private onWelcome(w: Welcome): void {
     this.attempt = 0;
+    this.hubFeatures = new Set(w.features ?? []);
+    this.liveConnectionNo += 1;
     this.nodeId = w.nodeId;
     this.heartbeatMs = w.heartbeatMs;
     // The hub stored everything up to its lastEventSeq; drop those and replay the rest in order.

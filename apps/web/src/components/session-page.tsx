@@ -6,6 +6,7 @@ import { type RefObject, useCallback, useEffect, useRef, useState } from 'react'
 import Link from 'next/link';
 import { contextText, isWorking } from './activity-stream.ts';
 import { Conversation, QueueTable } from './conversation.tsx';
+import { useDraft } from './draft.tsx';
 import { EvidenceTimeline } from './evidence-timeline.tsx';
 import { ChoiceFacts } from './session-choices.tsx';
 import { useI18n } from './i18n-context.tsx';
@@ -55,6 +56,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     if (!first) void refetchJournal();
   }, [signature, refetchJournal]);
   const chatRef = useStickToBottom(composer);
+  const draft = useDraft(sessionId, q.data !== undefined && q.data.session.state !== 'Archived');
   if (q.isPending) return <Skeleton lines={6} />;
   // A failed reload keeps what is on screen (the reconnecting banner says why); only a first load shows the error.
   if (q.isError && !q.data)
@@ -103,6 +105,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           discovered={s.launchSource === 'discovered'}
           open={open}
           working={isWorking(s.state)}
+          draft={draft}
           onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}
         />
         {/* What the agent asks you comes where the newest turn is, right above the composer. */}

@@ -8,8 +8,9 @@ import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
 import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
 import type { Logger } from '../log.ts';
-import { CloseCode, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
+import { CloseCode, HUB_FEATURES, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
 import { AgentConnection } from './agent-connection.ts';
+import { DraftRelay } from './draft-relay.ts';
 import { agentOutdated } from '../domain/agent-version.ts';
 import { AgentDownloads } from './agent-download.ts';
 import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-check.ts';
@@ -50,10 +51,12 @@ export class Hub {
   private livenessWrites = new Map<string, Promise<unknown>>();
   private readonly now: () => Date;
   private readonly downloads: AgentDownloads | undefined;
+  private readonly drafts: DraftRelay;
   port = 0;
 
   constructor(private readonly opts: HubOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.drafts = new DraftRelay(opts.db, opts.log);
     this.downloads = opts.agentBundleDir ? new AgentDownloads(opts.agentBundleDir) : undefined;
   }
 
@@ -181,6 +184,7 @@ export class Hub {
       clearTimeout(helloTimer);
       if (this.connections.get(nodeId) === conn) {
         this.connections.delete(nodeId);
+        this.drafts.dropNode(nodeId);
         if (!this.closing) void this.liveness(nodeId, () => markNodeOffline(this.opts.db, nodeId, this.now())).catch(() => {});
       }
       log.info({ code }, 'hub.agent_disconnected');
@@ -239,6 +243,10 @@ export class Hub {
         return;
       case 'pong':
         return;
+      case 'draft':
+        // Ephemeral: relayed to the dashboards, never stored, never acknowledged.
+        this.drafts.relay(conn.nodeId, msg);
+        return;
       case 'command_ack':
         conn.acked(msg.id);
         await markCommandAcked(this.opts.db, conn.nodeId, msg.id, this.now());
@@ -280,7 +288,14 @@ export class Hub {
     );
     conn.capabilities = new Set(hello.capabilities ?? []);
     conn.helloDone = true;
-    conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
+    conn.send({
+      type: 'welcome',
+      nodeId: conn.nodeId,
+      nodeName: node.name,
+      heartbeatMs: this.opts.heartbeatMs,
+      lastEventSeq: Number(node.lastEventSeq),
+      features: [...HUB_FEATURES],
+    });
     conn.log.info({ agentVersion: hello.agentVersion }, 'hub.agent_online');
     // The dashboard shows it too (nodes.list `agentOutdated`, with the update command).
     const latest = this.downloads?.current()?.version ?? null;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zDraft } from './live-frames.ts';
 
 /**
  * The hub ⇄ node agent protocol. Every frame is one JSON object validated on both ends.
@@ -59,6 +60,8 @@ export const zWelcome = z.object({
   heartbeatMs: z.number().int().positive(),
   /** Highest event seq the hub has stored from this node: the agent replays everything above it. */
   lastEventSeq: zSeq,
+  /** Frames beyond protocol 1's first release this hub accepts (live-frames.ts `HUB_FEATURES`); absent from an older hub. */
+  features: z.array(z.string().min(1).max(64)).max(32).optional(),
 });
 
 export const zPing = z.object({ type: z.literal('ping'), t: z.number() });
@@ -132,7 +135,7 @@ export const zRefusal = z.object({
   retryAfterMs: z.number().int().nonnegative().optional(),
 });
 
-export const zAgentToHub = z.discriminatedUnion('type', [zHello, zPing, zPong, zCommandAck, zEvent]);
+export const zAgentToHub = z.discriminatedUnion('type', [zHello, zPing, zPong, zCommandAck, zEvent, zDraft]);
 export const zHubToAgent = z.discriminatedUnion('type', [zWelcome, zPing, zPong, zCommand, zEventAck, zRefusal]);
 
 export type Hello = z.infer<typeof zHello>;
