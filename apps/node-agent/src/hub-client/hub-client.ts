@@ -15,6 +15,8 @@ import {
   type Command,
   type CommandAnswer,
   type Draft,
+  type Pane,
+  type Terminal,
   type Hello,
   type SessionEventOut,
   type Welcome,
@@ -47,6 +49,8 @@ export interface HubClientOptions {
   onInterrupted?: (rec: CommandRecord) => Promise<CommandAnswer>;
   log: AgentLog;
   random?: () => number;
+  /** A dashboard watches or types into a session's pane (protocol/live-frames.ts; ephemeral). */
+  onTerminal?: (t: Terminal) => void;
   /** Extra CA certificates (PEM) to trust for wss:// besides the system's (--ca). */
   ca?: Buffer;
   /** How long `stop` lets running commands finish and record their answers (default 3 s). */
@@ -209,7 +213,7 @@ export class HubClient extends EventEmitter {
    * Sends an ephemeral frame (protocol/live-frames.ts: never in the ledger, never replayed) when
    * online to a hub that lists its feature; false when it was dropped.
    */
-  sendLive(frame: Draft): boolean {
+  sendLive(frame: Draft | Pane): boolean {
     if (this.state !== 'online' || !this.hubFeatures.has(frame.type) || this.ws?.readyState !== WebSocket.OPEN) return false;
     this.ws.send(JSON.stringify(frame));
     return true;
@@ -243,6 +247,9 @@ export class HubClient extends EventEmitter {
         return;
       case 'command':
         return this.onCommand(msg);
+      case 'terminal':
+        this.opts.onTerminal?.(msg);
+        return;
       case 'refused':
         if (msg.code === 'protocol') this.refusedForProtocol(msg.message);
         else this.opts.log('error', `The hub refused this agent: ${msg.message}`);

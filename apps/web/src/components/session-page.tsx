@@ -7,6 +7,7 @@ import Link from 'next/link';
 import { contextText, isWorking } from './activity-stream.ts';
 import { Conversation, QueueTable } from './conversation.tsx';
 import { useDraft } from './draft.tsx';
+import { TerminalView } from './terminal-view.tsx';
 import { EvidenceTimeline } from './evidence-timeline.tsx';
 import { ChoiceFacts } from './session-choices.tsx';
 import { useI18n } from './i18n-context.tsx';
@@ -114,6 +115,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <div ref={composer} className={open ? 'composer' : 'composer-end'}>
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
       </div>
+      {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}
       <details className="card session-details" data-testid="session-details">
         <summary>{t('session.details')}</summary>
         <dl className="facts">
@@ -179,6 +181,18 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         <EvidenceTimeline items={evidence} />
       </details>
     </div>
+  );
+}
+
+/** The live terminal, connected only while unfolded (no stream for a page that does not show it). */
+function TerminalDetails({ sessionId, dialogOpen }: { sessionId: string; dialogOpen: boolean }) {
+  const { t } = useI18n();
+  const [shown, setShown] = useState(false);
+  return (
+    <details className="card" data-testid="terminal" onToggle={(e) => setShown(e.currentTarget.open)}>
+      <summary>{t('terminal.title')}</summary>
+      {shown && <TerminalView sessionId={sessionId} dialogOpen={dialogOpen} />}
+    </details>
   );
 }
 

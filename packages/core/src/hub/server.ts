@@ -11,6 +11,8 @@ import type { Logger } from '../log.ts';
 import { CloseCode, HUB_FEATURES, MAX_FRAME_BYTES, OPTIONAL_COMMANDS, parseAgentToHub, type AgentEventFrame, type Hello } from '../protocol/index.ts';
 import { AgentConnection } from './agent-connection.ts';
 import { DraftRelay } from './draft-relay.ts';
+import { TerminalRelay } from './terminal-relay.ts';
+import { TERMINAL_CHANNEL } from '../db/repos/terminal-notices.ts';
 import { agentOutdated } from '../domain/agent-version.ts';
 import { AgentDownloads } from './agent-download.ts';
 import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-check.ts';
@@ -52,11 +54,13 @@ export class Hub {
   private readonly now: () => Date;
   private readonly downloads: AgentDownloads | undefined;
   private readonly drafts: DraftRelay;
+  private readonly terminals: TerminalRelay;
   port = 0;
 
   constructor(private readonly opts: HubOptions) {
     this.now = opts.now ?? (() => new Date());
     this.drafts = new DraftRelay(opts.db, opts.log);
+    this.terminals = new TerminalRelay(opts.db, opts.log, (nodeId) => this.connections.get(nodeId));
     this.downloads = opts.agentBundleDir ? new AgentDownloads(opts.agentBundleDir) : undefined;
   }
 
@@ -106,7 +110,7 @@ export class Hub {
   private async listen(): Promise<void> {
     this.listener = new PgListener({
       databaseUrl: this.opts.databaseUrl,
-      channels: ['bria_agent_commands', 'bria_token_revoked'],
+      channels: ['bria_agent_commands', 'bria_token_revoked', TERMINAL_CHANNEL],
       onNotify: (channel, payload) => this.onNotify(channel, payload),
       onListening: (reconnected) => {
         if (reconnected && !this.closing) void this.flushAll();
@@ -247,6 +251,9 @@ export class Hub {
         // Ephemeral: relayed to the dashboards, never stored, never acknowledged.
         this.drafts.relay(conn.nodeId, msg);
         return;
+      case 'pane':
+        this.terminals.relay(conn.nodeId, msg);
+        return;
       case 'command_ack':
         conn.acked(msg.id);
         await markCommandAcked(this.opts.db, conn.nodeId, msg.id, this.now());
@@ -328,7 +335,9 @@ export class Hub {
   }
 
   private onNotify(channel: string, payload: string): void {
-    if (channel === 'bria_agent_commands') {
+    if (channel === TERMINAL_CHANNEL) {
+      this.terminals.onNotice(payload);
+    } else if (channel === 'bria_agent_commands') {
       void this.flushCommands(payload).catch((err) => this.opts.log.warn({ err: (err as Error).message }, 'hub.flush_failed'));
     } else if (channel === 'bria_token_revoked') {
       for (const conn of this.connections.values()) {

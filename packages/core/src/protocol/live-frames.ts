@@ -7,7 +7,7 @@ import { z } from 'zod';
  */
 
 /** Hub features a `welcome` may list; the agent sends a frame of a feature only to a hub that lists it. */
-export const HUB_FEATURES = ['draft'] as const;
+export const HUB_FEATURES = ['draft', 'pane'] as const;
 export type HubFeature = (typeof HUB_FEATURES)[number];
 
 /** The most of a draft an agent keeps (the end of a longer one); the screen it is read from holds less. */
@@ -50,3 +50,42 @@ export function draftDelta(prev: string | null, next: string): { base: number; t
   if (i > 0 && i < next.length && /[\uDC00-\uDFFF]/.test(next[i]!)) i--;
   return { base: i, tail: next.slice(i) };
 }
+
+/** The agent capability (hello) for `terminal` frames: only such an agent is sent one. */
+export const TERMINAL_CAPABILITY = 'terminal';
+/** A viewer is gone when its hub has not renewed `open` for this long: the agent stops following. */
+export const TERMINAL_IDLE_MS = 30_000;
+/** Typed keys per `input` frame. */
+export const TERMINAL_INPUT_MAX = 4_096;
+/** Pane output per frame; more waiting than `TERMINAL_BACKLOG_MAX` is dropped for a new snapshot. */
+export const PANE_CHUNK_MAX = 64 * 1024;
+export const TERMINAL_BACKLOG_MAX = 512 * 1024;
+
+/**
+ * Hub → agent: a signed-in dashboard user watches the session's pane (`open`, renewed while they
+ * do), or typed into it (`input`, after the dashboard's checks: the switch, no open dialog).
+ */
+export const zTerminal = z.object({
+  type: z.literal('terminal'),
+  sessionId: z.uuid(),
+  op: z.enum(['open', 'input']),
+  data: z.string().max(TERMINAL_INPUT_MAX).optional(),
+});
+export type Terminal = z.infer<typeof zTerminal>;
+
+/**
+ * Agent → hub: the pane as drawn. `snapshot` is the whole screen with its colours (capture-pane -e)
+ * and the pane's size and cursor; `output` is what tmux pushed after it, in order (`seq`).
+ */
+export const zPane = z.object({
+  type: z.literal('pane'),
+  sessionId: z.uuid(),
+  seq: z.number().int().nonnegative(),
+  kind: z.enum(['snapshot', 'output']),
+  data: z.string().max(PANE_CHUNK_MAX),
+  cols: z.number().int().positive().max(1000).optional(),
+  rows: z.number().int().positive().max(1000).optional(),
+  cursorX: z.number().int().nonnegative().optional(),
+  cursorY: z.number().int().nonnegative().optional(),
+});
+export type Pane = z.infer<typeof zPane>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { zDraft } from './live-frames.ts';
+import { zDraft, zPane, zTerminal } from './live-frames.ts';
 
 /**
  * The hub ⇄ node agent protocol. Every frame is one JSON object validated on both ends.
@@ -94,9 +94,10 @@ export type OptionalCommand = (typeof OPTIONAL_COMMANDS)[number];
 /**
  * Capabilities that are not commands. `handoff`: the agent reports processes outside Bria that hold a
  * native session (`discovery_diff` `outside`), refuses to start a second CLI on such a session and
- * takes one over on `resume_session.takeOver` (node-agent `handoff/`).
+ * takes one over on `resume_session.takeOver` (node-agent `handoff/`). `terminal`: it takes `terminal`
+ * frames (protocol/live-frames.ts) and answers with `pane` frames.
  */
-export const AGENT_FEATURES = ['handoff'] as const;
+export const AGENT_FEATURES = ['handoff', 'terminal'] as const;
 export type AgentFeature = (typeof AGENT_FEATURES)[number];
 
 export const zCommand = z.object({
@@ -135,8 +136,8 @@ export const zRefusal = z.object({
   retryAfterMs: z.number().int().nonnegative().optional(),
 });
 
-export const zAgentToHub = z.discriminatedUnion('type', [zHello, zPing, zPong, zCommandAck, zEvent, zDraft]);
-export const zHubToAgent = z.discriminatedUnion('type', [zWelcome, zPing, zPong, zCommand, zEventAck, zRefusal]);
+export const zAgentToHub = z.discriminatedUnion('type', [zHello, zPing, zPong, zCommandAck, zEvent, zDraft, zPane]);
+export const zHubToAgent = z.discriminatedUnion('type', [zWelcome, zPing, zPong, zCommand, zEventAck, zRefusal, zTerminal]);
 
 export type Hello = z.infer<typeof zHello>;
 export type Welcome = z.infer<typeof zWelcome>;

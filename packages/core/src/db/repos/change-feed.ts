@@ -1,6 +1,7 @@
 import { EventEmitter, on } from 'node:events';
 import { PgListener } from '../pg-listener.ts';
 import { DRAFT_CHANNEL, type DraftNotice, parseDraftNotice } from './drafts.ts';
+import { PANE_CHANNEL, type PaneNotice, parsePaneNotice } from './terminal-notices.ts';
 
 /** What the `bria_changes` triggers announce: only ids, never content. */
 export type Change = { kind: 'session'; id: string } | { kind: 'node'; id: string } | { kind: 'resync' };
@@ -64,6 +65,21 @@ export class ChangeFeed {
     }
   }
 
+  /**
+   * Yields one session's pane pieces (`bria_pane`, db/repos/terminal-notices.ts) until `signal`
+   * aborts; `listening` runs once LISTEN is in place (the caller then asks the hub for a snapshot).
+   */
+  async *panes(sessionId: string, signal: AbortSignal, listening: () => void): AsyncGenerator<PaneNotice> {
+    const iterator = on(this.emitter, `pane:${sessionId}`, { signal });
+    try {
+      await this.ensure();
+      listening();
+      for await (const [p] of iterator) yield p as PaneNotice;
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') throw err;
+    }
+  }
+
   private onDraft(d: DraftNotice): void {
     const now = Date.now();
     if (this.latestDrafts.size > 1_000) for (const [id, k] of this.latestDrafts) if (now - k.at > DRAFT_KEEP_MS) this.latestDrafts.delete(id);
@@ -77,8 +93,13 @@ export class ChangeFeed {
     if (!this.listener) {
       const listener = new PgListener({
         databaseUrl: this.databaseUrl,
-        channels: [CHANGES_CHANNEL, DRAFT_CHANNEL],
+        channels: [CHANGES_CHANNEL, DRAFT_CHANNEL, PANE_CHANNEL],
         onNotify: (channel, payload) => {
+          if (channel === PANE_CHANNEL) {
+            const p = parsePaneNotice(payload);
+            if (p) this.emitter.emit(`pane:${p.sessionId}`, p);
+            return;
+          }
           if (channel === DRAFT_CHANNEL) {
             const d = parseDraftNotice(payload);
             if (d) this.onDraft(d);
