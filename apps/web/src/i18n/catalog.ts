@@ -86,7 +86,7 @@ const en = {
   'session.state': 'State',
   'session.lifetimeLeft': 'Time left',
   'session.waitingDialog':
-    'Waiting for you: the CLI shows this dialog on its computer. Bria answers it only with the answer you choose here; you can also answer it there.',
+    'Waiting for you on the computer: the CLI shows this dialog there. Bria answers it only with the answer you choose here; you can also answer it there.',
   'session.lifetimeNever': 'no limit',
   'session.lifetimeClosed': 'none (the session is closed)',
   'session.lifetimeExpired': 'expired',
@@ -490,7 +490,7 @@ const ru: Record<MessageKey, string> = {
   'session.state': 'Состояние',
   'session.lifetimeLeft': 'Осталось',
   'session.waitingDialog':
-    'Ждём вас: CLI показывает этот диалог на компьютере. Bria отвечает на него только выбранным вами здесь ответом; можно ответить и там.',
+    'Ждём вас на компьютере: CLI показывает там этот диалог. Bria отвечает на него только выбранным вами здесь ответом; можно ответить и там.',
   'session.lifetimeNever': 'без ограничения',
   'session.lifetimeClosed': 'нет (сессия закрыта)',
   'session.lifetimeExpired': 'истекло',
