@@ -34,7 +34,12 @@ for (const viewport of [
         // The terminal: the pane as it is, sized to it.
         await page.getByTestId('terminal').locator('summary').click();
         const rows = page.locator('[data-testid="terminal-box"] .xterm-rows');
-        await expect(rows).toContainText('for shortcuts', { timeout: 30_000 });
+        // xterm.js draws only while it is on screen (below the composer on a phone): look at it as a person would.
+        const terminalText = async () => {
+          await page.getByTestId('terminal-box').scrollIntoViewIfNeeded();
+          return (await rows.textContent()) ?? '';
+        };
+        await expect.poll(terminalText, { timeout: 30_000 }).toContain('for shortcuts');
 
         // Every draft text the page shows, recorded by the page itself as it changes.
         await page.evaluate(() => {
@@ -52,7 +57,7 @@ for (const viewport of [
         await expect(page.getByTestId('draft')).toContainText('being written');
         await saveShot(page, `stream-draft-${executor}-${viewport.width}`);
         // The terminal follows the pane while the answer is drawn.
-        await expect(rows).toContainText('line 3 of 40', { timeout: 60_000 });
+        await expect.poll(terminalText, { timeout: 60_000 }).toContain('line 3 of 40');
 
         const final = page.getByTestId('final').last();
         await expect(final).toContainText('line 40 of 40', { timeout: 120_000 });
