@@ -40,7 +40,8 @@ export default defineConfig({
     cwd: '.',
     // serve.ts picks free ports and prints this line once everything answers; URLs are in .tmp/state.json.
     wait: { stdout: /BRIA_E2E_READY/ },
-    timeout: 240_000,
+    // next build alone took over 240 s on the shared 2-core machine under load (load average ~20).
+    timeout: 600_000,
     reuseExistingServer: false,
     stdout: 'pipe',
     stderr: 'pipe',

@@ -13,6 +13,7 @@ import type { AgentConfig } from './env.ts';
 import type { AgentLog } from './log.ts';
 import { claudeConfigDir, codexHome, Tmux } from './executors/index.ts';
 import { HubClient } from './hub-client/hub-client.ts';
+import { TerminalWatch } from './terminal/terminal-watch.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { crashPoint } from './test-crash.ts';
 import { addedNames, cliEnvironment, isWithheld } from './cli-env.ts';
@@ -32,6 +33,7 @@ export const AGENT_CAPABILITIES: readonly (OptionalCommand | AgentFeature)[] = [
   'answer_dialog',
   'compact_context',
   'handoff',
+  'terminal',
 ];
 
 export interface ExecutorProbe {
@@ -100,6 +102,7 @@ export class Agent {
   private readonly reporter: HookReporter;
   /** The channel's `open` has run (until then it is off only for not being open yet). */
   private hooksTried = false;
+  private readonly terminal: TerminalWatch;
 
   constructor(
     readonly cfg: AgentConfig,
@@ -123,6 +126,7 @@ export class Agent {
       }),
       onCommand: (cmd) => this.handle(cmd),
       onInterrupted: (rec) => this.control.interruptedResult(rec),
+      onTerminal: (t) => this.terminal.onFrame(t),
     });
     // The CLIs get the agent's own environment, so the user's settings and logins apply, minus
     // Bria's own variables (tokens, database URL): the tmux server and its panes' shells too.
@@ -148,6 +152,14 @@ export class Agent {
       hooks: this.hooks,
       bins: { claude: cfg.claudeBin, codex: cfg.codexBin },
       emit: (e) => void this.client.emitEvent(e),
+      live: { send: (frame) => this.client.sendLive(frame), connection: () => this.client.liveConnection },
+    });
+    this.terminal = new TerminalWatch({
+      tmux,
+      identity: (sessionId) => this.control.host(sessionId)?.identityOrNull() ?? null,
+      send: (frame) => this.client.sendLive(frame),
+      dialogOpen: (sessionId) => this.hooks.pending(sessionId).length > 0,
+      log: (level, msg, fields) => log(level, msg, fields),
     });
     this.reporter = new HookReporter({
       channel: this.hooks,
@@ -242,6 +254,7 @@ export class Agent {
   async stop(): Promise<void> {
     // Deliberately nothing is sent to the CLIs: they keep running in tmux without the agent.
     this.control.detachAll();
+    this.terminal.close();
     this.discovery.close();
     await this.hooks.close();
     await this.client.stop();

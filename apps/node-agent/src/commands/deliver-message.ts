@@ -44,12 +44,17 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
   try {
     const hooks = rt.o.hooks;
     const gate = hooks ? { begin: () => hooks.beginTyping(sessionId), end: () => hooks.endTyping(sessionId) } : undefined;
+    // The answer is read from the screen while the turn runs (a draft, never stored); the journal decides.
+    const draft = rt.drafts.get(sessionId);
+    draft?.expect(p.messageId, text);
     const r = await host.deliver({ messageId: p.messageId, text }, gate);
+    if (!r.accepted) draft?.forget(p.messageId);
     // Without a receipt in time the text may or may not have reached the CLI: unknown, never retyped.
     return r.accepted
       ? { ok: true, delivery: 'accepted', messageId: p.messageId, nativeRef: r.nativeRef }
       : { ok: false, delivery: 'unknown', messageId: p.messageId, error: r.reason };
   } catch (err) {
+    rt.drafts.get(sessionId)?.forget(p.messageId);
     // Refused before the paste, or the paste failed because the CLI is verifiably gone: nothing reached it.
     const untyped = (err instanceof ExecutorError && err.code === 'not_ready') || (rec.identity !== null && (await processGone(rec.identity)));
     if (!untyped) throw err;

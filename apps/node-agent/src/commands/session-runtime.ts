@@ -10,7 +10,8 @@ import {
   type SessionHostOptions,
   type Tmux,
 } from '../executors/index.ts';
-import { permissionModeOf, type SessionEventInput, type SessionEventName, type SessionEventOut } from '@bria/core/protocol';
+import { type Draft, permissionModeOf, type SessionEventInput, type SessionEventName, type SessionEventOut } from '@bria/core/protocol';
+import { DraftWatch } from '../draft/draft-watch.ts';
 import type { HookChannel } from '../hooks/hook-channel.ts';
 import { RECENT, recordHostEvent } from './record-host-event.ts';
 import { type SessionRecord, SessionRegistry } from './registry.ts';
@@ -38,6 +39,11 @@ export interface SessionControlOptions {
    * PermissionRequest hook that reaches this channel (Claude `--settings` file, Codex `-c`).
    */
   hooks?: HookChannel;
+  /**
+   * Ephemeral frames to the hub (drafts, protocol/live-frames.ts): false when not sent. Without it
+   * no draft is read. `connection` changes with every hub connection.
+   */
+  live?: { send: (frame: Draft) => boolean; connection: () => number };
 }
 
 /** The mode a start or resume command asks for, read with the executor's closed list (older stored values mapped). */
@@ -50,6 +56,8 @@ export const modeOf = (executor: Executor, m: string | undefined): PermissionMod
 export class SessionRuntime {
   readonly registry: SessionRegistry;
   readonly hosts = new Map<string, SessionHost>();
+  /** The draft of each session's running turn (draft/draft-watch.ts), one per host. */
+  readonly drafts = new Map<string, DraftWatch>();
   private readonly chains = new Map<string, Promise<unknown>>();
   /** Starts left on a CLI dialog and watched until the user answers it (host, generation it reports under). */
   /** Starts waiting on a dialog: `since` is the generation the CLI was launched under, `generation` the latest start that kept it. */
@@ -125,6 +133,23 @@ export class SessionRuntime {
     this.hosts.get(sessionId)?.detach();
     this.hosts.set(sessionId, host);
     host.on((e) => recordHostEvent(this, sessionId, host, e));
+    this.drafts.get(sessionId)?.close();
+    this.drafts.delete(sessionId);
+    const live = this.o.live;
+    if (live) {
+      const watch = new DraftWatch({
+        executor,
+        tmux: this.o.tmux,
+        sessionId,
+        identity: () => (this.hosts.get(sessionId) === host ? host.identityOrNull() : null),
+        generation: () => this.registry.get(sessionId)?.generation ?? 0,
+        send: live.send,
+        connection: live.connection,
+        onError: (err) => this.o.log('warn', 'agent.draft_read_failed', { sessionId, err: err.message.slice(0, 200) }),
+      });
+      host.on((e) => watch.onHostEvent(e));
+      this.drafts.set(sessionId, watch);
+    }
     return host;
   }
 

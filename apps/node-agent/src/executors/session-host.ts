@@ -90,6 +90,11 @@ export class SessionHost extends HostEvents {
     return { ...this.ident };
   }
 
+  /** The running CLI's identity, or null before it has one. */
+  identityOrNull(): SessionIdentity | null {
+    return this.ident ? { ...this.ident } : null;
+  }
+
   /** Bytes of the journal already read; an agent stores it to re-attach later. */
   get journalOffset(): number {
     return this.tailer?.offset ?? 0;

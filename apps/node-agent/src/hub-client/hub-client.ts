@@ -19,6 +19,9 @@ import {
   type AgentToHub,
   type Command,
   type CommandAnswer,
+  type Draft,
+  type Pane,
+  type Terminal,
   type Hello,
   type SessionEventOut,
   type Welcome,
@@ -52,6 +55,8 @@ export interface HubClientOptions {
   onInterrupted?: (rec: CommandRecord) => Promise<CommandAnswer>;
   log: AgentLog;
   random?: () => number;
+  /** A dashboard watches or types into a session's pane (protocol/live-frames.ts; ephemeral). */
+  onTerminal?: (t: Terminal) => void;
   /** Extra CA certificates (PEM) to trust for wss:// besides the system's (--ca). */
   ca?: Buffer;
   /**
@@ -245,6 +250,24 @@ export class HubClient extends EventEmitter {
     }, delay);
   }
 
+  private hubFeatures: ReadonlySet<string> = new Set();
+  private liveConnectionNo = 0;
+
+  /** Changes with every welcome: ephemeral frames start over on a new connection. */
+  get liveConnection(): number {
+    return this.liveConnectionNo;
+  }
+
+  /**
+   * Sends an ephemeral frame (protocol/live-frames.ts: never in the ledger, never replayed) when
+   * online to a hub that lists its feature; false when it was dropped.
+   */
+  sendLive(frame: Draft | Pane): boolean {
+    if (this.state !== 'online' || !this.hubFeatures.has(frame.type) || this.ws?.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
   private send(msg: AgentToHub): void {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
   }
@@ -273,6 +296,9 @@ export class HubClient extends EventEmitter {
         return;
       case 'command':
         return this.onCommand(msg);
+      case 'terminal':
+        this.opts.onTerminal?.(msg);
+        return;
       case 'refused':
         if (msg.code === 'protocol') this.refusedForProtocol(msg.message);
         else this.opts.log('error', `The hub refused this agent: ${msg.message}`);
@@ -285,6 +311,8 @@ export class HubClient extends EventEmitter {
 
   private onWelcome(w: Welcome): void {
     this.onlineSince = Date.now();
+    this.hubFeatures = new Set(w.features ?? []);
+    this.liveConnectionNo += 1;
     this.nodeId = w.nodeId;
     this.heartbeatMs = w.heartbeatMs;
     // The hub stored everything up to its lastEventSeq; drop those and replay the rest in order.

@@ -78,10 +78,13 @@ export class ControlClient {
     this.child = child;
   }
 
-  /** Attaches to `session`; null when there is no server or no such session. */
-  static open(bin: string, socketName: string, session: string): Promise<ControlClient | null> {
+  /**
+   * Attaches to `session`; null when there is no server or no such session. `flags` are the client's
+   * (`attach-session -f`): the command client takes no output; a pane follower (pane-follow.ts) does.
+   */
+  static open(bin: string, socketName: string, session: string, flags = 'no-output,ignore-size'): Promise<ControlClient | null> {
     // -u: tmux would otherwise replace non-ASCII output with `_` when the agent's locale is not UTF-8.
-    const child = spawn(bin, ['-u', '-L', socketName, '-C', 'attach-session', '-f', 'no-output,ignore-size', '-t', `=${session}`], {
+    const child = spawn(bin, ['-u', '-L', socketName, '-C', 'attach-session', '-f', flags, '-t', `=${session}`], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const c = new ControlClient(child);

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { assertSessionName, PANE_FORMAT, parsePaneLine, parsePaneList, type PaneInfo } from './pane-format.ts';
 import { buildWrapperScript } from './shell-script.ts';
 import { ControlClient, commandLine } from './control.ts';
+import { PaneFollower } from './pane-follow.ts';
 import { PANES_FORMAT, PANES_SUB, type PaneStates, parsePanesNotification } from './pane-subscription.ts';
 import { runTmuxProcess, TmuxError } from './tmux-process.ts';
 
@@ -101,6 +102,11 @@ export class Tmux {
   /** Pid of the open control-mode client (a long-lived child of this process), if any. */
   get controlClientPid(): number | undefined {
     return this.ctl && !this.ctl.closed ? this.ctl.pid : undefined;
+  }
+
+  /** Follows one pane's output (pane-follow.ts); null when there is no such session. */
+  followPane(o: { sessionName: string; paneId: string; onOutput: (data: string) => void; onClose?: () => void }): Promise<PaneFollower | null> {
+    return PaneFollower.open({ ...o, bin: this.bin, socketName: this.socketName });
   }
 
   /** Ends the control client (the server and its panes stay). */

@@ -2,6 +2,7 @@
 import { Fragment } from 'react';
 import type { AnyKey } from '../i18n/catalog.ts';
 import { ActivityList, LooseActivity } from './activity-rows.tsx';
+import { DraftBubble, type DraftView } from './draft.tsx';
 import { type ActivityRow, type PlacedActivity, placeActivity, storedAnchors } from './activity-stream.ts';
 import { useI18n } from './i18n-context.tsx';
 import { Markdown } from './markdown.tsx';
@@ -27,6 +28,8 @@ export function Conversation(props: {
   open: boolean;
   /** A turn runs now: the newest unanswered turn says so instead of waiting silently. */
   working?: boolean;
+  /** The answer being written for the running turn (live.draft), until its final arrives. */
+  draft?: DraftView | null;
   onEarlier?: () => void;
 }) {
   const { t } = useI18n();
@@ -44,6 +47,7 @@ export function Conversation(props: {
           items={props.items}
           activity={props.activity}
           now={props.now}
+          draft={props.draft ?? null}
           onEarlier={journal.offset > 0 ? props.onEarlier : undefined}
         />
       ) : (
@@ -61,7 +65,14 @@ export function Conversation(props: {
                 : t('conv.unavailable.failed', { detail: t('error.generic') })}
           </p>
           {props.discovered && <p className="muted small">{t('conv.discovered')}</p>}
-          <StoredTurns items={props.items} total={props.total} activity={props.activity} now={props.now} working={props.working ?? false} />
+          <StoredTurns
+            items={props.items}
+            total={props.total}
+            activity={props.activity}
+            now={props.now}
+            working={props.working ?? false}
+            draft={props.draft ?? null}
+          />
         </>
       )}
     </section>
@@ -84,6 +95,7 @@ function JournalTurns({
   items,
   activity,
   now,
+  draft,
   onEarlier,
 }: {
   turns: JournalTurn[];
@@ -94,9 +106,14 @@ function JournalTurns({
   items: ConversationItem[];
   activity: readonly ActivityRow[];
   now: number;
+  draft: DraftView | null;
   onEarlier: (() => void) | undefined;
 }) {
   const { t } = useI18n();
+  // A draft belongs under its message's turn; a turn the journal does not show yet gets its own line.
+  const draftItem = draft ? items.find((m) => m.id === draft.messageId && m.finalText === null) : undefined;
+  const draftTurn = draft ? turns.find((turn) => turn.message?.id === draft.messageId) : undefined;
+  const looseDraft = draft && draftItem && !draftTurn ? draft : null;
   const arrived = new Map(items.map((m) => [m.id, m.createdAt]));
   const placed = placeActivity(
     turns.map((turn) => ({
@@ -143,6 +160,7 @@ function JournalTurns({
                   <div className="plain">{turn.prompt}</div>
                 </div>
                 <ActivityList rows={placed.byTurn.get(turn.nativeRef) ?? []} now={now} />
+                {draft && turn === draftTurn && turn.final === undefined && draftItem && <DraftBubble draft={draft} />}
                 {turn.final !== undefined && (
                   <div className="bubble bubble-agent" data-testid="final">
                     <p className="who">{t('conv.agent')}</p>
@@ -170,6 +188,11 @@ function JournalTurns({
             </Fragment>
           );
         })}
+        {looseDraft && (
+          <li className="turn" data-testid="turn" data-state="pending">
+            <DraftBubble draft={looseDraft} />
+          </li>
+        )}
       </ol>
     </>
   );
@@ -182,12 +205,14 @@ function StoredTurns({
   activity,
   now,
   working,
+  draft,
 }: {
   items: ConversationItem[];
   total: number;
   activity: readonly ActivityRow[];
   now: number;
   working: boolean;
+  draft: DraftView | null;
 }) {
   const { t } = useI18n();
   const placed = placeActivity(storedAnchors(items), activity);
@@ -209,6 +234,7 @@ function StoredTurns({
                 <div className="plain">{m.text}</div>
               </div>
               <ActivityList rows={placed.byTurn.get(m.id) ?? []} now={now} />
+              {draft && draft.messageId === m.id && m.finalText === null && <DraftBubble draft={draft} />}
               {m.finalText !== null && (
                 <div className="bubble bubble-agent" data-testid="final">
                   <p className="who">{t('conv.agent')}</p>

@@ -6,6 +6,8 @@ import { type RefObject, useCallback, useEffect, useRef, useState } from 'react'
 import Link from 'next/link';
 import { contextText, isWorking } from './activity-stream.ts';
 import { Conversation, QueueTable } from './conversation.tsx';
+import { useDraft } from './draft.tsx';
+import { TerminalView } from './terminal-view.tsx';
 import { EvidenceTimeline } from './evidence-timeline.tsx';
 import { ChoiceFacts } from './session-choices.tsx';
 import { useI18n } from './i18n-context.tsx';
@@ -55,6 +57,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     if (!first) void refetchJournal();
   }, [signature, refetchJournal]);
   const chatRef = useStickToBottom(composer);
+  const draft = useDraft(sessionId, q.data !== undefined && q.data.session.state !== 'Archived');
   if (q.isPending) return <Skeleton lines={6} />;
   // A failed reload keeps what is on screen (the reconnecting banner says why); only a first load shows the error.
   if (q.isError && !q.data)
@@ -103,6 +106,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           discovered={s.launchSource === 'discovered'}
           open={open}
           working={isWorking(s.state)}
+          draft={draft}
           onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}
         />
         {/* What the agent asks you comes where the newest turn is, right above the composer. */}
@@ -111,6 +115,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       <div ref={composer} className={open ? 'composer' : 'composer-end'}>
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
       </div>
+      {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}
       <details className="card session-details" data-testid="session-details">
         <summary>{t('session.details')}</summary>
         <dl className="facts">
@@ -176,6 +181,18 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         <EvidenceTimeline items={evidence} />
       </details>
     </div>
+  );
+}
+
+/** The live terminal, connected only while unfolded (no stream for a page that does not show it). */
+function TerminalDetails({ sessionId, dialogOpen }: { sessionId: string; dialogOpen: boolean }) {
+  const { t } = useI18n();
+  const [shown, setShown] = useState(false);
+  return (
+    <details className="card" data-testid="terminal" onToggle={(e) => setShown(e.currentTarget.open)}>
+      <summary>{t('terminal.title')}</summary>
+      {shown && <TerminalView sessionId={sessionId} dialogOpen={dialogOpen} />}
+    </details>
   );
 }
 

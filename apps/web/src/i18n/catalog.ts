@@ -12,7 +12,8 @@ const en = {
   'signin.title': 'Sign in to Bria',
   'signin.intro': 'The dashboard opens with a one-time link. There are no passwords.',
   'signin.howBot': 'In your Telegram chat with the Bria bot, send /login. The bot replies with a link.',
-  'signin.howStart': 'Or look at the output of npm start on the computer running Bria: it prints a link at start-up.',
+  'signin.howStart':
+    'Or look at the output of npm start on the computer running Bria: it prints a link at start-up. Expired? Run npm run login in the Bria folder there: it prints a fresh link.',
   'signin.validity': 'A link works once and expires after 15 minutes.',
   'login.used': 'This login link has already been used.',
   'login.expired': 'This login link has expired.',
@@ -89,7 +90,8 @@ const en = {
   'session.executor': 'Agent',
   'session.state': 'State',
   'session.lifetimeLeft': 'Time left',
-  'session.waitingDialog': 'Waiting for you on the computer: the agent shows this dialog and Bria never answers it for you.',
+  'session.waitingDialog':
+    'Waiting for you on the computer: the CLI shows this dialog there. Bria answers it only with the answer you choose here; you can also answer it there.',
   'session.lifetimeNever': 'no limit',
   'session.lifetimeClosed': 'none (the session is closed)',
   'session.lifetimeExpired': 'expired',
@@ -113,7 +115,7 @@ const en = {
   'wait.starting':
     'Waiting for the CLI to reach its prompt on its computer. Messages sent now are kept and delivered once it is ready. If it shows a question instead, it is shown here and in the chat.',
   'wait.startDialog':
-    'Waiting for you: the CLI asks a question on its computer (below). Bria never answers it; once you answer it there, the session becomes ready.',
+    'Waiting for you: the CLI asks a question on its computer (below). Bria answers it only with the answer you choose; once it is answered (here or there), the session becomes ready.',
   'wait.resuming':
     'Waiting for the computer to reopen this conversation. Without an answer within {minutes} minutes the resume fails with its cause, and the archive stays as it was.',
   'wait.stopping':
@@ -385,6 +387,15 @@ const en = {
   'session.details': 'Details: facts, usage, queue and timeline',
   'conv.stopped': 'You stopped this answer.',
   'conv.working': 'The agent is working on it; its steps appear as they happen.',
+  'terminal.title': 'Terminal (live)',
+  'terminal.type': 'Type into the terminal',
+  'terminal.copy': 'Copy',
+  'terminal.copied': 'Copied',
+  'terminal.connecting': 'Connecting to the computer…',
+  'terminal.dialogOpen': 'The CLI is asking something: answer it above. Typing is off until then.',
+  'terminal.help':
+    'The pane on the computer as it is drawn, nothing stored. With typing on, keys go to the CLI as you press them: use it for the CLI’s own commands (/model, /review …).',
+  'conv.draft': "being written (as on the computer's screen; the recorded answer replaces it)",
   'conv.queued': 'In the queue: the agent takes it when it finishes the current work.',
   'evidence.raw': 'Raw record',
   'nodes.token.revokeConfirm': 'Yes, revoke',
@@ -414,7 +425,8 @@ const ru: Record<MessageKey, string> = {
   'signin.title': 'Вход в Bria',
   'signin.intro': 'Панель открывается по одноразовой ссылке. Паролей нет.',
   'signin.howBot': 'В Telegram-чате с ботом Bria отправьте /login — бот пришлёт ссылку.',
-  'signin.howStart': 'Или посмотрите вывод npm start на компьютере, где запущена Bria: при старте она печатает ссылку.',
+  'signin.howStart':
+    'Или посмотрите вывод npm start на компьютере, где запущена Bria: при старте она печатает ссылку. Истекла? Выполните там в папке Bria npm run login — она напечатает новую ссылку.',
   'signin.validity': 'Ссылка работает один раз и действует 15 минут.',
   'login.used': 'Эта ссылка для входа уже использована.',
   'login.expired': 'Срок действия этой ссылки истёк.',
@@ -492,7 +504,8 @@ const ru: Record<MessageKey, string> = {
   'session.executor': 'Агент',
   'session.state': 'Состояние',
   'session.lifetimeLeft': 'Осталось',
-  'session.waitingDialog': 'Ждём вас на компьютере: агент показывает этот диалог, и Bria никогда не отвечает на него за вас.',
+  'session.waitingDialog':
+    'Ждём вас на компьютере: CLI показывает там этот диалог. Bria отвечает на него только выбранным вами здесь ответом; можно ответить и там.',
   'session.lifetimeNever': 'без ограничения',
   'session.lifetimeClosed': 'нет (сессия закрыта)',
   'session.lifetimeExpired': 'истекло',
@@ -515,7 +528,8 @@ const ru: Record<MessageKey, string> = {
   'session.resumeHint': 'Возобновление открывает именно эту сессию с её контекстом.',
   'wait.starting':
     'Ждём, пока CLI на компьютере дойдёт до приглашения. Сообщения, отправленные сейчас, сохраняются и будут доставлены, когда он будет готов. Если вместо этого он задаст вопрос, он будет показан здесь и в чате.',
-  'wait.startDialog': 'Ждём вас: CLI задаёт вопрос на компьютере (ниже). Bria никогда на него не отвечает; как только вы ответите там, сессия будет готова.',
+  'wait.startDialog':
+    'Ждём вас: CLI задаёт вопрос на компьютере (ниже). Bria отвечает на него только выбранным вами ответом; как только на него ответят (здесь или там), сессия будет готова.',
   'wait.resuming':
     'Ждём, пока компьютер заново откроет этот разговор. Если ответа не будет {minutes} мин., возобновление завершится ошибкой с причиной, а архив останется прежним.',
   'wait.stopping':
@@ -787,6 +801,15 @@ const ru: Record<MessageKey, string> = {
   'session.details': 'Подробности: факты, расход, очередь и хронология',
   'conv.stopped': 'Вы остановили этот ответ.',
   'conv.working': 'Агент работает; его шаги появляются по мере выполнения.',
+  'terminal.title': 'Терминал (вживую)',
+  'terminal.type': 'Вводить в терминал',
+  'terminal.copy': 'Копировать',
+  'terminal.copied': 'Скопировано',
+  'terminal.connecting': 'Подключение к компьютеру…',
+  'terminal.dialogOpen': 'CLI что-то спрашивает: ответьте выше. До тех пор ввод выключен.',
+  'terminal.help':
+    'Панель на компьютере как она отрисована, ничего не сохраняется. С включённым вводом клавиши сразу идут в CLI: для собственных команд CLI (/model, /review …).',
+  'conv.draft': 'пишется (как на экране компьютера; записанный ответ заменит это)',
   'conv.queued': 'В очереди: агент возьмёт сообщение, когда закончит текущую работу.',
   'evidence.raw': 'Исходная запись',
   'nodes.token.revokeConfirm': 'Да, отозвать',

@@ -10,6 +10,7 @@ import { deadTokenIds, findNodeByToken, markNodeOffline, markNodeOnline, markSta
 import type { Logger } from '../log.ts';
 import {
   CloseCode,
+  HUB_FEATURES,
   HUB_READ_LIMIT_BYTES,
   OPTIONAL_COMMANDS,
   nulRefusal,
@@ -20,6 +21,9 @@ import {
 } from '../protocol/index.ts';
 import { frameText, refuseFrame, sizeRefusal } from './refused-frames.ts';
 import { AgentConnection } from './agent-connection.ts';
+import { DraftRelay } from './draft-relay.ts';
+import { TerminalRelay } from './terminal-relay.ts';
+import { TERMINAL_CHANNEL } from '../db/repos/terminal-notices.ts';
 import { agentOutdated } from '../domain/agent-version.ts';
 import { AgentDownloads } from './agent-download.ts';
 import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-check.ts';
@@ -60,10 +64,14 @@ export class Hub {
   private livenessWrites = new Map<string, Promise<unknown>>();
   private readonly now: () => Date;
   private readonly downloads: AgentDownloads | undefined;
+  private readonly drafts: DraftRelay;
+  private readonly terminals: TerminalRelay;
   port = 0;
 
   constructor(private readonly opts: HubOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.drafts = new DraftRelay(opts.db, opts.log);
+    this.terminals = new TerminalRelay(opts.db, opts.log, (nodeId) => this.connections.get(nodeId));
     this.downloads = opts.agentBundleDir ? new AgentDownloads(opts.agentBundleDir) : undefined;
   }
 
@@ -115,7 +123,7 @@ export class Hub {
   private async listen(): Promise<void> {
     this.listener = new PgListener({
       databaseUrl: this.opts.databaseUrl,
-      channels: ['bria_agent_commands', 'bria_token_revoked'],
+      channels: ['bria_agent_commands', 'bria_token_revoked', TERMINAL_CHANNEL],
       onNotify: (channel, payload) => this.onNotify(channel, payload),
       onListening: (reconnected) => {
         if (!reconnected || this.closing) return;
@@ -196,6 +204,7 @@ export class Hub {
       clearTimeout(helloTimer);
       if (this.connections.get(nodeId) === conn) {
         this.connections.delete(nodeId);
+        this.drafts.dropNode(nodeId);
         if (!this.closing) void this.liveness(nodeId, () => markNodeOffline(this.opts.db, nodeId, this.now())).catch(() => {});
       }
       log.info({ code }, 'hub.agent_disconnected');
@@ -259,6 +268,13 @@ export class Hub {
         return;
       case 'pong':
         return;
+      case 'draft':
+        // Ephemeral: relayed to the dashboards, never stored, never acknowledged.
+        this.drafts.relay(conn.nodeId, msg);
+        return;
+      case 'pane':
+        this.terminals.relay(conn.nodeId, msg);
+        return;
       case 'command_ack':
         conn.acked(msg.id);
         await markCommandAcked(this.opts.db, conn.nodeId, msg.id, this.now());
@@ -302,7 +318,14 @@ export class Hub {
     );
     conn.capabilities = new Set(hello.capabilities ?? []);
     conn.helloDone = true;
-    conn.send({ type: 'welcome', nodeId: conn.nodeId, nodeName: node.name, heartbeatMs: this.opts.heartbeatMs, lastEventSeq: Number(node.lastEventSeq) });
+    conn.send({
+      type: 'welcome',
+      nodeId: conn.nodeId,
+      nodeName: node.name,
+      heartbeatMs: this.opts.heartbeatMs,
+      lastEventSeq: Number(node.lastEventSeq),
+      features: [...HUB_FEATURES],
+    });
     conn.log.info({ agentVersion: hello.agentVersion }, 'hub.agent_online');
     // The dashboard shows it too (nodes.list `agentOutdated`, with the update command).
     const latest = this.downloads?.current()?.version ?? null;
@@ -335,7 +358,9 @@ export class Hub {
   }
 
   private onNotify(channel: string, payload: string): void {
-    if (channel === 'bria_agent_commands') {
+    if (channel === TERMINAL_CHANNEL) {
+      this.terminals.onNotice(payload);
+    } else if (channel === 'bria_agent_commands') {
       void this.flushCommands(payload).catch((err) => this.opts.log.warn({ err: (err as Error).message }, 'hub.flush_failed'));
     } else if (channel === 'bria_token_revoked') {
       this.closeRevoked(new Set([payload]));

@@ -103,7 +103,7 @@ export const en = {
   'msg.refusedTooLong': 'Not sent: the message is too long for one request. Split it or send it as a file.',
   'msg.refusedGone': 'Not sent: this session no longer exists. Pick another one in /sessions or start a /new one.',
   'msg.refusedCliCommand':
-    'Not sent: Claude Code would run a text that starts with / and a command name (like /help) as its own command, not pass it to the model. Put any character before the /, or write the path in full (like /srv/notes.md), and send it again.',
+    'Not sent: Claude Code would run a text that starts with / and a command name (like /help) as its own command, not pass it to the model. Put any character before the /, or write the path in full (like /srv/notes.md), and send it again. To run the CLI’s own command (/model, /review …), use the session’s live terminal on the dashboard (“Terminal (live)”, then “Type into the terminal”).',
   'msg.refusedCliWhitespace':
     'Not sent: Claude Code and Codex remove spaces and line breaks at the start and end of a message, so the model would not get it exactly as written. Remove them and send it again.',
   'msg.refusedCliWord':
@@ -263,6 +263,8 @@ export const en = {
   'compact.offline': 'The computer is offline.',
   'compact.done': 'Context compacted · {name}: {detail}',
   'compact.failed': 'Could not compact · {name}: {detail}',
+  'sessions.terminal_dialog_open': 'Not typed: the CLI is asking something. Answer it on this page first (typing could answer it for you).',
+  'sessions.terminal_not_running': 'Not typed: the session has no running CLI.',
   'sessions.compact_busy': 'Compact only while the session is idle (nothing running, waiting or asked).',
   'sessions.compact_agent_too_old': 'The agent on this computer is too old to compact the context.',
   'cmd.settings': 'Lifetime, suggestions, agents, language',

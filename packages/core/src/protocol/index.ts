@@ -8,6 +8,7 @@ export * from './cli-text.ts';
 export * from './command-results.ts';
 export * from './session-choices.ts';
 export * from './session-activity.ts';
+export * from './live-frames.ts';
 // The prompt rules both ends apply (pure, import-free; the agent may import only this package).
 export { type AnswerMisfit, type AnswerShape, type AnswerTarget, answerFits } from '../domain/prompt-machine.ts';
 export { type AlwaysAllowDecision, type AlwaysAllowOffer, type AlwaysAllowRefusal, alwaysAllowOffer } from '../domain/always-allow.ts';

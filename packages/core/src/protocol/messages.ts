@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { zDraft, zPane, zTerminal } from './live-frames.ts';
 
 /**
  * The hub ⇄ node agent protocol. Every frame is one JSON object validated on both ends.
@@ -59,6 +60,8 @@ export const zWelcome = z.object({
   heartbeatMs: z.number().int().positive(),
   /** Highest event seq the hub has stored from this node: the agent replays everything above it. */
   lastEventSeq: zSeq,
+  /** Frames beyond protocol 1's first release this hub accepts (live-frames.ts `HUB_FEATURES`); absent from an older hub. */
+  features: z.array(z.string().min(1).max(64)).max(32).optional(),
 });
 
 export const zPing = z.object({ type: z.literal('ping'), t: z.number() });
@@ -91,10 +94,13 @@ export type OptionalCommand = (typeof OPTIONAL_COMMANDS)[number];
 /**
  * Capabilities that are not commands. `handoff`: the agent reports processes outside Bria that hold a
  * native session (`discovery_diff` `outside`), refuses to start a second CLI on such a session and
- * takes one over on `resume_session.takeOver` (node-agent `handoff/`).
+ * takes one over on `resume_session.takeOver` (node-agent `handoff/`). `terminal`: it takes `terminal`
+ * frames (protocol/live-frames.ts) and answers with `pane` frames.
  */
 export const AGENT_FEATURES = [
   'handoff',
+  // Follows a pane for the dashboard's live terminal (protocol/live-frames.ts).
+  'terminal',
   // The agent's hooks channel is off, and why (domain/remote-answers.ts): its CLIs keep their own dialogs.
   'remote_answers_off:no_private_short_path',
   'remote_answers_off:folder_not_private',
@@ -138,8 +144,8 @@ export const zRefusal = z.object({
   retryAfterMs: z.number().int().nonnegative().optional(),
 });
 
-export const zAgentToHub = z.discriminatedUnion('type', [zHello, zPing, zPong, zCommandAck, zEvent]);
-export const zHubToAgent = z.discriminatedUnion('type', [zWelcome, zPing, zPong, zCommand, zEventAck, zRefusal]);
+export const zAgentToHub = z.discriminatedUnion('type', [zHello, zPing, zPong, zCommandAck, zEvent, zDraft, zPane]);
+export const zHubToAgent = z.discriminatedUnion('type', [zWelcome, zPing, zPong, zCommand, zEventAck, zRefusal, zTerminal]);
 
 export type Hello = z.infer<typeof zHello>;
 export type Welcome = z.infer<typeof zWelcome>;

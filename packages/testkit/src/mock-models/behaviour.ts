@@ -10,6 +10,7 @@ const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
   [/\bFAIL500\b/, 'fail500'],
   [/\bHANG\b/, 'hang'],
   [/\bSTALL\b/, 'stall'],
+  [/\bSLOWLINES\b/, 'slowlines'],
   [/\bSLOW\b/, 'slow'],
   [/\bTWOBLOCKS\b/, 'twoblocks'],
   [/\bMDSAMPLE\b/, 'mdsample'],
@@ -99,6 +100,14 @@ export function twoBlockTexts(n: number, userText: string): [string, string] {
 /** SLOW: chunk i (1-based) of count; the first carries the usual reply so tests can match it. */
 export function slowChunkText(n: number, userText: string, i: number, count: number): string {
   return i === 1 ? `${replyText(n, userText)} [1/${count}]` : ` [${i}/${count}]`;
+}
+
+/**
+ * SLOWLINES: like SLOW, but each later chunk starts a new line. Claude Code draws an answer's lines
+ * only once they are complete, so a draft read from its screen grows only with such an answer.
+ */
+export function slowLineChunkText(n: number, userText: string, i: number, count: number): string {
+  return i === 1 ? `${replyText(n, userText)} [1/${count}]` : `\nline ${i} of ${count} of the slow answer`;
 }
 
 export function slowText(n: number, userText: string, count: number): string {

@@ -6,6 +6,7 @@ import {
   sequenceStep,
   sequenceWord,
   slowChunkText,
+  slowLineChunkText,
   splitDeltas,
   titleText,
   type ToolBehaviour,
@@ -87,10 +88,12 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
     case 'stall':
       entry.reply = replyText(n, userText);
       return { type: 'text', steps: [{ block: 0, text: entry.reply, delayMs: 0 }], stall: true };
-    case 'slow': {
+    case 'slow':
+    case 'slowlines': {
+      const chunk = behaviour === 'slow' ? slowChunkText : slowLineChunkText;
       const steps: Step[] = [];
       for (let i = 1; i <= opts.slowChunks; i++) {
-        steps.push({ block: 0, text: slowChunkText(n, userText, i, opts.slowChunks), delayMs: i === 1 ? 0 : opts.slowChunkMs });
+        steps.push({ block: 0, text: chunk(n, userText, i, opts.slowChunks), delayMs: i === 1 ? 0 : opts.slowChunkMs });
       }
       entry.reply = steps.map((s) => s.text).join('');
       return { type: 'text', steps, stall: false };

@@ -5,6 +5,7 @@ export type RequestKind = 'turn' | 'title' | 'other';
 export type Behaviour =
   | 'reply'
   | 'slow'
+  | 'slowlines'
   | 'stall'
   | 'hang'
   | 'fail400'

@@ -1,10 +1,14 @@
 import { EventEmitter, on } from 'node:events';
 import { PgListener } from '../pg-listener.ts';
+import { DRAFT_CHANNEL, type DraftNotice, parseDraftNotice } from './drafts.ts';
+import { PANE_CHANNEL, type PaneNotice, parsePaneNotice } from './terminal-notices.ts';
 
 /** What the `bria_changes` triggers announce: only ids, never content. */
 export type Change = { kind: 'session'; id: string } | { kind: 'node'; id: string } | { kind: 'resync' };
 
 export const CHANGES_CHANNEL = 'bria_changes';
+/** How long a kept draft is offered to a new subscriber. */
+const DRAFT_KEEP_MS = 60_000;
 
 export function parseChange(payload: string | undefined): Change | null {
   const m = /^([sn]):([0-9a-f-]{36})$/.exec(payload ?? '');
@@ -23,6 +27,8 @@ export class ChangeFeed {
   private readonly emitter = new EventEmitter();
   private listener: PgListener | null = null;
   private closed = false;
+  /** The newest draft of each session (ephemeral: a new tab starts from it; gone with the process). */
+  private readonly latestDrafts = new Map<string, DraftNotice & { at: number }>();
 
   constructor(
     private readonly databaseUrl: string,
@@ -43,14 +49,62 @@ export class ChangeFeed {
     }
   }
 
+  /**
+   * Yields the drafts of one session (`bria_draft`, db/repos/drafts.ts): the newest one kept (if
+   * recent), then each new one, until `signal` aborts.
+   */
+  async *drafts(sessionId: string, signal: AbortSignal): AsyncGenerator<DraftNotice> {
+    const iterator = on(this.emitter, `draft:${sessionId}`, { signal });
+    try {
+      await this.ensure();
+      const kept = this.latestDrafts.get(sessionId);
+      if (kept && Date.now() - kept.at < DRAFT_KEEP_MS) yield kept;
+      for await (const [d] of iterator) yield d as DraftNotice;
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') throw err;
+    }
+  }
+
+  /**
+   * Yields one session's pane pieces (`bria_pane`, db/repos/terminal-notices.ts) until `signal`
+   * aborts; `listening` runs once LISTEN is in place (the caller then asks the hub for a snapshot).
+   */
+  async *panes(sessionId: string, signal: AbortSignal, listening: () => void): AsyncGenerator<PaneNotice> {
+    const iterator = on(this.emitter, `pane:${sessionId}`, { signal });
+    try {
+      await this.ensure();
+      listening();
+      for await (const [p] of iterator) yield p as PaneNotice;
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') throw err;
+    }
+  }
+
+  private onDraft(d: DraftNotice): void {
+    const now = Date.now();
+    if (this.latestDrafts.size > 1_000) for (const [id, k] of this.latestDrafts) if (now - k.at > DRAFT_KEEP_MS) this.latestDrafts.delete(id);
+    this.latestDrafts.set(d.sessionId, { ...d, at: now });
+    this.emitter.emit(`draft:${d.sessionId}`, d);
+  }
+
   /** Resolves once LISTEN is in place (tests wait for this before writing). */
   ensure(): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (!this.listener) {
       const listener = new PgListener({
         databaseUrl: this.databaseUrl,
-        channels: [CHANGES_CHANNEL],
+        channels: [CHANGES_CHANNEL, DRAFT_CHANNEL, PANE_CHANNEL],
         onNotify: (channel, payload) => {
+          if (channel === PANE_CHANNEL) {
+            const p = parsePaneNotice(payload);
+            if (p) this.emitter.emit(`pane:${p.sessionId}`, p);
+            return;
+          }
+          if (channel === DRAFT_CHANNEL) {
+            const d = parseDraftNotice(payload);
+            if (d) this.onDraft(d);
+            return;
+          }
           const change = channel === CHANGES_CHANNEL ? parseChange(payload) : null;
           if (change) this.emitter.emit('change', change);
         },

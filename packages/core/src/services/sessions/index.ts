@@ -20,5 +20,6 @@ export {
 } from './answer-prompt.ts';
 export { nodeDefaultMode, modeUnavailable } from './session-choices.ts';
 export { compactSession } from './compact-session.ts';
+export { terminalInput } from './terminal-input.ts';
 export { listSessionsForScripts, type SessionListingItem } from './list-sessions-json.ts';
 export { continueHere, type ContinueHereInput } from './continue-here.ts';
