@@ -9,7 +9,6 @@ import {
   PROTOCOL_MISMATCH_DELAY_MS,
   PROTOCOL_VERSION,
   RECONNECT_HEALTHY_MS,
-  failureCode,
   parseHubToAgent,
   payloadRefusal,
   splitEvent,
@@ -17,65 +16,16 @@ import {
   reconnectDelay,
   unknownCommand,
   type AgentToHub,
-  type Command,
-  type CommandAnswer,
   type Draft,
   type Pane,
-  type Terminal,
-  type Hello,
-  type SessionEventOut,
   type Welcome,
 } from '@bria/core/protocol';
-import type { CommandRecord, Ledger, StoredEvent } from '../ledger/ledger.ts';
-import type { AgentLog } from '../log.ts';
+import type { StoredEvent } from '../ledger/ledger.ts';
+import { CommandRunner } from './commands.ts';
+import { type AgentEventOut, type ConnectionState, type HubClientOptions, isLoopbackUrl, STOP_GRACE_MS } from './options.ts';
 import { fetchPinnedCa, PinMismatchError } from './pinned-ca.ts';
 
-/** How long `stop` lets running commands finish and record their answers. */
-const STOP_GRACE_MS = 3_000;
-
-/**
- * An event the agent sends, checked by the compiler: a session event (`protocol/session-events.ts`)
- * or a command's answer (`protocol/command-results.ts`).
- */
-export type AgentEventOut =
-  | (SessionEventOut & { sessionId?: string; generation?: number; commandId?: undefined; at?: number })
-  | { event: 'command_result'; commandId: string; sessionId?: string; generation?: undefined; payload: CommandAnswer & { command: string }; at?: number };
-
-export interface HubClientOptions {
-  url: string;
-  token: string;
-  ledger: Ledger;
-  hello: () => Omit<Hello, 'type' | 'protocol' | 'lastEventSeq' | 'instanceId'>;
-  /** Handles a command the first time its id is seen. Its result becomes a `command_result` event. */
-  onCommand: (cmd: Command) => Promise<CommandAnswer>;
-  /**
-   * The answer for a command an earlier run of the agent recorded as received but never finished
-   * (it was SIGKILLed while running it). Never runs the command again: it only reports what is known.
-   */
-  onInterrupted?: (rec: CommandRecord) => Promise<CommandAnswer>;
-  log: AgentLog;
-  random?: () => number;
-  /** A dashboard watches or types into a session's pane (protocol/live-frames.ts; ephemeral). */
-  onTerminal?: (t: Terminal) => void;
-  /** Extra CA certificates (PEM) to trust for wss:// besides the system's (--ca). */
-  ca?: Buffer;
-  /**
-   * `--ca-sha256`: the SHA-256 of the hub's CA certificate. The CA is fetched from the hub's chain
-   * and becomes the only one trusted (pinned-ca.ts); the host name is then not checked: the pin
-   * names the hub, as a known host key does.
-   */
-  caSha256?: string;
-  /** How long `stop` lets running commands finish and record their answers (default 3 s). */
-  stopGraceMs?: number;
-}
-
-/** `wss://` to this computer: the certificate's chain is checked, its host name is not (it names the server's public name). */
-function isLoopbackUrl(url: string): boolean {
-  const h = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
-export type ConnectionState = 'connecting' | 'online' | 'offline' | 'refused';
+export type { AgentEventOut, ConnectionState, HubClientOptions } from './options.ts';
 
 /**
  * The agent's outbound connection to the hub, as an explicit loop: connect → hello → welcome →
@@ -92,10 +42,7 @@ export class HubClient extends EventEmitter {
   private watchdog?: NodeJS.Timeout;
   private heartbeatMs = 10_000;
   private lastHeard = 0;
-  /** Command ids this process is running now (a redelivery of one of them is only acknowledged). */
-  private readonly running = new Set<string>();
-  /** Resolved whenever a running command ends (stop waits for the ones in flight). */
-  private commandEnded: (() => void) | undefined;
+  private readonly commands: CommandRunner;
   /** Set once `stop` has returned: the ledger may be gone, so nothing is written any more. */
   private closed = false;
   state: ConnectionState = 'offline';
@@ -107,6 +54,23 @@ export class HubClient extends EventEmitter {
 
   constructor(private readonly opts: HubClientOptions) {
     super();
+    this.commands = new CommandRunner({
+      ledger: opts.ledger,
+      log: opts.log,
+      run: opts.onCommand,
+      onInterrupted: opts.onInterrupted,
+      ack: (id) => this.send({ type: 'command_ack', id }),
+      emit: (e) => this.emitEvent(e),
+      closed: () => this.closed,
+    });
+  }
+
+  /**
+   * Answers every command an earlier run of the agent recorded as received and never finished. Run
+   * once at start, before the connection, so the answers precede anything the hub could send again.
+   */
+  answerAllInterrupted(): Promise<number> {
+    return this.commands.answerAllInterrupted();
   }
 
   start(): void {
@@ -277,7 +241,7 @@ export class HubClient extends EventEmitter {
     const parsed = parseHubToAgent(raw);
     if (!parsed.ok) {
       const unknown = unknownCommand(raw);
-      if (unknown) return this.onUnknownCommand(unknown);
+      if (unknown) return this.commands.unknown(unknown);
       this.opts.log('warn', 'Malformed message from the hub; reconnecting.', { error: parsed.error.slice(0, 200) });
       this.ws?.close(CloseCode.protocolError, 'malformed');
       return;
@@ -295,7 +259,7 @@ export class HubClient extends EventEmitter {
         this.opts.ledger.ack(msg.upTo);
         return;
       case 'command':
-        return this.onCommand(msg);
+        return this.commands.handle(msg);
       case 'terminal':
         this.opts.onTerminal?.(msg);
         return;
@@ -338,91 +302,6 @@ export class HubClient extends EventEmitter {
   private clearWatchdog(): void {
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = undefined;
-  }
-
-  private async onCommand(cmd: Command): Promise<void> {
-    const ledger = this.opts.ledger;
-    const seen = ledger.command(cmd.id);
-    const messageId = typeof cmd.payload.messageId === 'string' ? cmd.payload.messageId : undefined;
-    const generation = typeof cmd.payload.generation === 'number' ? cmd.payload.generation : undefined;
-    if (!seen)
-      ledger.recordCommand({ id: cmd.id, command: cmd.command, receivedAt: Date.now(), status: 'received', sessionId: cmd.sessionId, messageId, generation });
-    this.send({ type: 'command_ack', id: cmd.id });
-    // A repeated id is answered from the ledger: its result event is already durable (and
-    // replayed if unacked), so nothing is executed a second time. One an earlier run of the agent
-    // died running is answered as interrupted (normally already done at start).
-    if (seen) {
-      if (seen.status === 'received' && !this.running.has(cmd.id)) await this.answerInterrupted(seen);
-      return;
-    }
-    this.running.add(cmd.id);
-    let result: CommandAnswer;
-    try {
-      result = await this.opts.onCommand(cmd);
-    } catch (err) {
-      result = { ok: false, code: 'failed', error: (err as Error).message };
-    } finally {
-      this.running.delete(cmd.id);
-    }
-    this.finish(ledger.command(cmd.id)!, result);
-    this.commandEnded?.();
-  }
-
-  /**
-   * A well-formed command of a type this agent does not know (a newer hub): acknowledged and
-   * answered `unsupported`, nothing run, the connection kept (closing would only make the hub send
-   * it again after the reconnect). A repeated id is only acknowledged.
-   */
-  private onUnknownCommand(u: { id: string; command: string; sessionId?: string }): void {
-    const seen = this.opts.ledger.command(u.id);
-    this.send({ type: 'command_ack', id: u.id });
-    if (seen) return;
-    this.opts.log('warn', 'agent.command_unsupported', { commandId: u.id, command: u.command });
-    this.finish(
-      { id: u.id, command: u.command, receivedAt: Date.now(), status: 'received', sessionId: u.sessionId },
-      { ok: false, code: 'unsupported', error: `This agent does not know the command "${u.command}"; update the agent.` },
-    );
-  }
-
-  /**
-   * Answers every command an earlier run of the agent recorded as received and never finished. Run
-   * once at start, before the connection, so the answers precede anything the hub could send again.
-   */
-  async answerAllInterrupted(): Promise<number> {
-    const open = this.opts.ledger.unfinishedCommands().filter((c) => !this.running.has(c.id));
-    for (const rec of open) await this.answerInterrupted(rec);
-    return open.length;
-  }
-
-  private async answerInterrupted(rec: CommandRecord): Promise<void> {
-    let result: CommandAnswer;
-    try {
-      result = this.opts.onInterrupted ? await this.opts.onInterrupted(rec) : { ok: false };
-    } catch (err) {
-      result = { ok: false, error: (err as Error).message };
-    }
-    this.opts.log('warn', 'agent.command_interrupted', { commandId: rec.id, command: rec.command, sessionId: rec.sessionId });
-    this.finish(rec, { ...result, interrupted: true });
-  }
-
-  /**
-   * The result event is written before the `done` mark: a crash between the two answers the command
-   * once more on the next start, which the hub tolerates (every effect of an answer is conditional on
-   * the exact command id), while the other order could lose the only answer.
-   */
-  private finish(rec: CommandRecord, answer: CommandAnswer): void {
-    // A command that outlived `stop` (past its grace) stays `received` in the ledger: the next start
-    // answers it as interrupted from what it finds, as after a crash.
-    if (this.closed) {
-      this.opts.log('warn', 'agent.command_after_stop', { commandId: rec.id, command: rec.command });
-      return;
-    }
-    // Every answer that is not `ok` carries its machine code; one built without it gets the code its flags stand for.
-    const code = answer.ok === true || typeof answer.code === 'string' ? null : failureCode(answer);
-    const result = code ? { ...answer, code } : answer;
-    this.emitEvent({ event: 'command_result', commandId: rec.id, sessionId: rec.sessionId, payload: { command: rec.command, ...result } });
-    // A read_journal answer is conversation text already durable in the event: the ledger keeps no copy.
-    this.opts.ledger.recordCommand({ ...rec, receivedAt: Date.now(), status: 'done', ...(rec.command === 'read_journal' ? {} : { result }) });
   }
 
   /**
@@ -468,7 +347,7 @@ export class HubClient extends EventEmitter {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.clearWatchdog();
-    await this.waitForRunning(this.opts.stopGraceMs ?? STOP_GRACE_MS);
+    await this.commands.waitForRunning(this.opts.stopGraceMs ?? STOP_GRACE_MS);
     this.closed = true;
     const ws = this.ws;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
@@ -480,21 +359,5 @@ export class HubClient extends EventEmitter {
         resolve();
       }, 2_000).unref();
     });
-  }
-
-  /** Waits (at most `ms`) until no command is running, so a stop in the middle of one records its answer. */
-  private async waitForRunning(ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (this.running.size > 0 && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, deadline - Date.now());
-        t.unref();
-        this.commandEnded = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-    }
-    this.commandEnded = undefined;
   }
 }
