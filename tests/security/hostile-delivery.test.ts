@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addTrustedDir, claudeBin } from '@bria/testkit/cli-homes';
 import { claudeDriver } from '../../apps/node-agent/src/executors/claude-driver.ts';
 import { SessionHost } from '../../apps/node-agent/src/executors/session-host.ts';
-import { createRig, type Rig } from '../../apps/node-agent/src/executors/test-rig.ts';
+import { createRig, type Rig } from '../../apps/node-agent/test-support/test-rig.ts';
 import type { HostEvent, SessionIdentity } from '../../apps/node-agent/src/executors/types.ts';
 
 /**

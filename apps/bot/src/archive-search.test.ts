@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/services';
 import { seedChat } from '@bria/testkit/bot-fixtures';
-import { type Harness, seedNode, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, seedNode, useBotHarness } from '../test-support/bot-harness.ts';
 
 // `/archive <words>`: the dashboard's search from the chat, over every computer's closed sessions.
 let db: Db;

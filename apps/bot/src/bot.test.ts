@@ -24,7 +24,7 @@ import {
   sessionStateAndVersion,
   settingsRow,
 } from '@bria/testkit/bot-fixtures';
-import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
 
 let db: Db;
 let h: Harness;

@@ -3,7 +3,7 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@gramm
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/services';
 import { changeSession, seedChat, seedMessage, seedOutboxRow, sessionRow } from '@bria/testkit/bot-fixtures';
-import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
 
 // What the chat says about sessions and messages: outcome notices, superseded cards, names and labels.
 let db: Db;

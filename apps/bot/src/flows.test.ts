@@ -18,7 +18,7 @@ import {
   seedSettings,
   sessionRow,
 } from '@bria/testkit/bot-fixtures';
-import { answerFolderChecks, type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+import { answerFolderChecks, type Harness, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
 
 // The flows up to the engine's door: real core services and database, the fake Bot API as Telegram.
 let db: Db;

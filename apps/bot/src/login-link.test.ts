@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Db, enqueueBotRow } from '@bria/core/services';
 import { loginLinkRows } from '@bria/testkit/bot-fixtures';
-import { type Harness, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, useBotHarness } from '../test-support/bot-harness.ts';
 
 /**
  * /login's link is a dashboard session for whoever reads it: the outbox row that carries it keeps

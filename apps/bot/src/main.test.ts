@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import type { TestDatabase } from '@bria/testkit/postgres';
 import { renderFinal, visibleText } from './render/index.ts';
-import { openDatabase } from './testing/bot-harness.ts';
+import { openDatabase } from '../test-support/bot-harness.ts';
 import { scratchDir } from '@bria/testkit/scratch';
 import { closeDb, type Db } from '@bria/core/services';
 import { messageRows, outboxRows, seedActiveSession, seedChat, seedNode, seedOutboxRow, seedSession } from '@bria/testkit/bot-fixtures';

@@ -2,7 +2,7 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@gramm
 import { describe, expect, it } from 'vitest';
 import { answerPrompt, type Db } from '@bria/core/services';
 import { agentCommandRows, changePrompt, chatRow, countMessages, promptPhase, promptRow, seedChat, seedPrompt } from '@bria/testkit/bot-fixtures';
-import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
 
 // Permission requests and questions from the CLIs, answered from Telegram (issue 14).
 let db: Db;

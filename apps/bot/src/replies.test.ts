@@ -4,7 +4,7 @@ import type { Db } from '@bria/core/services';
 import { countOutbox, findChatRow, firstOutboxRow, outboxRows, seedChat } from '@bria/testkit/bot-fixtures';
 import { createBot } from './bot.ts';
 import { coreActions } from './core-actions.ts';
-import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
 
 // Handler replies go through the durable outbox (README "Handler replies"): a 429 or 5xx on the
 // first attempt delays a reply but never loses it, and a redelivered update never answers twice.

@@ -2,7 +2,7 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup, Message } from '@gramm
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/services';
 import { changeNode, findSessionRow, nodeRow } from '@bria/testkit/bot-fixtures';
-import { answerFolderChecks, type Harness, seedNode, useBotHarness } from './testing/bot-harness.ts';
+import { answerFolderChecks, type Harness, seedNode, useBotHarness } from '../test-support/bot-harness.ts';
 
 // The session's permission mode and model in /new (on the folder question, no extra step), on the
 // card, and the node default in /settings: real core services and database, the fake Bot API.

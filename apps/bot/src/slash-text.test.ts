@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogs } from '@bria/core/i18n';
 import type { Db } from '@bria/core/services';
 import { changeSession, messageTexts, seedChat } from '@bria/testkit/bot-fixtures';
-import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
 
 // Text starting with `/`: Bria's own commands are answered; any other is a message for the active
 // session, stored byte for byte, or refused with a reply when its CLI could not pass it on as sent.

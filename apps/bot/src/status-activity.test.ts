@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/services';
 import { changeSession, seedChat } from '@bria/testkit/bot-fixtures';
-import { type Harness, seedNode, seedSession, useBotHarness } from './testing/bot-harness.ts';
+import { type Harness, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
 
 // `/status` of a working session: what the CLI does now (from its journal) and the context use.
 let db: Db;

@@ -5,7 +5,7 @@ import { closeDb, type Db, ensureChat, setActiveSessionId } from '@bria/core/ser
 import { emptyBotTables, seedNode, seedSession } from '@bria/testkit/bot-fixtures';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import type { TestDatabase } from '@bria/testkit/postgres';
-import { openDatabase } from '../testing/bot-harness.ts';
+import { openDatabase } from '../../test-support/bot-harness.ts';
 import { showCard } from './card-service.ts';
 import { PROGRESS_EDIT_GAP_MS, ProgressTicker } from './progress-ticker.ts';
 

@@ -4,7 +4,7 @@ import type { Db } from '@bria/core/services';
 import { countMessages, countOutbox, seedChat } from '@bria/testkit/bot-fixtures';
 import { createBot } from '../bot.ts';
 import { coreActions } from '../core-actions.ts';
-import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from '../testing/bot-harness.ts';
+import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from '../../test-support/bot-harness.ts';
 
 // Messages Bria cannot carry to a CLI get one reply, in the chat's language, through the outbox.
 let db: Db;

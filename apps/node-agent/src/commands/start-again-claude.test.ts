@@ -9,7 +9,7 @@ import { claudeBin, codexBin } from '@bria/testkit/cli-homes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeProjectDirName } from '../executors/claude-driver.ts';
 import { claudeConfigDir } from '../executors/index.ts';
-import { createRig, type Rig } from '../executors/test-rig.ts';
+import { createRig, type Rig } from '../../test-support/test-rig.ts';
 import { SessionControl } from './session-control.ts';
 
 let rig: Rig;

@@ -8,7 +8,7 @@ import { linesOf } from '../journal/fixture-lines.ts';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, is, type Rig, sendAndFinish } from './test-rig.ts';
+import { createRig, is, type Rig, sendAndFinish } from '../../test-support/test-rig.ts';
 import type { HostEvent } from './types.ts';
 
 // The real pinned CLIs run tools without asking (Claude bypassPermissions, allowed for root because

@@ -27,7 +27,7 @@ import { Tmux } from '../tmux/tmux.ts';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, is } from './test-rig.ts';
+import { createRig, is } from '../../test-support/test-rig.ts';
 import type { HostEvent } from './types.ts';
 
 const { values } = parseArgs({

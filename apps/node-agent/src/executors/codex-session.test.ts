@@ -9,7 +9,7 @@ import { childrenOf, isAlive, procExists, processTree } from './proc-tree.ts';
 import { isAtPrompt } from './screen.ts';
 import { PROCESS_LAYERS, useProcessLayer } from './process-table.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, expectStartToken, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from './test-rig.ts';
+import { createRig, expectStartToken, is, listFiles, LONG, NASTY, type Rig, sendAndFinish } from '../../test-support/test-rig.ts';
 import { ExecutorError, type SessionIdentity } from './types.ts';
 
 /** A name no earlier attempt used: a retried test never meets its own first attempt's tmux session or folder. */

@@ -6,7 +6,7 @@ import { unavailableModes } from '../unavailable-modes.ts';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, type Rig, sendAndFinish } from './test-rig.ts';
+import { createRig, type Rig, sendAndFinish } from '../../test-support/test-rig.ts';
 
 // Every permission mode Bria offers starts the real pinned CLI, with the chosen model, and the CLI
 // itself records that mode (Claude's journal, Codex's turn_context); the model is what the mock got.

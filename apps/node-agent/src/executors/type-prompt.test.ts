@@ -8,7 +8,7 @@ import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
 import { claudePromptBox } from './screen.ts';
 import { SessionHost } from './session-host.ts';
-import { createRig, type Rig } from './test-rig.ts';
+import { createRig, type Rig } from '../../test-support/test-rig.ts';
 import type { HostEvent } from './types.ts';
 
 /**

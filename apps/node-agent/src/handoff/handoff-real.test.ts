@@ -8,7 +8,7 @@ import { waitUntil } from '@bria/testkit/wait';
 import { SessionControl } from '../commands/session-control.ts';
 import { claudeConfigDir } from '../executors/claude-driver.ts';
 import { isAlive } from '../executors/proc-tree.ts';
-import { createRig, type Rig } from '../executors/test-rig.ts';
+import { createRig, type Rig } from '../../test-support/test-rig.ts';
 import { type NativeHolder, scanHolders } from './native-holders.ts';
 
 // A session begun by hand at the computer, with the real pinned CLIs against the local mock model:

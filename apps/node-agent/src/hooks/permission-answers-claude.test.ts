@@ -10,7 +10,7 @@ import { claudeBin } from '@bria/testkit/cli-homes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeDriver } from '../executors/claude-driver.ts';
 import { SessionHost } from '../executors/session-host.ts';
-import { createRig, is, type Rig } from '../executors/test-rig.ts';
+import { createRig, is, type Rig } from '../../test-support/test-rig.ts';
 import type { SessionIdentity } from '../executors/types.ts';
 import { HookChannel, type PermissionRecord } from './hook-channel.ts';
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeDriver } from '../executors/claude-driver.ts';
 import { isAlive } from '../executors/proc-tree.ts';
 import { SessionHost } from '../executors/session-host.ts';
-import { createRig, is, type Rig } from '../executors/test-rig.ts';
+import { createRig, is, type Rig } from '../../test-support/test-rig.ts';
 import type { SessionIdentity } from '../executors/types.ts';
 import { HookChannel, type PermissionRecord } from './hook-channel.ts';
 

@@ -12,7 +12,7 @@ import { waitUntil } from '@bria/testkit/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexDriver } from '../executors/codex-driver.ts';
 import { SessionHost } from '../executors/session-host.ts';
-import { createRig, is, type Rig } from '../executors/test-rig.ts';
+import { createRig, is, type Rig } from '../../test-support/test-rig.ts';
 import type { SessionIdentity } from '../executors/types.ts';
 import { codexHookTrustHash } from './cli-hook-config.ts';
 import { HookChannel, type PermissionRecord } from './hook-channel.ts';

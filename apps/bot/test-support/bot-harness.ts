@@ -5,9 +5,9 @@ import { closeDb, createDb, type Db } from '@bria/core/services';
 import { emptyBotTables } from '@bria/testkit/bot-fixtures';
 import { type FakeTelegram, startFakeTelegram } from '@bria/testkit/fake-telegram';
 import { createTestDatabase, type TestDatabase } from '@bria/testkit/postgres';
-import { createBot } from '../bot.ts';
-import { coreActions } from '../core-actions.ts';
-import { OutboxSender } from '../outbox/outbox-sender.ts';
+import { createBot } from '../src/bot.ts';
+import { coreActions } from '../src/core-actions.ts';
+import { OutboxSender } from '../src/outbox/outbox-sender.ts';
 import { scratchDir } from '@bria/testkit/scratch';
 
 // The rows the tests seed: fixtures of what the hub, the engine or a node would have written.

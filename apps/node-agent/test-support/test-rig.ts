@@ -8,12 +8,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createCliHome } from '@bria/testkit/cli-homes';
 import { startAnthropicMock, startOpenAIMock, type MockServer } from '@bria/testkit/mock-models';
 import { expect } from 'vitest';
-import { Tmux } from '../tmux/tmux.ts';
-import { killRecorded, recordTree } from './launch.ts';
-import { processTree, procStat } from './proc-tree.ts';
-import type { ProcessLayer } from './process-table.ts';
-import type { SessionHost } from './session-host.ts';
-import type { HostEvent } from './types.ts';
+import { Tmux } from '../src/tmux/tmux.ts';
+import { killRecorded, recordTree } from '../src/executors/launch.ts';
+import { processTree, procStat } from '../src/executors/proc-tree.ts';
+import type { ProcessLayer } from '../src/executors/process-table.ts';
+import type { SessionHost } from '../src/executors/session-host.ts';
+import type { HostEvent } from '../src/executors/types.ts';
 
 export interface Rig {
   root: string;
