@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_PERMISSION_MODE } from '@bria/core/protocol';
 import { JournalShrankError, JsonlTailer } from '../journal/jsonl-tailer.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 import { HostEvents } from './host-events.ts';
@@ -11,12 +10,15 @@ import { type CompactResult, compactCli } from './session-compact.ts';
 import { type DeliveryGate, dialogNotice, typeMessage } from './session-delivery.ts';
 import { interruptTurns, type InterruptResult } from './session-interrupt.ts';
 import { launchCli } from './session-launch.ts';
+import * as H from './session-host-types.ts';
+
+export type { DeliverResult, SessionHostOptions } from './session-host-types.ts';
+type DeliverResult = H.DeliverResult;
 import type { HostTurn as Turn } from './session-turns.ts';
 import { turnOutcomeEvents } from './turn-outcome-events.ts';
 import { nativeIdRefusal } from './native-id.ts';
 import {
   type DriverContext,
-  type Env,
   type ExecutorDriver,
   ExecutorError,
   type JournalReader,
@@ -25,63 +27,30 @@ import {
   type SessionIdentity,
 } from './types.ts';
 
-export interface SessionHostOptions {
-  driver: ExecutorDriver;
-  tmux: Tmux;
-  /** Path of the CLI binary; resolving it is the caller's job. */
-  bin: string;
-  /** The CLI's complete environment (HOME, CODEX_HOME, CLAUDE_CONFIG_DIR, proxies, base URLs…). */
-  env: Env;
-  timeouts?: Partial<Timeouts>;
-}
-
-interface Timeouts {
-  readyMs: number;
-  receiptMs: number;
-  interruptMs: number;
-  exitMs: number;
-  monitorMs: number;
-}
-const JOURNAL_SAFETY_POLL_MS = 10_000;
-const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interruptMs: 8_000, exitMs: 8_000, monitorMs: 1_000 };
-
-interface Receipt {
-  messageId: string;
-  sent: string;
-  baseline: number;
-  resolve: (ref: string) => void;
-  died: () => void;
-}
-// 'unconfirmed': a CLI runs in the pane but was never proven ready (dialog, wrong id): close() may
-// kill it, but no key is sent to it, since a key could answer a question on the user's behalf.
-type State = 'new' | 'starting' | 'ready' | 'unconfirmed' | 'closing' | 'closed' | 'exited' | 'detached';
-
-export type DeliverResult = { accepted: true; nativeRef: string } | { accepted: false; reason: string };
-
 /** One native CLI session in one tmux pane: start/resume/attach, deliver, interrupt, close. */
 export class SessionHost extends HostEvents {
   private readonly driver: ExecutorDriver;
   private readonly tmux: Tmux;
-  private readonly opts: SessionHostOptions;
-  private readonly t: Timeouts;
-  private state: State = 'new';
+  private readonly opts: H.SessionHostOptions;
+  private readonly t: H.Timeouts;
+  private state: H.State = 'new';
   private ident: SessionIdentity | null = null;
   private journal: JournalReader;
   private tailer: JsonlTailer | null = null;
   private readonly turns: Turn[] = [];
-  private receipt: Receipt | null = null;
+  private receipt: H.Receipt | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   /** The dialog text the last refused delivery was told of (so a dialog is told once). */
   private refusedOn: string | null = null;
   private monitor: HealthMonitor | null = null;
   private startedAt = 0;
 
-  constructor(opts: SessionHostOptions) {
+  constructor(opts: H.SessionHostOptions) {
     super();
     this.opts = opts;
     this.driver = opts.driver;
     this.tmux = opts.tmux;
-    this.t = { ...DEFAULTS, ...opts.timeouts };
+    this.t = { ...H.DEFAULTS, ...opts.timeouts };
     this.journal = opts.driver.createJournal();
   }
 
@@ -105,39 +74,19 @@ export class SessionHost extends HostEvents {
    * from `HookChannel.codexConfigArgs`; the other executor's form is refused, never ignored.
    */
   start(o: { cwd: string; permissionMode?: PermissionMode; model?: string; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
-    const refusal = this.hookRefusal(o);
+    const refusal = H.hookRefusal(this.driver, o);
     if (refusal) return Promise.reject(new ExecutorError('start_failed', refusal));
     const nativeId = this.driver.chooseNativeId();
-    const args = this.driver.startArgs({
-      nativeId,
-      cwd: o.cwd,
-      permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor],
-      model: o.model,
-      settingsPath: o.settingsPath,
-      codexHooks: o.codexHooks,
-    });
+    const args = H.launchArgs(this.driver, 'start', { ...o, nativeId });
     return this.launch({ ...o, args, expectedId: nativeId, resumed: false });
   }
 
   /** Reopens exactly `nativeId` from its folder; never falls back to a new session. */
   resume(o: { nativeId: string; cwd: string; permissionMode?: PermissionMode; model?: string; sessionName: string } & HookLaunch): Promise<SessionIdentity> {
-    const refusal = nativeIdRefusal(this.driver.executor, o.nativeId) ?? this.hookRefusal(o);
+    const refusal = nativeIdRefusal(this.driver.executor, o.nativeId) ?? H.hookRefusal(this.driver, o);
     if (refusal) return Promise.reject(new ExecutorError('resume_failed', refusal));
-    const args = this.driver.resumeArgs({
-      nativeId: o.nativeId,
-      cwd: o.cwd,
-      permissionMode: o.permissionMode ?? DEFAULT_PERMISSION_MODE[this.driver.executor],
-      model: o.model,
-      settingsPath: o.settingsPath,
-      codexHooks: o.codexHooks,
-    });
+    const args = H.launchArgs(this.driver, 'resume', o);
     return this.launch({ ...o, args, expectedId: o.nativeId, resumed: true });
-  }
-
-  private hookRefusal(o: HookLaunch): string | null {
-    if (o.settingsPath && !this.driver.hookSettings) return `${this.driver.executor}: takes no Claude hook settings file`;
-    if (o.codexHooks?.length && !this.driver.codexHooks) return `${this.driver.executor}: takes no Codex hook overrides`;
-    return null;
   }
 
   private ctx(): DriverContext {
@@ -183,7 +132,7 @@ export class SessionHost extends HostEvents {
       // event, so it runs every 10 s instead of every second (20 idle sessions: 2 stats a second).
       path,
       offset,
-      pollMs: JOURNAL_SAFETY_POLL_MS,
+      pollMs: H.JOURNAL_SAFETY_POLL_MS,
       onLines: (lines) => {
         this.journal.ingest(lines);
         this.evaluate();

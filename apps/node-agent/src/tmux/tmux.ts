@@ -8,47 +8,12 @@ import { ControlClient, commandLine } from './control.ts';
 import { PaneFollower } from './pane-follow.ts';
 import { PANES_FORMAT, PANES_SUB, type PaneStates, parsePanesNotification } from './pane-subscription.ts';
 import { runTmuxProcess, TmuxError } from './tmux-process.ts';
+import type { NewSessionOptions, NewSessionResult, TmuxOptions } from './tmux-types.ts';
 
 export type { PaneStates } from './pane-subscription.ts';
 export { TmuxError } from './tmux-process.ts';
 
-export interface TmuxOptions {
-  /** Name of the private server socket (`tmux -L <name>`). */
-  socketName: string;
-  /** Where wrapper scripts and exit files are written. */
-  runDir: string;
-  tmuxBin?: string;
-  /**
-   * Send commands through one control-mode client (`tmux -C`) instead of one process per call
-   * (default true). Without a server, and with false, every call spawns a tmux client.
-   */
-  control?: boolean;
-  /**
-   * Environment of the tmux client processes this adapter runs, hence of a server one of them
-   * starts (and of every pane's wrapper shell): the CLIs' environment, without Bria's secrets.
-   * Default: this process's environment.
-   */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Names removed from the global environment of a server that is already running (started with more). */
-  withheld?: (name: string) => boolean;
-}
-
-export interface NewSessionOptions {
-  name: string;
-  cwd: string;
-  command: readonly string[];
-  env: Readonly<Record<string, string | undefined>>;
-  width?: number;
-  height?: number;
-}
-
-export interface NewSessionResult {
-  sessionName: string;
-  paneId: string;
-  panePid: number;
-  scriptPath: string;
-  exitFile: string;
-}
+export type { NewSessionOptions, NewSessionResult, TmuxOptions } from './tmux-types.ts';
 
 const KEEPER = 'bria-keeper';
 

@@ -2,12 +2,10 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import { createServer as createTlsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Db } from '../db/client.ts';
 import { PgListener } from '../db/pg-listener.ts';
 import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos/agent-commands.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
-import { deadTokenIds, findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
-import type { Logger } from '../log.ts';
+import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
 import {
   CloseCode,
   HUB_FEATURES,
@@ -16,7 +14,6 @@ import {
   nulRefusal,
   parseAgentToHub,
   payloadRefusal,
-  type AgentEventFrame,
   type Hello,
 } from '../protocol/index.ts';
 import { frameText, refuseFrame, sizeRefusal } from './refused-frames.ts';
@@ -28,22 +25,10 @@ import { agentOutdated } from '../domain/agent-version.ts';
 import { AgentDownloads } from './agent-download.ts';
 import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-check.ts';
 import { bearerToken } from './tokens.ts';
+import type { HubOptions } from './hub-options.ts';
+import { closeRevoked, recheckTokens } from './token-revocation.ts';
 
-export interface HubOptions {
-  db: Db;
-  databaseUrl: string;
-  host: string;
-  port: number;
-  heartbeatMs: number;
-  log: Logger;
-  /** Called after an agent event is durably stored (the session engine plugs in here). */
-  onEvent?: (nodeId: string, ev: AgentEventFrame) => void;
-  now?: () => Date;
-  /** The agent bundle's folder (`dist/agent`): served at `/agent/…` on this port when set. */
-  agentBundleDir?: string;
-  /** PEM certificate and key: the hub listens with TLS (`wss://`, `https://`). */
-  tls?: { cert: string | Buffer; key: string | Buffer };
-}
+export type { HubOptions } from './hub-options.ts';
 
 /**
  * The hub: accepts node agents' outbound WebSockets on `/agent`, records node liveness, sends
@@ -363,31 +348,13 @@ export class Hub {
     } else if (channel === 'bria_agent_commands') {
       void this.flushCommands(payload).catch((err) => this.opts.log.warn({ err: (err as Error).message }, 'hub.flush_failed'));
     } else if (channel === 'bria_token_revoked') {
-      this.closeRevoked(new Set([payload]));
+      closeRevoked(this.connections.values(), new Set([payload]));
     }
   }
 
-  private closeRevoked(tokenIds: ReadonlySet<string>): void {
-    for (const conn of this.connections.values()) {
-      if (!tokenIds.has(conn.tokenId)) continue;
-      conn.log.warn({ tokenId: conn.tokenId }, 'hub.agent_token_revoked');
-      conn.send({ type: 'refused', code: 'revoked', message: 'This agent token was revoked.', retryAfterMs: 30_000 });
-      conn.close(CloseCode.revoked, 'token revoked');
-    }
-  }
-
-  /**
-   * Revocation is pushed by NOTIFY, which a dropped LISTEN connection misses (and a socket upgraded
-   * just as its token was revoked never hears): every socket's token is read again after each LISTEN
-   * reconnect and on every heartbeat, in one query (issue 30).
-   */
-  private async recheckTokens(): Promise<void> {
-    const ids = [...new Set([...this.connections.values()].map((c) => c.tokenId))];
-    const dead = await deadTokenIds(this.opts.db, ids).catch((err: Error) => {
-      this.opts.log.warn({ err: err.message }, 'hub.token_recheck_failed');
-      return [];
-    });
-    if (dead.length) this.closeRevoked(new Set(dead));
+  /** Revocation: pushed by NOTIFY and re-read after each LISTEN reconnect and on every heartbeat (token-revocation.ts). */
+  private recheckTokens(): Promise<void> {
+    return recheckTokens(this.opts.db, this.opts.log, this.connections.values());
   }
 
   private heartbeat(): void {
