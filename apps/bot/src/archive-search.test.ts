@@ -35,6 +35,20 @@ async function archived(nodeId: string, title: string, texts: [string, string][]
 }
 
 describe('/archive <words>', () => {
+  it('a NUL in the words is dropped from the search and replaced in the reply (found by the Telegram fuzz suite: both failed in Postgres)', async () => {
+    const laptop = await seedNode(db, { name: 'laptop' });
+    await seedChat(db, { chatId: ADA, selectedNodeId: laptop });
+    await archived(laptop, 'Renderer', [['make it faster', 'I cached the hummingbird renderer.']]);
+    h.fake.userSends('/archive humming\u0000bird', { userId: ADA, chatId: ADA });
+    const msgs = await h.fake.waitForChat((ms) => ms.some((m) => m.from?.is_bot === true && (m.text ?? '').includes('matching')), { chatId: ADA });
+    expect(
+      msgs
+        .filter((m) => m.from?.is_bot === true)
+        .map((m) => m.text ?? '')
+        .join('\n'),
+    ).toContain('1. Renderer');
+  });
+
   it('finds a word of a later message on any computer, marks it, and offers Resume', async () => {
     const laptop = await seedNode(db, { name: 'laptop' });
     const server = await seedNode(db, { name: 'server' });

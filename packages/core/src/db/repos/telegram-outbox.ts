@@ -1,4 +1,5 @@
 import type { Db } from '../client.ts';
+import { storableJson } from '../../protocol/event-frames.ts';
 import { outboxPartIds } from './outbox-claim.ts';
 
 /**
@@ -62,7 +63,8 @@ export async function enqueueBotRow(
         kind: o.kind,
         chatId: o.chatId,
         sessionId: o.sessionId,
-        payload: o.payload,
+        // A reply may echo what the user typed: a NUL or lone surrogate in it (jsonb refuses both) becomes U+FFFD.
+        payload: storableJson(o.payload),
         nextAttemptAt: o.dueAt ?? now,
         createdAt: now,
       },

@@ -30,7 +30,8 @@ export interface ArchivePage {
 export async function listArchive(deps: ServiceDeps, input: ListArchiveInput): Promise<ArchivePage> {
   const { db } = depsOf(deps);
   const limit = Math.min(Math.max(input.limit ?? 30, 1), 100);
-  const search = input.search?.trim().slice(0, 200) || undefined;
+  // A NUL cannot reach Postgres (22021 fails the whole query: `/archive` answered with an error); it matches nothing anyway.
+  const search = input.search?.replaceAll('\u0000', '').trim().slice(0, 200) || undefined;
   const rows = await listArchiveRows(db, {
     ...(input.nodeId ? { nodeId: input.nodeId } : {}),
     limit: limit + 1,
