@@ -64,7 +64,7 @@ describe('the stored event mark', () => {
     expect(await mark()).toBe(6n);
     // The replay of 5 is a duplicate answered with the mark; the next event is stored.
     expect(await usage(5)).toEqual({ ackUpTo: 6n, stored: false });
-    expect(await usage(7)).toEqual({ ackUpTo: 7n, stored: true });
+    expect(await usage(7)).toMatchObject({ ackUpTo: 7n, stored: true, event: { seq: 7, event: 'usage' } });
     expect(await mark()).toBe(7n);
   });
 });
