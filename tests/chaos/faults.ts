@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { claudeConfigDir } from '../../apps/node-agent/src/executors/claude-driver.ts';
 import { scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts';
-import { startDesk } from '../../packages/testkit/src/desk.ts';
+import { endDesk, startDesk } from '../../packages/testkit/src/desk.ts';
 import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
 import type { Prng } from './prng.ts';
@@ -326,14 +325,5 @@ export class FaultInjector {
   dispose(): void {
     this.refuseFinalsUntil(0);
     for (const socket of this.desks) endDesk(socket);
-  }
-}
-
-/** Closes a desk terminal: its tmux server ends, the CLI gets SIGHUP (as closing the window would). */
-function endDesk(socket: string): void {
-  try {
-    execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
-  } catch {
-    // never started, or already gone
   }
 }

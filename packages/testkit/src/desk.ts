@@ -42,11 +42,16 @@ export async function startDesk(o: {
       tmux('send-keys', '-t', 'desk', 'Enter');
     },
     end() {
-      try {
-        tmux('kill-server');
-      } catch {
-        // already gone
-      }
+      endDesk(socket);
     },
   };
+}
+
+/** Closes a desk terminal by its tmux server's name: the server ends, the CLI gets SIGHUP (as closing the window would). */
+export function endDesk(socket: string): void {
+  try {
+    execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+  } catch {
+    // never started, or already gone
+  }
 }
