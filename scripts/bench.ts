@@ -30,6 +30,7 @@ const BENCHES: Record<string, { file: string; args: string[] }> = {
   ledger: { file: 'apps/node-agent/src/ledger/ledger.bench.ts', args: ['--commands', '100000', '--days', '90'] },
   'agent-bundle': { file: 'scripts/agent-bundle.bench.ts', args: ['--runs', '5'] },
   handoff: { file: 'scripts/handoff.bench.ts', args: ['--runs', '10'] },
+  stream: { file: 'scripts/stream.bench.ts', args: ['--answers', '4', '--seconds', '60'] },
   retention: { file: 'packages/core/src/hub/retention.bench.ts', args: ['--events', '300000', '--commands', '100000', '--outbox', '50000'] },
 };
 const outDir = path.join(root, 'bench-out');

@@ -27,6 +27,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const webDir = path.join(root, 'apps/web');
 const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
 const say = (msg: string) => process.stderr.write(`[e2e serve] ${msg}\n`);
+/**
+ * The tmux server of this run's agent: its own name per run, so two runs on one machine (two
+ * worktrees, or CI beside a developer) never end or adopt each other's CLIs.
+ */
+const tmuxSocket = `bria-e2e-${process.pid}`;
 const log = createLogger({ name: 'e2e', level: 'warn', destination: process.stderr });
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -135,7 +140,7 @@ try {
       dir: agentDir,
       claudeBin: bin('claude'),
       codexBin: bin('codex'),
-      tmuxSocket: 'bria-e2e',
+      tmuxSocket,
       logLevel: 'warn',
       cliEnv,
     },
@@ -149,7 +154,7 @@ try {
     await agent.stop();
     // The CLIs live in tmux on purpose; the test server owns that tmux server and ends it, their
     // process trees first (a CLI still exiting wrote into its home while that was being removed).
-    await killTmuxServer('bria-e2e');
+    await killTmuxServer(tmuxSocket);
     rmSync(agentDir, { recursive: true, force: true });
   });
 
@@ -247,7 +252,7 @@ try {
   await new Promise<void>((resolve) => control.listen(controlPort, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => control.close(() => resolve())));
 
-  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort, buildMs, databaseUrl: tdb.url, workDir, cliEnv };
+  const state: E2EState = { baseURL, controlURL: `http://127.0.0.1:${controlPort}`, hubPort, buildMs, databaseUrl: tdb.url, workDir, cliEnv, tmuxSocket };
   mkdirSync(path.dirname(STATE_FILE), { recursive: true });
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
   process.stdout.write(`BRIA_E2E_READY ${baseURL}\n`);

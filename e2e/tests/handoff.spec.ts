@@ -61,7 +61,7 @@ for (const viewport of [
       await page.getByRole('button', { name: 'End it there and continue here' }).click();
       await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 120_000 });
       expect(await isAlive(row.deskPid!)).toBe(false);
-      await expect(page.getByTestId('attach-command')).toContainText('tmux -L bria-e2e attach -t bria-');
+      await expect(page.getByTestId('attach-command')).toContainText(`tmux -L ${state.tmuxSocket} attach -t bria-`);
 
       const text = `from the phone ${randomUUID().slice(0, 8)}`;
       await page.getByTestId('message-input').fill(text);

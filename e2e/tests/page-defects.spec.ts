@@ -1,14 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { cliPaneOf, e2eTmux } from '../support/state.ts';
 import { expect, test } from './fixtures.ts';
 
-/** The pane of a session's CLI in the e2e server's tmux (named by the agent `bria-<id8>-g<generation>`). */
+/** The pane of a session's CLI in this run's tmux. */
 function paneOf(sessionId: string): string | null {
-  const out = execFileSync('tmux', ['-L', 'bria-e2e', 'list-panes', '-a', '-F', '#{session_name} #{pane_id}'], { encoding: 'utf8' });
-  const hit = out.split('\n').find((l) => l.startsWith(`bria-${sessionId.slice(0, 8)}-g`));
-  return hit ? (hit.split(' ')[1] ?? null) : null;
+  return cliPaneOf(sessionId)?.paneId ?? null;
 }
 
 /** The session page's defects of issue 31, each checked at a desktop and a phone size (in the issue's numbering). */
@@ -43,7 +41,7 @@ for (const viewport of [
         await saveShot(page, `defect-2-10-start-dialog-${viewport.width}`);
         const pane = paneOf(sessionId);
         expect(pane).not.toBeNull();
-        execFileSync('tmux', ['-L', 'bria-e2e', 'send-keys', '-t', pane!, 'Enter']);
+        e2eTmux('send-keys', '-t', pane!, 'Enter');
         await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 60_000 });
       } finally {
         rmSync(folder, { recursive: true, force: true });

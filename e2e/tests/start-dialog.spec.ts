@@ -1,14 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { cliPaneOf, e2eTmux } from '../support/state.ts';
 import { expect, test } from './fixtures.ts';
 
-/** The pane of a session's CLI in the e2e server's tmux (named by the agent `bria-<id8>-g<generation>`). */
+/** The pane of a session's CLI in this run's tmux. */
 function paneOf(sessionId: string): string | null {
-  const out = execFileSync('tmux', ['-L', 'bria-e2e', 'list-panes', '-a', '-F', '#{session_name} #{pane_id}'], { encoding: 'utf8' });
-  const hit = out.split('\n').find((l) => l.startsWith(`bria-${sessionId.slice(0, 8)}-g`));
-  return hit ? (hit.split(' ')[1] ?? null) : null;
+  return cliPaneOf(sessionId)?.paneId ?? null;
 }
 
 test('a CLI starting on a dialog: the session page shows the dialog until it is answered on the computer, then Ready', async ({
@@ -38,7 +36,7 @@ test('a CLI starting on a dialog: the session page shows the dialog until it is 
     // The user answers on the computer (Enter: the dialog's first choice, trust the folder).
     const pane = paneOf(sessionId);
     expect(pane).not.toBeNull();
-    execFileSync('tmux', ['-L', 'bria-e2e', 'send-keys', '-t', pane!, 'Enter']);
+    e2eTmux('send-keys', '-t', pane!, 'Enter');
     await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 60_000 });
     await expect(banner).toHaveCount(0);
   } finally {
