@@ -98,8 +98,10 @@ for (const viewport of [
         await expect(turn.getByTestId('activity-row')).toHaveCount(2);
         // No record id anywhere on the page until asked for.
         await expect(turn.getByTestId('activity-text')).toContainText('I will build it first.');
-        await expect(page.getByText(/journal record/)).toHaveCount(0);
-        await expect(turn.getByText(/b574d15a/)).toHaveCount(0);
+        // (In the DOM, inside closed toggles, but not on screen.)
+        await expect(page.getByText(/journal record/)).toHaveCount(2);
+        await expect(page.getByText(/journal record/).filter({ visible: true })).toHaveCount(0);
+        await expect(page.getByText(/b574d15a/).filter({ visible: true })).toHaveCount(0);
         const text = turn.locator('[data-testid="activity-row"][data-ref="text-1"]');
         await expect(text.getByTestId('activity-source')).toBeHidden();
         await expect(text.getByTestId('activity-source-toggle').locator('summary')).toHaveText('show source');
