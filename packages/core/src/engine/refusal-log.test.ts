@@ -24,7 +24,7 @@ describe('RefusalLog', () => {
       advance(5);
     }
     expect(lines.map((l) => l.msg)).toEqual([
-      'engine.event_refused: set aside a turn_started report from session 1a2b3c4d (STALE_GENERATION, outdated: from an earlier run of the CLI)',
+      'engine.event_refused: set aside one turn_started report from session 1a2b3c4d (STALE_GENERATION, outdated: from an earlier run of the CLI)',
     ]);
     expect(lines[0]?.fields).toEqual({ sessionId: S1, nodeId: N, seq: 1000, type: 'turn_started', code: 'STALE_GENERATION' });
     log.flush();
@@ -68,10 +68,10 @@ describe('RefusalLog', () => {
     // No flush ran: the next refusal closes the old window first.
     log.note(stale(4));
     expect(lines.map((l) => l.msg.replace(/session \w+/, 'session …'))).toEqual([
-      expect.stringContaining('set aside a turn_started report'),
-      expect.stringContaining('set aside a turn_started report'),
+      expect.stringContaining('set aside one turn_started report'),
+      expect.stringContaining('set aside one turn_started report'),
       'engine.event_refused: set aside 1 more STALE_GENERATION report from session … in the last 12 s',
-      expect.stringContaining('set aside a turn_started report'),
+      expect.stringContaining('set aside one turn_started report'),
     ]);
     expect(lines[3]?.fields.seq).toBe(4);
   });
@@ -88,6 +88,6 @@ describe('RefusalLog', () => {
   it('an unknown code reads as the code', () => {
     const { log, lines } = setup();
     log.note({ ...stale(1), code: 'SOMETHING_NEW' });
-    expect(lines[0]?.msg).toBe('engine.event_refused: set aside a turn_started report from session 1a2b3c4d (SOMETHING_NEW)');
+    expect(lines[0]?.msg).toBe('engine.event_refused: set aside one turn_started report from session 1a2b3c4d (SOMETHING_NEW)');
   });
 });

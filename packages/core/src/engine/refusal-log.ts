@@ -60,7 +60,7 @@ export class RefusalLog {
     const why = CODE_WORDS[r.code];
     this.o.log.info(
       { sessionId: r.sessionId, nodeId: r.nodeId, seq: r.seq, type: r.type, code: r.code },
-      `engine.event_refused: set aside a ${r.type} report from session ${short(r.sessionId)} (${why ? `${r.code}, ${why}` : r.code})`,
+      `engine.event_refused: set aside one ${r.type} report from session ${short(r.sessionId)} (${why ? `${r.code}, ${why}` : r.code})`,
     );
   }
 
