@@ -184,6 +184,21 @@ for (const viewport of [
       const removedId = randomUUID();
       const name = `old laptop ${removedId.slice(0, 6)}`;
       await db.node.create({ data: { id: removedId, name, removedAt: new Date('2026-11-30T12:00:00Z') } });
+      const archivedId = randomUUID();
+      const title = `old work ${archivedId.slice(0, 6)}`;
+      await db.session.create({
+        data: {
+          id: archivedId,
+          nodeId: removedId,
+          executor: 'codex',
+          folder: '/srv/old',
+          nativeSessionId: randomUUID(),
+          state: 'Archived',
+          title,
+          archivedAt: new Date('2026-11-29T12:00:00Z'),
+          archiveSortAt: new Date('2026-11-29T12:00:00Z'),
+        },
+      });
       try {
         for (const url of [`/nodes/${removedId}`, `/nodes/${removedId}/new`]) {
           await page.goto(url);
@@ -197,6 +212,10 @@ for (const viewport of [
           await expect(page.getByText('The input was not accepted.')).toHaveCount(0);
           expect(await pageWidth(page)).toBeLessThanOrEqual(viewport.width);
         }
+        // Its closed sessions are still there, on its page.
+        await page.goto(`/nodes/${removedId}`);
+        await expect(page.getByTestId('archived-session')).toHaveCount(1);
+        await expect(page.getByTestId('archived-session')).toContainText(title);
         await saveShot(page, `defect-8-removed-computer-${viewport.width}`);
 
         for (const url of [`/nodes/${randomUUID()}`, '/nodes/not-a-computer-id', `/nodes/${randomUUID()}/new`, '/nodes/xyz/new']) {
@@ -214,6 +233,7 @@ for (const viewport of [
         await expect(page).toHaveURL(/\/$/);
         await expect(page.locator('[data-testid="node-card"][data-node-name="this computer"]')).toBeVisible();
       } finally {
+        await db.session.delete({ where: { id: archivedId } });
         await db.node.delete({ where: { id: removedId } });
       }
     });

@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { ArchiveList } from './archive-list.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { Skeleton } from './skeleton.tsx';
 import { useTRPC } from './trpc.ts';
@@ -9,7 +10,7 @@ import { useErrorText } from './use-error-text.ts';
 
 /**
  * A computer's pages (its sessions, New session) for the id in the URL: the page itself for a listed
- * computer; for a removed one its name, when it was removed and a way back; for any other text one
+ * computer; for a removed one its name, when it was removed, a way back and its archived sessions; for any other text one
  * message saying no computer has this id — never an empty page or the same input error twice.
  */
 export function ComputerGate({ nodeId, children }: { nodeId: string; children: ReactNode }) {
@@ -41,6 +42,7 @@ export function ComputerGate({ nodeId, children }: { nodeId: string; children: R
           </Link>
         </p>
       </section>
+      {f.status === 'removed' && <ArchiveList nodeId={f.nodeId} />}
     </>
   );
 }
