@@ -174,6 +174,9 @@ test('a turn streams its steps under the message (command with exit code and out
     await expect(command.getByTestId('activity-output')).toBeHidden();
     await command.getByTestId('activity-summary').click();
     await expect(command.getByTestId('activity-output')).toHaveText('FAIL src/login.test.ts\n  ✕ rejects a short password');
+    // The record it rests on only on demand (issue 31, defect 6).
+    await expect(command.getByTestId('activity-source')).toBeHidden();
+    await command.getByTestId('activity-source-toggle').locator('summary').click();
     await expect(command.getByTestId('activity-source')).toHaveText('source: journal record rec-cmd-1 @ 4098, event #12');
 
     const edit = turn.locator('[data-testid="activity-row"][data-ref="edit-1"]');

@@ -102,13 +102,19 @@ function Diff({ text }: { text: string }) {
   );
 }
 
-/** Truth rule: every activity line names the journal record and the agent event it rests on. */
+/**
+ * Truth rule: every activity line names the journal record and the agent event it rests on — on
+ * demand, since record ids under every step are noise to a person reading the turn.
+ */
 function Source({ row }: { row: ActivityRow }) {
   const { t } = useI18n();
   return (
-    <p className="muted small step-source" data-testid="activity-source">
-      {t('stream.source', { record: row.sourceRecordId, offset: row.sourceOffset, seq: row.eventSeq })}
-    </p>
+    <details className="step-source-toggle" data-testid="activity-source-toggle">
+      <summary className="muted small">{t('stream.showSource')}</summary>
+      <p className="muted small step-source" data-testid="activity-source">
+        {t('stream.source', { record: row.sourceRecordId, offset: row.sourceOffset, seq: row.eventSeq })}
+      </p>
+    </details>
   );
 }
 

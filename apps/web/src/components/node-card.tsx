@@ -29,6 +29,8 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
   const setExecutors = useMutation(trpc.nodes.setExecutors.mutationOptions({ onSuccess: refresh, onError }));
   const revoke = useMutation(trpc.nodes.revokeToken.mutationOptions({ onSuccess: refresh, onError }));
   const headingId = `node-${node.id}`;
+  // Ticks only for CLIs the computer's agent reported it can run; nothing before it reported.
+  const installed = node.installedExecutors;
 
   const toggle = (executor: (typeof EXECUTORS)[number], on: boolean) => {
     const next = on ? [...node.enabledExecutors, executor] : node.enabledExecutors.filter((e) => e !== executor);
@@ -96,12 +98,24 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
       )}
       <fieldset className="executors" disabled={setExecutors.isPending}>
         <legend>{t('nodes.executors')}</legend>
-        {EXECUTORS.map((e) => (
-          <label key={e} className="check">
-            <input type="checkbox" checked={node.enabledExecutors.includes(e)} onChange={(ev) => toggle(e, ev.target.checked)} />
-            {EXECUTOR_LABEL[e]}
-          </label>
-        ))}
+        {installed === null ? (
+          <p className="muted small" data-testid="executors-unreported">
+            {t('nodes.executors.unreported')}
+          </p>
+        ) : (
+          EXECUTORS.map((e) => (
+            <label key={e} className="check" data-testid="executor-choice" data-executor={e} data-installed={installed.includes(e)}>
+              <input
+                type="checkbox"
+                checked={installed.includes(e) && node.enabledExecutors.includes(e)}
+                disabled={!installed.includes(e)}
+                onChange={(ev) => toggle(e, ev.target.checked)}
+              />
+              {EXECUTOR_LABEL[e]}
+              {!installed.includes(e) && <span className="muted small"> ({t('nodes.executors.notInstalled')})</span>}
+            </label>
+          ))
+        )}
       </fieldset>
       <details className="modes">
         <summary>{t('nodes.defaultModes')}</summary>

@@ -372,7 +372,9 @@ export async function acceptTurn(
 }
 
 async function refuse(ctx: StepContext, row: SessionRow, ev: StoredEvent, code: string): Promise<void> {
-  ctx.log.info({ sessionId: row.id, nodeId: row.nodeId, seq: Number(ev.seq), type: ev.type, code }, 'engine.event_refused');
+  const refusal = { sessionId: row.id, nodeId: row.nodeId, seq: Number(ev.seq), type: ev.type, code };
+  if (ctx.refusals) ctx.refusals.note(refusal);
+  else ctx.log.info(refusal, 'engine.event_refused');
   await recordEvidence(ctx.tx, {
     sessionId: row.id,
     event: `refused:${ev.type}`,

@@ -15,6 +15,8 @@ export interface EngineDeps {
   log: Logger;
   clock: Clock;
   jitter: () => number;
+  /** Refused agent facts for the terminal, counted per kind (`refusal-log.ts`). */
+  refusals?: StepContext['refusals'];
 }
 
 /** Replays turn events that waited for a final to be saved, then settles the queue. */

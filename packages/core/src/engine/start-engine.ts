@@ -3,6 +3,7 @@ import { PgListener } from '../db/pg-listener.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, systemClock } from './step/step-context.ts';
 import { NodeWatch } from './node-watch.ts';
+import { RefusalLog } from './refusal-log.ts';
 import { applyHubFact, type EngineDeps, fireDueTimers, processNextEvent, pumpIfNeeded } from './session-work.ts';
 
 export interface EngineOptions {
@@ -30,7 +31,10 @@ export interface Engine {
  * connectivity into facts. Postgres is the only shared state, so several engines may run.
  */
 export async function startEngine(opts: EngineOptions): Promise<Engine> {
-  const d: EngineDeps = { db: opts.db, log: opts.log.child({ component: 'engine' }), clock: opts.clock ?? systemClock, jitter: opts.jitter ?? Math.random };
+  const log = opts.log.child({ component: 'engine' });
+  const clock = opts.clock ?? systemClock;
+  const refusals = new RefusalLog({ log, clock });
+  const d: EngineDeps = { db: opts.db, log, clock, jitter: opts.jitter ?? Math.random, refusals };
   const watch = new NodeWatch(d);
   const nodeRuns = new Map<string, { again: boolean; done: Promise<void> }>();
   const busy = new Set<Promise<unknown>>();
@@ -145,6 +149,8 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
   every(opts.safetyPollMs ?? 2000, 'safety', safetyPass);
   every(opts.timerPollMs ?? 200, 'timers', () => fireDueTimers(d));
   every(opts.nodePollMs ?? 1000, 'nodes', () => watch.tick());
+  // Summary lines of refused facts whose counting window is over.
+  intervals.push(setInterval(() => refusals.flush(), 1000));
   d.log.info('engine.started');
 
   return {
@@ -163,6 +169,7 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
       for (const t of intervals) clearInterval(t);
       while (busy.size > 0) await Promise.allSettled([...busy]);
       await listener.stop();
+      refusals.flush({ all: true });
       d.log.info('engine.stopped');
     },
   };

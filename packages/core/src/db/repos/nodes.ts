@@ -18,6 +18,8 @@ export interface NodeDto {
   unavailableModes: string[];
   /** The optional commands and features of the agent's last hello. */
   agentCapabilities: string[];
+  /** CLIs the agent's last hello said it cannot run (meaningful once `agentVersion` is set). */
+  missingExecutors: ('claude' | 'codex')[];
 }
 
 const nodeSelect = {
@@ -34,6 +36,7 @@ const nodeSelect = {
   codexPermissionMode: true,
   unavailableModes: true,
   agentCapabilities: true,
+  missingExecutors: true,
 } as const;
 
 export async function listNodes(db: Db): Promise<NodeDto[]> {
@@ -45,6 +48,11 @@ export async function listNodes(db: Db): Promise<NodeDto[]> {
   });
   const counts = new Map(open.map((o) => [o.nodeId, o._count._all]));
   return nodes.map((n) => ({ ...n, openSessions: counts.get(n.id) ?? 0 }));
+}
+
+/** A computer's name and removal time by id, removed ones included; undefined for an id no computer has. */
+export async function findNodeAnyState(db: Db, nodeId: string): Promise<{ id: string; name: string; removedAt: Date | null } | undefined> {
+  return (await db.node.findUnique({ where: { id: nodeId }, select: { id: true, name: true, removedAt: true } })) ?? undefined;
 }
 
 /** Creates a node and its first agent token. The token is returned once and never stored. */

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.ts';
 import type { Tx } from '../../db/repos/sessions.ts';
 import type { Logger } from '../../log.ts';
+import type { Refusal } from '../refusal-log.ts';
 
 /** Time source; tests pass a controllable one. */
 export interface Clock {
@@ -19,6 +20,8 @@ export interface StepContext {
   replay: bigint[];
   /** Set when a final write failed in this step: the short, safe cause the `final_save/failing` notice shows. */
   finalSaveCause?: string;
+  /** The engine's terminal log of refused facts (one line per kind with a count); absent: one log line each. */
+  refusals?: { note(r: Refusal): void };
 }
 
 export class VersionConflict extends Error {
@@ -31,10 +34,15 @@ export class VersionConflict extends Error {
  * Runs `fn` in one transaction. A lost optimistic race (0 rows for id+version) reloads by
  * running the whole step again.
  */
-export async function withSessionTx<T>(db: Db, o: { log: Logger; clock: Clock; jitter?: () => number }, fn: (ctx: StepContext) => Promise<T>): Promise<T> {
+export async function withSessionTx<T>(
+  db: Db,
+  o: { log: Logger; clock: Clock; jitter?: () => number; refusals?: StepContext['refusals'] },
+  fn: (ctx: StepContext) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.$transaction(async (tx) => fn({ tx, now: o.clock.now(), log: o.log, jitter: o.jitter ?? Math.random, replay: [] }), {
+      const base = { now: o.clock.now(), log: o.log, jitter: o.jitter ?? Math.random, replay: [], ...(o.refusals ? { refusals: o.refusals } : {}) };
+      return await db.$transaction(async (tx) => fn({ tx, ...base }), {
         timeout: 20_000,
         maxWait: 10_000,
       });

@@ -5,6 +5,7 @@ export { setExecutors } from './set-executors.ts';
 export { validateFolderOnNode } from './validate-folder-on-node.ts';
 export { setPermissionMode } from './set-permission-mode.ts';
 export { removeComputer } from './remove-computer.ts';
+export { findComputer, type FoundComputerDto } from './find-computer.ts';
 export { issueToken } from './issue-token.ts';
 export { installCommand, updateCommand, agentDownloadBase, type BundleRef } from './install-command.ts';
 export { isInsecureRemote, isLoopbackHost } from './add-computer.ts';

@@ -3,6 +3,7 @@ import { listNodes } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
 import type { Executor, SessionPermissionMode } from '../../protocol/index.ts';
 import { agentOutdated } from '../../domain/agent-version.ts';
+import { installedExecutors } from '../../domain/installed-executors.ts';
 import { type RemoteAnswersOffReason, remoteAnswersOff } from '../../domain/remote-answers.ts';
 import { nodeDefaultMode } from '../sessions/session-choices.ts';
 import { type BundleRef, type HubCaRef, updateCommand } from './install-command.ts';
@@ -23,6 +24,8 @@ export interface DashboardNodeDto {
   /** For an outdated agent on another computer: the command that updates it there (`updateCommand`). */
   updateCommand: string | null;
   enabledExecutors: Executor[];
+  /** The CLIs the agent reported it can run (`installedExecutors`); null until an agent has reported at all. */
+  installedExecutors: Executor[] | null;
   openSessions: number;
   /** The permission mode preselected for new sessions, per executor; `<executor>:<mode>` that cannot start there. */
   defaultModes: { claude: SessionPermissionMode; codex: SessionPermissionMode };
@@ -54,6 +57,7 @@ export async function listDashboardNodes(opts: {
     agentVersion: n.agentVersion,
     ...outdated(n, bundle, opts.hubPublicUrl, opts.hubCa ?? undefined),
     enabledExecutors: n.enabledExecutors,
+    installedExecutors: installedExecutors(['claude', 'codex'] as const, n),
     openSessions: n.openSessions,
     defaultModes: { claude: nodeDefaultMode('claude', n), codex: nodeDefaultMode('codex', n) },
     unavailableModes: n.unavailableModes,

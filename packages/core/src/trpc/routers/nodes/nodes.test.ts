@@ -64,6 +64,8 @@ describe('nodes router: computers and tokens', () => {
     const { nodes } = await caller.nodes.list();
     const node = nodes.find((n) => n.id === added.nodeId);
     expect(node).toMatchObject({ name: 'studio mac', online: false, lastSeenAt: null, openSessions: 0, enabledExecutors: ['claude', 'codex'] });
+    // Enabled by default, but nothing is known to be installed until its agent reports (issue 31, defect 9).
+    expect(node?.installedExecutors).toBeNull();
     expect(node?.tokens).toHaveLength(1);
     expect(JSON.stringify(nodes)).not.toContain(added.token);
   });
@@ -144,5 +146,38 @@ describe('nodes router: computers and tokens', () => {
     expect((await db.node.findUniqueOrThrow({ where: { id: nodeId } })).enabledExecutors).toEqual(['codex']);
     expect(await trpcCode(caller.nodes.setExecutors({ nodeId, executors: [] }))).toBe('BAD_REQUEST');
     expect(await trpcCode(caller.nodes.setExecutors({ nodeId: crypto.randomUUID(), executors: ['claude'] }))).toBe('NOT_FOUND');
+  });
+});
+
+describe('nodes router: what a computer page is about (issue 31, defect 8)', () => {
+  it('a listed computer, a removed one with its name and date, and unknown for any other text', async () => {
+    const { caller } = await signedInCaller(db);
+    const listed = await createNodeWithToken(db, { name: 'listed box' });
+    const removed = await createNodeWithToken(db, { name: 'old laptop' });
+    const removedAt = new Date('2026-11-30T08:15:00Z');
+    await db.node.update({ where: { id: removed.nodeId }, data: { removedAt } });
+    expect(await caller.nodes.find({ nodeId: listed.nodeId })).toEqual({ status: 'listed', nodeId: listed.nodeId, name: 'listed box' });
+    expect(await caller.nodes.find({ nodeId: removed.nodeId.toUpperCase() })).toEqual({
+      status: 'removed',
+      nodeId: removed.nodeId,
+      name: 'old laptop',
+      removedAt: removedAt.toISOString(),
+    });
+    for (const nodeId of [crypto.randomUUID(), 'not-an-id', '', "1' or '1'='1"]) {
+      expect(await caller.nodes.find({ nodeId }), nodeId).toEqual({ status: 'unknown' });
+    }
+  });
+
+  it('reports installed CLIs only once the agent said hello: both, one, or none', async () => {
+    const { caller } = await signedInCaller(db);
+    const { nodeId } = await createNodeWithToken(db, { name: 'reporting box' });
+    const installed = async () => (await caller.nodes.list()).nodes.find((n) => n.id === nodeId)?.installedExecutors;
+    expect(await installed()).toBeNull();
+    await db.node.update({ where: { id: nodeId }, data: { agentVersion: '1.0.0', missingExecutors: ['codex'] } });
+    expect(await installed()).toEqual(['claude']);
+    await db.node.update({ where: { id: nodeId }, data: { missingExecutors: ['claude', 'codex'] } });
+    expect(await installed()).toEqual([]);
+    await db.node.update({ where: { id: nodeId }, data: { missingExecutors: [] } });
+    expect(await installed()).toEqual(['claude', 'codex']);
   });
 });

@@ -14,6 +14,8 @@ export const ZNodeView = z.object({
   agentOutdated: z.boolean(),
   updateCommand: z.string().nullable(),
   enabledExecutors: z.array(zExecutor),
+  /** Null until the computer's agent has reported which CLIs it can run. */
+  installedExecutors: z.array(zExecutor).nullable(),
   openSessions: z.number().int().nonnegative(),
   defaultModes: z.object({ claude: z.string(), codex: z.string() }),
   unavailableModes: z.array(z.string()),
@@ -35,6 +37,13 @@ export const ZSetPermissionModeRequest = z.object({ nodeId: zId, executor: zExec
 export const ZSetPermissionModeResponse = z.object({ nodeId: zId, executor: zExecutor, mode: z.string() });
 
 export const ZNodeRequest = z.object({ nodeId: zId });
+/** Any text from the URL: an id that is no computer's (or no id at all) is an answer, not an input error. */
+export const ZFindComputerRequest = z.object({ nodeId: z.string().max(200) });
+export const ZFindComputerResponse = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('listed'), nodeId: zId, name: z.string() }),
+  z.object({ status: z.literal('removed'), nodeId: zId, name: z.string(), removedAt: zIsoDate }),
+  z.object({ status: z.literal('unknown') }),
+]);
 export const ZRemoveComputerResponse = z.object({ nodeId: zId, revokedTokens: z.number().int().nonnegative() });
 /** Shown once: the new token and the command to run on that computer. */
 /** `revokedTokens`: the computer's earlier live tokens, revoked by this one (it replaces them). */

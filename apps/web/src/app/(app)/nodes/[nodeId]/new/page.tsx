@@ -1,4 +1,5 @@
 import { NewSession } from '../../../../../components/new-session.tsx';
+import { ComputerGate } from '../../../../../components/computer-gate.tsx';
 import { requireSession } from '../../../../../server/session.ts';
 
 export const dynamic = 'force-dynamic';
@@ -6,5 +7,9 @@ export const dynamic = 'force-dynamic';
 export default async function NewSessionPage({ params }: { params: Promise<{ nodeId: string }> }) {
   await requireSession();
   const { nodeId } = await params;
-  return <NewSession nodeId={nodeId} />;
+  return (
+    <ComputerGate nodeId={nodeId}>
+      <NewSession nodeId={nodeId} />
+    </ComputerGate>
+  );
 }
