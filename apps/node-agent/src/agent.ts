@@ -171,7 +171,12 @@ export class Agent {
       { claudeHome: claudeConfigDir(cliEnv), codexHome: codexHome(cliEnv), stateDir: cfg.dir },
       (diff) => void this.client.emitEvent({ event: 'discovery_diff', payload: diff }),
       async () => {
-        const all = await scanHolders({ claudeHome: claudeConfigDir(cliEnv), briaServerPid: await tmux.serverPid().catch(() => null) });
+        const briaServerPid = await tmux.serverPid().catch(() => null);
+        // With sessions running, Bria's tmux server exists: a pid that cannot be read now (a tmux call
+        // failed under load) would make every Bria CLI look like one started at the desk. This look
+        // is skipped instead (the feed keeps what it knew; the next look tries again).
+        if (briaServerPid === null && this.control.hostCount > 0) throw new Error('the agent tmux server pid is unknown');
+        const all = await scanHolders({ claudeHome: claudeConfigDir(cliEnv), briaServerPid });
         return all.filter((h) => !h.bria).map((h) => ({ executor: h.executor, nativeId: h.nativeId, holder: toDeskHolder(h) }));
       },
     );

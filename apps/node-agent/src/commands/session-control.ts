@@ -46,6 +46,11 @@ export class SessionControl {
     return this.rt.hosts.get(sessionId);
   }
 
+  /** How many sessions have a CLI host in this agent now (their tmux server must exist). */
+  get hostCount(): number {
+    return this.rt.hosts.size;
+  }
+
   start(sessionId: string, p: StartParams): Promise<Result> {
     return startSession(this.rt, sessionId, p);
   }

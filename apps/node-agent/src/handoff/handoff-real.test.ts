@@ -24,8 +24,18 @@ interface Desk {
   stop(): void;
 }
 
+/** A process's command line and parent, for the failure message (the process may be gone: ''). */
+function ps(pid: number): string {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,ppid=,stat=,args=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+  } catch {
+    return '';
+  }
+}
+
 class Sampler {
   max = new Map<string, number>();
+  doubles: { at: string; holders: unknown[] }[] = [];
   seen = 0;
   private timer: NodeJS.Timeout | null = null;
   private busy = false;
@@ -45,7 +55,12 @@ class Sampler {
     this.seen++;
     const per = new Map<string, Set<number>>();
     for (const h of all) per.set(h.nativeId, (per.get(h.nativeId) ?? new Set()).add(h.pid));
-    for (const [id, pids] of per) this.max.set(id, Math.max(this.max.get(id) ?? 0, pids.size));
+    for (const [id, pids] of per) {
+      this.max.set(id, Math.max(this.max.get(id) ?? 0, pids.size));
+      // Kept whole, so a failure says which processes they were and how each was recognised.
+      if (pids.size > 1 && this.doubles.length < 5)
+        this.doubles.push({ at: new Date().toISOString(), holders: all.filter((h) => h.nativeId === id).map((h) => ({ ...h, argv: ps(h.pid) })) });
+    }
   }
   stop(): void {
     if (this.timer) clearInterval(this.timer);
@@ -201,7 +216,7 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
       nativeSessionId: first.nativeId,
       takeOver: { pid: holder.pid, startTime: holder.startTime },
     });
-    expect(r).toMatchObject({ ok: true, nativeSessionId: first.nativeId });
+    expect(r, JSON.stringify(r)).toMatchObject({ ok: true, nativeSessionId: first.nativeId });
     expect(await isAlive(first.pid)).toBe(false);
     const text = `after the take-over ${randomUUID().slice(0, 8)}`;
     const d = await control.deliver(sessionId, { messageId: randomUUID(), text });
@@ -229,7 +244,7 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
       nativeSessionId: first.nativeId,
       takeOver: { pid: holder.pid, startTime: holder.startTime },
     });
-    expect(r).toMatchObject({ ok: true, nativeSessionId: first.nativeId });
+    expect(r, JSON.stringify(r)).toMatchObject({ ok: true, nativeSessionId: first.nativeId });
     expect(await isAlive(desk.pid)).toBe(false);
     expect(await control.close(sessionId)).toMatchObject({ ok: true });
   }, 180_000);
@@ -237,6 +252,7 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
   it('the sampler never saw two CLIs on one native id', () => {
     expect(sampler.seen).toBeGreaterThan(20);
     expect(sampler.max.get(first.nativeId)).toBe(1);
+    expect(sampler.doubles).toEqual([]);
     expect(Math.max(...sampler.max.values())).toBe(1);
     expect(existsSync(rig.work)).toBe(true);
   });
