@@ -32,6 +32,7 @@ export const AGENT_CAPABILITIES: readonly (OptionalCommand | AgentFeature)[] = [
   'answer_permission',
   'answer_dialog',
   'compact_context',
+  'adopt_in_place',
   'handoff',
   'terminal',
 ];
@@ -157,6 +158,7 @@ export class Agent {
     this.terminal = new TerminalWatch({
       tmux,
       identity: (sessionId) => this.control.host(sessionId)?.identityOrNull() ?? null,
+      tmuxFor: (identity) => this.control.tmuxFor(identity),
       send: (frame) => this.client.sendLive(frame),
       dialogOpen: (sessionId) => this.hooks.pending(sessionId).length > 0,
       log: (level, msg, fields) => log(level, msg, fields),
@@ -171,7 +173,11 @@ export class Agent {
       { claudeHome: claudeConfigDir(cliEnv), codexHome: codexHome(cliEnv), stateDir: cfg.dir },
       (diff) => void this.client.emitEvent({ event: 'discovery_diff', payload: diff }),
       async () => {
-        const all = await scanHolders({ claudeHome: claudeConfigDir(cliEnv), briaServerPid: await tmux.serverPid().catch(() => null) });
+        const all = await scanHolders({
+          claudeHome: claudeConfigDir(cliEnv),
+          briaServerPid: await tmux.serverPid().catch(() => null),
+          briaPids: this.control.adoptedPids(),
+        });
         return all.filter((h) => !h.bria).map((h) => ({ executor: h.executor, nativeId: h.nativeId, holder: toDeskHolder(h) }));
       },
     );
