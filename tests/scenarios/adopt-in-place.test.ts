@@ -63,7 +63,7 @@ const userTmux = (socket: string, ...a: string[]) => execFileSync('tmux', ['-L',
 const paneText = (socket: string) => userTmux(socket, 'capture-pane', '-p', '-J', '-S', '-500', '-t', 'desk');
 const inode = (path: string) => statSync(path).ino;
 
-describe.each(['claude', 'codex'] as Executor[])('%s begun by hand in the user\'s tmux, adopted in place', (executor) => {
+describe.each(['claude', 'codex'] as Executor[])("%s begun by hand in the user's tmux, adopted in place", (executor) => {
   const socket = `desk-adopt-${executor}-${randomUUID().slice(0, 6)}`;
   let sessionId: string;
   let nativeId: string;
@@ -92,8 +92,7 @@ describe.each(['claude', 'codex'] as Executor[])('%s begun by hand in the user\'
     await sys.mocks[executor].waitForRequest((r) => r.kind === 'turn' && r.userText === text, 60_000);
     const row = await waitUntil(
       'the hand-started session entered with its desk process in tmux',
-      async () =>
-        sys.db.session.findFirst({ where: { nodeId: sys.nodeId, executor, folder, handoff: 'desk', deskPid: { not: null }, deskInTmux: true } }),
+      async () => sys.db.session.findFirst({ where: { nodeId: sys.nodeId, executor, folder, handoff: 'desk', deskPid: { not: null }, deskInTmux: true } }),
       30_000,
     );
     sessionId = row.id;
@@ -121,7 +120,7 @@ describe.each(['claude', 'codex'] as Executor[])('%s begun by hand in the user\'
     // The answer arrives as the final; the text was typed into THAT pane, by the same process.
     const final = await answered(text);
     expect(final).toContain(text);
-    await waitUntil('the message in the user\'s pane', async () => paneText(socket).includes(text), 30_000);
+    await waitUntil("the message in the user's pane", async () => paneText(socket).includes(text), 30_000);
     expect(sys.turns(executor, nativeId).filter((r) => r.userText === text)).toHaveLength(1);
     expect(isRecordedProcess(deskPid, deskStart)).toBe(true);
     expect(inode(journal.path)).toBe(journal.ino);
@@ -133,16 +132,12 @@ describe.each(['claude', 'codex'] as Executor[])('%s begun by hand in the user\'
   it('an agent restart re-attaches to the adopted pane; the next message goes there too', async () => {
     await sys.killAgent();
     await sys.startAgent();
-    await waitUntil(
-      'the re-attach after the agent restart',
-      async () => (await sys.evidence(sessionId)).some((e) => e.event === 'reattached'),
-      60_000,
-    );
+    await waitUntil('the re-attach after the agent restart', async () => (await sys.evidence(sessionId)).some((e) => e.event === 'reattached'), 60_000);
     await sys.waitState(sessionId, 'Ready', 60_000);
     const text = `after the agent restart ${randomUUID().slice(0, 8)}`;
     await sys.send(sessionId, text);
     expect(await answered(text)).toContain(text);
-    await waitUntil('the second message in the user\'s pane', async () => paneText(socket).includes(text), 30_000);
+    await waitUntil("the second message in the user's pane", async () => paneText(socket).includes(text), 30_000);
     expect(isRecordedProcess(deskPid, deskStart)).toBe(true);
     expect((await sys.identity(sessionId)).cliPid).toBe(deskPid);
   }, 240_000);

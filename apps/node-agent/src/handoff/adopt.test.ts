@@ -65,7 +65,7 @@ afterAll(() => {
 });
 
 describe('adopt in place: the checks', () => {
-  it('accepts the CLI in a pane of the user\'s own tmux, naming that server by path and that pane', async () => {
+  it("accepts the CLI in a pane of the user's own tmux, naming that server by path and that pane", async () => {
     const r = await checkAdoption(base(inTmux.id, inTmux.pid, inTmux.start));
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -118,7 +118,7 @@ describe('adopt in place: the checks', () => {
     expect(await checkAdoption(base(id, h.pid, h.startTime))).toMatchObject({ ok: false, code: 'pane_gone' });
   });
 
-  it('counts an adopted pid as Bria\'s own, so the guard and discovery never call it a desk CLI', async () => {
+  it("counts an adopted pid as Bria's own, so the guard and discovery never call it a desk CLI", async () => {
     const all = await scanHolders({ claudeHome: null, briaServerPid: null, briaPids: [inTmux.pid] });
     expect(all.find((h) => h.nativeId === inTmux.id)?.bria).toBe(true);
   });

@@ -67,7 +67,16 @@ export class TerminalWatch {
     }
     const id = this.o.identity(sessionId);
     if (!id) return;
-    const v: Viewer = { tmux: this.o.tmuxFor?.(id) ?? this.o.tmux, follower: null, paneId: id.paneId, seq: 0, renewedAt: Date.now(), buf: '', timer: null, ready: false };
+    const v: Viewer = {
+      tmux: this.o.tmuxFor?.(id) ?? this.o.tmux,
+      follower: null,
+      paneId: id.paneId,
+      seq: 0,
+      renewedAt: Date.now(),
+      buf: '',
+      timer: null,
+      ready: false,
+    };
     this.viewers.set(sessionId, v);
     try {
       v.follower = await v.tmux.followPane({

@@ -49,13 +49,13 @@ describe('tmux addressing', () => {
     expect(tmuxAddress('bria')).toEqual(['-L', 'bria']);
   });
 
-  it('a user server must be given by its path, Bria\'s by its name', () => {
+  it("a user server must be given by its path, Bria's by its name", () => {
     expect(() => new Tmux({ socketName: 'bria-x', userServer: true, runDir: dir })).toThrow(/socket path/);
     expect(() => new Tmux({ socketName: '/tmp/x', runDir: dir })).toThrow(/socket path/);
   });
 });
 
-describe('a tmux server of the user\'s own, by its socket path', () => {
+describe("a tmux server of the user's own, by its socket path", () => {
   it('reads its pane, pastes into it and follows its output through control mode', async () => {
     const options = user('show-options', '-g');
     const pane = user('display-message', '-p', '-t', 'mine', '#{pane_id}').trim();

@@ -43,7 +43,7 @@ export class Tmux {
     this.runDir = opts.runDir;
     this.userServer = opts.userServer ?? false;
     this.controlSession = opts.controlSession ?? KEEPER;
-    if (this.userServer !== opts.socketName.startsWith('/')) throw new TmuxError('a user server is addressed by its socket path, Bria\'s by its name', '');
+    if (this.userServer !== opts.socketName.startsWith('/')) throw new TmuxError("a user server is addressed by its socket path, Bria's by its name", '');
     this.bin = opts.tmuxBin ?? 'tmux';
     this.useControl = opts.control ?? true;
     this.env = opts.env ? { ...opts.env } : undefined;

@@ -40,14 +40,14 @@ describe('handoff values', () => {
     expect(HANDOFF_STATES.filter(runsOutsideBria)).toEqual(['desk', 'taking_over', 'adopting']);
   });
 
-  it('an adopted session is Bria\'s own: not shown as running in a terminal', () => {
+  it("an adopted session is Bria's own: not shown as running in a terminal", () => {
     expect(runsOutsideBria('adopted')).toBe(false);
     expect(handoffOf('adopted')).toBe('adopted');
   });
 });
 
 describe('back to the desk', () => {
-  it('names Bria\'s server by name and an adopted session\'s own server by its socket path', () => {
+  it("names Bria's server by name and an adopted session's own server by its socket path", () => {
     expect(attachCommand({ state: 'Ready', identity: { tmuxSocket: 'bria', host: { tmuxSession: 'bria-1-g1' } } })).toBe('tmux -L bria attach -t bria-1-g1');
     expect(attachCommand({ state: 'Ready', identity: { tmuxSocket: '/tmp/tmux-1000/default', host: { tmuxSession: 'work' } } })).toBe(
       'tmux -S /tmp/tmux-1000/default attach -t work',
