@@ -25,7 +25,7 @@ const has = (s: string) => (m: Message) => m.text?.includes(s) ?? false;
 const paneText = () => execFileSync('tmux', ['-L', socket, 'capture-pane', '-p', '-J', '-S', '-500', '-t', 'desk'], { encoding: 'utf8' });
 
 describe('a Claude session begun by hand in tmux, adopted in place from Telegram', () => {
-  it('the explanation offers Adopt in place; the press keeps the same CLI and types the phone\'s message into its pane', async () => {
+  it("the explanation offers Adopt in place; the press keeps the same CLI and types the phone's message into its pane", async () => {
     const folder = w.sys.folder(`desk-tg-adopt-${randomUUID().slice(0, 6)}`);
     desk = await startDesk({ executor: 'claude', folder, env: w.sys.cliEnv, socket });
     const first = `typed at the desk ${randomUUID().slice(0, 8)}`;
