@@ -47,6 +47,15 @@ describe('a Claude session begun by hand in tmux, adopted in place from Telegram
     expect(explain.text).toContain('Adopt in place');
     expect(w.buttons(explain).map((b) => b.text)).toEqual(['End it there and continue here', 'Adopt in place (keep it running)']);
     w.press(explain, 'Adopt in place (keep it running)');
+    await w.sys.waitState(row.id, 'Ready', 90_000).catch(async (err: Error) => {
+      const dump = {
+        session: await w.sys.session(row.id),
+        commands: await w.sys.db.agentCommand.findMany({ where: { sessionId: row.id } }),
+        evidence: await w.sys.evidence(row.id),
+        outbox: await w.sys.outbox(row.id),
+      };
+      throw new Error(`${err.message}\n${JSON.stringify(dump, (_k, v) => (typeof v === 'bigint' ? String(v) : v), 1).slice(0, 6000)}`);
+    });
     await w.waitCard((t) => t.includes('State: ready'), 90_000);
     const after = await w.sys.session(row.id);
     expect(after.handoff).toBe('adopted');
