@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,7 +58,10 @@ beforeAll(async () => {
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
   try {
+    const path = user('display-message', '-p', '#{socket_path}').trim();
     user('kill-server');
+    // tmux 3.3a leaves the socket file of a killed server behind.
+    rmSync(path, { force: true });
   } catch {
     // gone
   }
