@@ -6,6 +6,7 @@ import {
   closeSession,
   compactSession,
   continueHere,
+  adoptInPlace,
   createLoginLink,
   createSession,
   type Db,
@@ -89,6 +90,9 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
     },
     async continueHere(i) {
       await continueHere(deps, { sessionId: i.sessionId, pid: i.pid, source: 'telegram' });
+    },
+    async adoptInPlace(i) {
+      await adoptInPlace(deps, { sessionId: i.sessionId, pid: i.pid, source: 'telegram' });
     },
     async acceptMessage(i) {
       let attachments: Awaited<ReturnType<typeof storeAttachment>>[] | undefined;

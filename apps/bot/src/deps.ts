@@ -33,6 +33,8 @@ export interface SessionActions {
   resumeSession(o: { chatId: bigint; sessionId: string }): Promise<void>;
   /** "Continue here" for a session running in a terminal at its computer (core `continueHere`). */
   continueHere(o: { chatId: bigint; sessionId: string; pid: number }): Promise<void>;
+  /** "Adopt in place" for a session whose CLI runs in a tmux pane of the user's own (core `adoptInPlace`). */
+  adoptInPlace(o: { chatId: bigint; sessionId: string; pid: number }): Promise<void>;
   acceptMessage(o: {
     sessionId: string;
     chatId: bigint;

@@ -32,6 +32,7 @@ export const AGENT_CAPABILITIES: readonly (OptionalCommand | AgentFeature)[] = [
   'answer_permission',
   'answer_dialog',
   'compact_context',
+  'adopt_in_place',
   'handoff',
   'terminal',
 ];
@@ -157,6 +158,7 @@ export class Agent {
     this.terminal = new TerminalWatch({
       tmux,
       identity: (sessionId) => this.control.host(sessionId)?.identityOrNull() ?? null,
+      tmuxFor: (identity) => this.control.tmuxFor(identity),
       send: (frame) => this.client.sendLive(frame),
       dialogOpen: (sessionId) => this.hooks.pending(sessionId).length > 0,
       log: (level, msg, fields) => log(level, msg, fields),
@@ -172,11 +174,13 @@ export class Agent {
       (diff) => void this.client.emitEvent({ event: 'discovery_diff', payload: diff }),
       async () => {
         const briaServerPid = await tmux.serverPid().catch(() => null);
-        // With sessions running, Bria's tmux server exists: a pid that cannot be read now (a tmux call
-        // failed under load) would make every Bria CLI look like one started at the desk. This look
-        // is skipped instead (the feed keeps what it knew; the next look tries again).
-        if (briaServerPid === null && this.control.hostCount > 0) throw new Error('the agent tmux server pid is unknown');
-        const all = await scanHolders({ claudeHome: claudeConfigDir(cliEnv), briaServerPid });
+        const briaPids = this.control.adoptedPids();
+        // With sessions running in it, Bria's tmux server exists: a pid that cannot be read now (a tmux
+        // call failed under load) would make every Bria CLI look like one started at the desk. This
+        // look is skipped instead (the feed keeps what it knew; the next look tries again). Adopted
+        // sessions live in the user's own tmux and do not need Bria's server.
+        if (briaServerPid === null && this.control.hostCount > briaPids.length) throw new Error('the agent tmux server pid is unknown');
+        const all = await scanHolders({ claudeHome: claudeConfigDir(cliEnv), briaServerPid, briaPids });
         return all.filter((h) => !h.bria).map((h) => ({ executor: h.executor, nativeId: h.nativeId, holder: toDeskHolder(h) }));
       },
     );

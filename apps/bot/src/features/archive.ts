@@ -85,6 +85,14 @@ export function archive(): Composer<BotContext> {
     await ctx.answerCallbackQuery();
     await resumeFromChat(ctx, data.sessionId, { takeOverPid: Number(data.arg.slice(1)) });
   });
+  // "Adopt in place" confirmed for the desk process the explanation named (`p<pid>`).
+  c.callbackQuery(/^resume:.*:p\d+$/, async (ctx) => {
+    const data = cb.decode(ctx.callbackQuery.data);
+    if (!data?.sessionId || !data.arg) return refuseButton(ctx);
+    if (await staleButton(ctx, data)) return;
+    await ctx.answerCallbackQuery();
+    await resumeFromChat(ctx, data.sessionId, { adoptPid: Number(data.arg.slice(1)) });
+  });
   return c;
 }
 

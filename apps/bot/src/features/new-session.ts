@@ -171,8 +171,8 @@ export function newSession(): Composer<BotContext> {
   c.callbackQuery(/^(fnode|exec|folder|resume|fresh|cancel|pmode|pmodel):/, async (ctx, next) => {
     const data = cb.decode(ctx.callbackQuery.data);
     // /archive's Resume buttons (arg `a`) share the action name; they are the archive feature's, as are
-    // "Continue here" confirmations (arg `d<pid>`) too.
-    if (data?.a === 'resume' && (data.arg === 'a' || /^d\d+$/.test(data.arg ?? ''))) return next();
+    // "Continue here" (arg `d<pid>`) and "Adopt in place" (arg `p<pid>`) confirmations too.
+    if (data?.a === 'resume' && (data.arg === 'a' || /^[dp]\d+$/.test(data.arg ?? ''))) return next();
     const flow = readFlow(ctx);
     if (!data || !flow || data.gen !== flow.nonce) return void (await refuseButton(ctx));
     await ctx.answerCallbackQuery();

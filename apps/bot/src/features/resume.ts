@@ -63,17 +63,20 @@ async function queueStatus(ctx: BotContext, s: SessionView, hold: boolean): Prom
  * for (computer offline, no native id, an unexpected error) turns the status row, still unsent, into
  * the one notice; one that fails on the node does so through the engine's `resume_failed` row.
  */
-export async function resumeFromChat(ctx: BotContext, sessionId: string, o: { takeOverPid?: number } = {}): Promise<void> {
+export async function resumeFromChat(ctx: BotContext, sessionId: string, o: { takeOverPid?: number; adoptPid?: number } = {}): Promise<void> {
   const { deps, chatId, t } = ctx.bria;
   const s = await getSessionView(deps.db, sessionId);
   // The callback is answered by the caller; an id that names no session is told as an old button.
   if (!s) return void (await reply(ctx, t('button.stale')));
-  if (s.desk?.handoff === 'desk' && s.desk.pid !== null && o.takeOverPid === undefined && !OPEN.has(s.state)) {
+  if (s.desk?.handoff === 'desk' && s.desk.pid !== null && o.takeOverPid === undefined && o.adoptPid === undefined && !OPEN.has(s.state)) {
     // It runs in a terminal at the computer: what "Continue here" does is said first, and only the
     // confirmation (naming that process) takes it over. Resume never starts a second CLI beside it.
     const node = await getNodeView(deps.db, s.nodeId);
     const kb = new InlineKeyboard().text(t('desk.confirm'), cb.encode({ a: 'resume', gen: ctx.bria.chat.cardGeneration, sessionId, arg: `d${s.desk.pid}` }));
-    const text = t('desk.explain', { title: titleOf(s), node: node?.name ?? '', pid: s.desk.pid, command: (s.desk.command ?? '').slice(0, 120) });
+    // In a tmux pane of the user's own it can also be adopted where it runs, never restarted.
+    if (s.desk.inTmux) kb.row().text(t('desk.adoptConfirm'), cb.encode({ a: 'resume', gen: ctx.bria.chat.cardGeneration, sessionId, arg: `p${s.desk.pid}` }));
+    const info = { title: titleOf(s), node: node?.name ?? '', pid: s.desk.pid, command: (s.desk.command ?? '').slice(0, 120) };
+    const text = s.desk.inTmux ? `${t('desk.explain', info)}\n\n${t('desk.adoptExplain')}` : t('desk.explain', info);
     return void (await reply(ctx, text, { keyboard: kb }));
   }
   if (s.state === 'Resuming') {
@@ -97,6 +100,7 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string, o: { ta
   if (back) ctx.bria.chat.flow = back;
   try {
     if (o.takeOverPid !== undefined) await deps.actions.continueHere({ chatId, sessionId, pid: o.takeOverPid });
+    else if (o.adoptPid !== undefined) await deps.actions.adoptInPlace({ chatId, sessionId, pid: o.adoptPid });
     else await deps.actions.resumeSession({ chatId, sessionId });
     await releaseBotRow(deps.db, statusKey);
     deps.wakeOutbox?.();
@@ -124,6 +128,8 @@ export async function resumeFromChat(ctx: BotContext, sessionId: string, o: { ta
     else if (isAppError(error) && (error.userMessage === 'sessions.desk_changed' || error.userMessage === 'sessions.not_at_desk'))
       cause = t('resume.causeDeskChanged');
     else if (isAppError(error) && error.userMessage === 'sessions.handoff_unsupported') cause = t('resume.causeHandoffUnsupported');
+    else if (isAppError(error) && error.userMessage === 'sessions.adopt_unsupported') cause = t('resume.causeAdoptUnsupported');
+    else if (isAppError(error) && error.userMessage === 'sessions.adopt_not_in_tmux') cause = t('resume.causeAdoptNotInTmux');
     else
       deps.log.error(
         { sessionId, code: isAppError(error) ? error.code : undefined, err: error instanceof Error ? error.message.slice(0, 200) : 'unknown' },

@@ -22,7 +22,8 @@ export async function bindSession(rt: SessionRuntime, sessionId: string, identit
     rt.send(sessionId, 'process_exited', { pids: [identity.cliPid], exitStatus, paneDead: true, verified: true, journal });
     return { ok: true, exited: true };
   }
-  const host = rt.newHost(sessionId, rec.executor);
+  // An adopted session's pane lives on the user's own server (`SessionRuntime.tmuxFor`).
+  const host = rt.newHost(sessionId, rec.executor, undefined, rt.tmuxFor(identity));
   const watch = rec.turns.map((t) => ({ messageId: t.messageId, nativeRef: t.nativeRef }));
   const a = await host.attach(journalNotYetWritten(rec, identity, journalFilesOnDisk) ? { ...identity, journalPath: null } : identity, {
     journalOffset: rec.journalOffset,

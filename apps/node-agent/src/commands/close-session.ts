@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type ArchivedJournal, archiveJournal } from '../archive/index.ts';
 import { crashPoint } from '../test-crash.ts';
+import { isAdopted } from '../handoff/adopt.ts';
 import { processGone, safeIdentity } from './cli-process.ts';
 import { reportIdentity } from './host-event-map.ts';
 import { journalFilesOnDisk } from './journal-content.ts';
@@ -26,6 +27,7 @@ export async function closeSession(rt: SessionRuntime, sessionId: string): Promi
     });
     return { ok: true, already: true };
   }
+  if (rec.identity && isAdopted(rec.identity)) return release(rt, sessionId, rec);
   let host = rt.hosts.get(sessionId);
   if (!host && rec.identity) {
     host = rt.newHost(sessionId, rec.executor);
@@ -40,6 +42,37 @@ export async function closeSession(rt: SessionRuntime, sessionId: string): Promi
   const ev = await host.close();
   crashPoint('close:ended');
   return closed(rt, sessionId, rec, ev);
+}
+
+/**
+ * Closing an adopted session releases the user's pane (docs/handoff.md): Bria stops observing and
+ * typing; the CLI and its pane are left exactly as they are, running at the desk (no key, no signal,
+ * no kill-session). Evidence says so: `released`, the pid left running. Discovery then shows the
+ * session as running in a terminal again.
+ */
+async function release(rt: SessionRuntime, sessionId: string, rec: SessionRecord): Promise<Result> {
+  const id = rec.identity!;
+  rt.hosts.get(sessionId)?.detach();
+  rt.hosts.delete(sessionId);
+  rt.drafts.get(sessionId)?.close();
+  rt.drafts.delete(sessionId);
+  const running = !(await processGone(id));
+  rt.registry.put(sessionId, { status: 'closed', turns: [], unconfirmed: [], archivedJournal: null });
+  const evidence = {
+    verified: true,
+    released: true,
+    cliLeftRunning: running ? id.cliPid : null,
+    pids: '',
+    lingering: '',
+    exitStatus: null,
+    paneDead: !running,
+    escalation: '',
+    nativeSessionId: id.nativeId,
+    journal: closeJournal(rec, id.journalPath, null, journalFilesOnDisk),
+  };
+  rt.o.log('info', 'agent.adopted_released', { sessionId, pid: id.cliPid, running });
+  rt.send(sessionId, 'session_closed', { evidence });
+  return { ok: true, released: true, evidence };
 }
 
 async function closed(

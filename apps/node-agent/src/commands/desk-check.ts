@@ -31,7 +31,7 @@ export async function deskCheck(
     });
     return { ok: false, error: reason, refused: true, code };
   };
-  const ctx = { env: rt.o.env, tmux: rt.o.tmux };
+  const ctx = { env: rt.o.env, tmux: rt.o.tmux, briaPids: rt.adoptedPids() };
   let holders = await deskHolders(ctx, o.executor, o.nativeId);
   if (holders.length === 0) return null;
   const confirmed = (h: (typeof holders)[number]) =>

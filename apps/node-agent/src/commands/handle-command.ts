@@ -4,7 +4,7 @@ import type { DiscoveryFeed } from './discovery-feed.ts';
 import type { Result, SessionControl } from './session-control.ts';
 import { validateFolder } from './validate-folder.ts';
 
-type LiveCommand = 'start_session' | 'resume_session' | 'deliver' | 'interrupt' | 'close_session' | 'attach_session' | 'compact_context';
+type LiveCommand = 'start_session' | 'resume_session' | 'deliver' | 'interrupt' | 'close_session' | 'attach_session' | 'compact_context' | 'adopt_in_place';
 
 const invalid = (error: string): CommandAnswer => ({ ok: false, code: 'invalid_payload', error: `invalid payload: ${error.slice(0, 300)}` });
 const unsupported = (command: string): CommandAnswer => ({ ok: false, code: 'unsupported', error: `unsupported command ${command}` });
@@ -51,6 +51,8 @@ export async function handleSessionCommand(cmd: Command, control: SessionControl
     }
     case 'compact_context':
       return sessionCommand(cmd, control, 'compact_context', (id) => control.compact(id));
+    case 'adopt_in_place':
+      return sessionCommand(cmd, control, 'adopt_in_place', (id, p) => control.adopt(id, p));
     case 'answer_dialog': {
       // Handled by the agent itself (`answer-dialog.ts` through `Agent`); here only a payload check.
       const parsed = parseSessionCommand('answer_dialog', cmd.payload);

@@ -33,7 +33,13 @@ function noteToolFacts(rt: SessionRuntime, sessionId: string, host: SessionHost,
   if (open.length === 0) return;
   const pane = host.identity()?.paneId;
   void (async () => {
-    const screen = pane && e.type !== 'exited' ? await rt.o.tmux.capture(pane).catch(() => null) : '';
+    const screen =
+      pane && e.type !== 'exited'
+        ? await rt
+            .tmuxFor(host.identityOrNull())
+            .capture(pane)
+            .catch(() => null)
+        : '';
     if (screen === null || permissionDialogOnScreen(screen)) return;
     for (const r of open) {
       hooks.settleAtComputer(

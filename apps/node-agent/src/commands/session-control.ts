@@ -1,7 +1,8 @@
 import { compactContext } from './compact-context.ts';
 import type { AnswerDialogPayload } from '@bria/core/protocol';
 import { answerDialog } from './answer-dialog.ts';
-import type { SessionHost, SessionIdentity } from '../executors/index.ts';
+import { type AdoptParams, adoptInPlace } from './adopt-in-place.ts';
+import type { SessionHost, SessionIdentity, Tmux } from '../executors/index.ts';
 import { type AttachParams, attachSession } from './attach-session.ts';
 import { bindSession } from './bind-session.ts';
 import { closeSession } from './close-session.ts';
@@ -57,6 +58,21 @@ export class SessionControl {
 
   resume(sessionId: string, p: ResumeParams): Promise<Result> {
     return resumeSession(this.rt, sessionId, p);
+  }
+
+  /** "Adopt in place": binds to the session's CLI in a tmux pane of the user's own (`adopt-in-place.ts`). */
+  adopt(sessionId: string, p: AdoptParams): Promise<Result> {
+    return adoptInPlace(this.rt, sessionId, p);
+  }
+
+  /** The pids of the CLIs adopted in place (Bria's own, though outside its tmux server). */
+  adoptedPids(): number[] {
+    return this.rt.adoptedPids();
+  }
+
+  /** The tmux server a session's pane lives on (Bria's, or the user's own when adopted). */
+  tmuxFor(identity: SessionIdentity | null): Tmux {
+    return this.rt.tmuxFor(identity);
   }
 
   deliver(sessionId: string, p: DeliverParams): Promise<Result> {

@@ -8,8 +8,10 @@ import {
   type PermissionMode,
   SessionHost,
   type SessionHostOptions,
-  type Tmux,
+  type SessionIdentity,
+  Tmux,
 } from '../executors/index.ts';
+import { isAdopted } from '../handoff/adopt.ts';
 import { type Draft, permissionModeOf, type SessionEventInput, type SessionEventName, type SessionEventOut } from '@bria/core/protocol';
 import { DraftWatch } from '../draft/draft-watch.ts';
 import type { HookChannel } from '../hooks/hook-channel.ts';
@@ -119,13 +121,39 @@ export class SessionRuntime {
     return executor === 'claude' ? { settingsPath: this.o.hooks.settingsFor(sessionId) } : { codexHooks: this.o.hooks.codexConfigArgs(sessionId) };
   }
 
-  newHost(sessionId: string, executor: Executor, nativeId?: string): SessionHost {
+  private readonly userServers = new Map<string, Tmux>();
+
+  /**
+   * The tmux server a CLI's pane lives on: Bria's own, or for an adopted session (its identity names
+   * the user's server by socket path, `isAdopted`) a `Tmux` on that server, one per server and
+   * session, whose command client sits on the user's session and which never configures it.
+   */
+  tmuxFor(identity: SessionIdentity | null | undefined): Tmux {
+    if (!identity || !isAdopted(identity)) return this.o.tmux;
+    const key = `${identity.tmuxSocket}\n${identity.tmuxSession}`;
+    let t = this.userServers.get(key);
+    if (!t) {
+      t = new Tmux({ socketName: identity.tmuxSocket, userServer: true, controlSession: identity.tmuxSession, runDir: this.o.tmux.runDir });
+      this.userServers.set(key, t);
+    }
+    return t;
+  }
+
+  /** The pids of the adopted CLIs this agent runs: Bria's own for the guard and discovery. */
+  adoptedPids(): number[] {
+    return this.registry
+      .all()
+      .filter((r) => r.status === 'live' && r.identity && isAdopted(r.identity))
+      .map((r) => r.identity!.cliPid);
+  }
+
+  newHost(sessionId: string, executor: Executor, nativeId?: string, tmux: Tmux = this.o.tmux): SessionHost {
     const base = executor === 'claude' ? claudeDriver : codexDriver;
     // Bria chooses a Claude session's id up front and stores it before the CLI starts.
     const driver: ExecutorDriver = nativeId ? { ...base, chooseNativeId: () => nativeId } : base;
     const host = new SessionHost({
       driver,
-      tmux: this.o.tmux,
+      tmux,
       bin: this.o.bins[executor],
       env: this.o.env,
       ...(this.o.hostTimeouts ? { timeouts: this.o.hostTimeouts } : {}),
@@ -139,7 +167,7 @@ export class SessionRuntime {
     if (live) {
       const watch = new DraftWatch({
         executor,
-        tmux: this.o.tmux,
+        tmux,
         sessionId,
         identity: () => (this.hosts.get(sessionId) === host ? host.identityOrNull() : null),
         generation: () => this.registry.get(sessionId)?.generation ?? 0,
@@ -161,7 +189,8 @@ export class SessionRuntime {
   /** A dead pane of an earlier generation is only a leftover; a live one is never touched here. */
   async dropDeadPane(rec: SessionRecord | undefined): Promise<void> {
     const id = rec?.identity;
-    if (!id) return;
+    // An adopted pane is the user's: never removed by Bria.
+    if (!id || isAdopted(id)) return;
     const pane = await this.o.tmux.paneInfo(id.paneId).catch(() => null);
     if (pane?.dead) await this.o.tmux.killSession(id.tmuxSession).catch(() => undefined);
   }

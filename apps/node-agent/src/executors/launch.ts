@@ -204,7 +204,10 @@ export async function verifyIdentity(tmux: Tmux, driver: ExecutorDriver, id: Ses
   if (st) {
     // Not provably the same start (also: cannot tell) is a mismatch: never bound on a guess.
     if (sameStart(id.cliStartTime, st.startTime) !== true) out.push({ field: 'cliStartTime', expected: id.cliStartTime, actual: st.startTime });
-    check('cliParent', id.panePid, st.ppid);
+    // Bria's wrapper shell is the CLI's parent; in a pane of the user's own (adopted in place) the
+    // CLI may be the pane's process itself or run anywhere under its shell.
+    if (!tmux.userServer) check('cliParent', id.panePid, st.ppid);
+    else if (!(await processTree(id.panePid)).includes(id.cliPid)) out.push({ field: 'cliInPane', expected: id.panePid, actual: st.ppid });
   }
   if (id.journalPath) {
     const exists = await access(id.journalPath).then(

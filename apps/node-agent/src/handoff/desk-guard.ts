@@ -11,6 +11,8 @@ import { type NativeHolder, outside, scanHolders } from './native-holders.ts';
 export interface GuardContext {
   env: Env;
   tmux: Tmux;
+  /** CLIs Bria adopted in place (they run in the user's tmux and are Bria's own). */
+  briaPids?: readonly number[];
 }
 
 /** When a start token says the process started (ms since the epoch), or undefined when it cannot tell. */
@@ -36,7 +38,7 @@ export function heldReason(h: NativeHolder, computer = hostname()): string {
 /** Every process outside Bria's tmux that holds this native session now. */
 export async function deskHolders(ctx: GuardContext, executor: Executor, nativeId: string): Promise<NativeHolder[]> {
   const briaServerPid = await ctx.tmux.serverPid().catch(() => null);
-  return outside(await scanHolders({ claudeHome: claudeConfigDir(ctx.env), briaServerPid }), executor, nativeId);
+  return outside(await scanHolders({ claudeHome: claudeConfigDir(ctx.env), briaServerPid, briaPids: ctx.briaPids ?? [] }), executor, nativeId);
 }
 
 export type EndResult = { ended: true; how: string } | { ended: false; reason: string };

@@ -176,6 +176,8 @@ export interface HolderScanOptions {
   claudeHome: string | null;
   /** The agent's tmux server pid (its panes' processes are Bria's own), or null when none runs. */
   briaServerPid: number | null;
+  /** CLIs Bria runs outside its own server (adopted in place in the user's tmux): Bria's too. */
+  briaPids?: readonly number[];
   layer?: ProcessLayer;
 }
 
@@ -198,7 +200,7 @@ export async function scanHolders(o: HolderScanOptions): Promise<NativeHolder[]>
       startTime: p.startTime,
       ppid: p.ppid,
       via,
-      bria: await descendsFrom(p.pid, o.briaServerPid, byPid),
+      bria: (o.briaPids ?? []).includes(p.pid) || (await descendsFrom(p.pid, o.briaServerPid, byPid)),
       tmux: layer === 'proc' ? await tmuxOf(p.pid) : null,
       command: commandOf(p.argv, executor),
     });

@@ -10,6 +10,8 @@ export interface TerminalWatchOptions {
   tmux: Tmux;
   /** The session's live CLI pane, or null. */
   identity: (sessionId: string) => SessionIdentity | null;
+  /** The server a session's pane lives on when it is not `tmux` (an adopted session: the user's own). */
+  tmuxFor?: (identity: SessionIdentity) => Tmux;
   /** Sends an ephemeral frame; false when it went nowhere. */
   send: (frame: Pane) => boolean;
   /** A dialog Bria tracks is open (a permission request or question): typing is refused. */
@@ -18,6 +20,8 @@ export interface TerminalWatchOptions {
 }
 
 interface Viewer {
+  /** The server of the pane: Bria's, or the user's own for an adopted session. */
+  tmux: Tmux;
   follower: PaneFollower | null;
   paneId: string;
   seq: number;
@@ -63,10 +67,19 @@ export class TerminalWatch {
     }
     const id = this.o.identity(sessionId);
     if (!id) return;
-    const v: Viewer = { follower: null, paneId: id.paneId, seq: 0, renewedAt: Date.now(), buf: '', timer: null, ready: false };
+    const v: Viewer = {
+      tmux: this.o.tmuxFor?.(id) ?? this.o.tmux,
+      follower: null,
+      paneId: id.paneId,
+      seq: 0,
+      renewedAt: Date.now(),
+      buf: '',
+      timer: null,
+      ready: false,
+    };
     this.viewers.set(sessionId, v);
     try {
-      v.follower = await this.o.tmux.followPane({
+      v.follower = await v.tmux.followPane({
         sessionName: id.tmuxSession,
         paneId: id.paneId,
         onOutput: (data) => this.output(sessionId, v, data),
@@ -84,8 +97,8 @@ export class TerminalWatch {
 
   private async snapshot(sessionId: string, v: Viewer): Promise<void> {
     const [size, screen] = await Promise.all([
-      this.o.tmux.run(['display-message', '-p', '-t', v.paneId, '#{pane_width} #{pane_height} #{cursor_x} #{cursor_y}']),
-      this.o.tmux.run(['capture-pane', '-p', '-e', '-t', v.paneId]),
+      v.tmux.run(['display-message', '-p', '-t', v.paneId, '#{pane_width} #{pane_height} #{cursor_x} #{cursor_y}']),
+      v.tmux.run(['capture-pane', '-p', '-e', '-t', v.paneId]),
     ]);
     const [cols, rows, cursorX, cursorY] = size.trim().split(' ').map(Number) as [number, number, number, number];
     v.buf = '';
@@ -125,7 +138,7 @@ export class TerminalWatch {
       this.o.log('info', 'agent.terminal_input_refused', { sessionId, reason: 'dialog_open' });
       return;
     }
-    await this.o.tmux
+    await (this.o.tmuxFor?.(id) ?? this.o.tmux)
       .run(['send-keys', '-t', id.paneId, '-l', data])
       .catch((err: Error) => this.o.log('warn', 'agent.terminal_input_failed', { sessionId, err: err.message.slice(0, 200) }));
   }

@@ -3,6 +3,7 @@
 // Measured on the 2-core VM: a spawned `tmux` client costs ~6–10 ms of CPU and waits for a CPU on a
 // busy machine; a control-mode round trip is well under a millisecond.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { tmuxAddress } from './tmux-process.ts';
 
 export class TmuxControlError extends Error {
   constructor(
@@ -84,7 +85,7 @@ export class ControlClient {
    */
   static open(bin: string, socketName: string, session: string, flags = 'no-output,ignore-size'): Promise<ControlClient | null> {
     // -u: tmux would otherwise replace non-ASCII output with `_` when the agent's locale is not UTF-8.
-    const child = spawn(bin, ['-u', '-L', socketName, '-C', 'attach-session', '-f', flags, '-t', `=${session}`], {
+    const child = spawn(bin, ['-u', ...tmuxAddress(socketName), '-C', 'attach-session', '-f', flags, '-t', `=${session}`], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const c = new ControlClient(child);

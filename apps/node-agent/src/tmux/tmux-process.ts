@@ -10,7 +10,16 @@ export class TmuxError extends Error {
 }
 
 /**
- * Runs one tmux client process on the private server (`tmux -L <socket> …args`), with `input` on its
+ * How a client names its server: an absolute socket path (`-S`, a server of the user's own, found
+ * in a CLI's `TMUX` environment) or a socket name under tmux's folder (`-L`, Bria's private server).
+ * A name never starts with `/` (pane-format.ts checks names), so one string says which it is.
+ */
+export function tmuxAddress(socket: string): string[] {
+  return socket.startsWith('/') ? ['-S', socket] : ['-L', socket];
+}
+
+/**
+ * Runs one tmux client process on the private server (`tmux -L <socket> …args`, or `-S <path>`), with `input` on its
  * stdin when given; resolves with its stdout. Used when no control-mode client is open.
  */
 export function runTmuxProcess(
@@ -18,7 +27,7 @@ export function runTmuxProcess(
   args: readonly string[],
   input?: string,
 ): Promise<string> {
-  const full = ['-L', o.socketName, ...args];
+  const full = [...tmuxAddress(o.socketName), ...args];
   if (input === undefined) {
     return new Promise((resolve, reject) => {
       execFile(o.bin, full, { maxBuffer: 16 * 1024 * 1024, env: o.env }, (err, stdout, stderr) => {

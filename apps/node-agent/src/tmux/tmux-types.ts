@@ -1,8 +1,19 @@
 // The tmux adapter's options and results (tmux.ts).
 
 export interface TmuxOptions {
-  /** Name of the private server socket (`tmux -L <name>`). */
+  /**
+   * Name of the private server socket (`tmux -L <name>`), or the absolute path of a server's socket
+   * (`tmux -S <path>`: a server of the user's own, see `userServer`).
+   */
   socketName: string;
+  /**
+   * A tmux server of the user's own (adopt in place, docs/handoff.md): Bria only reads panes, pastes
+   * and sends keys. Never started, configured (`set-option`, environment), killed or cleaned here:
+   * those calls throw. The command client attaches (no output, ignoring size) to `controlSession`.
+   */
+  userServer?: boolean;
+  /** The session a control-mode command client attaches to (default Bria's keeper session). */
+  controlSession?: string;
   /** Where wrapper scripts and exit files are written. */
   runDir: string;
   tmuxBin?: string;

@@ -17,10 +17,17 @@ export type { NewSessionOptions, NewSessionResult, TmuxOptions } from './tmux-ty
 
 const KEEPER = 'bria-keeper';
 
-/** Adapter over one private tmux server; every call is an argument array, never a shell string. */
+/**
+ * Adapter over one tmux server; every call is an argument array, never a shell string. Bria's own
+ * private server by name (`-L`), or a server of the user's own by its socket path (`-S`,
+ * `userServer`), whose panes an adopted session types into and which is never reconfigured.
+ */
 export class Tmux {
   readonly socketName: string;
   readonly runDir: string;
+  /** A server of the user's own (`TmuxOptions.userServer`): only read, pasted into and sent keys. */
+  readonly userServer: boolean;
+  private readonly controlSession: string;
   private readonly bin: string;
   private readonly useControl: boolean;
   private readonly env: NodeJS.ProcessEnv | undefined;
@@ -34,6 +41,9 @@ export class Tmux {
   constructor(opts: TmuxOptions) {
     this.socketName = opts.socketName;
     this.runDir = opts.runDir;
+    this.userServer = opts.userServer ?? false;
+    this.controlSession = opts.controlSession ?? KEEPER;
+    if (this.userServer !== opts.socketName.startsWith('/')) throw new TmuxError("a user server is addressed by its socket path, Bria's by its name", '');
     this.bin = opts.tmuxBin ?? 'tmux';
     this.useControl = opts.control ?? true;
     this.env = opts.env ? { ...opts.env } : undefined;
@@ -46,7 +56,7 @@ export class Tmux {
     if (this.ctl && !this.ctl.closed) return this.ctl;
     if (this.opening) return this.opening;
     if (Date.now() < this.ctlRetryAt) return null;
-    this.opening = ControlClient.open(this.bin, this.socketName, KEEPER).then((c) => {
+    this.opening = ControlClient.open(this.bin, this.socketName, this.controlSession).then((c) => {
       this.opening = null;
       if (!c) {
         this.ctlRetryAt = Date.now() + 1000;
@@ -62,6 +72,11 @@ export class Tmux {
       return c;
     });
     return this.opening;
+  }
+
+  /** The calls that would start, configure, kill or clean a server: refused on a user's server. */
+  private ownServerOnly(what: string): void {
+    if (this.userServer) throw new TmuxError(`tmux ${what}: refused on the user's own tmux server (${this.socketName})`, '');
   }
 
   /** Pid of the open control-mode client (a long-lived child of this process), if any. */
@@ -113,7 +128,7 @@ export class Tmux {
    * its global environment, which every new pane's wrapper shell inherits: withheld names go.
    */
   private async scrubGlobalEnvironment(): Promise<void> {
-    if (!this.withheld) return;
+    if (!this.withheld || this.userServer) return;
     const out = await this.run(['show-environment', '-g']).catch(() => '');
     const names = out
       .split('\n')
@@ -128,6 +143,7 @@ export class Tmux {
    * `remain-on-exit on` keeps dead panes so their death can be observed.
    */
   async ensureServer(): Promise<void> {
+    this.ownServerOnly('ensureServer');
     await mkdir(this.runDir, { recursive: true, mode: 0o700 });
     try {
       await this.run(['has-session', '-t', `=${KEEPER}`]);
@@ -194,6 +210,7 @@ export class Tmux {
   }
 
   async newSession(opts: NewSessionOptions): Promise<NewSessionResult> {
+    this.ownServerOnly('new-session');
     assertSessionName(opts.name);
     await this.ensureServer();
     const scriptPath = join(this.runDir, `${opts.name}.sh`);
@@ -243,6 +260,7 @@ export class Tmux {
 
   /** Removes every start script left in the run folder (by an older agent); only while nothing is being started. */
   async removeStaleScripts(): Promise<number> {
+    if (this.userServer) return 0;
     const names = (await readdir(this.runDir).catch(() => [] as string[])).filter((n) => n.endsWith('.sh'));
     for (const n of names) await rm(join(this.runDir, n), { force: true });
     return names.length;
@@ -332,6 +350,7 @@ export class Tmux {
    * to tmux it only means "check your children".
    */
   async nudgeReaper(): Promise<boolean> {
+    if (this.userServer) return false;
     const pid = await this.serverPid();
     if (pid === null) return false;
     try {
@@ -343,11 +362,13 @@ export class Tmux {
   }
 
   async killSession(name: string): Promise<void> {
+    this.ownServerOnly('kill-session');
     await this.run(['kill-session', '-t', `=${name}`]);
   }
 
   /** Ends the private server and removes its socket file, which tmux leaves behind. */
   async killServer(): Promise<void> {
+    this.ownServerOnly('kill-server');
     const socket = (await this.run(['display-message', '-p', '#{socket_path}']).catch(() => '')).trim();
     await this.run(['kill-server']).catch(() => undefined);
     this.close();

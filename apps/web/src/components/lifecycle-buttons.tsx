@@ -1,5 +1,6 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
+import { AdoptButton } from './adopt-button.tsx';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { InlineConfirm } from './inline-confirm.tsx';
@@ -109,6 +110,7 @@ export function LifecycleButtons({
           }}
         />
       )}
+      {session.desk && <AdoptButton session={session} />}
       {session.attachCommand && !session.desk && (
         <div data-testid="attach-command">
           <p className="small">

@@ -17,7 +17,8 @@ export type CommandAnswerFacts =
     }
   | {
       kind: 'launch';
-      command: 'start_session' | 'resume_session';
+      /** `adopt_in_place` answers like a resume (it is one, without a new CLI). */
+      command: 'start_session' | 'resume_session' | 'adopt_in_place';
       ok?: boolean | undefined;
       code?: string | undefined;
       error?: string | undefined;
@@ -82,7 +83,7 @@ const interruptedReceipt = (r: { delivery?: string | undefined; interrupted?: bo
  * own timer) nor an interrupted one (see `interpretCommandResult`).
  */
 export function resumeRefusal(r: CommandAnswerFacts): boolean {
-  if (r.kind !== 'launch' || r.command !== 'resume_session' || r.ok !== false || r.interrupted === true) return false;
+  if (r.kind !== 'launch' || r.command === 'start_session' || r.ok !== false || r.interrupted === true) return false;
   switch (r.code) {
     case 'stale_generation':
     case 'blocked':

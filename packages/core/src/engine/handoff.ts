@@ -38,14 +38,26 @@ export async function applyHandoff(ctx: StepContext, sessionId: string, event: H
 
 /** What a resume's answer teaches about the desk: a holder refused it, or Bria's CLI reopened the session. */
 export async function handoffFromAgent(ctx: StepContext, sessionId: string, e: { name: string; payload: unknown }): Promise<void> {
+  if (e.name !== 'resume_confirmed' && e.name !== 'resume_failed' && e.name !== 'session_closed') return;
+  const row = await ctx.tx.session.findUnique({ where: { id: sessionId }, select: { handoff: true } });
+  const state = handoffOf(row?.handoff);
+  if (e.name === 'session_closed') {
+    // An adopted session closed in Bria: its pane released, the CLI left at the desk (docs/handoff.md).
+    if (state === 'adopted') await applyHandoff(ctx, sessionId, 'released', null);
+    return;
+  }
+  if (state === 'adopting') {
+    // The adoption's answer: bound to the desk CLI's pane, or refused with its reason (the desk
+    // columns stay as on record; discovery's next look confirms or clears them).
+    await applyHandoff(ctx, sessionId, e.name === 'resume_confirmed' ? 'adopt_confirmed' : 'adopt_refused', undefined);
+    return;
+  }
   if (e.name === 'resume_confirmed') {
     await applyHandoff(ctx, sessionId, 'resumed_in_bria', null);
     return;
   }
-  if (e.name !== 'resume_failed') return;
   const p = e.payload as { code?: string; holder?: DeskHolder };
-  const row = await ctx.tx.session.findUnique({ where: { id: sessionId }, select: { handoff: true } });
-  const takingOver = handoffOf(row?.handoff) === 'taking_over';
+  const takingOver = state === 'taking_over';
   if (p.holder && (p.code === 'held_elsewhere' || p.code === 'take_over_failed')) {
     await applyHandoff(ctx, sessionId, takingOver ? 'take_over_refused' : 'desk_seen', p.holder);
   } else if (takingOver) {

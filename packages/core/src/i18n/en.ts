@@ -242,9 +242,14 @@ export const en = {
   'desk.explain':
     '{title} runs in a terminal on {node} (pid {pid}: {command}). Bria never starts a second CLI beside it.\n\nContinue here: Bria ends that CLI the way you would (Ctrl-C, or a signal), waits until it has exited, then reopens the same session here. Anything typed there and not yet sent is lost.',
   'desk.confirm': 'End it there and continue here',
+  'desk.adoptExplain':
+    'Adopt in place: it runs in a tmux pane on that computer, so Bria can also take it over where it runs: the same CLI process keeps running in your pane and Bria types your messages into it (you see them there). Closing it in Bria leaves it running in your pane.',
+  'desk.adoptConfirm': 'Adopt in place (keep it running)',
   'resume.causeAtDesk': 'it runs in a terminal on its computer; use Continue here to take it over',
   'resume.causeDeskChanged': 'another process holds it at the computer now; open /archive again',
   'resume.causeHandoffUnsupported': "its computer's agent is too old to take a session over",
+  'resume.causeAdoptUnsupported': "its computer's agent is too old to adopt a session in place",
+  'resume.causeAdoptNotInTmux': 'it does not run in a tmux pane; use Continue here instead',
   'status.node': 'Computer: {node}',
   'login.link': 'Your one-time dashboard link (valid {minutes} minutes, single use):',
   'login.expiredUnsent': 'The dashboard link expired before it could be sent. Send /login for a new one.',

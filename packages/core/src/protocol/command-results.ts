@@ -55,6 +55,14 @@ export const COMMAND_FAILURE_CODES = [
   'held_elsewhere',
   /** `resume_session` with `takeOver`: the desk CLI could not be ended (another user's process, no exit within the bounds); nothing was started. */
   'take_over_failed',
+  /** `adopt_in_place`: the CLI does not run in a tmux pane (no `TMUX` / `TMUX_PANE` in its environment); nothing was touched. */
+  'not_in_tmux',
+  /** `adopt_in_place`: the CLI (or its tmux server) belongs to another user; nothing was touched. */
+  'other_user',
+  /** `adopt_in_place`: the pane its environment names is gone, or the CLI is not in that pane's process tree. */
+  'pane_gone',
+  /** `adopt_in_place`: the session is not held by the process the user saw (pid + start) any more, or by another one too. */
+  'holder_changed',
 ] as const;
 export const zCommandFailureCode = z.enum(COMMAND_FAILURE_CODES);
 export type CommandFailureCode = z.infer<typeof zCommandFailureCode>;
@@ -87,7 +95,7 @@ export const zDeliverResult = zAnswerBase.extend({
 });
 
 export const zLaunchResult = zAnswerBase.extend({
-  command: z.enum(['start_session', 'resume_session']),
+  command: z.enum(['start_session', 'resume_session', 'adopt_in_place']),
   /** Older flag of `blocked`. */
   blocked: z.boolean().optional(),
   /** An interrupted launch whose never-confirmed CLI the agent ended: a verified exit. */
@@ -152,7 +160,7 @@ export function parseCommandResult(raw: unknown): { ok: true; result: CommandRes
     const r = zDeliverResult.safeParse(raw);
     return r.success ? { ok: true, result: { ...r.data, code: failureCode(r.data) ?? undefined, kind: 'deliver' } } : { ok: false, error: issues(r.error) };
   }
-  if (command === 'start_session' || command === 'resume_session') {
+  if (command === 'start_session' || command === 'resume_session' || command === 'adopt_in_place') {
     const r = zLaunchResult.safeParse(raw);
     return r.success ? { ok: true, result: { ...r.data, code: failureCode(r.data) ?? undefined, kind: 'launch' } } : { ok: false, error: issues(r.error) };
   }

@@ -82,6 +82,7 @@ export const zCommandType = z.enum([
   'answer_permission',
   'answer_dialog',
   'compact_context',
+  'adopt_in_place',
 ]);
 export type CommandType = z.infer<typeof zCommandType>;
 
@@ -89,7 +90,13 @@ export type CommandType = z.infer<typeof zCommandType>;
  * Command types an agent may not know: sent only to agents that list them in `hello.capabilities`.
  * A new command type goes here; the agent adds it to its capabilities with its handler.
  */
-export const OPTIONAL_COMMANDS = ['read_journal', 'answer_permission', 'answer_dialog', 'compact_context'] as const satisfies readonly CommandType[];
+export const OPTIONAL_COMMANDS = [
+  'read_journal',
+  'answer_permission',
+  'answer_dialog',
+  'compact_context',
+  'adopt_in_place',
+] as const satisfies readonly CommandType[];
 export type OptionalCommand = (typeof OPTIONAL_COMMANDS)[number];
 /**
  * Capabilities that are not commands. `handoff`: the agent reports processes outside Bria that hold a

@@ -82,6 +82,22 @@ export const zResumeSession = z.object({
   takeOver: z.object({ pid: z.number().int().positive(), startTime: z.string().min(1).max(64) }).optional(),
 });
 
+/**
+ * "Adopt in place": the session's CLI runs, begun by hand, in a tmux pane of the same user; the agent
+ * binds to that pane and types into it like into its own, without restarting the CLI. `pid` +
+ * `startTime` name exactly the process the user saw; the agent checks again that it alone holds
+ * the session, belongs to its user and runs in the pane its environment names (node-agent
+ * `handoff/adopt.ts`). It answers like a resume (`resume_confirmed` / `resume_failed`).
+ */
+export const zAdoptInPlace = z.object({
+  generation: zGeneration,
+  executor: zExecutor,
+  folder: z.string().min(1).max(4096),
+  nativeSessionId: z.string().min(1).max(200),
+  pid: z.number().int().positive(),
+  startTime: z.string().min(1).max(64),
+});
+
 export const zDeliver = z.object({
   generation: zGeneration,
   messageId: z.uuid(),
@@ -163,6 +179,7 @@ export const SESSION_COMMAND_PAYLOADS = {
   answer_permission: zAnswerPermission,
   answer_dialog: zAnswerDialog,
   compact_context: zCompactContext,
+  adopt_in_place: zAdoptInPlace,
 } as const;
 export type SessionCommandType = keyof typeof SESSION_COMMAND_PAYLOADS;
 export type SessionCommandPayload<T extends SessionCommandType> = z.infer<(typeof SESSION_COMMAND_PAYLOADS)[T]>;

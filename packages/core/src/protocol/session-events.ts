@@ -26,6 +26,10 @@ export const zResumeFailureCode = zCommandFailureCode.extract([
   'nothing_to_resume',
   'held_elsewhere',
   'take_over_failed',
+  'not_in_tmux',
+  'other_user',
+  'pane_gone',
+  'holder_changed',
 ]);
 /**
  * A process outside Bria's tmux that holds a native session (node-agent `handoff/`): pid and start

@@ -64,7 +64,7 @@ function toView(row: Row): SessionView {
       a && typeof a === 'object' && typeof a.kind === 'string' && typeof a.at === 'string' && typeof a.steps === 'number' ? (a as CurrentActivity) : null,
     context:
       contextUsed === null ? null : { usedTokens: contextUsed, windowTokens: contextWindow, percent: contextPercent(contextUsed, contextWindow), compactions },
-    desk: h === 'none' ? null : { handoff: h, pid: deskPid, command: deskCommand, inTmux: deskInTmux },
+    desk: h === 'none' || h === 'adopted' ? null : { handoff: h, pid: deskPid, command: deskCommand, inTmux: deskInTmux },
     attachCommand: attachCommand({ state: row.state, identity }),
   };
 }
@@ -97,7 +97,7 @@ export interface SessionView {
   /** Context-window use as the journal states it; null before the first report. */
   context: { usedTokens: number; windowTokens: number | null; percent: number | null; compactions: number } | null;
   /** The process outside Bria that holds the native session (domain/handoff.ts), or null. */
-  desk: { handoff: 'desk' | 'taking_over'; pid: number | null; command: string | null; inTmux: boolean } | null;
+  desk: { handoff: 'desk' | 'taking_over' | 'adopting'; pid: number | null; command: string | null; inTmux: boolean } | null;
   /** `tmux -L … attach -t …`: continue at the computer while Bria runs the CLI. */
   attachCommand: string | null;
 }

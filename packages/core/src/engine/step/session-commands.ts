@@ -28,9 +28,23 @@ export async function sendSessionCommand(
   c: { kind: CommandKind; generation: number; messageId?: string; mainMessageId?: string },
 ): Promise<string> {
   const id = randomUUID();
-  const payload = await buildPayload(tx, row, c);
-  await insertSessionCommand(tx, { id, nodeId: row.nodeId, sessionId: row.id, type: TYPE[c.kind], payload });
+  // "Adopt in place" (domain/handoff.ts) is the resume of a session whose desk CLI Bria binds to in
+  // its own pane: the same attempt and answers, another command (no CLI is started).
+  const adopting = c.kind === 'resume' && row.handoff === 'adopting' && row.deskPid !== null && row.deskStart !== null;
+  const payload = adopting ? adoptPayload(row, c.generation) : await buildPayload(tx, row, c);
+  await insertSessionCommand(tx, { id, nodeId: row.nodeId, sessionId: row.id, type: adopting ? 'adopt_in_place' : TYPE[c.kind], payload });
   return id;
+}
+
+function adoptPayload(row: SessionRow, generation: number): Record<string, unknown> {
+  return {
+    generation,
+    executor: row.executor,
+    folder: row.folder,
+    nativeSessionId: row.nativeSessionId,
+    pid: row.deskPid,
+    startTime: row.deskStart,
+  };
 }
 
 async function buildPayload(

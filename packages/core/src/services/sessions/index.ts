@@ -23,3 +23,4 @@ export { compactSession } from './compact-session.ts';
 export { terminalInput } from './terminal-input.ts';
 export { listSessionsForScripts, type SessionListingItem } from './list-sessions-json.ts';
 export { continueHere, type ContinueHereInput } from './continue-here.ts';
+export { adoptInPlace, type AdoptInPlaceInput } from './adopt-in-place.ts';

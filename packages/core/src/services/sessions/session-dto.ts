@@ -58,7 +58,7 @@ export interface SessionDto {
 }
 
 export interface DeskDto {
-  handoff: 'desk' | 'taking_over';
+  handoff: 'desk' | 'taking_over' | 'adopting';
   pid: number | null;
   startTime: string | null;
   since: Date | null;
@@ -68,7 +68,8 @@ export interface DeskDto {
 
 export function deskOf(row: Pick<SessionRow, 'handoff' | 'deskPid' | 'deskStart' | 'deskSince' | 'deskCommand' | 'deskInTmux'>): DeskDto | null {
   const handoff = handoffOf(row.handoff);
-  if (handoff === 'none') return null;
+  // An adopted session is Bria's own (its attach command names the user's server).
+  if (handoff === 'none' || handoff === 'adopted') return null;
   return { handoff, pid: row.deskPid, startTime: row.deskStart, since: row.deskSince, command: row.deskCommand, inTmux: row.deskInTmux };
 }
 

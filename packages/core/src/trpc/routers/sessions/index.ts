@@ -2,7 +2,7 @@ import { router } from '../../init.ts';
 import { createRoute } from './create.ts';
 import { getRoute } from './get.ts';
 import { journalRoute } from './journal.ts';
-import { closeRoute, resumeRoute, continueHereRoute, stopRoute, compactRoute } from './lifecycle.ts';
+import { adoptInPlaceRoute, closeRoute, resumeRoute, continueHereRoute, stopRoute, compactRoute } from './lifecycle.ts';
 import { listAllOpenRoute } from './list-all-open.ts';
 import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
@@ -20,6 +20,7 @@ export const sessionsRouter = router({
   close: closeRoute,
   resume: resumeRoute,
   continueHere: continueHereRoute,
+  adoptInPlace: adoptInPlaceRoute,
   sendMessage: sendMessageRoute,
   newSessionOptions: newSessionOptionsRoute,
   resumeRecommendations: resumeRecommendationsRoute,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { closeSession } from '../../../services/sessions/close-session.ts';
 import { compactSession } from '../../../services/sessions/compact-session.ts';
+import { adoptInPlace } from '../../../services/sessions/adopt-in-place.ts';
 import { continueHere } from '../../../services/sessions/continue-here.ts';
 import { resumeSession } from '../../../services/sessions/resume-session.ts';
 import { stopSession } from '../../../services/sessions/stop-session.ts';
@@ -35,4 +36,15 @@ export const continueHereRoute = authedProcedure
   .output(ZSessionView)
   .mutation(({ ctx, input }) =>
     continueHere({ db: ctx.db }, { sessionId: input.sessionId, pid: input.pid, source: 'web', ...(input.text ? { text: input.text } : {}) }),
+  );
+
+/**
+ * "Adopt in place": the session's CLI running in a tmux pane of the user's own becomes one of Bria's
+ * sessions in that pane, never restarted; `text` waits in the queue meanwhile.
+ */
+export const adoptInPlaceRoute = authedProcedure
+  .input(z.object({ sessionId: z.uuid(), pid: z.number().int().positive(), text: z.string().max(200_000).optional() }))
+  .output(ZSessionView)
+  .mutation(({ ctx, input }) =>
+    adoptInPlace({ db: ctx.db }, { sessionId: input.sessionId, pid: input.pid, source: 'web', ...(input.text ? { text: input.text } : {}) }),
   );

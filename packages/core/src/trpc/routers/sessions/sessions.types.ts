@@ -61,7 +61,7 @@ export const ZSessionView = z.object({
   /** The process outside Bria holding the native session (a terminal at the computer), or null. */
   desk: z
     .object({
-      handoff: z.enum(['desk', 'taking_over']),
+      handoff: z.enum(['desk', 'taking_over', 'adopting']),
       pid: z.number().int().nullable(),
       startTime: z.string().nullable(),
       since: zIsoDateOrNull,
