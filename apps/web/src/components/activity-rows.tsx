@@ -25,7 +25,17 @@ export function ActivityList({ rows, now, awaiting }: { rows: readonly ActivityR
  * Rows no turn on screen claims, under their own heading at their place in time: typed at the
  * computer, or a Bria request the journal shown does not have yet (`seq` known) or any more.
  */
-export function LooseActivity({ group, seq, now, awaiting }: { group: LooseGroup; seq: number | undefined; now: number; awaiting?: ReadonlySet<string> | undefined }) {
+export function LooseActivity({
+  group,
+  seq,
+  now,
+  awaiting,
+}: {
+  group: LooseGroup;
+  seq: number | undefined;
+  now: number;
+  awaiting?: ReadonlySet<string> | undefined;
+}) {
   const { t } = useI18n();
   const title = group.messageId === null ? t('stream.atComputer') : seq === undefined ? t('stream.earlier') : t('stream.request', { seq });
   return (
@@ -68,7 +78,13 @@ function ToolStep({ row, now, awaiting }: { row: ActivityRow; now: number; await
           </span>
         )}
         <span className={`step-status step-status-${awaiting ? 'awaiting' : row.status}`} data-testid="activity-status">
-          {awaiting ? t('stream.status.awaiting') : row.status === 'running' ? t('stream.status.running') : row.status === 'error' ? t('stream.status.error') : t('stream.status.ok')}
+          {awaiting
+            ? t('stream.status.awaiting')
+            : row.status === 'running'
+              ? t('stream.status.running')
+              : row.status === 'error'
+                ? t('stream.status.error')
+                : t('stream.status.ok')}
           {row.exitCode !== null && row.exitCode !== undefined && ` (${t('stream.exit', { code: row.exitCode })})`}
         </span>
         {ms !== null && <span className="muted small">{duration(t, ms)}</span>}

@@ -411,7 +411,7 @@ const en = {
   'conv.jumpNewest': 'Jump to newest',
   'stream.status.awaiting': 'waits for your answer',
   'prompt.shell': 'The agent wants to run a shell command',
-  'prompt.toolAs': "{executor} calls it {tool}",
+  'prompt.toolAs': '{executor} calls it {tool}',
   'prompt.dialogWaits': "The CLI waits on the computer's screen until it is answered, here or there.",
   'prompt.trusted': 'Trusted from {from}: the CLI started in this folder.',
   'prompt.startedWithout': 'The CLI started: the question was answered at the computer.',
