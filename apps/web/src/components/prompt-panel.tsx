@@ -5,7 +5,7 @@ import { useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { PromptDetail } from './prompt-detail.tsx';
 import { PromptQuestion } from './prompt-question.tsx';
-import { codexShellName, promptStatusText, questionsOf } from './prompt-text.ts';
+import { codexShellName, deadlineText, promptStatusText, questionsOf } from './prompt-text.ts';
 import { useNow, When } from './session-bits.tsx';
 import { useTRPC } from './trpc.ts';
 import type { PromptItem } from './types.ts';
@@ -182,11 +182,4 @@ function PromptCard({ prompt: p, executor, pinned = false }: { prompt: PromptIte
       )}
     </article>
   );
-}
-
-/** A deadline as a time of day, with the date when it is not today (a time alone would read as today's). */
-export function deadlineText(iso: string, locale: string, now: number): string {
-  const at = new Date(iso);
-  const sameDay = at.toDateString() === new Date(now).toDateString();
-  return sameDay ? at.toLocaleTimeString(locale) : at.toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'medium' });
 }

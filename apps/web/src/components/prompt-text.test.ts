@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { translator } from '../i18n/catalog.ts';
-import { codexShellName, commandOf, promptEvidenceText, promptStatusText, promptWait, questionAnswers, questionsOf, toolDetail } from './prompt-text.ts';
+import {
+  codexShellName,
+  commandOf,
+  deadlineText,
+  promptEvidenceText,
+  promptStatusText,
+  promptWait,
+  questionAnswers,
+  questionsOf,
+  toolDetail,
+} from './prompt-text.ts';
 
 const en = translator('en');
 
@@ -88,5 +98,16 @@ describe('status words', () => {
       'Answered: Always allow for this session (from Telegram).',
     );
     expect(promptEvidenceText('session_ready', {}, en)).toBeNull();
+  });
+});
+
+describe('deadlines (issue 31, defect 1)', () => {
+  it("a deadline on another day says its date; today's is a time of day", () => {
+    const now = new Date(2026, 11, 6, 22, 30, 5).getTime();
+    const today = new Date(2026, 11, 6, 23, 0, 5).toISOString();
+    const tomorrow = new Date(2026, 11, 7, 22, 30, 5).toISOString();
+    expect(deadlineText(today, 'en-US', now)).toBe(new Date(today).toLocaleTimeString('en-US'));
+    expect(deadlineText(tomorrow, 'en-US', now)).toContain('Dec 7, 2026');
+    expect(deadlineText(tomorrow, 'en-US', now)).not.toBe(deadlineText(new Date(now).toISOString(), 'en-US', now));
   });
 });

@@ -171,3 +171,10 @@ export function promptEvidenceText(event: string, evidence: unknown, t: Translat
       return null;
   }
 }
+
+/** A deadline as a time of day, with the date when it is not today's (a time alone would read as today's). */
+export function deadlineText(iso: string, locale: string, now: number): string {
+  const at = new Date(iso);
+  const sameDay = at.toDateString() === new Date(now).toDateString();
+  return sameDay ? at.toLocaleTimeString(locale) : at.toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'medium' });
+}
