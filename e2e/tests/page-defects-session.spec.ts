@@ -68,8 +68,8 @@ for (const viewport of [
         const dialog = page.locator('[data-testid="prompt"][data-state="pending"]');
         await expect(dialog).toBeVisible({ timeout: 120_000 });
         // No deadline made of the time it was received: a start dialog waits as long as the CLI shows it.
-        await expect(dialog.getByTestId('prompt-deadline')).toHaveText("The CLI waits on the computer's screen until it is answered, here or there.");
         await expect(dialog).not.toContainText('If nobody answers by');
+        await expect(dialog.getByTestId('prompt-deadline')).toHaveText("The CLI waits on the computer's screen until it is answered, here or there.");
         const promptId = (await dialog.getAttribute('data-prompt-id')) ?? '';
         await dialog.getByRole('button', { name: 'Trust this folder and start' }).click();
         await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 120_000 });
@@ -189,6 +189,8 @@ for (const viewport of [
 
         const followUp = `and then this, ${marker}`;
         await send(page, followUp);
+        // Shown before it is delivered, in the conversation itself.
+        await expect(page.getByTestId('conversation')).toContainText(followUp);
         const queued = page.getByTestId('conversation').locator('li', { hasText: followUp });
         const why = queued.getByTestId('queue-wait');
         await expect(why).toHaveText('Waits for your answer to the open permission request: Bria types nothing while the CLI asks.');
@@ -226,9 +228,9 @@ for (const viewport of [
         await send(page, `please TOOLSHELL-${marker} now`);
         const card = page.locator('[data-testid="prompt"][data-state="pending"]');
         await expect(card).toBeVisible({ timeout: 120_000 });
+        await expect(card).not.toContainText('wants to use Bash');
         await expect(card.getByTestId('prompt-title')).toHaveText('The agent wants to run a shell command');
         await expect(card.getByTestId('prompt-tool-name')).toHaveText('Codex calls it exec_command');
-        await expect(card).not.toContainText('wants to use Bash');
         await expect(card.getByTestId('prompt-command')).toHaveText(`touch ran-${marker}`);
         const prompt = await db.permissionPrompt.findFirstOrThrow({ where: { sessionId: s.id, state: 'pending' } });
         // What the hook reported (the name the card no longer shows).
