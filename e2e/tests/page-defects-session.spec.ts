@@ -152,7 +152,8 @@ for (const viewport of [
         await expect(jump).toHaveCount(0);
 
         // A turn runs: Stop is in reach wherever the page is.
-        await send(page, 'SLOWLINES stop me');
+        // A turn whose model never answers: it runs until stopped.
+        await send(page, 'HANG stop me');
         await expect(badge).toHaveAttribute('data-state', 'Running', { timeout: 60_000 });
         await wheelToTop(page);
         const stop = page.getByRole('button', { name: 'Stop', exact: true });
@@ -161,7 +162,7 @@ for (const viewport of [
         await stop.click();
         await expect(badge).toHaveAttribute('data-state', 'Ready', { timeout: 90_000 });
         const last = await db.message.findFirstOrThrow({ where: { sessionId: s.id }, orderBy: { seq: 'desc' } });
-        expect(last).toMatchObject({ text: 'SLOWLINES stop me', status: 'terminal_failed' });
+        expect(last).toMatchObject({ text: 'HANG stop me', status: 'terminal_failed' });
       } finally {
         await closeQuietly(s.id);
       }
