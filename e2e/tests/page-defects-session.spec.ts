@@ -151,8 +151,7 @@ for (const viewport of [
         await expect.poll(() => aboveComposer(page, answer), { timeout: 15_000 }).toBe(true);
         await expect(jump).toHaveCount(0);
 
-        // A turn runs: Stop is in reach wherever the page is.
-        // A turn whose model never answers: it runs until stopped.
+        // A turn runs (its model never answers: it runs until stopped): Stop is in reach wherever the page is.
         await send(page, 'HANG stop me');
         await expect(badge).toHaveAttribute('data-state', 'Running', { timeout: 60_000 });
         await wheelToTop(page);
