@@ -35,6 +35,15 @@ export function PromptPanel({ prompts, executor }: { prompts: readonly PromptIte
   if (prompts.length === 0) return null;
   return (
     <>
+      {/* The history first: what waits for an answer is the last thing above the composer. */}
+      {earlier.length > 0 && (
+        <details className="block" data-testid="prompt-history">
+          <summary>{t('prompt.recent')}</summary>
+          {earlier.map((p) => (
+            <PromptCard key={p.id} prompt={p} executor={executor} />
+          ))}
+        </details>
+      )}
       {shown.length > 0 && (
         // One list keyed by id: a card keeps its own notice when its prompt moves on.
         <section aria-labelledby="prompt-title" className="block prompts" data-testid="prompt-panel">
@@ -43,14 +52,6 @@ export function PromptPanel({ prompts, executor }: { prompts: readonly PromptIte
             <PromptCard key={p.id} prompt={p} executor={executor} pinned />
           ))}
         </section>
-      )}
-      {earlier.length > 0 && (
-        <details className="block" data-testid="prompt-history">
-          <summary>{t('prompt.recent')}</summary>
-          {earlier.map((p) => (
-            <PromptCard key={p.id} prompt={p} executor={executor} />
-          ))}
-        </details>
       )}
     </>
   );
