@@ -23,6 +23,7 @@ const view = (o: Partial<PromptView>): PromptView => ({
   receivedAt: new Date(),
   expiresAt: new Date(),
   resolvedAt: null,
+  endCause: null,
   ...o,
 });
 const text = (v: PromptView) => visibleText(drawPrompt({ view: v, session, t }).html);

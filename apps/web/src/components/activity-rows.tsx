@@ -8,13 +8,13 @@ const ICON: Record<string, string> = { command: '$', edit: '✎', write: '✚', 
 const KINDS = new Set(['command', 'edit', 'write', 'read', 'search', 'question', 'tool']);
 
 /** The steps of one turn in time order: assistant text as text, each tool call as a row that opens. */
-export function ActivityList({ rows, now }: { rows: readonly ActivityRow[]; now: number }) {
+export function ActivityList({ rows, now, awaiting }: { rows: readonly ActivityRow[]; now: number; awaiting?: ReadonlySet<string> | undefined }) {
   if (rows.length === 0) return null;
   return (
     <ol className="activity" data-testid="activity">
       {rows.map((r) => (
-        <li key={r.id} data-testid="activity-row" data-kind={r.kind} data-status={r.status} data-ref={r.ref}>
-          {r.kind === 'text' ? <TextStep row={r} /> : <ToolStep row={r} now={now} />}
+        <li key={r.id} data-testid="activity-row" data-kind={r.kind} data-status={r.status} data-ref={r.ref} data-awaiting={awaiting?.has(r.id) || undefined}>
+          {r.kind === 'text' ? <TextStep row={r} /> : <ToolStep row={r} now={now} awaiting={awaiting?.has(r.id) ?? false} />}
         </li>
       ))}
     </ol>
@@ -25,13 +25,23 @@ export function ActivityList({ rows, now }: { rows: readonly ActivityRow[]; now:
  * Rows no turn on screen claims, under their own heading at their place in time: typed at the
  * computer, or a Bria request the journal shown does not have yet (`seq` known) or any more.
  */
-export function LooseActivity({ group, seq, now }: { group: LooseGroup; seq: number | undefined; now: number }) {
+export function LooseActivity({
+  group,
+  seq,
+  now,
+  awaiting,
+}: {
+  group: LooseGroup;
+  seq: number | undefined;
+  now: number;
+  awaiting?: ReadonlySet<string> | undefined;
+}) {
   const { t } = useI18n();
   const title = group.messageId === null ? t('stream.atComputer') : seq === undefined ? t('stream.earlier') : t('stream.request', { seq });
   return (
     <li className="turn" data-testid="activity-group" data-native-turn={group.nativeTurnId ?? undefined}>
       <p className="who">{title}</p>
-      <ActivityList rows={group.rows} now={now} />
+      <ActivityList rows={group.rows} now={now} awaiting={awaiting} />
     </li>
   );
 }
@@ -45,10 +55,11 @@ function TextStep({ row }: { row: ActivityRow }) {
   );
 }
 
-function ToolStep({ row, now }: { row: ActivityRow; now: number }) {
+function ToolStep({ row, now, awaiting }: { row: ActivityRow; now: number; awaiting: boolean }) {
   const { t } = useI18n();
-  // `now` ticks every few seconds; a step that started since then must not read negative.
-  const ms = stepMs(row, Math.max(now, Date.now()));
+  // `now` ticks every few seconds; a step that started since then must not read negative. A step
+  // held by a permission request has no clock: it waits for an answer, it does not run.
+  const ms = awaiting ? null : stepMs(row, Math.max(now, Date.now()));
   const kind = KINDS.has(row.kind) ? row.kind : 'tool';
   const changed = row.diffAdded !== null || row.diffRemoved !== null;
   return (
@@ -66,8 +77,14 @@ function ToolStep({ row, now }: { row: ActivityRow; now: number }) {
             <span className="ok-text">+{row.diffAdded ?? 0}</span> <span className="danger-text">−{row.diffRemoved ?? 0}</span>
           </span>
         )}
-        <span className={`step-status step-status-${row.status}`} data-testid="activity-status">
-          {row.status === 'running' ? t('stream.status.running') : row.status === 'error' ? t('stream.status.error') : t('stream.status.ok')}
+        <span className={`step-status step-status-${awaiting ? 'awaiting' : row.status}`} data-testid="activity-status">
+          {awaiting
+            ? t('stream.status.awaiting')
+            : row.status === 'running'
+              ? t('stream.status.running')
+              : row.status === 'error'
+                ? t('stream.status.error')
+                : t('stream.status.ok')}
           {row.exitCode !== null && row.exitCode !== undefined && ` (${t('stream.exit', { code: row.exitCode })})`}
         </span>
         {ms !== null && <span className="muted small">{duration(t, ms)}</span>}

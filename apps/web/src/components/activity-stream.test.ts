@@ -3,6 +3,7 @@ import { translator } from '../i18n/catalog.ts';
 import {
   type ActivityRow,
   activityLine,
+  awaitingSteps,
   contextText,
   type CurrentActivityView,
   diffLines,
@@ -164,5 +165,30 @@ describe('contextText', () => {
     expect(contextText(en, { usedTokens: 9_000, windowTokens: null, windowSource: null, percent: null, compactions: 0 }, 'en')).toBe(
       '9,000 tokens (window size unknown)',
     );
+  });
+});
+
+describe('awaitingSteps (issue 31, defect 5)', () => {
+  const tool = (state: string, toolName: string, toolInput: Record<string, unknown>) => ({ kind: 'tool', state, toolName, toolInput });
+  it("a running command step of the command a request waits on waits, not runs: Codex's exec_command under its hook's Bash", () => {
+    const asked = row({ startedAt: at(1), status: 'running', toolName: 'exec_command', subject: 'touch ran-c1', exitCode: null });
+    const other = row({ startedAt: at(2), status: 'running', toolName: 'exec_command', subject: 'ls', exitCode: null });
+    const done = row({ startedAt: at(0), status: 'ok', toolName: 'exec_command', subject: 'touch ran-c1' });
+    const waiting = awaitingSteps([asked, other, done], [tool('pending', 'Bash', { command: 'touch ran-c1', description: 'x' })]);
+    expect([...waiting]).toEqual([asked.id]);
+    // Left to the computer: it still waits for an answer, there.
+    expect([...awaitingSteps([asked], [tool('waiting_at_computer', 'Bash', { command: 'touch ran-c1' })])]).toEqual([asked.id]);
+  });
+  it('a long command cut in its subject still matches by its first line; an answered request no longer holds its step', () => {
+    const long = row({ startedAt: at(1), status: 'running', subject: 'npm run build -- --very…', exitCode: null });
+    expect([...awaitingSteps([long], [tool('pending', 'Bash', { command: 'npm run build -- --very-long-flag\necho done' })])]).toEqual([long.id]);
+    expect(awaitingSteps([long], [tool('answered', 'Bash', { command: 'npm run build -- --very-long-flag' })]).size).toBe(0);
+    expect(awaitingSteps([long], [tool('delivered', 'Bash', { command: 'npm run build -- --very-long-flag' })]).size).toBe(0);
+  });
+  it('a file tool waits by its name; questions and start dialogs hold no step; no prompts, no waiting step', () => {
+    const write = row({ startedAt: at(1), status: 'running', kind: 'write', toolName: 'Write', subject: 'a.ts', exitCode: null });
+    expect([...awaitingSteps([write], [tool('pending', 'Write', { file_path: 'a.ts', content: 'x' })])]).toEqual([write.id]);
+    expect(awaitingSteps([write], [{ kind: 'question', state: 'pending', toolName: 'Write', toolInput: {} }]).size).toBe(0);
+    expect(awaitingSteps([write], undefined).size).toBe(0);
   });
 });

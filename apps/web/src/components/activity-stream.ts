@@ -2,6 +2,7 @@ import { shortSubject } from '@bria/core/domain';
 import { counted } from '@bria/core/i18n';
 import type { AnyKey, Translate } from '../i18n/catalog.ts';
 import type { ConversationItem, SessionDetail, SessionItem } from './types.ts';
+import { commandOf } from './prompt-text.ts';
 
 /**
  * Pure rules behind the turn stream (issue 15): which turn an activity row belongs to, how a diff
@@ -197,4 +198,33 @@ export function contextText(t: Translate, c: SessionContext, locale: string): st
   const pct = new Intl.NumberFormat(locale, { maximumFractionDigits: c.percent < 10 ? 1 : 0 }).format(c.percent);
   const text = t('context.percentOf', { percent: pct, window: n.format(c.windowTokens) });
   return c.windowSource === 'model' ? `${text} ${t('context.fromModel')}` : text;
+}
+
+/** The prompt states in which the CLI holds a tool call until someone answers (here, or at the computer). */
+const AWAITING: ReadonlySet<string> = new Set(['pending', 'waiting_at_computer']);
+const stem = (s: string) => s.replace(/…$/, '');
+
+/**
+ * The running tool steps that wait for an answer, not run: a command step of the command a waiting
+ * request asks for (its subject is the command's first line, maybe cut), or a step of the tool the
+ * request names (Write, Edit). Such a step shows "waits for your answer" without a clock: the
+ * journal records the call before the CLI asks, and the time it waits is not the command's.
+ */
+export function awaitingSteps(
+  rows: readonly Pick<ActivityRow, 'id' | 'status' | 'kind' | 'toolName' | 'subject'>[],
+  prompts: readonly { kind: string; state: string; toolName: string; toolInput: Record<string, unknown> }[] | undefined,
+): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const p of prompts ?? []) {
+    if (p.kind !== 'tool' || !AWAITING.has(p.state)) continue;
+    const command = commandOf(p.toolInput);
+    const firstLine = command?.split('\n')[0] ?? null;
+    for (const r of rows) {
+      if (r.status !== 'running') continue;
+      const byCommand = firstLine !== null && r.kind === 'command' && r.subject !== null && stem(r.subject) !== '' && firstLine.startsWith(stem(r.subject));
+      const byTool = command === null && r.toolName === p.toolName;
+      if (byCommand || byTool) out.add(r.id);
+    }
+  }
+  return out;
 }

@@ -6,7 +6,7 @@ import { DraftBubble, type DraftView } from './draft.tsx';
 import { type ActivityRow, type PlacedActivity, placeActivity, storedAnchors } from './activity-stream.ts';
 import { useI18n } from './i18n-context.tsx';
 import { Markdown } from './markdown.tsx';
-import type { ConversationItem, JournalView } from './types.ts';
+import type { ConversationItem, JournalView, QueueWait } from './types.ts';
 
 const FAILED = new Set(['terminal_failed', 'failed', 'unknown']);
 type JournalTurn = Extract<JournalView, { available: true }>['turns'][number];
@@ -30,6 +30,10 @@ export function Conversation(props: {
   working?: boolean;
   /** The answer being written for the running turn (live.draft), until its final arrives. */
   draft?: DraftView | null;
+  /** Running steps held by a request that waits for an answer (`awaitingSteps`). */
+  awaiting?: ReadonlySet<string>;
+  /** What the oldest queued message waits for (`sessions.get` queueWait). */
+  queueWait?: QueueWait | null;
   onEarlier?: () => void;
 }) {
   const { t } = useI18n();
@@ -48,6 +52,8 @@ export function Conversation(props: {
           activity={props.activity}
           now={props.now}
           draft={props.draft ?? null}
+          awaiting={props.awaiting}
+          queueWait={props.queueWait ?? null}
           onEarlier={journal.offset > 0 ? props.onEarlier : undefined}
         />
       ) : (
@@ -72,6 +78,8 @@ export function Conversation(props: {
             now={props.now}
             working={props.working ?? false}
             draft={props.draft ?? null}
+            awaiting={props.awaiting}
+            queueWait={props.queueWait ?? null}
           />
         </>
       )}
@@ -96,6 +104,8 @@ function JournalTurns({
   activity,
   now,
   draft,
+  awaiting,
+  queueWait,
   onEarlier,
 }: {
   turns: JournalTurn[];
@@ -107,9 +117,14 @@ function JournalTurns({
   activity: readonly ActivityRow[];
   now: number;
   draft: DraftView | null;
+  awaiting: ReadonlySet<string> | undefined;
+  queueWait: QueueWait | null;
   onEarlier: (() => void) | undefined;
 }) {
   const { t } = useI18n();
+  // Messages still in Bria's queue are in no journal yet: they follow the turns, each saying why it waits.
+  const inJournal = new Set(turns.flatMap((turn) => (turn.message ? [turn.message.id] : [])));
+  const queued = items.filter((m) => m.status === 'pending' && !inJournal.has(m.id));
   // A draft belongs under its message's turn; a turn the journal does not show yet gets its own line.
   const draftItem = draft ? items.find((m) => m.id === draft.messageId && m.finalText === null) : undefined;
   const draftTurn = draft ? turns.find((turn) => turn.message?.id === draft.messageId) : undefined;
@@ -144,7 +159,7 @@ function JournalTurns({
       )}
       {turns.length === 0 && <p className="muted">{t('conv.emptyJournal')}</p>}
       <ol className="conversation" data-testid="conversation" data-source="journal">
-        <Loose placed={placed} after="" items={items} now={now} />
+        <Loose placed={placed} after="" items={items} now={now} awaiting={awaiting} />
         {turns.map((turn, i) => {
           const last = i === turns.length - 1;
           const ended = turn.message && FAILED.has(turn.message.status) ? turn.message : null;
@@ -159,7 +174,7 @@ function JournalTurns({
                   </p>
                   <div className="plain">{turn.prompt}</div>
                 </div>
-                <ActivityList rows={placed.byTurn.get(turn.nativeRef) ?? []} now={now} />
+                <ActivityList rows={placed.byTurn.get(turn.nativeRef) ?? []} now={now} awaiting={awaiting} />
                 {draft && turn === draftTurn && turn.final === undefined && draftItem && <DraftBubble draft={draft} />}
                 {turn.final !== undefined && (
                   <div className="bubble bubble-agent" data-testid="final">
@@ -184,7 +199,7 @@ function JournalTurns({
                 {turn.state === 'pending' && !ended && (open && last ? <Working working={working} /> : <p className="muted small">{t('conv.noEnd')}</p>)}
                 {turn.clipped && <p className="muted small">{t('conv.clipped')}</p>}
               </li>
-              <Loose placed={placed} after={turn.nativeRef} items={items} now={now} />
+              <Loose placed={placed} after={turn.nativeRef} items={items} now={now} awaiting={awaiting} />
             </Fragment>
           );
         })}
@@ -193,6 +208,17 @@ function JournalTurns({
             <DraftBubble draft={looseDraft} />
           </li>
         )}
+        {queued.map((m) => (
+          <li key={m.id} className="turn turn-queued" data-testid="queued-message" data-message-id={m.id}>
+            <div className="bubble bubble-user bubble-queued">
+              <p className="who">
+                {t('conv.you')} <span className="muted">· {t('conv.queuedTitle', { seq: m.seq })}</span>
+              </p>
+              <div className="plain">{m.text}</div>
+            </div>
+            <QueueWaitLine message={m} items={items} wait={queueWait} />
+          </li>
+        ))}
       </ol>
     </>
   );
@@ -206,6 +232,8 @@ function StoredTurns({
   now,
   working,
   draft,
+  awaiting,
+  queueWait,
 }: {
   items: ConversationItem[];
   total: number;
@@ -213,6 +241,8 @@ function StoredTurns({
   now: number;
   working: boolean;
   draft: DraftView | null;
+  awaiting: ReadonlySet<string> | undefined;
+  queueWait: QueueWait | null;
 }) {
   const { t } = useI18n();
   const placed = placeActivity(storedAnchors(items), activity);
@@ -221,7 +251,7 @@ function StoredTurns({
       {total > items.length && <p className="muted small">{t('conv.older', { shown: items.length, total })}</p>}
       {items.length === 0 && <p className="muted">{t('conv.empty')}</p>}
       <ol className="conversation" data-testid="conversation" data-source="stored">
-        <Loose placed={placed} after="" items={items} now={now} />
+        <Loose placed={placed} after="" items={items} now={now} awaiting={awaiting} />
         {items.map((m) => (
           <Fragment key={m.id}>
             <li className="turn" data-testid="turn" data-status={m.status}>
@@ -233,7 +263,7 @@ function StoredTurns({
                 </p>
                 <div className="plain">{m.text}</div>
               </div>
-              <ActivityList rows={placed.byTurn.get(m.id) ?? []} now={now} />
+              <ActivityList rows={placed.byTurn.get(m.id) ?? []} now={now} awaiting={awaiting} />
               {draft && draft.messageId === m.id && m.finalText === null && <DraftBubble draft={draft} />}
               {m.finalText !== null && (
                 <div className="bubble bubble-agent" data-testid="final">
@@ -256,11 +286,10 @@ function StoredTurns({
                     {m.outcomeDetail ? ` (${m.outcomeDetail})` : ''}
                   </p>
                 ))}
-              {m.finalText === null && (m.status === 'accepted' || m.status === 'leased' || m.status === 'pending') && (
-                <Working working={working} queued={m.status === 'pending'} />
-              )}
+              {m.finalText === null && (m.status === 'accepted' || m.status === 'leased') && <Working working={working} />}
+              {m.status === 'pending' && <QueueWaitLine message={m} items={items} wait={queueWait} />}
             </li>
-            <Loose placed={placed} after={m.id} items={items} now={now} />
+            <Loose placed={placed} after={m.id} items={items} now={now} awaiting={awaiting} />
           </Fragment>
         ))}
       </ol>
@@ -272,18 +301,54 @@ function StoredTurns({
 const stoppedByYou = (m: { status: string; outcomeDetail: string | null }) => m.status === 'terminal_failed' && /interrupt/.test(m.outcomeDetail ?? '');
 
 /** The newest turn while it is worked on: its steps stream above this line. */
-function Working({ working, queued = false }: { working: boolean; queued?: boolean }) {
+function Working({ working }: { working: boolean }) {
   const { t } = useI18n();
   return (
     <p className="working small" role="status" data-testid="turn-working" data-working={working}>
       {working && <span className="working-dot" aria-hidden="true" />}
-      {queued ? t('conv.queued') : working ? t('conv.working') : t('conv.waiting')}
+      {working ? t('conv.working') : t('conv.waiting')}
     </p>
   );
 }
 
-function Loose({ placed, after, items, now }: { placed: PlacedActivity; after: string; items: readonly ConversationItem[]; now: number }) {
-  return placed.after.get(after)?.map((g) => <LooseActivity key={g.key} group={g} seq={items.find((m) => m.id === g.messageId)?.seq} now={now} />) ?? null;
+/**
+ * Why a message still in the queue has not reached the agent: the queue's own gate for the oldest
+ * one (`queueWait`), "the message before it" for those behind it.
+ */
+function QueueWaitLine({ message, items, wait }: { message: ConversationItem; items: readonly ConversationItem[]; wait: QueueWait | null }) {
+  const { t } = useI18n();
+  const head = wait?.messageId === message.id;
+  const before = items.filter((m) => m.status === 'pending' && m.seq < message.seq).at(-1);
+  const text = head
+    ? t(wait.reason === null || wait.reason === 'claimed_elsewhere' ? 'conv.queuedWait.handing' : (`conv.queuedWait.${wait.reason}` as AnyKey))
+    : before
+      ? t('conv.queuedWait.behind', { seq: before.seq })
+      : t('conv.queued');
+  return (
+    <p className="working small" role="status" data-testid="queue-wait" data-reason={head ? (wait.reason ?? 'handing') : before ? 'behind' : 'queued'}>
+      {text}
+    </p>
+  );
+}
+
+function Loose({
+  placed,
+  after,
+  items,
+  now,
+  awaiting,
+}: {
+  placed: PlacedActivity;
+  after: string;
+  items: readonly ConversationItem[];
+  now: number;
+  awaiting: ReadonlySet<string> | undefined;
+}) {
+  return (
+    placed.after
+      .get(after)
+      ?.map((g) => <LooseActivity key={g.key} group={g} seq={items.find((m) => m.id === g.messageId)?.seq} now={now} awaiting={awaiting} />) ?? null
+  );
 }
 
 /** Each message's place in the durable queue and its outcome. */

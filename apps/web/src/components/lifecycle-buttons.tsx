@@ -20,11 +20,20 @@ export function LifecycleButtons({
   dialog = false,
   nodeOnline,
   nodeName,
+  part = 'all',
+  onResumed,
 }: {
   session: SessionItem;
   dialog?: boolean;
   nodeOnline?: boolean;
   nodeName?: string;
+  /**
+   * `stop`: only Stop (the session page keeps it in the sticky bar by the message box, in reach
+   * however long the conversation); `rest`: everything else (the page's head).
+   */
+  part?: 'all' | 'stop' | 'rest';
+  /** Called once a Resume was accepted (the page then follows the newest turn again). */
+  onResumed?: () => void;
 }) {
   const { t } = useI18n();
   const trpc = useTRPC();
@@ -37,7 +46,15 @@ export function LifecycleButtons({
   };
   const stop = useMutation(trpc.sessions.stop.mutationOptions(opts));
   const close = useMutation(trpc.sessions.close.mutationOptions(opts));
-  const resume = useMutation(trpc.sessions.resume.mutationOptions(opts));
+  const resume = useMutation(
+    trpc.sessions.resume.mutationOptions({
+      ...opts,
+      onSuccess: (r: { version: number }) => {
+        opts.onSuccess(r);
+        onResumed?.();
+      },
+    }),
+  );
   const takeOver = useMutation(trpc.sessions.continueHere.mutationOptions(opts));
   const compact = useMutation(
     trpc.sessions.compact.mutationOptions({
@@ -50,21 +67,48 @@ export function LifecycleButtons({
   const s = session.state;
   const waiting = waitingText({ state: s, resumeState: session.resumeState, dialog, ...(nodeOnline === undefined ? {} : { nodeOnline }) });
 
+  const stopButton = (
+    <button
+      type="button"
+      className="btn btn-danger"
+      disabled={busy}
+      title={part === 'stop' ? t('session.stopHint') : undefined}
+      onClick={() => {
+        setMessage(null);
+        stop.mutate(input);
+      }}
+    >
+      {t('session.stop')}
+    </button>
+  );
+  const notice = (
+    <>
+      {/* "Requesting…" while a press is on its way; it ends as "Requested." or the service's refusal. */}
+      {busy && (
+        <p role="status" className="muted small" data-testid="lifecycle-message">
+          {t('session.requesting')}
+        </p>
+      )}
+      {!busy && message && lifecycleNoticeCurrent(message, session) && (
+        <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">
+          {message.text}
+        </p>
+      )}
+    </>
+  );
+  if (part === 'stop')
+    return s === 'Running' ? (
+      <div className="lifecycle lifecycle-bar" data-testid="lifecycle-stop">
+        {stopButton}
+        {notice}
+      </div>
+    ) : null;
+
   return (
     <div className="lifecycle" data-testid="lifecycle">
-      {s === 'Running' && (
+      {s === 'Running' && part === 'all' && (
         <div>
-          <button
-            type="button"
-            className="btn btn-danger"
-            disabled={busy}
-            onClick={() => {
-              setMessage(null);
-              stop.mutate(input);
-            }}
-          >
-            {t('session.stop')}
-          </button>
+          {stopButton}
           <p className="muted small">{t('session.stopHint')}</p>
         </div>
       )}
@@ -141,17 +185,7 @@ export function LifecycleButtons({
           {t(waiting.key, waiting.vars)}
         </p>
       )}
-      {/* "Requesting…" while a press is on its way; it ends as "Requested." or the service's refusal. */}
-      {busy && (
-        <p role="status" className="muted small" data-testid="lifecycle-message">
-          {t('session.requesting')}
-        </p>
-      )}
-      {!busy && message && lifecycleNoticeCurrent(message, session) && (
-        <p role={message.ok ? 'status' : 'alert'} className={message.ok ? 'ok-text' : 'error'} data-testid="lifecycle-message">
-          {message.text}
-        </p>
-      )}
+      {notice}
     </div>
   );
 }

@@ -12,7 +12,18 @@ const newKey = () => crypto.randomUUID().replaceAll('-', '');
  * Writes into the session's durable queue. One key per typed message: a retry after a network
  * hiccup returns the stored message instead of queueing it twice.
  */
-export function MessageBox({ sessionId, accepting, items }: { sessionId: string; accepting: boolean; items?: readonly { id: string; status: string }[] }) {
+export function MessageBox({
+  sessionId,
+  accepting,
+  items,
+  onSent,
+}: {
+  sessionId: string;
+  accepting: boolean;
+  items?: readonly { id: string; status: string }[];
+  /** Called once a message is stored (the page then follows the newest turn again). */
+  onSent?: () => void;
+}) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const errorText = useErrorText();
@@ -27,6 +38,7 @@ export function MessageBox({ sessionId, accepting, items }: { sessionId: string;
         setStatus({ ok: true, text: t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq }), messageId: r.message.id });
         setText('');
         setKey(newKey());
+        onSent?.();
       },
       onError: (err) => setStatus({ ok: false, text: errorText(err), messageId: null }),
     }),

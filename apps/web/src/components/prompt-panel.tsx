@@ -5,7 +5,7 @@ import { useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { PromptDetail } from './prompt-detail.tsx';
 import { PromptQuestion } from './prompt-question.tsx';
-import { promptStatusText, questionsOf } from './prompt-text.ts';
+import { codexShellName, deadlineText, promptStatusText, questionsOf } from './prompt-text.ts';
 import { useNow, When } from './session-bits.tsx';
 import { useTRPC } from './trpc.ts';
 import type { PromptItem } from './types.ts';
@@ -23,22 +23,19 @@ const FRESH_MS = 5 * 60_000;
 export function PromptPanel({ prompts, executor }: { prompts: readonly PromptItem[]; executor?: 'claude' | 'codex' }) {
   const { t } = useI18n();
   const now = useNow();
-  // The newest ended one stays in view for a while, so an answer is seen to land (also one given elsewhere).
+  // The newest ended request stays in view for a while, shortened to its outcome, so an answer is
+  // seen to land (also one given elsewhere). A start dialog that is over is not: the session has
+  // moved on (the CLI started, or another start asked again), so it goes to the history at once.
   const fresh = (p: PromptItem) => Math.max(now, Date.now()) - Date.parse(p.resolvedAt ?? p.answeredAt ?? p.receivedAt) < FRESH_MS;
-  const shown = prompts.filter((p, i) => OPEN.has(p.state) || (i === prompts.findIndex((x) => !OPEN.has(x.state)) && fresh(p)));
-  const earlier = prompts.filter((p) => !shown.includes(p));
+  const newestEnded = prompts.find((x) => !OPEN.has(x.state));
+  const keep = (p: PromptItem) => OPEN.has(p.state) || (p === newestEnded && p.kind !== 'dialog' && fresh(p));
+  // Open ones last, right above the composer: an outcome line never pushes a new question away.
+  const shown = [...prompts.filter((p) => keep(p) && !OPEN.has(p.state)), ...prompts.filter((p) => OPEN.has(p.state))];
+  const earlier = prompts.filter((p) => !keep(p));
   if (prompts.length === 0) return null;
   return (
     <>
-      {shown.length > 0 && (
-        // One list keyed by id: a card keeps its own notice when its prompt moves on.
-        <section aria-labelledby="prompt-title" className="block prompts" data-testid="prompt-panel">
-          {shown.some((p) => p.state === 'pending') && <h2 id="prompt-title">{t('prompt.title')}</h2>}
-          {shown.map((p) => (
-            <PromptCard key={p.id} prompt={p} executor={executor} />
-          ))}
-        </section>
-      )}
+      {/* The history first: what waits for an answer is the last thing above the composer. */}
       {earlier.length > 0 && (
         <details className="block" data-testid="prompt-history">
           <summary>{t('prompt.recent')}</summary>
@@ -47,12 +44,22 @@ export function PromptPanel({ prompts, executor }: { prompts: readonly PromptIte
           ))}
         </details>
       )}
+      {shown.length > 0 && (
+        // One list keyed by id: a card keeps its own notice when its prompt moves on.
+        <section aria-labelledby="prompt-title" className="block prompts" data-testid="prompt-panel">
+          {shown.some((p) => p.state === 'pending') && <h2 id="prompt-title">{t('prompt.title')}</h2>}
+          {shown.map((p) => (
+            <PromptCard key={p.id} prompt={p} executor={executor} pinned />
+          ))}
+        </section>
+      )}
     </>
   );
 }
 
-function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'claude' | 'codex' | undefined }) {
+function PromptCard({ prompt: p, executor, pinned = false }: { prompt: PromptItem; executor?: 'claude' | 'codex' | undefined; pinned?: boolean }) {
   const { t, locale } = useI18n();
+  const now = useNow();
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const errorText = useErrorText();
@@ -81,27 +88,37 @@ function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'c
   const always = promptAlwaysAllow(p);
   const busy = answer.isPending;
 
+  // Once it no longer waits, the card is its outcome: the request's body is in the history and the timeline.
+  const full = OPEN.has(p.state) || !pinned;
+  const shell = p.kind === 'tool' ? codexShellName(executor, p.toolName) : null;
   return (
-    <article className={`card prompt prompt-${p.state}`} data-testid="prompt" data-prompt-id={p.id} data-state={p.state}>
+    <article className={`card prompt prompt-${p.state}${full ? '' : ' prompt-outcome'}`} data-testid="prompt" data-prompt-id={p.id} data-state={p.state}>
       <header className="tl-head">
-        <strong>
+        <strong data-testid="prompt-title">
           {p.kind === 'question'
             ? t('prompt.question')
             : p.kind === 'dialog'
               ? t('prompt.dialog', { folder: String(p.toolInput.folder ?? '?') })
-              : t('prompt.tool', { tool: p.toolName })}
+              : shell
+                ? t('prompt.shell')
+                : t('prompt.tool', { tool: p.toolName })}
         </strong>
+        {shell && (
+          <span className="muted small" data-testid="prompt-tool-name">
+            {t('prompt.toolAs', { executor: t('executor.codex'), tool: shell })}
+          </span>
+        )}
         <span className="muted small">
           <When iso={p.receivedAt} locale={locale} />
         </span>
       </header>
-      {p.kind === 'dialog' && (
+      {full && p.kind === 'dialog' && (
         <pre className="command small" data-testid="prompt-dialog-text">
           {String(p.toolInput.text ?? '')}
         </pre>
       )}
-      {p.kind === 'tool' && <PromptDetail prompt={p} />}
-      {p.kind === 'question' && !asksOptions && <PromptDetail prompt={p} />}
+      {full && p.kind === 'tool' && <PromptDetail prompt={p} />}
+      {full && p.kind === 'question' && !asksOptions && <PromptDetail prompt={p} />}
       {pending && p.kind === 'dialog' && (
         <div className="actions actions-start">
           <button type="button" className="btn btn-primary" disabled={busy} onClick={() => send('allow')}>
@@ -148,7 +165,12 @@ function PromptCard({ prompt: p, executor }: { prompt: PromptItem; executor?: 'c
           {t('prompt.sending')}
         </p>
       )}
-      {pending && <p className="muted small">{t('prompt.expires', { time: new Date(p.expiresAt).toLocaleTimeString(locale) })}</p>}
+      {/* A start dialog has no deadline (it waits as long as the CLI shows it); a hook's is its bound, with the day when not today. */}
+      {pending && (
+        <p className="muted small" data-testid="prompt-deadline">
+          {p.kind === 'dialog' ? t('prompt.dialogWaits') : t('prompt.expires', { time: deadlineText(p.expiresAt, locale, Math.max(now, Date.now())) })}
+        </p>
+      )}
       {!pending && (
         <p className="small" role="status" data-testid="prompt-status">
           {promptStatusText(p, t)}

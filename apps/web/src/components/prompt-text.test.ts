@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { translator } from '../i18n/catalog.ts';
-import { commandOf, promptEvidenceText, promptStatusText, promptWait, questionAnswers, questionsOf, toolDetail } from './prompt-text.ts';
+import {
+  codexShellName,
+  commandOf,
+  deadlineText,
+  promptEvidenceText,
+  promptStatusText,
+  promptWait,
+  questionAnswers,
+  questionsOf,
+  toolDetail,
+} from './prompt-text.ts';
 
 const en = translator('en');
 
@@ -56,6 +66,25 @@ describe('questions', () => {
 });
 
 describe('status words', () => {
+  it('a start dialog trusted here and ended by the CLI being ready reads as the trust having worked (issue 31, defect 1)', () => {
+    const trusted = { kind: 'dialog', state: 'ended', answer: { decision: 'allow' }, answeredFrom: 'dashboard', endCause: 'cli_ready' } as const;
+    expect(promptStatusText(trusted, en)).toBe('Trusted from the dashboard: the CLI started in this folder.');
+    expect(promptStatusText({ ...trusted, answer: null, answeredFrom: null }, en)).toBe('The CLI started: the question was answered at the computer.');
+    // Any other end of an answered request is still said as it was.
+    expect(promptStatusText({ ...trusted, kind: 'tool', endCause: 'turn_completed' }, en)).toBe(
+      'Answered: Allow (from the dashboard). The request ended before the answer reached the agent.',
+    );
+    expect(promptStatusText({ ...trusted, endCause: 'superseded' }, en)).toBe(
+      'Answered: Allow (from the dashboard). The request ended before the answer reached the agent.',
+    );
+  });
+  it("names Codex's shell tool as Codex does (its hook says Bash), and nothing else (issue 31, defect 5)", () => {
+    expect(codexShellName('codex', 'Bash')).toBe('exec_command');
+    expect(codexShellName('codex', 'shell')).toBe('shell');
+    expect(codexShellName('codex', 'apply_patch')).toBeNull();
+    expect(codexShellName('claude', 'Bash')).toBeNull();
+    expect(codexShellName(undefined, 'Bash')).toBeNull();
+  });
   it('say who answered what, and what a session waits for', () => {
     expect(promptStatusText({ state: 'delivered', answer: { decision: 'allow' }, answeredFrom: 'telegram' }, en)).toBe('Answered: Allow (from Telegram).');
     expect(promptStatusText({ state: 'answered', answer: { decision: 'deny', message: 'no' }, answeredFrom: 'dashboard' }, en)).toBe(
@@ -69,5 +98,16 @@ describe('status words', () => {
       'Answered: Always allow for this session (from Telegram).',
     );
     expect(promptEvidenceText('session_ready', {}, en)).toBeNull();
+  });
+});
+
+describe('deadlines (issue 31, defect 1)', () => {
+  it("a deadline on another day says its date; today's is a time of day", () => {
+    const now = new Date(2026, 11, 6, 22, 30, 5).getTime();
+    const today = new Date(2026, 11, 6, 23, 0, 5).toISOString();
+    const tomorrow = new Date(2026, 11, 7, 22, 30, 5).toISOString();
+    expect(deadlineText(today, 'en-US', now)).toBe(new Date(today).toLocaleTimeString('en-US'));
+    expect(deadlineText(tomorrow, 'en-US', now)).toContain('Dec 7, 2026');
+    expect(deadlineText(tomorrow, 'en-US', now)).not.toBe(deadlineText(new Date(now).toISOString(), 'en-US', now));
   });
 });

@@ -110,9 +110,25 @@ export function decisionText(answer: NonNullable<PromptItem['answer']>, t: Trans
   return answer.decision === 'deny' && answer.message ? `${word}: ${answer.message}` : word;
 }
 
+/**
+ * Codex's shell tool by the name Codex gives it. Its hook reports `tool_name: "Bash"` for
+ * `exec_command` (docs/cli-facts.md); its journal names the call `exec_command`, `shell` or
+ * `local_shell`. Null for every other tool and for Claude (whose Bash is named as it is).
+ */
+export function codexShellName(executor: 'claude' | 'codex' | undefined, toolName: string): string | null {
+  if (executor !== 'codex') return null;
+  return toolName === 'Bash' ? 'exec_command' : toolName === 'exec_command' || toolName === 'shell' || toolName === 'local_shell' ? toolName : null;
+}
+
 /** Where the prompt stands, in words: who answered what, or why nobody will. */
-export function promptStatusText(p: Pick<PromptItem, 'state' | 'answer' | 'answeredFrom'>, t: Translate): string {
+export function promptStatusText(
+  p: Pick<PromptItem, 'state' | 'answer' | 'answeredFrom'> & Partial<Pick<PromptItem, 'kind' | 'endCause'>>,
+  t: Translate,
+): string {
   const from = p.answeredFrom ? t(FROM[p.answeredFrom] ?? 'prompt.from.dashboard') : '';
+  // A start dialog ends when the CLI is ready: with a trust given here, that is the trust having worked.
+  if (p.kind === 'dialog' && p.state === 'ended' && p.endCause === 'cli_ready')
+    return p.answer?.decision === 'allow' ? t('prompt.trusted', { from }) : t('prompt.startedWithout');
   switch (p.state) {
     case 'pending':
       return t('prompt.waiting');
@@ -154,4 +170,11 @@ export function promptEvidenceText(event: string, evidence: unknown, t: Translat
     default:
       return null;
   }
+}
+
+/** A deadline as a time of day, with the date when it is not today's (a time alone would read as today's). */
+export function deadlineText(iso: string, locale: string, now: number): string {
+  const at = new Date(iso);
+  const sameDay = at.toDateString() === new Date(now).toDateString();
+  return sameDay ? at.toLocaleTimeString(locale) : at.toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'medium' });
 }

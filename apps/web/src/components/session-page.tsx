@@ -4,7 +4,7 @@ import { READ_JOURNAL_MAX_TURNS } from '@bria/core/protocol';
 import { useQuery } from '@tanstack/react-query';
 import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
-import { contextText, isWorking } from './activity-stream.ts';
+import { awaitingSteps, contextText, isWorking } from './activity-stream.ts';
 import { Conversation, QueueTable } from './conversation.tsx';
 import { useDraft } from './draft.tsx';
 import { TerminalView } from './terminal-view.tsx';
@@ -56,7 +56,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     seen.current = signature;
     if (!first) void refetchJournal();
   }, [signature, refetchJournal]);
-  const chatRef = useStickToBottom(composer);
+  const follow = useFollowNewest(composer);
   const draft = useDraft(sessionId, q.data !== undefined && q.data.session.state !== 'Archived');
   if (q.isPending) return <Skeleton lines={6} />;
   // A failed reload keeps what is on screen (the reconnecting banner says why); only a first load shows the error.
@@ -86,7 +86,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </div>
         <StateBadge state={s.state} wait={promptWait(prompts.data?.prompts)} desk={s.desk} />
         <div className="session-actions">
-          <LifecycleButtons session={s} dialog={dialog !== null} nodeOnline={node.online} nodeName={node.name} />
+          <LifecycleButtons session={s} dialog={dialog !== null} nodeOnline={node.online} nodeName={node.name} part="rest" onResumed={follow.jump} />
         </div>
       </div>
       {dialog && (
@@ -95,7 +95,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <pre className="small">{dialog}</pre>
         </div>
       )}
-      <div ref={chatRef}>
+      <div ref={follow.chatRef}>
         <Conversation
           journal={journal.data}
           journalLoading={journal.isPending}
@@ -107,13 +107,26 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           open={open}
           working={isWorking(s.state)}
           draft={draft}
+          awaiting={awaitingSteps(activity, prompts.data?.prompts)}
+          queueWait={q.data.queueWait}
           onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}
         />
         {/* What the agent asks you comes where the newest turn is, right above the composer. */}
         {prompts.data && <PromptPanel prompts={prompts.data.prompts} executor={s.executor} />}
       </div>
-      <div ref={composer} className={open ? 'composer' : 'composer-end'}>
-        {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} />}
+      {/* Sticky at the bottom: Stop and "Jump to newest" stay in reach however long the conversation is. */}
+      <div ref={composer} className={open || !follow.following ? 'composer' : 'composer-end'}>
+        {(!follow.following || s.state === 'Running') && (
+          <div className="composer-bar" data-testid="composer-bar">
+            {!follow.following && (
+              <button type="button" className="btn btn-small" onClick={follow.jump} data-testid="jump-newest">
+                ↓ {t('conv.jumpNewest')}
+              </button>
+            )}
+            <LifecycleButtons session={s} part="stop" />
+          </div>
+        )}
+        {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} />}
       </div>
       {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}
       <details className="card session-details" data-testid="session-details">
@@ -198,36 +211,69 @@ function TerminalDetails({ sessionId, dialogOpen }: { sessionId: string; dialogO
 
 /**
  * A chat keeps its newest part in view: when the conversation grows (a sent message, a step, the
- * answer, a question) while its end was on screen, the composer is scrolled back to the bottom
- * edge, so the latest answer sits right above it. Someone reading older turns, or the details
- * below, is left where they are. Returns the ref for the growing part.
+ * answer, a question) while its end was on screen, the page is scrolled so the end sits right above
+ * the composer. Someone who scrolled up to read older turns, or down to the details, is left where
+ * they are and offered "Jump to newest"; sending a message, Resume or that button follow again.
+ * `following` is what the page offers; `jump` follows again now.
  */
-function useStickToBottom(composer: RefObject<HTMLDivElement | null>): (el: HTMLDivElement | null) => void {
-  const endOnScreen = useRef(true);
+function useFollowNewest(composer: RefObject<HTMLDivElement | null>): {
+  chatRef: (el: HTMLDivElement | null) => void;
+  following: boolean;
+  jump: () => void;
+} {
+  const [following, setFollowing] = useState(true);
+  const followRef = useRef(true);
   const chat = useRef<HTMLDivElement | null>(null);
+  const set = useCallback((v: boolean) => {
+    followRef.current = v;
+    setFollowing(v);
+  }, []);
+  // Where the page must be for the chat's end to sit just above the sticky composer.
+  const endTop = useCallback(() => {
+    const el = chat.current;
+    return el ? el.getBoundingClientRect().bottom + window.scrollY - (window.innerHeight - (composer.current?.offsetHeight ?? 0)) : null;
+  }, [composer]);
   useEffect(() => {
     const onScroll = () => {
-      const end = chat.current?.getBoundingClientRect().bottom;
-      if (end !== undefined) endOnScreen.current = end >= 0 && end <= window.innerHeight + 160;
+      const top = endTop();
+      if (top === null) return;
+      // The end is on screen (within a little slack) when the page is at or a bit past it.
+      const onScreen = window.scrollY >= top - 160 && chat.current !== null && chat.current.getBoundingClientRect().bottom >= 0;
+      if (onScreen !== followRef.current) set(onScreen);
     };
     window.addEventListener('scroll', onScroll, { passive: true });
     return () => window.removeEventListener('scroll', onScroll);
-  }, []);
+  }, [endTop, set]);
   const observer = useRef<ResizeObserver | null>(null);
-  return useCallback(
+  const composerSeen = useRef<HTMLDivElement | null>(null);
+  const chatRef = useCallback(
     (el: HTMLDivElement | null) => {
       observer.current?.disconnect();
+      composerSeen.current = null;
       chat.current = el;
       if (!el) return;
       observer.current = new ResizeObserver(() => {
-        if (!endOnScreen.current) return;
-        // The composer is sticky (always "in view"), so the page is scrolled by numbers: the chat's
-        // end just above the composer. Only ever down.
-        const top = el.getBoundingClientRect().bottom + window.scrollY - (window.innerHeight - (composer.current?.offsetHeight ?? 0));
-        if (top > window.scrollY + 1) window.scrollTo({ top });
+        if (!followRef.current) return;
+        // Only ever down while following: a shorter chat leaves the page where it is.
+        const top = endTop();
+        if (top !== null && top > window.scrollY + 1) window.scrollTo({ top });
       });
       observer.current.observe(el);
     },
-    [composer],
+    [endTop],
   );
+  // The composer grows too (the bar with Stop appears while a turn runs): the end must stay above it.
+  useEffect(() => {
+    const el = composer.current;
+    if (!el || el === composerSeen.current || !observer.current) return;
+    if (composerSeen.current) observer.current.unobserve(composerSeen.current);
+    composerSeen.current = el;
+    observer.current.observe(el);
+  });
+  const jump = useCallback(() => {
+    set(true);
+    const top = endTop();
+    if (top !== null) window.scrollTo({ top: Math.max(0, top) });
+  }, [endTop, set]);
+  return { chatRef, following, jump };
 }

@@ -12,3 +12,4 @@ export type Executor = SessionItem['executor'];
 export const EXECUTORS = ['claude', 'codex'] as const satisfies readonly Executor[];
 export type JournalView = Out['sessions']['journal'];
 export type PromptItem = Out['sessions']['prompts']['prompts'][number];
+export type QueueWait = NonNullable<SessionDetail['queueWait']>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DeliveryHold, holdActive, pumpDecision, type PumpRow, workDrained } from './pump-rules.ts';
+import { type DeliveryHold, holdActive, pumpDecision, type PumpRow, queueWait, workDrained } from './pump-rules.ts';
 import type { MessageStatus, QueueMessage } from './queue.ts';
 import { SESSION_STATES, type SessionState } from './session-types.ts';
 
@@ -115,5 +115,32 @@ describe('pumpDecision after the running turn asked the user', () => {
     expect(pumpDecision(row('Running', { turnAsked: false }), q, null, T, 'engine').kind).toBe('deliver');
     const after = pumpDecision(row('Ready', { turnAsked: false }), [msg('b', 2, 'pending')], null, T, 'engine');
     expect(after).toMatchObject({ kind: 'deliver', d: { mode: 'main' } });
+  });
+});
+
+describe('queueWait: what the oldest queued message waits for (the session page says it, issue 31)', () => {
+  const E = 'engine';
+  it('none pending: nothing waits', () => {
+    expect(queueWait(row('Ready'), [msg('a', 1, 'completed')], E)).toBeNull();
+    expect(queueWait(row('Ready'), [], E)).toBeNull();
+  });
+  it('an open permission request holds the head, whatever else is true', () => {
+    const q = [msg('a', 1, 'accepted'), msg('b', 2, 'pending'), msg('c', 3, 'pending')];
+    expect(queueWait(row('Running', { openPrompts: 1 }), q, E)).toEqual({ messageId: 'b', reason: 'prompt_open' });
+    expect(queueWait(row('Ready', { openPrompts: 1 }), [msg('b', 2, 'pending')], E)).toEqual({ messageId: 'b', reason: 'prompt_open' });
+  });
+  it('after the answer, a turn that asked keeps the follow-up for the next turn', () => {
+    expect(queueWait(row('Running', { turnAsked: true }), [msg('a', 1, 'accepted'), msg('b', 2, 'pending')], E)).toEqual({
+      messageId: 'b',
+      reason: 'turn_asked',
+    });
+  });
+  it('the gates in their own words: not ready, the final being saved; a deliverable head waits only for its hand-over', () => {
+    expect(queueWait(row('Starting'), [msg('a', 1, 'pending')], E)).toEqual({ messageId: 'a', reason: 'session_not_ready' });
+    expect(queueWait(row('Running'), [msg('a', 1, 'accepted', { finalText: true }), msg('b', 2, 'pending')], E)).toEqual({
+      messageId: 'b',
+      reason: 'final_pending',
+    });
+    expect(queueWait(row('Ready'), [msg('a', 1, 'pending'), msg('b', 2, 'pending')], E)).toEqual({ messageId: 'a', reason: null });
   });
 });

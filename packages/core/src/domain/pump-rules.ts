@@ -1,4 +1,4 @@
-import { type Deliverable, nextDeliverable, type QueueMessage, summarizeQueue } from './queue.ts';
+import { type BlockReason, type Deliverable, nextDeliverable, type QueueMessage, summarizeQueue } from './queue.ts';
 import type { QueueSummary, SessionState } from './session-types.ts';
 
 /**
@@ -53,8 +53,15 @@ export function pumpDecision(
   now: Date,
   dispatcherId: string,
 ): PumpDecision {
+  const d = pumpDeliverable(row, queue, dispatcherId);
+  if (d.ok && !(holdActive(hold, row.version, now) && hold.messageId === d.message.id)) return { kind: 'deliver', d };
+  return { kind: workDrained(row.state, row.lifetimeExpired, summarizeQueue(queue)) ? 'drain' : 'none' };
+}
+
+/** `nextDeliverable` with the facts the pump reads from the session row and its queue. */
+function pumpDeliverable(row: PumpRow, queue: readonly (QueueMessage & { finalText: boolean })[], dispatcherId: string): Deliverable {
   const inFlight = queue.filter((m) => m.status === 'leased' || m.status === 'accepted');
-  const d = nextDeliverable(queue, {
+  return nextDeliverable(queue, {
     state: row.state,
     outcomeWriteFailed: row.pendingFinalEventId !== null,
     finalReceived: row.pendingFinalEventId !== null || inFlight.some((m) => m.finalText),
@@ -62,6 +69,21 @@ export function pumpDecision(
     promptOpen: row.openPrompts > 0,
     turnAsked: row.turnAsked === true,
   });
-  if (d.ok && !(holdActive(hold, row.version, now) && hold.messageId === d.message.id)) return { kind: 'deliver', d };
-  return { kind: workDrained(row.state, row.lifetimeExpired, summarizeQueue(queue)) ? 'drain' : 'none' };
+}
+
+/**
+ * What the oldest pending message waits for, as the pump sees it (the page shows it under the
+ * message): the gate's reason, or null when nothing holds it but the hand-over itself (a pump is
+ * on its way, or a retry's hold). Null overall when no message is pending.
+ */
+export function queueWait(
+  row: PumpRow,
+  queue: readonly (QueueMessage & { finalText: boolean })[],
+  dispatcherId: string,
+): { messageId: string; reason: Exclude<BlockReason, 'nothing_pending'> | null } | null {
+  const head = [...queue].sort((a, b) => a.seq - b.seq).find((m) => m.status === 'pending');
+  if (!head) return null;
+  const d = pumpDeliverable(row, queue, dispatcherId);
+  if (d.ok || d.reason === 'nothing_pending') return { messageId: head.id, reason: null };
+  return { messageId: head.id, reason: d.reason };
 }

@@ -93,17 +93,20 @@ export interface SessionFacts {
   turnAsked?: boolean;
 }
 
-export type BlockReason =
-  | 'nothing_pending'
-  | 'outcome_write_failed'
-  | 'claimed_elsewhere'
-  | 'session_not_ready'
-  | 'predecessor_in_flight'
-  | 'acceptance_pending'
-  | 'final_pending'
-  | 'prompt_open'
-  | 'turn_asked'
-  | 'order';
+/** Why the oldest pending message is not handed to the CLI now (`nextDeliverable`). */
+export const BLOCK_REASONS = [
+  'nothing_pending',
+  'outcome_write_failed',
+  'claimed_elsewhere',
+  'session_not_ready',
+  'predecessor_in_flight',
+  'acceptance_pending',
+  'final_pending',
+  'prompt_open',
+  'turn_asked',
+  'order',
+] as const;
+export type BlockReason = (typeof BLOCK_REASONS)[number];
 
 export type Deliverable =
   | { ok: true; message: QueueMessage; mode: 'main' }

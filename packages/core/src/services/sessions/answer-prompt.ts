@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, answerFits, type PromptState, promptAlwaysAllow, promptTransition } from '../../domain/index.ts';
+import { AppError, answerFits, PROMPT_END_CAUSES, type PromptEndCause, type PromptState, promptAlwaysAllow, promptTransition } from '../../domain/index.ts';
 import { pumpQueue } from '../../engine/step/queue-pump.ts';
 import { applyEvent } from '../../engine/step/session-step.ts';
 import { recordEvidence } from '../../db/repos/evidence.ts';
@@ -46,7 +46,14 @@ export interface PromptView {
   receivedAt: Date;
   expiresAt: Date;
   resolvedAt: Date | null;
+  /** Why it ended without the answer reaching a hook (`resolution.cause`), when the turn, CLI, start, Stop or archive ended it. */
+  endCause: PromptEndCause | null;
 }
+
+const endCauseOf = (resolution: unknown): PromptEndCause | null => {
+  const cause = (resolution as { outcome?: unknown; cause?: unknown } | null)?.cause;
+  return typeof cause === 'string' && Object.hasOwn(PROMPT_END_CAUSES, cause) ? (cause as PromptEndCause) : null;
+};
 
 export function toPromptView(r: PromptRow): PromptView {
   return {
@@ -64,6 +71,7 @@ export function toPromptView(r: PromptRow): PromptView {
     receivedAt: r.receivedAt,
     expiresAt: r.expiresAt,
     resolvedAt: r.resolvedAt,
+    endCause: endCauseOf(r.resolution),
   };
 }
 

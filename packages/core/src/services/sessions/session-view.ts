@@ -1,4 +1,6 @@
-import { AppError } from '../../domain/index.ts';
+import { AppError, type BlockReason, queueWait } from '../../domain/index.ts';
+import { readPumpView } from '../../db/repos/messages.ts';
+import { DISPATCHER_ID } from '../../engine/step/queue-pump.ts';
 import { type EvidenceDto, listEvidence } from '../../db/repos/evidence.ts';
 import { getSessionRow } from '../../db/repos/sessions.ts';
 import { type ActivityRowDto, listSessionActivity } from '../../db/repos/activity.ts';
@@ -29,6 +31,12 @@ export interface SessionViewDto {
   usageHistory: UsagePointDto[];
   /** The turn stream: tool calls and assistant text as the journal recorded them, newest ACTIVITY_LIMIT in time order. */
   activity: ActivityRowDto[];
+  /**
+   * What the oldest message still in the queue (`pending`) waits for: the queue gate's reason
+   * (`domain/queue.ts` BlockReason), or null while nothing but its hand-over holds it; null overall
+   * when no message waits.
+   */
+  queueWait: { messageId: string; reason: Exclude<BlockReason, 'nothing_pending'> | null } | null;
 }
 
 /**
@@ -39,12 +47,13 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
   const { db } = depsOf(deps);
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
-  const [node, conversation, evidence, usageHistory, activity] = await Promise.all([
+  const [node, conversation, evidence, usageHistory, activity, pump] = await Promise.all([
     getNodeSummary(db, row.nodeId),
     listConversation(db, row.id, CONVERSATION_LIMIT),
     listEvidence(db, row.id),
     listUsageHistory(db, { nodeId: row.nodeId, sessionId: row.id, limit: USAGE_POINTS_LIMIT }),
     listSessionActivity(db, row.id, { limit: ACTIVITY_LIMIT }),
+    readPumpView(db, row.id),
   ]);
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   const usage = row.usage && typeof row.usage === 'object' && !Array.isArray(row.usage) ? (row.usage as Record<string, unknown>) : null;
@@ -56,6 +65,7 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
     evidence: evidence.map((e) => ({ ...e, id: e.id.toString() })),
     usageHistory,
     activity,
+    queueWait: pump ? queueWait(pump.row, pump.queue, DISPATCHER_ID) : null,
   };
 }
 

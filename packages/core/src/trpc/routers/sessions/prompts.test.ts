@@ -188,6 +188,9 @@ describe('sessions.prompts and sessions.answerPrompt', () => {
     expect((await rig.db.permissionPrompt.findUniqueOrThrow({ where: { id: during } })).state).toBe('pending');
     expect(await caller.sessions.answerPrompt({ promptId: during, decision: 'allow' })).toMatchObject({ kind: 'out_of_date', prompt: { state: 'ended' } });
     expect((await rig.commands(s.id)).filter((c) => c.type === 'answer_permission')).toEqual([]);
+    // The page reads why each ended (issue 31: the words follow what happened).
+    const listed = (await caller.sessions.prompts({ sessionId: s.id })).prompts;
+    expect(listed.filter((p) => p.id === before || p.id === during).map((p) => p.endCause)).toEqual(['stopped', 'stopped']);
     const timeline = (await caller.sessions.get({ sessionId: s.id })).evidence
       .filter((e) => e.event === 'permission_ended')
       .map((e) => e.evidence as { requestId?: string; cause?: string } | null);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROMPT_STATES } from '../../../domain/index.ts';
+import { PROMPT_END_CAUSES, PROMPT_STATES, type PromptEndCause } from '../../../domain/index.ts';
 import { ZSessionView } from './sessions.types.ts';
 import { zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
 import { zAnswers } from '../../../protocol/index.ts';
@@ -24,6 +24,8 @@ export const ZPromptView = z.object({
   receivedAt: zIsoDate,
   expiresAt: zIsoDate,
   resolvedAt: zIsoDateOrNull,
+  /** Why it ended without its answer reaching a hook (the turn, the CLI, the start — `cli_ready` — the Stop, the archive); null otherwise. */
+  endCause: z.enum(Object.keys(PROMPT_END_CAUSES) as [PromptEndCause, ...PromptEndCause[]]).nullable(),
 });
 
 export const ZPromptsResponse = z.object({ prompts: z.array(ZPromptView) });

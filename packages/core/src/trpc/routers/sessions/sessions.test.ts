@@ -128,6 +128,11 @@ describe('sessions router', () => {
     expect(view.node).toEqual({ id: nodeId, name: 'box', online: true });
     expect(view.conversation.items).toMatchObject([{ text: '# Hello\n<script>x</script>', status: 'pending', source: 'web', finalText: null }]);
     expect(view.evidence).toMatchObject([{ event: 'create', actor: 'user', fromState: null, toState: 'Starting' }]);
+    // What the queued message waits for, by the pump's own gates (issue 31, defect 4).
+    expect(view.queueWait).toEqual({ messageId: sent.message.id, reason: 'session_not_ready' });
+    await db.session.update({ where: { id: created.id }, data: { state: 'Ready', openPrompts: 1 } });
+    expect((await caller.sessions.get({ sessionId: created.id })).queueWait).toEqual({ messageId: sent.message.id, reason: 'prompt_open' });
+    await db.session.update({ where: { id: created.id }, data: { state: 'Starting', openPrompts: 0 } });
     expect(await refusal(caller.sessions.get({ sessionId: uuid() }))).toMatchObject({ code: 'NOT_FOUND' });
   });
 

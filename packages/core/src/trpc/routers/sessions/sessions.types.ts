@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SESSION_STATES } from '../../../domain/index.ts';
+import { BLOCK_REASONS, SESSION_STATES } from '../../../domain/index.ts';
 import { zExecutor, zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
 
 export const zSessionState = z.enum(SESSION_STATES);
@@ -141,6 +141,8 @@ export const ZGetSessionResponse = z.object({
   usageHistory: z.array(zUsagePoint),
   /** The turn stream: tool calls and assistant text as the journal recorded them (newest `ACTIVITY_LIMIT`, in time order). */
   activity: z.array(zActivityRow),
+  /** What the oldest pending message waits for (a queue gate's reason, null: only its hand-over); null when none waits. */
+  queueWait: z.object({ messageId: zId, reason: z.enum(BLOCK_REASONS).exclude(['nothing_pending']).nullable() }).nullable(),
 });
 
 export const ZCreateSessionRequest = z.object({
