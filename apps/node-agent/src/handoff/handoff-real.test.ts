@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeBin, codexBin } from '@bria/testkit/cli-homes';
@@ -36,6 +36,7 @@ function ps(pid: number): string {
 class Sampler {
   max = new Map<string, number>();
   doubles: { at: string; holders: unknown[] }[] = [];
+  private readonly mine = new Map<number, boolean>();
   seen = 0;
   private timer: NodeJS.Timeout | null = null;
   private busy = false;
@@ -51,8 +52,22 @@ class Sampler {
         });
     }, 100);
   }
-  private count(all: NativeHolder[]): void {
+  /** Whether a process runs with this rig's HOME: the suite's other files run CLIs beside this one. */
+  private ofRig(pid: number): boolean {
+    let mine = this.mine.get(pid);
+    if (mine === undefined) {
+      try {
+        mine = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`HOME=${this.rig.env.HOME}`);
+      } catch {
+        return false; // gone before it could be looked at: not counted
+      }
+      this.mine.set(pid, mine);
+    }
+    return mine;
+  }
+  private count(found: NativeHolder[]): void {
     this.seen++;
+    const all = found.filter((h) => this.ofRig(h.pid));
     const per = new Map<string, Set<number>>();
     for (const h of all) per.set(h.nativeId, (per.get(h.nativeId) ?? new Set()).add(h.pid));
     for (const [id, pids] of per) {
