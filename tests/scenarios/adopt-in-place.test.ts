@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../packages/core/src/domain/index.ts';
 import * as services from '../../packages/core/src/services/index.ts';
 import { claudeConfigDir } from '../../apps/node-agent/src/executors/claude-driver.ts';
-import { type NativeHolder, scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts';
+import { NativeIdSampler } from '../../apps/node-agent/test-support/id-sampler.ts';
 import { type DeskTerminal, startDesk } from '../../packages/testkit/src/desk.ts';
 import { type Executor, isRecordedProcess, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
 
@@ -20,41 +20,16 @@ import { type Executor, isRecordedProcess, startSystem, type System, waitUntil }
 let sys: System;
 const desks: DeskTerminal[] = [];
 
-class Sampler {
-  max = new Map<string, number>();
-  seen = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private busy = false;
-  start(claudeHome: string): void {
-    this.timer = setInterval(() => {
-      if (this.busy) return;
-      this.busy = true;
-      scanHolders({ claudeHome, briaServerPid: null })
-        .then((all) => this.count(all))
-        .finally(() => {
-          this.busy = false;
-        });
-    }, 100);
-  }
-  private count(all: NativeHolder[]): void {
-    this.seen++;
-    const per = new Map<string, Set<number>>();
-    for (const h of all) per.set(h.nativeId, (per.get(h.nativeId) ?? new Set()).add(h.pid));
-    for (const [id, pids] of per) this.max.set(id, Math.max(this.max.get(id) ?? 0, pids.size));
-  }
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-}
-const sampler = new Sampler();
+let sampler: NativeIdSampler;
 
 beforeAll(async () => {
   sys = await startSystem();
   await sys.startAgent();
-  sampler.start(claudeConfigDir(sys.cliEnv));
+  sampler = new NativeIdSampler({ claudeHome: claudeConfigDir(sys.cliEnv), home: sys.cliEnv.HOME! });
+  sampler.start();
 }, 180_000);
 afterAll(async () => {
-  sampler.stop();
+  sampler?.stop();
   for (const d of desks) d.end();
   await sys?.dispose();
 });
@@ -163,5 +138,6 @@ describe.each(['claude', 'codex'] as Executor[])("%s begun by hand in the user's
   it('the sampler never saw two CLIs on its native id', () => {
     expect(sampler.seen).toBeGreaterThan(20);
     expect(sampler.max.get(nativeId)).toBe(1);
+    expect(sampler.doubles).toEqual([]);
   });
 });

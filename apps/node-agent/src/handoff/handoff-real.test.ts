@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeBin, codexBin } from '@bria/testkit/cli-homes';
@@ -8,6 +8,7 @@ import { waitUntil } from '@bria/testkit/wait';
 import { SessionControl } from '../commands/session-control.ts';
 import { claudeConfigDir } from '../executors/claude-driver.ts';
 import { isAlive } from '../executors/proc-tree.ts';
+import { NativeIdSampler, runsWithHome } from '../../test-support/id-sampler.ts';
 import { createRig, type Rig } from '../../test-support/test-rig.ts';
 import { type NativeHolder, scanHolders } from './native-holders.ts';
 
@@ -24,62 +25,10 @@ interface Desk {
   stop(): void;
 }
 
-/** A process's command line and parent, for the failure message (the process may be gone: ''). */
-function ps(pid: number): string {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,ppid=,stat=,args=', '-p', String(pid)], { encoding: 'utf8' }).trim();
-  } catch {
-    return '';
-  }
-}
-
-class Sampler {
-  max = new Map<string, number>();
-  doubles: { at: string; holders: unknown[] }[] = [];
-  private readonly mine = new Map<number, boolean>();
-  seen = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private busy = false;
-  constructor(private readonly rig: Rig) {}
-  start(): void {
-    this.timer = setInterval(() => {
-      if (this.busy) return;
-      this.busy = true;
-      scanHolders({ claudeHome: claudeConfigDir(this.rig.env), briaServerPid: null })
-        .then((all) => this.count(all))
-        .finally(() => {
-          this.busy = false;
-        });
-    }, 100);
-  }
-  /** Whether a process runs with this rig's HOME: the suite's other files run CLIs beside this one. */
-  private ofRig(pid: number): boolean {
-    let mine = this.mine.get(pid);
-    if (mine === undefined) {
-      try {
-        mine = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`HOME=${this.rig.env.HOME}`);
-      } catch {
-        return false; // gone before it could be looked at: not counted
-      }
-      this.mine.set(pid, mine);
-    }
-    return mine;
-  }
-  private count(found: NativeHolder[]): void {
-    this.seen++;
-    const all = found.filter((h) => this.ofRig(h.pid));
-    const per = new Map<string, Set<number>>();
-    for (const h of all) per.set(h.nativeId, (per.get(h.nativeId) ?? new Set()).add(h.pid));
-    for (const [id, pids] of per) {
-      this.max.set(id, Math.max(this.max.get(id) ?? 0, pids.size));
-      // Kept whole, so a failure says which processes they were and how each was recognised.
-      if (pids.size > 1 && this.doubles.length < 5)
-        this.doubles.push({ at: new Date().toISOString(), holders: all.filter((h) => h.nativeId === id).map((h) => ({ ...h, argv: ps(h.pid) })) });
-    }
-  }
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
+/** The agent's holder scan, this rig's processes only (its HOME): the suite's other files run CLIs beside it. */
+async function rigHolders(rig: Rig, briaServerPid: number | null, layer?: 'proc' | 'portable'): Promise<NativeHolder[]> {
+  const all = await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid, ...(layer ? { layer } : {}) });
+  return all.filter((h) => runsWithHome(h.pid, rig.env.HOME!));
 }
 
 function deskCommand(kind: Kind, resumeId?: string): string[] {
@@ -92,7 +41,7 @@ async function waitForDeskHolder(rig: Rig, kind: Kind, pick: (h: NativeHolder) =
   return waitUntil(
     `the hand-started ${kind} holding its session`,
     async () => {
-      const all = await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: null });
+      const all = await rigHolders(rig, null);
       return all.find((h) => h.executor === kind && pick(h)) ?? null;
     },
     60_000,
@@ -154,13 +103,13 @@ async function deskInTerminal(rig: Rig, kind: Kind, nativeId: string): Promise<D
 describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', (kind) => {
   let rig: Rig;
   let control: SessionControl;
-  let sampler: Sampler;
+  let sampler: NativeIdSampler;
   const events: { event: string; generation: number; payload: Record<string, unknown> }[] = [];
   const desks: Desk[] = [];
 
   beforeAll(async () => {
     rig = await createRig(kind);
-    sampler = new Sampler(rig);
+    sampler = new NativeIdSampler({ claudeHome: claudeConfigDir(rig.env), home: rig.env.HOME! });
     sampler.start();
     control = new SessionControl({
       dir: join(rig.root, 'agent'),
@@ -183,7 +132,7 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
     first = await deskInUserTmux(rig, kind, `desk hello ${kind} ${randomUUID().slice(0, 8)}`);
     desks.push(first);
     const briaServerPid = await rig.tmux.serverPid();
-    const all = await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid });
+    const all = await rigHolders(rig, briaServerPid);
     const mine = all.filter((h) => h.nativeId === first.nativeId);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ executor: kind, pid: first.pid, bria: false });
@@ -192,7 +141,7 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
     expect(mine[0]!.tmux?.pane).toMatch(/^%\d+$/);
     expect(mine[0]!.tmux?.socket).toContain(first.socket);
     // The portable layer (`ps` + `lsof`, what macOS uses) finds the same process.
-    const portable = await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid, layer: 'portable' });
+    const portable = await rigHolders(rig, briaServerPid, 'portable');
     expect(portable.filter((h) => h.nativeId === first.nativeId).map((h) => [h.pid, h.bria])).toEqual([[first.pid, false]]);
   }, 180_000);
 
@@ -221,9 +170,7 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
 
   it('"Continue here" ends the desk CLI with its own keys, resumes the same id in Bria and delivers once', async () => {
     const sessionId = randomUUID();
-    const holder = (await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: await rig.tmux.serverPid() })).find(
-      (h) => h.nativeId === first.nativeId,
-    )!;
+    const holder = (await rigHolders(rig, await rig.tmux.serverPid())).find((h) => h.nativeId === first.nativeId)!;
     const r = await control.resume(sessionId, {
       generation: 1,
       executor: kind,
@@ -238,7 +185,7 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
     expect(d).toMatchObject({ ok: true });
     await rig.mock.waitForRequest((q) => q.kind === 'turn' && q.userText === text, 60_000);
     expect(rig.mock.requests.filter((q) => q.kind === 'turn' && q.userText === text)).toHaveLength(1);
-    const now = await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: await rig.tmux.serverPid() });
+    const now = await rigHolders(rig, await rig.tmux.serverPid());
     expect(now.filter((h) => h.nativeId === first.nativeId).map((h) => h.bria)).toEqual([true]);
     // Close Bria's CLI: the next step resumes the session by hand.
     expect(await control.close(sessionId)).toMatchObject({ ok: true });
@@ -250,7 +197,7 @@ describe.each(['claude', 'codex'] as const)('%s begun by hand at the computer', 
     const refused = await control.resume(randomUUID(), { generation: 1, executor: kind, folder: rig.work, nativeSessionId: first.nativeId });
     expect(refused).toMatchObject({ ok: false, code: 'held_elsewhere' });
     expect(events.at(-1)?.payload.holder).toMatchObject({ pid: desk.pid, inTmux: false });
-    const holder = (await scanHolders({ claudeHome: claudeConfigDir(rig.env), briaServerPid: null })).find((h) => h.nativeId === first.nativeId)!;
+    const holder = (await rigHolders(rig, null)).find((h) => h.nativeId === first.nativeId)!;
     const sessionId = randomUUID();
     const r = await control.resume(sessionId, {
       generation: 1,
