@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createDb, type Db } from '@bria/core/db';
+import { closeSession } from '@bria/core/services';
 import { isAlive } from '../../apps/node-agent/src/executors/proc-tree.ts';
 import { type DeskTerminal, startDesk } from '../../packages/testkit/src/desk.ts';
 import { waitUntil } from '../../packages/testkit/src/wait.ts';
@@ -10,7 +11,22 @@ import { expect, test } from './fixtures.ts';
 
 let db: Db;
 const desks: DeskTerminal[] = [];
+const adopted: string[] = [];
+// The specs share one server: the adopted sessions are closed in Bria (which releases the desk's
+// pane) before the desk CLIs end, or Bria would recover them as lost CLIs while later specs run.
 test.afterAll(async () => {
+  for (const id of adopted) {
+    const closing = await closeSession({ db }, { sessionId: id }).then(
+      () => true,
+      () => false, // never adopted (the test failed before): nothing of Bria's to close
+    );
+    if (closing)
+      await waitUntil(
+        'the adopted session archived',
+        async () => ((await db.session.findUnique({ where: { id } }))?.state === 'Archived' ? true : null),
+        60_000,
+      );
+  }
   for (const d of desks) d.end();
   await db?.$disconnect();
 });
@@ -43,6 +59,7 @@ for (const viewport of [
         60_000,
       );
 
+      adopted.push(row.id);
       await page.goto(`/sessions/${row.id}`);
       await expect(page.getByTestId('desk-running')).toContainText(`pid ${row.deskPid}`);
       await expect(page.getByTestId('continue-here')).toBeVisible();
