@@ -53,7 +53,12 @@ describe('a cancelled message and the queue', () => {
   const m = (id: string, seq: number, status: MessageStatus): QueueMessage => ({ id, seq, status, mainMessageId: null, nativeTurnId: null, claimedBy: null });
 
   it('is never offered for delivery: the next pending one goes instead', () => {
-    const d = nextDeliverable([m('a', 1, 'cancelled'), m('b', 2, 'pending')], { state: 'Ready', outcomeWriteFailed: false, finalReceived: false, dispatcherId: 'engine' });
+    const d = nextDeliverable([m('a', 1, 'cancelled'), m('b', 2, 'pending')], {
+      state: 'Ready',
+      outcomeWriteFailed: false,
+      finalReceived: false,
+      dispatcherId: 'engine',
+    });
     expect(d).toMatchObject({ ok: true, mode: 'main', message: { id: 'b' } });
   });
 
