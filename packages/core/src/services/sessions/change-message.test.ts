@@ -154,4 +154,38 @@ describe('a cancel racing the hand-over', () => {
     // Which side wins is the scheduler's; both outcomes are printed so a run shows the race was real.
     console.log(`cancel vs hand-over, 50 races: ${tally.cancelled} cancelled, ${tally.delivered} delivered`);
   }, 180_000);
+
+  it('30 races of an edit: the deliver carries the new text and the edit succeeded, or the old text and the edit was refused — never half', async () => {
+    const tally = { edited: 0, refused: 0 };
+    const sessions = [];
+    for (let i = 0; i < 30; i++) {
+      const s = await newSession();
+      await ready(s.id, i + 1);
+      sessions.push(s);
+    }
+    for (const s of sessions) {
+      const m = await send(s.id, 'old text');
+      const [edit] = await Promise.all([
+        editMessage(rig.deps, { messageId: m, text: 'new text' }).then(
+          () => 'ok' as const,
+          (e: unknown) => e,
+        ),
+        pumpSession(rig.deps, s.id),
+      ]);
+      await rig.engine.settle();
+      const d = (await delivers(s.id)).filter((c) => c.payload.messageId === m);
+      const row = await rig.db.message.findUniqueOrThrow({ where: { id: m }, select: { text: true, originalText: true } });
+      expect(d).toHaveLength(1);
+      if (edit === 'ok') {
+        tally.edited += 1;
+        expect([d[0]?.payload.text, row.text, row.originalText]).toEqual(['new text', 'new text', 'old text']);
+      } else {
+        tally.refused += 1;
+        expect((edit as AppError).userMessage).toMatch(/^already delivered/);
+        expect([d[0]?.payload.text, row.text, row.originalText]).toEqual(['old text', 'old text', null]);
+      }
+    }
+    expect(tally.edited + tally.refused).toBe(30);
+    console.log(`edit vs hand-over, 30 races: ${tally.edited} edited, ${tally.refused} refused`);
+  }, 180_000);
 });
