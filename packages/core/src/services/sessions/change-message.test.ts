@@ -135,7 +135,7 @@ describe('a cancel racing the hand-over', () => {
           () => 'ok' as const,
           (e: unknown) => e,
         ),
-        pumpSession(rig.deps, s.id),
+        pumpSession({ ...rig.deps, jitter: () => 0.5 }, s.id),
       ]);
       await rig.engine.settle();
       const row = await rig.db.message.findUniqueOrThrow({ where: { id: m }, select: { status: true, deliveryId: true } });
@@ -170,7 +170,7 @@ describe('a cancel racing the hand-over', () => {
           () => 'ok' as const,
           (e: unknown) => e,
         ),
-        pumpSession(rig.deps, s.id),
+        pumpSession({ ...rig.deps, jitter: () => 0.5 }, s.id),
       ]);
       await rig.engine.settle();
       const d = (await delivers(s.id)).filter((c) => c.payload.messageId === m);
