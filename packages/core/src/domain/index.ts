@@ -1,6 +1,7 @@
 export * from './errors.ts';
 export * from './lifetime.ts';
 export * from './queue.ts';
+export * from './message-change.ts';
 export * from './refusals.ts';
 export * from './retry-schedule.ts';
 export * from './session-machine.ts';

@@ -35,6 +35,8 @@ export function outcomeNoticeReason(o: { to: MessageStatus; detail: string | nul
     case 'leased':
     case 'accepted':
     case 'completed':
+    // The user cancelled it and was answered then: no notice.
+    case 'cancelled':
       return null;
     case 'terminal_failed':
       if (o.detail === 'interrupted') return 'stopped';

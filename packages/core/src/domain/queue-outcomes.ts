@@ -83,6 +83,7 @@ export function recheckStatus(message: QueueMessage, finding: RecheckFinding, pr
     case 'completed':
     case 'terminal_failed':
     case 'pending':
+    case 'cancelled':
       return null;
     case 'failed':
     case 'unknown':

@@ -41,6 +41,7 @@ describe('status moves', () => {
   it('confirmed outcomes are final and are never downgraded to unknown', () => {
     expect(STATUS_MOVES.completed).toEqual([]);
     expect(STATUS_MOVES.terminal_failed).toEqual([]);
+    expect(STATUS_MOVES.cancelled).toEqual([]);
     expect(checkMove(msg(1, 'terminal_failed'), 'unknown')).toEqual({ ok: false, reason: 'illegal_move' });
   });
 

@@ -2,7 +2,7 @@ import type { QueueSummary, SessionEffect, SessionState } from './session-types.
 
 export * from './queue-outcomes.ts';
 
-export const MESSAGE_STATUSES = ['pending', 'leased', 'accepted', 'completed', 'terminal_failed', 'failed', 'unknown'] as const;
+export const MESSAGE_STATUSES = ['pending', 'leased', 'accepted', 'completed', 'terminal_failed', 'failed', 'unknown', 'cancelled'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /**
@@ -11,6 +11,8 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
  *   waits for its predecessor's outcome to be saved (stored as the row's lease owner).
  * - `leased`: handed to the CLI, acceptance confirmation (receipt) pending.
  * - `accepted`: receipt stored; stays so until a real terminal event.
+ * - `cancelled`: the user cancelled it before any hand-over (`message-change.ts`); never handed over,
+ *   never typed, final.
  */
 export interface QueueMessage {
   id: string;
@@ -42,8 +44,8 @@ export function summarizeQueue(messages: readonly QueueMessage[]): QueueSummary 
  * - Bria created the session (a discovered one has a native conversation on disk) and it was never
  *   archived (every archived session is only ever resumed);
  * - no receipt was ever bound to it (`userTurns`);
- * - every message is `pending`: never handed to a CLI, or handed back with the agent's proof that
- *   nothing was typed. A `leased`, `accepted`, `completed`, `terminal_failed`, `unknown` or `failed`
+ * - every message is `pending` or `cancelled`: never handed to a CLI, or handed back with the
+ *   agent's proof that nothing was typed (a message is cancelled only then: `message-change.ts`). A `leased`, `accepted`, `completed`, `terminal_failed`, `unknown` or `failed`
  *   message may have reached a CLI (a `failed` one may have been leased before it failed), so any
  *   of them means "maybe".
  * - the agent never refused a start again for this session because something may have reached its
@@ -59,7 +61,7 @@ export function conversationNeverBegan(
     row.archivedAt === null &&
     row.userTurns === 0 &&
     row.conversationMayExist !== true &&
-    messages.every((m) => m.status === 'pending')
+    messages.every((m) => m.status === 'pending' || m.status === 'cancelled')
   );
 }
 

@@ -10,8 +10,9 @@ import type { MessageStatus, QueueMessage } from '../queue.ts';
 
 /** Legal status moves. `completed` and `terminal_failed` are final: never downgraded. */
 export const STATUS_MOVES = {
-  // Never delivered and never will be (session closed, resume failed).
-  pending: ['leased', 'failed'],
+  // Never delivered and never will be (session closed, resume failed; cancelled by the user before
+  // any `deliver` existed: domain/message-change.ts).
+  pending: ['leased', 'failed', 'cancelled'],
   // `pending` only when the agent proves nothing was typed (e.g. it refused a stale command).
   leased: ['accepted', 'pending', 'terminal_failed', 'failed', 'unknown'],
   accepted: ['completed', 'terminal_failed', 'failed', 'unknown'],
@@ -20,6 +21,7 @@ export const STATUS_MOVES = {
   unknown: ['completed', 'terminal_failed'],
   completed: [],
   terminal_failed: [],
+  cancelled: [],
 } as const satisfies Record<MessageStatus, readonly MessageStatus[]>;
 
 /** Verified evidence of an outcome, tied to one exact native turn. */

@@ -3,7 +3,7 @@ import { AppError, type AcceptDecision, acceptRefusalToAppError, canAcceptMessag
 import { appendMessageIfUnchanged, findMessageBySourceKey, type MessageDto } from '../../db/repos/messages.ts';
 import { enqueueOutbox } from '../../db/repos/outbox.ts';
 import type { Db } from '../../db/client.ts';
-import { chatsForSession, readSessionExecutor, readSessionGate, type SessionGateRow } from '../../db/repos/sessions.ts';
+import { chatsForSession, type DbOrTx, readSessionExecutor, readSessionGate, type SessionGateRow } from '../../db/repos/sessions.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 import { TELEGRAM } from '../../engine/step/session-notices.ts';
 import { cliTextRefusal, MAX_ATTACHMENT_BYTES } from '../../protocol/index.ts';
@@ -31,21 +31,9 @@ export interface AcceptMessageResult {
 export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput): Promise<AcceptMessageResult> {
   const { db, clock } = depsOf(deps);
   if (input.text.length === 0 && !input.attachments?.length) throw new AppError('INVALID_INPUT', { message: 'empty message', reason: 'empty' });
-  if (input.text.length > 200_000) throw new AppError('INVALID_INPUT', { message: 'message too long', reason: 'too_long' });
   if ((input.attachments ?? []).reduce((n, a) => n + a.sizeBytes, 0) > MAX_ATTACHMENT_BYTES)
     throw new AppError('INVALID_INPUT', { message: 'attachments too large', reason: 'too_long' });
-  // A CLI's input box drops escape sequences and rewrites CR, so such a text could never be found in
-  // its journal as sent: it would end `unknown` though the CLI took it. Tab and newline are text.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
-  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(input.text))
-    throw new AppError('INVALID_INPUT', { message: 'message contains control characters', reason: 'control_characters' });
-  // A text its CLI would run as its own command or rewrite can never reach the model as sent: it is
-  // refused with the reason, never stored, typed altered or dropped. Only such texts cost the read.
-  if (cliTextRefusal('claude', input.text) || cliTextRefusal('codex', input.text)) {
-    const executor = await readSessionExecutor(db, input.sessionId);
-    const refusal = executor ? cliTextRefusal(executor, input.text) : null;
-    if (refusal) throw new AppError('INVALID_INPUT', { message: `text the ${executor} CLI cannot take as sent`, userMessage: refusal, reason: 'cli_text' });
-  }
+  await checkMessageText(db, input.sessionId, input.text);
   const r = await storeOrRefuse(db, clock.now(), input);
   if (r.kind === 'refused') {
     if (r.decision.code === 'LIFETIME_EXPIRED') {
@@ -69,6 +57,26 @@ export async function acceptMessage(deps: ServiceDeps, input: AcceptMessageInput
   }
   const { finalText: _f, ...message } = r.message;
   return { message, duplicate: r.duplicate };
+}
+
+/**
+ * The text bounds every message text meets, sent or edited: length, no control characters, and
+ * nothing its CLI would take as its own command or rewrite.
+ */
+export async function checkMessageText(db: DbOrTx, sessionId: string, text: string): Promise<void> {
+  if (text.length > 200_000) throw new AppError('INVALID_INPUT', { message: 'message too long', reason: 'too_long' });
+  // A CLI's input box drops escape sequences and rewrites CR, so such a text could never be found in
+  // its journal as sent: it would end `unknown` though the CLI took it. Tab and newline are text.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(text))
+    throw new AppError('INVALID_INPUT', { message: 'message contains control characters', reason: 'control_characters' });
+  // A text its CLI would run as its own command or rewrite can never reach the model as sent: it is
+  // refused with the reason, never stored, typed altered or dropped. Only such texts cost the read.
+  if (cliTextRefusal('claude', text) || cliTextRefusal('codex', text)) {
+    const executor = await readSessionExecutor(db, sessionId);
+    const refusal = executor ? cliTextRefusal(executor, text) : null;
+    if (refusal) throw new AppError('INVALID_INPUT', { message: `text the ${executor} CLI cannot take as sent`, userMessage: refusal, reason: 'cli_text' });
+  }
 }
 
 /** Gate fields of recently appended-to sessions (bounded; see `storeOrRefuse`). */

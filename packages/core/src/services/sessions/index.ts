@@ -1,4 +1,5 @@
 export { acceptMessage, type AcceptMessageInput, type AcceptMessageResult } from './accept-message.ts';
+export { cancelMessage, editMessage, type ChangeMessageInput, type ChangedMessageDto } from './change-message.ts';
 export { getActiveSession, jumpToSession, selectActiveSession, type SwitchResult } from './active-session.ts';
 export { closeSession } from './close-session.ts';
 export { createSession, type CreateSessionInput } from './create-session.ts';

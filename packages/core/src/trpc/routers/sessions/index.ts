@@ -7,6 +7,7 @@ import { listAllOpenRoute } from './list-all-open.ts';
 import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
 import { answerPromptRoute, promptsRoute } from './prompts.ts';
+import { cancelMessageRoute, editMessageRoute } from './change-message.ts';
 import { sendMessageRoute } from './send-message.ts';
 
 export const sessionsRouter = router({
@@ -22,6 +23,8 @@ export const sessionsRouter = router({
   continueHere: continueHereRoute,
   adoptInPlace: adoptInPlaceRoute,
   sendMessage: sendMessageRoute,
+  cancelMessage: cancelMessageRoute,
+  editMessage: editMessageRoute,
   newSessionOptions: newSessionOptionsRoute,
   resumeRecommendations: resumeRecommendationsRoute,
   prompts: promptsRoute,
