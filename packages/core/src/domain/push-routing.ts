@@ -127,3 +127,20 @@ export function pushUrgency(event: PushEventKind): 'high' | 'normal' {
 export function pushTtlSeconds(event: PushEventKind): number {
   return isPromptEvent(event) ? 10 * 60 : 24 * 60 * 60;
 }
+
+/** Minutes since midnight of `now` in `timeZone` (IANA); an unknown zone counts as UTC. */
+export function minuteOfDayIn(now: Date, timeZone: string): number {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(now);
+  } catch {
+    return now.getUTCHours() * 60 + now.getUTCMinutes();
+  }
+  const n = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  return (n('hour') % 24) * 60 + n('minute');
+}
+
+/** A UUID as an RFC 8030 Topic (≤ 32 characters of the URL-safe alphabet): its 32 hex digits. */
+export function pushTopicOf(id: string): string {
+  return id.replace(/[^0-9a-zA-Z_-]/g, '').slice(0, 32);
+}
