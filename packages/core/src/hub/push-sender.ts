@@ -1,7 +1,7 @@
 import webpush from 'web-push';
 import { PgListener } from '../db/pg-listener.ts';
 import type { Db } from '../db/client.ts';
-import { ensureVapidKeys, type VapidKeys } from '../db/repos/push.ts';
+import { type VapidKeys, vapidKeys } from '../db/repos/push.ts';
 import { type ClaimedPush, claimPushes, dropPush, markPushFailed, markPushSent, nextPushDue, pendingPromptIds } from '../db/repos/push-outbox.ts';
 import { removePushSubscription } from '../db/repos/push.ts';
 import { pushRetryDelayMs, pushSendOutcome } from '../domain/push-delivery.ts';
@@ -24,16 +24,6 @@ const SAFETY_POLL_MS = 30_000;
 
 /** The VAPID subject (RFC 8292 `sub`): a contact for push services; `BRIA_PUSH_SUBJECT` overrides it. */
 export const DEFAULT_PUSH_SUBJECT = 'mailto:bria@example.invalid';
-
-export function generateVapidKeys(): VapidKeys {
-  const k = webpush.generateVAPIDKeys();
-  return { publicKey: k.publicKey, privateKey: k.privateKey };
-}
-
-/** The server's VAPID key pair, made on first use and kept in Postgres (`PushVapidKeys`). */
-export function vapidKeys(db: Db): Promise<VapidKeys> {
-  return ensureVapidKeys(db, generateVapidKeys);
-}
 
 export interface PushSenderOptions {
   db: Db;

@@ -160,3 +160,8 @@ export async function pendingPromptIds(db: Db, ids: string[]): Promise<Set<strin
   const rows = await db.permissionPrompt.findMany({ where: { id: { in: ids }, state: 'pending' }, select: { id: true } });
   return new Set(rows.map((r) => r.id));
 }
+
+/** Where one push stands (null: gone, with its removed subscription). */
+export async function pushStatusByKey(db: DbOrTx, dedupeKey: string): Promise<{ status: string; lastError: string | null } | null> {
+  return db.pushOutbox.findUnique({ where: { dedupeKey }, select: { status: true, lastError: true } });
+}

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createECDH, randomUUID } from 'node:crypto';
 import { DEFAULT_PUSH_PREFS, PUSH_EVENT_KINDS, PUSH_MODES, type PushEventKind, type PushMode, type PushPrefs } from '../../domain/push-routing.ts';
 import type { DbOrTx } from './sessions.ts';
 
@@ -10,6 +10,21 @@ import type { DbOrTx } from './sessions.ts';
 export interface VapidKeys {
   publicKey: string;
   privateKey: string;
+}
+
+/** A fresh P-256 key pair in the form push services and browsers take (what `web-push generate-vapid-keys` makes). */
+export function generateVapidKeys(): VapidKeys {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const priv = ecdh.getPrivateKey();
+  // The scalar as exactly 32 bytes (a leading zero byte is dropped by getPrivateKey).
+  const d = Buffer.concat([Buffer.alloc(Math.max(0, 32 - priv.length)), priv]);
+  return { publicKey: ecdh.getPublicKey().toString('base64url'), privateKey: d.toString('base64url') };
+}
+
+/** The server's VAPID key pair, made on first use (hub start or the dashboard's first ask) and kept. */
+export function vapidKeys(db: DbOrTx): Promise<VapidKeys> {
+  return ensureVapidKeys(db, generateVapidKeys);
 }
 
 /**
@@ -146,4 +161,9 @@ export async function setPageVisibility(db: DbOrTx, o: { webSessionId: string; s
 export async function sessionPageVisible(db: DbOrTx, sessionId: string, now: Date): Promise<boolean> {
   const n = await db.webSession.count({ where: { visibleSessionId: sessionId, visibleUntil: { gt: now }, revokedAt: null, expiresAt: { gt: now } } });
   return n > 0;
+}
+
+/** Returns whether the session exists. */
+export async function writeSessionPushMuted(db: DbOrTx, sessionId: string, muted: boolean): Promise<boolean> {
+  return (await db.session.updateMany({ where: { id: sessionId }, data: { pushMuted: muted } })).count === 1;
 }
