@@ -142,5 +142,5 @@ export function minuteOfDayIn(now: Date, timeZone: string): number {
 
 /** A UUID as an RFC 8030 Topic (≤ 32 characters of the URL-safe alphabet): its 32 hex digits. */
 export function pushTopicOf(id: string): string {
-  return id.replace(/[^0-9a-zA-Z_-]/g, '').slice(0, 32);
+  return id.replace(/[^0-9a-zA-Z]/g, '').slice(0, 32);
 }

@@ -167,3 +167,7 @@ export async function sessionPageVisible(db: DbOrTx, sessionId: string, now: Dat
 export async function writeSessionPushMuted(db: DbOrTx, sessionId: string, muted: boolean): Promise<boolean> {
   return (await db.session.updateMany({ where: { id: sessionId }, data: { pushMuted: muted } })).count === 1;
 }
+
+export async function sessionPushMuted(db: DbOrTx, sessionId: string): Promise<boolean> {
+  return (await db.session.findUnique({ where: { id: sessionId }, select: { pushMuted: true } }))?.pushMuted === true;
+}

@@ -9,7 +9,7 @@ import {
 } from '../../domain/push-routing.ts';
 import { chatsForSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
 import { enqueuePushes, type PushPayload, withdrawPushes } from '../../db/repos/push-outbox.ts';
-import { pushTargets, readPushSettings, sessionPageVisible } from '../../db/repos/push.ts';
+import { pushTargets, readPushSettings, sessionPageVisible, sessionPushMuted } from '../../db/repos/push.ts';
 
 /**
  * The producer side of Web Push (issue 32): called in the transaction that stores the fact
@@ -47,18 +47,17 @@ export interface PushEventInput {
 export async function pushEvent(tx: Tx, row: SessionRow, e: PushEventInput): Promise<PushRoute | null> {
   const targets = await pushTargets(tx);
   if (targets.length === 0) return null;
-  const [prefs, chats, pageVisible, muted] = await Promise.all([
-    readPushSettings(tx),
-    chatsForSession(tx, row),
-    sessionPageVisible(tx, row.id, e.now),
-    tx.session.findUnique({ where: { id: row.id }, select: { pushMuted: true } }),
-  ]);
+  // One after another: a transaction's connection runs one query at a time.
+  const prefs = await readPushSettings(tx);
+  const chats = await chatsForSession(tx, row);
+  const pageVisible = await sessionPageVisible(tx, row.id, e.now);
+  const muted = await sessionPushMuted(tx, row.id);
   const route = routePush({
     event: e.event,
     pageVisible,
     telegram: chats.length > 0,
     pushDevices: true,
-    sessionMuted: muted?.pushMuted === true,
+    sessionMuted: muted,
     alreadyAnswered: e.alreadyAnswered === true,
     prefs,
     minuteOfDay: minuteOfDayIn(e.now, prefs.timeZone),
