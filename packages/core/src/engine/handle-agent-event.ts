@@ -342,6 +342,10 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
   const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind, fx.nativeTurnId ?? null);
   await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
   if (updates.length > 0) await endPromptsAt(ctx, row, ev, fx.event, { openedBefore: true });
+  // A completed turn is announced with its final (final-save.ts); a failed or unknown end here.
+  const main = updates.find((u) => u.id === (msg.mainMessageId ?? msg.id));
+  if (main && (main.to === 'terminal_failed' || main.to === 'failed' || main.to === 'unknown'))
+    await pushEvent(ctx.tx, row, { event: main.to === 'unknown' ? 'turn_unknown' : 'turn_failed', key: `turn:${main.id}:${main.to}`, now: ctx.now });
   await recordEvidence(ctx.tx, {
     sessionId: row.id,
     event: fx.event,
