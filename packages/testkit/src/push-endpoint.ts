@@ -106,7 +106,11 @@ export class PushEndpoint {
         const status = queue && queue.length > 0 ? (queue.shift() as number) : 201;
         this.received.push({ path, headers: req.headers, body: Buffer.concat(chunks), status, at: Date.now() });
         res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 201 ? '' : `status ${status}`);
-        for (const w of [...this.waiters]) if (w.pred()) (this.waiters.splice(this.waiters.indexOf(w), 1), w.resolve());
+        for (const w of [...this.waiters]) {
+          if (!w.pred()) continue;
+          this.waiters.splice(this.waiters.indexOf(w), 1);
+          w.resolve();
+        }
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));

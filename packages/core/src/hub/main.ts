@@ -71,7 +71,12 @@ try {
   engine = await startEngine({ db, databaseUrl: env.DATABASE_URL, log });
   retention = startRetention(db, log, { days: env.BRIA_RETENTION_DAYS, sweepMinutes: env.BRIA_RETENTION_SWEEP_MINUTES });
   // Web Push: makes the VAPID keys on the first start, then sends the push outbox.
-  push = new PushSender({ db, databaseUrl: env.DATABASE_URL, log: log.child({ part: 'push' }), ...(env.BRIA_PUSH_SUBJECT ? { subject: env.BRIA_PUSH_SUBJECT } : {}) });
+  push = new PushSender({
+    db,
+    databaseUrl: env.DATABASE_URL,
+    log: log.child({ part: 'push' }),
+    ...(env.BRIA_PUSH_SUBJECT ? { subject: env.BRIA_PUSH_SUBJECT } : {}),
+  });
   await push.start();
 } catch (err) {
   log.error({ err: (err as Error).message }, 'hub.start_failed');

@@ -187,9 +187,9 @@ describe('push sender', () => {
     const { caller } = await signedInCaller(rig.db);
     const keys = browserKeys().keys;
     expect(await trpcCode(caller.push.subscribe({ subscription: { endpoint: 'http://push.example.com/x', keys }, name: 'x' }))).toBe('BAD_REQUEST');
-    expect(await trpcCode(caller.push.subscribe({ subscription: { endpoint: 'https://push.example.com/x', keys: { ...keys, auth: 'AAAA' } }, name: 'x' }))).toBe(
-      'BAD_REQUEST',
-    );
+    expect(
+      await trpcCode(caller.push.subscribe({ subscription: { endpoint: 'https://push.example.com/x', keys: { ...keys, auth: 'AAAA' } }, name: 'x' })),
+    ).toBe('BAD_REQUEST');
     expect(
       await trpcCode(caller.push.subscribe({ subscription: { endpoint: 'https://push.example.com/x', keys: { ...keys, p256dh: keys.auth } }, name: 'x' })),
     ).toBe('BAD_REQUEST');

@@ -128,7 +128,8 @@ export class PushSender {
   }
 
   private async send(r: ClaimedPush): Promise<void> {
-    const keys = this.keys ?? (this.keys = await vapidKeys(this.o.db));
+    this.keys ??= await vapidKeys(this.o.db);
+    const keys = this.keys;
     const log = this.o.log.child({ pushId: String(r.id), subscriptionId: r.subscriptionId });
     let status: number | null = null;
     let error = '';

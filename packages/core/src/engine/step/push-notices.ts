@@ -1,12 +1,4 @@
-import {
-  minuteOfDayIn,
-  type PushEventKind,
-  type PushRoute,
-  pushTopicOf,
-  pushTtlSeconds,
-  pushUrgency,
-  routePush,
-} from '../../domain/push-routing.ts';
+import { minuteOfDayIn, type PushEventKind, type PushRoute, pushTopicOf, pushTtlSeconds, pushUrgency, routePush } from '../../domain/push-routing.ts';
 import { chatsForSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
 import { enqueuePushes, type PushPayload, withdrawPushes } from '../../db/repos/push-outbox.ts';
 import { pushTargets, readPushSettings, sessionPageVisible, sessionPushMuted } from '../../db/repos/push.ts';
@@ -105,7 +97,16 @@ export async function closePromptPush(
   const devices = await withdrawPushes(tx, tag);
   if (devices.length === 0) return 0;
   const event: PushEventKind = o.kind === 'dialog' ? 'dialog_waiting' : 'prompt_waiting';
-  const payload: PushPayload = { v: 1, action: 'close', kind: event, tag, title: '', sessionId: o.sessionId, promptId: o.promptId, url: `/sessions/${o.sessionId}` };
+  const payload: PushPayload = {
+    v: 1,
+    action: 'close',
+    kind: event,
+    tag,
+    title: '',
+    sessionId: o.sessionId,
+    promptId: o.promptId,
+    url: `/sessions/${o.sessionId}`,
+  };
   return enqueuePushes(
     tx,
     devices.map((subscriptionId) => ({
