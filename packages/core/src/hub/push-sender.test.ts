@@ -7,6 +7,7 @@ import { createLogger } from '../log.ts';
 import { acceptMessage, createSession } from '../services/index.ts';
 import { signedInCaller } from '../trpc/test-support.ts';
 import { DEFAULT_PUSH_SUBJECT, PushSender } from './push-sender.ts';
+import { sweepRetention } from './retention.ts';
 
 /**
  * Web Push end to end (issue 32) against real Postgres: the real engine stores the CLI's requests,
@@ -203,5 +204,17 @@ describe('push sender', () => {
     expect(await trpcCode(caller.push.remove({ id: ok.id }))).toBe('NOT_FOUND');
     const { caller: noCsrf } = await signedInCaller(rig.db, { csrf: null });
     expect(await trpcCode(noCsrf.push.subscribe({ subscription: { endpoint: 'https://push.example.com/y', keys }, name: 'y' }))).toBe('FORBIDDEN');
+  });
+
+  it('retention deletes old sent and failed pushes, never one still to be sent', async () => {
+    await sender?.stop();
+    sender = undefined;
+    const before = await rig.db.pushOutbox.groupBy({ by: ['status'], _count: true });
+    const count = (st: string) => before.find((g) => g.status === st)?._count ?? 0;
+    expect(count('sent')).toBeGreaterThan(0);
+    const waiting = count('pending') + count('sending');
+    const r = await sweepRetention(rig.db, { days: 30, now: new Date(Date.now() + 31 * 24 * 3600_000), pauseMs: 0 });
+    expect(r.pushes).toBe(count('sent') + count('failed'));
+    expect(await rig.db.pushOutbox.count({ where: { status: { in: ['pending', 'sending'] } } })).toBe(waiting);
   });
 });
