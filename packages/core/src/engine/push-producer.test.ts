@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserKeys } from '../../../testkit/src/push-endpoint.ts';
-import { acceptMessage, createSession } from '../services/index.ts';
+import { acceptMessage, createSession, listArchive, resumeSession } from '../services/index.ts';
 import { signedInCaller } from '../trpc/test-support.ts';
 import { engineRig, type Rig } from './testing.ts';
 
@@ -102,5 +102,24 @@ describe('push producer', () => {
     const bad = await runningTurn();
     await rig.emit(bad.sessionId, 'turn_api_error', { messageId: bad.messageId, nativeTurnId: bad.turn, error: 'overloaded' });
     expect((await pushes(bad.sessionId)).map((r) => r.eventKind)).toEqual(['turn_failed', 'turn_failed']);
+  });
+
+  it('a resume that fails pushes "session ended unexpectedly" once per device', async () => {
+    const nativeSessionId = randomUUID();
+    await rig.emit(undefined, 'discovery_diff', {
+      added: [{ executor: 'claude', nativeSessionId, folder: '/work/old', title: 'old work', lastActivityAt: rig.clock.t - 86_400_000 }],
+      changed: [],
+      removed: [],
+    });
+    const item = (await listArchive(rig.deps, { nodeId: rig.nodeId })).items.find((x) => x.nativeSessionId === nativeSessionId);
+    if (!item) throw new Error('not discovered');
+    await resumeSession(rig.deps, { sessionId: item.id });
+    await rig.emit(item.id, 'resume_failed', { reason: 'No conversation found with session ID' });
+    const rows = await pushes(item.id);
+    // Two devices are subscribed (above); the title is the session's.
+    expect(rows.map((r) => r.eventKind)).toEqual(['session_ended_unexpectedly', 'session_ended_unexpectedly']);
+    expect(new Set(rows.map((r) => r.subscriptionId)).size).toBe(2);
+    const payload = (await rig.db.pushOutbox.findFirstOrThrow({ where: { sessionId: item.id }, select: { payload: true } })).payload;
+    expect(payload).toMatchObject({ kind: 'session_ended_unexpectedly', title: 'old work', tag: `session-${item.id}` });
   });
 });
