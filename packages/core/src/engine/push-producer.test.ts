@@ -122,4 +122,19 @@ describe('push producer', () => {
     const payload = (await rig.db.pushOutbox.findFirstOrThrow({ where: { sessionId: item.id }, select: { payload: true } })).payload;
     expect(payload).toMatchObject({ kind: 'session_ended_unexpectedly', title: 'old work', tag: `session-${item.id}` });
   });
+
+  it('the computer going away under a working session pushes "computer went away" once', async () => {
+    const t = await runningTurn();
+    await rig.db.node.update({ where: { id: rig.nodeId }, data: { online: false } });
+    await rig.engine.settle();
+    expect((await rig.session(t.sessionId)).state).toBe('AwaitingRecovery');
+    const away = async () => (await pushes(t.sessionId)).filter((r) => r.eventKind === 'computer_away');
+    expect(await away()).toHaveLength(2);
+    // Still away at the next look: no second push.
+    rig.clock.advance(60_000);
+    await rig.engine.settle();
+    expect(await away()).toHaveLength(2);
+    await rig.db.node.update({ where: { id: rig.nodeId }, data: { online: true } });
+    await rig.engine.settle();
+  });
 });
