@@ -21,3 +21,5 @@ export * from './agent-version.ts';
 export * from './open-sessions.ts';
 export * from './hub-reach.ts';
 export * from './handoff.ts';
+export * from './push-routing.ts';
+export * from './push-delivery.ts';

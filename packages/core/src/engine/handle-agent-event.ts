@@ -1,3 +1,4 @@
+import { closePromptPush, promptLine, pushEvent } from './step/push-notices.ts';
 import {
   type AgentEventEffect,
   applyInterruptOutcome,
@@ -181,6 +182,13 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
         },
       });
       await notifyPrompt(ctx, row, fx.prompt.requestId, 'open');
+      await pushEvent(ctx.tx, row, {
+        event: fx.prompt.kind === 'dialog' ? 'dialog_waiting' : 'prompt_waiting',
+        key: `prompt:${fx.prompt.requestId}:open`,
+        promptId: fx.prompt.requestId,
+        text: promptLine(fx.prompt.toolName, fx.prompt.toolInput),
+        now: ctx.now,
+      });
       return true;
     }
     case 'resolve_prompt': {
@@ -204,6 +212,8 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       if (!r) return true;
       await recountOpenPrompts(ctx.tx, row.id);
       if (r.to === 'waiting_at_computer' || r.to === 'answered_at_computer') await notifyPrompt(ctx, row, fx.end.requestId, r.to);
+      // Answered at the computer (or by a hook), delivered, or left to the computer: no device should still ask.
+      await closePromptPush(ctx.tx, { promptId: fx.end.requestId, sessionId: row.id, kind: r.before.kind, now: ctx.now });
       return true;
     }
     case 'end_prompts':
@@ -241,6 +251,7 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
         evidence: { seq, requestId, kind: 'dialog', toolName: fx.dialog },
       });
       await notifyPrompt(ctx, row, requestId, 'open');
+      await pushEvent(ctx.tx, row, { event: 'dialog_waiting', key: `prompt:${requestId}:open`, promptId: requestId, text: fx.text, now: ctx.now });
       return true;
     }
     case 'record_activity':
@@ -331,6 +342,10 @@ async function turnEnded(ctx: StepContext, row: SessionRow, ev: StoredEvent, fx:
   const updates = applyTurnOutcome(await listQueue(ctx.tx, row.id), msg.mainMessageId ?? msg.id, fx.kind, fx.nativeTurnId ?? null);
   await applyStatusUpdates(ctx.tx, updates, { now: ctx.now, detail: fx.detail });
   if (updates.length > 0) await endPromptsAt(ctx, row, ev, fx.event, { openedBefore: true });
+  // A completed turn is announced with its final (final-save.ts); a failed or unknown end here.
+  const main = updates.find((u) => u.id === (msg.mainMessageId ?? msg.id));
+  if (main && (main.to === 'terminal_failed' || main.to === 'failed' || main.to === 'unknown'))
+    await pushEvent(ctx.tx, row, { event: main.to === 'unknown' ? 'turn_unknown' : 'turn_failed', key: `turn:${main.id}:${main.to}`, now: ctx.now });
   await recordEvidence(ctx.tx, {
     sessionId: row.id,
     event: fx.event,

@@ -1,5 +1,6 @@
 import type { SessionState } from '../domain/index.ts';
-import { sessionIdsInStates } from '../db/repos/sessions.ts';
+import { getSessionRow, sessionIdsInStates } from '../db/repos/sessions.ts';
+import { pushEvent } from './step/push-notices.ts';
 import { applyHubFact, type EngineDeps } from './session-work.ts';
 
 const WORKING: SessionState[] = ['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'Closing'];
@@ -35,9 +36,22 @@ export class NodeWatch {
     for (const id of await sessionIdsInStates(this.d.db, nodeId, states)) {
       try {
         await applyHubFact(this.d, id, { type });
+        if (type === 'node_lost') await this.pushAway(id);
       } catch (err) {
         this.d.log.error({ sessionId: id, nodeId, event: type, err: (err as Error).message }, 'engine.node_fact_failed');
       }
     }
+  }
+
+  /**
+   * The computer went away under a working session (issue 32): a push per session, once per move
+   * into AwaitingRecovery (its version is in the key). Telegram already shows the recovery on the card.
+   */
+  private async pushAway(sessionId: string): Promise<void> {
+    await this.d.db.$transaction(async (tx) => {
+      const row = await getSessionRow(tx, sessionId);
+      if (row?.state !== 'AwaitingRecovery') return;
+      await pushEvent(tx, row, { event: 'computer_away', key: `node_lost:${row.id}:${row.version}`, now: this.d.clock.now() });
+    });
   }
 }

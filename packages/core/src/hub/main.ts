@@ -6,6 +6,7 @@ import { createDb } from '../db/client.ts';
 import { parseEnv, zLogLevel } from '../env.ts';
 import { createLogger } from '../log.ts';
 import { startEngine, type Engine } from '../engine/start-engine.ts';
+import { PushSender } from './push-sender.ts';
 import { startRetention } from './retention.ts';
 import { Hub } from './server.ts';
 
@@ -27,6 +28,11 @@ const env = parseEnv(
       BRIA_TLS_KEY: z.string().optional(),
       // The agent bundle served at /agent/… (npm run build:agent); default: this checkout's dist/agent.
       BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
+      // Web Push (issue 32): the VAPID subject push services may contact (mailto: or https:).
+      BRIA_PUSH_SUBJECT: z
+        .string()
+        .regex(/^(mailto:|https:\/\/)\S+$/, 'must be a mailto: or https:// URL')
+        .optional(),
     })
     .refine((e) => !e.BRIA_TLS_CERT === !e.BRIA_TLS_KEY, { message: 'BRIA_TLS_CERT and BRIA_TLS_KEY go together', path: ['BRIA_TLS_CERT'] }),
 );
@@ -58,11 +64,20 @@ const hub = new Hub({
 });
 let engine: Engine | undefined;
 let retention: ReturnType<typeof startRetention> | undefined;
+let push: PushSender | undefined;
 try {
   await hub.start();
   // The session engine runs beside the hub: agent events in, commands and outbox rows out.
   engine = await startEngine({ db, databaseUrl: env.DATABASE_URL, log });
   retention = startRetention(db, log, { days: env.BRIA_RETENTION_DAYS, sweepMinutes: env.BRIA_RETENTION_SWEEP_MINUTES });
+  // Web Push: makes the VAPID keys on the first start, then sends the push outbox.
+  push = new PushSender({
+    db,
+    databaseUrl: env.DATABASE_URL,
+    log: log.child({ part: 'push' }),
+    ...(env.BRIA_PUSH_SUBJECT ? { subject: env.BRIA_PUSH_SUBJECT } : {}),
+  });
+  await push.start();
 } catch (err) {
   log.error({ err: (err as Error).message }, 'hub.start_failed');
   console.error(`bria hub: ${(err as Error).message}`);
@@ -76,6 +91,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     void hub
       .stop()
       .then(() => retention?.stop())
+      .then(() => push?.stop())
       .then(() => engine?.stop())
       .then(() => db.$disconnect())
       .finally(() => process.exit(0));

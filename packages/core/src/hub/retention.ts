@@ -55,6 +55,7 @@ export interface SweepResult {
   activity: number;
   prompts: number;
   deadLetters: number;
+  pushes: number;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -220,7 +221,20 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
     return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
   });
 
-  return { commands, events, outbox, activity, prompts, deadLetters };
+  // Pushes (issue 32) sent or failed `days` ago: a prompt's close is long past, a device's last push is on its row.
+  const pushes = await inBatches(b, 'pushes', 0n, async (after) => {
+    const [r] = await db.$queryRaw<Row[]>`
+      with batch as (
+        select p.id from "PushOutbox" p
+        where p.id > ${after} and p.status in ('sent', 'failed') and p."createdAt" < ${cutoff}
+        order by p.id limit ${batchSize}),
+      del as (delete from "PushOutbox" x using batch where x.id = batch.id returning x.id)
+      select (select count(*) from del)::int as deleted, (select count(*) from batch)::int as scanned,
+             null::timestamptz as "lastAt", (select max(id) from batch) as "lastId"`;
+    return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
+  });
+
+  return { commands, events, outbox, activity, prompts, deadLetters, pushes };
 }
 
 /** Retention settings from the environment (`BRIA_RETENTION_DAYS`, `BRIA_RETENTION_SWEEP_MINUTES`). */

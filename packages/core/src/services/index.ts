@@ -5,3 +5,4 @@ export * from './sessions/index.ts';
 export * from './settings/index.ts';
 export * from './telegram/index.ts';
 export { closeDb, createDb, type Db } from './db-handle.ts';
+export * from './push/index.ts';

@@ -3,6 +3,7 @@ import { archiveRouter } from './routers/archive/index.ts';
 import { authRouter } from './routers/auth/index.ts';
 import { liveRouter } from './routers/live/index.ts';
 import { nodesRouter } from './routers/nodes/index.ts';
+import { pushRouter } from './routers/push/index.ts';
 import { sessionsRouter } from './routers/sessions/index.ts';
 import { settingsRouter } from './routers/settings/index.ts';
 
@@ -13,6 +14,7 @@ export const appRouter = router({
   archive: archiveRouter,
   settings: settingsRouter,
   live: liveRouter,
+  push: pushRouter,
 });
 export type AppRouter = typeof appRouter;
 

@@ -3,6 +3,7 @@ import { recordEvidence } from '../../db/repos/evidence.ts';
 import { endOpenPrompts, type EndPromptsScope, recountOpenPrompts } from '../../db/repos/prompts.ts';
 import type { SessionRow } from '../../db/repos/sessions.ts';
 import { notifyChats } from './session-notices.ts';
+import { closePromptPush } from './push-notices.ts';
 import type { StepContext } from './step-context.ts';
 
 /**
@@ -29,6 +30,7 @@ export async function endPrompts(
       at: ctx.now,
       evidence: { ...(o.seq !== undefined ? { seq: Number(o.seq) } : {}), requestId: p.id, was: p.state, cause: o.cause },
     });
+    await closePromptPush(ctx.tx, { promptId: p.id, sessionId: row.id, kind: p.kind, now: ctx.now });
     if (p.state !== 'answered') {
       await notifyChats(ctx.tx, row, ctx.now, () => ({
         key: `prompt:${p.id}:ended`,

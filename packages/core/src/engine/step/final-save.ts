@@ -5,6 +5,7 @@ import { endPrompts } from './end-prompts.ts';
 import { patchSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
 import { parseSessionEvent } from '../../protocol/index.ts';
 import { notifyChats } from './session-notices.ts';
+import { pushEvent } from './push-notices.ts';
 import type { StepContext } from './step-context.ts';
 
 /** Runs `fn` inside a savepoint so a failed write leaves the surrounding transaction usable. */
@@ -39,6 +40,7 @@ export async function writeFinal(ctx: StepContext, row: SessionRow, f: { message
         key: `final:${msg.id}`,
         payload: { kind: 'final', sessionId: row.id, nodeId: row.nodeId, messageId: msg.id, text: f.text, active, ...(summary ? { summary } : {}) },
       }));
+      await pushEvent(ctx.tx, row, { event: 'turn_completed', key: `final:${msg.id}`, text: f.text, now: ctx.now });
     }
     return stored;
   });

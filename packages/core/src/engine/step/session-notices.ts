@@ -1,6 +1,7 @@
 import { type NotifyKind, progressOf, type SessionState } from '../../domain/index.ts';
 import { enqueueOutbox, type OutboxPayload } from '../../db/repos/outbox.ts';
 import { chatsForSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
+import { pushEvent } from './push-notices.ts';
 
 export const TELEGRAM = 'telegram';
 
@@ -36,10 +37,13 @@ export async function notifyEffect(tx: Tx, row: SessionRow, kind: NotifyKind, o:
       );
     case 'resume_failed':
       // One notice per resume attempt: the attempt's generation is in the key.
-      return notifyChats(tx, row, o.now, () => ({
+      await notifyChats(tx, row, o.now, () => ({
         key: `resume_failed:${row.id}:${row.observerGeneration}`,
         payload: { kind: 'resume_failed', ...base, cause: o.detail ?? 'unknown' },
       }));
+      // The CLI ended and could not be brought back: the session ended unexpectedly (push, issue 32).
+      await pushEvent(tx, row, { event: 'session_ended_unexpectedly', key: `resume_failed:${row.id}:${row.observerGeneration}`, now: o.now });
+      return;
     case 'final_save_failing':
     case 'final_save_recovered': {
       const phase = kind === 'final_save_failing' ? 'failing' : 'recovered';

@@ -7,6 +7,7 @@ import { answerPromptRow, getPrompt, listPrompts, type PromptAnswer, type Prompt
 import { insertSessionCommand, lockSession } from '../../db/repos/sessions.ts';
 import { withSessionTx } from '../../engine/step/step-context.ts';
 import { notifyChats } from '../../engine/step/session-notices.ts';
+import { closePromptPush } from '../../engine/step/push-notices.ts';
 import { endPromptsForStop, stopInProgress } from '../../engine/step/end-prompts.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 import { zAnswers } from '../../protocol/index.ts';
@@ -195,6 +196,8 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
       key: `prompt:${p.id}:answered`,
       payload: { kind: 'prompt', sessionId: row.id, nodeId: row.nodeId, promptId: p.id, phase: 'answered' },
     }));
+    // The answer won: every device that shows the request closes it (same tag).
+    await closePromptPush(ctx.tx, { promptId: p.id, sessionId: row.id, kind: p.kind, now: ctx.now });
     const after = (await getPrompt(ctx.tx, p.id)) ?? p;
     return { kind: 'answered', prompt: toPromptView(after) };
   });

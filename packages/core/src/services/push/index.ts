@@ -1,0 +1,2 @@
+export * from './push-devices.ts';
+export * from './push-settings.ts';
