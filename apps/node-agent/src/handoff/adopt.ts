@@ -11,8 +11,11 @@ import { type NativeHolder, scanHolders } from './native-holders.ts';
  * proves the pane runs that process, and binds an observer to it like to a pane of its own.
  */
 
-/** An adopted session's identity names the user's server by its socket path (Bria's by a name). */
-export const isAdopted = (id: Pick<SessionIdentity, 'tmuxSocket'>): boolean => id.tmuxSocket.startsWith('/');
+/**
+ * An adopted session's identity names the user's server by its socket path (Bria's by a name). A
+ * record without one (only part of an identity kept, e.g. a journal path) is not adopted.
+ */
+export const isAdopted = (id: Partial<Pick<SessionIdentity, 'tmuxSocket'>>): boolean => typeof id.tmuxSocket === 'string' && id.tmuxSocket.startsWith('/');
 
 export type AdoptRefusal = 'not_in_tmux' | 'other_user' | 'pane_gone' | 'holder_changed';
 
