@@ -82,8 +82,10 @@ describe('push sender', () => {
   it('a permission request reaches the device encrypted, signed, with TTL, urgency and topic; the answer closes it by tag', async () => {
     await startSender();
     const { caller, browser, sub } = await device('phone');
+    // The sender made the pair at its start; the dashboard only reads it.
     const { publicKey } = await caller.push.vapidKey();
-    expect(Buffer.from(publicKey, 'base64url')).toHaveLength(65);
+    expect(publicKey).not.toBeNull();
+    expect(Buffer.from(publicKey!, 'base64url')).toHaveLength(65);
     const s = await runningSession();
     const requestId = await ask(s.id);
 
@@ -93,7 +95,7 @@ describe('push sender', () => {
     expect(show.headers.ttl).toBe('600');
     expect(show.headers.urgency).toBe('high');
     expect(show.headers.topic).toBe(requestId.replace(/-/g, ''));
-    const claims = verifyVapid(show.headers.authorization, publicKey);
+    const claims = verifyVapid(show.headers.authorization, publicKey!);
     expect(claims.aud).toBe(ep.origin);
     expect(claims.sub).toBe(DEFAULT_PUSH_SUBJECT);
     const nowS = Math.floor(Date.now() / 1000);

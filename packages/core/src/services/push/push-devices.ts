@@ -23,9 +23,14 @@ export type { PushSubscriptionDto };
  * sender does the sending; these services only store rows.
  */
 
-/** The VAPID public key a browser subscribes with (`applicationServerKey`), made on first ask if the hub has not yet. */
-export async function pushVapidKey(deps: { db: Db }): Promise<{ publicKey: string }> {
-  return { publicKey: (await vapidKeys(deps.db)).publicKey };
+/**
+ * The VAPID public key a browser subscribes with (`applicationServerKey`); null until the hub has
+ * made the pair (at its start). Only read here: a query never writes (a request refused for its
+ * CSRF token must leave the database as it was, tests/security/trpc-credentials.test.ts).
+ */
+export async function pushVapidKey(deps: { db: Db }): Promise<{ publicKey: string | null }> {
+  const have = await deps.db.pushVapidKeys.findUnique({ where: { id: 1 }, select: { publicKey: true } });
+  return { publicKey: have?.publicKey ?? null };
 }
 
 /**

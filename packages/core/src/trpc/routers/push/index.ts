@@ -32,7 +32,7 @@ import {
  * session; `visibility` every 20 s while a session page is visible (and `null` when hidden).
  */
 export const pushRouter = router({
-  vapidKey: authedProcedure.output(z.object({ publicKey: z.string() })).query(({ ctx }) => pushVapidKey({ db: ctx.db })),
+  vapidKey: authedProcedure.output(z.object({ publicKey: z.string().nullable() })).query(({ ctx }) => pushVapidKey({ db: ctx.db })),
   subscribe: authedProcedure
     .input(ZSubscribeRequest)
     .output(ZPushDevice)
