@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '@bria/testkit/wait';
 import { tmuxAddress } from './tmux-process.ts';
 import { Tmux } from './tmux.ts';
 
@@ -16,16 +16,6 @@ const name = `user-${process.pid}-tmux`;
 const user = (...a: string[]) => execFileSync('tmux', ['-L', name, ...a], { encoding: 'utf8', env: { ...process.env, TMUX: '' } });
 let socketPath = '';
 let tmux: Tmux;
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 beforeAll(() => {
   // `cat` echoes what is typed into the pane: the user's shell as far as Bria can tell.
@@ -66,8 +56,8 @@ describe("a tmux server of the user's own, by its socket path", () => {
     expect(follower).not.toBeNull();
     const text = `typed by bria ${process.pid}`;
     await tmux.paste(pane, text, { submit: false });
-    await until('the pasted text on the pane', async () => (await tmux.capture(pane)).includes(text));
-    await until('the pasted text through the follower', () => seen.join('').includes(text));
+    await waitUntil('the pasted text on the pane', async () => (await tmux.capture(pane)).includes(text), 10_000, 50);
+    await waitUntil('the pasted text through the follower', async () => seen.join('').includes(text), 10_000, 50);
     // Commands went through one control-mode client attached to the user's session.
     expect(tmux.controlClientPid).toBeGreaterThan(0);
     // No buffer is left behind, no option changed.

@@ -31,6 +31,7 @@ import { applyEvent } from './step/session-step.ts';
 import type { StepContext } from './step/step-context.ts';
 import type { StoredEvent } from './stored-event.ts';
 import { recordActivity } from './step/activity.ts';
+import { refuse } from './step/refuse-event.ts';
 
 /**
  * Loads the session an agent event names, asks the domain what the event means (`interpret`, pure)
@@ -384,21 +385,6 @@ export async function acceptTurn(
   });
   if (!r.ok) await refuse(ctx, row, ev, r.refusal.code);
   return true;
-}
-
-async function refuse(ctx: StepContext, row: SessionRow, ev: StoredEvent, code: string): Promise<void> {
-  const refusal = { sessionId: row.id, nodeId: row.nodeId, seq: Number(ev.seq), type: ev.type, code };
-  if (ctx.refusals) ctx.refusals.note(refusal);
-  else ctx.log.info(refusal, 'engine.event_refused');
-  await recordEvidence(ctx.tx, {
-    sessionId: row.id,
-    event: `refused:${ev.type}`,
-    actor: 'agent',
-    from: row.state,
-    to: row.state,
-    at: ctx.now,
-    evidence: { seq: Number(ev.seq), code, generation: ev.generation, currentGeneration: row.observerGeneration },
-  });
 }
 
 function warn(ctx: StepContext, ev: StoredEvent, reason: string): null {
