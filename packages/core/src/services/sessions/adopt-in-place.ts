@@ -1,7 +1,6 @@
-import { AppError, handoffOf, handoffTransition } from '../../domain/index.ts';
+import { AppError, handoffOf } from '../../domain/index.ts';
 import { getSessionRow } from '../../db/repos/sessions.ts';
-import { acceptMessage } from './accept-message.ts';
-import { resumeSession } from './resume-session.ts';
+import { claimDeskAndResume } from './desk-claim.ts';
 import { depsOf, type ServiceDeps, type SessionDto } from './session-dto.ts';
 
 export interface AdoptInPlaceInput {
@@ -23,7 +22,7 @@ export interface AdoptInPlaceInput {
  * user saw, or when the computer's agent cannot adopt.
  */
 export async function adoptInPlace(deps: ServiceDeps, input: AdoptInPlaceInput): Promise<SessionDto> {
-  const { db, clock } = depsOf(deps);
+  const { db } = depsOf(deps);
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
   const handoff = handoffOf(row.handoff);
@@ -36,24 +35,9 @@ export async function adoptInPlace(deps: ServiceDeps, input: AdoptInPlaceInput):
   if (row.state !== 'Archived' && row.state !== 'ResumeFailed') {
     throw new AppError('ILLEGAL_TRANSITION', { message: `a session in ${row.state} is not adopted`, userMessage: 'sessions.running_at_desk' });
   }
-  const node = await db.node.findUnique({ where: { id: row.nodeId }, select: { agentCapabilities: true } });
-  if (!node?.agentCapabilities.includes('adopt_in_place'))
-    throw new AppError('ILLEGAL_TRANSITION', { message: 'agent cannot adopt in place', userMessage: 'sessions.adopt_unsupported' });
-  const t = handoffTransition(handoff, 'adopt_requested');
-  if (!t.ok) throw new AppError('ILLEGAL_TRANSITION', { message: 'not at the desk' });
-  // Only from `desk` with this pid: a concurrent press or a discovery report in between loses here.
-  const claimed = await db.session.updateMany({ where: { id: row.id, handoff: 'desk', deskPid: input.pid }, data: { handoff: t.next } });
-  if (claimed.count !== 1) throw new AppError('CONFLICT', { message: 'the desk changed meanwhile', userMessage: 'sessions.desk_changed' });
-  let dto: SessionDto;
-  try {
-    // The resume attempt carries `adopt_in_place` instead of a launch (engine/step/session-commands.ts).
-    dto = await resumeSession(deps, { sessionId: row.id, takingOver: true });
-  } catch (err) {
-    await db.session.updateMany({ where: { id: row.id, handoff: 'adopting' }, data: { handoff: 'desk', deskSeenAt: clock.now() } });
-    throw err;
-  }
-  if (input.text) {
-    await acceptMessage(deps, { sessionId: row.id, text: input.text, source: input.source, ...(input.sourceKey ? { sourceKey: input.sourceKey } : {}) });
-  }
-  return dto;
+  return claimDeskAndResume(deps, row, input, {
+    capability: 'adopt_in_place',
+    unsupported: { message: 'agent cannot adopt in place', userMessage: 'sessions.adopt_unsupported' },
+    event: 'adopt_requested',
+  });
 }
