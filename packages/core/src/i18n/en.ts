@@ -200,6 +200,7 @@ export const en = {
   'prompt.fromTelegram': 'from Telegram',
   'prompt.fromDashboard': 'from the dashboard',
   'prompt.fromComputer': 'at the computer',
+  'prompt.fromNotification': 'from the notification',
   'prompt.answerFrom': '{answer} ({from})',
   'prompt.answered': 'Answered: {answer} ({from})',
   'prompt.answeredQuestion': 'Answered ({from}): {answer}',

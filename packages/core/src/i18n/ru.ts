@@ -196,6 +196,7 @@ export const ru: Record<MessageKey, string> = {
   'prompt.fromTelegram': 'из Telegram',
   'prompt.fromDashboard': 'из панели',
   'prompt.fromComputer': 'на компьютере',
+  'prompt.fromNotification': 'из уведомления',
   'prompt.answerFrom': '{answer} ({from})',
   'prompt.answered': 'Ответ: {answer} ({from})',
   'prompt.answeredQuestion': 'Ответ ({from}): {answer}',
