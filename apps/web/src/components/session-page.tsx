@@ -1,4 +1,5 @@
 'use client';
+import { SchedulePanel } from './schedule-panel.tsx';
 import { PushOffer, SessionPushMute, usePushVisibility } from './push/session-push.tsx';
 import { waitingDialog } from '@bria/core/domain';
 import { READ_JOURNAL_MAX_TURNS } from '@bria/core/protocol';
@@ -131,6 +132,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         )}
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} />}
       </div>
+      {s.state !== 'ResumeFailed' && <SchedulePanel sessionId={s.id} />}
       {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}
       <details className="card session-details" data-testid="session-details">
         <summary>{t('session.details')}</summary>
