@@ -56,9 +56,43 @@ export function gitActionRefusal(c: GitActionCheck): GitRefusal | null {
 }
 
 const CYRILLIC: Record<string, string> = {
-  а: 'a', б: 'b', в: 'v', г: 'g', д: 'd', е: 'e', ё: 'e', ж: 'zh', з: 'z', и: 'i', й: 'i', к: 'k', л: 'l', м: 'm', н: 'n',
-  о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'h', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'sch', ъ: '', ы: 'y', ь: '',
-  э: 'e', ю: 'yu', я: 'ya', і: 'i', ї: 'i', є: 'e', ґ: 'g',
+  а: 'a',
+  б: 'b',
+  в: 'v',
+  г: 'g',
+  д: 'd',
+  е: 'e',
+  ё: 'e',
+  ж: 'zh',
+  з: 'z',
+  и: 'i',
+  й: 'i',
+  к: 'k',
+  л: 'l',
+  м: 'm',
+  н: 'n',
+  о: 'o',
+  п: 'p',
+  р: 'r',
+  с: 's',
+  т: 't',
+  у: 'u',
+  ф: 'f',
+  х: 'h',
+  ц: 'ts',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'sch',
+  ъ: '',
+  ы: 'y',
+  ь: '',
+  э: 'e',
+  ю: 'yu',
+  я: 'ya',
+  і: 'i',
+  ї: 'i',
+  є: 'e',
+  ґ: 'g',
 };
 
 export const BRANCH_PREFIX = 'bria/';
@@ -94,7 +128,8 @@ export function branchNameRefusal(name: string): string | null {
   if (name.length > MAX_BRANCH_LENGTH) return `the branch name is longer than ${MAX_BRANCH_LENGTH} characters`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
   if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name)) return 'the branch name may not contain spaces, control characters or any of ~ ^ : ? * [ \\';
-  if (name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return 'the branch name may not start with - or /, nor end with / or .';
+  if (name.startsWith('-') || name.startsWith('/') || name.endsWith('/') || name.endsWith('.'))
+    return 'the branch name may not start with - or /, nor end with / or .';
   if (name.includes('..') || name.includes('//') || name.includes('@{') || name === '@') return 'the branch name may not contain .., //, @{ or be @';
   if (name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) return 'no part of the branch name may start with . or end with .lock';
   return null;

@@ -4,6 +4,7 @@ export * from './event-frames.ts';
 export * from './session-commands.ts';
 export * from './session-events.ts';
 export * from './read-journal.ts';
+export * from './git.ts';
 export * from './cli-text.ts';
 export * from './command-results.ts';
 export * from './session-choices.ts';
@@ -12,3 +13,4 @@ export * from './live-frames.ts';
 // The prompt rules both ends apply (pure, import-free; the agent may import only this package).
 export { type AnswerMisfit, type AnswerShape, type AnswerTarget, answerFits } from '../domain/prompt-machine.ts';
 export { type AlwaysAllowDecision, type AlwaysAllowOffer, type AlwaysAllowRefusal, alwaysAllowOffer } from '../domain/always-allow.ts';
+export { type GitAction, type GitActionCheck, type GitRefusal, gitActionRefusal } from '../domain/git-actions.ts';
