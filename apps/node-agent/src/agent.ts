@@ -168,7 +168,7 @@ export class Agent {
       live: { send: (frame) => this.client.sendLive(frame), connection: () => this.client.liveConnection },
     });
     // Git runs as the user with the CLIs' environment: hooks it runs never see Bria's own variables.
-    this.git = new GitCommands({ env: cliEnv });
+    this.git = new GitCommands({ env: cliEnv, ...(cfg.worktreesDir ? { worktreesDir: cfg.worktreesDir } : {}) });
     this.terminal = new TerminalWatch({
       tmux,
       identity: (sessionId) => this.control.host(sessionId)?.identityOrNull() ?? null,

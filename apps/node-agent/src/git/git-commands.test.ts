@@ -210,6 +210,12 @@ describe('refusals carry git’s reason, and nothing is lost', () => {
     git(repo, 'checkout', '-q', 'main');
   });
 
+  it('puts worktrees in the configured folder by repository name', async () => {
+    const elsewhere = path.join(root, 'worktrees');
+    const r = await new GitCommands({ env, worktreesDir: elsewhere }).run('git_worktree_add', { repo, branch: 'bria/configured' });
+    expect(r).toMatchObject({ ok: true, path: path.join(elsewhere, 'repo', 'bria', 'configured') });
+  });
+
   it('commits only the chosen files', async () => {
     const wt = await add('bria/chosen');
     write(path.join(wt, 'x.txt'), 'x\n');

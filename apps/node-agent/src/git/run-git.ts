@@ -16,6 +16,8 @@ export interface GitEnv {
   env: Record<string, string>;
   /** The `git` program (tests may point it elsewhere). */
   bin?: string;
+  /** BRIA_WORKTREES_DIR: worktrees go in `<this>/<repository name>/`; unset = beside each repository. */
+  worktreesDir?: string;
 }
 
 export const GIT_TIMEOUT_MS = 30_000;

@@ -3,8 +3,9 @@ import path from 'node:path';
 import type { GitPayload, GitResult } from '@bria/core/protocol';
 import { commitOf, currentBranch, git, GitRefused, type GitEnv, topLevel } from './run-git.ts';
 
-/** Where Bria puts a repository's worktrees unless told otherwise: a folder beside it. */
-export function defaultWorktreeRoot(repoTop: string): string {
+/** Where Bria puts a repository's worktrees: a folder beside it, or by its name in the configured folder. */
+export function worktreeRoot(repoTop: string, worktreesDir?: string): string {
+  if (worktreesDir) return path.join(worktreesDir, path.basename(repoTop));
   return path.join(path.dirname(repoTop), `${path.basename(repoTop)}.bria-worktrees`);
 }
 
@@ -19,7 +20,7 @@ export async function worktreeAdd(g: GitEnv, p: GitPayload<'git_worktree_add'>):
   const base = p.base ?? (await currentBranch(g, top));
   if (!base) throw new GitRefused({ ok: false, code: 'git_failed', error: `${top} is on a detached HEAD: name the branch to start from.` });
   const baseCommit = await commitOf(g, top, base);
-  const root = p.root ?? defaultWorktreeRoot(top);
+  const root = p.root ?? worktreeRoot(top, g.worktreesDir);
   mkdirSync(root, { recursive: true });
   const target = path.join(root, p.branch);
   await git(g, top, ['worktree', 'add', '-b', p.branch, '--', target, baseCommit], { what: 'worktree add' });

@@ -24,3 +24,4 @@ export * from './handoff.ts';
 export * from './push-routing.ts';
 export * from './push-delivery.ts';
 export * from './git-actions.ts';
+export * from './compare-url.ts';

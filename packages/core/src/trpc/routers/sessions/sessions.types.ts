@@ -71,6 +71,17 @@ export const ZSessionView = z.object({
     .nullable(),
   /** `tmux -L <socket> attach -t <session>`: continue at the computer while Bria runs the CLI. */
   attachCommand: z.string().nullable(),
+  /** The session's own git worktree (docs/worktrees.md); null when it runs in the folder itself. */
+  worktree: z
+    .object({
+      path: z.string(),
+      repo: z.string(),
+      branch: z.string(),
+      baseBranch: z.string(),
+      baseCommit: z.string(),
+      removedAt: zIsoDateOrNull,
+    })
+    .nullable(),
 });
 
 export const ZNodeRequest = z.object({ nodeId: zId });
