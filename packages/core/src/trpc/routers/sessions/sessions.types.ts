@@ -164,6 +164,10 @@ export const ZCreateSessionRequest = z.object({
   permissionMode: z.string().max(64).optional(),
   /** Empty = the CLI's own default; the name is checked by the service. */
   model: z.string().max(200).optional(),
+  /** What the session is for, as the user named it (its worktree branch is named from it). */
+  title: z.string().max(200).optional(),
+  /** "In its own worktree" on this new branch (domain `branchFromTitle` suggests it; git has the last word). */
+  worktree: z.object({ branch: z.string().trim().min(1).max(100) }).optional(),
 });
 
 export const ZSendMessageRequest = z.object({
