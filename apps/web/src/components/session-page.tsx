@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
 import { awaitingSteps, contextText, isWorking } from './activity-stream.ts';
+import { ChangesDetails } from './changes-panel.tsx';
 import { Conversation, QueueTable } from './conversation.tsx';
 import { useDraft } from './draft.tsx';
 import { TerminalView } from './terminal-view.tsx';
@@ -129,6 +130,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} />}
       </div>
       {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}
+      <ChangesDetails sessionId={s.id} worktree={s.worktree} />
       <details className="card session-details" data-testid="session-details">
         <summary>{t('session.details')}</summary>
         <dl className="facts">
