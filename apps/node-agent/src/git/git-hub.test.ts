@@ -157,6 +157,9 @@ describe('a session in its own worktree, through the dashboard', () => {
 
   it('finish asks a second time for uncommitted work, then merges and removes the worktree', async () => {
     write(path.join(wt, 'notes.md'), 'not committed\n');
+    await setState('Ready');
+    expect(await caller.sessions.finish({ sessionId, merge: 'ff', remove: true })).toMatchObject({ ok: false, code: 'session_open' });
+    await setState('Archived');
     const first = await caller.sessions.finish({ sessionId, merge: 'ff', remove: true });
     expect(first).toMatchObject({ ok: false, code: 'uncommitted_work', files: ['notes.md'] });
     expect(existsSync(path.join(wt, 'notes.md'))).toBe(true);

@@ -65,7 +65,7 @@ describe('gitActionRefusal: every action × state × turn', () => {
 });
 
 describe('gitActionRefusal: finish and the worktree', () => {
-  const ready = { action: 'finish' as const, state: 'Ready', turnInFlight: false, openPrompts: 0 };
+  const ready = { action: 'finish' as const, state: 'Archived', turnInFlight: false, openPrompts: 0 };
   it.each<[Partial<GitActionCheck>, GitRefusal | null]>([
     [{ worktree: 'none' }, 'no_worktree'],
     [{ worktree: 'removed' }, 'worktree_removed'],
@@ -75,7 +75,10 @@ describe('gitActionRefusal: finish and the worktree', () => {
     [{ worktree: 'present', dirty: true, remove: false }, null],
     [{ worktree: 'present', dirty: false, remove: true }, null],
     [{ worktree: 'present', dirty: true, remove: true, state: 'Running' }, 'turn_in_flight'],
-    [{ worktree: 'present', state: 'Archived', dirty: true, remove: true }, 'uncommitted_work'],
+    [{ worktree: 'present', state: 'ResumeFailed', dirty: true, remove: true }, 'uncommitted_work'],
+    [{ worktree: 'present', state: 'Ready', remove: true }, 'session_open'],
+    [{ worktree: 'present', state: 'Ready', remove: true, dirty: true, force: true }, 'session_open'],
+    [{ worktree: 'present', state: 'Ready', remove: false, dirty: true }, null],
   ])('%j → %s', (o, refusal) => {
     expect(gitActionRefusal({ ...ready, worktree: 'present', ...o })).toBe(refusal);
   });

@@ -11,10 +11,11 @@ export type GitAction = (typeof GIT_ACTIONS)[number];
  * Why an action is refused. `turn_in_flight`: the CLI is working on a turn (or waits on a dialog), so
  * its files are moving and a commit would catch half an edit; `session_busy`: the CLI is being
  * started, resumed, recovered or closed; `no_worktree` / `worktree_removed`: finish needs the
- * session's own worktree; `uncommitted_work`: removing the worktree would lose work, asked again
- * with `force`.
+ * session's own worktree; `session_open`: the worktree is to be removed while the session's CLI
+ * still runs in it (close the session first); `uncommitted_work`: removing the worktree would lose
+ * work, asked again with `force`.
  */
-export const GIT_REFUSALS = ['turn_in_flight', 'session_busy', 'no_worktree', 'worktree_removed', 'uncommitted_work'] as const;
+export const GIT_REFUSALS = ['turn_in_flight', 'session_busy', 'no_worktree', 'worktree_removed', 'session_open', 'uncommitted_work'] as const;
 export type GitRefusal = (typeof GIT_REFUSALS)[number];
 
 export interface GitActionCheck {
@@ -37,6 +38,8 @@ export interface GitActionCheck {
 
 /** States in which no CLI turn can be running: idle at its prompt, or no CLI at all. */
 const QUIET_STATES: readonly string[] = ['Ready', 'Archived', 'ResumeFailed'];
+/** States without a CLI: the session's folder may go. */
+const CLOSED_STATES: readonly string[] = ['Archived', 'ResumeFailed'];
 /** States of a turn (or its end) being worked on. */
 const TURN_STATES: readonly string[] = ['Running', 'Stopping', 'ClosingAfterWork'];
 
@@ -51,6 +54,7 @@ export function gitActionRefusal(c: GitActionCheck): GitRefusal | null {
   if (c.action === 'finish' && c.worktree === 'removed') return 'worktree_removed';
   if (TURN_STATES.includes(c.state) || c.turnInFlight || c.openPrompts > 0) return 'turn_in_flight';
   if (!QUIET_STATES.includes(c.state)) return 'session_busy';
+  if (c.action === 'finish' && c.remove === true && !CLOSED_STATES.includes(c.state)) return 'session_open';
   if (c.action === 'finish' && c.remove === true && c.dirty === true && c.force !== true) return 'uncommitted_work';
   return null;
 }

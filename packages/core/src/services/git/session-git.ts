@@ -31,6 +31,7 @@ const REFUSAL_TEXT: Record<GitRefusal, string> = {
   session_busy: 'The session’s CLI is starting, resuming, recovering or closing; try again when it is Ready.',
   no_worktree: 'This session has no worktree of its own to finish.',
   worktree_removed: 'This session’s worktree was already removed.',
+  session_open: 'The session’s CLI still runs in the worktree: close the session before removing it.',
   uncommitted_work: 'The worktree has uncommitted work; removing it would lose it.',
 };
 
@@ -110,7 +111,7 @@ export async function finishSessionWorktree(
   input: { sessionId: string; merge: 'ff' | 'merge' | 'none'; remove: boolean; force?: boolean },
 ): Promise<{ ok: true; merged: string | null; removed: boolean; output: string } | GitRefusalDto> {
   const row = await loadSession(deps.db, input.sessionId);
-  const early = await refusalNow(deps.db, row, 'finish');
+  const early = await refusalNow(deps.db, row, 'finish', { remove: input.remove });
   if (early) return early;
   let files: string[] = [];
   if (input.remove && !input.force) {
