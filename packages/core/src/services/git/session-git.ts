@@ -67,6 +67,7 @@ function failed(r: { ok: false; code: GitRefusalDto['code']; error: string; file
 /** The session's changes: against the worktree's branch point, or (no worktree) against HEAD. */
 export async function readSessionChanges(deps: { db: Db }, input: { sessionId: string; paths?: string[] }): Promise<ChangesDto> {
   const row = await loadSession(deps.db, input.sessionId);
+  if (row.worktreeRemovedAt) return { ok: false, code: 'worktree_removed', message: REFUSAL_TEXT.worktree_removed, files: [] };
   const worktree = row.worktreePath && !row.worktreeRemovedAt && row.gitBaseCommit ? row.gitBaseCommit : null;
   const r = await askNodeGit(deps.db, row.nodeId, 'git_changes', {
     folder: row.folder,
