@@ -127,6 +127,15 @@ describe('a session in its own worktree, through the dashboard', () => {
     ]);
   });
 
+  it('a row a dead waiter left is swept by the next git command on that node', async () => {
+    const old = new Date(Date.now() - 11 * 60_000);
+    const left = await db.agentCommand.create({
+      data: { id: crypto.randomUUID(), nodeId, type: 'git_changes', payload: {}, status: 'done', result: { diff: 'secret' }, createdAt: old },
+    });
+    await caller.sessions.changes({ sessionId });
+    expect(await db.agentCommand.findUnique({ where: { id: left.id } })).toBeNull();
+  });
+
   it('refuses to commit while a turn is in flight; nothing is committed', async () => {
     await setState('Running');
     const head = git(wt, 'rev-parse', 'HEAD');

@@ -1,10 +1,22 @@
 import type { Db } from '../../db/client.ts';
 import { enqueueCommand } from '../../db/repos/agent-commands.ts';
 import { AppError } from '../../domain/index.ts';
-import { GIT_RESULTS, type GitCommand, type GitFailure, type GitPayload, type GitResult } from '../../protocol/index.ts';
+import { GIT_COMMANDS, GIT_RESULTS, type GitCommand, type GitFailure, type GitPayload, type GitResult } from '../../protocol/index.ts';
 
 /** Why the hub got no answer from git on the node: the node is away, its agent predates git, it did not answer in time. */
 export type NodeGitUnavailable = { ok: false; code: 'node_offline' | 'agent_too_old' | 'no_answer'; error: string };
+
+/** A git row older than this was left by a waiter that died (the longest wait is 150 s). */
+export const GIT_RETENTION_MS = 10 * 60_000;
+
+/**
+ * Git rows a waiter never removed (its process died while waiting): their answers hold diffs, so
+ * the next git command on that node deletes them instead of leaving them to the retention sweep.
+ */
+export async function sweepGitLeftovers(db: Db, nodeId: string, before: Date): Promise<number> {
+  const r = await db.agentCommand.deleteMany({ where: { nodeId, type: { in: [...GIT_COMMANDS] }, createdAt: { lt: before } } });
+  return r.count;
+}
 
 /** How long the hub waits for each command (a push talks to a remote and may take long). */
 export const GIT_WAIT_MS: Record<GitCommand, number> = {
@@ -40,6 +52,7 @@ export async function askNodeGit<T extends GitCommand>(
       code: 'agent_too_old',
       error: `The agent on this computer (${node.agentVersion ?? 'unknown version'}) cannot run git for Bria; update it.`,
     };
+  await sweepGitLeftovers(db, nodeId, new Date(Date.now() - GIT_RETENTION_MS));
   const commandId = await enqueueCommand(db, { nodeId, type, payload: payload as Record<string, unknown> });
   let raw: unknown = null;
   try {
