@@ -61,8 +61,9 @@ test('the changes view at 1440 px: files with +/−, the diff, untracked files; 
   writeFileSync(path.join(worktree, 'greeting.txt'), 'hello\nthere\n');
   writeFileSync(path.join(worktree, 'notes.md'), '# notes\n');
   await page.goto(`/sessions/${sessionId}`);
-  await expect(page.getByTestId('worktree-line')).toContainText('bria/fix-the-greeting');
+  await expect(page.getByTestId('session-branch')).toHaveText('branch bria/fix-the-greeting');
   await page.getByTestId('changes').locator(':scope > summary').click();
+  await expect(page.getByTestId('worktree-line')).toContainText('bria/fix-the-greeting');
   const file = page.locator('[data-testid="changes-file"][data-path="greeting.txt"]');
   await expect(file.getByTestId('numstat')).toHaveText('+1 −1');
   await file.locator('summary').click();
@@ -97,7 +98,9 @@ test('at 390 px: commit a chosen file, push to the remote; finish refused while 
   await page.getByTestId('push-button').click();
   await expect(page.getByTestId('git-outcome')).toContainText('Pushed bria/fix-the-greeting to origin.', { timeout: 30_000 });
   expect(git(repo, `--git-dir=${bare}`, 'log', '-1', '--format=%s', 'bria/fix-the-greeting')).toBe('Add a');
-  // Finish may not remove the worktree while the CLI runs in it.
+  // Finish may not remove the worktree while the CLI runs in it (Keep is preselected while it is open).
+  await expect(page.getByTestId('worktree-keep')).toBeChecked();
+  await page.getByTestId('worktree-remove').check();
   await page.getByTestId('finish-button').click();
   await expect(page.getByTestId('git-refusal')).toHaveAttribute('data-code', 'session_open');
   await saveShot(page, 'changes-phone');
@@ -112,6 +115,7 @@ test('closed: Finish asks a second time for uncommitted work, then merges and re
   await page.getByRole('button', { name: 'Yes, close' }).click();
   await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Archived', { timeout: 90_000 });
   await page.getByTestId('changes').locator(':scope > summary').click();
+  await expect(page.getByTestId('worktree-remove')).toBeChecked();
   await page.getByTestId('finish-button').click();
   await expect(page.getByTestId('uncommitted')).toContainText('b.txt');
   expect(existsSync(path.join(worktree, 'b.txt'))).toBe(true);

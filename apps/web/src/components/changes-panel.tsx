@@ -16,7 +16,7 @@ type Refusal = { ok: false; code: string; message: string; files: string[] };
  * +/−, each file's diff, untracked files, then commit, push and (for a session in its own worktree)
  * finish. A refusal shows git's own words, or why the hub refused (a turn in flight…).
  */
-export function ChangesDetails({ sessionId, worktree }: { sessionId: string; worktree: Worktree }) {
+export function ChangesDetails({ sessionId, worktree, open }: { sessionId: string; worktree: Worktree; open: boolean }) {
   const { t } = useI18n();
   const [shown, setShown] = useState(false);
   return (
@@ -27,7 +27,7 @@ export function ChangesDetails({ sessionId, worktree }: { sessionId: string; wor
           {t(worktree.removedAt ? 'changes.worktreeRemoved' : 'changes.worktree', { branch: worktree.branch, path: worktree.path })}
         </p>
       )}
-      {shown && <ChangesPanel sessionId={sessionId} worktree={worktree} />}
+      {shown && <ChangesPanel sessionId={sessionId} worktree={worktree} open={open} />}
     </details>
   );
 }
@@ -43,7 +43,7 @@ function RefusalBox({ r }: { r: Refusal }) {
   );
 }
 
-function ChangesPanel({ sessionId, worktree }: { sessionId: string; worktree: Worktree }) {
+function ChangesPanel({ sessionId, worktree, open }: { sessionId: string; worktree: Worktree; open: boolean }) {
   const { t } = useI18n();
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -55,7 +55,8 @@ function ChangesPanel({ sessionId, worktree }: { sessionId: string; worktree: Wo
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [outcome, setOutcome] = useState<{ kind: 'ok'; text: string; link?: string | null } | { kind: 'refused'; r: Refusal } | null>(null);
   const [merge, setMerge] = useState<'ff' | 'merge' | 'none'>('ff');
-  const [remove, setRemove] = useState(true);
+  // Removing the worktree of an open session is refused (its CLI runs there): Keep is the default then.
+  const [remove, setRemove] = useState(!open);
   const [loaded, setLoaded] = useState<Record<string, string>>({});
   const reload = () => {
     setLoaded({});
@@ -238,7 +239,7 @@ function ChangesPanel({ sessionId, worktree }: { sessionId: string; worktree: Wo
         />
       )}
       {outcome?.kind === 'ok' && (
-        <div className="notice notice-warn" role="status" data-testid="git-outcome">
+        <div className="notice notice-ok" role="status" data-testid="git-outcome">
           <pre className="small">{outcome.text}</pre>
           {outcome.link && (
             <a href={outcome.link} target="_blank" rel="noreferrer">

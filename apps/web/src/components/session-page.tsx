@@ -83,6 +83,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <h1>{sessionTitle(s, t)}</h1>
           <p className="muted small">
             <span data-testid="session-computer">{node.name}</span> · {t(`executor.${s.executor}`)} · <span className="mono">{s.folder}</span>
+            {s.worktree && (
+              <>
+                {' · '}
+                <span className="mono" data-testid="session-branch">
+                  {t('session.branch', { branch: s.worktree.branch })}
+                </span>
+              </>
+            )}
           </p>
         </div>
         <StateBadge state={s.state} wait={promptWait(prompts.data?.prompts)} desk={s.desk} />
@@ -130,7 +138,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} />}
       </div>
       {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}
-      <ChangesDetails sessionId={s.id} worktree={s.worktree} />
+      <ChangesDetails sessionId={s.id} worktree={s.worktree} open={open} />
       <details className="card session-details" data-testid="session-details">
         <summary>{t('session.details')}</summary>
         <dl className="facts">

@@ -414,6 +414,7 @@ const en = {
   'terminal.help':
     'The pane on the computer as it is drawn, nothing stored. With typing on, keys go to the CLI as you press them: use it for the CLI’s own commands (/model, /review …).',
   'changes.title': 'Changes (git)',
+  'session.branch': 'branch {branch}',
   'changes.worktree': 'Own worktree: branch {branch} in {path}',
   'changes.worktreeRemoved': 'The worktree was removed; the branch {branch} stays.',
   'changes.loading': 'Reading the changes on the computer…',
@@ -917,6 +918,7 @@ const ru: Record<MessageKey, string> = {
   'terminal.help':
     'Панель на компьютере как она отрисована, ничего не сохраняется. С включённым вводом клавиши сразу идут в CLI: для собственных команд CLI (/model, /review …).',
   'changes.title': 'Изменения (git)',
+  'session.branch': 'ветка {branch}',
   'changes.worktree': 'Свой worktree: ветка {branch} в {path}',
   'changes.worktreeRemoved': 'Worktree удалён; ветка {branch} осталась.',
   'changes.loading': 'Читаю изменения на компьютере…',
