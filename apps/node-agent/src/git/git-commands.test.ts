@@ -227,6 +227,15 @@ describe('refusals carry git’s reason, and nothing is lost', () => {
     expect(git(wt, 'status', '--porcelain')).toBe('?? y.txt');
   });
 
+  it('refuses a branch or base that git would read as an option', async () => {
+    for (const payload of [
+      { repo, branch: '--orphan' },
+      { repo, branch: 'x', base: '--help' },
+    ]) {
+      expect(await run('git_worktree_add', payload)).toMatchObject({ ok: false, code: 'invalid_payload' });
+    }
+  });
+
   it('refuses paths outside the repository and options before running git', async () => {
     for (const p of ['../x', '/etc/passwd', '--all']) {
       const r = await run('git_commit', { folder: repo, message: 'm', paths: [p] });

@@ -27,7 +27,12 @@ export const zRepoPath = z
   .max(4096)
   // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL ends a path in git's -z output
   .refine((p) => !p.startsWith('/') && !p.startsWith('-') && !/\u0000/.test(p) && !p.split('/').includes('..'), 'not a path inside the repository');
-const zRef = z.string().min(1).max(255);
+/** A branch or commit name: never read as an option by git. */
+const zRef = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((r) => !r.startsWith('-'), 'must not start with -');
 const zSha = z.string().regex(/^[0-9a-f]{40,64}$/);
 
 /**
