@@ -183,6 +183,33 @@ describe('a session in its own worktree, through the dashboard', () => {
     expect(await caller.sessions.finish({ sessionId, merge: 'ff', remove: true })).toMatchObject({ ok: false, code: 'worktree_removed' });
   });
 
+  it('a session in the folder itself reads its changes against HEAD as it started', async () => {
+    const startHead = git(repo, 'rev-parse', 'HEAD');
+    const plain = await caller.sessions.create({ nodeId, executor: 'claude', folder: repo });
+    expect(plain.worktree).toBeNull();
+    expect((await db.session.findUniqueOrThrow({ where: { id: plain.id } })).gitBaseCommit).toBe(startHead);
+    await db.session.update({ where: { id: plain.id }, data: { state: 'Ready' } });
+    write(path.join(repo, 'later.txt'), 'one\ntwo\n');
+    git(repo, 'add', 'later.txt');
+    git(repo, 'commit', '-q', '-m', 'later');
+    write(path.join(repo, 'login.ts'), 'export const login = () => true;\n');
+    const c = await caller.sessions.changes({ sessionId: plain.id });
+    if (!c.ok) throw new Error(c.message);
+    expect(c).toMatchObject({ baseKind: 'session_start', base: startHead, branch: 'main', dirty: true });
+    expect(c.files.map((f) => [f.path, f.added, f.removed])).toEqual([
+      ['later.txt', 2, 0],
+      ['login.ts', 1, 1],
+    ]);
+    // A folder outside any repository: no base recorded, and the changes view says why in git's words.
+    const loose = path.join(root, 'loose');
+    mkdirSync(loose, { recursive: true });
+    const other = await caller.sessions.create({ nodeId, executor: 'claude', folder: loose });
+    expect((await db.session.findUniqueOrThrow({ where: { id: other.id } })).gitBaseCommit).toBeNull();
+    const none = await caller.sessions.changes({ sessionId: other.id });
+    expect(none).toMatchObject({ ok: false, code: 'not_a_repository' });
+    if (!none.ok) expect(none.message).toContain('not a git repository');
+  });
+
   it('leaves no git answer (diffs) in the database', async () => {
     expect(await db.agentCommand.count({ where: { type: { startsWith: 'git_' } } })).toBe(0);
     expect(await db.agentEvent.count({ where: { type: 'command_result', payload: { path: ['data', 'command'], string_starts_with: 'git_' } } })).toBe(0);

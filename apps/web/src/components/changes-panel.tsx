@@ -130,7 +130,9 @@ function ChangesPanel({ sessionId, worktree, open }: { sessionId: string; worktr
           <p className="muted small" data-testid="changes-base">
             {c.baseKind === 'branch_point'
               ? t('changes.againstBranchPoint', { base: worktree?.baseBranch ?? '', commit: c.base.slice(0, 7) })
-              : t('changes.againstHead', { commit: c.base.slice(0, 7) })}
+              : c.baseKind === 'session_start'
+                ? t('changes.againstStart', { commit: c.base.slice(0, 7) })
+                : t('changes.againstHead', { commit: c.base.slice(0, 7) })}
           </p>
           {c.files.length === 0 && c.untracked.length === 0 && <p data-testid="changes-none">{t('changes.none')}</p>}
           <ul className="rows changes-files" data-testid="changes-files">

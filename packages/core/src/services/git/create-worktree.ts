@@ -27,3 +27,16 @@ export async function createWorktreeOnNode(db: Db, input: { nodeId: string; repo
   }
   return { path: r.path, repo: input.repo, branch: r.branch, base: r.base, baseCommit: r.baseCommit };
 }
+
+/** How long a new session waits for its folder's HEAD; past it the session starts without a recorded base. */
+export const HEAD_AT_START_WAIT_MS = 3_000;
+
+/**
+ * The commit checked out in a folder when a session starts there (its changes are read against
+ * it later). Null when the folder is not in a repository, the agent cannot run git for Bria, or
+ * it did not answer within HEAD_AT_START_WAIT_MS: the changes view then compares with HEAD.
+ */
+export async function headAtStart(db: Db, input: { nodeId: string; folder: string }): Promise<string | null> {
+  const r = await askNodeGit(db, input.nodeId, 'git_changes', { folder: input.folder, paths: [] }, { timeoutMs: HEAD_AT_START_WAIT_MS });
+  return r.ok ? r.head : null;
+}

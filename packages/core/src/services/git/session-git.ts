@@ -17,8 +17,8 @@ export type ChangesDto =
       branch: string | null;
       head: string;
       base: string;
-      /** What `base` is: the worktree's branch point, or HEAD (a session without a worktree). */
-      baseKind: 'branch_point' | 'head';
+      /** What `base` is: the worktree's branch point, HEAD when the session started in its folder, or HEAD now (none recorded). */
+      baseKind: 'branch_point' | 'session_start' | 'head';
       files: GitFile[];
       untracked: string[];
       dirty: boolean;
@@ -68,14 +68,14 @@ function failed(r: { ok: false; code: GitRefusalDto['code']; error: string; file
 export async function readSessionChanges(deps: { db: Db }, input: { sessionId: string; paths?: string[] }): Promise<ChangesDto> {
   const row = await loadSession(deps.db, input.sessionId);
   if (row.worktreeRemovedAt) return { ok: false, code: 'worktree_removed', message: REFUSAL_TEXT.worktree_removed, files: [] };
-  const worktree = row.worktreePath && !row.worktreeRemovedAt && row.gitBaseCommit ? row.gitBaseCommit : null;
+  const base = row.gitBaseCommit;
   const r = await askNodeGit(deps.db, row.nodeId, 'git_changes', {
     folder: row.folder,
-    ...(worktree ? { base: worktree } : {}),
+    ...(base ? { base } : {}),
     ...(input.paths ? { paths: input.paths } : {}),
   });
   if (!r.ok) return failed(r);
-  return { ...r, baseKind: worktree ? 'branch_point' : 'head' };
+  return { ...r, baseKind: !base ? 'head' : row.worktreePath ? 'branch_point' : 'session_start' };
 }
 
 export async function commitSessionChanges(

@@ -6,7 +6,7 @@ import { insertSession, setActiveSessionId } from '../../db/repos/sessions.ts';
 import { readSettings } from '../../db/repos/settings.ts';
 import { scheduleTimer } from '../../db/repos/timers.ts';
 import { sendSessionCommand } from '../../engine/step/session-commands.ts';
-import { createWorktreeOnNode } from '../git/create-worktree.ts';
+import { createWorktreeOnNode, headAtStart } from '../git/create-worktree.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
 import { notifyEffect } from '../../engine/step/session-notices.ts';
 import { withSessionTx } from '../../engine/step/step-context.ts';
@@ -71,6 +71,8 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
   // then failed to be stored stays on the computer like any branch the user made (listed by git).
   const wt = input.worktree ? await createWorktreeOnNode(db, { nodeId: node.id, repo: asked, branch: input.worktree.branch }) : null;
   const folder = wt?.path ?? asked;
+  // In a folder of its own repository the session's changes are read against HEAD as it starts.
+  const head = wt ? null : await headAtStart(db, { nodeId: node.id, folder });
 
   const settings = await readSettings(db);
   return withSessionTx(db, { log, clock }, async (ctx) => {
@@ -100,7 +102,7 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
             gitBaseBranch: wt.base,
             gitBaseCommit: wt.baseCommit,
           }
-        : {}),
+        : { gitBaseCommit: head }),
     });
     await recordEvidence(ctx.tx, {
       sessionId: row.id,

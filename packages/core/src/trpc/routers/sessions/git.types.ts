@@ -19,7 +19,7 @@ export const ZChangesResponse = z.union([
     branch: z.string().nullable(),
     head: z.string(),
     base: z.string(),
-    baseKind: z.enum(['branch_point', 'head']),
+    baseKind: z.enum(['branch_point', 'session_start', 'head']),
     files: z.array(zGitFile),
     untracked: z.array(z.string()),
     dirty: z.boolean(),
