@@ -1,7 +1,7 @@
 /**
  * Git actions on a session's folder (docs/worktrees.md): the branch name a title suggests, and the
- * one rule deciding whether an action may run now. Pure and import-free: the protocol re-exports it
- * so the node agent applies the same rule to what only it can see (uncommitted work).
+ * one rule deciding whether an action may run now (the hub applies it; the node agent checks
+ * uncommitted work again itself right before removing a worktree, since it may have changed).
  */
 
 export const GIT_ACTIONS = ['changes', 'commit', 'push', 'finish'] as const;

@@ -13,4 +13,3 @@ export * from './live-frames.ts';
 // The prompt rules both ends apply (pure, import-free; the agent may import only this package).
 export { type AnswerMisfit, type AnswerShape, type AnswerTarget, answerFits } from '../domain/prompt-machine.ts';
 export { type AlwaysAllowDecision, type AlwaysAllowOffer, type AlwaysAllowRefusal, alwaysAllowOffer } from '../domain/always-allow.ts';
-export { type GitAction, type GitActionCheck, type GitRefusal, gitActionRefusal } from '../domain/git-actions.ts';
