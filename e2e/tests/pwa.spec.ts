@@ -207,3 +207,25 @@ test("a permission request's push: decrypted as sent, shown by the service worke
     await endpoint.stop();
   }
 });
+
+test('the share target: shared text becomes a message to the session picked, stored once', async ({ signedInPage: page, state }) => {
+  test.setTimeout(180_000);
+  db ??= createDb(state.databaseUrl, { max: 2 });
+  const node = await db.node.findFirstOrThrow({ where: { isLocal: true } });
+  const folder = path.join(state.workDir, `share-${Date.now()}`);
+  mkdirSync(folder, { recursive: true });
+  const s = await createSession({ db }, { nodeId: node.id, executor: 'claude', folder });
+  try {
+    await expect.poll(async () => (await db.session.findUniqueOrThrow({ where: { id: s.id } })).state, { timeout: 120_000 }).toBe('Ready');
+    const marker = `shared ${Date.now()}`;
+    await page.goto(`/share?title=${encodeURIComponent('A page')}&text=${encodeURIComponent(marker)}&url=${encodeURIComponent('https://example.com/x')}`);
+    await expect(page.getByTestId('share-text')).toHaveValue(`A page\n${marker}\nhttps://example.com/x`);
+    await page.getByTestId('share-session').selectOption(s.id);
+    await page.getByRole('button', { name: 'Send to session' }).click();
+    await expect(page).toHaveURL(new RegExp(`/sessions/${s.id}$`));
+    const stored = await db.message.findMany({ where: { sessionId: s.id } });
+    expect(stored.map((m) => [m.text, m.source])).toEqual([[`A page\n${marker}\nhttps://example.com/x`, 'web']]);
+  } finally {
+    await closeSession({ db }, { sessionId: s.id }).catch(() => undefined);
+  }
+});
