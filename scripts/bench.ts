@@ -31,6 +31,7 @@ const BENCHES: Record<string, { file: string; args: string[] }> = {
   'agent-bundle': { file: 'scripts/agent-bundle.bench.ts', args: ['--runs', '5'] },
   handoff: { file: 'scripts/handoff.bench.ts', args: ['--runs', '10'] },
   stream: { file: 'scripts/stream.bench.ts', args: ['--answers', '4', '--seconds', '60'] },
+  'queue-page': { file: 'packages/core/src/trpc/routers/sessions/queue-page.bench.ts', args: ['10000', '30'] },
   retention: { file: 'packages/core/src/hub/retention.bench.ts', args: ['--events', '300000', '--commands', '100000', '--outbox', '50000'] },
 };
 const outDir = path.join(root, 'bench-out');
