@@ -69,7 +69,7 @@ try {
       .map(([k, n]) => `${k}=${n}`)
       .join(' ');
     console.log(
-      `run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, prompts ${p.tool} tool + ${p.dialog} dialog (allow ${p.allowed}, deny ${p.denied}, none ${p.unanswered}; web ${p.web}, bot ${p.bot}; ${p.withButtons} shown with buttons in Telegram), tools ran ${p.toolsRan}/${p.toolTurns}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ''}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`,
+      `run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, prompts ${p.tool} tool + ${p.dialog} dialog (allow ${p.allowed}, deny ${p.denied}, none ${p.unanswered}; web ${p.web}, bot ${p.bot}; ${p.withButtons} shown with buttons in Telegram), tools ran ${p.toolsRan}/${p.toolTurns}, queue control cancel ${r.actions.cancel} edit ${r.actions.edit} schedule ${r.actions.schedule}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ''}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`,
     );
     for (const line of r.violations) console.log(`  VIOLATION ${line}`);
     for (const line of r.explained) console.log(`  allowed ${line}`);
