@@ -1,7 +1,8 @@
+import path from 'node:path';
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { findAgentBundleDir, readAgentBundle } from '@bria/core/agent-bundle';
-import { parseEnv, telegramBotConfigured, zLogLevel } from '@bria/core/env';
+import { defaultDataDir, parseEnv, telegramBotConfigured, zLogLevel } from '@bria/core/env';
 import type { HubListen } from '@bria/core/trpc';
 import { z } from 'zod';
 
@@ -31,6 +32,8 @@ const zWebEnv = z.object({
   BRIA_HUB_HOST: z.string().optional(),
   /** The agent bundle's folder (`dist/agent`, set by the launcher); found above the working folder when unset. */
   BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
+  /** Bria's data folder (the launcher's); message attachments are kept under `attachments/` in it, as the bot keeps them. */
+  BRIA_DATA_DIR: z.string().optional(),
   LOG_LEVEL: zLogLevel,
   /** Only whether it is set matters here (see `telegramBotOn`). */
   TELEGRAM_BOT_TOKEN: z.string().optional(),
@@ -95,4 +98,9 @@ export function agentBundle(env: WebEnv): { version: string; sha256: string } | 
   const dir = env.BRIA_AGENT_BUNDLE_DIR ?? findAgentBundleDir(process.cwd());
   const b = dir ? readAgentBundle(dir) : null;
   return b ? { version: b.version, sha256: b.sha256 } : null;
+}
+
+/** Where files sent with a message from the dashboard are kept: the bot's folder, `<data dir>/attachments`. */
+export function attachmentsDir(env: Pick<WebEnv, 'BRIA_DATA_DIR'>): string {
+  return path.join(env.BRIA_DATA_DIR ?? defaultDataDir(), 'attachments');
 }

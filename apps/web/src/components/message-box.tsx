@@ -1,6 +1,7 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
+import { ComposerFiles, encodeFiles, filesRefusal, type PickedFile } from './composer-files.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { queueNoticeCurrent } from './page-notices.ts';
 import { useTRPC } from './trpc.ts';
@@ -44,22 +45,32 @@ export function MessageBox({
     if (on) localStorage.setItem(nowKey, '1');
     else localStorage.removeItem(nowKey);
   };
+  // Files pasted, dropped or picked (issue 34): sent with the text through the same queue.
+  const [files, setFiles] = useState<PickedFile[]>([]);
+  const addFiles = (list: FileList | readonly File[]) => {
+    const picked = Array.from(list).map((file) => ({ key: `${file.name}-${file.size}-${Math.random()}`, file }));
+    if (picked.length) setFiles((f) => [...f, ...picked]);
+  };
   const send = useMutation(
     trpc.sessions.sendMessage.mutationOptions({
       onSuccess: (r) => {
         const stored = t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq });
         setStatus({ ok: true, text: r.interrupted ? `${t('send.interrupted')} ${stored}` : stored, messageId: r.message.id });
         setText('');
+        setFiles([]);
         setKey(newKey());
         onSent?.();
       },
       onError: (err) => setStatus({ ok: false, text: errorText(err), messageId: null }),
     }),
   );
-  const submit = () => {
-    if (!text.trim() || send.isPending) return;
+  const submit = async () => {
+    if ((!text.trim() && files.length === 0) || send.isPending) return;
+    const refusal = filesRefusal(files);
+    if (refusal) return setStatus({ ok: false, text: t(refusal === 'too_big' ? 'send.tooBig' : 'send.tooMany'), messageId: null });
     setStatus(null);
-    send.mutate({ sessionId, text, clientKey: key, ...(running && now ? { now: true } : {}) });
+    const attachments = files.length ? await encodeFiles(files) : undefined;
+    send.mutate({ sessionId, text, clientKey: key, ...(attachments ? { attachments } : {}), ...(running && now ? { now: true } : {}) });
   };
 
   return (
@@ -67,7 +78,15 @@ export function MessageBox({
       className="card message-box"
       onSubmit={(e) => {
         e.preventDefault();
-        submit();
+        void submit();
+      }}
+      onDragOver={(e) => {
+        if (e.dataTransfer.types.includes('Files')) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        if (e.dataTransfer.files.length === 0) return;
+        e.preventDefault();
+        addFiles(e.dataTransfer.files);
       }}
     >
       <label htmlFor={id}>{t('send.label')}</label>
@@ -79,10 +98,16 @@ export function MessageBox({
         placeholder={t('send.placeholder')}
         data-testid="message-input"
         onChange={(e) => setText(e.target.value)}
+        onPaste={(e) => {
+          // A pasted image (a screenshot) comes as a file; pasted text stays text.
+          if (e.clipboardData.files.length === 0) return;
+          e.preventDefault();
+          addFiles(e.clipboardData.files);
+        }}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
             e.preventDefault();
-            submit();
+            void submit();
           }
         }}
       />
@@ -95,7 +120,21 @@ export function MessageBox({
           </label>
         </div>
       )}
+      <ComposerFiles files={files} onRemove={(k) => setFiles((f) => f.filter((x) => x.key !== k))} />
       <div className="actions">
+        <label className="btn btn-small file-pick">
+          {t('send.attach')}
+          <input
+            type="file"
+            multiple
+            className="sr-only"
+            data-testid="file-input"
+            onChange={(e) => {
+              if (e.target.files) addFiles(e.target.files);
+              e.target.value = '';
+            }}
+          />
+        </label>
         {!accepting && <span className="muted small grow">{t('send.notAccepting')}</span>}
         {/* "Storing…" while the request runs; it ends as "Stored in the queue (#n)." or the service's refusal. */}
         {send.isPending && (
@@ -108,7 +147,7 @@ export function MessageBox({
             {status.text}
           </span>
         )}
-        <button type="submit" className="btn btn-primary" disabled={send.isPending || !text.trim()}>
+        <button type="submit" className="btn btn-primary" disabled={send.isPending || (!text.trim() && files.length === 0)}>
           {t('send.submit')}
         </button>
       </div>

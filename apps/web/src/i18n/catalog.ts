@@ -397,6 +397,11 @@ const en = {
   'toast.finished': 'Answer ready: {title}',
   'toast.open': 'Open',
   'toast.dismiss': 'Dismiss',
+  'send.attach': 'Attach files',
+  'send.removeFile': 'Remove {name}',
+  'send.tooBig': 'The files are over 512 KB together: a message carries at most that much.',
+  'send.tooMany': 'At most 4 files with one message.',
+  'send.noAttachments': 'This server keeps no files (no data folder), so files cannot be sent from here.',
   'send.now': 'Send now: stop the running turn, this goes next',
   'send.nowHelp':
     'Off: your message waits for the running turn (after this turn). On: the turn is interrupted the CLI’s own way and this message is typed next. Remembered for this session in this browser.',
@@ -1001,6 +1006,11 @@ const ru: Record<MessageKey, string> = {
   'toast.finished': 'Ответ готов: {title}',
   'toast.open': 'Открыть',
   'toast.dismiss': 'Скрыть',
+  'send.attach': 'Прикрепить файлы',
+  'send.removeFile': 'Убрать {name}',
+  'send.tooBig': 'Файлы вместе больше 512 КБ: одно сообщение несёт не больше.',
+  'send.tooMany': 'Не больше 4 файлов в одном сообщении.',
+  'send.noAttachments': 'Этот сервер не хранит файлы (нет папки данных), отсюда их не отправить.',
   'send.now': 'Отправить сейчас: остановить текущий ход, это пойдёт следующим',
   'send.nowHelp':
     'Выключено: сообщение ждёт конца текущего хода. Включено: ход прерывается средствами самого CLI, и это сообщение вводится следующим. Запоминается для этой сессии в этом браузере.',

@@ -33,6 +33,8 @@ export interface Context {
    * the node's agent (`validateFolderOnNode`); router tests without an agent leave it out.
    */
   checkFolder: ((nodeId: string, folder: string) => Promise<{ folder: string }>) | null;
+  /** Where this server keeps message attachments (`<data dir>/attachments`); null: uploads are refused. */
+  attachmentsDir: string | null;
 }
 
 export const DEFAULT_HUB_PUBLIC_URL = 'ws://127.0.0.1:3001/agent';
@@ -57,6 +59,7 @@ export interface InnerContextOptions {
   resHeaders?: Headers | null;
   changes?: ChangeFeed | null;
   checkFolder?: Context['checkFolder'];
+  attachmentsDir?: string | null;
 }
 
 /** The context without HTTP: tests and server-side callers build it directly. */
@@ -73,6 +76,7 @@ export function createContextInner(opts: InnerContextOptions): Context {
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
     checkFolder: opts.checkFolder ?? null,
+    attachmentsDir: opts.attachmentsDir ?? null,
   };
 }
 
@@ -94,6 +98,7 @@ export async function createContext(opts: {
   agentBundle?: Context['agentBundle'];
   hubCa?: Context['hubCa'];
   changes?: ChangeFeed;
+  attachmentsDir?: string;
 }): Promise<Context> {
   const web = await resolveWebSession({ db: opts.db, secret: readCookie(opts.headers.get('cookie'), SESSION_COOKIE) });
   return createContextInner({
@@ -108,5 +113,6 @@ export async function createContext(opts: {
     resHeaders: opts.resHeaders ?? null,
     changes: opts.changes ?? null,
     checkFolder: (nodeId, folder) => validateFolderOnNode({ db: opts.db, nodeId, folder }),
+    attachmentsDir: opts.attachmentsDir ?? null,
   });
 }

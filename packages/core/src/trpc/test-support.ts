@@ -13,6 +13,7 @@ type CallerOptions = {
   checkFolder?: Context['checkFolder'];
   agentBundle?: Context['agentBundle'];
   hubCa?: Context['hubCa'];
+  attachmentsDir?: string;
 };
 
 /** The agent bundle router tests run with (as if `npm run build:agent` had run), unless they pass their own. */
@@ -43,6 +44,7 @@ export async function callerFor(db: Db, web: NewWebSessionDto | null, opts: Call
     hubListen: opts.hubListen,
     agentBundle: opts.agentBundle ?? (() => TEST_AGENT_BUNDLE),
     ...(opts.hubCa ? { hubCa: opts.hubCa } : {}),
+    ...(opts.attachmentsDir ? { attachmentsDir: opts.attachmentsDir } : {}),
   });
   const ctx: Context = { ...real, checkFolder: opts.checkFolder ?? (async (_nodeId, folder) => ({ folder })) };
   return { caller: createCaller(ctx), resHeaders, ctx };

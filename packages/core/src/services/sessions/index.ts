@@ -27,3 +27,4 @@ export { continueHere, type ContinueHereInput } from './continue-here.ts';
 export { adoptInPlace, type AdoptInPlaceInput } from './adopt-in-place.ts';
 export { cancelSchedule, createSchedule, listActiveSchedules, listSchedules, type CreateScheduleInput, type ScheduleDto } from './schedules.ts';
 export { sendMessageNow } from './send-now.ts';
+export { safeAttachmentName, storeAttachmentFile } from './store-attachment.ts';

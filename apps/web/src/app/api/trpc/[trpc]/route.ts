@@ -1,6 +1,6 @@
 import { appRouter, createContext, readCookie, resolveWebSession, SESSION_COOKIE } from '@bria/core/trpc';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { agentBundle, hubCa, hubListen, hubPublicUrl, webEnv } from '../../../../env.ts';
+import { agentBundle, attachmentsDir, hubCa, hubListen, hubPublicUrl, webEnv } from '../../../../env.ts';
 import { changeFeed, db, log } from '../../../../server/db.ts';
 
 export const dynamic = 'force-dynamic';
@@ -33,6 +33,7 @@ async function handler(req: Request): Promise<Response> {
         agentBundle: () => agentBundle(webEnv()),
         hubCa: () => hubCa(webEnv()),
         changes: changeFeed(),
+        attachmentsDir: attachmentsDir(webEnv()),
       }),
     onError({ error, path }) {
       // Only unexpected failures are logged; the cause's message may name internals, never user text.
