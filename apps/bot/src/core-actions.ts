@@ -3,6 +3,8 @@ import path from 'node:path';
 import {
   acceptMessage,
   answerPrompt,
+  cancelMessage,
+  editMessage,
   closeSession,
   compactSession,
   continueHere,
@@ -110,7 +112,15 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
         sourceKey: i.sourceKey,
         ...(attachments ? { attachments } : {}),
       });
-      return { messageId: r.message.id };
+      return { messageId: r.message.id, seq: r.message.seq };
+    },
+    async cancelMessage(i) {
+      const r = await cancelMessage(deps, { messageId: i.messageId });
+      return { seq: r.seq };
+    },
+    async editMessage(i) {
+      const r = await editMessage(deps, { messageId: i.messageId, text: i.text });
+      return { seq: r.seq };
     },
     async updateSettings(i) {
       await updateSettings(deps, {

@@ -42,7 +42,11 @@ export interface SessionActions {
     sourceKey: string;
     text: string;
     attachments?: AttachmentIn[];
-  }): Promise<{ messageId: string }>;
+  }): Promise<{ messageId: string; seq: number }>;
+  /** Cancels a queued message never handed to the CLI (core `cancelMessage`); refused `CONFLICT` once it was. */
+  cancelMessage(o: { messageId: string }): Promise<{ seq: number }>;
+  /** Replaces the text of a queued message never handed to the CLI (core `editMessage`); refused `CONFLICT` once it was. */
+  editMessage(o: { messageId: string; text: string }): Promise<{ seq: number }>;
   updateSettings(o: { lifetimeHours?: number | null; resumeRecommendations?: boolean }): Promise<void>;
   setExecutors(o: { nodeId: string; executors: Executor[] }): Promise<void>;
   /** The permission mode preselected for new sessions of one executor on a node. */

@@ -23,6 +23,7 @@ export const ACTIONS = [
   'fnode',
   'pmode',
   'pmodel',
+  'qcancel',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
