@@ -102,6 +102,10 @@ for (const viewport of [
           await expect(gone.getByTestId('queue-line')).toHaveText('Cancelled: never sent to the CLI.');
           await expect(gone.getByTestId('queue-cancel')).toHaveCount(0);
           expect((await db.message.findUniqueOrThrow({ where: { id: toCancel.id } })).status).toBe('cancelled');
+          // Both stay after the turns in the order they were sent.
+          const tail = page.locator('[data-testid="queued-message"], [data-testid="cancelled-message"]');
+          await expect(tail).toHaveCount(2);
+          expect(await tail.evaluateAll((els) => els.map((e) => e.getAttribute('data-message-id')))).toEqual([toEdit.id, toCancel.id]);
           await saveShot(page, `queue-control-${viewport.width}`);
 
           // Answer the request: the turn ends and the edited message goes next, then is answered.

@@ -16,7 +16,7 @@ import {
   QueueStateTag,
   useChangeNotices,
 } from './message-change.tsx';
-import { type HeldBy, placeCancelled } from './queue-line.ts';
+import { type HeldBy, placeCancelled, TAIL } from './queue-line.ts';
 import type { ConversationItem, JournalView, QueueWait } from './types.ts';
 
 const FAILED = new Set(['terminal_failed', 'failed', 'unknown']);
@@ -143,12 +143,13 @@ function JournalTurns({
   // Messages still in Bria's queue (or on their way into the CLI) are in no journal yet: they follow
   // the turns, each saying where it is; cancelled ones never reach a journal and stay where they were sent.
   const inJournal = new Set(turns.flatMap((turn) => (turn.message ? [turn.message.id] : [])));
-  const queued = items.filter((m) => IN_QUEUE.has(m.status) && !inJournal.has(m.id));
   const cancelled = placeCancelled(
     turns.map((turn) => ({ ref: turn.nativeRef, messageId: turn.message?.id ?? null })),
     items,
     total === turns.length,
   );
+  // After the last turn, in the order sent: what is still queued and what was cancelled after it.
+  const queued = [...items.filter((m) => IN_QUEUE.has(m.status) && !inJournal.has(m.id)), ...(cancelled.get(TAIL) ?? [])].sort((a, b) => a.seq - b.seq);
   const byId = new Map(items.map((m) => [m.id, m]));
   // A draft belongs under its message's turn; a turn the journal does not show yet gets its own line.
   const draftItem = draft ? items.find((m) => m.id === draft.messageId && m.finalText === null) : undefined;
@@ -244,6 +245,7 @@ function JournalTurns({
           </li>
         )}
         {queued.map((m) => {
+          if (m.status === 'cancelled') return <CancelledMessage key={m.id} message={m} facts={facts} />;
           const line = lineOf(m, facts);
           return (
             <li key={m.id} className="turn turn-queued" data-testid="queued-message" data-message-id={m.id} data-state={line.state}>

@@ -104,9 +104,10 @@ describe('where a cancelled message stands among the journal’s turns', () => {
   ];
   it('after the turn of the newest message sent before it', () => {
     const placed = placeCancelled(turns, items, true);
+    // Sent after every turn shown: with the queued ones at the end, in the order sent.
     expect([...placed.entries()].map(([k, v]) => [k, v.map((m) => m.seq)])).toEqual([
       ['a', [2]],
-      ['b', [4, 5]],
+      ['tail', [4, 5]],
     ]);
   });
   it('before the first turn only when the journal shows all of them', () => {
@@ -117,5 +118,11 @@ describe('where a cancelled message stands among the journal’s turns', () => {
         ?.map((m) => m.seq),
     ).toEqual([2]);
     expect(placeCancelled(late, [msg(2, 'cancelled'), msg(3, 'completed')], false).size).toBe(0);
+    // No turn at all yet (the first message cancelled): at the end with whatever is queued.
+    expect(
+      placeCancelled([], [msg(1, 'cancelled'), msg(2, 'pending')], true)
+        .get('tail')
+        ?.map((m) => m.seq),
+    ).toEqual([1]);
   });
 });

@@ -114,10 +114,13 @@ export function changeRefusalKey(userMessage: string | null | undefined): Messag
   return reason ? (`conv.change.refused.${reason}` as MessageKey) : null;
 }
 
+/** The key of the cancelled messages sent after every turn shown: they go with the queued ones, by seq. */
+export const TAIL = 'tail';
+
 /**
  * Where each cancelled message goes among the journal's turns: after the turn of the newest message
  * sent before it ('' = before the first turn, only when the journal shows every turn; a cancelled
- * message older than the turns shown is left out with them).
+ * message older than the turns shown is left out with them); after the last turn, `TAIL`.
  */
 export function placeCancelled<M extends { id: string; seq: number; status: string }>(
   turns: readonly { ref: string; messageId: string | null }[],
@@ -133,7 +136,8 @@ export function placeCancelled<M extends { id: string; seq: number; status: stri
   for (const m of items) {
     if (m.status !== 'cancelled') continue;
     const anchor = anchors.filter((a) => a.seq < m.seq).at(-1);
-    const key = anchor ? anchor.ref : all ? '' : null;
+    const later = anchors.some((a) => a.seq > m.seq);
+    const key = !later && (anchor || all) ? TAIL : anchor ? anchor.ref : all ? '' : null;
     if (key === null) continue;
     out.set(key, [...(out.get(key) ?? []), m]);
   }
