@@ -1,7 +1,7 @@
 import type { InlineKeyboardMarkup, Message } from '@grammyjs/types';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@bria/core/services';
-import { changeMessage, changeSession, messageRows, seedChat } from '@bria/testkit/bot-fixtures';
+import { changeMessage, changeSession, messageRows, seedChat, seedPrompt } from '@bria/testkit/bot-fixtures';
 import { type Harness, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
 
 // Issue 33 from Telegram: a message that waits says so and carries Cancel; editing the original
@@ -58,6 +58,16 @@ describe('a queued message from Telegram', () => {
       [1, 'cancelled'],
       [2, 'pending'],
     ]);
+  });
+
+  it('held by an open permission request: the reply names the request that holds it', async () => {
+    const sid = await busySession();
+    await seedPrompt(db, { sessionId: sid, chatId: ADA, toolName: 'Bash', toolInput: { command: 'npm test' } });
+    h.fake.userSends('after that, run the linter');
+    const stored = await storedReply(1);
+    expect(stored.text).toBe(
+      'Stored in the queue (#1): held while the permission request for Bash is open; it goes once you answer it and that turn ends. Edit your message to change what the CLI gets, or cancel it before it is sent.',
+    );
   });
 
   it('Cancel after the message was handed to the CLI is refused: "already delivered", and nothing changes', async () => {

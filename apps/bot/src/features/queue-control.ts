@@ -1,7 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy';
 import { type AppError, isAppError, MESSAGE_CHANGE_REFUSAL_TEXT, type MessageChangeRefusal } from '@bria/core/domain';
 import type { MessageKey, Translator } from '@bria/core/i18n';
-import { getSessionView, messageBySourceKey, queueAhead } from '@bria/core/services';
+import { getSessionView, messageBySourceKey, queuePosition } from '@bria/core/services';
 import { cb } from '../card/callback-data.ts';
 import type { BotContext } from '../context.ts';
 import { edit, reply } from '../outbox/queue.ts';
@@ -32,10 +32,17 @@ const refusalText = (t: Translator, reason: MessageChangeRefusal, seq: number | 
  */
 export async function replyStoredInQueue(ctx: BotContext, o: { sessionId: string; messageId: string; seq: number }): Promise<void> {
   const { t, deps } = ctx.bria;
-  const [ahead, session] = await Promise.all([queueAhead(deps.db, { sessionId: o.sessionId, seq: o.seq }), getSessionView(deps.db, o.sessionId)]);
+  const [{ ahead, openPrompt }, session] = await Promise.all([
+    queuePosition(deps.db, { sessionId: o.sessionId, seq: o.seq }),
+    getSessionView(deps.db, o.sessionId),
+  ]);
   if (!session) return;
-  const why =
-    ahead > 0
+  // Held by an open request of the CLI: say which, since answering it is what lets the message go.
+  const why = openPrompt
+    ? openPrompt.kind === 'tool'
+      ? t('queue.whyPrompt', { tool: openPrompt.toolName })
+      : t('queue.whyQuestion')
+    : ahead > 0
       ? t('queue.whyAhead', { count: ahead })
       : session.state === 'Running'
         ? t('queue.whyRunning')

@@ -97,6 +97,8 @@ export const en = {
   'msg.refusedExpired': "Not sent: this session's lifetime has ended. It will close after its current work. Start a /new session.",
   'msg.refusedArchived': 'Not sent: this session is closed. Resume it from /archive or start a /new one.',
   'queue.stored': 'Stored in the queue (#{seq}): {why} Edit your message to change what the CLI gets, or cancel it before it is sent.',
+  'queue.whyPrompt': 'held while the permission request for {tool} is open; it goes once you answer it and that turn ends.',
+  'queue.whyQuestion': "held while the CLI's question is open; it goes once you answer it and that turn ends.",
   'queue.whyAhead': 'it goes after the {count} message(s) before it.',
   'queue.whyRunning': 'it goes when the current turn ends.',
   'queue.whyNotReady': 'it goes once the session is ready.',

@@ -215,9 +215,24 @@ export async function resumeAskedSince(db: Db, sessionId: string, mark: bigint):
   return (await db.sessionEvidence.count({ where: { sessionId, event: 'resume_requested', id: { gt: mark } } })) > 0;
 }
 
-/** Messages of the session still ahead of message `seq` in its queue (waiting or with the CLI). */
-export async function queueAhead(db: Db, o: { sessionId: string; seq: number }): Promise<number> {
-  return db.message.count({ where: { sessionId: o.sessionId, seq: { lt: o.seq }, status: { in: ['pending', 'leased', 'accepted'] } } });
+/**
+ * Where message `seq` stands: how many messages of its session are still ahead of it (waiting or with
+ * the CLI), and the open request of the CLI that holds the queue, if one is open (the oldest).
+ */
+export async function queuePosition(
+  db: Db,
+  o: { sessionId: string; seq: number },
+): Promise<{ ahead: number; openPrompt: { kind: string; toolName: string } | null }> {
+  const [ahead, session, prompt] = await Promise.all([
+    db.message.count({ where: { sessionId: o.sessionId, seq: { lt: o.seq }, status: { in: ['pending', 'leased', 'accepted'] } } }),
+    db.session.findUnique({ where: { id: o.sessionId }, select: { openPrompts: true } }),
+    db.permissionPrompt.findFirst({
+      where: { sessionId: o.sessionId, resolvedAt: null },
+      orderBy: { receivedAt: 'asc' },
+      select: { kind: true, toolName: true },
+    }),
+  ]);
+  return { ahead, openPrompt: session && session.openPrompts > 0 ? prompt : null };
 }
 
 /** The queued message a Telegram message became (its `sourceKey`, `tg:<chat>:<message id>`), if any. */

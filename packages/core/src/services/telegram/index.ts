@@ -32,7 +32,7 @@ export {
   type NodeView,
   OPEN_SESSION_STATES,
   messageBySourceKey,
-  queueAhead,
+  queuePosition,
   queueLength,
   readSettingsView,
   recentFolders,
