@@ -101,6 +101,19 @@ describe('a queued message from Telegram', () => {
     expect([row?.text, row?.originalText]).toEqual(['fix the parser', 'fix the parsre']);
   });
 
+  it('an edit the CLI could not take as sent (a control character) is not applied, and says so', async () => {
+    const sid = await busySession();
+    const sent = h.fake.userSends('ring the bell');
+    await storedReply(1);
+    h.fake.userEdits(sent.message.message_id, 'ring the \u0007 bell');
+    await h.fake.waitForChat((ms) => fromBot('Your edit was not applied')(ms) !== undefined);
+    expect(fromBot('Your edit was not applied')(h.fake.chatMessages(ADA))?.text).toBe(
+      'Your edit was not applied: the new text cannot be sent as it is (empty, too long or with control characters). Message #1 stays as it was.',
+    );
+    const [row] = await messageRows(db, { sessionId: sid });
+    expect([row?.text, row?.originalText, row?.status]).toEqual(['ring the bell', null, 'pending']);
+  });
+
   it('an edit of a message Bria never queued changes nothing and gets no reply; a message that goes at once gets no queue reply', async () => {
     const sid = await busySession();
     await changeSession(db, sid, { state: 'Ready' });

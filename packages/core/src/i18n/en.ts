@@ -113,7 +113,7 @@ export const en = {
   'queue.refused.final': 'Already delivered: message #{seq} was answered already.',
   'queue.editNotApplied': '{refusal} Your edit was not applied.',
   'queue.editRefusedInput':
-    'Your edit was not applied: the new text cannot be sent as it is (too long or with control characters). Message #{seq} stays as it was.',
+    'Your edit was not applied: the new text cannot be sent as it is (empty, too long or with control characters). Message #{seq} stays as it was.',
   'msg.refusedGeneric': 'Not sent: this session does not accept messages right now.',
   'msg.refusedClosing': 'Not sent: this session is closing. Once it is in the /archive you can resume it, or start a /new one.',
   'msg.refusedClosedExpired': "Not sent: this session's lifetime ended and it was closed. Resume it from /archive or start a /new one.",
