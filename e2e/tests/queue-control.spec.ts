@@ -81,6 +81,7 @@ for (const viewport of [
           await expect(input).toBeFocused();
           await expect(input).toHaveValue(draft);
           await input.fill(edited);
+          await saveShot(page, `queue-control-editing-${viewport.width}`);
           await input.press('Control+Enter');
           await expect(editItem.getByTestId('queue-change-notice')).toHaveText('Saved: the CLI will get the new text.');
           await expect(editItem.getByTestId('queued-text')).toHaveText(edited);

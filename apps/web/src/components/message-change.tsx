@@ -104,8 +104,14 @@ export function QueueControls({ message, line, facts }: { message: ConversationI
   const setNotice = (n: ChangeNotice | null) => facts.setNotice(message.id, n);
   const area = useRef<HTMLTextAreaElement>(null);
   const editButton = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  // Into the text when editing starts; back on Edit when the user leaves it (as InlineConfirm does).
   useEffect(() => {
     if (editing) area.current?.focus();
+    else if (refocus.current) {
+      refocus.current = false;
+      editButton.current?.focus();
+    }
   }, [editing]);
   // Handed to the CLI while the text was being edited: the edit can no longer apply, and is not dropped silently.
   const movedOn = editing && !line.changeable;
@@ -115,15 +121,16 @@ export function QueueControls({ message, line, facts }: { message: ConversationI
     facts.setNotice(message.id, { ok: false, text: t('conv.change.refused.being_delivered') });
   }, [movedOn, facts.setNotice, message.id, t]);
   const refresh = () => queryClient.invalidateQueries(trpc.sessions.get.queryFilter({ sessionId: facts.sessionId }));
-  const refusal = (err: unknown) => {
+  // A refusal ("already delivered") ends the edit: the message moved on. Any other error (a text the
+  // CLI could not take, the network) leaves the text in the box to fix or send again.
+  const onError = (err: unknown) => {
     const said = err instanceof TRPCClientError ? (err.data as { userMessage?: string | null } | undefined)?.userMessage : null;
     const key = changeRefusalKey(said);
-    return key ? t(key) : errorText(err);
-  };
-  const onError = (err: unknown) => {
-    setNotice({ ok: false, text: refusal(err) });
-    setEditing(false);
-    void refresh();
+    setNotice({ ok: false, text: key ? t(key) : errorText(err) });
+    if (key) {
+      setEditing(false);
+      void refresh();
+    }
   };
   const edit = useMutation(
     trpc.sessions.editMessage.mutationOptions({
@@ -139,14 +146,17 @@ export function QueueControls({ message, line, facts }: { message: ConversationI
   const busy = edit.isPending || cancel.isPending;
   const save = () => {
     if (!text.trim() || busy) return;
-    if (text === message.text) return void setEditing(false);
+    if (text === message.text) {
+      refocus.current = true;
+      return void setEditing(false);
+    }
     setNotice(null);
     edit.mutate({ messageId: message.id, text });
   };
   const discard = () => {
+    refocus.current = true;
     setEditing(false);
     setText(message.text);
-    editButton.current?.focus();
   };
 
   return (
