@@ -75,6 +75,15 @@ for (const viewport of [
           const staleItem = stale.locator(`[data-testid="queued-message"][data-message-id="${toEdit.id}"]`);
           await expect(staleItem.getByTestId('queue-edit')).toBeVisible();
 
+          // Escape leaves the edit without saving, back on Edit.
+          await editItem.getByTestId('queue-edit').click();
+          await editItem.getByTestId('queue-edit-input').fill('never saved');
+          await editItem.getByTestId('queue-edit-input').press('Escape');
+          await expect(editItem.getByTestId('queue-edit-input')).toHaveCount(0);
+          await expect(editItem.getByTestId('queue-edit')).toBeFocused();
+          await expect(editItem.getByTestId('queued-text')).toHaveText(draft);
+          expect((await db.message.findUniqueOrThrow({ where: { id: toEdit.id } })).text).toBe(draft);
+
           // Edit in place: the composer's keys (Ctrl+Enter saves).
           await editItem.getByTestId('queue-edit').click();
           const input = editItem.getByTestId('queue-edit-input');
