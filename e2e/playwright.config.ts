@@ -21,6 +21,10 @@ export default defineConfig({
     locale: 'en-US',
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
+    // The dashboard's service worker (offline shell, push) stays out of every spec but the one
+    // about it (pwa.spec.ts allows it): a worker answering page loads would hide them from
+    // `page.route` and make a spec's result depend on what an earlier page installed.
+    serviceWorkers: 'block',
     launchOptions: {
       // Debian's Chromium: Playwright cannot download its own browsers on these machines.
       executablePath: '/usr/bin/chromium',

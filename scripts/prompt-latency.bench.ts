@@ -12,6 +12,9 @@
  *    → the request's `sendMessage` with its buttons arriving at the Bot API;
  *  - "Allow" pressed (the callback query given to the Bot API) → the CLI continues: the mock model
  *    receives the CLI's next request carrying the tool's result (the tool ran).
+ *  - the request reached Bria's hook → the Web Push request for it arriving at the device's push
+ *    service (issue 32): the hub's push sender in this process, a local push service
+ *    (testkit push-endpoint.ts) that decrypts each push with the subscription's keys, one device;
  * The first request per executor is a warm-up and is left out. Prints one JSON line per executor;
  * raw samples go to bench-out/prompt-latency.json.
  */
@@ -21,6 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { InlineKeyboardMarkup } from '@grammyjs/types';
 import type { Executor } from '../packages/testkit/src/system.ts';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { PushSender } from '../packages/core/src/hub/push-sender.ts';
+import { subscribePush } from '../packages/core/src/services/push/push-devices.ts';
+import { browserKeys, decryptPush, PushEndpoint } from '../packages/testkit/src/push-endpoint.ts';
 import { startTelegramBench, stats } from './bench-telegram.ts';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '30' }, executors: { type: 'string', default: 'claude,codex' } } });
@@ -29,6 +37,22 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const { sys, fake, user: USER, stop } = await startTelegramBench();
 const raw: Record<string, number[]> = {};
+// One push device, as a phone subscribed in Settings would be.
+const pushService = await new PushEndpoint().start();
+const pushSender = new PushSender({ db: sys.db, databaseUrl: sys.databaseUrl, log: pino({ level: 'silent' }) });
+await pushSender.start();
+const deviceKeys = browserKeys();
+const user = await sys.db.dashboardUser.create({ data: { id: randomUUID(), name: 'bench' } });
+await subscribePush({ db: sys.db }, { userId: user.id, subscription: { endpoint: pushService.endpoint('phone'), keys: deviceKeys.keys }, name: 'phone' });
+/** When the push service received the show push for `promptId` (event-driven: waits for the next push until it is there). */
+async function pushArrival(promptId: string): Promise<number> {
+  for (;;) {
+    const got = pushService.to('phone');
+    const hit = got.find((r) => (JSON.parse(decryptPush(r.body, deviceKeys).toString('utf8')) as { promptId?: string; action: string }).promptId === promptId);
+    if (hit) return hit.at;
+    await pushService.waitFor('phone', got.length + 1, 90_000);
+  }
+}
 try {
   await sys.startAgent();
   for (const kind of values.executors.split(',') as Executor[]) {
@@ -38,6 +62,7 @@ try {
     await sys.waitState(created.id, 'Ready', 90_000);
     const toBotApi: number[] = [];
     const pressToCli: number[] = [];
+    const toPush: number[] = [];
     for (let i = 0; i <= REQUESTS; i++) {
       const marker = `b${i}x${Math.random().toString(36).slice(2, 8)}`;
       fake.userSends(`please ${kind === 'claude' ? 'TOOLBASH' : 'TOOLSHELL'}-${marker} now`, { chatId: USER, userId: USER });
@@ -50,6 +75,7 @@ try {
       const prompt = await sys.db.permissionPrompt.findFirstOrThrow({
         where: { sessionId: created.id, toolInput: { path: ['command'], equals: `touch ran-${marker}` } },
       });
+      const pushedAt = await pushArrival(prompt.id);
       const messageId = (shown.response as { result?: { message_id?: number } } | undefined)?.result?.message_id;
       const allow = ((shown.params.reply_markup as InlineKeyboardMarkup | undefined)?.inline_keyboard ?? []).flat().find((b) => b.text === 'Allow') as
         | { callback_data?: string }
@@ -66,7 +92,9 @@ try {
       if (i === 0) continue;
       toBotApi.push(shown.at - prompt.receivedAt.getTime());
       pressToCli.push(Date.parse(next.time) - pressed);
+      toPush.push(pushedAt - prompt.receivedAt.getTime());
     }
+    raw[`prompt ${kind}/request→push service`] = toPush;
     raw[`prompt ${kind}/request→Bot API`] = toBotApi;
     raw[`prompt ${kind}/Allow pressed→CLI continues`] = pressToCli;
     console.log(
@@ -76,6 +104,7 @@ try {
         requests: REQUESTS,
         requestToBotApiMs: stats(toBotApi),
         allowPressedToCliContinuesMs: stats(pressToCli),
+        requestToPushServiceMs: stats(toPush),
       }),
     );
     await sys.close(created.id);
@@ -84,6 +113,8 @@ try {
   await mkdir(path.join(root, 'bench-out'), { recursive: true });
   await writeFile(path.join(root, 'bench-out', 'prompt-latency.json'), JSON.stringify({ bench: 'prompt_latency', unit: 'ms', samples: raw }));
 } finally {
+  await pushSender.stop();
+  await pushService.stop();
   await stop();
 }
 process.exit(0);

@@ -8,6 +8,7 @@ import { createDb, createNodeWithToken } from '@bria/core/db';
 import { freePort } from '@bria/core/db/admin';
 import { Hub } from '@bria/core/hub';
 import { startEngine } from '../../packages/core/src/engine/start-engine.ts';
+import { PushSender } from '../../packages/core/src/hub/push-sender.ts';
 import { createCliHome } from '@bria/testkit/cli-homes';
 import { startAnthropicMock, startOpenAIMock } from '@bria/testkit/mock-models';
 import { createLogger } from '@bria/core/log';
@@ -118,6 +119,10 @@ try {
   // The session engine turns agent events into state, as the hub process does in production.
   const engine = await startEngine({ db, databaseUrl: tdb.url, log, safetyPollMs: 500, timerPollMs: 200, nodePollMs: 300 });
   cleanups.push(() => engine.stop());
+  // Web Push is sent by the hub process beside the engine (hub/main.ts does the same).
+  const pushSender = new PushSender({ db, databaseUrl: tdb.url, log });
+  await pushSender.start();
+  cleanups.push(() => pushSender.stop());
 
   // The real CLIs talk to local mock model servers (the internet is the only thing faked).
   const mocks = { claude: await startAnthropicMock({ slowChunks: 40, slowChunkMs: 250 }), codex: await startOpenAIMock({ slowChunks: 40, slowChunkMs: 250 }) };

@@ -11,13 +11,14 @@ import { newSession } from './features/new-session.ts';
 import { nodes } from './features/nodes.ts';
 import { prompts } from './features/prompts.ts';
 import { queueControl } from './features/queue-control.ts';
+import { schedules } from './features/schedules.ts';
 import { settings } from './features/settings.ts';
 import { unsupportedMessages } from './features/unsupported.ts';
 import { plainTextFallback } from './render/plain-fallback.ts';
 import { answerEveryCallback, refuseButton } from './features/stale.ts';
 import { replyWith } from './outbox/queue.ts';
 
-export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'login'] as const;
+export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'schedule', 'login'] as const;
 
 /** The Telegram front end: features as composers behind the allow-list, one error boundary. */
 export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<BotContext>): Bot<BotContext> {
@@ -32,7 +33,7 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
   bot.use((_ctx, next) => (deps.accepting === undefined || deps.accepting() ? next() : undefined));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
-  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), prompts(), queueControl(), messages(), unsupportedMessages());
+  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), schedules(), prompts(), queueControl(), messages(), unsupportedMessages());
   // Data no feature recognises (an old build's button, or tampered): out of date, and the card refreshed.
   bot.callbackQuery(/.*/, refuseButton);
 

@@ -181,6 +181,16 @@ describe('a permission request in the chat', () => {
     await expect.poll(() => countMessages(db, { sessionId }), { timeout: 20_000 }).toBe(1);
   });
 
+  it("an answer from a push notification's Allow: the Telegram message says so and loses its buttons", async () => {
+    const { sessionId } = await sessionInChat();
+    const promptId = await bash(sessionId);
+    const m = await waitFor((x) => x.text?.startsWith('Permission request') ?? false);
+    // The path the notification's token takes (services/push/push-answer.ts) ends in this call.
+    await answerPrompt({ db }, { promptId, decision: 'allow', from: 'notification' });
+    await shown(m.message_id, (x) => (x.text?.endsWith('Answered: Allow (from the notification)') ?? false) && buttons(x).length === 0);
+    expect((await commands(sessionId)).map((c) => c.payload)).toEqual([expect.objectContaining({ requestId: promptId, decision: 'allow', from: 'dashboard' })]);
+  });
+
   it('later phases redraw the message: from the dashboard, waits at the computer (with a notice), answered there, turn ended; a late press is out of date', async () => {
     const { sessionId } = await sessionInChat();
     const viaDashboard = await bash(sessionId);

@@ -23,7 +23,10 @@ export const ACTIONS = [
   'fnode',
   'pmode',
   'pmodel',
+  /** Cancel a queued message (version: its seq; arg: its id). */
   'qcancel',
+  /** Cancel a scheduled message (arg: its id). */
+  'sch',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

@@ -128,7 +128,15 @@ function questionBody(qs: Question[], draft: PromptDraft, withDescriptions: bool
 
 /** Who answered and what, for the status line and the "already answered" reply. */
 export function answerSummary(view: PromptView, t: Translator): { status: string; short: string } {
-  const from = t(view.answeredFrom === 'dashboard' ? 'prompt.fromDashboard' : view.answeredFrom === 'computer' ? 'prompt.fromComputer' : 'prompt.fromTelegram');
+  const from = t(
+    view.answeredFrom === 'dashboard'
+      ? 'prompt.fromDashboard'
+      : view.answeredFrom === 'notification'
+        ? 'prompt.fromNotification'
+        : view.answeredFrom === 'computer'
+          ? 'prompt.fromComputer'
+          : 'prompt.fromTelegram',
+  );
   const a = view.answer;
   if (!a) return { status: t('prompt.answeredAtComputer'), short: t('prompt.answeredAtComputer') };
   if (view.kind === 'dialog') {

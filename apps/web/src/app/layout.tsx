@@ -1,5 +1,6 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
+import { ServiceWorkerRegistration } from '../components/push/service-worker.tsx';
 import { requestLocale } from '../i18n/server.ts';
 import './globals.css';
 
@@ -10,7 +11,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const { locale } = await requestLocale();
   return (
     <html lang={locale}>
-      <body>{children}</body>
+      <body>
+        {children}
+        <ServiceWorkerRegistration />
+      </body>
     </html>
   );
 }

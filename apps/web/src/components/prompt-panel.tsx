@@ -1,4 +1,5 @@
 'use client';
+import { ANSWERED_EVENT } from './push/session-push.tsx';
 import { OPEN_PROMPT_STATES, promptAlwaysAllow } from '@bria/core/domain';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -72,6 +73,8 @@ function PromptCard({ prompt: p, executor, pinned = false }: { prompt: PromptIte
       onSuccess: (r) => {
         const status = promptStatusText(r.prompt, t);
         setResult(r.kind === 'answered' ? null : { ok: false, text: t(`prompt.result.${r.kind}`, { status }) });
+        // The first answer here may offer push on this device (PushOffer, once per browser).
+        if (r.kind === 'answered' && p.kind === 'tool') window.dispatchEvent(new Event(ANSWERED_EVENT));
         void queryClient.invalidateQueries(trpc.sessions.prompts.queryFilter({ sessionId: p.sessionId }));
       },
       onError: (err) => setResult({ ok: false, text: errorText(err) }),

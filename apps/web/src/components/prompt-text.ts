@@ -98,7 +98,12 @@ export function questionAnswers(
   return questions.length > 0 ? out : null;
 }
 
-const FROM: Record<string, AnyKey> = { telegram: 'prompt.from.telegram', dashboard: 'prompt.from.dashboard', computer: 'prompt.from.computer' };
+const FROM: Record<string, AnyKey> = {
+  telegram: 'prompt.from.telegram',
+  dashboard: 'prompt.from.dashboard',
+  notification: 'prompt.from.notification',
+  computer: 'prompt.from.computer',
+};
 
 /** "Allow", "Deny: reason", "Always allow for this session", or a question's answers. */
 export function decisionText(answer: NonNullable<PromptItem['answer']>, t: Translate): string {

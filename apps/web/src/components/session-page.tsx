@@ -1,4 +1,6 @@
 'use client';
+import { SchedulePanel } from './schedule-panel.tsx';
+import { PushOffer, SessionPushMute, usePushVisibility } from './push/session-push.tsx';
 import { waitingDialog } from '@bria/core/domain';
 import { READ_JOURNAL_MAX_TURNS } from '@bria/core/protocol';
 import { useQuery } from '@tanstack/react-query';
@@ -59,6 +61,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     if (!first) void refetchJournal();
   }, [signature, refetchJournal]);
   const follow = useFollowNewest(composer);
+  usePushVisibility(sessionId);
   const draft = useDraft(sessionId, q.data !== undefined && q.data.session.state !== 'Archived');
   if (q.isPending) return <Skeleton lines={6} />;
   // A failed reload keeps what is on screen (the reconnecting banner says why); only a first load shows the error.
@@ -117,6 +120,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         />
         {/* What the agent asks you comes where the newest turn is, right above the composer. */}
         {prompts.data && <PromptPanel prompts={prompts.data.prompts} executor={s.executor} />}
+        <PushOffer />
       </div>
       {/* Sticky at the bottom: Stop and "Jump to newest" stay in reach however long the conversation is. */}
       <div ref={composer} className={open || !follow.following ? 'composer' : 'composer-end'}>
@@ -132,9 +136,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         )}
         {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} />}
       </div>
+      {s.state !== 'ResumeFailed' && <SchedulePanel sessionId={s.id} />}
       {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}
       <details className="card session-details" data-testid="session-details">
         <summary>{t('session.details')}</summary>
+        <SessionPushMute sessionId={s.id} />
         <dl className="facts">
           <div>
             <dt>{t('session.executor')}</dt>

@@ -5,6 +5,7 @@ import { useI18n } from './i18n-context.tsx';
 import { Skeleton } from './skeleton.tsx';
 import { SignOutEverywhere } from './node-actions.tsx';
 import { NotificationsButton } from './toasts.tsx';
+import { PushSettings } from './push/push-settings.tsx';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
 
@@ -119,6 +120,7 @@ export function SettingsForm({ botOn }: { botOn: boolean }) {
           <NotificationsButton />
         </div>
       </section>
+      <PushSettings />
       <SignOutEverywhere />
     </>
   );

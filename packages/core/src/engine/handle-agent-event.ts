@@ -188,6 +188,7 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
         key: `prompt:${fx.prompt.requestId}:open`,
         promptId: fx.prompt.requestId,
         text: promptLine(fx.prompt.toolName, fx.prompt.toolInput),
+        ...(fx.prompt.kind === 'tool' ? { answerableUntil: new Date(fx.prompt.expiresAt) } : {}),
         now: ctx.now,
       });
       return true;

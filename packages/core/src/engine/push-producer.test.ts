@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserKeys } from '../../../testkit/src/push-endpoint.ts';
 import { acceptMessage, createSession, listArchive, resumeSession } from '../services/index.ts';
 import { signedInCaller } from '../trpc/test-support.ts';
+import { LIFETIME_NOTICE_MS, pushLifetimesEnding } from './lifetime-notice.ts';
 import { engineRig, type Rig } from './testing.ts';
 
 /**
@@ -136,5 +137,26 @@ describe('push producer', () => {
     expect(await away()).toHaveLength(2);
     await rig.db.node.update({ where: { id: rig.nodeId }, data: { online: true } });
     await rig.engine.settle();
+  });
+
+  it('a lifetime about to end pushes "lifetime ending" once per deadline, whatever the number of scans', async () => {
+    const { sessionId } = await runningTurn();
+    const d = { ...rig.deps, jitter: () => 0.5 };
+    const at = (ms: number) => rig.db.session.update({ where: { id: sessionId }, data: { lifetimeDeadline: new Date(rig.clock.t + ms) } });
+    const ending = async () => (await pushes(sessionId)).filter((r) => r.eventKind === 'lifetime_ending');
+    await at(LIFETIME_NOTICE_MS + 60_000);
+    await pushLifetimesEnding(d);
+    expect(await ending()).toEqual([]);
+    await at(LIFETIME_NOTICE_MS - 60_000);
+    await pushLifetimesEnding(d);
+    await pushLifetimesEnding(d);
+    const rows = await ending();
+    // One per subscribed device (two, above), tagged as the session's.
+    expect(rows).toHaveLength(2);
+    expect(rows.every((r) => r.tag === `session-${sessionId}`)).toBe(true);
+    // A resume moved the deadline: a new notice for the new one.
+    await at(LIFETIME_NOTICE_MS - 30_000);
+    await pushLifetimesEnding(d);
+    expect(await ending()).toHaveLength(4);
   });
 });

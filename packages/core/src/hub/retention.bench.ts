@@ -68,7 +68,16 @@ const writer = (async () => {
 await new Promise((r) => setTimeout(r, 500));
 const baseline = writeMs.length;
 
-const batches: Record<keyof SweepResult, number[]> = { commands: [], events: [], outbox: [], activity: [], prompts: [], deadLetters: [], pushes: [] };
+const batches: Record<keyof SweepResult, number[]> = {
+  commands: [],
+  events: [],
+  outbox: [],
+  activity: [],
+  prompts: [],
+  deadLetters: [],
+  pushes: [],
+  answerTokens: [],
+};
 const s0 = performance.now();
 const result = await sweepRetention(db, { days: 30, onBatch: (kind, _n, ms) => batches[kind].push(ms) });
 const sweepMs = performance.now() - s0;

@@ -140,7 +140,7 @@ describe('retention sweep', () => {
     const recentDeadLetter = await deadLetter(2);
 
     const r = await sweepRetention(db, { days: 30, now: NOW, batchSize: 2, pauseMs: 0 });
-    expect(r).toEqual({ commands: 3, events: 4, outbox: 3, activity: 3, prompts: 0, deadLetters: 1, pushes: 0 });
+    expect(r).toEqual({ commands: 3, events: 4, outbox: 3, activity: 3, prompts: 0, deadLetters: 1, pushes: 0, answerTokens: 0 });
     const letters = (await db.agentDeadLetter.findMany({ where: { nodeId }, select: { id: true } })).map((d) => d.id);
     expect(letters).toEqual([recentDeadLetter]);
     expect(letters).not.toContain(oldDeadLetter);
@@ -171,6 +171,7 @@ describe('retention sweep', () => {
       prompts: 0,
       deadLetters: 0,
       pushes: 0,
+      answerTokens: 0,
     });
     // Once the session lets go of its events and 100 more days pass, they go too (the command's answer with it).
     await db.session.update({ where: { id: sessionId }, data: { pendingFinalEventId: null, deferredEventIds: [] } });
@@ -178,7 +179,7 @@ describe('retention sweep', () => {
     const later = await sweepRetention(db, { days: 30, now: new Date(NOW.getTime() + 100 * DAY), pauseMs: 0 });
     // Left: pending, sent, acked-never-answered, acked-with-unprocessed-answer; the two unprocessed
     // events; the newest outbox row of each group.
-    expect(later).toEqual({ commands: 2, events: 5, outbox: 0, activity: 3, prompts: 0, deadLetters: 1, pushes: 0 });
+    expect(later).toEqual({ commands: 2, events: 5, outbox: 0, activity: 3, prompts: 0, deadLetters: 1, pushes: 0, answerTokens: 0 });
     expect(await db.sessionActivity.count()).toBe(0);
     expect(await db.agentCommand.count({ where: { nodeId } })).toBe(4);
     expect(await db.agentEvent.count({ where: { nodeId } })).toBe(2);

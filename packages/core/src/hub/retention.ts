@@ -1,3 +1,4 @@
+import { sweepPushAnswerTokens } from '../db/repos/push-answer.ts';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../log.ts';
 
@@ -56,6 +57,8 @@ export interface SweepResult {
   prompts: number;
   deadLetters: number;
   pushes: number;
+  /** Push answer tokens a day past their expiry (whatever `days`: they are of no use once expired). */
+  answerTokens: number;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -234,7 +237,9 @@ export async function sweepRetention(db: Db, opts: RetentionOptions): Promise<Sw
     return { deleted: r!.deleted, scanned: r!.scanned, last: r!.lastId === null ? null : BigInt(r!.lastId) };
   });
 
-  return { commands, events, outbox, activity, prompts, deadLetters, pushes };
+  const answerTokens = b.shouldStop() ? 0 : await sweepPushAnswerTokens(db, new Date());
+
+  return { commands, events, outbox, activity, prompts, deadLetters, pushes, answerTokens };
 }
 
 /** Retention settings from the environment (`BRIA_RETENTION_DAYS`, `BRIA_RETENTION_SWEEP_MINUTES`). */

@@ -161,7 +161,7 @@ export type PromptAnswer = { decision: 'allow' | 'deny' | 'always_allow' | 'at_c
 /** The first answer wins: the machine's `answered` move, only from the state it leaves (`pending`). Returns whether this answer won. */
 export async function answerPromptRow(
   tx: Tx,
-  p: { id: string; answer: PromptAnswer; answerId: string; from: 'telegram' | 'dashboard'; now: Date },
+  p: { id: string; answer: PromptAnswer; answerId: string; from: 'telegram' | 'dashboard' | 'notification'; now: Date },
 ): Promise<boolean> {
   const r = await tx.permissionPrompt.updateMany({
     where: { id: p.id, state: { in: promptStatesFor('answered') } },

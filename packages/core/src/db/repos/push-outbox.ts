@@ -25,6 +25,11 @@ export const zPushPayload = z.object({
   promptId: z.uuid().optional(),
   /** The dashboard page to open (relative). */
   url: z.string().max(200),
+  /**
+   * A permission request's Allow / Deny (issue 32): the single-use token this device sends back
+   * to `/api/push/answer`, and when it stops being taken.
+   */
+  answer: z.object({ token: z.string().length(43), expiresAt: z.iso.datetime() }).optional(),
 });
 export type PushPayload = z.infer<typeof zPushPayload>;
 

@@ -113,8 +113,8 @@ export async function renamePushSubscription(db: DbOrTx, o: { id: string; userId
 }
 
 /** Every device a push may go to (one person's product: all the users' devices). */
-export async function pushTargets(db: DbOrTx): Promise<{ id: string }[]> {
-  return db.pushSubscription.findMany({ select: { id: true }, orderBy: { createdAt: 'asc' }, take: 100 });
+export async function pushTargets(db: DbOrTx): Promise<{ id: string; userId: string }[]> {
+  return db.pushSubscription.findMany({ select: { id: true, userId: true }, orderBy: { createdAt: 'asc' }, take: 100 });
 }
 
 const isKind = (k: string): k is PushEventKind => (PUSH_EVENT_KINDS as readonly string[]).includes(k);

@@ -1,5 +1,6 @@
 import { minuteOfDayIn, type PushEventKind, type PushRoute, pushTopicOf, pushTtlSeconds, pushUrgency, routePush } from '../../domain/push-routing.ts';
 import { chatsForSession, type SessionRow, type Tx } from '../../db/repos/sessions.ts';
+import { createPushAnswerToken } from '../../db/repos/push-answer.ts';
 import { enqueuePushes, type PushPayload, withdrawPushes } from '../../db/repos/push-outbox.ts';
 import { pushTargets, readPushSettings, sessionPageVisible, sessionPushMuted } from '../../db/repos/push.ts';
 
@@ -33,6 +34,11 @@ export interface PushEventInput {
   text?: string | null;
   /** The prompt already left `pending` (a hook answered it) before the push was decided. */
   alreadyAnswered?: boolean;
+  /**
+   * A permission request (not a question or dialog): each device's push carries Allow / Deny with
+   * its own single-use answer token, valid until this (capped at `PUSH_ANSWER_TTL_MS`).
+   */
+  answerableUntil?: Date;
 }
 
 /** Writes the pushes for one event of `row`'s session; returns the rule's decision (null: no device at all). */
@@ -68,9 +74,18 @@ export async function pushEvent(tx: Tx, row: SessionRow, e: PushEventInput): Pro
     ...(e.promptId ? { promptId: e.promptId } : {}),
     url: `/sessions/${row.id}`,
   };
+  const rows = [];
+  for (const t of targets) {
+    // One token per device: a token is bound to the request, the device and its user.
+    const answer =
+      e.promptId && e.answerableUntil
+        ? await createPushAnswerToken(tx, { promptId: e.promptId, subscriptionId: t.id, userId: t.userId, now: e.now, promptExpiresAt: e.answerableUntil })
+        : null;
+    rows.push({ target: t, payload: answer ? { ...payload, answer: { token: answer.token, expiresAt: answer.expiresAt.toISOString() } } : payload });
+  }
   await enqueuePushes(
     tx,
-    targets.map((t) => ({
+    rows.map(({ target: t, payload }) => ({
       subscriptionId: t.id,
       dedupeKey: `${e.key}:${t.id}`,
       payload,

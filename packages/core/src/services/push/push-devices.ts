@@ -12,7 +12,6 @@ import {
   renamePushSubscription,
   setPageVisibility,
   upsertPushSubscription,
-  vapidKeys,
 } from '../../db/repos/push.ts';
 
 export type { PushSubscriptionDto };

@@ -1,7 +1,7 @@
 import { AppError } from '../../domain/index.ts';
 import type { PushEventKind, PushMode, QuietHours } from '../../domain/push-routing.ts';
 import type { Db } from '../../db/client.ts';
-import { type PushSettingsDto, readPushSettings, writePushSettings, writeSessionPushMuted } from '../../db/repos/push.ts';
+import { type PushSettingsDto, readPushSettings, sessionPushMuted, writePushSettings, writeSessionPushMuted } from '../../db/repos/push.ts';
 
 export type { PushSettingsDto };
 
@@ -35,4 +35,9 @@ export async function updatePushSettings(
 export async function setSessionPushMuted(deps: { db: Db }, o: { sessionId: string; muted: boolean }): Promise<{ sessionId: string; muted: boolean }> {
   if (!(await writeSessionPushMuted(deps.db, o.sessionId, o.muted))) throw new AppError('NOT_FOUND', { message: 'session not found' });
   return o;
+}
+
+/** Whether push is muted for one session (false for a session that does not exist). */
+export async function getSessionPushMuted(deps: { db: Db }, sessionId: string): Promise<{ sessionId: string; muted: boolean }> {
+  return { sessionId, muted: await sessionPushMuted(deps.db, sessionId) };
 }

@@ -12,7 +12,8 @@ import { endPromptsForStop, stopInProgress } from '../../engine/step/end-prompts
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 import { zAnswers } from '../../protocol/index.ts';
 
-export type PromptSource = 'telegram' | 'dashboard';
+/** Where the answer was given; `notification`: the Allow / Deny of a permission request's push (issue 32). */
+export type PromptSource = 'telegram' | 'dashboard' | 'notification';
 
 export interface AnswerPromptInput {
   promptId: string;
@@ -42,7 +43,7 @@ export interface PromptView {
   canAlwaysAllow: boolean;
   state: PromptState;
   answer: PromptAnswer | null;
-  answeredFrom: 'telegram' | 'dashboard' | 'computer' | null;
+  answeredFrom: 'telegram' | 'dashboard' | 'notification' | 'computer' | null;
   answeredAt: Date | null;
   receivedAt: Date;
   expiresAt: Date;
@@ -173,7 +174,9 @@ export async function answerPrompt(deps: ServiceDeps, input: AnswerPromptInput):
         nodeId: row.nodeId,
         sessionId: row.id,
         type: 'answer_permission',
-        payload: { generation: p.generation, requestId: p.id, answerId, ...answer, from: input.from },
+        // The agent's protocol names two front ends; a notification is the dashboard's (its service
+        // worker), so agents of any version take it. The row and the evidence keep `notification`.
+        payload: { generation: p.generation, requestId: p.id, answerId, ...answer, from: input.from === 'telegram' ? 'telegram' : 'dashboard' },
       });
     }
     await recordEvidence(ctx.tx, {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   getPushSettings,
+  getSessionPushMuted,
   listPushDevices,
   pushVapidKey,
   removePushDevice,
@@ -57,6 +58,10 @@ export const pushRouter = router({
     .input(ZUpdatePushSettings)
     .output(ZPushSettings)
     .mutation(({ ctx, input }) => updatePushSettings({ db: ctx.db }, input)),
+  muted: authedProcedure
+    .input(z.object({ sessionId: ZMuteRequest.shape.sessionId }))
+    .output(ZMuteRequest)
+    .query(({ ctx, input }) => getSessionPushMuted({ db: ctx.db }, input.sessionId)),
   mute: authedProcedure
     .input(ZMuteRequest)
     .output(ZMuteRequest)

@@ -8,6 +8,7 @@ import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
 import { answerPromptRoute, promptsRoute } from './prompts.ts';
 import { cancelMessageRoute, editMessageRoute } from './change-message.ts';
+import { cancelScheduleRoute, scheduleMessageRoute, schedulesRoute } from './schedules.ts';
 import { sendMessageRoute } from './send-message.ts';
 
 export const sessionsRouter = router({
@@ -25,6 +26,9 @@ export const sessionsRouter = router({
   sendMessage: sendMessageRoute,
   cancelMessage: cancelMessageRoute,
   editMessage: editMessageRoute,
+  schedules: schedulesRoute,
+  scheduleMessage: scheduleMessageRoute,
+  cancelSchedule: cancelScheduleRoute,
   newSessionOptions: newSessionOptionsRoute,
   resumeRecommendations: resumeRecommendationsRoute,
   prompts: promptsRoute,

@@ -19,7 +19,7 @@ export const ZPromptView = z.object({
   canAlwaysAllow: z.boolean(),
   state: zPromptState,
   answer: z.object({ decision: zPromptDecision, message: z.string().optional(), answers: zAnswers.optional() }).nullable(),
-  answeredFrom: z.enum(['telegram', 'dashboard', 'computer']).nullable(),
+  answeredFrom: z.enum(['telegram', 'dashboard', 'notification', 'computer']).nullable(),
   answeredAt: zIsoDateOrNull,
   receivedAt: zIsoDate,
   expiresAt: zIsoDate,
