@@ -18,7 +18,7 @@ import { plainTextFallback } from './render/plain-fallback.ts';
 import { answerEveryCallback, refuseButton } from './features/stale.ts';
 import { replyWith } from './outbox/queue.ts';
 
-export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'schedule', 'login'] as const;
+export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'schedule', 'now', 'login'] as const;
 
 /** The Telegram front end: features as composers behind the allow-list, one error boundary. */
 export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<BotContext>): Bot<BotContext> {

@@ -42,7 +42,9 @@ export interface SessionActions {
     sourceKey: string;
     text: string;
     attachments?: AttachmentIn[];
-  }): Promise<{ messageId: string; seq: number }>;
+    /** `/now`: interrupt the running turn and deliver this next (core `sendMessageNow`). */
+    now?: boolean;
+  }): Promise<{ messageId: string; seq: number; interrupted?: boolean }>;
   /** Cancels a queued message never handed to the CLI (core `cancelMessage`); refused `CONFLICT` once it was. */
   cancelMessage(o: { messageId: string }): Promise<{ seq: number }>;
   /** Replaces the text of a queued message never handed to the CLI (core `editMessage`); refused `CONFLICT` once it was. */

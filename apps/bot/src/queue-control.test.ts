@@ -101,6 +101,18 @@ describe('a queued message from Telegram', () => {
     expect([row?.text, row?.originalText]).toEqual(['fix the parser', 'fix the parsre']);
   });
 
+  it('editing a /now message edits its text without the command', async () => {
+    const sid = await busySession();
+    const sent = h.fake.userSends('/now fix the parsre');
+    await h.fake.waitForCall('sendMessage');
+    const [row] = await messageRows(db, { sessionId: sid });
+    expect(row?.text).toBe('fix the parsre');
+    // Still waiting (no agent here takes it): the edit applies to the text alone.
+    h.fake.userEdits(sent.message.message_id, '/now fix the parser');
+    await h.fake.waitForChat((ms) => fromBot(`Message #${row?.seq} edited in the queue`)(ms) !== undefined);
+    expect((await messageRows(db, { sessionId: sid })).map((r) => [r.text, r.originalText])).toEqual([['fix the parser', 'fix the parsre']]);
+  });
+
   it('an edit the CLI could not take as sent (a control character) is not applied, and says so', async () => {
     const sid = await busySession();
     const sent = h.fake.userSends('ring the bell');

@@ -69,4 +69,19 @@ describe('/schedule', () => {
     await waitFor((m) => m.text?.startsWith('Schedule a message to the active session:') ?? false);
     expect(await db.scheduledMessage.count({ where: { sessionId } })).toBe(0);
   });
+
+  it('/now stops the running turn and stores the text as the next message; without text it says how', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const sessionId = await seedSession(db, { nodeId, state: 'Running', title: 'Busy' });
+    await seedChat(db, { chatId: ADA, selectedNodeId: nodeId, active: { nodeId, sessionId } });
+    h.fake.userSends('/now drop that and fix the build');
+    await waitFor((m) => m.text === 'Stopping the running turn; your message goes next.');
+    const msgs = await db.message.findMany({ where: { sessionId }, orderBy: { seq: 'asc' } });
+    expect(msgs.map((m) => [m.text, m.source, m.status])).toEqual([['drop that and fix the build', 'telegram', 'pending']]);
+    // The stop was applied (with nothing in flight in this seeded session it ends at once).
+    expect((await db.session.findUniqueOrThrow({ where: { id: sessionId } })).state).not.toBe('Running');
+    expect((await db.sessionEvidence.findMany({ where: { sessionId, actor: 'user' } })).map((e) => e.event)).toContain('stop_requested');
+    h.fake.userSends('/now');
+    await waitFor((m) => m.text?.startsWith('Send now: /now <text>') ?? false);
+  });
 });

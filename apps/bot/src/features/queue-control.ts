@@ -69,8 +69,10 @@ export function queueControl(): Composer<BotContext> {
     const stored = await messageBySourceKey(deps.db, telegramSourceKey(chatId, msg.message_id));
     // An edit of a message Bria never queued (a command, a refused text) changes nothing.
     if (!stored) return;
+    // A `/now <text>` message was stored as its text: the edit keeps the command out of it too.
+    const text = (msg.text ?? msg.caption ?? '').replace(/^\/now(@\w+)?(\s+|$)/, '');
     try {
-      await deps.actions.editMessage({ messageId: stored.id, text: msg.text ?? msg.caption ?? '' });
+      await deps.actions.editMessage({ messageId: stored.id, text });
     } catch (error) {
       if (!isAppError(error)) throw error;
       const reason = refusalOf(error);

@@ -76,6 +76,32 @@ export function schedules(): Composer<BotContext> {
     }
   });
 
+  // `/now <text>`: interrupt the running turn the CLI's way and deliver the text next (issue 33).
+  c.command('now', async (ctx) => {
+    const { t, deps, chatId } = ctx.bria;
+    const node = await selectedNode(ctx);
+    const session = node ? await activeSession(ctx, node.id) : null;
+    if (!session) return void (await reply(ctx, t('msg.noActive')));
+    const text = typeof ctx.match === 'string' ? ctx.match.trim() : '';
+    if (!text) return void (await reply(ctx, t('now.usage')));
+    try {
+      const r = await deps.actions.acceptMessage({
+        sessionId: session.id,
+        chatId,
+        source: 'telegram',
+        sourceKey: `tg:${chatId}:${ctx.msg?.message_id}`,
+        text,
+        now: true,
+      });
+      if (r.interrupted) await reply(ctx, t('now.interrupted'));
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      if (err.code === 'LIFETIME_EXPIRED') return void deps.wakeOutbox?.();
+      return void (await reply(ctx, t('msg.refusedGeneric')));
+    }
+    await ctx.react('👀').catch(() => undefined);
+  });
+
   c.callbackQuery(/^sch:/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
     if (!data?.arg || !UUID.test(data.arg)) return refuseButton(ctx);

@@ -134,7 +134,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             <LifecycleButtons session={s} part="stop" />
           </div>
         )}
-        {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} />}
+        {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} running={s.state === 'Running'} />}
       </div>
       {s.state !== 'ResumeFailed' && <SchedulePanel sessionId={s.id} />}
       {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}

@@ -397,6 +397,10 @@ const en = {
   'toast.finished': 'Answer ready: {title}',
   'toast.open': 'Open',
   'toast.dismiss': 'Dismiss',
+  'send.now': 'Send now: stop the running turn, this goes next',
+  'send.nowHelp':
+    'Off: your message waits for the running turn (after this turn). On: the turn is interrupted the CLI’s own way and this message is typed next. Remembered for this session in this browser.',
+  'send.interrupted': 'The running turn is being stopped for it.',
   'schedule.title': 'Scheduled messages',
   'schedule.titleCount': 'Scheduled messages ({count})',
   'schedule.every': 'every “{cron}” ({zone})',
@@ -982,6 +986,10 @@ const ru: Record<MessageKey, string> = {
   'toast.finished': 'Ответ готов: {title}',
   'toast.open': 'Открыть',
   'toast.dismiss': 'Скрыть',
+  'send.now': 'Отправить сейчас: остановить текущий ход, это пойдёт следующим',
+  'send.nowHelp':
+    'Выключено: сообщение ждёт конца текущего хода. Включено: ход прерывается средствами самого CLI, и это сообщение вводится следующим. Запоминается для этой сессии в этом браузере.',
+  'send.interrupted': 'Текущий ход останавливается ради него.',
   'schedule.title': 'Запланированные сообщения',
   'schedule.titleCount': 'Запланированные сообщения ({count})',
   'schedule.every': 'по cron «{cron}» ({zone})',

@@ -163,6 +163,9 @@ export const en = {
   'sessions.title': 'Open sessions on {node}:',
   'sessions.none': 'No open sessions on {node}.',
   'sessions.line': '{executor} · {state} · {folder}',
+  'now.usage': 'Send now: /now <text> stops the running turn the CLI’s own way and types your text next. A plain message waits for the turn instead.',
+  'now.interrupted': 'Stopping the running turn; your message goes next.',
+  'cmd.now': 'Stop the running turn and send this next',
   'sched.usage':
     'Schedule a message to the active session:\n/schedule in 30m <text>\n/schedule at 18:30 <text> (or at 2026-12-24 09:00)\n/schedule every 0 9 * * 1-5 <text> (cron, or @daily)\nAdd ! after the time to resume the session first if it is closed then. Times are in {zone} (set on the dashboard under Settings → quiet hours).',
   'sched.none': 'No scheduled messages for this session.',

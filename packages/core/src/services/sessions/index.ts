@@ -26,3 +26,4 @@ export { listSessionsForScripts, type SessionListingItem } from './list-sessions
 export { continueHere, type ContinueHereInput } from './continue-here.ts';
 export { adoptInPlace, type AdoptInPlaceInput } from './adopt-in-place.ts';
 export { cancelSchedule, createSchedule, listActiveSchedules, listSchedules, type CreateScheduleInput, type ScheduleDto } from './schedules.ts';
+export { sendMessageNow } from './send-now.ts';
