@@ -86,11 +86,14 @@ export function MessageBox({
           }
         }}
       />
+      {/* In a div: the composer hides its form's own direct labels (the text box's) visually. */}
       {running && (
-        <label className="check small" title={t('send.nowHelp')}>
-          <input type="checkbox" checked={now} onChange={(e) => setNow(e.target.checked)} data-testid="send-now" />
-          {t('send.now')}
-        </label>
+        <div className="send-now">
+          <label className="check small" title={t('send.nowHelp')}>
+            <input type="checkbox" checked={now} onChange={(e) => setNow(e.target.checked)} data-testid="send-now" />
+            {t('send.now')}
+          </label>
+        </div>
       )}
       <div className="actions">
         {!accepting && <span className="muted small grow">{t('send.notAccepting')}</span>}

@@ -1,6 +1,7 @@
 import { router } from '../../init.ts';
 import { createRoute } from './create.ts';
 import { getRoute } from './get.ts';
+import { changesRoute, commitRoute, finishRoute, pushRoute } from './git.ts';
 import { journalRoute } from './journal.ts';
 import { adoptInPlaceRoute, closeRoute, resumeRoute, continueHereRoute, stopRoute, compactRoute } from './lifecycle.ts';
 import { listAllOpenRoute } from './list-all-open.ts';
@@ -33,4 +34,8 @@ export const sessionsRouter = router({
   resumeRecommendations: resumeRecommendationsRoute,
   prompts: promptsRoute,
   answerPrompt: answerPromptRoute,
+  changes: changesRoute,
+  commit: commitRoute,
+  push: pushRoute,
+  finish: finishRoute,
 });

@@ -71,6 +71,17 @@ export const ZSessionView = z.object({
     .nullable(),
   /** `tmux -L <socket> attach -t <session>`: continue at the computer while Bria runs the CLI. */
   attachCommand: z.string().nullable(),
+  /** The session's own git worktree (docs/worktrees.md); null when it runs in the folder itself. */
+  worktree: z
+    .object({
+      path: z.string(),
+      repo: z.string(),
+      branch: z.string(),
+      baseBranch: z.string(),
+      baseCommit: z.string(),
+      removedAt: zIsoDateOrNull,
+    })
+    .nullable(),
 });
 
 export const ZNodeRequest = z.object({ nodeId: zId });
@@ -155,6 +166,10 @@ export const ZCreateSessionRequest = z.object({
   permissionMode: z.string().max(64).optional(),
   /** Empty = the CLI's own default; the name is checked by the service. */
   model: z.string().max(200).optional(),
+  /** What the session is for, as the user named it (its worktree branch is named from it). */
+  title: z.string().max(200).optional(),
+  /** "In its own worktree" on this new branch (domain `branchFromTitle` suggests it; git has the last word). */
+  worktree: z.object({ branch: z.string().trim().min(1).max(100) }).optional(),
 });
 
 export const ZSendMessageRequest = z.object({
