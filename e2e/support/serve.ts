@@ -242,6 +242,13 @@ try {
       );
       return;
     }
+    // What the mock models were asked (no bodies): a test checks which texts a CLI sent, and which never.
+    const mock = req.method === 'GET' ? /^\/mock\/(claude|codex)\/requests$/.exec(req.url ?? '') : null;
+    if (mock) {
+      const requests = mocks[mock[1] as 'claude' | 'codex'].requests.map(({ body: _body, ...r }) => r);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(requests));
+      return;
+    }
     if (req.method !== 'POST' || !req.url?.startsWith('/login-link')) {
       res.writeHead(404).end();
       return;

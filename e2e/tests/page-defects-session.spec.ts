@@ -193,16 +193,17 @@ for (const viewport of [
         // Shown before it is delivered, in the conversation itself.
         await expect(page.getByTestId('conversation')).toContainText(followUp);
         const queued = page.getByTestId('conversation').locator('li', { hasText: followUp });
-        const why = queued.getByTestId('queue-wait');
-        await expect(why).toHaveText('Waits for your answer to the open permission request: Bria types nothing while the CLI asks.');
-        await expect(why).toHaveAttribute('data-reason', 'prompt_open');
+        // Issue 33: it says which dialog holds it.
+        const why = queued.getByTestId('queue-line');
+        await expect(why).toHaveText('Held while the permission request for Bash is open: answer it and this goes next.');
+        await expect(why).toHaveAttribute('data-state', 'held');
         expect((await db.message.findFirstOrThrow({ where: { sessionId: s.id, text: followUp } })).status).toBe('pending');
         await saveShot(page, `defect-4-queued-${viewport.width}`);
 
         await card.getByRole('button', { name: 'Allow', exact: true }).click();
         // Answered, the follow-up goes once the asking turn ended, and its answer arrives where it was.
         await expect(page.getByTestId('final').filter({ hasText: followUp })).toHaveCount(1, { timeout: 180_000 });
-        await expect(page.getByTestId('queue-wait')).toHaveCount(0);
+        await expect(page.getByTestId('queue-line')).toHaveCount(0);
         expect((await db.message.findFirstOrThrow({ where: { sessionId: s.id, text: followUp } })).status).toBe('completed');
       } finally {
         await closeQuietly(s.id);

@@ -10,6 +10,7 @@ import { messages } from './features/messages.ts';
 import { newSession } from './features/new-session.ts';
 import { nodes } from './features/nodes.ts';
 import { prompts } from './features/prompts.ts';
+import { queueControl } from './features/queue-control.ts';
 import { schedules } from './features/schedules.ts';
 import { settings } from './features/settings.ts';
 import { unsupportedMessages } from './features/unsupported.ts';
@@ -32,7 +33,7 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
   bot.use((_ctx, next) => (deps.accepting === undefined || deps.accepting() ? next() : undefined));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
-  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), schedules(), prompts(), messages(), unsupportedMessages());
+  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), schedules(), prompts(), queueControl(), messages(), unsupportedMessages());
   // Data no feature recognises (an old build's button, or tampered): out of date, and the card refreshed.
   bot.callbackQuery(/.*/, refuseButton);
 

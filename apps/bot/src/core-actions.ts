@@ -3,6 +3,8 @@ import path from 'node:path';
 import {
   acceptMessage,
   answerPrompt,
+  cancelMessage,
+  editMessage,
   closeSession,
   compactSession,
   continueHere,
@@ -107,10 +109,18 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
       const m = { sessionId: i.sessionId, text: i.text, source: i.source, sourceKey: i.sourceKey, ...(attachments ? { attachments } : {}) };
       if (i.now) {
         const r = await sendMessageNow(deps, m);
-        return { messageId: r.message.id, interrupted: r.interrupted };
+        return { messageId: r.message.id, seq: r.message.seq, interrupted: r.interrupted };
       }
       const r = await acceptMessage(deps, m);
-      return { messageId: r.message.id };
+      return { messageId: r.message.id, seq: r.message.seq };
+    },
+    async cancelMessage(i) {
+      const r = await cancelMessage(deps, { messageId: i.messageId });
+      return { seq: r.seq };
+    },
+    async editMessage(i) {
+      const r = await editMessage(deps, { messageId: i.messageId, text: i.text });
+      return { seq: r.seq };
     },
     async updateSettings(i) {
       await updateSettings(deps, {

@@ -44,7 +44,11 @@ export interface SessionActions {
     attachments?: AttachmentIn[];
     /** `/now`: interrupt the running turn and deliver this next (core `sendMessageNow`). */
     now?: boolean;
-  }): Promise<{ messageId: string; interrupted?: boolean }>;
+  }): Promise<{ messageId: string; seq: number; interrupted?: boolean }>;
+  /** Cancels a queued message never handed to the CLI (core `cancelMessage`); refused `CONFLICT` once it was. */
+  cancelMessage(o: { messageId: string }): Promise<{ seq: number }>;
+  /** Replaces the text of a queued message never handed to the CLI (core `editMessage`); refused `CONFLICT` once it was. */
+  editMessage(o: { messageId: string; text: string }): Promise<{ seq: number }>;
   updateSettings(o: { lifetimeHours?: number | null; resumeRecommendations?: boolean }): Promise<void>;
   setExecutors(o: { nodeId: string; executors: Executor[] }): Promise<void>;
   /** The permission mode preselected for new sessions of one executor on a node. */

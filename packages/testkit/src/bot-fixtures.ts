@@ -99,6 +99,9 @@ export const seedMessage = (db: Db, data: Prisma.MessageUncheckedCreateInput) =>
 export const messageTexts = async (db: Db, sessionId: string): Promise<string[]> =>
   (await db.message.findMany({ where: { sessionId }, orderBy: { seq: 'asc' }, select: { text: true } })).map((m) => m.text);
 export const messageRows = (db: Db, where: Prisma.MessageWhereInput) => db.message.findMany({ where, orderBy: { seq: 'asc' } });
+export async function changeMessage(db: Db, id: string, data: Prisma.MessageUncheckedUpdateInput): Promise<void> {
+  await db.message.update({ where: { id }, data });
+}
 export const countMessages = (db: Db, where: Prisma.MessageWhereInput = {}): Promise<number> => db.message.count({ where });
 
 export async function seedEvidence(db: Db, data: Prisma.SessionEvidenceUncheckedCreateInput): Promise<void> {

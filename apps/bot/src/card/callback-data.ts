@@ -23,6 +23,8 @@ export const ACTIONS = [
   'fnode',
   'pmode',
   'pmodel',
+  /** Cancel a queued message (version: its seq; arg: its id). */
+  'qcancel',
   /** Cancel a scheduled message (arg: its id). */
   'sch',
 ] as const;

@@ -8,6 +8,7 @@ import type { MessageKey } from '@bria/core/i18n';
 import { closedByLifetime, getSessionView } from '@bria/core/services';
 import { activeSession, rememberedSession, selectedNode } from './home.ts';
 import { reply } from '../outbox/queue.ts';
+import { replyStoredInQueue } from './queue-control.ts';
 
 /** The sentences core names for a text its session's CLI could not pass on as sent. */
 const CLI_TEXT_KEYS: ReadonlySet<string> = new Set(['msg.refusedCliCommand', 'msg.refusedCliWhitespace', 'msg.refusedCliWord'] satisfies CliTextRefusal[]);
@@ -92,8 +93,9 @@ export function messages(): Composer<BotContext> {
         return void (await reply(ctx, t('attach.failed')));
       }
     }
+    let stored: { messageId: string; seq: number };
     try {
-      await deps.actions.acceptMessage({
+      stored = await deps.actions.acceptMessage({
         sessionId: session.id,
         chatId,
         source: 'telegram',
@@ -108,6 +110,7 @@ export function messages(): Composer<BotContext> {
       return void (await reply(ctx, t(await refusalKey(ctx, session.id, error, attachments !== undefined))));
     }
     await ctx.react('👀').catch(() => undefined);
+    await replyStoredInQueue(ctx, { sessionId: session.id, ...stored });
   });
   return c;
 }

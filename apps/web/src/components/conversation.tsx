@@ -6,9 +6,22 @@ import { DraftBubble, type DraftView } from './draft.tsx';
 import { type ActivityRow, type PlacedActivity, placeActivity, storedAnchors } from './activity-stream.ts';
 import { useI18n } from './i18n-context.tsx';
 import { Markdown } from './markdown.tsx';
+import {
+  CancelledMessage,
+  ChangeNoticeLine,
+  EditedOriginal,
+  lineOf,
+  QueueControls,
+  type QueueFacts,
+  QueueStateTag,
+  useChangeNotices,
+} from './message-change.tsx';
+import { type HeldBy, placeCancelled, TAIL } from './queue-line.ts';
 import type { ConversationItem, JournalView, QueueWait } from './types.ts';
 
 const FAILED = new Set(['terminal_failed', 'failed', 'unknown']);
+/** Not in any journal yet: waiting in Bria's queue, or being handed to the CLI. */
+const IN_QUEUE = new Set(['pending', 'leased', 'accepted']);
 type JournalTurn = Extract<JournalView, { available: true }>['turns'][number];
 
 /**
@@ -18,6 +31,7 @@ type JournalTurn = Extract<JournalView, { available: true }>['turns'][number];
  * the live stream even while the journal itself is not re-read).
  */
 export function Conversation(props: {
+  sessionId: string;
   journal: JournalView | undefined;
   journalLoading: boolean;
   items: ConversationItem[];
@@ -34,10 +48,14 @@ export function Conversation(props: {
   awaiting?: ReadonlySet<string>;
   /** What the oldest queued message waits for (`sessions.get` queueWait). */
   queueWait?: QueueWait | null;
+  /** The dialog of the CLI that holds the queue now, if one is open. */
+  heldBy?: HeldBy;
   onEarlier?: () => void;
 }) {
   const { t } = useI18n();
   const { journal } = props;
+  const notices = useChangeNotices();
+  const facts: QueueFacts = { sessionId: props.sessionId, items: props.items, wait: props.queueWait ?? null, heldBy: props.heldBy ?? null, ...notices };
   return (
     <section aria-labelledby="conv-title" className="block">
       <h2 id="conv-title">{t('conv.title')}</h2>
@@ -53,7 +71,7 @@ export function Conversation(props: {
           now={props.now}
           draft={props.draft ?? null}
           awaiting={props.awaiting}
-          queueWait={props.queueWait ?? null}
+          facts={facts}
           onEarlier={journal.offset > 0 ? props.onEarlier : undefined}
         />
       ) : (
@@ -79,7 +97,7 @@ export function Conversation(props: {
             working={props.working ?? false}
             draft={props.draft ?? null}
             awaiting={props.awaiting}
-            queueWait={props.queueWait ?? null}
+            facts={facts}
           />
         </>
       )}
@@ -105,7 +123,7 @@ function JournalTurns({
   now,
   draft,
   awaiting,
-  queueWait,
+  facts,
   onEarlier,
 }: {
   turns: JournalTurn[];
@@ -118,13 +136,21 @@ function JournalTurns({
   now: number;
   draft: DraftView | null;
   awaiting: ReadonlySet<string> | undefined;
-  queueWait: QueueWait | null;
+  facts: QueueFacts;
   onEarlier: (() => void) | undefined;
 }) {
   const { t } = useI18n();
-  // Messages still in Bria's queue are in no journal yet: they follow the turns, each saying why it waits.
+  // Messages still in Bria's queue (or on their way into the CLI) are in no journal yet: they follow
+  // the turns, each saying where it is; cancelled ones never reach a journal and stay where they were sent.
   const inJournal = new Set(turns.flatMap((turn) => (turn.message ? [turn.message.id] : [])));
-  const queued = items.filter((m) => m.status === 'pending' && !inJournal.has(m.id));
+  const cancelled = placeCancelled(
+    turns.map((turn) => ({ ref: turn.nativeRef, messageId: turn.message?.id ?? null })),
+    items,
+    total === turns.length,
+  );
+  // After the last turn, in the order sent: what is still queued and what was cancelled after it.
+  const queued = [...items.filter((m) => IN_QUEUE.has(m.status) && !inJournal.has(m.id)), ...(cancelled.get(TAIL) ?? [])].sort((a, b) => a.seq - b.seq);
+  const byId = new Map(items.map((m) => [m.id, m]));
   // A draft belongs under its message's turn; a turn the journal does not show yet gets its own line.
   const draftItem = draft ? items.find((m) => m.id === draft.messageId && m.finalText === null) : undefined;
   const draftTurn = draft ? turns.find((turn) => turn.message?.id === draft.messageId) : undefined;
@@ -160,20 +186,27 @@ function JournalTurns({
       {turns.length === 0 && <p className="muted">{t('conv.emptyJournal')}</p>}
       <ol className="conversation" data-testid="conversation" data-source="journal">
         <Loose placed={placed} after="" items={items} now={now} awaiting={awaiting} />
+        {cancelled.get('')?.map((m) => (
+          <CancelledMessage key={m.id} message={m} facts={facts} />
+        ))}
         {turns.map((turn, i) => {
           const last = i === turns.length - 1;
           const ended = turn.message && FAILED.has(turn.message.status) ? turn.message : null;
           const mark = MARK[turn.state];
+          const own = turn.message ? byId.get(turn.message.id) : undefined;
           return (
             <Fragment key={turn.nativeRef}>
-              <li className="turn" data-testid="turn" data-state={turn.state}>
+              <li className="turn" data-testid="turn" data-state={turn.state} data-message-id={own?.id}>
                 <div className="bubble bubble-user">
                   <p className="who">
                     {t('conv.you')}
                     {turn.message ? '' : <span className="muted"> · {t('conv.outsideBria')}</span>}
+                    {own && <QueueStateTag message={own} line={lineOf(own, facts)} />}
                   </p>
                   <div className="plain">{turn.prompt}</div>
+                  {own && <EditedOriginal message={own} />}
                 </div>
+                {own && <ChangeNoticeLine messageId={own.id} facts={facts} />}
                 <ActivityList rows={placed.byTurn.get(turn.nativeRef) ?? []} now={now} awaiting={awaiting} />
                 {draft && turn === draftTurn && turn.final === undefined && draftItem && <DraftBubble draft={draft} />}
                 {turn.final !== undefined && (
@@ -200,6 +233,9 @@ function JournalTurns({
                 {turn.clipped && <p className="muted small">{t('conv.clipped')}</p>}
               </li>
               <Loose placed={placed} after={turn.nativeRef} items={items} now={now} awaiting={awaiting} />
+              {cancelled.get(turn.nativeRef)?.map((m) => (
+                <CancelledMessage key={m.id} message={m} facts={facts} />
+              ))}
             </Fragment>
           );
         })}
@@ -208,17 +244,25 @@ function JournalTurns({
             <DraftBubble draft={looseDraft} />
           </li>
         )}
-        {queued.map((m) => (
-          <li key={m.id} className="turn turn-queued" data-testid="queued-message" data-message-id={m.id}>
-            <div className="bubble bubble-user bubble-queued">
-              <p className="who">
-                {t('conv.you')} <span className="muted">· {t('conv.queuedTitle', { seq: m.seq })}</span>
-              </p>
-              <div className="plain">{m.text}</div>
-            </div>
-            <QueueWaitLine message={m} items={items} wait={queueWait} />
-          </li>
-        ))}
+        {queued.map((m) => {
+          if (m.status === 'cancelled') return <CancelledMessage key={m.id} message={m} facts={facts} />;
+          const line = lineOf(m, facts);
+          return (
+            <li key={m.id} className="turn turn-queued" data-testid="queued-message" data-message-id={m.id} data-state={line.state}>
+              <div className="bubble bubble-user bubble-queued">
+                <p className="who">
+                  {t('conv.you')}
+                  <QueueStateTag message={m} line={line} />
+                </p>
+                <div className="plain" data-testid="queued-text">
+                  {m.text}
+                </div>
+                <EditedOriginal message={m} />
+              </div>
+              <QueueControls message={m} line={line} facts={facts} />
+            </li>
+          );
+        })}
       </ol>
     </>
   );
@@ -233,7 +277,7 @@ function StoredTurns({
   working,
   draft,
   awaiting,
-  queueWait,
+  facts,
 }: {
   items: ConversationItem[];
   total: number;
@@ -242,7 +286,7 @@ function StoredTurns({
   working: boolean;
   draft: DraftView | null;
   awaiting: ReadonlySet<string> | undefined;
-  queueWait: QueueWait | null;
+  facts: QueueFacts;
 }) {
   const { t } = useI18n();
   const placed = placeActivity(storedAnchors(items), activity);
@@ -252,46 +296,55 @@ function StoredTurns({
       {items.length === 0 && <p className="muted">{t('conv.empty')}</p>}
       <ol className="conversation" data-testid="conversation" data-source="stored">
         <Loose placed={placed} after="" items={items} now={now} awaiting={awaiting} />
-        {items.map((m) => (
-          <Fragment key={m.id}>
-            <li className="turn" data-testid="turn" data-status={m.status}>
-              <div className="bubble bubble-user">
-                <p className="who">
-                  {t('conv.you')}
-                  {m.mainMessageId && <span className="muted"> · {t('conv.followUp')}</span>}
-                  {m.attachmentCount > 0 && <span className="muted"> · {t('conv.attachments', { count: m.attachmentCount })}</span>}
-                </p>
-                <div className="plain">{m.text}</div>
-              </div>
-              <ActivityList rows={placed.byTurn.get(m.id) ?? []} now={now} awaiting={awaiting} />
-              {draft && draft.messageId === m.id && m.finalText === null && <DraftBubble draft={draft} />}
-              {m.finalText !== null && (
-                <div className="bubble bubble-agent" data-testid="final">
-                  <p className="who">{t('conv.agent')}</p>
-                  <Markdown text={m.finalText} />
+        {items.map((m) => {
+          const line = lineOf(m, facts);
+          return (
+            <Fragment key={m.id}>
+              <li className="turn" data-testid="turn" data-status={m.status} data-message-id={m.id}>
+                <div className={`bubble bubble-user${m.status === 'cancelled' ? ' bubble-cancelled' : m.status === 'pending' ? ' bubble-queued' : ''}`}>
+                  <p className="who">
+                    {t('conv.you')}
+                    {m.mainMessageId && <span className="muted"> · {t('conv.followUp')}</span>}
+                    {m.attachmentCount > 0 && <span className="muted"> · {t('conv.attachments', { count: m.attachmentCount })}</span>}
+                    <QueueStateTag message={m} line={line} />
+                  </p>
+                  <div className="plain">{m.text}</div>
+                  <EditedOriginal message={m} />
                 </div>
-              )}
-              {FAILED.has(m.status) &&
-                (m.attachmentFailure ? (
-                  <p className="turn-mark turn-mark-attachment" role="note" data-testid="turn-attachment-failed">
-                    {t(`queue.attachment.${m.attachmentFailure}`)}
-                  </p>
-                ) : stoppedByYou(m) ? (
-                  <p className="turn-mark turn-mark-calm" role="note" data-testid="turn-failed">
-                    {t('conv.stopped')}
-                  </p>
+                <ActivityList rows={placed.byTurn.get(m.id) ?? []} now={now} awaiting={awaiting} />
+                {draft && draft.messageId === m.id && m.finalText === null && <DraftBubble draft={draft} />}
+                {m.finalText !== null && (
+                  <div className="bubble bubble-agent" data-testid="final">
+                    <p className="who">{t('conv.agent')}</p>
+                    <Markdown text={m.finalText} />
+                  </div>
+                )}
+                {FAILED.has(m.status) &&
+                  (m.attachmentFailure ? (
+                    <p className="turn-mark turn-mark-attachment" role="note" data-testid="turn-attachment-failed">
+                      {t(`queue.attachment.${m.attachmentFailure}`)}
+                    </p>
+                  ) : stoppedByYou(m) ? (
+                    <p className="turn-mark turn-mark-calm" role="note" data-testid="turn-failed">
+                      {t('conv.stopped')}
+                    </p>
+                  ) : (
+                    <p className="turn-mark" role="note" data-testid="turn-failed">
+                      {t('conv.interrupted')}: {t(`status.${m.status}` as AnyKey)}
+                      {m.outcomeDetail ? ` (${m.outcomeDetail})` : ''}
+                    </p>
+                  ))}
+                {m.finalText === null && (m.status === 'accepted' || m.status === 'leased') && <Working working={working} />}
+                {m.status === 'pending' || m.status === 'cancelled' ? (
+                  <QueueControls message={m} line={line} facts={facts} />
                 ) : (
-                  <p className="turn-mark" role="note" data-testid="turn-failed">
-                    {t('conv.interrupted')}: {t(`status.${m.status}` as AnyKey)}
-                    {m.outcomeDetail ? ` (${m.outcomeDetail})` : ''}
-                  </p>
-                ))}
-              {m.finalText === null && (m.status === 'accepted' || m.status === 'leased') && <Working working={working} />}
-              {m.status === 'pending' && <QueueWaitLine message={m} items={items} wait={queueWait} />}
-            </li>
-            <Loose placed={placed} after={m.id} items={items} now={now} awaiting={awaiting} />
-          </Fragment>
-        ))}
+                  <ChangeNoticeLine messageId={m.id} facts={facts} />
+                )}
+              </li>
+              <Loose placed={placed} after={m.id} items={items} now={now} awaiting={awaiting} />
+            </Fragment>
+          );
+        })}
       </ol>
     </>
   );
@@ -307,26 +360,6 @@ function Working({ working }: { working: boolean }) {
     <p className="working small" role="status" data-testid="turn-working" data-working={working}>
       {working && <span className="working-dot" aria-hidden="true" />}
       {working ? t('conv.working') : t('conv.waiting')}
-    </p>
-  );
-}
-
-/**
- * Why a message still in the queue has not reached the agent: the queue's own gate for the oldest
- * one (`queueWait`), "the message before it" for those behind it.
- */
-function QueueWaitLine({ message, items, wait }: { message: ConversationItem; items: readonly ConversationItem[]; wait: QueueWait | null }) {
-  const { t } = useI18n();
-  const head = wait?.messageId === message.id;
-  const before = items.filter((m) => m.status === 'pending' && m.seq < message.seq).at(-1);
-  const text = head
-    ? t(wait.reason === null || wait.reason === 'claimed_elsewhere' ? 'conv.queuedWait.handing' : (`conv.queuedWait.${wait.reason}` as AnyKey))
-    : before
-      ? t('conv.queuedWait.behind', { seq: before.seq })
-      : t('conv.queued');
-  return (
-    <p className="working small" role="status" data-testid="queue-wait" data-reason={head ? (wait.reason ?? 'handing') : before ? 'behind' : 'queued'}>
-      {text}
     </p>
   );
 }
@@ -348,52 +381,5 @@ function Loose({
     placed.after
       .get(after)
       ?.map((g) => <LooseActivity key={g.key} group={g} seq={items.find((m) => m.id === g.messageId)?.seq} now={now} awaiting={awaiting} />) ?? null
-  );
-}
-
-/** Each message's place in the durable queue and its outcome. */
-export function QueueTable({ items }: { items: ConversationItem[] }) {
-  const { t, locale } = useI18n();
-  const time = new Intl.DateTimeFormat(locale, { timeStyle: 'medium' });
-  return (
-    <section aria-labelledby="queue-title" className="block">
-      <h2 id="queue-title">{t('queue.title')}</h2>
-      {items.length === 0 ? (
-        <p className="muted">{t('queue.empty')}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="queue">
-            <thead>
-              <tr>
-                <th scope="col">{t('queue.seq')}</th>
-                <th scope="col">{t('queue.status')}</th>
-                <th scope="col">{t('queue.at')}</th>
-                <th scope="col">{t('queue.detail')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((m) => (
-                <tr key={m.id} data-testid="queue-row" data-status={m.status} data-attachment-failure={m.attachmentFailure ?? undefined}>
-                  <td>{m.seq}</td>
-                  <td>
-                    {m.attachmentFailure ? (
-                      <span className="pill pill-attachment" data-testid="queue-attachment-failed">
-                        {t(`queue.attachment.${m.attachmentFailure}`)}
-                      </span>
-                    ) : (
-                      <span className={`pill pill-${m.status}`}>{t(`status.${m.status}` as AnyKey)}</span>
-                    )}
-                  </td>
-                  <td>
-                    <time dateTime={m.createdAt}>{time.format(new Date(m.createdAt))}</time>
-                  </td>
-                  <td className="muted small">{m.attachmentFailure ? t('queue.attachment.note') : (m.outcomeDetail ?? '')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
   );
 }

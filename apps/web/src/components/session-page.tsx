@@ -8,7 +8,9 @@ import { type RefObject, useCallback, useEffect, useRef, useState } from 'react'
 import Link from 'next/link';
 import { awaitingSteps, contextText, isWorking } from './activity-stream.ts';
 import { ChangesDetails } from './changes-panel.tsx';
-import { Conversation, QueueTable } from './conversation.tsx';
+import { Conversation } from './conversation.tsx';
+import { heldByOf } from './queue-line.ts';
+import { QueueTable } from './queue-table.tsx';
 import { useDraft } from './draft.tsx';
 import { TerminalView } from './terminal-view.tsx';
 import { EvidenceTimeline } from './evidence-timeline.tsx';
@@ -109,6 +111,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       )}
       <div ref={follow.chatRef}>
         <Conversation
+          sessionId={s.id}
           journal={journal.data}
           journalLoading={journal.isPending}
           items={conversation.items}
@@ -121,6 +124,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           draft={draft}
           awaiting={awaitingSteps(activity, prompts.data?.prompts)}
           queueWait={q.data.queueWait}
+          heldBy={heldByOf(dialog, prompts.data?.prompts)}
           onEarlier={limit < JOURNAL_MAX ? () => setLimit((l) => Math.min(JOURNAL_MAX, l + JOURNAL_PAGE)) : undefined}
         />
         {/* What the agent asks you comes where the newest turn is, right above the composer. */}

@@ -9,6 +9,8 @@ export interface ConversationMessageDto {
   seq: number;
   source: string;
   text: string;
+  /** The text first sent, when the user edited the message while it was queued (issue 33). */
+  originalText: string | null;
   finalText: string | null;
   status: MessageStatus;
   mainMessageId: string | null;
@@ -31,6 +33,7 @@ export async function listConversation(db: DbOrTx, sessionId: string, limit: num
         seq: true,
         source: true,
         text: true,
+        originalText: true,
         finalText: true,
         status: true,
         mainMessageId: true,

@@ -1,4 +1,4 @@
-import { attachCommand, contextPercent, type CurrentActivity, handoffOf, type SessionState } from '../../domain/index.ts';
+import { attachCommand, contextPercent, type CurrentActivity, handoffOf, type MessageStatus, type SessionState } from '../../domain/index.ts';
 import type { Db } from '../client.ts';
 import type { Executor } from '../../protocol/messages.ts';
 
@@ -213,4 +213,29 @@ export async function lastEvidenceId(db: Db, sessionId: string): Promise<bigint>
 /** Whether a resume of this session was asked for after the mark (its `resume_requested` record). */
 export async function resumeAskedSince(db: Db, sessionId: string, mark: bigint): Promise<boolean> {
   return (await db.sessionEvidence.count({ where: { sessionId, event: 'resume_requested', id: { gt: mark } } })) > 0;
+}
+
+/**
+ * Where message `seq` stands: how many messages of its session are still ahead of it (waiting or with
+ * the CLI), and the open request of the CLI that holds the queue, if one is open (the oldest).
+ */
+export async function queuePosition(
+  db: Db,
+  o: { sessionId: string; seq: number },
+): Promise<{ ahead: number; openPrompt: { kind: string; toolName: string } | null }> {
+  const [ahead, session, prompt] = await Promise.all([
+    db.message.count({ where: { sessionId: o.sessionId, seq: { lt: o.seq }, status: { in: ['pending', 'leased', 'accepted'] } } }),
+    db.session.findUnique({ where: { id: o.sessionId }, select: { openPrompts: true } }),
+    db.permissionPrompt.findFirst({
+      where: { sessionId: o.sessionId, resolvedAt: null },
+      orderBy: { receivedAt: 'asc' },
+      select: { kind: true, toolName: true },
+    }),
+  ]);
+  return { ahead, openPrompt: session && session.openPrompts > 0 ? prompt : null };
+}
+
+/** The queued message a Telegram message became (its `sourceKey`, `tg:<chat>:<message id>`), if any. */
+export async function messageBySourceKey(db: Db, sourceKey: string): Promise<{ id: string; sessionId: string; seq: number; status: MessageStatus } | null> {
+  return db.message.findUnique({ where: { sourceKey }, select: { id: true, sessionId: true, seq: true, status: true } });
 }

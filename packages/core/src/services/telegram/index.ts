@@ -31,6 +31,8 @@ export {
   listOpenSessionViews,
   type NodeView,
   OPEN_SESSION_STATES,
+  messageBySourceKey,
+  queuePosition,
   queueLength,
   readSettingsView,
   recentFolders,

@@ -96,6 +96,8 @@ const zMessage = z.object({
   seq: z.number().int(),
   source: z.string(),
   text: z.string(),
+  /** The text first sent, kept when the message was edited in the queue. */
+  originalText: z.string().nullable(),
   finalText: z.string().nullable(),
   status: zMessageStatus,
   mainMessageId: zId.nullable(),
