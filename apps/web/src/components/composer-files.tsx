@@ -33,7 +33,12 @@ export function filesRefusal(files: readonly PickedFile[]): 'too_many' | 'too_bi
 export function ComposerFiles({ files, onRemove }: { files: readonly PickedFile[]; onRemove: (key: string) => void }) {
   const { t } = useI18n();
   const urls = useMemo(() => new Map(files.filter((f) => f.file.type.startsWith('image/')).map((f) => [f.key, URL.createObjectURL(f.file)])), [files]);
-  useEffect(() => () => urls.forEach((u) => URL.revokeObjectURL(u)), [urls]);
+  useEffect(
+    () => () => {
+      for (const u of urls.values()) URL.revokeObjectURL(u);
+    },
+    [urls],
+  );
   if (files.length === 0) return null;
   return (
     <ul className="composer-files" data-testid="composer-files">

@@ -5,11 +5,11 @@ import type { StoredAttachment } from '../../engine/step/carry-attachments.ts';
 
 /** A file name safe on any disk: no folders, no control characters, at most 120 characters. */
 export function safeAttachmentName(name: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
-  const clean = path
-    .basename(name)
-    .replace(/[\u0000-\u001f\u007f/\\]/g, '_')
-    .trim();
+  const base = path.basename(name);
+  let clean = '';
+  // Control characters and separators become "_" (a code-point test: no control characters in a regex).
+  for (const ch of base) clean += ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f || ch === '/' || ch === '\\' ? '_' : ch;
+  clean = clean.trim();
   return (clean === '' || clean === '.' || clean === '..' ? 'file' : clean).slice(-120);
 }
 
