@@ -1,5 +1,6 @@
 import { AppError } from '../domain/index.ts';
-import { decideScheduleRun, nextAfterOccurrence, type ScheduleRunDecision } from '../domain/schedule.ts';
+import { decideScheduleRun, type ScheduleRunDecision } from '../domain/schedule.ts';
+import { nextAfterOccurrence } from '../services/sessions/schedule-time.ts';
 import { acceptMessage } from '../services/sessions/accept-message.ts';
 import { resumeSession } from '../services/sessions/resume-session.ts';
 import type { EngineDeps } from './session-work.ts';

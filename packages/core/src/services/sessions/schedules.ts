@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../domain/index.ts';
-import { checkScheduleSpec, SCHEDULES_PER_SESSION, type ScheduleIfBusy, type ScheduleSpecRefusal } from '../../domain/schedule.ts';
+import { SCHEDULES_PER_SESSION, type ScheduleIfBusy } from '../../domain/schedule.ts';
+import { checkScheduleSpec, type ScheduleSpecRefusal } from './schedule-time.ts';
 import { checkMessageText } from './accept-message.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
 
