@@ -23,3 +23,5 @@ export * from './hub-reach.ts';
 export * from './handoff.ts';
 export * from './push-routing.ts';
 export * from './push-delivery.ts';
+export * from './usage-prices.ts';
+export * from './spend-gate.ts';
