@@ -52,7 +52,7 @@ export interface SessionViewDto {
  * outcomes, evidence timeline and usage over time. Message texts leave only through this DTO.
  */
 export async function getSessionView(deps: ServiceDeps, input: { sessionId: string }): Promise<SessionViewDto> {
-  const { db } = depsOf(deps);
+  const { db, clock } = depsOf(deps);
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
   const [node, conversation, evidence, usageHistory, activity, pump] = await Promise.all([
@@ -63,7 +63,7 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
     listSessionActivity(db, row.id, { limit: ACTIVITY_LIMIT }),
     readPumpView(db, row.id),
   ]);
-  const [byModel, usageSettings, hold] = await Promise.all([sessionTokensByModel(db, row.id), readUsageSettings(db), readSpendHold(db, row, new Date())]);
+  const [byModel, usageSettings, hold] = await Promise.all([sessionTokensByModel(db, row.id), readUsageSettings(db), readSpendHold(db, row, clock.now())]);
   const cost = estimateCost(byModel, usageSettings.priceOverrides);
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   const usage = row.usage && typeof row.usage === 'object' && !Array.isArray(row.usage) ? (row.usage as Record<string, unknown>) : null;
