@@ -312,7 +312,12 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       // turn's tokens, whatever the generation: the tokens were spent either way.
       return [
         { type: 'patch', fields: { usage: e.payload } },
-        { type: 'record_usage', tokens: reportedTokens(e.payload), model: typeof e.payload.model === 'string' ? e.payload.model : null, messageId: typeof e.payload.messageId === 'string' ? e.payload.messageId : null },
+        {
+          type: 'record_usage',
+          tokens: reportedTokens(e.payload),
+          model: typeof e.payload.model === 'string' ? e.payload.model : null,
+          messageId: typeof e.payload.messageId === 'string' ? e.payload.messageId : null,
+        },
       ];
     case 'blocked_on_prompt':
       // Also while Starting: a CLI on a dialog (trust, permission, login) waits for the user on the

@@ -148,7 +148,13 @@ describe('queueWait: what the oldest queued message waits for (the session page 
 describe('pump decision under a usage limit or a budget (spendHold)', () => {
   const limit = { kind: 'usage_limit', resetsAt: new Date(T.getTime() + 3_600_000) } as const;
   const budget = { kind: 'budget_reached', scope: 'day', budgetUsd: 5, spentUsd: 5 } as const;
-  const table: { name: string; row: PumpRow; queue: ReturnType<typeof msg>[]; spend: typeof limit | typeof budget | null; kind: 'deliver' | 'drain' | 'none' }[] = [
+  const table: {
+    name: string;
+    row: PumpRow;
+    queue: ReturnType<typeof msg>[];
+    spend: typeof limit | typeof budget | null;
+    kind: 'deliver' | 'drain' | 'none';
+  }[] = [
     { name: 'Ready, no hold → the head goes', row: row('Ready'), queue: [msg('a', 1, 'pending')], spend: null, kind: 'deliver' },
     { name: 'Ready, usage limit → it waits', row: row('Ready'), queue: [msg('a', 1, 'pending')], spend: limit, kind: 'none' },
     { name: 'Ready, budget reached → it waits', row: row('Ready'), queue: [msg('a', 1, 'pending')], spend: budget, kind: 'none' },
@@ -160,7 +166,13 @@ describe('pump decision under a usage limit or a budget (spendHold)', () => {
       kind: 'none',
     },
     { name: 'Running with nothing in flight still drains under a hold', row: row('Running'), queue: [msg('a', 1, 'pending')], spend: limit, kind: 'drain' },
-    { name: 'an expired Ready session with a held message does not drain', row: row('Ready', { lifetimeExpired: true }), queue: [msg('a', 1, 'pending')], spend: budget, kind: 'none' },
+    {
+      name: 'an expired Ready session with a held message does not drain',
+      row: row('Ready', { lifetimeExpired: true }),
+      queue: [msg('a', 1, 'pending')],
+      spend: budget,
+      kind: 'none',
+    },
   ];
   for (const c of table) {
     it(c.name, () => {

@@ -24,9 +24,21 @@ describe('budgetLevel', () => {
 describe('spendHold', () => {
   const none = { sessionUsd: null, dayUsd: null };
   const limit = (reached: boolean, resetsAt: Date | null): LimitFact => ({ reached, resetsAt });
-  const table: { name: string; limit: LimitFact | null; budgets: { sessionUsd: number | null; dayUsd: number | null }; spent: [number, number]; out: unknown }[] = [
+  const table: {
+    name: string;
+    limit: LimitFact | null;
+    budgets: { sessionUsd: number | null; dayUsd: number | null };
+    spent: [number, number];
+    out: unknown;
+  }[] = [
     { name: 'nothing known', limit: null, budgets: none, spent: [0, 0], out: null },
-    { name: 'limit reached, resets later → waits until the reset', limit: limit(true, LATER), budgets: none, spent: [0, 0], out: { kind: 'usage_limit', resetsAt: LATER } },
+    {
+      name: 'limit reached, resets later → waits until the reset',
+      limit: limit(true, LATER),
+      budgets: none,
+      spent: [0, 0],
+      out: { kind: 'usage_limit', resetsAt: LATER },
+    },
     { name: 'limit reached, reset passed → goes', limit: limit(true, EARLIER), budgets: none, spent: [0, 0], out: null },
     { name: 'limit reached, reset exactly now → goes', limit: limit(true, NOW), budgets: none, spent: [0, 0], out: null },
     { name: 'limit reached without a reset time → goes (the CLI answers)', limit: limit(true, null), budgets: none, spent: [0, 0], out: null },
@@ -79,7 +91,8 @@ describe('budgetNotice', () => {
     [10, 12, 10, null],
     [0, 100, null, null],
   ];
-  for (const [before, after, budget, out] of table) it(`$${before} → $${after} of ${budget} → ${out}`, () => expect(budgetNotice(before, after, budget)).toBe(out));
+  for (const [before, after, budget, out] of table)
+    it(`$${before} → $${after} of ${budget} → ${out}`, () => expect(budgetNotice(before, after, budget)).toBe(out));
 });
 
 describe('usage days are UTC days', () => {

@@ -42,7 +42,7 @@ export function budgetLevel(spentUsd: number, budgetUsd: number | null): BudgetL
 
 /** Whether a known usage limit holds now: reached, with a reset time still ahead. */
 export function limitHolds(limit: LimitFact | null, now: Date): limit is LimitFact & { resetsAt: Date } {
-  return limit !== null && limit.reached && limit.resetsAt !== null && now.getTime() < limit.resetsAt.getTime();
+  return limit?.reached === true && limit.resetsAt !== null && now.getTime() < limit.resetsAt.getTime();
 }
 
 /**

@@ -112,7 +112,8 @@ export function priceOverrideProblems(v: unknown): string[] {
     const o = typeof p === 'object' && p !== null ? (p as Record<string, unknown>) : null;
     for (const k of ['input', 'output', 'cacheRead', 'cacheWrite'] as const) {
       const n = o?.[k];
-      if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > MAX_PRICE_PER_MTOK) problems.push(`${model.slice(0, 40)}.${k}: a price from 0 to ${MAX_PRICE_PER_MTOK}`);
+      if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > MAX_PRICE_PER_MTOK)
+        problems.push(`${model.slice(0, 40)}.${k}: a price from 0 to ${MAX_PRICE_PER_MTOK}`);
     }
     if (o && Object.keys(o).some((k) => !['input', 'output', 'cacheRead', 'cacheWrite'].includes(k))) problems.push(`${model.slice(0, 40)}: unknown field`);
   }

@@ -35,13 +35,21 @@ describe('tokens per turn', () => {
     const s = await readySession();
     await acceptMessage(rig.deps, { sessionId: s.id, text: 'one', source: 'web' });
     await rig.engine.settle();
-    const m1 = await turn(s.id, 'rec-1', { model: 'claude-sonnet-4-5-20250929', inputTokens: 1000, outputTokens: 200, cacheReadTokens: 50_000, cacheWriteTokens: 4000 });
+    const m1 = await turn(s.id, 'rec-1', {
+      model: 'claude-sonnet-4-5-20250929',
+      inputTokens: 1000,
+      outputTokens: 200,
+      cacheReadTokens: 50_000,
+      cacheWriteTokens: 4000,
+    });
     await acceptMessage(rig.deps, { sessionId: s.id, text: 'two', source: 'web' });
     await rig.engine.settle();
     await turn(s.id, 'rec-2', { model: 'mock-model', inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
     const rows = await rig.db.turnUsage.findMany({ orderBy: { id: 'asc' } });
-    expect(rows.map((r) => [r.sessionId, r.nodeId, r.messageId, r.executor, r.model, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens])).toEqual([
+    expect(
+      rows.map((r) => [r.sessionId, r.nodeId, r.messageId, r.executor, r.model, r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens]),
+    ).toEqual([
       [s.id, rig.nodeId, m1, 'claude', 'claude-sonnet-4-5-20250929', 1000, 200, 50_000, 4000],
       [s.id, rig.nodeId, expect.any(String), 'claude', 'mock-model', 10, 5, 0, 0],
     ]);
@@ -73,7 +81,9 @@ describe('a usage limit the CLI reported', () => {
     expect(await delivers(s.id)).toHaveLength(0);
     const view = await getSessionView(rig.deps, { sessionId: s.id });
     expect(view.queueWait).toEqual({ messageId: m.message.id, reason: 'usage_limit', until: new Date(resetsAt) });
-    expect(await rig.db.sessionTimer.findFirst({ where: { sessionId: s.id, name: 'limit_reset' }, select: { dueAt: true } })).toEqual({ dueAt: new Date(resetsAt) });
+    expect(await rig.db.sessionTimer.findFirst({ where: { sessionId: s.id, name: 'limit_reset' }, select: { dueAt: true } })).toEqual({
+      dueAt: new Date(resetsAt),
+    });
     // Another CLI on the same computer is not held.
     const other = await readySession('codex');
     await acceptMessage(rig.deps, { sessionId: other.id, text: 'codex goes', source: 'web' });
@@ -90,12 +100,23 @@ describe('a usage limit the CLI reported', () => {
 
   it('a limit lifted early (the CLI reports it under 100 %) lets waiting sessions go at once', async () => {
     const s = await readySession('codex');
-    await rig.emit(s.id, 'limit_state', { executor: 'codex', reached: true, resetsAt: rig.clock.t + 3_600_000, windows: [{ name: 'primary', usedPercent: 100, windowMinutes: 300 }], at: rig.clock.t });
+    await rig.emit(s.id, 'limit_state', {
+      executor: 'codex',
+      reached: true,
+      resetsAt: rig.clock.t + 3_600_000,
+      windows: [{ name: 'primary', usedPercent: 100, windowMinutes: 300 }],
+      at: rig.clock.t,
+    });
     await acceptMessage(rig.deps, { sessionId: s.id, text: 'waits', source: 'web' });
     await rig.engine.settle();
     expect(await delivers(s.id)).toHaveLength(0);
     rig.clock.advance(60_000);
-    await rig.emit(s.id, 'limit_state', { executor: 'codex', reached: false, windows: [{ name: 'primary', usedPercent: 3, windowMinutes: 300 }], at: rig.clock.t });
+    await rig.emit(s.id, 'limit_state', {
+      executor: 'codex',
+      reached: false,
+      windows: [{ name: 'primary', usedPercent: 3, windowMinutes: 300 }],
+      at: rig.clock.t,
+    });
     expect(await delivers(s.id)).toHaveLength(1);
     // A report older than the stored one (a replay) changes nothing.
     await rig.emit(s.id, 'limit_state', { executor: 'codex', reached: true, resetsAt: rig.clock.t + 3_600_000, at: rig.clock.t - 30_000 });

@@ -36,7 +36,7 @@ export const finalSave: KindHandler<'final_save'> = (p, c) =>
 /** A budget passed 80 % or 100 %: which budget, how much of it, and (at 100 %) that messages now wait. */
 export const budget: KindHandler<'budget'> = async (p, c) => {
   const s = p.scope === 'session' ? await getSessionView(c.db, p.sessionId) : null;
-  const vars = { spent: p.spentUsd.toFixed(2), budget: p.budgetUsd.toFixed(2), name: s ? sessionName(s, c.t('archive.untitled'), 120) : '' };
+  const vars = { spent: `$${p.spentUsd.toFixed(2)}`, budget: `$${p.budgetUsd.toFixed(2)}`, name: s ? sessionName(s, c.t('archive.untitled'), 120) : '' };
   return c.send(escapeHtml(c.t(`budget.${p.scope}.${p.level}`, vars)));
 };
 

@@ -20,7 +20,14 @@ export interface ModelTokens {
   turns: number;
 }
 
-type SumRow = { model: string | null; input: bigint | number; output: bigint | number; cacheRead: bigint | number; cacheWrite: bigint | number; turns: bigint | number };
+type SumRow = {
+  model: string | null;
+  input: bigint | number;
+  output: bigint | number;
+  cacheRead: bigint | number;
+  cacheWrite: bigint | number;
+  turns: bigint | number;
+};
 const SUMS = `model, sum("inputTokens") as input, sum("outputTokens") as output, sum("cacheReadTokens") as "cacheRead", sum("cacheWriteTokens") as "cacheWrite", count(*) as turns`;
 const toModelTokens = (r: SumRow): ModelTokens => ({
   model: r.model,
@@ -94,7 +101,10 @@ export interface UsageLimitDto {
 }
 
 const limitSelect = { nodeId: true, executor: true, account: true, reached: true, resetsAt: true, windows: true, text: true, observedAt: true } as const;
-const toLimit = (r: { windows: unknown } & Omit<UsageLimitDto, 'windows'>): UsageLimitDto => ({ ...r, windows: Array.isArray(r.windows) ? (r.windows as LimitWindow[]) : [] });
+const toLimit = (r: { windows: unknown } & Omit<UsageLimitDto, 'windows'>): UsageLimitDto => ({
+  ...r,
+  windows: Array.isArray(r.windows) ? (r.windows as LimitWindow[]) : [],
+});
 
 /** Keeps the newest report of a CLI account on a computer; an older one (replayed) changes nothing. */
 export async function upsertUsageLimit(db: DbOrTx, l: Omit<UsageLimitDto, 'account'> & { account?: string }): Promise<boolean> {

@@ -22,7 +22,8 @@ export async function getUsageSettings(deps: { db: Db }): Promise<UsageSettingsD
 
 function budgetOf(name: string, v: number | null | undefined): number | null | undefined {
   if (v === undefined || v === null) return v;
-  if (!Number.isFinite(v) || v < 0 || v > MAX_BUDGET_USD) throw new AppError('INVALID_INPUT', { message: `${name} must be from 0 to ${MAX_BUDGET_USD} US dollars` });
+  if (!Number.isFinite(v) || v < 0 || v > MAX_BUDGET_USD)
+    throw new AppError('INVALID_INPUT', { message: `${name} must be from 0 to ${MAX_BUDGET_USD} US dollars` });
   return v;
 }
 

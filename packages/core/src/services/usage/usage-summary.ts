@@ -67,9 +67,20 @@ export async function getUsageSummary(deps: { db: Db; now?: () => Date }, input:
   const o = settings.priceOverrides;
   const dayRows = [...groupBy(byDay, (r) => `${r.day} ${r.nodeId}`).values()].map((g) => ({ day: g[0]!.day, nodeId: g[0]!.nodeId, ...spendOf(g, o) }));
   const sessionRows = [...groupBy(bySession, (r) => r.sessionId).values()]
-    .map((g) => ({ sessionId: g[0]!.sessionId, nodeId: g[0]!.nodeId, executor: g[0]!.executor, title: g[0]!.title, lastAt: g.reduce((a, r) => (r.lastAt > a ? r.lastAt : a), g[0]!.lastAt), ...spendOf(g, o) }))
+    .map((g) => ({
+      sessionId: g[0]!.sessionId,
+      nodeId: g[0]!.nodeId,
+      executor: g[0]!.executor,
+      title: g[0]!.title,
+      lastAt: new Date(Math.max(...g.map((r) => r.lastAt.getTime()))),
+      ...spendOf(g, o),
+    }))
     .sort((a, b) => b.costUsd - a.costUsd || total(b.tokens) - total(a.tokens));
-  const byModel = [...groupBy(byDay, (r) => r.model ?? '').values()].map((g) => ({ model: g[0]!.model, tokens: g.reduce((t, r) => addTokens(t, r.tokens), ZERO_TOKENS), turns: g.reduce((n, r) => n + r.turns, 0) }));
+  const byModel = [...groupBy(byDay, (r) => r.model ?? '').values()].map((g) => ({
+    model: g[0]!.model,
+    tokens: g.reduce((t, r) => addTokens(t, r.tokens), ZERO_TOKENS),
+    turns: g.reduce((n, r) => n + r.turns, 0),
+  }));
   const names = new Map(nodes.map((n) => [n.id, n.name]));
   return {
     from,
