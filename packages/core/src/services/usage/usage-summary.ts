@@ -97,3 +97,10 @@ export async function getUsageSummary(deps: { db: Db; now?: () => Date }, input:
 }
 
 const total = (t: TokenCounts) => t.input + t.output + t.cacheRead + t.cacheWrite;
+
+/** Every computer's CLIs with their latest usage-limit state (the home page's list). */
+export async function getUsageLimits(deps: { db: Db }): Promise<(UsageLimitDto & { nodeName: string })[]> {
+  const [limits, nodes] = await Promise.all([listUsageLimits(deps.db), deps.db.node.findMany({ select: { id: true, name: true } })]);
+  const names = new Map(nodes.map((n) => [n.id, n.name]));
+  return limits.map((l) => ({ ...l, nodeName: names.get(l.nodeId) ?? '?' }));
+}

@@ -1,5 +1,10 @@
 import { router } from '../../init.ts';
 import { getUsageSettingsRoute, updateUsageSettingsRoute } from './settings.ts';
-import { usageSummaryRoute } from './summary.ts';
+import { usageLimitsRoute, usageSummaryRoute } from './summary.ts';
 
-export const usageRouter = router({ summary: usageSummaryRoute, settings: getUsageSettingsRoute, updateSettings: updateUsageSettingsRoute });
+export const usageRouter = router({
+  summary: usageSummaryRoute,
+  limits: usageLimitsRoute,
+  settings: getUsageSettingsRoute,
+  updateSettings: updateUsageSettingsRoute,
+});

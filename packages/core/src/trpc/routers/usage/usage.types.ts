@@ -5,6 +5,19 @@ const zSpend = z.object({ tokens: zTokenCounts, turns: z.number().int(), costUsd
 const zPrice = z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() });
 
 export const ZUsageSummaryRequest = z.object({ days: z.number().int().min(1).max(90).default(30) });
+export const zUsageLimit = z.object({
+  nodeId: zId,
+  nodeName: z.string(),
+  executor: zExecutor,
+  account: z.string(),
+  reached: z.boolean(),
+  resetsAt: zIsoDateOrNull,
+  windows: z.array(z.object({ name: z.string(), usedPercent: z.number(), windowMinutes: z.number().optional(), resetsAt: z.number().optional() })),
+  text: z.string().nullable(),
+  observedAt: zIsoDate,
+});
+export const ZUsageLimitsResponse = z.object({ limits: z.array(zUsageLimit) });
+
 export const ZUsageSummaryResponse = z.object({
   from: zIsoDate,
   to: zIsoDate,
@@ -13,19 +26,7 @@ export const ZUsageSummaryResponse = z.object({
   sessions: z.array(zSpend.extend({ sessionId: zId, nodeId: zId, executor: zExecutor, title: z.string().nullable(), lastAt: zIsoDate })),
   totals: zSpend,
   today: zSpend,
-  limits: z.array(
-    z.object({
-      nodeId: zId,
-      nodeName: z.string(),
-      executor: zExecutor,
-      account: z.string(),
-      reached: z.boolean(),
-      resetsAt: zIsoDateOrNull,
-      windows: z.array(z.object({ name: z.string(), usedPercent: z.number(), windowMinutes: z.number().optional(), resetsAt: z.number().optional() })),
-      text: z.string().nullable(),
-      observedAt: zIsoDate,
-    }),
-  ),
+  limits: z.array(zUsageLimit),
   budgets: z.object({ sessionUsd: z.number().nullable(), dayUsd: z.number().nullable() }),
   unpricedModels: z.array(z.string()),
 });
