@@ -31,7 +31,8 @@ describe('dayBars', () => {
 
 describe('money and counts', () => {
   it('an estimate below a cent keeps four digits; above, two', () => {
-    expect(usd(0.0123, 'en')).toBe('$0.0123');
+    expect(usd(0.0042, 'en')).toBe('$0.0042');
+    expect(usd(0.0123, 'en')).toBe('$0.01');
     expect(usd(12.345, 'en')).toBe('$12.35');
     expect(usd(0, 'en')).toBe('$0.00');
   });
