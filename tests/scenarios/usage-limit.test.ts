@@ -48,7 +48,19 @@ describe('usage limits from the journals', () => {
       expect(await sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'deliver', payload: { path: ['messageId'], equals: held } } })).toBe(0);
       await new Promise((r) => setTimeout(r, 1_000));
     }
-    const done = await sys.waitMessages(s.id, (st) => st[2] === 'completed', 120_000);
+    const done = await sys.waitMessages(s.id, (st) => st[2] === 'completed', 120_000).catch(async (err: unknown) => {
+      const dump = {
+        now: new Date().toISOString(),
+        resetsAt: new Date(resetsAt).toISOString(),
+        session: (await sys.session(s.id)).state,
+        messages: await sys.db.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' }, select: { status: true, outcomeDetail: true } }),
+        timers: await sys.db.sessionTimer.findMany({ where: { sessionId: s.id } }),
+        limits: await sys.db.usageLimit.findMany(),
+        commands: (await sys.db.agentCommand.findMany({ where: { sessionId: s.id }, orderBy: { createdAt: 'asc' }, select: { type: true, status: true, createdAt: true } })),
+      };
+      console.error('USAGE-LIMIT DUMP', JSON.stringify(dump, null, 1));
+      throw err;
+    });
     expect(done[2]!.text).toBe('after the limit resets');
     const deliver = await sys.db.agentCommand.findFirstOrThrow({ where: { sessionId: s.id, type: 'deliver', payload: { path: ['messageId'], equals: held } } });
     expect(deliver.createdAt.getTime()).toBeGreaterThanOrEqual(resetsAt);
