@@ -1,6 +1,7 @@
 // Usage limits and tokens per turn (issue 33), with the real CLIs in tmux under the real agent, hub,
 // engine and Postgres, against the mocks' LIMIT429-<s>: each provider's usage-limit refusal, the
 // limit resetting s seconds later (docs/cli-facts.md, "Usage limits").
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSessionView } from '../../packages/core/src/services/sessions/session-view.ts';
 import { startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
@@ -48,22 +49,40 @@ describe('usage limits from the journals', () => {
       expect(await sys.db.agentCommand.count({ where: { sessionId: s.id, type: 'deliver', payload: { path: ['messageId'], equals: held } } })).toBe(0);
       await new Promise((r) => setTimeout(r, 1_000));
     }
-    const done = await sys.waitMessages(s.id, (st) => st[2] === 'completed', 120_000).catch(async (err: unknown) => {
-      const dump = {
-        now: new Date().toISOString(),
-        resetsAt: new Date(resetsAt).toISOString(),
-        session: (await sys.session(s.id)).state,
-        messages: await sys.db.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' }, select: { status: true, outcomeDetail: true } }),
-        timers: await sys.db.sessionTimer.findMany({ where: { sessionId: s.id } }),
-        limits: await sys.db.usageLimit.findMany(),
-        commands: (await sys.db.agentCommand.findMany({ where: { sessionId: s.id }, orderBy: { createdAt: 'asc' }, select: { type: true, status: true, createdAt: true } })),
-      };
-      console.error('USAGE-LIMIT DUMP', JSON.stringify(dump, null, 1));
-      throw err;
-    });
+    // Codex 0.171 opened its "Approaching rate limits · Switch to <model>?" dialog with the error: the
+    // agent pastes nothing while it is up (a pasted Enter would pick "Switch"), the message waits.
+    const { paneId } = await sys.identity(s.id);
+    const screen = () => execFileSync('tmux', ['-L', sys.tmuxSocket, 'capture-pane', '-p', '-t', paneId], { encoding: 'utf8' });
+    expect(screen()).toContain('Approaching rate limits');
+    await waitUntil(
+      'a refused hand-over after the reset',
+      async () => (await sys.db.sessionEvidence.count({ where: { sessionId: s.id, event: 'delivery_not_typed' } })) > 0 || null,
+      60_000,
+    );
+    expect((await sys.db.message.findUniqueOrThrow({ where: { id: held } })).status).toBe('pending');
+    // The user dismisses it (Esc, as from the live terminal or at the computer): the message goes.
+    execFileSync('tmux', ['-L', sys.tmuxSocket, 'send-keys', '-t', paneId, 'Escape']);
+    const done = await sys
+      .waitMessages(s.id, (st) => st[2] === 'completed', 120_000)
+      .catch(async (err: unknown) => {
+        const dump = {
+          now: new Date().toISOString(),
+          resetsAt: new Date(resetsAt).toISOString(),
+          session: (await sys.session(s.id)).state,
+          messages: await sys.db.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' }, select: { status: true, outcomeDetail: true } }),
+          screen: screen(),
+        };
+        console.error('USAGE-LIMIT DUMP', JSON.stringify(dump, null, 1));
+        throw err;
+      });
     expect(done[2]!.text).toBe('after the limit resets');
-    const deliver = await sys.db.agentCommand.findFirstOrThrow({ where: { sessionId: s.id, type: 'deliver', payload: { path: ['messageId'], equals: held } } });
-    expect(deliver.createdAt.getTime()).toBeGreaterThanOrEqual(resetsAt);
+    const deliveries = await sys.db.agentCommand.findMany({ where: { sessionId: s.id, type: 'deliver', payload: { path: ['messageId'], equals: held } } });
+    expect(Math.min(...deliveries.map((d) => d.createdAt.getTime()))).toBeGreaterThanOrEqual(resetsAt);
+    // The model was not switched by a stray Enter: the last request still names the session's model.
+    const native = (await sys.session(s.id)).nativeSessionId!;
+    const last = sys.turns('codex', native).at(-1)!;
+    expect(last.userText?.endsWith('after the limit resets')).toBe(true);
+    expect(last.model).toBe('mock-model');
   }, 400_000);
 
   it('claude (API key): the rate-limit record is shown as a limit without a reset, which holds nothing', async () => {
