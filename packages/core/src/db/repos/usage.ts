@@ -20,15 +20,10 @@ export interface ModelTokens {
   turns: number;
 }
 
-type SumRow = {
-  model: string | null;
-  input: bigint | number;
-  output: bigint | number;
-  cacheRead: bigint | number;
-  cacheWrite: bigint | number;
-  turns: bigint | number;
-};
-const SUMS = `model, sum("inputTokens") as input, sum("outputTokens") as output, sum("cacheReadTokens") as "cacheRead", sum("cacheWriteTokens") as "cacheWrite", count(*) as turns`;
+type SumRow = { model: string | null; input: bigint | number; output: bigint | number; cacheRead: bigint | number; cacheWrite: bigint | number; turns: bigint | number };
+/** Sums over `UsageDay` rows (the per-day rollup the trigger keeps from TurnUsage). */
+const SUMS = `nullif(model, '') as model, sum("inputTokens") as input, sum("outputTokens") as output, sum("cacheReadTokens") as "cacheRead",
+  sum("cacheWriteTokens") as "cacheWrite", sum(turns) as turns`;
 const toModelTokens = (r: SumRow): ModelTokens => ({
   model: r.model,
   tokens: { input: Number(r.input), output: Number(r.output), cacheRead: Number(r.cacheRead), cacheWrite: Number(r.cacheWrite) },
@@ -37,44 +32,46 @@ const toModelTokens = (r: SumRow): ModelTokens => ({
 
 /** Token sums per model of one session (for its budget and its page). */
 export async function sessionTokensByModel(db: DbOrTx, sessionId: string): Promise<ModelTokens[]> {
-  const rows = await db.$queryRawUnsafe<SumRow[]>(`select ${SUMS} from "TurnUsage" where "sessionId" = $1::uuid group by model`, sessionId);
+  const rows = await db.$queryRawUnsafe<SumRow[]>(`select ${SUMS} from "UsageDay" where "sessionId" = $1::uuid group by model`, sessionId);
   return rows.map(toModelTokens);
 }
 
-/** Token sums per model since `from` (the day budget: from the start of the UTC day). */
+/** Token sums per model from the UTC day of `from` on (the day budget: today). */
 export async function tokensByModelSince(db: DbOrTx, from: Date): Promise<ModelTokens[]> {
-  const rows = await db.$queryRawUnsafe<SumRow[]>(`select ${SUMS} from "TurnUsage" where at >= $1 group by model`, from);
+  const rows = await db.$queryRawUnsafe<SumRow[]>(`select ${SUMS} from "UsageDay" where day >= ($1::timestamptz at time zone 'UTC')::date group by model`, from);
   return rows.map(toModelTokens);
 }
 
-/** Sums per UTC day, computer and model in [from, to): the Usage page's chart. */
+/** Sums per UTC day, computer and model for the days in [from, to) (whole UTC days): the Usage page's chart. */
 export async function usageByDayNodeModel(db: DbOrTx, q: { from: Date; to: Date }): Promise<(ModelTokens & { day: string; nodeId: string })[]> {
-  const rows = await db.$queryRawUnsafe<(SumRow & { day: string; nodeId: string })[]>(
-    `select to_char(at at time zone 'UTC', 'YYYY-MM-DD') as day, "nodeId"::text as "nodeId", ${SUMS}
-     from "TurnUsage" where at >= $1 and at < $2 group by 1, 2, model order by 1`,
+  const rows = await db.$queryRawUnsafe<(SumRow & { day: Date; nodeId: string })[]>(
+    `select day, "nodeId"::text as "nodeId", ${SUMS}
+     from "UsageDay" where day >= ($1::timestamptz at time zone 'UTC')::date and day < ($2::timestamptz at time zone 'UTC')::date
+     group by day, "nodeId", model order by day`,
     q.from,
     q.to,
   );
-  return rows.map((r) => ({ ...toModelTokens(r), day: r.day, nodeId: r.nodeId }));
+  return rows.map((r) => ({ ...toModelTokens(r), day: r.day.toISOString().slice(0, 10), nodeId: r.nodeId }));
 }
 
 /**
- * Sums per session and model in [from, to), for the sessions with the most tokens (at most `limit`
- * sessions), with the session's title, executor and computer.
+ * Sums per session and model for the days in [from, to), for the sessions with the most tokens (at
+ * most `limit` sessions), with the session's title, executor and computer.
  */
 export async function usageBySession(
   db: DbOrTx,
   q: { from: Date; to: Date; limit: number },
 ): Promise<(ModelTokens & { sessionId: string; nodeId: string; executor: Executor; title: string | null; lastAt: Date })[]> {
   const rows = await db.$queryRawUnsafe<(SumRow & { sessionId: string; nodeId: string; executor: Executor; title: string | null; lastAt: Date })[]>(
-    `with top as (
-       select "sessionId" from "TurnUsage" where at >= $1 and at < $2
-       group by "sessionId" order by sum("inputTokens" + "outputTokens" + "cacheReadTokens" + "cacheWriteTokens") desc limit $3)
-     select u."sessionId"::text as "sessionId", u."nodeId"::text as "nodeId", u.executor, s.title, max(u.at) as "lastAt", u.model,
-       sum(u."inputTokens") as input, sum(u."outputTokens") as output, sum(u."cacheReadTokens") as "cacheRead",
-       sum(u."cacheWriteTokens") as "cacheWrite", count(*) as turns
-     from "TurnUsage" u join top on top."sessionId" = u."sessionId" left join "Session" s on s.id = u."sessionId"
-     where u.at >= $1 and u.at < $2 group by u."sessionId", u."nodeId", u.executor, s.title, u.model`,
+    `with g as (
+       select "sessionId", min("nodeId"::text) as "nodeId", min(executor::text) as executor, max("lastAt") as "lastAt", ${SUMS}
+       from "UsageDay" where day >= ($1::timestamptz at time zone 'UTC')::date and day < ($2::timestamptz at time zone 'UTC')::date
+       group by "sessionId", model),
+     totals as (select g.*, sum(input + output + "cacheRead" + "cacheWrite") over (partition by "sessionId") as total from g),
+     ranked as (select totals.*, dense_rank() over (order by total desc, "sessionId") as rank from totals)
+     select r."sessionId"::text as "sessionId", r."nodeId", r.executor, s.title, r."lastAt", r.model,
+       r.input, r.output, r."cacheRead", r."cacheWrite", r.turns
+     from ranked r left join "Session" s on s.id = r."sessionId" where r.rank <= $3`,
     q.from,
     q.to,
     q.limit,
