@@ -20,7 +20,14 @@ export interface ModelTokens {
   turns: number;
 }
 
-type SumRow = { model: string | null; input: bigint | number; output: bigint | number; cacheRead: bigint | number; cacheWrite: bigint | number; turns: bigint | number };
+type SumRow = {
+  model: string | null;
+  input: bigint | number;
+  output: bigint | number;
+  cacheRead: bigint | number;
+  cacheWrite: bigint | number;
+  turns: bigint | number;
+};
 /** Sums over `UsageDay` rows (the per-day rollup the trigger keeps from TurnUsage). */
 const SUMS = `nullif(model, '') as model, sum("inputTokens") as input, sum("outputTokens") as output, sum("cacheReadTokens") as "cacheRead",
   sum("cacheWriteTokens") as "cacheWrite", sum(turns) as turns`;
@@ -38,7 +45,10 @@ export async function sessionTokensByModel(db: DbOrTx, sessionId: string): Promi
 
 /** Token sums per model from the UTC day of `from` on (the day budget: today). */
 export async function tokensByModelSince(db: DbOrTx, from: Date): Promise<ModelTokens[]> {
-  const rows = await db.$queryRawUnsafe<SumRow[]>(`select ${SUMS} from "UsageDay" where day >= ($1::timestamptz at time zone 'UTC')::date group by model`, from);
+  const rows = await db.$queryRawUnsafe<SumRow[]>(
+    `select ${SUMS} from "UsageDay" where day >= ($1::timestamptz at time zone 'UTC')::date group by model`,
+    from,
+  );
   return rows.map(toModelTokens);
 }
 
