@@ -42,7 +42,11 @@ async function registrationIdOf(cdp: CDPSession, origin: string): Promise<string
 const notifications = (page: Page, tag: string) =>
   page.evaluate(async (t) => {
     const reg = await navigator.serviceWorker.ready;
-    return (await reg.getNotifications({ tag: t })).map((n) => ({ title: n.title, body: n.body, actions: n.actions.map((a) => a.action) }));
+    return (await reg.getNotifications({ tag: t })).map((n) => ({
+      title: n.title,
+      body: n.body,
+      actions: ((n as Notification & { actions?: { action: string }[] }).actions ?? []).map((a) => a.action),
+    }));
   }, tag);
 
 test('installable: the manifest and its icons, the service worker controls the pages, and the app opens offline as "Reconnecting…"', async ({

@@ -85,6 +85,8 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       } else {
         const kind = await user.act();
         o.log?.(`  action ${kind} ${JSON.stringify(user.refusals)}`);
+        const control = await user.queueControl();
+        if (control) o.log?.(`  action ${control} ${JSON.stringify(user.refusals)}`);
       }
       await watchNatives();
       await sleep(rng.int(100, 1500));

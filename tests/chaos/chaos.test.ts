@@ -19,7 +19,10 @@ describe('chaos (short run)', () => {
   it.each([3, 5])(
     'seed %i keeps every invariant under injected faults',
     async (seed) => {
-      const r = await runSeed(cluster, { seed, activeMs: 15_000, settleMs: 45_000 });
+      // The settle bound waits for the system at rest (an event, polled); 45 s was passed by seed 5
+      // twice on a machine at load average 20 (CI beside three other suites). The product has no
+      // bound on a turn's length, so this is only an outer limit.
+      const r = await runSeed(cluster, { seed, activeMs: 15_000, settleMs: 120_000 });
       const injected = Object.values(r.faults).reduce((a, b) => a + b, 0);
       // The run really exercised the system: sessions, messages and faults happened.
       expect(r.sessions).toBeGreaterThan(0);
@@ -28,7 +31,7 @@ describe('chaos (short run)', () => {
       expect(r.violations, `replay: npm run chaos -- --seed ${seed} --active-seconds 15`).toEqual([]);
       expect(r.harness).toEqual([]);
     },
-    150_000,
+    240_000,
   );
 });
 

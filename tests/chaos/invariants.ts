@@ -80,6 +80,12 @@ export async function checkInvariants(
         .flatMap((ex) => turns(ex))
         .filter((r) => r.sessionId !== s.nativeSessionId && endsWith(r.userText, m.text)).length;
       if (elsewhere > 0) v.push(`"${m.text}" reached another native session`);
+      if (m.status === 'cancelled' && n !== 0) v.push(`cancelled "${m.text}" reached the model ${n} times`);
+      // An edit won before any hand-over: the text as first sent must never have been typed anywhere.
+      if (m.originalText !== null) {
+        const draft = (['claude', 'codex'] as const).flatMap((ex) => turns(ex)).filter((r) => endsWith(r.userText, m.originalText as string)).length;
+        if (draft > 0) v.push(`"${m.originalText}" (edited to "${m.text}") reached the model ${draft} times as first sent`);
+      }
       if (TYPED.has(m.status) && n !== 1) v.push(`"${m.text}" (${m.status}) reached the model ${n} times`);
       else if (m.status === 'unknown' && n > 1) v.push(`unknown "${m.text}" was re-sent (${n} times)`);
       else if (['pending', 'failed'].includes(m.status) && n !== 0) v.push(`"${m.text}" (${m.status}) reached the model ${n} times without proof`);
@@ -88,6 +94,18 @@ export async function checkInvariants(
       if (sentAs?.outcome === 'refused') v.push(`refused "${m.text}" was queued`);
     }
   }
+  // Scheduled messages (issue 33): never lost — a schedule that says it sent holds its message, and
+  // nothing due is left unfired once the system is at rest; never twice — one message per occurrence
+  // (its source key is unique), and that message follows every rule above.
+  const schedules = await sys.db.scheduledMessage.findMany({ where: { sessionId: { in: [...mine] } } });
+  for (const sc of schedules) {
+    const queued = await sys.db.message.count({ where: { sourceKey: { startsWith: `schedule:${sc.id}:` } } });
+    if (sc.status === 'done' && sc.kind === 'once' && queued !== 1) v.push(`schedule ${sc.id.slice(0, 8)} says sent but ${queued} messages hold it`);
+    if (sc.status !== 'done' && queued > 0) v.push(`schedule ${sc.id.slice(0, 8)} (${sc.status}) queued ${queued} messages`);
+    if (sc.status === 'active' && sc.nextRunAt && sc.nextRunAt.getTime() < Date.now() - 30_000)
+      v.push(`schedule ${sc.id.slice(0, 8)} due at ${sc.nextRunAt.toISOString()} never fired`);
+  }
+
   // Nothing refused (or never stored) reached any model.
   const stored = new Set((await sys.db.message.findMany({ select: { text: true } })).map((m) => m.text));
   for (const s of o.sent) {

@@ -1,7 +1,8 @@
 import { isAppError } from '../../packages/core/src/domain/index.ts';
+import { cancelMessage, createSchedule, editMessage } from '../../packages/core/src/services/index.ts';
 import { MappedError } from '../../packages/core/src/trpc/errors.ts';
 import type { ChaosSystem, Executor } from './chaos-system.ts';
-import type { Prng } from './prng.ts';
+import { Prng } from './prng.ts';
 import { pendingPrompts, PromptUser, type ToolSent, toolText } from './prompt-actions.ts';
 
 export const ACTION_KINDS = [
@@ -18,6 +19,10 @@ export const ACTION_KINDS = [
   'close',
   'resume',
   'switch',
+  // Queue control (issue 33), picked by their own stream (`queueControl`) so the seeds' main plans stay as they were.
+  'cancel',
+  'edit',
+  'schedule',
 ] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
@@ -49,6 +54,8 @@ export class User {
   readonly tools: ToolSent[] = [];
   readonly prompts: PromptUser;
   private n = 0;
+  /** Queue control's own stream: adding it left every seed's main plan unchanged. */
+  private readonly q: Prng;
 
   constructor(
     private readonly sys: ChaosSystem,
@@ -56,6 +63,40 @@ export class User {
     private readonly seed: number,
   ) {
     this.prompts = new PromptUser(sys, rng);
+    this.q = new Prng((Math.imul(seed, 2654435761) ^ 0x51ed) >>> 0);
+  }
+
+  /**
+   * Sometimes after an action: a cancel or an edit of a message still waiting (racing the pump's
+   * hand-over: either wins entirely or is refused), or a message scheduled a few seconds ahead (fired
+   * by the engine across whatever faults come). The invariants read the outcome from the database.
+   */
+  async queueControl(): Promise<ActionKind | null> {
+    if (!this.q.chance(0.3) || this.sessions.length === 0) return null;
+    const waiting = await this.sys.db.message
+      .findMany({ where: { sessionId: { in: this.sessions.map((s) => s.id) }, status: 'pending', source: 'web' }, select: { id: true }, take: 20 })
+      .catch(() => []);
+    const kind = this.q.weighted<'cancel' | 'edit' | 'schedule'>({ cancel: waiting.length ? 2 : 0, edit: waiting.length ? 2 : 0, schedule: 1 });
+    this.counts[kind]++;
+    const db = this.sys.db;
+    if (kind === 'schedule') {
+      const s = this.q.pick(this.sessions);
+      const text = `sched ${this.text(false)}`;
+      const runAt = new Date(Date.now() + this.q.int(1_000, 6_000));
+      const outcome = await this.call(kind, () => createSchedule({ db }, { sessionId: s.id, text, kind: 'once', runAt, timeZone: 'UTC', from: 'web' }));
+      // Queued by the engine, not now: its outcome is the schedule's (the invariants read it).
+      this.sent.push({ text, sessionId: s.id, via: 'web', outcome: outcome === 'accepted' ? 'uncertain' : outcome });
+      return kind;
+    }
+    const m = this.q.pick(waiting);
+    if (kind === 'cancel') {
+      await this.call(kind, () => cancelMessage({ db }, { messageId: m.id }));
+      return kind;
+    }
+    const text = `edited ${this.text(false)}`;
+    const outcome = await this.call(kind, () => editMessage({ db }, { messageId: m.id, text }));
+    this.sent.push({ text, sessionId: null, via: 'web', outcome });
+    return kind;
   }
 
   private async states(): Promise<Map<string, string>> {
@@ -73,6 +114,10 @@ export class User {
     );
     const creatable = this.sessions.length < 5 && open.length < 3;
     const kind = this.rng.weighted<ActionKind>({
+      // Picked by queueControl's own stream, never here (first: a weight of 0 is never the fallback).
+      cancel: 0,
+      edit: 0,
+      schedule: 0,
       create: creatable ? (open.length === 0 ? 20 : 2) : 0,
       create_untrusted: creatable && open.length > 0 ? 0.7 : 0,
       send: open.length ? 6 : 0,
@@ -145,6 +190,10 @@ export class User {
         break;
       case 'switch':
         await this.call(kind, () => this.sys.services.jump(any().id));
+        break;
+      case 'cancel':
+      case 'edit':
+      case 'schedule':
         break;
       default:
         kind satisfies never;

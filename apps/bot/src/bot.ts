@@ -10,13 +10,14 @@ import { messages } from './features/messages.ts';
 import { newSession } from './features/new-session.ts';
 import { nodes } from './features/nodes.ts';
 import { prompts } from './features/prompts.ts';
+import { schedules } from './features/schedules.ts';
 import { settings } from './features/settings.ts';
 import { unsupportedMessages } from './features/unsupported.ts';
 import { plainTextFallback } from './render/plain-fallback.ts';
 import { answerEveryCallback, refuseButton } from './features/stale.ts';
 import { replyWith } from './outbox/queue.ts';
 
-export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'login'] as const;
+export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'schedule', 'now', 'login'] as const;
 
 /** The Telegram front end: features as composers behind the allow-list, one error boundary. */
 export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<BotContext>): Bot<BotContext> {
@@ -31,7 +32,7 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
   bot.use((_ctx, next) => (deps.accepting === undefined || deps.accepting() ? next() : undefined));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
-  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), prompts(), messages(), unsupportedMessages());
+  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), schedules(), prompts(), messages(), unsupportedMessages());
   // Data no feature recognises (an old build's button, or tampered): out of date, and the card refreshed.
   bot.callbackQuery(/.*/, refuseButton);
 

@@ -11,6 +11,7 @@ import {
   createSession,
   type Db,
   resumeSession,
+  sendMessageNow,
   setExecutors,
   setPermissionMode,
   stopSession,
@@ -103,13 +104,12 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
           throw new AppError('PERSIST_FAILED', { message: 'attachment could not be stored', cause });
         }
       }
-      const r = await acceptMessage(deps, {
-        sessionId: i.sessionId,
-        text: i.text,
-        source: i.source,
-        sourceKey: i.sourceKey,
-        ...(attachments ? { attachments } : {}),
-      });
+      const m = { sessionId: i.sessionId, text: i.text, source: i.source, sourceKey: i.sourceKey, ...(attachments ? { attachments } : {}) };
+      if (i.now) {
+        const r = await sendMessageNow(deps, m);
+        return { messageId: r.message.id, interrupted: r.interrupted };
+      }
+      const r = await acceptMessage(deps, m);
       return { messageId: r.message.id };
     },
     async updateSettings(i) {

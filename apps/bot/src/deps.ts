@@ -42,7 +42,9 @@ export interface SessionActions {
     sourceKey: string;
     text: string;
     attachments?: AttachmentIn[];
-  }): Promise<{ messageId: string }>;
+    /** `/now`: interrupt the running turn and deliver this next (core `sendMessageNow`). */
+    now?: boolean;
+  }): Promise<{ messageId: string; interrupted?: boolean }>;
   updateSettings(o: { lifetimeHours?: number | null; resumeRecommendations?: boolean }): Promise<void>;
   setExecutors(o: { nodeId: string; executors: Executor[] }): Promise<void>;
   /** The permission mode preselected for new sessions of one executor on a node. */

@@ -4,7 +4,16 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import { type AgentFeature, type Command, type CommandAnswer, type Executor, type OptionalCommand, parseSessionCommand } from '@bria/core/protocol';
+import {
+  type AgentFeature,
+  type Command,
+  type CommandAnswer,
+  type Executor,
+  GIT_COMMANDS,
+  isGitCommand,
+  type OptionalCommand,
+  parseSessionCommand,
+} from '@bria/core/protocol';
 import { toDeskHolder } from './handoff/desk-guard.ts';
 import { scanHolders } from './handoff/native-holders.ts';
 import { DiscoveryFeed, handleSessionCommand, SessionControl } from './commands/index.ts';
@@ -14,6 +23,7 @@ import type { AgentLog } from './log.ts';
 import { claudeConfigDir, codexHome, Tmux } from './executors/index.ts';
 import { HubClient } from './hub-client/hub-client.ts';
 import { TerminalWatch } from './terminal/terminal-watch.ts';
+import { GitCommands } from './git/git-command.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { crashPoint } from './test-crash.ts';
 import { addedNames, cliEnvironment, isWithheld } from './cli-env.ts';
@@ -33,6 +43,7 @@ export const AGENT_CAPABILITIES: readonly (OptionalCommand | AgentFeature)[] = [
   'answer_dialog',
   'compact_context',
   'adopt_in_place',
+  ...GIT_COMMANDS,
   'handoff',
   'terminal',
 ];
@@ -104,6 +115,7 @@ export class Agent {
   /** The channel's `open` has run (until then it is off only for not being open yet). */
   private hooksTried = false;
   private readonly terminal: TerminalWatch;
+  private readonly git: GitCommands;
 
   constructor(
     readonly cfg: AgentConfig,
@@ -155,6 +167,8 @@ export class Agent {
       emit: (e) => void this.client.emitEvent(e),
       live: { send: (frame) => this.client.sendLive(frame), connection: () => this.client.liveConnection },
     });
+    // Git runs as the user with the CLIs' environment: hooks it runs never see Bria's own variables.
+    this.git = new GitCommands({ env: cliEnv, ...(cfg.worktreesDir ? { worktreesDir: cfg.worktreesDir } : {}) });
     this.terminal = new TerminalWatch({
       tmux,
       identity: (sessionId) => this.control.host(sessionId)?.identityOrNull() ?? null,
@@ -216,6 +230,7 @@ export class Agent {
 
   private handle(cmd: Command): Promise<CommandAnswer> {
     if (cmd.command === 'deliver') crashPoint('deliver:received');
+    if (isGitCommand(cmd.command)) return this.git.run(cmd.command, cmd.payload);
     switch (cmd.command) {
       case 'probe':
         return probeExecutors(this.cfg).then((executors) => ({ ok: true, executors, hostname: hostname() }));

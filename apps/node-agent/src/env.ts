@@ -44,6 +44,11 @@ const zAgentEnv = z.object({
    * on Linux it runs the same code paths as on a Mac, which is how CI verifies them).
    */
   BRIA_AGENT_PROCESS_LAYER: z.enum(PROCESS_LAYERS).optional(),
+  /**
+   * Where sessions' own git worktrees go: `<this>/<repository name>/<branch>`. Unset: beside each
+   * repository, `<repo>/../<repo name>.bria-worktrees/<branch>` (docs/worktrees.md).
+   */
+  BRIA_WORKTREES_DIR: z.string().startsWith('/', 'must be an absolute path').optional(),
   LOG_LEVEL: zLogLevel,
 });
 
@@ -74,6 +79,8 @@ export interface AgentConfig {
   cliEnv?: Readonly<Record<string, string | undefined>>;
   /** BRIA_AGENT_PROCESS_LAYER, resolved for this system (executors/process-table.ts). */
   processLayer?: ProcessLayer;
+  /** BRIA_WORKTREES_DIR: the folder sessions' worktrees go in (by repository name); unset = beside each repository. */
+  worktreesDir?: string;
 }
 
 export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): AgentConfig {
@@ -127,6 +134,7 @@ export function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process
     tmuxSocket: e.BRIA_TMUX_SOCKET,
     logLevel: e.LOG_LEVEL,
     permissionWaitMs: Math.round(e.BRIA_PERMISSION_WAIT_MINUTES * 60_000),
+    ...(e.BRIA_WORKTREES_DIR ? { worktreesDir: e.BRIA_WORKTREES_DIR } : {}),
     cliEnv: cliEnvironment(env),
     processLayer: chooseProcessLayer({ platform, forced: e.BRIA_AGENT_PROCESS_LAYER }),
   };

@@ -23,6 +23,8 @@ export const ACTIONS = [
   'fnode',
   'pmode',
   'pmodel',
+  /** Cancel a scheduled message (arg: its id). */
+  'sch',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

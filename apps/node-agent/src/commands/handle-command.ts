@@ -60,6 +60,12 @@ export async function handleSessionCommand(cmd: Command, control: SessionControl
     }
     case 'archive_journal':
     case 'probe':
+    // Handled by the agent itself (`git/git-command.ts`).
+    case 'git_worktree_add':
+    case 'git_changes':
+    case 'git_commit':
+    case 'git_push':
+    case 'git_finish':
       return unsupported(cmd.command);
     default:
       return cmd.command satisfies never;

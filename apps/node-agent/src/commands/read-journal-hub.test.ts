@@ -213,7 +213,20 @@ describe('read_journal leaves nothing behind', () => {
 describe('agents that do not know read_journal', () => {
   it('the hello capabilities reach the node row', async () => {
     expect((await db.node.findUniqueOrThrow({ where: { id: nodes.real.nodeId } })).agentCapabilities).toEqual([...AGENT_CAPABILITIES]);
-    expect(AGENT_CAPABILITIES).toEqual(['read_journal', 'answer_permission', 'answer_dialog', 'compact_context', 'adopt_in_place', 'handoff', 'terminal']);
+    expect(AGENT_CAPABILITIES).toEqual([
+      'read_journal',
+      'answer_permission',
+      'answer_dialog',
+      'compact_context',
+      'adopt_in_place',
+      'git_worktree_add',
+      'git_changes',
+      'git_commit',
+      'git_push',
+      'git_finish',
+      'handoff',
+      'terminal',
+    ]);
   });
 
   it('an agent whose hello lists no capabilities is never sent the command; the page is told its agent is too old', async () => {

@@ -1,4 +1,4 @@
-import { type Command, type CommandAnswer, failureCode } from '@bria/core/protocol';
+import { type Command, type CommandAnswer, failureCode, isGitCommand } from '@bria/core/protocol';
 import type { CommandRecord, Ledger } from '../ledger/ledger.ts';
 import type { AgentLog } from '../log.ts';
 import type { AgentEventOut } from './options.ts';
@@ -111,8 +111,10 @@ export class CommandRunner {
     const code = answer.ok === true || typeof answer.code === 'string' ? null : failureCode(answer);
     const result = code ? { ...answer, code } : answer;
     this.d.emit({ event: 'command_result', commandId: rec.id, sessionId: rec.sessionId, payload: { command: rec.command, ...result } });
-    // A read_journal answer is conversation text already durable in the event: the ledger keeps no copy.
-    this.d.ledger.recordCommand({ ...rec, receivedAt: Date.now(), status: 'done', ...(rec.command === 'read_journal' ? {} : { result }) });
+    // A read_journal answer is conversation text, a git answer holds diffs, both already durable in
+    // the event: the ledger keeps no copy.
+    const keep = rec.command !== 'read_journal' && !isGitCommand(rec.command);
+    this.d.ledger.recordCommand({ ...rec, receivedAt: Date.now(), status: 'done', ...(keep ? { result } : {}) });
   }
 
   /** Waits (at most `ms`) until no command is running, so a stop in the middle of one records its answer. */

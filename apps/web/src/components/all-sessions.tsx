@@ -88,6 +88,12 @@ export function AllSessions() {
                 {!s.nodeOnline && <> · {t('nodes.offline')}</>}
                 {' · '}
                 <span className="mono">{s.folder}</span>
+                {s.worktree && (
+                  <>
+                    {' · '}
+                    <span className="mono">{t('session.branch', { branch: s.worktree.branch })}</span>
+                  </>
+                )}
               </span>
             </div>
             <div className="row-facts">

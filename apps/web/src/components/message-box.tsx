@@ -1,6 +1,6 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { queueNoticeCurrent } from './page-notices.ts';
 import { useTRPC } from './trpc.ts';
@@ -17,9 +17,12 @@ export function MessageBox({
   accepting,
   items,
   onSent,
+  running = false,
 }: {
   sessionId: string;
   accepting: boolean;
+  /** A turn is running: "Send now" (interrupt it, this goes next) is offered beside the default "after this turn". */
+  running?: boolean;
   items?: readonly { id: string; status: string }[];
   /** Called once a message is stored (the page then follows the newest turn again). */
   onSent?: () => void;
@@ -32,10 +35,20 @@ export function MessageBox({
   const [key, setKey] = useState(newKey);
   // `messageId`: the stored message a success notice is about; it goes once that message left the queue.
   const [status, setStatus] = useState<{ ok: boolean; text: string; messageId: string | null } | null>(null);
+  // "Send now" is remembered per session in this browser (the session's default until changed).
+  const nowKey = `bria.sendNow.${sessionId}`;
+  const [now, setNowState] = useState(false);
+  useEffect(() => setNowState(localStorage.getItem(nowKey) === '1'), [nowKey]);
+  const setNow = (on: boolean) => {
+    setNowState(on);
+    if (on) localStorage.setItem(nowKey, '1');
+    else localStorage.removeItem(nowKey);
+  };
   const send = useMutation(
     trpc.sessions.sendMessage.mutationOptions({
       onSuccess: (r) => {
-        setStatus({ ok: true, text: t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq }), messageId: r.message.id });
+        const stored = t(r.duplicate ? 'send.duplicate' : 'send.queued', { seq: r.message.seq });
+        setStatus({ ok: true, text: r.interrupted ? `${t('send.interrupted')} ${stored}` : stored, messageId: r.message.id });
         setText('');
         setKey(newKey());
         onSent?.();
@@ -46,7 +59,7 @@ export function MessageBox({
   const submit = () => {
     if (!text.trim() || send.isPending) return;
     setStatus(null);
-    send.mutate({ sessionId, text, clientKey: key });
+    send.mutate({ sessionId, text, clientKey: key, ...(running && now ? { now: true } : {}) });
   };
 
   return (
@@ -73,6 +86,15 @@ export function MessageBox({
           }
         }}
       />
+      {/* In a div: the composer hides its form's own direct labels (the text box's) visually. */}
+      {running && (
+        <div className="send-now">
+          <label className="check small" title={t('send.nowHelp')}>
+            <input type="checkbox" checked={now} onChange={(e) => setNow(e.target.checked)} data-testid="send-now" />
+            {t('send.now')}
+          </label>
+        </div>
+      )}
       <div className="actions">
         {!accepting && <span className="muted small grow">{t('send.notAccepting')}</span>}
         {/* "Storing…" while the request runs; it ends as "Stored in the queue (#n)." or the service's refusal. */}

@@ -1,5 +1,5 @@
 'use client';
-import { isAbsoluteFolder } from '@bria/core/domain';
+import { branchFromTitle, branchNameRefusal, isAbsoluteFolder } from '@bria/core/domain';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
@@ -27,6 +27,12 @@ export function NewSession({ nodeId }: { nodeId: string }) {
   const [mode, setMode] = useState<string | null>(null);
   const [model, setModel] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // "In its own worktree": the branch follows the title until the user edits it.
+  const [inWorktree, setInWorktree] = useState(false);
+  const [title, setTitle] = useState('');
+  const [branchEdited, setBranchEdited] = useState<string | null>(null);
+  const [fallback] = useState(() => Math.random().toString(36).slice(2, 8));
+  const branch = branchEdited ?? branchFromTitle(title, fallback);
   const opts = useQuery(trpc.sessions.newSessionOptions.queryOptions({ nodeId, ...(picked ? { executor: picked } : {}) }));
   // Offered: enabled and installed there; an enabled CLI the node's agent could not run is named with that reason.
   const missing = (opts.data?.node.enabledExecutors ?? []).filter((x) => opts.data?.node.missingExecutors.includes(x));
@@ -70,8 +76,18 @@ export function NewSession({ nodeId }: { nodeId: string }) {
           e.preventDefault();
           if (!executor) return;
           if (!folderOk) return setError(t('new.folderInvalid'));
+          const badBranch = inWorktree ? branchNameRefusal(branch.trim()) : null;
+          if (badBranch) return setError(badBranch);
           setError(null);
-          create.mutate({ nodeId, executor, folder: cleanFolder, permissionMode: chosenMode ?? undefined, model: model.trim() });
+          create.mutate({
+            nodeId,
+            executor,
+            folder: cleanFolder,
+            permissionMode: chosenMode ?? undefined,
+            model: model.trim(),
+            ...(title.trim() ? { title: title.trim() } : {}),
+            ...(inWorktree ? { worktree: { branch: branch.trim() } } : {}),
+          });
         }}
       >
         <fieldset className="executors" disabled={busy}>
@@ -131,6 +147,35 @@ export function NewSession({ nodeId }: { nodeId: string }) {
                 </button>
               ))}
             </div>
+          )}
+        </div>
+        <div className="stack worktree-choice">
+          <label className="check">
+            <input type="checkbox" checked={inWorktree} onChange={(e) => setInWorktree(e.target.checked)} disabled={busy} data-testid="new-worktree" />
+            {t('new.worktree')}
+          </label>
+          {inWorktree && (
+            <>
+              <div>
+                <label htmlFor={`${id}-t`}>{t('new.sessionTitle')}</label>
+                <input id={`${id}-t`} value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} disabled={busy} data-testid="new-title" />
+              </div>
+              <div>
+                <label htmlFor={`${id}-b`}>{t('new.branch')}</label>
+                <input
+                  id={`${id}-b`}
+                  className="mono"
+                  value={branch}
+                  maxLength={100}
+                  spellCheck={false}
+                  autoComplete="off"
+                  onChange={(e) => setBranchEdited(e.target.value)}
+                  disabled={busy}
+                  data-testid="new-branch"
+                  aria-invalid={branchNameRefusal(branch.trim()) !== null}
+                />
+              </div>
+            </>
           )}
         </div>
         {recs.data?.enabled && (

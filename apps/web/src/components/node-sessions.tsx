@@ -61,6 +61,7 @@ export function NodeSessions({ nodeId }: { nodeId: string }) {
                   {sessionTitle(s, t)}
                 </Link>
                 <span className="muted small mono">{s.folder}</span>
+                {s.worktree && <span className="muted small mono">{t('session.branch', { branch: s.worktree.branch })}</span>}
               </div>
               <div className="row-facts">
                 <StateBadge state={s.state} wait={s.promptWait} desk={s.desk} />

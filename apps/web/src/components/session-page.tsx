@@ -1,4 +1,5 @@
 'use client';
+import { SchedulePanel } from './schedule-panel.tsx';
 import { PushOffer, SessionPushMute, usePushVisibility } from './push/session-push.tsx';
 import { waitingDialog } from '@bria/core/domain';
 import { READ_JOURNAL_MAX_TURNS } from '@bria/core/protocol';
@@ -6,6 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type RefObject, useCallback, useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
 import { awaitingSteps, contextText, isWorking } from './activity-stream.ts';
+import { ChangesDetails } from './changes-panel.tsx';
 import { Conversation, QueueTable } from './conversation.tsx';
 import { useDraft } from './draft.tsx';
 import { TerminalView } from './terminal-view.tsx';
@@ -86,6 +88,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <h1>{sessionTitle(s, t)}</h1>
           <p className="muted small">
             <span data-testid="session-computer">{node.name}</span> · {t(`executor.${s.executor}`)} · <span className="mono">{s.folder}</span>
+            {s.worktree && (
+              <>
+                {' · '}
+                <span className="mono" data-testid="session-branch">
+                  {t('session.branch', { branch: s.worktree.branch })}
+                </span>
+              </>
+            )}
           </p>
         </div>
         <StateBadge state={s.state} wait={promptWait(prompts.data?.prompts)} desk={s.desk} />
@@ -132,9 +142,11 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
             <LifecycleButtons session={s} part="stop" />
           </div>
         )}
-        {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} />}
+        {open && <MessageBox sessionId={s.id} accepting={s.acceptsMessages} items={conversation.items} onSent={follow.jump} running={s.state === 'Running'} />}
       </div>
+      {s.state !== 'ResumeFailed' && <SchedulePanel sessionId={s.id} />}
       {open && <TerminalDetails sessionId={s.id} dialogOpen={promptWait(prompts.data?.prompts) !== null || dialog !== null} />}
+      <ChangesDetails sessionId={s.id} worktree={s.worktree} open={open} />
       <details className="card session-details" data-testid="session-details">
         <summary>{t('session.details')}</summary>
         <SessionPushMute sessionId={s.id} />

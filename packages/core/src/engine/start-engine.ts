@@ -3,6 +3,7 @@ import { PgListener } from '../db/pg-listener.ts';
 import type { Logger } from '../log.ts';
 import { type Clock, systemClock } from './step/step-context.ts';
 import { pushLifetimesEnding } from './lifetime-notice.ts';
+import { fireDueSchedules } from './schedules.ts';
 import { NodeWatch } from './node-watch.ts';
 import { RefusalLog } from './refusal-log.ts';
 import { applyHubFact, type EngineDeps, fireDueTimers, processNextEvent, pumpIfNeeded } from './session-work.ts';
@@ -18,6 +19,7 @@ export interface EngineOptions {
   safetyPollMs?: number;
   timerPollMs?: number;
   nodePollMs?: number;
+  schedulePollMs?: number;
 }
 
 export interface Engine {
@@ -151,6 +153,8 @@ export async function startEngine(opts: EngineOptions): Promise<Engine> {
   every(opts.timerPollMs ?? 200, 'timers', () => fireDueTimers(d));
   every(opts.nodePollMs ?? 1000, 'nodes', () => watch.tick());
   every(60_000, 'lifetime_notice', () => pushLifetimesEnding(d));
+  // Scheduled messages (issue 33): due ones fire within a second.
+  every(opts.schedulePollMs ?? 1000, 'schedules', () => fireDueSchedules(d));
   // Summary lines of refused facts whose counting window is over.
   intervals.push(setInterval(() => refusals.flush(), 1000));
   d.log.info('engine.started');

@@ -40,6 +40,7 @@ export async function engineRig(o: { executors?: ('claude' | 'codex')[]; logLine
     safetyPollMs: 60_000,
     timerPollMs: 60_000,
     nodePollMs: 60_000,
+    schedulePollMs: 60_000,
   });
   // A stored message wakes its session by NOTIFY alone, which on a busy machine can arrive after
   // `settle` returned (a message then still pending where a test expects its `deliver`). Settling

@@ -63,6 +63,16 @@ export const COMMAND_FAILURE_CODES = [
   'pane_gone',
   /** `adopt_in_place`: the session is not held by the process the user saw (pid + start) any more, or by another one too. */
   'holder_changed',
+  /** Git commands (protocol/git.ts): git refused; its own words are in `error`. */
+  'git_failed',
+  /** Git commands: the folder is not inside a git work tree. */
+  'not_a_repository',
+  /** `git_finish`: removing the worktree would lose uncommitted work; asked again with `force`. */
+  'uncommitted_work',
+  /** `git_finish`: the base branch is not the one checked out in the repository, so nothing was merged. */
+  'base_not_checked_out',
+  /** Git commands: git did not end in time and was killed. */
+  'timeout',
 ] as const;
 export const zCommandFailureCode = z.enum(COMMAND_FAILURE_CODES);
 export type CommandFailureCode = z.infer<typeof zCommandFailureCode>;

@@ -4,6 +4,7 @@ export * from './event-frames.ts';
 export * from './session-commands.ts';
 export * from './session-events.ts';
 export * from './read-journal.ts';
+export * from './git.ts';
 export * from './cli-text.ts';
 export * from './command-results.ts';
 export * from './session-choices.ts';

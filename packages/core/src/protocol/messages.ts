@@ -83,6 +83,12 @@ export const zCommandType = z.enum([
   'answer_dialog',
   'compact_context',
   'adopt_in_place',
+  // Git in a session's folder (protocol/git.ts, docs/worktrees.md).
+  'git_worktree_add',
+  'git_changes',
+  'git_commit',
+  'git_push',
+  'git_finish',
 ]);
 export type CommandType = z.infer<typeof zCommandType>;
 
@@ -96,6 +102,11 @@ export const OPTIONAL_COMMANDS = [
   'answer_dialog',
   'compact_context',
   'adopt_in_place',
+  'git_worktree_add',
+  'git_changes',
+  'git_commit',
+  'git_push',
+  'git_finish',
 ] as const satisfies readonly CommandType[];
 export type OptionalCommand = (typeof OPTIONAL_COMMANDS)[number];
 /**

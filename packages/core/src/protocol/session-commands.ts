@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_FRAME_BYTES, zExecutor } from './messages.ts';
+import { GIT_PAYLOADS } from './git.ts';
 import { zReadJournal } from './read-journal.ts';
 import { MODEL_MAX_LENGTH, parseModel } from './session-choices.ts';
 
@@ -180,6 +181,7 @@ export const SESSION_COMMAND_PAYLOADS = {
   answer_dialog: zAnswerDialog,
   compact_context: zCompactContext,
   adopt_in_place: zAdoptInPlace,
+  ...GIT_PAYLOADS,
 } as const;
 export type SessionCommandType = keyof typeof SESSION_COMMAND_PAYLOADS;
 export type SessionCommandPayload<T extends SessionCommandType> = z.infer<(typeof SESSION_COMMAND_PAYLOADS)[T]>;

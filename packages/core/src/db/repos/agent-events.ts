@@ -1,5 +1,14 @@
 import type { Db } from '../client.ts';
-import { EVENT_PART, EVENT_REFUSED, assembleParts, zEventPart, zEventRefused, type AgentEventFrame, type EventPart } from '../../protocol/index.ts';
+import {
+  EVENT_PART,
+  EVENT_REFUSED,
+  assembleParts,
+  isGitCommand,
+  zEventPart,
+  zEventRefused,
+  type AgentEventFrame,
+  type EventPart,
+} from '../../protocol/index.ts';
 import { DEAD_LETTER_EXCERPT_CHARS, storable } from './dead-letters.ts';
 
 /**
@@ -63,13 +72,14 @@ export async function storeAgentEvent(db: Db, nodeId: string, frame: AgentEventF
       if (!whole.ok) return deadLetter(`event_part ${part.partOf}: ${whole.error}`);
       ev = { ...frame, event: whole.event, payload: whole.payload };
     }
-    if (isReadJournalResult(ev)) {
-      // A read_journal answer holds conversation text and serves one waiting reader: it goes into
-      // its command's own row, which the reader deletes once it has it; an answer to a read already
-      // withdrawn (row gone) is dropped. Never an AgentEvent row, so nothing is left behind. The seq
-      // still advances here, so the ack and replay rules are unchanged.
+    if (isReplyInRow(ev)) {
+      // A read_journal answer holds conversation text, a git answer the user's code (diffs), and
+      // each serves one waiting reader: it goes into its command's own row, which the reader deletes
+      // once it has it; an answer to a read already withdrawn (row gone) is dropped. Never an
+      // AgentEvent row, so nothing is left behind. The seq still advances here, so the ack and
+      // replay rules are unchanged.
       await tx.agentCommand.updateMany({
-        where: { id: ev.commandId, nodeId, type: 'read_journal', status: { not: 'done' } },
+        where: { id: ev.commandId, nodeId, type: ev.payload.command, status: { not: 'done' } },
         data: { status: 'done', result: ev.payload as object, doneAt: new Date() },
       });
       await advance();
@@ -100,6 +110,8 @@ export async function storeAgentEvent(db: Db, nodeId: string, frame: AgentEventF
   });
 }
 
-function isReadJournalResult(ev: AgentEventFrame): ev is AgentEventFrame & { commandId: string } {
-  return ev.event === 'command_result' && ev.commandId !== undefined && ev.payload.command === 'read_journal';
+/** Answers kept in their command's row for the one service waiting on them (read_journal, git). */
+function isReplyInRow(ev: AgentEventFrame): ev is AgentEventFrame & { commandId: string; payload: { command: string } } {
+  const command = ev.payload.command;
+  return ev.event === 'command_result' && ev.commandId !== undefined && typeof command === 'string' && (command === 'read_journal' || isGitCommand(command));
 }

@@ -56,6 +56,12 @@ export const sessionSelect = {
   deskSince: true,
   deskCommand: true,
   deskInTmux: true,
+  worktreePath: true,
+  worktreeRepo: true,
+  worktreeBranch: true,
+  worktreeRemovedAt: true,
+  gitBaseBranch: true,
+  gitBaseCommit: true,
 } as const satisfies Prisma.SessionSelect;
 export type SessionRow = Prisma.SessionGetPayload<{ select: typeof sessionSelect }>;
 

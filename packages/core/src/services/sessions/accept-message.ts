@@ -12,7 +12,8 @@ import type { StoredAttachment } from '../../engine/step/carry-attachments.ts';
 export interface AcceptMessageInput {
   sessionId: string;
   text: string;
-  source: 'telegram' | 'web' | 'api';
+  /** `schedule`: an occurrence of a scheduled message (engine/schedules.ts). */
+  source: 'telegram' | 'web' | 'api' | 'schedule';
   /** Idempotency key of the source (e.g. `tg:<chat>:<message id>`): a repeat returns the stored message. */
   sourceKey?: string;
   /** Files already stored by the front end (path on this server, SHA-256 of the stored bytes). */

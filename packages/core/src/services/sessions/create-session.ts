@@ -6,6 +6,7 @@ import { insertSession, setActiveSessionId } from '../../db/repos/sessions.ts';
 import { readSettings } from '../../db/repos/settings.ts';
 import { scheduleTimer } from '../../db/repos/timers.ts';
 import { sendSessionCommand } from '../../engine/step/session-commands.ts';
+import { createWorktreeOnNode, headAtStart } from '../git/create-worktree.ts';
 import { depsOf, type ServiceDeps, type SessionDto, toSessionDto } from './session-dto.ts';
 import { notifyEffect } from '../../engine/step/session-notices.ts';
 import { withSessionTx } from '../../engine/step/step-context.ts';
@@ -21,6 +22,14 @@ export interface CreateSessionInput {
   model?: string | null;
   /** The Telegram chat asking: the new session becomes its active session on that node. */
   chatId?: bigint;
+  /** The session's title as the user typed it (its worktree's branch is named from it). */
+  title?: string | null;
+  /**
+   * "In its own worktree": `git worktree add` on a new branch (docs/worktrees.md) from the folder's
+   * repository before the session is stored; the worktree becomes the session's folder, so the CLI
+   * starts and every resume runs there.
+   */
+  worktree?: { branch: string };
 }
 
 /**
@@ -52,11 +61,18 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
   if (node.missingExecutors.includes(executor)) {
     throw new AppError('EXECUTOR_DISABLED', { message: 'executor not installed on node', userMessage: `sessions.executor_missing.${executor}` });
   }
-  const folder = input.folder.trim();
-  const folderRefused = folderRefusal(folder);
+  const asked = input.folder.trim();
+  const folderRefused = folderRefusal(asked);
   if (folderRefused) throw new AppError('INVALID_INPUT', { message: folderRefused });
 
   const { permissionMode, model } = sessionChoices(executor, node, input);
+  const title = input.title?.trim().slice(0, 200) || null;
+  // Made last before the session, once every other check passed; a worktree made for a session that
+  // then failed to be stored stays on the computer like any branch the user made (listed by git).
+  const wt = input.worktree ? await createWorktreeOnNode(db, { nodeId: node.id, repo: asked, branch: input.worktree.branch }) : null;
+  const folder = wt?.path ?? asked;
+  // In a folder of its own repository the session's changes are read against HEAD as it starts.
+  const head = wt ? null : await headAtStart(db, { nodeId: node.id, folder });
 
   const settings = await readSettings(db);
   return withSessionTx(db, { log, clock }, async (ctx) => {
@@ -77,6 +93,16 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
       lifetimeDeadline: snapshot.lifetimeDeadline,
       originChatId: input.chatId ?? null,
       createdAt: ctx.now,
+      title,
+      ...(wt
+        ? {
+            worktreePath: wt.path,
+            worktreeRepo: wt.repo,
+            worktreeBranch: wt.branch,
+            gitBaseBranch: wt.base,
+            gitBaseCommit: wt.baseCommit,
+          }
+        : { gitBaseCommit: head }),
     });
     await recordEvidence(ctx.tx, {
       sessionId: row.id,
@@ -84,7 +110,7 @@ export async function createSession(deps: ServiceDeps, input: CreateSessionInput
       actor: 'user',
       from: null,
       to: 'Starting',
-      evidence: { executor, generation: 1, lifetime: settings.lifetime, permissionMode, model },
+      evidence: { executor, generation: 1, lifetime: settings.lifetime, permissionMode, model, ...(wt ? { worktreeBranch: wt.branch } : {}) },
       at: ctx.now,
     });
     for (const fx of effects) {

@@ -25,3 +25,5 @@ export { terminalInput } from './terminal-input.ts';
 export { listSessionsForScripts, type SessionListingItem } from './list-sessions-json.ts';
 export { continueHere, type ContinueHereInput } from './continue-here.ts';
 export { adoptInPlace, type AdoptInPlaceInput } from './adopt-in-place.ts';
+export { cancelSchedule, createSchedule, listActiveSchedules, listSchedules, type CreateScheduleInput, type ScheduleDto } from './schedules.ts';
+export { sendMessageNow } from './send-now.ts';

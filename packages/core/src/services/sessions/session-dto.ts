@@ -55,6 +55,32 @@ export interface SessionDto {
   desk: DeskDto | null;
   /** The one command that continues this session at its computer (Bria's tmux), while Bria runs its CLI. */
   attachCommand: string | null;
+  /** The session's own git worktree (docs/worktrees.md); null when it runs in the folder itself. */
+  worktree: WorktreeDto | null;
+}
+
+export interface WorktreeDto {
+  path: string;
+  repo: string;
+  branch: string;
+  baseBranch: string;
+  baseCommit: string;
+  /** A finish removed the folder (the branch stays). */
+  removedAt: Date | null;
+}
+
+export function worktreeOf(
+  row: Pick<SessionRow, 'worktreePath' | 'worktreeRepo' | 'worktreeBranch' | 'worktreeRemovedAt' | 'gitBaseBranch' | 'gitBaseCommit'>,
+): WorktreeDto | null {
+  if (!row.worktreePath || !row.worktreeRepo || !row.worktreeBranch || !row.gitBaseBranch || !row.gitBaseCommit) return null;
+  return {
+    path: row.worktreePath,
+    repo: row.worktreeRepo,
+    branch: row.worktreeBranch,
+    baseBranch: row.gitBaseBranch,
+    baseCommit: row.gitBaseCommit,
+    removedAt: row.worktreeRemovedAt,
+  };
 }
 
 export interface DeskDto {
@@ -138,5 +164,6 @@ export function toSessionDto(row: SessionRow): SessionDto {
     context: contextOf(row),
     desk: deskOf(row),
     attachCommand: attachCommand(row),
+    worktree: worktreeOf(row),
   };
 }

@@ -16,6 +16,8 @@ export const createRoute = authedProcedure
         ...(input.executor ? { executor: input.executor } : {}),
         ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
         ...(input.model !== undefined ? { model: input.model } : {}),
+        ...(input.title ? { title: input.title } : {}),
+        ...(input.worktree ? { worktree: input.worktree } : {}),
       },
     );
   });

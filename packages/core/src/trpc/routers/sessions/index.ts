@@ -1,6 +1,7 @@
 import { router } from '../../init.ts';
 import { createRoute } from './create.ts';
 import { getRoute } from './get.ts';
+import { changesRoute, commitRoute, finishRoute, pushRoute } from './git.ts';
 import { journalRoute } from './journal.ts';
 import { adoptInPlaceRoute, closeRoute, resumeRoute, continueHereRoute, stopRoute, compactRoute } from './lifecycle.ts';
 import { listAllOpenRoute } from './list-all-open.ts';
@@ -8,6 +9,7 @@ import { listOpenRoute } from './list-open.ts';
 import { newSessionOptionsRoute, resumeRecommendationsRoute } from './new-session.ts';
 import { answerPromptRoute, promptsRoute } from './prompts.ts';
 import { cancelMessageRoute, editMessageRoute } from './change-message.ts';
+import { cancelScheduleRoute, scheduleMessageRoute, schedulesRoute } from './schedules.ts';
 import { sendMessageRoute } from './send-message.ts';
 
 export const sessionsRouter = router({
@@ -25,8 +27,15 @@ export const sessionsRouter = router({
   sendMessage: sendMessageRoute,
   cancelMessage: cancelMessageRoute,
   editMessage: editMessageRoute,
+  schedules: schedulesRoute,
+  scheduleMessage: scheduleMessageRoute,
+  cancelSchedule: cancelScheduleRoute,
   newSessionOptions: newSessionOptionsRoute,
   resumeRecommendations: resumeRecommendationsRoute,
   prompts: promptsRoute,
   answerPrompt: answerPromptRoute,
+  changes: changesRoute,
+  commit: commitRoute,
+  push: pushRoute,
+  finish: finishRoute,
 });

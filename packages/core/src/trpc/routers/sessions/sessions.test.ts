@@ -49,6 +49,10 @@ describe('sessions, archive, settings, live: access', () => {
         c.settings.get(),
         c.settings.update({ lifetime: 'never' }),
         c.live.changes(),
+        c.sessions.changes({ sessionId }),
+        c.sessions.commit({ sessionId, message: 'm' }),
+        c.sessions.push({ sessionId }),
+        c.sessions.finish({ sessionId, merge: 'ff', remove: true }),
       ];
       for (const call of calls) expect((await refusal(call)).code).toBe('UNAUTHORIZED');
     }
@@ -67,6 +71,9 @@ describe('sessions, archive, settings, live: access', () => {
       caller.sessions.resume({ sessionId }),
       caller.sessions.sendMessage({ sessionId, text: 'x', clientKey: 'abcdefgh' }),
       caller.settings.update({ lifetime: 'never' }),
+      caller.sessions.commit({ sessionId, message: 'm' }),
+      caller.sessions.push({ sessionId }),
+      caller.sessions.finish({ sessionId, merge: 'ff', remove: true, force: true }),
     ];
     for (const m of mutations) expect(await refusal(m)).toMatchObject({ code: 'FORBIDDEN' });
     expect(await db.session.count()).toBe(0);

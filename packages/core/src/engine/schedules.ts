@@ -1,0 +1,108 @@
+import { AppError } from '../domain/index.ts';
+import { decideScheduleRun, nextAfterOccurrence, type ScheduleRunDecision } from '../domain/schedule.ts';
+import { acceptMessage } from '../services/sessions/accept-message.ts';
+import { resumeSession } from '../services/sessions/resume-session.ts';
+import type { EngineDeps } from './session-work.ts';
+
+/**
+ * Fires due scheduled messages (issue 33). Each occurrence becomes an ordinary queued message with
+ * `sourceKey` `schedule:<id>:<occurrence ms>`: the key makes the firing idempotent, so an engine that
+ * dies after queueing and before moving the schedule on, or two engines firing at once, store it
+ * once — the repeat is a duplicate and only moves the schedule on. A claim (`leaseUntil`, taken with
+ * `FOR UPDATE SKIP LOCKED`) keeps a second engine from even trying while one works on a row.
+ */
+const LEASE_MS = 60_000;
+const BATCH = 20;
+const FINAL = new Set(['completed', 'terminal_failed', 'failed', 'unknown', 'cancelled']);
+const CLOSED = new Set(['Archived', 'ResumeFailed']);
+const TURN = new Set(['Running', 'Stopping', 'ClosingAfterWork']);
+
+export async function fireDueSchedules(d: EngineDeps): Promise<number> {
+  const now = d.clock.now();
+  const claimed = await d.db.$queryRaw<{ id: string }[]>`
+    update "ScheduledMessage" s set "leaseUntil" = ${new Date(now.getTime() + LEASE_MS)}
+    where s.id in (
+      select id from "ScheduledMessage"
+      where status = 'active' and "nextRunAt" <= ${now} and ("leaseUntil" is null or "leaseUntil" < ${now})
+      order by "nextRunAt" limit ${BATCH}
+      for update skip locked)
+    returning s.id::text as id`;
+  for (const { id } of claimed) {
+    try {
+      await fireOne(d, id);
+    } catch (err) {
+      d.log.error({ scheduleId: id, err: (err as Error).message }, 'engine.schedule_failed');
+    }
+  }
+  return claimed.length;
+}
+
+const WORDS: Record<Exclude<ScheduleRunDecision['do'], 'send' | 'resume_then_send'>, (r?: string) => string> = {
+  wait: () => 'waiting: the previous run or a turn is still going',
+  skip: (r) => (r === 'busy' ? 'skipped: a turn was running' : 'skipped: the session is closed'),
+  end: (r) => (r === 'gone' ? 'not sent: the session no longer exists' : 'not sent: the session is closed'),
+};
+
+async function fireOne(d: EngineDeps, id: string): Promise<void> {
+  const now = d.clock.now();
+  const s = await d.db.scheduledMessage.findUnique({ where: { id } });
+  if (!s || s.status !== 'active' || !s.nextRunAt || s.nextRunAt > now) return;
+  const occurrence = s.nextRunAt;
+  const session = await d.db.session.findUnique({ where: { id: s.sessionId }, select: { state: true } });
+  const previous = s.lastMessageId ? await d.db.message.findUnique({ where: { id: s.lastMessageId }, select: { status: true } }) : null;
+  const decision = decideScheduleRun({
+    kind: s.kind === 'recurring' ? 'recurring' : 'once',
+    ifBusy: s.ifBusy === 'skip' ? 'skip' : 'wait',
+    resumeIfClosed: s.resumeIfClosed,
+    session: !session ? 'gone' : CLOSED.has(session.state) ? 'closed' : 'open',
+    busy: (session !== null && TURN.has(session.state)) || (previous !== null && !FINAL.has(previous.status)),
+  });
+
+  /** Moves the schedule past this occurrence (only if nobody cancelled or moved it meanwhile). */
+  const advance = async (o: { result: string; messageId?: string; failed?: boolean; skipped?: boolean }) => {
+    const next = s.kind === 'recurring' && s.cron && !o.failed ? nextAfterOccurrence(s.cron, s.timeZone, occurrence, d.clock.now()) : null;
+    await d.db.scheduledMessage.updateMany({
+      where: { id, status: 'active', nextRunAt: occurrence },
+      data: {
+        nextRunAt: next,
+        status: next ? 'active' : o.failed ? 'failed' : 'done',
+        lastResult: o.result.slice(0, 300),
+        lastRunAt: now,
+        leaseUntil: null,
+        ...(o.skipped ? { skips: { increment: 1 } } : { runs: { increment: 1 } }),
+        ...(o.messageId ? { lastMessageId: o.messageId } : {}),
+      },
+    });
+  };
+
+  switch (decision.do) {
+    case 'wait':
+      await d.db.scheduledMessage.updateMany({ where: { id, status: 'active' }, data: { lastResult: WORDS.wait(), leaseUntil: null } });
+      return;
+    case 'skip':
+      await advance({ result: WORDS.skip(decision.reason), skipped: true });
+      return;
+    case 'end':
+      await advance({ result: WORDS.end(decision.reason), failed: true });
+      return;
+    case 'resume_then_send':
+    case 'send': {
+      try {
+        if (decision.do === 'resume_then_send') await resumeSession({ db: d.db, clock: d.clock, log: d.log }, { sessionId: s.sessionId });
+        const r = await acceptMessage(
+          { db: d.db, clock: d.clock, log: d.log },
+          { sessionId: s.sessionId, text: s.text, source: 'schedule', sourceKey: `schedule:${id}:${occurrence.getTime()}` },
+        );
+        const resumed = decision.do === 'resume_then_send' ? ' (after resuming the session)' : '';
+        await advance({ result: `sent as #${r.message.seq}${resumed}`, messageId: r.message.id });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        // Refused in words (the lifetime ended, the session takes no messages now…): recorded, never retried in a loop.
+        await advance({ result: `not sent: ${err.message}`, failed: s.kind === 'once' });
+      }
+      return;
+    }
+    default:
+      decision satisfies never;
+  }
+}
