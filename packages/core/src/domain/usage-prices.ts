@@ -4,7 +4,9 @@
  * neither has an unknown cost: Bria never guesses a price.
  *
  * Source: the providers' public price pages (anthropic.com/pricing "API" and
- * platform.openai.com/docs/pricing, "Standard" tier), read on 2025-11-25. Claude's cache write is the
+ * platform.openai.com/docs/pricing, "Standard" tier) as published around 2025-11-25; not re-checked
+ * since (the repository was written offline): check them, or set your prices, before relying on a
+ * figure. Newer models (Claude Code 2.1.197's default `claude-opus-4-8`) are not in it. Claude's cache write is the
  * 5-minute write (1.25 × input), which is what Claude Code uses; Claude prices are those of prompts
  * up to 200k tokens. OpenAI bills no cache write (0). Subscription users (Claude Pro/Max, ChatGPT
  * plans) pay no per-token price: the figure is what the same tokens would cost over the API.
