@@ -26,6 +26,7 @@ const BENCHES: Record<string, { file: string; args: string[] }> = {
   prompt: { file: 'scripts/prompt-latency.bench.ts', args: ['--requests', '30'] },
   activity: { file: 'scripts/activity-latency.bench.ts', args: ['--steps', '30'] },
   archive: { file: 'packages/core/src/trpc/routers/archive/archive.bench.ts', args: ['10000', '30'] },
+  usage: { file: 'packages/core/src/trpc/routers/usage/usage.bench.ts', args: ['100000', '30'] },
   'agent-idle': { file: 'apps/node-agent/src/executors/agent-idle.bench.ts', args: ['--claude', '10', '--codex', '10', '--seconds', '60'] },
   ledger: { file: 'apps/node-agent/src/ledger/ledger.bench.ts', args: ['--commands', '100000', '--days', '90'] },
   'agent-bundle': { file: 'scripts/agent-bundle.bench.ts', args: ['--runs', '5'] },

@@ -108,4 +108,31 @@ describe('what the chat says', () => {
     const dialog = await waitFor((m) => m.text?.includes('Do you trust the files') ?? false);
     expect(dialog.text?.startsWith('worker · api-worker is waiting for an answer on the computer:')).toBe(true);
   });
+  it('a budget notice says which budget, how much of it, and at 100 % that messages wait (issue 33)', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const s = await seedSession(db, { nodeId, state: 'Ready', title: 'refactor' });
+    await chatOn(nodeId, s);
+    // The rows as the engine writes them after a turn's tokens (core engine/step/usage.ts).
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `budget:session:${s}:warn:5:${ADA}`,
+      kind: 'budget',
+      chatId: BigInt(ADA),
+      sessionId: s,
+      payload: { kind: 'budget', sessionId: s, nodeId, scope: 'session', level: 'warn', budgetUsd: 5, spentUsd: 4.12 },
+    });
+    const warn = await waitFor((m) => m.text?.includes('of its $5.00 budget') ?? false);
+    expect(warn.text).toBe('Session "refactor · project" has used an estimated $4.12 of its $5.00 budget (80 %).');
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `budget:day:2026-12-07:reached:20:${ADA}`,
+      kind: 'budget',
+      chatId: BigInt(ADA),
+      sessionId: s,
+      payload: { kind: 'budget', sessionId: s, nodeId, scope: 'day', level: 'reached', budgetUsd: 20, spentUsd: 20.5 },
+    });
+    const reached = await waitFor((m) => m.text?.startsWith("Today's budget is reached") ?? false);
+    expect(reached.text).toContain('$20.50 of $20.00');
+    expect(reached.text).toContain('Messages wait until you raise the budget');
+  });
 });

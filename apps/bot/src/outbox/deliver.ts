@@ -3,7 +3,18 @@ import { type ClaimedRow, getChat, zDeliveryPayload } from '@bria/core/services'
 import { chatTranslator, showCard } from '../card/card-service.ts';
 import type { DeliverContext, Kind, KindContext, KindHandlers, PayloadOf } from './kinds/kind-context.ts';
 import { card, edit, final, loginLink, prompt, reply } from './kinds/messages.ts';
-import { attachmentFailed, backgroundDone, blockedOnPrompt, compacted, expiryRefusal, finalSave, messageOutcome, notice, progress } from './kinds/notices.ts';
+import {
+  attachmentFailed,
+  backgroundDone,
+  blockedOnPrompt,
+  budget,
+  compacted,
+  expiryRefusal,
+  finalSave,
+  messageOutcome,
+  notice,
+  progress,
+} from './kinds/notices.ts';
 import { cardUpdate, resumeFailed, resumeStatus } from './kinds/resume.ts';
 
 export type { DeliverContext } from './kinds/kind-context.ts';
@@ -23,6 +34,7 @@ const HANDLERS: KindHandlers = {
   compacted,
   attachment_failed: attachmentFailed,
   message_outcome: messageOutcome,
+  budget,
   notice,
   reply,
   edit,

@@ -33,3 +33,21 @@ describe('mapHostEvent: activity', () => {
     }
   });
 });
+
+describe('mapHostEvent: usage and limits', () => {
+  it('sends a turn’s tokens with the four kinds apart, its model and its turn, as the hub parses them', () => {
+    const messageId = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+    const withTurn: SessionRecord = { ...rec, turns: [{ messageId, nativeRef: 'rec-1', promptOffset: 0, done: false } as SessionRecord['turns'][number]] };
+    const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 100, cacheWriteTokens: 20, model: 'claude-opus-4-8' };
+    const [out] = mapHostEvent(withTurn, { type: 'usage', messageId, usage, evidence: {} });
+    expect(out).toEqual({ event: 'usage', payload: { messageId, nativeTurnId: 'rec-1', ...usage } });
+    expect(parseSessionEvent('usage', out?.payload).ok).toBe(true);
+  });
+  it('sends a limit state with the session’s CLI, as the hub parses it', () => {
+    const limit = { reached: true, resetsAt: 1_800_000_000_000, windows: [{ name: 'primary', usedPercent: 100, windowMinutes: 300 }], at: 1_799_999_000_000 };
+    const [out] = mapHostEvent({ ...rec, executor: 'codex' }, { type: 'limit', limit });
+    expect(out).toEqual({ event: 'limit_state', payload: { executor: 'codex', ...limit } });
+    const parsed = parseSessionEvent('limit_state', out?.payload);
+    expect(parsed.ok).toBe(true);
+  });
+});

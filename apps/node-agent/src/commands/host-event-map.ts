@@ -69,10 +69,26 @@ export function mapHostEvent(rec: SessionRecord, e: HostEvent): OutEvent[] {
       if (e.type === 'api_error') return [{ event: 'turn_api_error', payload: { ...end, error: e.errorText.slice(0, 500) } }];
       return [{ event: e.type === 'completed' ? 'turn_completed' : 'turn_interrupted', payload: end }];
     }
-    case 'usage':
+    case 'usage': {
+      const t = turn(e.messageId);
+      const u = e.usage;
       return [
-        { event: 'usage', payload: { inputTokens: e.usage.inputTokens, outputTokens: e.usage.outputTokens, cachedInputTokens: e.usage.cachedInputTokens } },
+        {
+          event: 'usage',
+          payload: {
+            messageId: e.messageId,
+            ...(t ? { nativeTurnId: t.nativeRef } : {}),
+            ...(u.model ? { model: u.model.slice(0, 100) } : {}),
+            inputTokens: u.inputTokens,
+            outputTokens: u.outputTokens,
+            cacheReadTokens: u.cacheReadTokens,
+            cacheWriteTokens: u.cacheWriteTokens,
+          },
+        },
       ];
+    }
+    case 'limit':
+      return [{ event: 'limit_state', payload: { executor: rec.executor, ...e.limit, ...(e.limit.text ? { text: e.limit.text.slice(0, 300) } : {}) } }];
     case 'activity':
       return [{ event: 'activity', payload: e.activity }];
     case 'exited':

@@ -38,4 +38,23 @@ describe('permissionDialogOnScreen: nothing is pasted while a permission dialog 
     expect(permissionDialogOnScreen('● The script asks: "Do you want to proceed?" and exits.\n\n❯\u00a0\n  ? for shortcuts')).toBe(false);
     expect(permissionDialogOnScreen('')).toBe(false);
   });
+
+  // Codex 0.171.0 right after the mock's LIMIT429 (a usage limit): a paste + Enter here switched the
+  // session's model to the first choice and lost the text, so nothing may be typed while it is up.
+  it("sees Codex's model-switch dialog after a usage limit", () => {
+    const screen = [
+      '› now LIMIT429-15 please',
+      '■ You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again',
+      'at 3:10 AM.',
+      '  Approaching rate limits',
+      '  Switch to gpt-6-luna for lower credit usage?',
+      '› 1. Switch to gpt-6-luna                   Fast and affordable model for easier tasks.',
+      '  2. Keep current model',
+      '  3. Keep current model (never show again)  Hide future rate limit reminders about switching models',
+      '  enter select · esc back',
+    ].join('\n');
+    expect(permissionDialogOnScreen(screen)).toBe(true);
+    // Once dismissed (Esc), the composer is back and the message may go.
+    expect(permissionDialogOnScreen('■ You’ve hit your usage limit.\n› Ask Codex to do anything\n  ← for agents · ? for shortcuts')).toBe(false);
+  });
 });

@@ -89,8 +89,12 @@ export function dialogNotice(o: { text: string | null; toldOf: string | null; pa
  */
 export function permissionDialogOnScreen(screen: string): boolean {
   const tail = screen.split('\n').slice(-25).join('\n');
-  const asks = /Do you want to (proceed|make this edit|create|allow)|Would you like to run the following command|Enter to select · ↑\/↓ to navigate/i.test(
-    tail,
-  );
+  // Codex's choice dialogs end with "enter select · esc back"; after a usage limit 0.171 opens one
+  // ("Approaching rate limits · Switch to <model>?"), whose first choice a pasted Enter would pick
+  // (docs/cli-facts.md, "Usage limits").
+  const asks =
+    /Do you want to (proceed|make this edit|create|allow)|Would you like to run the following command|Enter to select · ↑\/↓ to navigate|enter select · esc back/i.test(
+      tail,
+    );
   return asks && /^\s*[❯›]\s*1\.\s/m.test(tail);
 }

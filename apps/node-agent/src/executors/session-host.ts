@@ -178,6 +178,7 @@ export class SessionHost extends HostEvents {
     } catch {
       // display only
     }
+    for (const limit of this.journal.limits.drain()) this.emit({ type: 'limit', limit });
     for (const turn of this.turns) if (!turn.done) this.settleTurn(turn);
   }
 

@@ -3,7 +3,7 @@ import type { TurnOutcome } from '../journal/types.ts';
 import { turnOutcomeEvents } from './turn-outcome-events.ts';
 
 const ev = { offset: 10, end: 20, recordIds: ['r1'] };
-const usage = { inputTokens: 5, outputTokens: 7, cachedInputTokens: 0 };
+const usage = { inputTokens: 5, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0, model: 'mock-model' };
 
 describe('turnOutcomeEvents', () => {
   it.each<[string, TurnOutcome, string | null, unknown]>([

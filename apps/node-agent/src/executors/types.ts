@@ -1,5 +1,6 @@
 import type { ActivityPayload, Executor, SessionPermissionMode } from '@bria/core/protocol';
 import type { JournalLine } from '../journal/jsonl-tailer.ts';
+import type { LimitReport } from '../journal/limits.ts';
 import type { MalformedLine, NativePrompt, RecordRef, TokenUsage, TurnOutcome } from '../journal/types.ts';
 import type { Tmux } from '../tmux/tmux.ts';
 
@@ -18,6 +19,8 @@ export interface JournalReader {
   statedIds(): string[];
   /** What the turns did (tool calls, texts, context use), drained after each ingest. */
   readonly activity: { floor: number; drain(): ActivityPayload[] };
+  /** Usage-limit states the journal showed (limits.ts), drained after each ingest. */
+  readonly limits: { drain(): LimitReport[] };
 }
 
 export interface DriverContext {
@@ -103,6 +106,7 @@ export type HostEvent =
   | { type: 'api_error'; messageId: string; errorText: string; evidence: Evidence }
   | { type: 'usage'; messageId: string; usage: TokenUsage; evidence: Evidence }
   | { type: 'activity'; activity: ActivityPayload }
+  | { type: 'limit'; limit: LimitReport }
   | { type: 'exited'; expected: boolean; pids: number[]; exitStatus: number | null; paneDead: boolean; evidence: Evidence }
   | { type: 'blocked_on_prompt'; promptText: string; evidence: Evidence }
   | { type: 'unknown'; messageId: string | null; reason: string; evidence: Evidence };

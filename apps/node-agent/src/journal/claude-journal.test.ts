@@ -44,6 +44,8 @@ describe('ClaudeJournal on a real journal', () => {
       expect(outcome.finalText).toBe('MOCK-REPLY-2: you said "hello one"');
       expect(outcome.evidence.offset).toBeLessThan(first.offset);
       expect(outcome.usage?.outputTokens).toBeGreaterThan(0);
+      // The model the mock answered as (it echoes the request's: Claude Code 2.1.197's default).
+      expect(outcome.usage?.model).toBe('claude-opus-4-8');
     }
   });
 

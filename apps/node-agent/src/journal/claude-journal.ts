@@ -1,4 +1,5 @@
 import { ClaudeActivity } from './claude-activity.ts';
+import { ClaudeLimits } from './limits.ts';
 import type { JournalLine } from './jsonl-tailer.ts';
 import { asNumber, asObject, asString, type MalformedLine, type NativePrompt, type RecordRef, type TokenUsage, type TurnOutcome } from './types.ts';
 
@@ -57,6 +58,8 @@ export class ClaudeJournal {
   sessionIds = new Set<string>();
   /** Tool calls, texts and context use, fed from the same parsed records. */
   readonly activity = new ClaudeActivity();
+  /** Usage-limit states (limit errors, and a model answering again after one), drained by the host. */
+  readonly limits = new ClaudeLimits();
 
   ingest(lines: readonly JournalLine[]): void {
     for (const line of lines) {
@@ -88,6 +91,11 @@ export class ClaudeJournal {
       };
       if (this.byUuid.has(uuid)) continue;
       this.byUuid.set(uuid, entry);
+      try {
+        this.limits.add(raw);
+      } catch {
+        // A limit state is a hint for the queue; a record it cannot read costs nothing else.
+      }
       const text = promptText(entry);
       if (text !== null) this.prompts.push({ nativeRef: uuid, text, offset: line.offset, end: line.end, parentUuid: entry.parentUuid });
       if (isTurnDuration(entry) || isInterruptMarker(entry)) this.terminals.push(entry);
@@ -225,11 +233,15 @@ function sumUsage(path: Entry[]): TokenUsage | null {
     if (!perMessage.has(id)) perMessage.set(id, usage);
   }
   if (perMessage.size === 0) return null;
-  const total: TokenUsage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
+  const total: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, model: null };
   for (const u of perMessage.values()) {
-    total.inputTokens += asNumber(u.input_tokens) + asNumber(u.cache_creation_input_tokens);
-    total.cachedInputTokens += asNumber(u.cache_read_input_tokens);
+    // Anthropic's usage: input_tokens excludes both cache reads and cache writes.
+    total.inputTokens += asNumber(u.input_tokens);
+    total.cacheWriteTokens += asNumber(u.cache_creation_input_tokens);
+    total.cacheReadTokens += asNumber(u.cache_read_input_tokens);
     total.outputTokens += asNumber(u.output_tokens);
   }
+  // The path runs from the turn's end back to its prompt: its first model is the turn's last answer's.
+  total.model = path.map((e) => asString(message(e).model)).find((m) => m !== null && m !== '<synthetic>') ?? null;
   return total;
 }

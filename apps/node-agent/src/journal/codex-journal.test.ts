@@ -46,6 +46,7 @@ describe('CodexJournal on a real rollout', () => {
     expect(done).toMatchObject({ state: 'completed', finalText: 'MOCK-REPLY-7: you said "after interrupt"' });
     if (done.state === 'completed') {
       expect(done.usage?.inputTokens).toBeGreaterThan(0);
+      expect(done.usage?.model).toBe('mock-model');
       expect(lines.find((l) => l.offset === done.evidence.offset)?.text).toContain('"task_complete"');
     }
   });
@@ -68,5 +69,35 @@ describe('CodexJournal on a real rollout', () => {
     const j = new CodexJournal();
     j.ingest([{ offset: 0, end: 1, text: JSON.stringify({ type: 'event_msg', payload: { type: 'task_complete', turn_id: 't1', last_agent_message: null } }) }]);
     expect(j.outcome('t1').state).toBe('unknown');
+  });
+});
+
+describe('CodexJournal tokens per turn', () => {
+  it('sums every model request of a turn (one token_count each), cached input apart', () => {
+    const j = new CodexJournal();
+    const tools = linesOf(new URL('./fixtures/codex-tools.jsonl', import.meta.url).pathname);
+    j.ingest(tools);
+    const turn = j.prompts[0]!.nativeRef;
+    // The turn's own token counts, as the rollout wrote them (last_token_usage per request).
+    let owner: string | null = null;
+    let input = 0;
+    let output = 0;
+    for (const l of tools) {
+      const r = JSON.parse(l.text) as {
+        type: string;
+        payload: { type?: string; turn_id?: string; info?: { last_token_usage?: { input_tokens: number; output_tokens: number } } | null };
+      };
+      if (r.payload.type === 'task_started') owner = r.payload.turn_id ?? null;
+      if (r.payload.type === 'token_count' && owner === turn && r.payload.info?.last_token_usage) {
+        input += r.payload.info.last_token_usage.input_tokens;
+        output += r.payload.info.last_token_usage.output_tokens;
+      }
+      if (r.payload.type === 'task_complete' && r.payload.turn_id === turn) owner = null;
+    }
+    const u = j.usageOf(turn)!;
+    expect(u.inputTokens + u.cacheReadTokens).toBe(input);
+    expect(u.outputTokens).toBe(output);
+    expect(output).toBeGreaterThan(4); // more than one request
+    expect(u.model).toBe('mock-model');
   });
 });

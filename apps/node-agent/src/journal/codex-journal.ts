@@ -1,4 +1,5 @@
 import { CodexActivity } from './codex-activity.ts';
+import { CodexLimits } from './limits.ts';
 import type { JournalLine } from './jsonl-tailer.ts';
 import { asNumber, asObject, asString, type MalformedLine, type NativePrompt, type RecordRef, type TokenUsage, type TurnOutcome } from './types.ts';
 
@@ -22,6 +23,12 @@ export class CodexJournal {
   private readonly terminals = new Map<string, Terminal[]>();
   private readonly usage = new Map<string, TokenUsage & RecordRef>();
   private currentTurn: string | null = null;
+  /** The model of each turn (`turn_context`). */
+  private readonly models = new Map<string, string>();
+  /** When the record being read was written (ms). */
+  private recordAt = 0;
+  /** Usage-limit states from the `rate_limits` of token counts, drained by the host. */
+  readonly limits = new CodexLimits();
   /** Tool calls, texts and context use, fed from the same parsed records. */
   readonly activity = new CodexActivity();
 
@@ -43,6 +50,13 @@ export class CodexJournal {
         // Display only: a record the activity reader cannot take must not cost the turn outcomes.
       }
       const at = { offset: line.offset, end: line.end };
+      this.recordAt = Date.parse(asString(rec.timestamp) ?? '') || Date.now();
+      if (rec.type === 'turn_context') {
+        const turn = asString(payload.turn_id);
+        const model = asString(payload.model);
+        if (turn && model) this.models.set(turn, model);
+        continue;
+      }
       if (rec.type === 'session_meta') {
         const id = asString(payload.id);
         if (id && !this.meta) this.meta = { id, cwd: asString(payload.cwd), timestamp: asString(payload.timestamp), ...at };
@@ -77,13 +91,20 @@ export class CodexJournal {
         return;
       }
       case 'token_count': {
+        this.limits.add(p.rate_limits, this.recordAt);
         // token_count carries no turn id; it belongs to the turn that is running when it is written.
+        // One is written per model request (`last_token_usage`): a turn with tool calls has several.
         const last = asObject(asObject(p.info)?.last_token_usage);
         if (!last || !this.currentTurn) return;
+        const before = this.usage.get(this.currentTurn);
+        // OpenAI's usage counts cached tokens inside input_tokens; Bria keeps them apart.
+        const cached = asNumber(last.cached_input_tokens);
         this.usage.set(this.currentTurn, {
-          inputTokens: asNumber(last.input_tokens),
-          outputTokens: asNumber(last.output_tokens),
-          cachedInputTokens: asNumber(last.cached_input_tokens),
+          inputTokens: (before?.inputTokens ?? 0) + Math.max(0, asNumber(last.input_tokens) - cached),
+          outputTokens: (before?.outputTokens ?? 0) + asNumber(last.output_tokens),
+          cacheReadTokens: (before?.cacheReadTokens ?? 0) + cached,
+          cacheWriteTokens: (before?.cacheWriteTokens ?? 0) + asNumber(last.cache_write_input_tokens),
+          model: this.models.get(this.currentTurn) ?? null,
           ...at,
         });
         return;
@@ -103,7 +124,9 @@ export class CodexJournal {
 
   usageOf(turnId: string): TokenUsage | null {
     const u = this.usage.get(turnId);
-    return u ? { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cachedInputTokens: u.cachedInputTokens } : null;
+    return u
+      ? { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheReadTokens: u.cacheReadTokens, cacheWriteTokens: u.cacheWriteTokens, model: u.model }
+      : null;
   }
 
   outcome(turnId: string): TurnOutcome {

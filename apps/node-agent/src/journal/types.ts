@@ -6,10 +6,16 @@ export type RecordRef = {
   end: number;
 };
 
+/**
+ * A turn's tokens as its journal counted them, the kinds billed apart: `inputTokens` without the
+ * cached ones, cache reads and cache writes on their own; `model` as the journal names it.
+ */
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
-  cachedInputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  model: string | null;
 }
 
 /** A prompt as the CLI stored it: the native receipt a delivered message is bound to. */

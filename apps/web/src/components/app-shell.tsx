@@ -16,7 +16,7 @@ export function AppShell({ userName, chosenLocale, children }: { userName: strin
   const live = useLiveStatus();
   const path = usePathname();
   const logout = useMutation(trpc.auth.logout.mutationOptions({ onSettled: () => window.location.assign('/signin') }));
-  const section = path.startsWith('/settings') ? 'settings' : path.startsWith('/archive') ? 'archive' : 'home';
+  const section = path.startsWith('/settings') ? 'settings' : path.startsWith('/archive') ? 'archive' : path.startsWith('/usage') ? 'usage' : 'home';
   const current = (s: typeof section) => (section === s ? 'page' : undefined);
   return (
     <>
@@ -34,6 +34,9 @@ export function AppShell({ userName, chosenLocale, children }: { userName: strin
             </Link>
             <Link href="/archive" aria-current={current('archive')}>
               {t('nav.archive')}
+            </Link>
+            <Link href="/usage" aria-current={current('usage')}>
+              {t('nav.usage')}
             </Link>
             <Link href="/settings" aria-current={current('settings')}>
               {t('nav.settings')}

@@ -4,6 +4,7 @@ import { AddComputer } from './add-computer.tsx';
 import { AllSessions } from './all-sessions.tsx';
 import { useI18n } from './i18n-context.tsx';
 import { NodeCard } from './node-card.tsx';
+import { HomeLimits } from './usage/home-limits.tsx';
 import { Skeleton } from './skeleton.tsx';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
@@ -40,6 +41,7 @@ export function Dashboard() {
             <NodeCard key={n.id} node={n} />
           ))}
         </div>
+        <HomeLimits />
       </aside>
     </div>
   );

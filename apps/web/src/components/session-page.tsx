@@ -24,6 +24,8 @@ import { StateBadge, lifetimeLeft, sessionTitle, useNow, When } from './session-
 import { Skeleton } from './skeleton.tsx';
 import { useTRPC } from './trpc.ts';
 import { UsageChart } from './usage-chart.tsx';
+import { SpendHoldNotice } from './usage/spend-hold.tsx';
+import { costText, TokenKinds } from './usage/usage-page.tsx';
 import { useErrorText } from './use-error-text.ts';
 
 const JOURNAL_PAGE = 30;
@@ -109,6 +111,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <pre className="small">{dialog}</pre>
         </div>
       )}
+      <SpendHoldNotice hold={q.data.spend.hold} />
       <div ref={follow.chatRef}>
         <Conversation
           sessionId={s.id}
@@ -188,24 +191,26 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         </dl>
         <section aria-labelledby="usage-title" className="block">
           <h2 id="usage-title">{t('usage.title')}</h2>
-          {!usage && usageHistory.length === 0 ? (
+          {!usage && usageHistory.length === 0 && q.data.spend.turns === 0 ? (
             <p className="muted">{t('usage.empty')}</p>
           ) : (
             <>
-              <dl className="facts">
+              {/* The session's totals from every turn's journal counts, cached tokens apart, with the estimated cost. */}
+              <dl className="facts" data-testid="session-spend">
                 <div>
-                  <dt>{t('usage.input')}</dt>
-                  <dd>{fmt.format(num(usage?.inputTokens) ?? 0)}</dd>
+                  <dt>{t('spend.turns')}</dt>
+                  <dd>{fmt.format(q.data.spend.turns)}</dd>
                 </div>
                 <div>
-                  <dt>{t('usage.output')}</dt>
-                  <dd>{fmt.format(num(usage?.outputTokens) ?? 0)}</dd>
+                  <dt>{t('spend.cost')}</dt>
+                  <dd>{costText(q.data.spend, locale)}</dd>
                 </div>
                 <div>
                   <dt>{t('usage.context')}</dt>
                   <dd>{ctx === null ? '—' : ctx <= 1 ? `${Math.round(ctx * 100)} %` : fmt.format(ctx)}</dd>
                 </div>
               </dl>
+              <TokenKinds tokens={q.data.spend.tokens} />
               <UsageChart points={usageHistory} />
             </>
           )}

@@ -6,6 +6,7 @@ import { Skeleton } from './skeleton.tsx';
 import { SignOutEverywhere } from './node-actions.tsx';
 import { NotificationsButton } from './toasts.tsx';
 import { PushSettings } from './push/push-settings.tsx';
+import { UsageSettings } from './usage/usage-settings.tsx';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
 
@@ -120,6 +121,7 @@ export function SettingsForm({ botOn }: { botOn: boolean }) {
           <NotificationsButton />
         </div>
       </section>
+      <UsageSettings />
       <PushSettings />
       <SignOutEverywhere />
     </>

@@ -62,3 +62,75 @@ export function UsageChart({ points }: { points: UsagePoint[] }) {
     </figure>
   );
 }
+
+const BAR_H = 140;
+/** Fills for up to eight computers (CSS classes, so both themes choose the colours). */
+const SERIES = 8;
+
+/**
+ * Tokens per day as bars, one stacked segment per computer; no chart library. The days and the
+ * legend are HTML around the SVG (the SVG stretches to its box). A table beside it carries the
+ * same figures for screen readers and exact values.
+ */
+export function UsageDaysChart({
+  bars,
+  nodes,
+  label,
+}: {
+  bars: { day: string; segments: { nodeId: string; tokens: number }[]; total: number }[];
+  nodes: { id: string; name: string }[];
+  label: string;
+}) {
+  const { locale } = useI18n();
+  const fmt = new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 });
+  const max = Math.max(1, ...bars.map((b) => b.total));
+  const n = Math.max(1, bars.length);
+  const slot = W / n;
+  const bw = Math.max(1, slot * 0.7);
+  const series = (id: string) =>
+    Math.max(
+      0,
+      nodes.findIndex((x) => x.id === id),
+    ) % SERIES;
+  const used = nodes.filter((x) => bars.some((b) => b.segments.some((s) => s.nodeId === x.id)));
+  return (
+    <figure className="chart chart-days" data-testid="usage-days-chart">
+      <div className="chart-plot">
+        <div className="chart-y" aria-hidden="true">
+          <span className="chart-ticks">
+            <span>{fmt.format(max)}</span>
+            <span>{fmt.format(0)}</span>
+          </span>
+        </div>
+        <svg viewBox={`0 0 ${W} ${BAR_H}`} role="img" aria-label={label} preserveAspectRatio="none">
+          <line x1={0} x2={W} y1={BAR_H - 0.5} y2={BAR_H - 0.5} className="chart-axis" />
+          {bars.map((b, i) => {
+            let y = BAR_H;
+            return (
+              <g key={b.day} data-day={b.day}>
+                {b.segments.map((s) => {
+                  const h = (s.tokens / max) * (BAR_H - PAD);
+                  y -= h;
+                  return <rect key={s.nodeId} x={i * slot + (slot - bw) / 2} y={y} width={bw} height={h} className={`chart-bar series-${series(s.nodeId)}`} />;
+                })}
+              </g>
+            );
+          })}
+        </svg>
+      </div>
+      <div className="chart-x" aria-hidden="true">
+        <span>{bars[0]?.day.slice(5)}</span>
+        <span>{bars.at(-1)?.day.slice(5)}</span>
+      </div>
+      {used.length > 0 && (
+        <figcaption className="chart-legend small">
+          {used.map((x) => (
+            <span key={x.id}>
+              <span className={`chart-swatch series-${series(x.id)}`} aria-hidden="true" /> {x.name}
+            </span>
+          ))}
+        </figcaption>
+      )}
+    </figure>
+  );
+}

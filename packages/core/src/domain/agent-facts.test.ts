@@ -350,7 +350,10 @@ const table: { name: string; s: AgentFactSnapshot; e: AgentSessionEvent; out: Ag
     name: 'usage is stored',
     s: snap(),
     e: ev({ name: 'usage', payload: { inputTokens: 5 } }),
-    out: [{ type: 'patch', fields: { usage: { inputTokens: 5 } } }],
+    out: [
+      { type: 'patch', fields: { usage: { inputTokens: 5 } } },
+      { type: 'record_usage', tokens: { input: 5, output: 0, cacheRead: 0, cacheWrite: 0 }, model: null, messageId: null },
+    ],
   },
   {
     name: 'a dialog: evidence with its text (bounded), then the chat notice',

@@ -1,3 +1,4 @@
+import { reportedTokens, type TokenCounts } from './usage-prices.ts';
 import type { PromptEndCause, PromptEndOutcome } from './prompt-machine.ts';
 import type { ReattachRefusal, SessionEvent, SessionState } from './session-types.ts';
 
@@ -105,6 +106,8 @@ export type AgentEventEffect =
   | { type: 'bind_identity'; identity?: AgentIdentity; nativeSessionId: string | null; replaceIfNoConversation?: string }
   | { type: 'patch'; fields: { identity?: AgentIdentity; nativeSessionId?: string; conversationMayExist?: true; usage?: Record<string, unknown> } }
   | { type: 'store_archive_copy'; copy: { path: string; sizeBytes: number; sha256: string } }
+  /** One turn's tokens for the usage totals (`TurnUsage`) and the budgets. */
+  | { type: 'record_usage'; tokens: TokenCounts; model: string | null; messageId: string | null }
   /** A receipt: `leased → accepted`, then `turn_started`; refused `NOT_LEASED` if the message is not leased. */
   | { type: 'accept_receipt'; messageId: string; nativeTurnId?: string; nativeRecordId?: string; offset?: number }
   /** While a final cannot be saved, the event waits and is replayed in order once it is. */
@@ -305,7 +308,17 @@ export function interpret(s: AgentFactSnapshot, e: AgentSessionEvent): AgentEven
       ];
     }
     case 'usage':
-      return [{ type: 'patch', fields: { usage: e.payload } }];
+      // The latest report stays on the session (its page shows it); each one is also kept as the
+      // turn's tokens, whatever the generation: the tokens were spent either way.
+      return [
+        { type: 'patch', fields: { usage: e.payload } },
+        {
+          type: 'record_usage',
+          tokens: reportedTokens(e.payload),
+          model: typeof e.payload.model === 'string' ? e.payload.model : null,
+          messageId: typeof e.payload.messageId === 'string' ? e.payload.messageId : null,
+        },
+      ];
     case 'blocked_on_prompt':
       // Also while Starting: a CLI on a dialog (trust, permission, login) waits for the user on the
       // computer; the text is kept with the evidence so the session's page can say what it waits for.

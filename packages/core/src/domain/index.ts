@@ -23,5 +23,7 @@ export * from './hub-reach.ts';
 export * from './handoff.ts';
 export * from './push-routing.ts';
 export * from './push-delivery.ts';
+export * from './usage-prices.ts';
+export * from './spend-gate.ts';
 export * from './git-actions.ts';
 export * from './compare-url.ts';

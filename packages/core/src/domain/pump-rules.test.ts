@@ -144,3 +144,46 @@ describe('queueWait: what the oldest queued message waits for (the session page 
     expect(queueWait(row('Ready'), [msg('a', 1, 'pending'), msg('b', 2, 'pending')], E)).toEqual({ messageId: 'a', reason: null });
   });
 });
+
+describe('pump decision under a usage limit or a budget (spendHold)', () => {
+  const limit = { kind: 'usage_limit', resetsAt: new Date(T.getTime() + 3_600_000) } as const;
+  const budget = { kind: 'budget_reached', scope: 'day', budgetUsd: 5, spentUsd: 5 } as const;
+  const table: {
+    name: string;
+    row: PumpRow;
+    queue: ReturnType<typeof msg>[];
+    spend: typeof limit | typeof budget | null;
+    kind: 'deliver' | 'drain' | 'none';
+  }[] = [
+    { name: 'Ready, no hold → the head goes', row: row('Ready'), queue: [msg('a', 1, 'pending')], spend: null, kind: 'deliver' },
+    { name: 'Ready, usage limit → it waits', row: row('Ready'), queue: [msg('a', 1, 'pending')], spend: limit, kind: 'none' },
+    { name: 'Ready, budget reached → it waits', row: row('Ready'), queue: [msg('a', 1, 'pending')], spend: budget, kind: 'none' },
+    {
+      name: 'Running, a follow-up under a limit waits too',
+      row: row('Running'),
+      queue: [msg('m', 1, 'accepted', { nativeTurnId: 't' }), msg('a', 2, 'pending')],
+      spend: limit,
+      kind: 'none',
+    },
+    { name: 'Running with nothing in flight still drains under a hold', row: row('Running'), queue: [msg('a', 1, 'pending')], spend: limit, kind: 'drain' },
+    {
+      name: 'an expired Ready session with a held message does not drain',
+      row: row('Ready', { lifetimeExpired: true }),
+      queue: [msg('a', 1, 'pending')],
+      spend: budget,
+      kind: 'none',
+    },
+  ];
+  for (const c of table) {
+    it(c.name, () => {
+      expect(pumpDecision(c.row, c.queue, null, T, 'engine', c.spend).kind).toBe(c.kind);
+    });
+  }
+  it('the queue says what holds the head: the limit with its reset, or the budget', () => {
+    const q = [msg('a', 1, 'pending'), msg('b', 2, 'pending')];
+    expect(queueWait(row('Ready'), q, 'engine', limit)).toEqual({ messageId: 'a', reason: 'usage_limit', until: limit.resetsAt });
+    expect(queueWait(row('Ready'), q, 'engine', budget)).toEqual({ messageId: 'a', reason: 'budget_reached' });
+    // A queue gate that holds anyway is named first: the limit is not what the head waits for.
+    expect(queueWait(row('Ready', { openPrompts: 1 }), q, 'engine', limit)).toEqual({ messageId: 'a', reason: 'prompt_open' });
+  });
+});

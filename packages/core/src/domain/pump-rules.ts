@@ -1,5 +1,10 @@
 import { type BlockReason, type Deliverable, nextDeliverable, type QueueMessage, summarizeQueue } from './queue.ts';
 import type { QueueSummary, SessionState } from './session-types.ts';
+import type { SpendHold } from './spend-gate.ts';
+
+/** What the oldest pending message waits for: a queue gate, or a usage limit / budget (`spendHold`). */
+export const SPEND_WAIT_REASONS = ['usage_limit', 'budget_reached'] as const;
+export type QueueWaitReason = Exclude<BlockReason, 'nothing_pending'> | 'usage_limit' | 'budget_reached';
 
 /**
  * The wait of a message the agent refused with `typed: false` (`untypedRetryDelay`): while the session
@@ -52,9 +57,11 @@ export function pumpDecision(
   hold: DeliveryHold | null,
   now: Date,
   dispatcherId: string,
+  spend: SpendHold | null = null,
 ): PumpDecision {
   const d = pumpDeliverable(row, queue, dispatcherId);
-  if (d.ok && !(holdActive(hold, row.version, now) && hold.messageId === d.message.id)) return { kind: 'deliver', d };
+  // `spend` (a usage limit until its reset, a budget reached: `spendHold`) holds every hand-over.
+  if (d.ok && spend === null && !(holdActive(hold, row.version, now) && hold.messageId === d.message.id)) return { kind: 'deliver', d };
   return { kind: workDrained(row.state, row.lifetimeExpired, summarizeQueue(queue)) ? 'drain' : 'none' };
 }
 
@@ -80,10 +87,13 @@ export function queueWait(
   row: PumpRow,
   queue: readonly (QueueMessage & { finalText: boolean })[],
   dispatcherId: string,
-): { messageId: string; reason: Exclude<BlockReason, 'nothing_pending'> | null } | null {
+  spend: SpendHold | null = null,
+): { messageId: string; reason: QueueWaitReason | null; until?: Date } | null {
   const head = [...queue].sort((a, b) => a.seq - b.seq).find((m) => m.status === 'pending');
   if (!head) return null;
   const d = pumpDeliverable(row, queue, dispatcherId);
+  if (d.ok && spend?.kind === 'usage_limit') return { messageId: head.id, reason: 'usage_limit', until: spend.resetsAt };
+  if (d.ok && spend?.kind === 'budget_reached') return { messageId: head.id, reason: 'budget_reached' };
   if (d.ok || d.reason === 'nothing_pending') return { messageId: head.id, reason: null };
   return { messageId: head.id, reason: d.reason };
 }

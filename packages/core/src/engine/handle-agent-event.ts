@@ -32,6 +32,7 @@ import type { StepContext } from './step/step-context.ts';
 import type { StoredEvent } from './stored-event.ts';
 import { recordActivity } from './step/activity.ts';
 import { refuse } from './step/refuse-event.ts';
+import { recordLimitState, recordTurnUsage, wakeWaitingSessions } from './step/usage.ts';
 
 /**
  * Loads the session an agent event names, asks the domain what the event means (`interpret`, pure)
@@ -49,6 +50,14 @@ export async function handleAgentEvent(ctx: StepContext, ev: StoredEvent): Promi
   if (e.name === 'discovery_diff') {
     await applyDiscoveryDiff(ctx, ev.nodeId, e.payload);
     return null;
+  }
+  if (e.name === 'limit_state') {
+    // A fact about the CLI's account on this computer, whatever the session: every session of that
+    // CLI there reads it before handing a message over (engine/step/usage.ts). A limit that lifted
+    // lets their queues go: the session that reported it is pumped after this event, the others
+    // woken (NOTIFY at commit).
+    if ((await recordLimitState(ctx, ev.nodeId, e.payload)) && !e.payload.reached) await wakeWaitingSessions(ctx.tx, ev.nodeId, e.payload.executor);
+    return ev.sessionId;
   }
   if (!ev.sessionId) return warn(ctx, ev, 'no_session');
   const row = await lockSession(ctx.tx, ev.sessionId);
@@ -114,6 +123,9 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
       await patchSession(ctx.tx, row.id, { ...rest, ...(identity ? { identity: identity as object } : {}), ...(usage ? { usage: usage as object } : {}) });
       return true;
     }
+    case 'record_usage':
+      await recordTurnUsage(ctx, row, ev, fx);
+      return true;
     case 'store_archive_copy':
       await upsertArchiveCopy(ctx.tx, row.id, fx.copy);
       return true;

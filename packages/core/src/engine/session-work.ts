@@ -64,7 +64,8 @@ export async function fireTimer(d: EngineDeps, t: TimerDto): Promise<void> {
     await ctx.tx.$queryRaw`select id from "Session" where id = ${t.sessionId}::uuid for update`;
     if (!(await consumeTimer(ctx.tx, t))) return;
     // Not a session event: the wait after a `typed: false` answer is over, the pump looks again.
-    if (t.name === 'delivery_retry') return finish(ctx, t.sessionId);
+    // Nor is the end of a usage limit's wait (`limit_reset`): the pump reads the limit again.
+    if (t.name === 'delivery_retry' || t.name === 'limit_reset') return finish(ctx, t.sessionId);
     const r = await applyEvent(ctx, t.sessionId, TIMER_EVENT[t.name](t.attempt), 'timer');
     if (!r.ok) d.log.info({ sessionId: t.sessionId, timer: t.name, refusal: r.refusal }, 'engine.timer_refused');
     await finish(ctx, t.sessionId);

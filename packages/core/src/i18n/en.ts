@@ -208,6 +208,11 @@ export const en = {
   'notice.closed': 'The session was closed and moved to the archive.',
   'notice.closedOther': 'A session on {node} was closed and moved to the archive: {title}',
   'notice.finalSaveFailing': 'The answer arrived but could not be saved yet ({cause}). Bria keeps retrying; nothing is re-sent to the agent.',
+  'budget.session.warn': 'Session "{name}" has used an estimated {spent} of its {budget} budget (80 %).',
+  'budget.session.reached': 'Session "{name}" reached its budget: an estimated {spent} of {budget}. Its messages wait until you raise the budget in Settings.',
+  'budget.day.warn': "Today's usage is an estimated {spent} of the {budget} daily budget (80 %).",
+  'budget.day.reached':
+    "Today's budget is reached: an estimated {spent} of {budget}. Messages wait until you raise the budget in Settings or the day ends (UTC).",
   'notice.finalSaveRecovered': 'The answer was saved.',
   'notice.stopUnconfirmed': 'Stopping is taking longer than expected; trying again.',
   'prompt.toolTitle': 'Permission request · {name}',

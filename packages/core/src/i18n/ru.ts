@@ -206,6 +206,11 @@ export const ru: Record<MessageKey, string> = {
   'notice.closed': 'Сессия закрыта и перенесена в архив.',
   'notice.closedOther': 'Сессия на {node} закрыта и перенесена в архив: {title}',
   'notice.finalSaveFailing': 'Ответ получен, но пока не сохранён ({cause}). Bria повторяет попытки; агенту ничего не отправляется повторно.',
+  'budget.session.warn': 'Сессия «{name}» израсходовала примерно {spent} из бюджета {budget} (80 %).',
+  'budget.session.reached': 'Сессия «{name}» исчерпала бюджет: примерно {spent} из {budget}. Её сообщения ждут, пока вы не поднимете бюджет в настройках.',
+  'budget.day.warn': 'За сегодня израсходовано примерно {spent} из дневного бюджета {budget} (80 %).',
+  'budget.day.reached':
+    'Дневной бюджет исчерпан: примерно {spent} из {budget}. Сообщения ждут, пока вы не поднимете бюджет в настройках или не начнётся новый день (UTC).',
   'notice.finalSaveRecovered': 'Ответ сохранён.',
   'notice.stopUnconfirmed': 'Остановка занимает больше времени, чем ожидалось; пробую ещё раз.',
   'prompt.toolTitle': 'Запрос разрешения · {name}',

@@ -72,14 +72,51 @@ const zTurnEnd = z.object({ messageId: z.uuid().optional(), nativeTurnId: zTurnI
 export const zTurnCompleted = zTurnEnd;
 export const zTurnInterrupted = zTurnEnd;
 export const zTurnApiError = zTurnEnd.extend({ error: z.string().max(500).optional() });
+/**
+ * Tokens of one completed turn, from the journal. This version sends the four kinds apart
+ * (`inputTokens` without cached tokens, `cacheReadTokens`, `cacheWriteTokens`, `outputTokens`), the
+ * model the journal names and the turn; an older agent sent `inputTokens` and `cachedInputTokens`
+ * (`reportedTokens`, domain/usage-prices.ts).
+ */
 export const zUsage = z
   .object({
+    messageId: z.uuid().optional(),
+    nativeTurnId: zTurnId.optional(),
+    model: z.string().min(1).max(100).optional(),
     inputTokens: z.number().int().nonnegative().optional(),
     outputTokens: z.number().int().nonnegative().optional(),
+    cacheReadTokens: z.number().int().nonnegative().optional(),
+    cacheWriteTokens: z.number().int().nonnegative().optional(),
     contextWindowUsed: z.number().nonnegative().optional(),
     compactions: z.number().int().nonnegative().optional(),
   })
   .catchall(z.unknown());
+/**
+ * A usage-limit signal the CLI journaled (issue 33): Claude's "limit reached … resets …" API error
+ * record, or the `rate_limits` of a Codex `token_count` event. `reached`: the CLI refuses work until
+ * `resetsAt` (ms since the epoch, when the CLI said). `windows`: the CLI's windows as reported
+ * (Codex: primary / secondary with their used percent). `text`: the CLI's own words, clipped.
+ */
+export const zLimitState = z.object({
+  executor: z.enum(['claude', 'codex']),
+  reached: z.boolean(),
+  resetsAt: z.number().int().nonnegative().optional(),
+  windows: z
+    .array(
+      z.object({
+        name: z.string().min(1).max(40),
+        usedPercent: z.number().min(0).max(1000),
+        windowMinutes: z.number().int().nonnegative().optional(),
+        resetsAt: z.number().int().nonnegative().optional(),
+      }),
+    )
+    .max(8)
+    .default([]),
+  text: z.string().max(300).optional(),
+  /** When the CLI wrote the record (ms since the epoch). */
+  at: z.number().int().nonnegative(),
+});
+export type LimitStatePayload = z.infer<typeof zLimitState>;
 export const zProcessExited = z.object({
   pids: z.array(z.number().int().positive()).max(64),
   exitStatus: z.number().int().nullable(),
@@ -183,6 +220,7 @@ export const SESSION_EVENT_PAYLOADS = {
   turn_interrupted: zTurnInterrupted,
   turn_api_error: zTurnApiError,
   usage: zUsage,
+  limit_state: zLimitState,
   process_exited: zProcessExited,
   session_closed: zSessionClosed,
   blocked_on_prompt: zBlockedOnPrompt,

@@ -6,3 +6,4 @@ export * from './settings/index.ts';
 export * from './telegram/index.ts';
 export { closeDb, createDb, type Db } from './db-handle.ts';
 export * from './push/index.ts';
+export * from './usage/index.ts';

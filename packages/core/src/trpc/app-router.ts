@@ -6,6 +6,7 @@ import { nodesRouter } from './routers/nodes/index.ts';
 import { pushRouter } from './routers/push/index.ts';
 import { sessionsRouter } from './routers/sessions/index.ts';
 import { settingsRouter } from './routers/settings/index.ts';
+import { usageRouter } from './routers/usage/index.ts';
 
 export const appRouter = router({
   auth: authRouter,
@@ -15,6 +16,7 @@ export const appRouter = router({
   settings: settingsRouter,
   live: liveRouter,
   push: pushRouter,
+  usage: usageRouter,
 });
 export type AppRouter = typeof appRouter;
 

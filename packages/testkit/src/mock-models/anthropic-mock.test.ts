@@ -140,6 +140,18 @@ describe('Anthropic mock over HTTP', () => {
     expect(mock.requests.map((r) => r.kind)).toEqual(['turn', 'other', 'other']);
   });
 
+  it('refuses LIMIT429-<s> as the API refuses a usage limit: 429 rate_limit_error, the unified reset, no retry', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const r = await postJson(`${mock.url}/v1/messages`, turn('please LIMIT429-120'), HEADERS);
+    expect(r.status).toBe(429);
+    expect(await r.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    expect(r.headers.get('anthropic-ratelimit-unified-status')).toBe('rejected');
+    expect(r.headers.get('x-should-retry')).toBe('false');
+    const reset = Number(r.headers.get('anthropic-ratelimit-unified-reset'));
+    expect(reset - before).toBeGreaterThanOrEqual(120);
+    expect(reset - before).toBeLessThanOrEqual(122);
+  });
+
   it('fails with the API error shape on FAIL400 and FAIL500', async () => {
     const bad = await postJson(`${mock.url}/v1/messages`, turn('please FAIL400'), HEADERS);
     expect(bad.status).toBe(400);

@@ -97,9 +97,35 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   x.end();
 }
 
+/**
+ * The API's usage-limit refusal: 429 `rate_limit_error` with the unified rate-limit headers of a
+ * subscription's 5-hour window, rejected, and `x-should-retry: false` (so the CLI gives up at once
+ * instead of retrying). Claude Code 2.1.197 with an API key journals it as an API error record
+ * (`error: "rate_limit"`, `apiErrorStatus: 429`) without the reset time (docs/cli-facts.md).
+ */
+function limitReached(x: Exchange, resetsAt: number): void {
+  x.sendJson(
+    429,
+    {
+      type: 'error',
+      error: { type: 'rate_limit_error', message: "This request would exceed your account's rate limit. Please try again later." },
+      request_id: `req_mock_${x.entry.id}`,
+    },
+    {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-reset': String(resetsAt),
+      'anthropic-ratelimit-unified-5h-status': 'rejected',
+      'anthropic-ratelimit-unified-5h-reset': String(resetsAt),
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+      'x-should-retry': 'false',
+    },
+  );
+}
+
 function answerMessages(x: Exchange, plan: Plan): Promise<void> {
   return answerPlan(x, plan, {
     fail: (status) => apiError(x, status, status === 400 ? 'invalid_request_error' : 'api_error', `mock fail${status}`),
+    limit: (resetsAt) => limitReached(x, resetsAt),
     stream: (p) => streamText(x, p),
     reply: (p) => replyJson(x, p),
   });

@@ -6,6 +6,7 @@ const STEPS_WORD = /\bTOOLSTEPS-([1-9]\d?|[12]\d\d|300)\b/;
 // Checked in this order when a text carries several words; upper case only, so ordinary prose
 // ("a slow build") never trips them.
 const MAGIC: ReadonlyArray<[RegExp, Behaviour]> = [
+  [/\bLIMIT429(?:-[1-9]\d{0,5})?\b/, 'limit429'],
   [/\bFAIL400\b/, 'fail400'],
   [/\bFAIL500\b/, 'fail500'],
   [/\bHANG\b/, 'hang'],

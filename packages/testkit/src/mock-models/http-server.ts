@@ -47,9 +47,10 @@ type TextPlan = Extract<Plan, { type: 'text' }>;
 export async function answerPlan(
   x: Exchange,
   plan: Plan,
-  api: { fail(status: 400 | 500): void; stream(plan: TextPlan): Promise<void>; reply(plan: TextPlan): void },
+  api: { fail(status: 400 | 500): void; limit(resetsAt: number): void; stream(plan: TextPlan): Promise<void>; reply(plan: TextPlan): void },
 ): Promise<void> {
   if (plan.type === 'fail') return api.fail(plan.status);
+  if (plan.type === 'limit') return api.limit(plan.resetsAt);
   if (plan.type === 'hang') {
     if (x.entry.stream) x.startSse();
     return x.untilClosed();

@@ -95,6 +95,18 @@ describe('OpenAI Responses mock over HTTP', () => {
     expect(mock.userTexts()).toEqual([]);
   });
 
+  it('refuses LIMIT429-<s> as ChatGPT refuses a usage limit: usage_limit_reached with the reset and the x-codex windows', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const r = await postJson(`${mock.url}/v1/responses`, turn('LIMIT429-120 now'), HEADERS);
+    expect(r.status).toBe(429);
+    const body = (await r.json()) as { error: { type: string; resets_at: number; resets_in_seconds: number } };
+    expect(body.error.type).toBe('usage_limit_reached');
+    expect(body.error.resets_at - before).toBeGreaterThanOrEqual(120);
+    expect(r.headers.get('x-codex-primary-used-percent')).toBe('100');
+    expect(r.headers.get('x-codex-primary-reset-at')).toBe(String(body.error.resets_at));
+    expect(r.headers.get('x-codex-primary-window-minutes')).toBe('300');
+  });
+
   it('magic words in the latest user text only: FAIL400, FAIL500, and none from older items', async () => {
     const bad = await postJson(`${mock.url}/v1/responses`, turn('FAIL400 now'), HEADERS);
     expect(bad.status).toBe(400);

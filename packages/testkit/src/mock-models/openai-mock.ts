@@ -114,9 +114,39 @@ async function streamText(x: Exchange, plan: Extract<Plan, { type: 'text' }>): P
   x.end();
 }
 
+/**
+ * ChatGPT's usage-limit refusal as Codex reads it: 429 with an `error` of type
+ * `usage_limit_reached` (`resets_at` in seconds since the epoch, `resets_in_seconds`) and the
+ * `x-codex-*` rate-limit headers of the 5-hour (primary, full) and weekly (secondary) windows.
+ */
+function limitReached(x: Exchange, resetsAt: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  x.sendJson(
+    429,
+    {
+      error: {
+        type: 'usage_limit_reached',
+        message: 'The usage limit has been reached',
+        plan_type: 'plus',
+        resets_at: resetsAt,
+        resets_in_seconds: Math.max(0, resetsAt - now),
+      },
+    },
+    {
+      'x-codex-primary-used-percent': '100',
+      'x-codex-primary-window-minutes': '300',
+      'x-codex-primary-reset-at': String(resetsAt),
+      'x-codex-secondary-used-percent': '40',
+      'x-codex-secondary-window-minutes': '10080',
+      'x-codex-secondary-reset-at': String(now + 7 * 86_400),
+    },
+  );
+}
+
 function answerResponses(x: Exchange, plan: Plan): Promise<void> {
   return answerPlan(x, plan, {
     fail: (status) => apiError(x, status, status === 400 ? 'invalid_request_error' : 'server_error', `mock fail${status}`),
+    limit: (resetsAt) => limitReached(x, resetsAt),
     stream: (p) => streamText(x, p),
     reply: (p) => x.sendJson(200, responseObject(x, 'completed', p.steps.map((s) => s.text).join(''), p.tool)),
   });

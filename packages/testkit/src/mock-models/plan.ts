@@ -25,7 +25,15 @@ export interface Step {
 }
 
 /** How a model request is answered, shared by both APIs; each API renders it in its own wire shape. */
-export type Plan = { type: 'fail'; status: 400 | 500 } | { type: 'hang' } | { type: 'text'; steps: Step[]; stall: boolean; tool?: MockToolCall };
+/**
+ * `limit`: the provider's usage-limit refusal (HTTP 429), the limit resetting at `resetsAt` (seconds
+ * since the epoch); each API answers it in its own shape (anthropic-mock.ts, openai-mock.ts).
+ */
+export type Plan =
+  | { type: 'fail'; status: 400 | 500 }
+  | { type: 'limit'; resetsAt: number }
+  | { type: 'hang' }
+  | { type: 'text'; steps: Step[]; stall: boolean; tool?: MockToolCall };
 
 export interface PlanOptions {
   allowTwoBlocks: boolean;
@@ -81,6 +89,11 @@ export function planFor(entry: MockRequest, opts: PlanOptions): Plan {
   switch (behaviour) {
     case 'fail400':
       return { type: 'fail', status: 400 };
+    case 'limit429': {
+      // LIMIT429-<s>: the limit resets s seconds from now; plain LIMIT429: in an hour.
+      const seconds = Number(/\bLIMIT429-(\d+)\b/.exec(entry.behaviourText ?? userText)?.[1] ?? 3600);
+      return { type: 'limit', resetsAt: Math.ceil(Date.now() / 1000) + seconds };
+    }
     case 'fail500':
       return { type: 'fail', status: 500 };
     case 'hang':

@@ -9,6 +9,7 @@ export type Behaviour =
   | 'stall'
   | 'hang'
   | 'fail400'
+  | 'limit429'
   | 'fail500'
   | 'twoblocks'
   | 'mdsample'

@@ -33,6 +33,13 @@ export const backgroundDone: KindHandler<'background_done'> = async (p, c) => {
 export const finalSave: KindHandler<'final_save'> = (p, c) =>
   c.send(escapeHtml(p.phase === 'failing' ? c.t('notice.finalSaveFailing', { cause: p.cause ?? '—' }) : c.t('notice.finalSaveRecovered')));
 
+/** A budget passed 80 % or 100 %: which budget, how much of it, and (at 100 %) that messages now wait. */
+export const budget: KindHandler<'budget'> = async (p, c) => {
+  const s = p.scope === 'session' ? await getSessionView(c.db, p.sessionId) : null;
+  const vars = { spent: `$${p.spentUsd.toFixed(2)}`, budget: `$${p.budgetUsd.toFixed(2)}`, name: s ? sessionName(s, c.t('archive.untitled'), 120) : '' };
+  return c.send(escapeHtml(c.t(`budget.${p.scope}.${p.level}`, vars)));
+};
+
 export const expiryRefusal: KindHandler<'expiry_refusal'> = (_p, c) => c.send(escapeHtml(c.t('msg.refusedExpired')));
 
 /** The screen's dialog, with which session's CLI waits: with several sessions a bare screen says nothing about where. */

@@ -56,6 +56,16 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('prompt'), sessionId: z.uuid(), nodeId: z.uuid(), promptId: z.uuid(), phase: z.enum(PROMPT_PHASES) }),
   /** A message failed because its attachment could not be read here or stored on the node (never the agent's failure). */
   z.object({ kind: z.literal('attachment_failed'), sessionId: z.uuid(), nodeId: z.uuid(), messageId: z.uuid(), detail: z.string() }),
+  /** A budget (issue 33) passed 80 % (`warn`) or 100 % (`reached`: messages wait until it is raised); once per level and budget. */
+  z.object({
+    kind: z.literal('budget'),
+    sessionId: z.uuid(),
+    nodeId: z.uuid(),
+    scope: z.enum(['session', 'day']),
+    level: z.enum(['warn', 'reached']),
+    budgetUsd: z.number(),
+    spentUsd: z.number(),
+  }),
   /** A message's turn ended without a final: one notice per message and outcome, to the chat it came from, as a reply to it. */
   z.object({
     kind: z.literal('message_outcome'),

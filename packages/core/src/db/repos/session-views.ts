@@ -58,6 +58,16 @@ export interface UsagePointDto {
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/**
+ * The whole prompt of a turn's last request as the chart shows it (≈ context in use): a report of
+ * this version keeps cached tokens apart (issue 33), so they are added back; an older one had them
+ * in `inputTokens` (Claude's cache writes) or not at all.
+ */
+function promptTokens(d: Record<string, unknown> | null): number | null {
+  const input = num(d?.inputTokens);
+  if (input === null || d?.cacheReadTokens === undefined) return input;
+  return input + (num(d.cacheReadTokens) ?? 0) + (num(d.cacheWriteTokens) ?? 0);
+}
 
 /**
  * Usage reports of one session over time, from the stored agent events (the session row keeps
@@ -70,7 +80,7 @@ export async function listUsageHistory(db: DbOrTx, q: { nodeId: string; sessionI
     order by id desc limit ${q.limit}`;
   return rows.reverse().map((r) => ({
     at: r.receivedAt,
-    inputTokens: num(r.data?.inputTokens),
+    inputTokens: promptTokens(r.data),
     outputTokens: num(r.data?.outputTokens),
     contextWindowUsed: num(r.data?.contextWindowUsed),
   }));

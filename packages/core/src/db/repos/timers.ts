@@ -6,9 +6,10 @@ import type { DbOrTx, Tx } from './sessions.ts';
 /**
  * Timers of the domain's table, plus the hub's own `delivery_retry`: it only wakes the queue pump when
  * a hand-over the agent refused (`typed: false`) may be tried again (`engine/untyped-delivery.ts`);
- * it is no session event, so the domain does not know it.
+ * it is no session event, so the domain does not know it. `limit_reset` likewise wakes the pump when a
+ * usage limit that held the session's next message resets (`engine/step/usage.ts`).
  */
-export type AnyTimerName = TimerName | 'delivery_retry';
+export type AnyTimerName = TimerName | 'delivery_retry' | 'limit_reset';
 export interface TimerDto {
   id: string;
   sessionId: string;

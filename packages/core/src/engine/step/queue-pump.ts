@@ -5,6 +5,7 @@ import { ATTACHMENT_UNREADABLE, AttachmentUnreadable, failAttachmentMessage } fr
 import { sendSessionCommand } from './session-commands.ts';
 import { applyEvent } from './session-step.ts';
 import type { StepContext } from './step-context.ts';
+import { readSpendHold, wakeAtReset } from './usage.ts';
 
 export const DISPATCHER_ID = 'engine';
 
@@ -25,7 +26,17 @@ export async function pumpQueue(ctx: StepContext, sessionId: string): Promise<st
     if (!row) return [];
     const view = await readPumpView(ctx.tx, sessionId);
     if (!view) return [];
-    const decision = pumpDecision({ ...row, turnAsked: view.row.turnAsked }, view.queue, view.hold, ctx.now, DISPATCHER_ID);
+    const pumpRow = { ...row, turnAsked: view.row.turnAsked };
+    let decision = pumpDecision(pumpRow, view.queue, view.hold, ctx.now, DISPATCHER_ID);
+    if (decision.kind === 'deliver') {
+      // Limits and money are read only when a message would go: a usage limit until its reset or a
+      // budget reached holds it (domain/spend-gate.ts); the decision is then taken again with the hold.
+      const spend = await readSpendHold(ctx.tx, row, ctx.now);
+      if (spend) {
+        await wakeAtReset(ctx.tx, sessionId, spend);
+        decision = pumpDecision(pumpRow, view.queue, view.hold, ctx.now, DISPATCHER_ID, spend);
+      }
+    }
     if (decision.kind === 'deliver') {
       const { d } = decision;
       const mainMessageId = d.mode === 'follow_up' ? d.mainMessageId : null;

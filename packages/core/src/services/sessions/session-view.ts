@@ -1,4 +1,6 @@
-import { AppError, type BlockReason, queueWait } from '../../domain/index.ts';
+import { AppError, addTokens, estimateCost, type QueueWaitReason, queueWait, type SpendHold, type TokenCounts, ZERO_TOKENS } from '../../domain/index.ts';
+import { readSpendHold } from '../../engine/step/usage.ts';
+import { readUsageSettings, sessionTokensByModel } from '../../db/repos/usage.ts';
 import { readPumpView } from '../../db/repos/messages.ts';
 import { DISPATCHER_ID } from '../../engine/step/queue-pump.ts';
 import { type EvidenceDto, listEvidence } from '../../db/repos/evidence.ts';
@@ -36,7 +38,13 @@ export interface SessionViewDto {
    * (`domain/queue.ts` BlockReason), or null while nothing but its hand-over holds it; null overall
    * when no message waits.
    */
-  queueWait: { messageId: string; reason: Exclude<BlockReason, 'nothing_pending'> | null } | null;
+  queueWait: { messageId: string; reason: QueueWaitReason | null; until?: Date } | null;
+  /**
+   * The session's tokens from its journal (cached apart) and their estimated cost (prices known for
+   * its models only: `unpricedTokens` were not priced); `hold`: a usage limit or budget that holds
+   * its next message now.
+   */
+  spend: { tokens: TokenCounts; turns: number; costUsd: number; unpricedTokens: number; budgetSessionUsd: number | null; hold: SpendHold | null };
 }
 
 /**
@@ -44,7 +52,7 @@ export interface SessionViewDto {
  * outcomes, evidence timeline and usage over time. Message texts leave only through this DTO.
  */
 export async function getSessionView(deps: ServiceDeps, input: { sessionId: string }): Promise<SessionViewDto> {
-  const { db } = depsOf(deps);
+  const { db, clock } = depsOf(deps);
   const row = await getSessionRow(db, input.sessionId);
   if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
   const [node, conversation, evidence, usageHistory, activity, pump] = await Promise.all([
@@ -55,6 +63,8 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
     listSessionActivity(db, row.id, { limit: ACTIVITY_LIMIT }),
     readPumpView(db, row.id),
   ]);
+  const [byModel, usageSettings, hold] = await Promise.all([sessionTokensByModel(db, row.id), readUsageSettings(db), readSpendHold(db, row, clock.now())]);
+  const cost = estimateCost(byModel, usageSettings.priceOverrides);
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   const usage = row.usage && typeof row.usage === 'object' && !Array.isArray(row.usage) ? (row.usage as Record<string, unknown>) : null;
   return {
@@ -65,7 +75,15 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
     evidence: evidence.map((e) => ({ ...e, id: e.id.toString() })),
     usageHistory,
     activity,
-    queueWait: pump ? queueWait(pump.row, pump.queue, DISPATCHER_ID) : null,
+    queueWait: pump ? queueWait(pump.row, pump.queue, DISPATCHER_ID, hold) : null,
+    spend: {
+      tokens: byModel.reduce((t, m) => addTokens(t, m.tokens), ZERO_TOKENS),
+      turns: byModel.reduce((n, m) => n + m.turns, 0),
+      costUsd: cost.usd,
+      unpricedTokens: cost.unpricedTokens,
+      budgetSessionUsd: usageSettings.budgetSessionUsd,
+      hold,
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { MAX_ATTACHMENT_BYTES } from '../../../protocol/index.ts';
 import { z } from 'zod';
-import { BLOCK_REASONS, MESSAGE_STATUSES, SESSION_STATES } from '../../../domain/index.ts';
-import { zExecutor, zId, zIsoDate, zIsoDateOrNull } from '../zod-shared.ts';
+import { BLOCK_REASONS, MESSAGE_STATUSES, SESSION_STATES, SPEND_WAIT_REASONS } from '../../../domain/index.ts';
+import { zExecutor, zId, zIsoDate, zIsoDateOrNull, zSpendHold, zTokenCounts } from '../zod-shared.ts';
 
 export const zSessionState = z.enum(SESSION_STATES);
 export const zMessageStatus = z.enum(MESSAGE_STATUSES);
@@ -156,7 +156,23 @@ export const ZGetSessionResponse = z.object({
   /** The turn stream: tool calls and assistant text as the journal recorded them (newest `ACTIVITY_LIMIT`, in time order). */
   activity: z.array(zActivityRow),
   /** What the oldest pending message waits for (a queue gate's reason, null: only its hand-over); null when none waits. */
-  queueWait: z.object({ messageId: zId, reason: z.enum(BLOCK_REASONS).exclude(['nothing_pending']).nullable() }).nullable(),
+  queueWait: z
+    .object({
+      messageId: zId,
+      reason: z.union([z.enum(BLOCK_REASONS).exclude(['nothing_pending']), z.enum(SPEND_WAIT_REASONS)]).nullable(),
+      /** `usage_limit`: when the limit resets. */
+      until: zIsoDate.optional(),
+    })
+    .nullable(),
+  /** The session's tokens and estimated cost; what holds its next message for limits or money. */
+  spend: z.object({
+    tokens: zTokenCounts,
+    turns: z.number().int(),
+    costUsd: z.number(),
+    unpricedTokens: z.number(),
+    budgetSessionUsd: z.number().nullable(),
+    hold: zSpendHold.nullable(),
+  }),
 });
 
 export const ZCreateSessionRequest = z.object({
