@@ -2,7 +2,7 @@
 // engine and Postgres. Waits are on events (a model request, a message status, a schedule row),
 // never on a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSchedule, listSchedules, sendMessageNow } from '../../packages/core/src/services/index.ts';
+import { cancelSchedule, createSchedule, listSchedules, sendMessageNow } from '../../packages/core/src/services/index.ts';
 import { type Executor, startSystem, type System, waitUntil } from '../../packages/testkit/src/system.ts';
 import { reached } from './invariants.ts';
 
@@ -58,5 +58,30 @@ describe.each(['claude', 'codex'] as Executor[])('%s', (executor) => {
     const native = (await sys.session(s.id)).nativeSessionId!;
     expect(reached(sys, executor, native, text)).toBe(1);
     expect((await listSchedules(sys.deps, s.id))[0]).toMatchObject({ status: 'done', runs: 1, lastResult: `sent as #${msgs[0]!.seq}` });
+  }, 300_000);
+
+  it('a recurring message is skipped while a turn runs (every minute, "skip"): nothing reaches the CLI, the skip is counted', async () => {
+    const s = await sys.createSession(executor, sys.folder(`schedule-skip-${executor}`));
+    const main = `STALL main ${executor} skip-one`;
+    await sys.send(s.id, main);
+    await sys.mocks[executor].waitForRequest((r) => r.kind === 'turn' && (r.userText ?? '').endsWith(main), 60_000);
+    await sys.waitState(s.id, 'Running');
+    // Made while the turn runs, so its first occurrence (the next whole minute) meets the running turn.
+    const text = `every minute ${executor} while busy`;
+    const sched = await createSchedule(sys.deps, { sessionId: s.id, text, kind: 'recurring', cron: '* * * * *', ifBusy: 'skip', timeZone: 'UTC', from: 'web' });
+    const skipped = await waitUntil(
+      'the occurrence skipped',
+      async () => (await listSchedules(sys.deps, s.id)).find((x) => x.id === sched.id && x.skips >= 1),
+      90_000,
+    );
+    expect(skipped).toMatchObject({ status: 'active', runs: 0, lastResult: 'skipped: a turn was running' });
+    expect(skipped.nextRunAt!.getTime()).toBeGreaterThan(sched.nextRunAt!.getTime());
+    await cancelSchedule(sys.deps, { scheduleId: sched.id, sessionId: s.id });
+    expect(await sys.db.message.count({ where: { sessionId: s.id, source: 'schedule' } })).toBe(0);
+    const native = (await sys.session(s.id)).nativeSessionId!;
+    expect(sys.turns(executor, native).some((q) => (q.userText ?? '').includes(text))).toBe(false);
+    expect((await sys.session(s.id)).state).toBe('Running');
+    await sys.stop(s.id);
+    await sys.waitState(s.id, 'Ready', 60_000);
   }, 300_000);
 });
