@@ -111,7 +111,7 @@ describe('two computers in one chat', () => {
     await w.waitCard((t) => t.includes('State: ready'), 15_000);
     const usage = await waitUntil(
       'the usage report',
-      async () => (await w.sys.session(a)).usage as { inputTokens: number; outputTokens: number; cachedInputTokens: number } | null,
+      async () => (await w.sys.session(a)).usage as { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number } | null,
       15_000,
     );
     await waitUntil('the context use', async () => (await w.sys.session(a)).contextUsed !== null, 15_000);
@@ -124,7 +124,8 @@ describe('two computers in one chat', () => {
       'State: ready',
       expect.stringMatching(/^Time left: 11 h 5\d min$/),
       // The journal's context use (the last request's input, cache reads included) against Claude's window.
-      `Context: ${Math.round(((usage.inputTokens + usage.cachedInputTokens) / 200_000) * 1000) / 10}% of 200,000 tokens · compactions: 0`,
+      // The usage report sends the kinds apart (issue 33): input without cache, cache reads, cache writes.
+      `Context: ${Math.round(((usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)) / 200_000) * 1000) / 10}% of 200,000 tokens · compactions: 0`,
       `Output: ${usage.outputTokens.toLocaleString('en-US')} tokens (last request)`,
       'Queue: 0 waiting',
       // Back to the desk: the command that continues this very CLI at the computer (docs/handoff.md).

@@ -24,9 +24,10 @@ export function formatLeft(t: Translator, deadline: Date | null, now: Date): str
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /**
- * The context the last request used, from the agent's `usage` report ({ inputTokens, outputTokens,
- * cachedInputTokens }). Claude reports cache reads apart from its input (the agent folds cache
- * writes into input), so both count; Codex's input already includes its cached part.
+ * The context the last request used, from the agent's `usage` report. This version's report has the
+ * kinds apart (`inputTokens` without cache, `cacheReadTokens`, `cacheWriteTokens`): all count. An
+ * older agent's ({ inputTokens, cachedInputTokens }): Claude's cache reads were apart from its input,
+ * Codex's input already included its cached part.
  */
 export function contextTokens(executor: string, usage: unknown): number | undefined {
   if (!usage || typeof usage !== 'object') return undefined;
@@ -35,6 +36,8 @@ export function contextTokens(executor: string, usage: unknown): number | undefi
   if (explicit !== undefined) return explicit;
   const input = num(u.inputTokens);
   if (input === undefined) return undefined;
+  // This agent version sends the kinds apart (input without cache, cache reads, cache writes): all three were the prompt.
+  if (u.cacheReadTokens !== undefined || u.cacheWriteTokens !== undefined) return input + (num(u.cacheReadTokens) ?? 0) + (num(u.cacheWriteTokens) ?? 0);
   return executor === 'claude' ? input + (num(u.cachedInputTokens) ?? 0) : input;
 }
 

@@ -112,6 +112,8 @@ describe('push sender', () => {
       sessionId: s.id,
       promptId: requestId,
       url: `/sessions/${s.id}`,
+      // A permission request carries this device's single-use Allow / Deny token (push-answer.test.ts).
+      answer: { token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expiresAt: expect.any(String) },
     });
 
     expect(await caller.sessions.answerPrompt({ promptId: requestId, decision: 'allow' })).toMatchObject({ kind: 'answered' });
