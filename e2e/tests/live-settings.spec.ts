@@ -110,7 +110,7 @@ test('settings: saved from the page, and the bot reads the same values (lifetime
   await expect(page.getByLabel('Telegram users allowed to use the bot')).toHaveCount(0);
   // Nor are the computers' cards repeated here.
   await expect(page.getByTestId('node-card')).toHaveCount(0);
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
   await saveShot(page, 'settings');
   await page.setViewportSize({ width: 390, height: 844 });
@@ -134,7 +134,7 @@ test('settings: saved from the page, and the bot reads the same values (lifetime
   await page.goto('/settings');
   await page.getByLabel('Suggest resuming earlier sessions when creating one').uncheck();
   await page.getByRole('radio', { name: '12 hours' }).check();
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await expect(page.getByTestId('settings-status')).toHaveText('Saved.');
   expect((await resumeRecommendations({ db }, { nodeId, executor: 'claude', folder })).enabled).toBe(false);
 });

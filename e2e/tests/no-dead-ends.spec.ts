@@ -272,7 +272,7 @@ for (const viewport of VIEWPORTS) {
     await page.goto('/settings');
     await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
     await expect(page.getByTestId('settings-loading')).toHaveCount(0);
-    await expect(page.getByRole('button', { name: 'Save' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Save', exact: true })).toBeVisible();
     await expect(usersField).toHaveCount(0);
     await page.goto('/');
     await page.getByRole('button', { name: 'Add a computer' }).click();

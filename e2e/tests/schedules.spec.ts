@@ -1,11 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createDb, type Db } from '@bria/core/db';
-import { acceptMessage, createSession } from '@bria/core/services';
+import { acceptMessage, closeSession, createSession } from '@bria/core/services';
 import { expect, test } from './fixtures.ts';
 
 let db: Db;
+/** Sessions these tests opened: closed afterwards, so the specs after them find the computer as they expect. */
+const opened: string[] = [];
 test.afterAll(async () => {
+  for (const sessionId of opened) await closeSession({ db }, { sessionId }).catch(() => undefined);
+  // Until each is archived (its CLI gone), not just asked to close.
+  for (const sessionId of opened)
+    await expect.poll(async () => (await db.session.findUnique({ where: { id: sessionId } }))?.state ?? 'Archived', { timeout: 60_000 }).toBe('Archived');
   await db?.$disconnect();
 });
 
@@ -27,6 +33,7 @@ for (const viewport of [
       const folder = path.join(state.workDir, `schedules-${viewport.width}-${Date.now()}`);
       mkdirSync(folder, { recursive: true });
       const s = await createSession({ db }, { nodeId: node.id, executor: 'claude', folder });
+      opened.push(s.id);
       await page.goto(`/sessions/${s.id}`);
       await expect(page.getByTestId('session-state')).toHaveAttribute('data-state', 'Ready', { timeout: 120_000 });
 
