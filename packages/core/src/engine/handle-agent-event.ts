@@ -1,4 +1,4 @@
-import { closePromptPush, promptLine, pushEvent } from './step/push-notices.ts';
+import { closePromptPush, pushEvent, pushPromptOpened } from './step/push-notices.ts';
 import {
   type AgentEventEffect,
   applyInterruptOutcome,
@@ -195,14 +195,7 @@ async function applyEffect(ctx: StepContext, row: SessionRow, ev: StoredEvent, f
         },
       });
       await notifyPrompt(ctx, row, fx.prompt.requestId, 'open');
-      await pushEvent(ctx.tx, row, {
-        event: fx.prompt.kind === 'dialog' ? 'dialog_waiting' : 'prompt_waiting',
-        key: `prompt:${fx.prompt.requestId}:open`,
-        promptId: fx.prompt.requestId,
-        text: promptLine(fx.prompt.toolName, fx.prompt.toolInput),
-        ...(fx.prompt.kind === 'tool' ? { answerableUntil: new Date(fx.prompt.expiresAt) } : {}),
-        now: ctx.now,
-      });
+      await pushPromptOpened(ctx.tx, row, fx.prompt, ctx.now);
       return true;
     }
     case 'resolve_prompt': {

@@ -1,4 +1,5 @@
 'use client';
+import { PUSH_EVENT_KINDS, type PushEventKind } from '@bria/core/domain';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import type { MessageKey } from '../../i18n/catalog.ts';
@@ -12,17 +13,9 @@ import { defaultDeviceName, pushSupport, type SubscribeFailure, subscribeThisBro
 /** The device id this browser subscribed as (the server's row; re-subscribing keeps it). */
 export const DEVICE_KEY = 'bria.pushDeviceId';
 
-const KINDS = [
-  'prompt_waiting',
-  'dialog_waiting',
-  'turn_completed',
-  'turn_failed',
-  'turn_unknown',
-  'session_ended_unexpectedly',
-  'computer_away',
-  'lifetime_ending',
-] as const;
-type Kind = (typeof KINDS)[number];
+/** Every kind that can notify, as the routing rule names them. */
+const KINDS = PUSH_EVENT_KINDS;
+type Kind = PushEventKind;
 
 const minutesOf = (hhmm: string): number => {
   const [h, m] = hhmm.split(':').map(Number);

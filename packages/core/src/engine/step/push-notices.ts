@@ -145,3 +145,20 @@ export function promptLine(toolName: string, toolInput: unknown): string {
   for (const k of ['command', 'cmd', 'file_path', 'text']) if (typeof i[k] === 'string') return `${toolName}: ${i[k] as string}`;
   return toolName;
 }
+
+/** A permission request, question or start dialog opened: its push; a permission request's carries Allow / Deny per device. */
+export function pushPromptOpened(
+  tx: Tx,
+  row: SessionRow,
+  p: { requestId: string; kind: string; toolName: string; toolInput: unknown; expiresAt: number },
+  now: Date,
+): Promise<PushRoute | null> {
+  return pushEvent(tx, row, {
+    event: p.kind === 'dialog' ? 'dialog_waiting' : 'prompt_waiting',
+    key: `prompt:${p.requestId}:open`,
+    promptId: p.requestId,
+    text: promptLine(p.toolName, p.toolInput),
+    ...(p.kind === 'tool' ? { answerableUntil: new Date(p.expiresAt) } : {}),
+    now,
+  });
+}
