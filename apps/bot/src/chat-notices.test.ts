@@ -135,4 +135,23 @@ describe('what the chat says', () => {
     expect(reached.text).toContain('$20.50 of $20.00');
     expect(reached.text).toContain('Messages wait until you raise the budget');
   });
+  it('a scheduled message that was not sent is told with its session, the reason and its text (issue 33)', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const s = await seedSession(db, { nodeId, state: 'Archived', title: 'nightly' });
+    await chatOn(nodeId, null);
+    const scheduleId = randomUUID();
+    // The row as the engine writes it when an occurrence is not sent (core engine/schedules.ts).
+    await seedOutboxRow(db, {
+      channel: 'telegram',
+      dedupeKey: `schedule_failed:${scheduleId}:1765090800000:${ADA}`,
+      kind: 'schedule_failed',
+      chatId: BigInt(ADA),
+      sessionId: s,
+      payload: { kind: 'schedule_failed', sessionId: s, nodeId, scheduleId, reason: 'closed', detail: '', text: 'run the nightly check' },
+    });
+    const told = await waitFor((m) => m.text?.startsWith('A scheduled message for') ?? false);
+    expect(told.text).toBe(
+      'A scheduled message for "nightly · project" was not sent: the session is closed. Resume it, or edit the schedule to resume the session first.\nThe message: run the nightly check',
+    );
+  });
 });

@@ -14,6 +14,7 @@ import {
   messageOutcome,
   notice,
   progress,
+  scheduleFailed,
 } from './kinds/notices.ts';
 import { cardUpdate, resumeFailed, resumeStatus } from './kinds/resume.ts';
 
@@ -35,6 +36,7 @@ const HANDLERS: KindHandlers = {
   attachment_failed: attachmentFailed,
   message_outcome: messageOutcome,
   budget,
+  schedule_failed: scheduleFailed,
   notice,
   reply,
   edit,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listOutbox } from '../db/repos/outbox.ts';
 import { acceptMessage, cancelSchedule, createSchedule, createSession, listSchedules } from '../services/index.ts';
 import { fireDueSchedules } from './schedules.ts';
 import { engineRig, type Rig } from './testing.ts';
@@ -163,6 +164,25 @@ describe('scheduled messages', () => {
     expect((await rig.session(sessionId)).state).toBe('Resuming');
     expect((await scheduled(sessionId)).map((x) => x.text)).toEqual(['wake up']);
     expect((await rig.commands(sessionId)).map((c) => c.type)).toContain('resume_session');
+    // The one not sent is told to the chat, once, with its text; the one sent is not.
+    const notices = await listOutbox(rig.db, { sessionId, kind: 'schedule_failed' });
+    expect(notices.map((n) => n.payload)).toEqual([
+      expect.objectContaining({ kind: 'schedule_failed', scheduleId: plain.id, reason: 'closed', text: 'closed' }),
+    ]);
+  });
+
+  it('a recurring message of a closed session is told once, not at every occurrence; a re-run of the same occurrence adds nothing', async () => {
+    const sessionId = await readySession('/work/sched-closed-recurring');
+    const r = await createSchedule(rig.deps, { sessionId, text: 'hourly digest', kind: 'recurring', cron: '0 * * * *', timeZone: 'UTC', from: 'web' });
+    await rig.db.session.update({ where: { id: sessionId }, data: { state: 'Archived' } });
+    for (let i = 0; i < 3; i++) {
+      rig.clock.advance(60 * MIN);
+      await Promise.all([fireDueSchedules(d()), fireDueSchedules(d())]);
+    }
+    const row = (await listSchedules(rig.deps, sessionId)).find((x) => x.id === r.id);
+    expect(row).toMatchObject({ status: 'active', skips: 3, lastResult: 'skipped: the session is closed' });
+    const notices = await listOutbox(rig.db, { sessionId, kind: 'schedule_failed' });
+    expect(notices.map((n) => n.payload)).toEqual([expect.objectContaining({ scheduleId: r.id, reason: 'closed', text: 'hourly digest' })]);
   });
 
   it('refuses a time in the past, a seconds cron and a cron that never runs, in words', async () => {

@@ -3,7 +3,9 @@ import { decideScheduleRun, type ScheduleRunDecision } from '../domain/schedule.
 import { nextAfterOccurrence } from '../services/sessions/schedule-time.ts';
 import { acceptMessage } from '../services/sessions/accept-message.ts';
 import { resumeSession } from '../services/sessions/resume-session.ts';
+import { getSessionRow } from '../db/repos/sessions.ts';
 import type { EngineDeps } from './session-work.ts';
+import { notifyChats } from './step/session-notices.ts';
 
 /**
  * Fires due scheduled messages (issue 33). Each occurrence becomes an ordinary queued message with
@@ -59,20 +61,48 @@ async function fireOne(d: EngineDeps, id: string): Promise<void> {
     busy: (session !== null && TURN.has(session.state)) || (previous !== null && !FINAL.has(previous.status)),
   });
 
-  /** Moves the schedule past this occurrence (only if nobody cancelled or moved it meanwhile). */
-  const advance = async (o: { result: string; messageId?: string; failed?: boolean; skipped?: boolean }) => {
+  /**
+   * Moves the schedule past this occurrence (only if nobody cancelled or moved it meanwhile). An
+   * occurrence that was not sent (`notSent`) is told to the session's chats in the same transaction,
+   * once: only the call that moved the schedule writes the notice.
+   */
+  const advance = async (o: {
+    result: string;
+    messageId?: string;
+    failed?: boolean;
+    skipped?: boolean;
+    notSent?: { reason: 'closed' | 'refused'; detail: string };
+  }) => {
     const next = s.kind === 'recurring' && s.cron && !o.failed ? nextAfterOccurrence(s.cron, s.timeZone, occurrence, d.clock.now()) : null;
-    await d.db.scheduledMessage.updateMany({
-      where: { id, status: 'active', nextRunAt: occurrence },
-      data: {
-        nextRunAt: next,
-        status: next ? 'active' : o.failed ? 'failed' : 'done',
-        lastResult: o.result.slice(0, 300),
-        lastRunAt: now,
-        leaseUntil: null,
-        ...(o.skipped ? { skips: { increment: 1 } } : { runs: { increment: 1 } }),
-        ...(o.messageId ? { lastMessageId: o.messageId } : {}),
-      },
+    await d.db.$transaction(async (tx) => {
+      const moved = await tx.scheduledMessage.updateMany({
+        where: { id, status: 'active', nextRunAt: occurrence },
+        data: {
+          nextRunAt: next,
+          status: next ? 'active' : o.failed ? 'failed' : 'done',
+          lastResult: o.result.slice(0, 300),
+          lastRunAt: now,
+          leaseUntil: null,
+          ...(o.skipped ? { skips: { increment: 1 } } : { runs: { increment: 1 } }),
+          ...(o.messageId ? { lastMessageId: o.messageId } : {}),
+        },
+      });
+      if (moved.count === 0 || !o.notSent) return;
+      const row = await getSessionRow(tx, s.sessionId);
+      if (!row) return;
+      const { reason, detail } = o.notSent;
+      await notifyChats(tx, row, now, () => ({
+        key: `schedule_failed:${id}:${occurrence.getTime()}`,
+        payload: {
+          kind: 'schedule_failed',
+          sessionId: row.id,
+          nodeId: row.nodeId,
+          scheduleId: id,
+          reason,
+          detail: detail.slice(0, 300),
+          text: s.text.slice(0, 200),
+        },
+      }));
     });
   };
 
@@ -81,10 +111,19 @@ async function fireOne(d: EngineDeps, id: string): Promise<void> {
       await d.db.scheduledMessage.updateMany({ where: { id, status: 'active' }, data: { lastResult: WORDS.wait(), leaseUntil: null } });
       return;
     case 'skip':
-      await advance({ result: WORDS.skip(decision.reason), skipped: true });
+      // A recurring message of a closed session is told once, not at every occurrence while it stays closed.
+      await advance({
+        result: WORDS.skip(decision.reason),
+        skipped: true,
+        ...(decision.reason === 'closed' && s.lastResult !== WORDS.skip('closed') ? { notSent: { reason: 'closed' as const, detail: '' } } : {}),
+      });
       return;
     case 'end':
-      await advance({ result: WORDS.end(decision.reason), failed: true });
+      await advance({
+        result: WORDS.end(decision.reason),
+        failed: true,
+        ...(decision.reason === 'gone' ? {} : { notSent: { reason: 'closed' as const, detail: '' } }),
+      });
       return;
     case 'resume_then_send':
     case 'send': {
@@ -99,7 +138,7 @@ async function fireOne(d: EngineDeps, id: string): Promise<void> {
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         // Refused in words (the lifetime ended, the session takes no messages now…): recorded, never retried in a loop.
-        await advance({ result: `not sent: ${err.message}`, failed: s.kind === 'once' });
+        await advance({ result: `not sent: ${err.message}`, failed: s.kind === 'once', notSent: { reason: 'refused', detail: err.message } });
       }
       return;
     }

@@ -187,6 +187,8 @@ export const ru: Record<MessageKey, string> = {
   'schedules.too_many': 'У сессии 20 активных расписаний; сначала отмените одно.',
   'schedules.not_found': 'Такого расписания нет.',
   'schedules.not_active': 'Это расписание уже закончилось.',
+  'schedules.failed.closed': 'Запланированное сообщение для «{name}» не отправлено: сессия закрыта. Возобновите её или включите в расписании возобновление сессии.\nСообщение: {text}',
+  'schedules.failed.refused': 'Запланированное сообщение для «{name}» не отправлено: {detail}\nСообщение: {text}',
   'archive.title': 'Архив {node} (страница {page}):',
   'archive.searchTitle': 'Закрытые сессии со словами «{words}» (все компьютеры):',
   'archive.searchNone': 'Ни одна закрытая сессия ни на одном компьютере не содержит «{words}».',

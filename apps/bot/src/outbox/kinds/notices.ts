@@ -40,6 +40,13 @@ export const budget: KindHandler<'budget'> = async (p, c) => {
   return c.send(escapeHtml(c.t(`budget.${p.scope}.${p.level}`, vars)));
 };
 
+/** An occurrence of a scheduled message was not sent: which session, why, and the text (so nothing is lost silently). */
+export const scheduleFailed: KindHandler<'schedule_failed'> = async (p, c) => {
+  const s = await getSessionView(c.db, p.sessionId);
+  const name = s ? sessionName(s, c.t('archive.untitled'), 120) : c.t('archive.untitled');
+  return c.send(escapeHtml(c.t(`schedules.failed.${p.reason}`, { name, detail: p.detail, text: p.text })));
+};
+
 export const expiryRefusal: KindHandler<'expiry_refusal'> = (_p, c) => c.send(escapeHtml(c.t('msg.refusedExpired')));
 
 /** The screen's dialog, with which session's CLI waits: with several sessions a bare screen says nothing about where. */

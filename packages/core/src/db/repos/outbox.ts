@@ -66,6 +66,19 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
     budgetUsd: z.number(),
     spentUsd: z.number(),
   }),
+  /**
+   * An occurrence of a scheduled message (issue 33) was not sent: the session was closed, or the
+   * queue refused it in words (`detail`). Once per schedule and occurrence; `text` is the scheduled text, cut.
+   */
+  z.object({
+    kind: z.literal('schedule_failed'),
+    sessionId: z.uuid(),
+    nodeId: z.uuid(),
+    scheduleId: z.uuid(),
+    reason: z.enum(['closed', 'refused']),
+    detail: z.string().max(300),
+    text: z.string().max(200),
+  }),
   /** A message's turn ended without a final: one notice per message and outcome, to the chat it came from, as a reply to it. */
   z.object({
     kind: z.literal('message_outcome'),
