@@ -189,7 +189,8 @@ export const en = {
   'schedules.too_many': 'This session has 20 active schedules; cancel one first.',
   'schedules.not_found': 'No such schedule.',
   'schedules.not_active': 'That schedule has already ended.',
-  'schedules.failed.closed': 'A scheduled message for "{name}" was not sent: the session is closed. Resume it, or edit the schedule to resume the session first.\nThe message: {text}',
+  'schedules.failed.closed':
+    'A scheduled message for "{name}" was not sent: the session is closed. Resume it, or edit the schedule to resume the session first.\nThe message: {text}',
   'schedules.failed.refused': 'A scheduled message for "{name}" was not sent: {detail}\nThe message: {text}',
   'archive.title': 'Archive of {node} (page {page}):',
   'archive.none': 'The archive of {node} is empty.',
