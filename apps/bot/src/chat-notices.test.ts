@@ -135,6 +135,28 @@ describe('what the chat says', () => {
     expect(reached.text).toContain('$20.50 of $20.00');
     expect(reached.text).toContain('Messages wait until you raise the budget');
   });
+  it('a queued message cancelled or edited on the dashboard is told as a reply to the Telegram message it came from', async () => {
+    const nodeId = await seedNode(db, { name: 'laptop' });
+    const s = await seedSession(db, { nodeId, state: 'Running', title: 'queue' });
+    await chatOn(nodeId, s);
+    const sent = h.fake.userSends('run the migrations after this').message;
+    const messageId = randomUUID();
+    // The rows as core writes them with the change (services/sessions/change-message.ts).
+    for (const change of ['edited', 'cancelled'] as const)
+      await seedOutboxRow(db, {
+        channel: 'telegram',
+        dedupeKey: `changed:${messageId}:${change}`,
+        kind: 'message_changed',
+        chatId: BigInt(ADA),
+        sessionId: s,
+        payload: { kind: 'message_changed', sessionId: s, nodeId, messageId, seq: 4, change, replyTo: sent.message_id },
+      });
+    const edited = await waitFor((m) => m.text?.startsWith('Message #4 was edited on the dashboard') ?? false);
+    expect(edited.text).toBe('Message #4 was edited on the dashboard: the CLI gets the new text, not this one.');
+    expect(edited.reply_to_message?.message_id).toBe(sent.message_id);
+    const cancelled = await waitFor((m) => m.text?.startsWith('Message #4 was cancelled on the dashboard') ?? false);
+    expect(cancelled.reply_to_message?.message_id).toBe(sent.message_id);
+  });
   it('a scheduled message that was not sent is told with its session, the reason and its text (issue 33)', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const s = await seedSession(db, { nodeId, state: 'Archived', title: 'nightly' });

@@ -105,6 +105,8 @@ export const en = {
   'button.cancelQueued': 'Cancel #{seq}',
   'queue.cancelled': 'Message #{seq} cancelled: it was never sent to the CLI.',
   'queue.cancelledShort': 'Cancelled: #{seq} will never be sent.',
+  'queue.cancelledOnWeb': 'Message #{seq} was cancelled on the dashboard: it was never sent to the CLI.',
+  'queue.editedOnWeb': 'Message #{seq} was edited on the dashboard: the CLI gets the new text, not this one.',
   'queue.edited': 'Message #{seq} edited in the queue: the CLI will get the new text.',
   'queue.refused.not_yours': 'This message is no longer in the queue.',
   'queue.refused.cancelled': 'Message #{seq} was cancelled already.',

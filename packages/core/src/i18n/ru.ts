@@ -103,6 +103,8 @@ export const ru: Record<MessageKey, string> = {
   'button.cancelQueued': 'Отменить №{seq}',
   'queue.cancelled': 'Сообщение №{seq} отменено: в CLI оно не отправлялось.',
   'queue.cancelledShort': 'Отменено: №{seq} не будет отправлено.',
+  'queue.cancelledOnWeb': 'Сообщение №{seq} отменено в панели: в CLI оно не отправлялось.',
+  'queue.editedOnWeb': 'Сообщение №{seq} изменено в панели: CLI получит новый текст, а не этот.',
   'queue.edited': 'Сообщение №{seq} изменено в очереди: CLI получит новый текст.',
   'queue.refused.not_yours': 'Этого сообщения больше нет в очереди.',
   'queue.refused.cancelled': 'Сообщение №{seq} уже отменено.',

@@ -75,4 +75,14 @@ export const messageOutcome: KindHandler<'message_outcome'> = async (p, c) => {
   return [m.message_id];
 };
 
+/** A queued message from this chat was cancelled or edited on the dashboard: a reply to it, so its text here is not taken for what the CLI gets. */
+export const messageChanged: KindHandler<'message_changed'> = async (p, c) => {
+  const m = await c.api.sendMessage(c.chatId, escapeHtml(c.t(p.change === 'cancelled' ? 'queue.cancelledOnWeb' : 'queue.editedOnWeb', { seq: p.seq })), {
+    parse_mode: 'HTML',
+    reply_parameters: { message_id: p.replyTo, allow_sending_without_reply: true },
+    link_preview_options: { is_disabled: true },
+  });
+  return [m.message_id];
+};
+
 export const notice: KindHandler<'notice'> = (p, c) => c.send(escapeHtml(c.t(p.key, p.params)));

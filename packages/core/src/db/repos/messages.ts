@@ -375,10 +375,20 @@ export async function lastFinal(db: DbOrTx, sessionId: string): Promise<{ messag
 export async function readMessageForChange(
   tx: Tx,
   id: string,
-): Promise<{ id: string; sessionId: string; seq: number; status: MessageStatus; deliveryId: string | null; text: string; originalText: string | null } | null> {
+): Promise<{
+  id: string;
+  sessionId: string;
+  seq: number;
+  status: MessageStatus;
+  deliveryId: string | null;
+  text: string;
+  originalText: string | null;
+  source: string;
+  sourceKey: string | null;
+} | null> {
   return tx.message.findUnique({
     where: { id },
-    select: { id: true, sessionId: true, seq: true, status: true, deliveryId: true, text: true, originalText: true },
+    select: { id: true, sessionId: true, seq: true, status: true, deliveryId: true, text: true, originalText: true, source: true, sourceKey: true },
   });
 }
 

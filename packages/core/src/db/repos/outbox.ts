@@ -79,6 +79,16 @@ export const zOutboxPayload = z.discriminatedUnion('kind', [
     detail: z.string().max(300),
     text: z.string().max(200),
   }),
+  /** A queued message that came from Telegram was cancelled or edited on the dashboard: said as a reply to it. */
+  z.object({
+    kind: z.literal('message_changed'),
+    sessionId: z.uuid(),
+    nodeId: z.uuid(),
+    messageId: z.uuid(),
+    seq: z.number().int(),
+    change: z.enum(['cancelled', 'edited']),
+    replyTo: z.number().int(),
+  }),
   /** A message's turn ended without a final: one notice per message and outcome, to the chat it came from, as a reply to it. */
   z.object({
     kind: z.literal('message_outcome'),

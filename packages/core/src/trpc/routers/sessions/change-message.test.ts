@@ -1,6 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeWithToken } from '../../../db/repos/nodes.ts';
+import { listOutbox } from '../../../db/repos/outbox.ts';
+import { acceptMessage } from '../../../services/sessions/accept-message.ts';
 import { signedInCaller } from '../../test-support.ts';
 import { fileDatabase } from '../../../../../testkit/src/file-database.ts';
 
@@ -51,5 +53,24 @@ describe('sessions.cancelMessage and sessions.editMessage', () => {
     }
     expect((await db.message.findUniqueOrThrow({ where: { id: b.id } })).text).toBe('edited');
     expect((await rejection(caller.sessions.cancelMessage({ messageId: '00000000-0000-4000-8000-000000000000' })))?.code).toBe('NOT_FOUND');
+  });
+
+  it('a message that came from Telegram, cancelled or edited here, is told in its chat as a reply to it; one from here is not', async () => {
+    const { caller } = await signedInCaller(db);
+    const s = await caller.sessions.create({ nodeId, executor: 'claude', folder: '/srv/change-tg' });
+    const chat = 4_200_000 + Math.floor(Math.random() * 100_000);
+    const fromTg = async (tgId: number, text: string) =>
+      (await acceptMessage({ db }, { sessionId: s.id, text, source: 'telegram', sourceKey: `tg:${chat}:${tgId}` })).message;
+    const a = await fromTg(11, 'cancel me from the dashboard');
+    const b = await fromTg(12, 'edit me from the dashboard');
+    const web = (await caller.sessions.sendMessage({ sessionId: s.id, text: 'from here', clientKey: key() })).message;
+    await caller.sessions.cancelMessage({ messageId: a.id });
+    await caller.sessions.editMessage({ messageId: b.id, text: 'edited on the dashboard' });
+    await caller.sessions.cancelMessage({ messageId: web.id });
+    const rows = await listOutbox(db, { sessionId: s.id, kind: 'message_changed' });
+    expect(rows.map((r) => [r.chatId, r.payload])).toEqual([
+      [BigInt(chat), expect.objectContaining({ messageId: a.id, seq: a.seq, change: 'cancelled', replyTo: 11 })],
+      [BigInt(chat), expect.objectContaining({ messageId: b.id, seq: b.seq, change: 'edited', replyTo: 12 })],
+    ]);
   });
 });

@@ -5,9 +5,9 @@ import { ZCancelMessageRequest, ZChangedMessageResponse, ZEditMessageRequest } f
 export const cancelMessageRoute = authedProcedure
   .input(ZCancelMessageRequest)
   .output(ZChangedMessageResponse)
-  .mutation(({ ctx, input }) => cancelMessage({ db: ctx.db }, { messageId: input.messageId }));
+  .mutation(({ ctx, input }) => cancelMessage({ db: ctx.db }, { messageId: input.messageId, from: 'web' }));
 
 export const editMessageRoute = authedProcedure
   .input(ZEditMessageRequest)
   .output(ZChangedMessageResponse)
-  .mutation(({ ctx, input }) => editMessage({ db: ctx.db }, { messageId: input.messageId, text: input.text }));
+  .mutation(({ ctx, input }) => editMessage({ db: ctx.db }, { messageId: input.messageId, text: input.text, from: 'web' }));
