@@ -111,7 +111,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
           <pre className="small">{dialog}</pre>
         </div>
       )}
-      <SpendHoldNotice hold={q.data.spend.hold} />
+      <SpendHoldNotice hold={q.data.spend.hold} warning={q.data.spend.warning} />
       <div ref={follow.chatRef}>
         <Conversation
           sessionId={s.id}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetLevel, budgetNotice, dayStart, type LimitFact, spendHold, usageDay } from './spend-gate.ts';
+import { budgetLevel, budgetNotice, budgetWarning, dayStart, type LimitFact, spendHold, usageDay } from './spend-gate.ts';
 
 const NOW = new Date('2026-12-07T10:00:00Z');
 const LATER = new Date('2026-12-07T15:00:00Z');
@@ -19,6 +19,19 @@ describe('budgetLevel', () => {
     [0, 0, 'reached'],
   ];
   for (const [spent, budget, level] of table) it(`$${spent} of ${budget ?? 'no budget'} → ${level}`, () => expect(budgetLevel(spent, budget)).toBe(level));
+});
+
+describe('budgetWarning', () => {
+  const table: [string, { sessionUsd: number | null; dayUsd: number | null }, [number, number], unknown][] = [
+    ['no budgets', { sessionUsd: null, dayUsd: null }, [100, 100], null],
+    ['session under 80 %', { sessionUsd: 10, dayUsd: null }, [7.99, 0], null],
+    ['session at 80 %', { sessionUsd: 10, dayUsd: null }, [8, 0], { scope: 'session', budgetUsd: 10, spentUsd: 8 }],
+    ['session reached: the hold says it, no warning', { sessionUsd: 10, dayUsd: null }, [10, 0], null],
+    ['day at 90 %', { sessionUsd: null, dayUsd: 20 }, [1, 18], { scope: 'day', budgetUsd: 20, spentUsd: 18 }],
+    ['both near: the session first', { sessionUsd: 10, dayUsd: 20 }, [9, 17], { scope: 'session', budgetUsd: 10, spentUsd: 9 }],
+    ['session near, day reached: no warning', { sessionUsd: 10, dayUsd: 20 }, [9, 20], null],
+  ];
+  for (const [name, budgets, [sessionUsd, dayUsd], out] of table) it(name, () => expect(budgetWarning(budgets, { sessionUsd, dayUsd })).toEqual(out));
 });
 
 describe('spendHold', () => {

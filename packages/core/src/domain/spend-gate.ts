@@ -60,6 +60,28 @@ export function spendHold(f: { limit: LimitFact | null; budgets: Budgets; spent:
   return null;
 }
 
+/** A budget the spend is near (`budgetWarning`). */
+export interface BudgetWarning {
+  scope: BudgetScope;
+  budgetUsd: number;
+  spentUsd: number;
+}
+/**
+ * The budget the spend is close to (80 % or more, not yet reached), for a standing warning: the
+ * session's first, then the day's. Null when none is near, or when one is already reached (the hold
+ * says that).
+ */
+export function budgetWarning(budgets: Budgets, spent: Spent): BudgetWarning | null {
+  const levels = (['session', 'day'] as const).map((scope) => {
+    const budgetUsd = scope === 'session' ? budgets.sessionUsd : budgets.dayUsd;
+    const spentUsd = scope === 'session' ? spent.sessionUsd : spent.dayUsd;
+    return { scope, budgetUsd, spentUsd, level: budgetLevel(spentUsd, budgetUsd) };
+  });
+  if (levels.some((l) => l.level === 'reached')) return null;
+  const near = levels.find((l) => l.level === 'warn');
+  return near && near.budgetUsd !== null ? { scope: near.scope, budgetUsd: near.budgetUsd, spentUsd: near.spentUsd } : null;
+}
+
 /**
  * The budget notice a turn's cost calls for: the level after it when that is warn or reached and it
  * was lower before. The caller still keys the notice by (scope, day or session, level, budget), so

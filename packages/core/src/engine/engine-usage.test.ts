@@ -135,6 +135,9 @@ describe('budgets', () => {
     await acceptMessage(rig.deps, { sessionId: s.id, text: 'two', source: 'web' });
     await rig.engine.settle();
     expect(await delivers(s.id)).toHaveLength(2);
+    // The session page warns while the budget is near, and holds nothing yet.
+    const near = await getSessionView(rig.deps, { sessionId: s.id });
+    expect([near.spend.hold, near.spend.warning]).toEqual([null, { scope: 'session', budgetUsd: 0.1, spentUsd: expect.closeTo(0.09, 10) }]);
     // $0.12: reached; the third message waits.
     await turn(s.id, 'rec-2', { model: 'claude-sonnet-4-5', inputTokens: 10_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
     const third = await acceptMessage(rig.deps, { sessionId: s.id, text: 'three', source: 'web' });
@@ -143,6 +146,7 @@ describe('budgets', () => {
     const view = await getSessionView(rig.deps, { sessionId: s.id });
     expect(view.queueWait).toEqual({ messageId: third.message.id, reason: 'budget_reached' });
     expect(view.spend.hold).toMatchObject({ kind: 'budget_reached', scope: 'session', budgetUsd: 0.1 });
+    expect(view.spend.warning).toBeNull();
     const notices = (await listOutbox(rig.db)).filter((o) => o.kind === 'budget').map((o) => o.payload);
     expect(notices).toEqual([
       expect.objectContaining({ scope: 'session', level: 'warn', budgetUsd: 0.1, spentUsd: 0.09 }),

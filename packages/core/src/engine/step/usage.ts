@@ -1,6 +1,8 @@
 import {
   type BudgetScope,
+  type BudgetWarning,
   budgetNotice,
+  budgetWarning,
   dayStart,
   estimateCost,
   type LimitFact,
@@ -84,12 +86,21 @@ export async function recordLimitState(ctx: StepContext, nodeId: string, p: Limi
 
 /** What holds the next message for limits and money (`spendHold`, domain), from the stored facts. */
 export async function readSpendHold(tx: Tx, row: Pick<SessionRow, 'id' | 'nodeId' | 'executor'>, now: Date): Promise<SpendHold | null> {
+  return (await readSpendState(tx, row, now)).hold;
+}
+
+/** The hold, and the budget the spend is near (80 % or more: `budgetWarning`) for the session page's warning. */
+export async function readSpendState(
+  tx: Tx,
+  row: Pick<SessionRow, 'id' | 'nodeId' | 'executor'>,
+  now: Date,
+): Promise<{ hold: SpendHold | null; warning: BudgetWarning | null }> {
   const [limitRow, settings] = await Promise.all([readUsageLimit(tx, row.nodeId, row.executor), readUsageSettings(tx)]);
   const limit: LimitFact | null = limitRow ? { reached: limitRow.reached, resetsAt: limitRow.resetsAt } : null;
   const budgets = { sessionUsd: settings.budgetSessionUsd, dayUsd: settings.budgetDayUsd };
   const budgeted = budgets.sessionUsd !== null || budgets.dayUsd !== null;
   const spent = budgeted ? await spentNow(tx, row.id, now, settings) : { sessionUsd: 0, dayUsd: 0 };
-  return spendHold({ limit, budgets, spent, now });
+  return { hold: spendHold({ limit, budgets, spent, now }), warning: budgetWarning(budgets, spent) };
 }
 
 /**

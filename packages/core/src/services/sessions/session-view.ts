@@ -1,5 +1,15 @@
-import { AppError, addTokens, estimateCost, type QueueWaitReason, queueWait, type SpendHold, type TokenCounts, ZERO_TOKENS } from '../../domain/index.ts';
-import { readSpendHold } from '../../engine/step/usage.ts';
+import {
+  AppError,
+  addTokens,
+  type BudgetWarning,
+  estimateCost,
+  type QueueWaitReason,
+  queueWait,
+  type SpendHold,
+  type TokenCounts,
+  ZERO_TOKENS,
+} from '../../domain/index.ts';
+import { readSpendState } from '../../engine/step/usage.ts';
 import { readUsageSettings, sessionTokensByModel } from '../../db/repos/usage.ts';
 import { readPumpView } from '../../db/repos/messages.ts';
 import { DISPATCHER_ID } from '../../engine/step/queue-pump.ts';
@@ -44,7 +54,15 @@ export interface SessionViewDto {
    * its models only: `unpricedTokens` were not priced); `hold`: a usage limit or budget that holds
    * its next message now.
    */
-  spend: { tokens: TokenCounts; turns: number; costUsd: number; unpricedTokens: number; budgetSessionUsd: number | null; hold: SpendHold | null };
+  spend: {
+    tokens: TokenCounts;
+    turns: number;
+    costUsd: number;
+    unpricedTokens: number;
+    budgetSessionUsd: number | null;
+    hold: SpendHold | null;
+    warning: BudgetWarning | null;
+  };
 }
 
 /**
@@ -63,7 +81,11 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
     listSessionActivity(db, row.id, { limit: ACTIVITY_LIMIT }),
     readPumpView(db, row.id),
   ]);
-  const [byModel, usageSettings, hold] = await Promise.all([sessionTokensByModel(db, row.id), readUsageSettings(db), readSpendHold(db, row, clock.now())]);
+  const [byModel, usageSettings, { hold, warning }] = await Promise.all([
+    sessionTokensByModel(db, row.id),
+    readUsageSettings(db),
+    readSpendState(db, row, clock.now()),
+  ]);
   const cost = estimateCost(byModel, usageSettings.priceOverrides);
   if (!node) throw new AppError('NOT_FOUND', { message: 'node not found' });
   const usage = row.usage && typeof row.usage === 'object' && !Array.isArray(row.usage) ? (row.usage as Record<string, unknown>) : null;
@@ -83,6 +105,7 @@ export async function getSessionView(deps: ServiceDeps, input: { sessionId: stri
       unpricedTokens: cost.unpricedTokens,
       budgetSessionUsd: usageSettings.budgetSessionUsd,
       hold,
+      warning,
     },
   };
 }

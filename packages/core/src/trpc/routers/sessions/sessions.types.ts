@@ -172,6 +172,8 @@ export const ZGetSessionResponse = z.object({
     unpricedTokens: z.number(),
     budgetSessionUsd: z.number().nullable(),
     hold: zSpendHold.nullable(),
+    /** A budget at 80 % or more, not yet reached (`budgetWarning`): the page warns before messages wait. */
+    warning: z.object({ scope: z.enum(['session', 'day']), budgetUsd: z.number(), spentUsd: z.number() }).nullable(),
   }),
 });
 
