@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createDb, type Db } from '@bria/core/db';
@@ -62,9 +62,13 @@ test('installable: the manifest and its icons, the service worker controls the p
     display: string;
     start_url: string;
     icons: { src: string; sizes: string; purpose: string }[];
-    share_target: { action: string };
+    share_target: { action: string; method: string; enctype: string; params: { files: { name: string }[] } };
   };
-  expect(m).toMatchObject({ display: 'standalone', start_url: '/', share_target: { action: '/share' } });
+  expect(m).toMatchObject({
+    display: 'standalone',
+    start_url: '/',
+    share_target: { action: '/share/receive', method: 'POST', enctype: 'multipart/form-data', params: { files: [{ name: 'files' }] } },
+  });
   expect(m.icons.map((i) => `${i.sizes} ${i.purpose}`)).toEqual(['192x192 any', '512x512 any', '512x512 maskable']);
   for (const icon of m.icons) {
     const res = await request.get(icon.src);
@@ -228,4 +232,71 @@ test('the share target: shared text becomes a message to the session picked, sto
   } finally {
     await closeSession({ db }, { sessionId: s.id }).catch(() => undefined);
   }
+});
+
+test('the share target with a file: the service worker keeps it for /share, which sends it with the text as an attachment', async ({
+  signedInPage: page,
+  state,
+}) => {
+  test.setTimeout(180_000);
+  db ??= createDb(state.databaseUrl, { max: 2 });
+  const node = await db.node.findFirstOrThrow({ where: { isLocal: true } });
+  const folder = path.join(state.workDir, `share-file-${Date.now()}`);
+  mkdirSync(folder, { recursive: true });
+  const s = await createSession({ db }, { nodeId: node.id, executor: 'claude', folder });
+  try {
+    await expect.poll(async () => (await db.session.findUniqueOrThrow({ where: { id: s.id } })).state, { timeout: 120_000 }).toBe('Ready');
+    await page.goto('/');
+    await controlled(page);
+    const marker = `shared file ${Date.now()}`;
+    const content = `notes for ${marker}\n`;
+    // What the system's share sheet does: a navigation POST of a multipart form to the manifest's action.
+    await page.evaluate(
+      ({ marker, content }) => {
+        const form = document.createElement('form');
+        form.method = 'POST';
+        form.action = '/share/receive';
+        form.enctype = 'multipart/form-data';
+        const text = Object.assign(document.createElement('input'), { type: 'hidden', name: 'text', value: marker });
+        const input = Object.assign(document.createElement('input'), { type: 'file', name: 'files' });
+        const dt = new DataTransfer();
+        dt.items.add(new File([content], 'notes.txt', { type: 'text/plain' }));
+        input.files = dt.files;
+        form.append(text, input);
+        document.body.append(form);
+        form.submit();
+      },
+      { marker, content },
+    );
+    await expect(page).toHaveURL(/\/share\?text=.*files=1$/);
+    await expect(page.getByTestId('share-text')).toHaveValue(marker);
+    await expect(page.getByTestId('composer-file')).toHaveCount(1);
+    await expect(page.getByTestId('composer-file')).toContainText('notes.txt');
+    await page.getByTestId('share-session').selectOption(s.id);
+    await page.getByRole('button', { name: 'Send to session' }).click();
+    await expect(page).toHaveURL(new RegExp(`/sessions/${s.id}$`));
+    const [m] = await db.message.findMany({ where: { sessionId: s.id } });
+    expect(m?.text).toBe(marker);
+    const stored = (m?.attachments ?? []) as { name: string; sizeBytes: number; sha256: string }[];
+    expect(stored.map((a) => [a.name, a.sizeBytes, a.sha256])).toEqual([
+      ['notes.txt', Buffer.byteLength(content), createHash('sha256').update(content).digest('hex')],
+    ]);
+    // Sent: the worker's copy is gone, so the next share starts empty.
+    expect(await page.evaluate(async () => (await (await caches.open('bria-share')).keys()).length)).toBe(0);
+  } finally {
+    await closeSession({ db }, { sessionId: s.id }).catch(() => undefined);
+  }
+});
+
+test('the share target without the service worker: the text still arrives, and the page says the file stayed behind', async ({ signedInPage: page }) => {
+  // The server's own /share/receive: a request from the test's API context, which no service worker sees.
+  const r = await page.request.post('/share/receive', {
+    multipart: { text: 'only the text', files: { name: 'a.png', mimeType: 'image/png', buffer: Buffer.from([1, 2, 3]) } },
+    maxRedirects: 0,
+  });
+  expect(r.status()).toBe(303);
+  expect(r.headers().location).toBe('/share?text=only+the+text&dropped=1');
+  await page.goto(r.headers().location as string);
+  await expect(page.getByTestId('share-text')).toHaveValue('only the text');
+  await expect(page.getByTestId('share-files-missing')).toContainText('1 shared file(s) did not reach this page');
 });

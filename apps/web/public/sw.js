@@ -1,6 +1,6 @@
-// Bria's service worker (issue 32): the offline shell, Web Push notifications, and Allow / Deny
-// from a permission request's notification. Plain JavaScript served as is from /sw.js (no
-// bundling), scoped to the whole dashboard. What it relies on is written in docs/notifications.md.
+// Bria's service worker (issue 32): the offline shell, Web Push notifications, Allow / Deny from a
+// permission request's notification, and the share target's files. Plain JavaScript served as is from /sw.js (no
+// bundling), scoped to the whole dashboard. What it does is written in docs/architecture.md ("The installable dashboard").
 
 const SHELL_CACHE = 'bria-shell-v1';
 const OFFLINE_URL = '/offline.html';
@@ -24,11 +24,47 @@ self.addEventListener('activate', (event) => {
   );
 });
 
+// The installed app's share target (manifest.ts) posts what was shared here: text fields and files.
+// The files wait in a cache of their own (one share at a time: a new share replaces the last) until
+// the share page (/share, share-picker.tsx) reads them, shows them and sends them with the message
+// through the composer's own path; the text goes as the page's query, as with a GET share.
+const SHARE_ACTION = '/share/receive';
+const SHARE_CACHE = 'bria-share';
+async function receiveShare(req) {
+  let form;
+  try {
+    form = await req.formData();
+  } catch {
+    return Response.redirect('/share?error=unreadable', 303);
+  }
+  const q = new URLSearchParams();
+  for (const k of ['title', 'text', 'url']) {
+    const v = form.get(k);
+    if (typeof v === 'string' && v !== '') q.set(k, v.slice(0, 20000));
+  }
+  const files = form.getAll('files').filter((f) => typeof f !== 'string' && f.size > 0);
+  await caches.delete(SHARE_CACHE);
+  if (files.length) {
+    const cache = await caches.open(SHARE_CACHE);
+    await Promise.all(
+      files.map((f, i) =>
+        cache.put(
+          `/share/file/${i}`,
+          new Response(f, { headers: { 'content-type': f.type || 'application/octet-stream', 'x-bria-name': encodeURIComponent(f.name || `file-${i + 1}`) } }),
+        ),
+      ),
+    );
+    q.set('files', String(files.length));
+  }
+  return Response.redirect(`/share?${q}`, 303);
+}
+
 // Only page loads are answered here, network first: the dashboard's data is always live and is
 // never served from a cache. With the server unreachable the page opens as the offline shell
 // ("Reconnecting…"), at the address asked for, and reloads itself when the server answers.
 self.addEventListener('fetch', (event) => {
   const req = event.request;
+  if (req.method === 'POST' && new URL(req.url).pathname === SHARE_ACTION) return event.respondWith(receiveShare(req));
   if (req.method !== 'GET' || req.mode !== 'navigate') return;
   event.respondWith(fetch(req).catch(async () => (await caches.match(OFFLINE_URL)) || Response.error()));
 });

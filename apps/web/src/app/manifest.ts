@@ -2,8 +2,8 @@ import type { MetadataRoute } from 'next';
 
 /**
  * The web app manifest (issue 32): Bria installs as a standalone app on phones and desktops, and
- * appears as a share target for text (the shared text becomes a message to a session the user
- * picks on /share).
+ * appears as a share target for text and files (they become a message to a session the user picks
+ * on /share).
  */
 export default function manifest(): MetadataRoute.Manifest {
   return {
@@ -21,6 +21,18 @@ export default function manifest(): MetadataRoute.Manifest {
       { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
       { src: '/icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
     ],
-    share_target: { action: '/share', method: 'GET', params: { title: 'title', text: 'text', url: 'url' } },
+    // POST with files: the service worker takes it (public/sw.js), keeps the files for the share page
+    // and opens /share; without the worker the server's /share/receive keeps the text and says the files stayed behind.
+    share_target: {
+      action: '/share/receive',
+      method: 'POST',
+      enctype: 'multipart/form-data',
+      params: {
+        title: 'title',
+        text: 'text',
+        url: 'url',
+        files: [{ name: 'files', accept: ['image/*', 'text/*', 'application/pdf', 'application/json', '*/*'] }],
+      },
+    },
   };
 }
