@@ -13,7 +13,7 @@ export const CLOSE_WAIT_MS = 60_000;
  * session Archived: its CLI no longer runs in the worktree), the worktree goes through Finish's own
  * remove path, without merging. Uncommitted work is refused (`uncommitted_work`, with the files)
  * unless `force`, the user's second confirmation. A close that does not end within the wait is
- * answered `session_open`; nothing is removed then.
+ * answered `session_open`, whatever its state; nothing is removed then.
  */
 export async function removeWorktreeAfterClose(
   deps: { db: Db; now?: () => Date },
@@ -23,9 +23,11 @@ export async function removeWorktreeAfterClose(
   for (;;) {
     const row = await getSessionRow(deps.db, input.sessionId);
     if (!row) throw new AppError('NOT_FOUND', { message: 'session not found' });
-    if (CLOSED.includes(row.state) || Date.now() >= deadline) break;
+    if (CLOSED.includes(row.state)) break;
+    // Not closed in time (or not closing at all): the worktree is kept, whatever state the session is in.
+    if (Date.now() >= deadline)
+      return { ok: false, code: 'session_open', message: 'The session is not closed yet, so its CLI may still run in the worktree; the worktree is kept.', files: [] };
     await new Promise((r) => setTimeout(r, input.pollMs ?? 100));
   }
-  // Still open at the deadline: the rule answers `session_open` (the same refusal as Finish's).
   return finishSessionWorktree(deps, { sessionId: input.sessionId, merge: 'none', remove: true, ...(input.force ? { force: true } : {}) });
 }
