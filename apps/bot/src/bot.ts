@@ -34,7 +34,20 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
   bot.use((_ctx, next) => (deps.accepting === undefined || deps.accepting() ? next() : undefined));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
-  bot.use(basics(), nodes(), newSession(), cardActions(), changes(), archive(), settings(), schedules(), prompts(), queueControl(), messages(), unsupportedMessages());
+  bot.use(
+    basics(),
+    nodes(),
+    newSession(),
+    cardActions(),
+    changes(),
+    archive(),
+    settings(),
+    schedules(),
+    prompts(),
+    queueControl(),
+    messages(),
+    unsupportedMessages(),
+  );
   // Data no feature recognises (an old build's button, or tampered): out of date, and the card refreshed.
   bot.callbackQuery(/.*/, refuseButton);
 

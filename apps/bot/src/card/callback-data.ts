@@ -31,8 +31,7 @@ export const ACTIONS = [
   'closeRm',
   /** Remove a closed session's worktree with its uncommitted work: the second confirmation. */
   'wtForce',
-  /** The active session's changes (git): the summary again; a diff as a document (arg: `all` or `<index>.<path hash>`). */
-  'gsum',
+  /** The active session's changes (git): a diff as a document (arg: `all` or `<index>.<path hash>`). */
   'gdiff',
   /** Commit all (the next text is the message), commit with the drafted message, push, draft a message. */
   'gcommit',

@@ -73,12 +73,13 @@ export function renderChanges(o: { t: Translator; folder: string; baseBranch: st
   const ref = { gen: o.gen, sessionId: o.sessionId };
   const kb = new InlineKeyboard();
   if (c.files.length > 0) kb.text(t('git.wholeDiff'), cb.encode({ a: 'gdiff', ...ref, arg: 'all' })).row();
-  c.files.slice(0, MAX_FILE_BUTTONS).forEach((f, i) => {
-    kb.text(`📄 ${shortName(f.path)}`, cb.encode({ a: 'gdiff', ...ref, arg: fileArg(i, f.path) }));
-    if (i % 2 === 1) kb.row();
-  });
-  kb.row()
-    .text(t('git.draft'), cb.encode({ a: 'gdraft', ...ref }))
+  const perFile = c.files.slice(0, MAX_FILE_BUTTONS);
+  // Two file buttons a row (a phone's width); an empty row is never left.
+  for (let i = 0; i < perFile.length; i += 2) {
+    for (const [j, f] of perFile.slice(i, i + 2).entries()) kb.text(`📄 ${shortName(f.path)}`, cb.encode({ a: 'gdiff', ...ref, arg: fileArg(i + j, f.path) }));
+    kb.row();
+  }
+  kb.text(t('git.draft'), cb.encode({ a: 'gdraft', ...ref }))
     .text(t('git.commitAll'), cb.encode({ a: 'gcommit', ...ref }))
     .row()
     .text(t('git.push'), cb.encode({ a: 'gpush', ...ref }));

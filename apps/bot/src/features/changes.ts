@@ -92,7 +92,8 @@ async function sendDiff(ctx: BotContext, s: SessionView, arg: string): Promise<v
   if (!c.ok) return reply(ctx, refusalHtml(ctx, c), { html: true });
   const path = arg === 'all' ? undefined : fileOfArg(arg, c.files);
   if (path === null) return reply(ctx, t('git.fileGone'));
-  const { text, leftOut } = path === undefined ? await allDiffs(ctx, s.id, c) : await allDiffs(ctx, s.id, { ...c, files: c.files.filter((f) => f.path === path) });
+  const { text, leftOut } =
+    path === undefined ? await allDiffs(ctx, s.id, c) : await allDiffs(ctx, s.id, { ...c, files: c.files.filter((f) => f.path === path) });
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length === 0) return reply(ctx, t('git.noDiff'));
   if (bytes.length > MAX_DOCUMENT_BYTES) return reply(ctx, t('git.diffTooBig', { size: `${Math.round(bytes.length / 1024 / 1024)} MB` }));
@@ -100,7 +101,9 @@ async function sendDiff(ctx: BotContext, s: SessionView, arg: string): Promise<v
     .filter(Boolean)
     .join('\n')
     .slice(0, 1000);
-  await ctx.api.sendDocument(Number(chatId), new InputFile(bytes, diffFileName({ branch: c.branch, folder: s.folder, ...(path ? { path } : {}) })), { caption });
+  await ctx.api.sendDocument(Number(chatId), new InputFile(bytes, diffFileName({ branch: c.branch, folder: s.folder, ...(path ? { path } : {}) })), {
+    caption,
+  });
 }
 
 function commitLater(ctx: BotContext, sessionId: string, message: string): void {
@@ -116,9 +119,6 @@ async function onGitButton(ctx: BotContext, a: string, sessionId: string): Promi
   if (!s) return refuseButton(ctx);
   const arg = cb.decode(ctx.callbackQuery?.data ?? '')?.arg ?? '';
   switch (a) {
-    case 'gsum':
-      await ctx.answerCallbackQuery();
-      return sendSummary(ctx, s);
     case 'gdiff':
       await ctx.answerCallbackQuery();
       return sendDiff(ctx, s, arg);
@@ -191,7 +191,7 @@ export function changes(): Composer<BotContext> {
     if (!s) return void (await reply(ctx, ctx.bria.t('firstSteps.noSession', { node: node.name })));
     await sendSummary(ctx, s);
   });
-  c.callbackQuery(/^(gsum|gdiff|gcommit|guse|gpush|gdraft|closeRm|wtForce):/, async (ctx) => {
+  c.callbackQuery(/^(gdiff|gcommit|guse|gpush|gdraft|closeRm|wtForce):/, async (ctx) => {
     const data = cb.decode(ctx.callbackQuery.data);
     if (!data?.sessionId) return refuseButton(ctx);
     if (data.a === 'closeRm') {

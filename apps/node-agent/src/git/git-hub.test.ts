@@ -212,7 +212,13 @@ describe('a session in its own worktree, through the dashboard', () => {
   });
 
   it('Close → Remove worktree: waits for the close, removes a clean worktree, keeps the branch', async () => {
-    const s = await caller.sessions.create({ nodeId, executor: 'claude', folder: repo, title: 'Close and remove', worktree: { branch: 'bria/close-and-remove' } });
+    const s = await caller.sessions.create({
+      nodeId,
+      executor: 'claude',
+      folder: repo,
+      title: 'Close and remove',
+      worktree: { branch: 'bria/close-and-remove' },
+    });
     const folder = s.folder;
     await db.session.update({ where: { id: s.id }, data: { state: 'Closing' } });
     // Asked while the close is under way: nothing is removed until the session is Archived.
@@ -227,7 +233,13 @@ describe('a session in its own worktree, through the dashboard', () => {
   });
 
   it('Close → Remove worktree with uncommitted work: refused and listed; removed only with force', async () => {
-    const s = await caller.sessions.create({ nodeId, executor: 'claude', folder: repo, title: 'Close with work', worktree: { branch: 'bria/close-with-work' } });
+    const s = await caller.sessions.create({
+      nodeId,
+      executor: 'claude',
+      folder: repo,
+      title: 'Close with work',
+      worktree: { branch: 'bria/close-with-work' },
+    });
     write(path.join(s.folder, 'draft.md'), 'unsaved thoughts\n');
     write(path.join(s.folder, 'login.ts'), 'export const login = () => null;\n');
     // Still open at the end of the wait: refused as open, nothing removed.

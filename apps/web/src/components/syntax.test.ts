@@ -38,6 +38,7 @@ describe('tokenize', () => {
   it.each<[string, Lang | null, string[]]>([
     ['const x = 42; // answer', 'js', ['kw:const', 'num:42', 'com:// answer']],
     ["import { a } from 'b';", 'js', ['kw:import', 'kw:from', "str:'b'"]],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source under test
     ['const s = `a ${b}`;', 'js', ['kw:const', 'str:`a ${b}`']],
     ['"esc \\" still"; x', 'js', ['str:"esc \\" still"']],
     ['"unterminated', 'js', ['str:"unterminated']],
@@ -49,6 +50,7 @@ describe('tokenize', () => {
     ['func main() { defer f() }', 'go', ['kw:func', 'kw:defer']],
     ['let mut v: Vec<u8> = Vec::new(); // x', 'rust', ['kw:let', 'kw:mut', 'com:// x']],
     ['{"a": 1, "b": [true, null]}', 'json', ['str:"a"', 'num:1', 'str:"b"', 'kw:true', 'kw:null']],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell source under test
     ['if [ "$#" -gt 0 ]; then echo ${#x} # done', 'sh', ['kw:if', 'str:"$#"', 'num:0', 'kw:then', 'kw:echo', 'com:# done']],
     ['# whole line', 'sh', ['com:# whole line']],
     ['.a { margin: 0 1.5rem; color: "x" } /* c */', 'css', ['num:0', 'num:1.5rem', 'str:"x"', 'com:/* c */']],
@@ -66,7 +68,12 @@ describe('tokenize', () => {
   it('gives back every character, in order', () => {
     const lines = ['const a = "b" + 3; // c', '  x = {"k": [1, 2.5]}', "echo 'hi' # there", '/* a */ b', '  - `x` y'];
     for (const lang of ['js', 'json', 'sh', 'css', 'md', 'py'] as const) {
-      for (const l of lines) expect(tokenize(l, lang).map((t) => t.text).join('')).toBe(l);
+      for (const l of lines)
+        expect(
+          tokenize(l, lang)
+            .map((t) => t.text)
+            .join(''),
+        ).toBe(l);
     }
   });
 
@@ -82,6 +89,10 @@ describe('tokenize', () => {
     // A number's letters are its suffix (10px, 1n, 1u8), so an escape sequence's 31m is one.
     expect(coloured('\u0000\u001b[31m"', 'js')).toEqual(['num:31m', 'str:"']);
     expect(coloured('const ж = "привет"', 'js')).toEqual(['kw:const', 'str:"привет"']);
-    expect(tokenize('\\', 'js').map((t) => t.text).join('')).toBe('\\');
+    expect(
+      tokenize('\\', 'js')
+        .map((t) => t.text)
+        .join(''),
+    ).toBe('\\');
   });
 });

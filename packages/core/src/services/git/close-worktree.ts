@@ -26,7 +26,12 @@ export async function removeWorktreeAfterClose(
     if (CLOSED.includes(row.state)) break;
     // Not closed in time (or not closing at all): the worktree is kept, whatever state the session is in.
     if (Date.now() >= deadline)
-      return { ok: false, code: 'session_open', message: 'The session is not closed yet, so its CLI may still run in the worktree; the worktree is kept.', files: [] };
+      return {
+        ok: false,
+        code: 'session_open',
+        message: 'The session is not closed yet, so its CLI may still run in the worktree; the worktree is kept.',
+        files: [],
+      };
     await new Promise((r) => setTimeout(r, input.pollMs ?? 100));
   }
   return finishSessionWorktree(deps, { sessionId: input.sessionId, merge: 'none', remove: true, ...(input.force ? { force: true } : {}) });

@@ -10,7 +10,7 @@ export type DraftDto = { ok: true; message: string } | GitRefusalDto;
 /** How long "Draft message" waits for the CLI's turn to end (a real model writes it). */
 export const DRAFT_WAIT_MS = 180_000;
 const ENDED = ['completed', 'failed', 'terminal_failed', 'unknown', 'cancelled'];
-/** How long a final may follow its turn's outcome. */
+/** How long a final may follow its turn's outcome (or the outcome its final). */
 const FINAL_GRACE_MS = 10_000;
 
 /**
@@ -36,14 +36,21 @@ export async function draftCommitMessage(
   });
   const deadline = Date.now() + (input.waitMs ?? DRAFT_WAIT_MS);
   let ended: number | null = null;
+  let seen: number | null = null;
   while (Date.now() < deadline) {
     const m = await deps.db.message.findUnique({ where: { id: message.id }, select: { status: true, finalText: true } });
-    // The final may be stored just before or just after the turn's outcome: the text decides.
+    // The final may be stored just before or just after the turn's outcome: the text decides. The
+    // answer waits for the outcome too (a short grace at most), so a Commit pressed right after
+    // finds the session Ready rather than refused for a turn in flight.
     const draft = m?.finalText ? commitDraftFromAnswer(m.finalText) : null;
-    if (draft) return { ok: true, message: draft };
-    if (m && ENDED.includes(m.status)) ended ??= Date.now();
-    if (ended !== null && (m?.finalText || Date.now() - ended > FINAL_GRACE_MS))
+    const over = m !== null && ENDED.includes(m.status);
+    if (over) ended ??= Date.now();
+    if (draft) {
+      seen ??= Date.now();
+      if (over || Date.now() - seen > FINAL_GRACE_MS) return { ok: true, message: draft };
+    } else if (ended !== null && (m?.finalText || Date.now() - ended > FINAL_GRACE_MS)) {
       return { ok: false, code: 'no_draft', message: 'The session’s CLI ended the turn without a commit message.', files: [] };
+    }
     await new Promise((r) => setTimeout(r, input.pollMs ?? 250));
   }
   return { ok: false, code: 'no_draft', message: 'The session’s CLI is still writing; its answer will be in the conversation.', files: [] };
