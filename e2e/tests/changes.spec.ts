@@ -154,7 +154,7 @@ test('closed: Finish asks a second time for uncommitted work, then merges and re
   await expect(page.getByTestId('worktree-line')).toContainText('The worktree was removed');
 });
 
-test('Close → Remove worktree: uncommitted work is listed, removed after the second press; the branch stays', async ({ signedInPage: page, state }) => {
+test('Close → Remove worktree: uncommitted work is listed, removed after the second press; the branch stays', async ({ signedInPage: page }) => {
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 390, height: 844 });
   const node = await db.node.findFirstOrThrow({ where: { name: 'this computer' } });
@@ -182,5 +182,4 @@ test('Close → Remove worktree: uncommitted work is listed, removed after the s
   await expect(page.getByTestId('close-removed')).toBeVisible({ timeout: 30_000 });
   expect(existsSync(folder)).toBe(false);
   expect(git(repo, 'branch', '--list', branch)).toContain(branch);
-  void state;
 });

@@ -1,5 +1,6 @@
 import { Composer, InlineKeyboard, InputFile } from 'grammy';
 import { z } from 'zod';
+import { isAppError } from '@bria/core/domain';
 import type { MessageKey } from '@bria/core/i18n';
 import { type ChangesDto, getSessionView, type GitRefusalDto, type SessionView, updateChat } from '@bria/core/services';
 import type { BotContext } from '../context.ts';
@@ -169,7 +170,13 @@ async function onCloseButton(ctx: BotContext, a: 'closeRm' | 'wtForce', sessionI
   if (!s?.worktreeBranch || s.worktreeRemovedAt) return refuseButton(ctx);
   const branch = s.worktreeBranch;
   if (a === 'closeRm') {
-    await deps.actions.closeSession({ sessionId, ...(version === undefined ? {} : { cardVersion: version }) });
+    try {
+      await deps.actions.closeSession({ sessionId, ...(version === undefined ? {} : { cardVersion: version }) });
+    } catch (error) {
+      // The session moved on since the card was drawn: as for Close itself, the refreshed card shows what applies.
+      if (isAppError(error) && (error.code === 'ILLEGAL_TRANSITION' || error.code === 'STALE_BUTTON')) return refuseButton(ctx);
+      throw error;
+    }
     await queueCard(ctx, { sessionId });
   }
   await ctx.answerCallbackQuery({ text: t('close.removing') });
