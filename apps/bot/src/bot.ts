@@ -6,6 +6,7 @@ import { access } from './features/access.ts';
 import { archive } from './features/archive.ts';
 import { basics } from './features/basics.ts';
 import { cardActions } from './features/card-actions.ts';
+import { changes } from './features/changes.ts';
 import { messages } from './features/messages.ts';
 import { newSession } from './features/new-session.ts';
 import { nodes } from './features/nodes.ts';
@@ -18,7 +19,7 @@ import { plainTextFallback } from './render/plain-fallback.ts';
 import { answerEveryCallback, refuseButton } from './features/stale.ts';
 import { replyWith } from './outbox/queue.ts';
 
-export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'schedule', 'now', 'login'] as const;
+export const COMMANDS = ['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'schedule', 'now', 'changes', 'login'] as const;
 
 /** The Telegram front end: features as composers behind the allow-list, one error boundary. */
 export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<BotContext>): Bot<BotContext> {
@@ -33,7 +34,20 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
   bot.use((_ctx, next) => (deps.accepting === undefined || deps.accepting() ? next() : undefined));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
-  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), schedules(), prompts(), queueControl(), messages(), unsupportedMessages());
+  bot.use(
+    basics(),
+    nodes(),
+    newSession(),
+    cardActions(),
+    changes(),
+    archive(),
+    settings(),
+    schedules(),
+    prompts(),
+    queueControl(),
+    messages(),
+    unsupportedMessages(),
+  );
   // Data no feature recognises (an old build's button, or tampered): out of date, and the card refreshed.
   bot.callbackQuery(/.*/, refuseButton);
 

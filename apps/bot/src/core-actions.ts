@@ -6,7 +6,12 @@ import {
   cancelMessage,
   editMessage,
   closeSession,
+  commitSessionChanges,
   compactSession,
+  draftCommitMessage,
+  pushSessionBranch,
+  readSessionChanges,
+  removeWorktreeAfterClose,
   continueHere,
   adoptInPlace,
   createLoginLink,
@@ -140,6 +145,21 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
     },
     answerPrompt(i) {
       return answerPrompt(deps, i);
+    },
+    gitChanges(i) {
+      return readSessionChanges(deps, { sessionId: i.sessionId, ...(i.paths ? { paths: i.paths } : {}) });
+    },
+    gitCommit(i) {
+      return commitSessionChanges(deps, { sessionId: i.sessionId, message: i.message });
+    },
+    gitPush(i) {
+      return pushSessionBranch(deps, { sessionId: i.sessionId });
+    },
+    draftCommitMessage(i) {
+      return draftCommitMessage(deps, { sessionId: i.sessionId, source: 'telegram', sourceKey: i.sourceKey });
+    },
+    removeWorktree(i) {
+      return removeWorktreeAfterClose(deps, { sessionId: i.sessionId, ...(i.force ? { force: true } : {}) });
     },
   };
 }

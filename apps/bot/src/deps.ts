@@ -1,5 +1,5 @@
 import type { Logger } from '@bria/core/log';
-import type { AnswerPromptInput, AnswerPromptResult, Db } from '@bria/core/services';
+import type { AnswerPromptInput, AnswerPromptResult, ChangesDto, Db, DraftDto, GitRefusalDto } from '@bria/core/services';
 
 export type Executor = 'claude' | 'codex';
 
@@ -56,6 +56,16 @@ export interface SessionActions {
   createLoginLink(o: { telegramUserId: bigint; name?: string }): Promise<{ url: string; expiresAt: Date }>;
   /** The user's answer to a CLI's permission request or question; the first answer wins (core `answerPrompt`). */
   answerPrompt(o: AnswerPromptInput): Promise<AnswerPromptResult>;
+  /** The session's changes, read on its computer (core `readSessionChanges`, docs/worktrees.md). */
+  gitChanges(o: { sessionId: string; paths?: string[] }): Promise<ChangesDto>;
+  /** Commit all changes, untracked files too (core `commitSessionChanges`). */
+  gitCommit(o: { sessionId: string; message: string }): Promise<{ ok: true; commit: string; summary: string } | GitRefusalDto>;
+  /** Push the session's branch (core `pushSessionBranch`). */
+  gitPush(o: { sessionId: string }): Promise<{ ok: true; remote: string; branch: string; output: string; compareUrl: string | null } | GitRefusalDto>;
+  /** The session's CLI drafts a commit message in a turn of its own (core `draftCommitMessage`). */
+  draftCommitMessage(o: { sessionId: string; sourceKey: string }): Promise<DraftDto>;
+  /** Once the session is closed, remove its worktree (core `removeWorktreeAfterClose`); `force`: lose uncommitted work. */
+  removeWorktree(o: { sessionId: string; force?: boolean }): Promise<{ ok: true; removed: boolean } | GitRefusalDto>;
 }
 
 export interface BotDeps {

@@ -27,6 +27,17 @@ export const ACTIONS = [
   'qcancel',
   /** Cancel a scheduled message (arg: its id). */
   'sch',
+  /** Close a session in its own worktree, then remove the worktree (docs/worktrees.md). */
+  'closeRm',
+  /** Remove a closed session's worktree with its uncommitted work: the second confirmation. */
+  'wtForce',
+  /** The active session's changes (git): a diff as a document (arg: `all` or `<index>.<path hash>`). */
+  'gdiff',
+  /** Commit all (the next text is the message), commit with the drafted message, push, draft a message. */
+  'gcommit',
+  'guse',
+  'gpush',
+  'gdraft',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

@@ -79,7 +79,13 @@ export function renderCard(o: { t: Translator; session: SessionView; nodeName: s
   if (s.state === 'AwaitingRecovery') lines.push(escapeHtml(t('card.recovery')));
   const kb = new InlineKeyboard();
   const ref = { gen: o.generation, sessionId: s.id, version: s.version };
-  if (o.confirmClose) {
+  if (o.confirmClose && s.worktreeBranch && !s.worktreeRemovedAt) {
+    // A session in its own worktree: Keep (first, the usual choice) or Remove it once the close is done.
+    lines.push('', escapeHtml(t('close.worktreeQuestion', { branch: s.worktreeBranch })));
+    kb.text(t('close.keep'), cb.encode({ a: 'closeYes', ...ref })).row();
+    kb.text(t('close.remove'), cb.encode({ a: 'closeRm', ...ref })).row();
+    kb.text(t('button.cancel'), cb.encode({ a: 'closeNo', ...ref }));
+  } else if (o.confirmClose) {
     lines.push('', escapeHtml(t('card.closeConfirm')));
     kb.text(t('button.closeConfirm'), cb.encode({ a: 'closeYes', ...ref })).text(t('button.cancel'), cb.encode({ a: 'closeNo', ...ref }));
   } else if (WORKING.has(s.state) && s.state !== 'Stopping') {

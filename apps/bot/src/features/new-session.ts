@@ -157,7 +157,7 @@ async function start(ctx: BotContext, flow: Flow): Promise<void> {
   await queueCard(ctx, { sessionId, fresh: true });
 }
 
-const BRIA_COMMANDS = new Set(['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'login']);
+const BRIA_COMMANDS = new Set(['start', 'new', 'sessions', 'nodes', 'archive', 'status', 'compact', 'settings', 'changes', 'login']);
 const isBriaCommand = (text: string) => BRIA_COMMANDS.has(/^\/([a-z]+)(@\w+)?(\s|$)/.exec(text)?.[1] ?? '');
 
 export function newSession(): Composer<BotContext> {

@@ -9,6 +9,7 @@ import { createLogger } from '@bria/core/log';
 import { signedInCaller } from '../../../../packages/core/src/trpc/test-support.ts';
 import { fileDatabase } from '../../../../packages/testkit/src/file-database.ts';
 import { waitUntil } from '../../../../packages/testkit/src/wait.ts';
+import { removeWorktreeAfterClose } from '../../../../packages/core/src/services/git/close-worktree.ts';
 import { Agent } from '../agent.ts';
 
 /**
@@ -208,6 +209,51 @@ describe('a session in its own worktree, through the dashboard', () => {
     const none = await caller.sessions.changes({ sessionId: other.id });
     expect(none).toMatchObject({ ok: false, code: 'not_a_repository' });
     if (!none.ok) expect(none.message).toContain('not a git repository');
+  });
+
+  it('Close → Remove worktree: waits for the close, removes a clean worktree, keeps the branch', async () => {
+    const s = await caller.sessions.create({
+      nodeId,
+      executor: 'claude',
+      folder: repo,
+      title: 'Close and remove',
+      worktree: { branch: 'bria/close-and-remove' },
+    });
+    const folder = s.folder;
+    await db.session.update({ where: { id: s.id }, data: { state: 'Closing' } });
+    // Asked while the close is under way: nothing is removed until the session is Archived.
+    const asked = caller.sessions.removeWorktree({ sessionId: s.id });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(folder)).toBe(true);
+    await db.session.update({ where: { id: s.id }, data: { state: 'Archived' } });
+    expect(await asked).toMatchObject({ ok: true, merged: null, removed: true });
+    expect(existsSync(folder)).toBe(false);
+    expect(git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/bria/close-and-remove')).toMatch(/^[0-9a-f]{40}$/);
+    expect((await caller.sessions.get({ sessionId: s.id })).session.worktree?.removedAt).not.toBeNull();
+  });
+
+  it('Close → Remove worktree with uncommitted work: refused and listed; removed only with force', async () => {
+    const s = await caller.sessions.create({
+      nodeId,
+      executor: 'claude',
+      folder: repo,
+      title: 'Close with work',
+      worktree: { branch: 'bria/close-with-work' },
+    });
+    write(path.join(s.folder, 'draft.md'), 'unsaved thoughts\n');
+    write(path.join(s.folder, 'login.ts'), 'export const login = () => null;\n');
+    // Still open at the end of the wait: refused as open, nothing removed.
+    const open = await removeWorktreeAfterClose({ db }, { sessionId: s.id, waitMs: 200, pollMs: 20 });
+    expect(open).toMatchObject({ ok: false, code: 'session_open' });
+    await db.session.update({ where: { id: s.id }, data: { state: 'Archived' } });
+    const first = await caller.sessions.removeWorktree({ sessionId: s.id });
+    expect(first).toMatchObject({ ok: false, code: 'uncommitted_work' });
+    if (!first.ok) expect([...first.files].sort()).toEqual(['draft.md', 'login.ts']);
+    expect(readFileSync(path.join(s.folder, 'draft.md'), 'utf8')).toBe('unsaved thoughts\n');
+    expect((await db.session.findUniqueOrThrow({ where: { id: s.id } })).worktreeRemovedAt).toBeNull();
+    expect(await caller.sessions.removeWorktree({ sessionId: s.id, force: true })).toMatchObject({ ok: true, removed: true });
+    expect(existsSync(s.folder)).toBe(false);
+    expect(git(repo, 'branch', '--list', 'bria/close-with-work')).toContain('bria/close-with-work');
   });
 
   it('leaves no git answer (diffs) in the database', async () => {

@@ -70,6 +70,7 @@ function ChangesPanel({ sessionId, worktree, open }: { sessionId: string; worktr
         if (!r.ok) return setOutcome({ kind: 'refused', r });
         setOutcome({ kind: 'ok', text: t('changes.committed', { summary: r.summary }) });
         setMessage('');
+        setDrafted(false);
         setChosen(new Set());
         reload();
       },
@@ -103,7 +104,18 @@ function ChangesPanel({ sessionId, worktree, open }: { sessionId: string; worktr
       onError,
     }),
   );
-  const busy = commit.isPending || push.isPending || finish.isPending;
+  const [drafted, setDrafted] = useState(false);
+  const draft = useMutation(
+    trpc.sessions.draftMessage.mutationOptions({
+      onSuccess: (r) => {
+        if (!r.ok) return setOutcome({ kind: 'refused', r });
+        setMessage(r.message);
+        setDrafted(true);
+      },
+      onError,
+    }),
+  );
+  const busy = commit.isPending || push.isPending || finish.isPending || draft.isPending;
   const finishable = worktree !== null && worktree.removedAt === null;
 
   if (changes.isPending) return <p className="muted small">{t('changes.loading')}</p>;
@@ -199,6 +211,16 @@ function ChangesPanel({ sessionId, worktree, open }: { sessionId: string; worktr
             <div>
               <label htmlFor={`${id}-m`}>{t('changes.commitMessage')}</label>
               <textarea id={`${id}-m`} rows={3} value={message} onChange={(e) => setMessage(e.target.value)} disabled={busy} data-testid="commit-message" />
+              {draft.isPending && (
+                <p role="status" className="muted small" data-testid="draft-pending">
+                  {t('changes.drafting')}
+                </p>
+              )}
+              {drafted && !draft.isPending && (
+                <p className="muted small" data-testid="draft-done">
+                  {t('changes.drafted')}
+                </p>
+              )}
             </div>
             <div className="actions actions-start">
               <button
@@ -208,6 +230,19 @@ function ChangesPanel({ sessionId, worktree, open }: { sessionId: string; worktr
                 data-testid="commit-button"
               >
                 {t('changes.commit')}
+              </button>
+              <button
+                type="button"
+                className="btn"
+                disabled={busy}
+                data-testid="draft-button"
+                onClick={() => {
+                  setOutcome(null);
+                  setDrafted(false);
+                  draft.mutate({ sessionId });
+                }}
+              >
+                {t('changes.draft')}
               </button>
               <button
                 type="button"

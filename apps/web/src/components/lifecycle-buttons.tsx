@@ -1,6 +1,7 @@
 'use client';
 import { useMutation } from '@tanstack/react-query';
 import { AdoptButton } from './adopt-button.tsx';
+import { CloseWithWorktree } from './close-worktree.tsx';
 import { useState } from 'react';
 import { useI18n } from './i18n-context.tsx';
 import { InlineConfirm } from './inline-confirm.tsx';
@@ -112,7 +113,8 @@ export function LifecycleButtons({
           <p className="muted small">{t('session.stopHint')}</p>
         </div>
       )}
-      {s === 'Ready' && (
+      {session.worktree && <CloseWithWorktree session={session} worktree={session.worktree} disabled={busy} />}
+      {s === 'Ready' && !(session.worktree && !session.worktree.removedAt) && (
         <InlineConfirm
           label={t('session.close')}
           question={t('session.closeConfirm')}

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { branchFromTitle, branchNameRefusal, GIT_ACTIONS, type GitActionCheck, type GitRefusal, gitActionRefusal } from './git-actions.ts';
+import {
+  branchFromTitle,
+  branchNameRefusal,
+  COMMIT_DRAFT_PROMPT,
+  commitDraftFromAnswer,
+  GIT_ACTIONS,
+  type GitActionCheck,
+  type GitRefusal,
+  gitActionRefusal,
+} from './git-actions.ts';
 import { SESSION_STATES } from './session-types.ts';
 
 describe('branchFromTitle', () => {
@@ -85,5 +94,27 @@ describe('gitActionRefusal: finish and the worktree', () => {
   it('commit and push need no worktree (the folder’s own repository)', () => {
     for (const action of ['commit', 'push', 'changes'] as const)
       expect(gitActionRefusal({ action, state: 'Ready', turnInFlight: false, openPrompts: 0, worktree: 'none' })).toBeNull();
+  });
+});
+
+describe('commitDraftFromAnswer', () => {
+  it.each<[string, string | null]>([
+    ['Fix the login page', 'Fix the login page'],
+    ['  Fix the login page  \n\n', 'Fix the login page'],
+    ['"Fix the login page"', 'Fix the login page'],
+    ['`Fix it`', 'Fix it'],
+    ['```\nFix the login page\n\nThe button was never enabled.\n```', 'Fix the login page\n\nThe button was never enabled.'],
+    ['```text\nAdd a test   \n```', 'Add a test'],
+    ['Line one\r\n\r\nBody "quoted"', 'Line one\n\nBody "quoted"'],
+    ['"Two\nlines"', '"Two\nlines"'],
+    ['', null],
+    ['```\n\n```', null],
+    ['""', null],
+  ])('%j → %j', (answer, want) => {
+    expect(commitDraftFromAnswer(answer)).toBe(want);
+  });
+  it('the prompt asks for the message only and forbids committing', () => {
+    expect(COMMIT_DRAFT_PROMPT).toContain('commit message only');
+    expect(COMMIT_DRAFT_PROMPT).toContain('do not run git commit');
   });
 });

@@ -138,3 +138,27 @@ export function branchNameRefusal(name: string): string | null {
   if (name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) return 'no part of the branch name may start with . or end with .lock';
   return null;
 }
+
+/**
+ * What "Draft message" asks the session's CLI, in a turn of its own (docs/worktrees.md). It is a
+ * real turn: the conversation shows it like any other.
+ */
+export const COMMIT_DRAFT_PROMPT =
+  'Write a git commit message for the uncommitted changes in this folder: one summary line (at most 72 characters), then optionally a blank line and a short body. Do not change any file and do not run git commit. Reply with the commit message only, without quotes or code fences.';
+
+/**
+ * The commit message in a CLI's final answer to COMMIT_DRAFT_PROMPT: a code fence around the whole
+ * answer, or quotes around a one-line answer, are taken off; trailing spaces and blank lines at the
+ * ends go. Null when nothing is left. The user edits it before committing, so nothing else is guessed.
+ */
+export function commitDraftFromAnswer(answer: string): string | null {
+  let text = answer.replace(/\r\n/g, '\n').trim();
+  const fence = /^```[\w-]*\n([\s\S]*?)\n```$/.exec(text);
+  if (fence) text = (fence[1] ?? '').trim();
+  if (!text.includes('\n') && text.length >= 2 && /^(["'`“«]).*(["'`”»])$/.test(text)) text = text.slice(1, -1).trim();
+  text = text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
+  return text === '' ? null : text;
+}

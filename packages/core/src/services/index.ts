@@ -2,6 +2,7 @@
 export * from './auth/index.ts';
 export * from './nodes/index.ts';
 export * from './sessions/index.ts';
+export * from './git/index.ts';
 export * from './settings/index.ts';
 export * from './telegram/index.ts';
 export { closeDb, createDb, type Db } from './db-handle.ts';

@@ -38,6 +38,8 @@ const sessionSelect = {
   deskPid: true,
   deskCommand: true,
   deskInTmux: true,
+  worktreeBranch: true,
+  worktreeRemovedAt: true,
 } as const;
 
 type Row = {
@@ -100,6 +102,9 @@ export interface SessionView {
   desk: { handoff: 'desk' | 'taking_over' | 'adopting'; pid: number | null; command: string | null; inTmux: boolean } | null;
   /** `tmux -L … attach -t …`: continue at the computer while Bria runs the CLI. */
   attachCommand: string | null;
+  /** The session's own git worktree's branch (docs/worktrees.md), and when Finish or Close removed it. */
+  worktreeBranch?: string | null;
+  worktreeRemovedAt?: Date | null;
 }
 
 /** `missingExecutors`: CLIs the node's agent could not run (not offered for new sessions). */

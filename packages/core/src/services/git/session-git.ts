@@ -9,7 +9,7 @@ import { askNodeGit, type NodeGitUnavailable } from './ask-node-git.ts';
  * uncommitted work…), the node's answer (`GitFailureCode`: git refused, in its own words), or no
  * answer (`NodeGitUnavailable`). `message` is shown as it is; `files` lists uncommitted work.
  */
-export type GitRefusalDto = { ok: false; code: GitRefusal | GitFailureCode | NodeGitUnavailable['code']; message: string; files: string[] };
+export type GitRefusalDto = { ok: false; code: GitRefusal | GitFailureCode | NodeGitUnavailable['code'] | 'no_draft'; message: string; files: string[] };
 
 export type ChangesDto =
   | {
@@ -42,7 +42,7 @@ async function loadSession(db: Db, sessionId: string): Promise<SessionRow> {
 }
 
 /** The hub's side of the rule: what the session's state and queue say (the node checks the files). */
-async function refusalNow(
+export async function refusalNow(
   db: Db,
   row: SessionRow,
   action: GitAction,

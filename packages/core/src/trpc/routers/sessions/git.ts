@@ -1,3 +1,5 @@
+import { removeWorktreeAfterClose } from '../../../services/git/close-worktree.ts';
+import { draftCommitMessage } from '../../../services/git/draft-message.ts';
 import { commitSessionChanges, finishSessionWorktree, pushSessionBranch, readSessionChanges } from '../../../services/git/session-git.ts';
 import { authedProcedure } from '../../init.ts';
 import {
@@ -5,10 +7,12 @@ import {
   ZChangesResponse,
   ZCommitRequest,
   ZCommitResponse,
+  ZDraftResponse,
   ZFinishRequest,
   ZFinishResponse,
   ZPushRequest,
   ZPushResponse,
+  ZRemoveWorktreeRequest,
 } from './git.types.ts';
 
 /**
@@ -38,3 +42,15 @@ export const finishRoute = authedProcedure
   .mutation(({ ctx, input }) =>
     finishSessionWorktree({ db: ctx.db }, { sessionId: input.sessionId, merge: input.merge, remove: input.remove, ...(input.force ? { force: true } : {}) }),
   );
+
+/** "Close → Remove worktree": waits for the close to finish, then Finish's remove path (no merge). */
+export const removeWorktreeRoute = authedProcedure
+  .input(ZRemoveWorktreeRequest)
+  .output(ZFinishResponse)
+  .mutation(({ ctx, input }) => removeWorktreeAfterClose({ db: ctx.db }, { sessionId: input.sessionId, ...(input.force ? { force: true } : {}) }));
+
+/** "Draft message": the session's CLI writes a commit message in a turn of its own; its final answer comes back. */
+export const draftMessageRoute = authedProcedure
+  .input(ZPushRequest)
+  .output(ZDraftResponse)
+  .mutation(({ ctx, input }) => draftCommitMessage({ db: ctx.db }, { sessionId: input.sessionId, source: 'web' }));

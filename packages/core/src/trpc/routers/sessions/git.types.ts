@@ -6,7 +6,7 @@ import { zId } from '../zod-shared.ts';
 /** A git action that did not run, with the words to show (git's own when git refused). */
 export const ZGitRefusal = z.object({
   ok: z.literal(false),
-  code: z.enum([...GIT_REFUSALS, ...GIT_FAILURE_CODES, 'node_offline', 'agent_too_old', 'no_answer']),
+  code: z.enum([...GIT_REFUSALS, ...GIT_FAILURE_CODES, 'node_offline', 'agent_too_old', 'no_answer', 'no_draft']),
   message: z.string(),
   /** `uncommitted_work`: what would be lost. */
   files: z.array(z.string()),
@@ -53,3 +53,11 @@ export const ZFinishResponse = z.union([
   z.object({ ok: z.literal(true), merged: z.string().nullable(), removed: z.boolean(), output: z.string() }),
   ZGitRefusal,
 ]);
+
+export const ZRemoveWorktreeRequest = z.object({
+  sessionId: zId,
+  /** The user's second confirmation that uncommitted work in the worktree may go. */
+  force: z.boolean().optional(),
+});
+
+export const ZDraftResponse = z.union([z.object({ ok: z.literal(true), message: z.string() }), ZGitRefusal]);

@@ -1,7 +1,7 @@
 import { router } from '../../init.ts';
 import { createRoute } from './create.ts';
 import { getRoute } from './get.ts';
-import { changesRoute, commitRoute, finishRoute, pushRoute } from './git.ts';
+import { changesRoute, commitRoute, draftMessageRoute, finishRoute, pushRoute, removeWorktreeRoute } from './git.ts';
 import { journalRoute } from './journal.ts';
 import { adoptInPlaceRoute, closeRoute, resumeRoute, continueHereRoute, stopRoute, compactRoute } from './lifecycle.ts';
 import { listAllOpenRoute } from './list-all-open.ts';
@@ -38,4 +38,6 @@ export const sessionsRouter = router({
   commit: commitRoute,
   push: pushRoute,
   finish: finishRoute,
+  removeWorktree: removeWorktreeRoute,
+  draftMessage: draftMessageRoute,
 });
