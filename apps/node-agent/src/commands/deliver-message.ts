@@ -3,7 +3,8 @@ import type { Attachment } from '@bria/core/protocol';
 import { ExecutorError } from '../executors/index.ts';
 import { processGone } from './cli-process.ts';
 import { DELIVERY_MARKS } from './registry.ts';
-import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
+import { attachmentForm } from './attachment-forms.ts';
+import { AttachmentNotStored, messageForCli, storeAttachments } from './session-attachments.ts';
 import type { Result, SessionRuntime } from './session-runtime.ts';
 
 export interface DeliverParams {
@@ -22,13 +23,13 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
   if ((rt.o.hooks?.pending(sessionId).length ?? 0) > 0)
     return { ok: false, typed: false, messageId: p.messageId, error: 'a permission request is waiting for an answer' };
   let text = p.text;
+  let images: string[] = [];
   if (p.attachments?.length) {
     try {
-      text = textWithAttachments(
-        p.text,
-        await storeAttachments(rt.o.attachmentsDir ?? path.join(rt.o.dir, 'attachments'), sessionId, p.messageId, p.attachments),
-        p.attachments,
-      );
+      // Images the CLI attaches as images are pasted as their paths alone; the rest are named in the text.
+      const forms = p.attachments.map((a) => attachmentForm(rec.executor, a.mime, Buffer.from(a.contentBase64.slice(0, 24), 'base64')));
+      const files = await storeAttachments(rt.o.attachmentsDir ?? path.join(rt.o.dir, 'attachments'), sessionId, p.messageId, p.attachments, forms);
+      ({ text, images } = messageForCli(p.text, files, p.attachments, forms));
     } catch (err) {
       if (!(err instanceof AttachmentNotStored)) throw err;
       rt.o.log('warn', 'agent.attachment_not_stored', { sessionId, reason: err.message });
@@ -47,7 +48,7 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
     // The answer is read from the screen while the turn runs (a draft, never stored); the journal decides.
     const draft = rt.drafts.get(sessionId);
     draft?.expect(p.messageId, text);
-    const r = await host.deliver({ messageId: p.messageId, text }, gate);
+    const r = await host.deliver({ messageId: p.messageId, text, images }, gate);
     if (!r.accepted) draft?.forget(p.messageId);
     // Without a receipt in time the text may or may not have reached the CLI: unknown, never retyped.
     return r.accepted
