@@ -46,10 +46,8 @@ export function attachmentForm(executor: Executor, mime: string, head: Uint8Arra
  */
 export function imageFileName(name: string, mime: string): string {
   const ext = IMAGE_TYPES[imageType(mime) ?? 'image/png'].ext;
-  const base = name
-    .replace(/[^A-Za-z0-9._-]/g, '_')
-    .replace(/^[._]+/, '')
-    .slice(0, 100);
-  const known = ext === '.jpg' ? /\.jpe?g$/i : new RegExp(`\\${ext}$`, 'i');
-  return known.test(base) ? base : `${base || 'image'}${ext}`;
+  const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_');
+  const known = (ext === '.jpg' ? /\.jpe?g$/i : new RegExp(`\\${ext}$`, 'i')).exec(cleaned);
+  const stem = (known ? cleaned.slice(0, known.index) : cleaned).replace(/^[._-]+/, '').slice(0, 100);
+  return `${stem || 'image'}${known ? known[0] : ext}`;
 }
