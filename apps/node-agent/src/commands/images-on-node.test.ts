@@ -75,6 +75,17 @@ describe('images sent with a message', () => {
     expect(turn.userText).toMatch(new RegExp(`^\\[Image #\\d+\\] \\[Image #\\d+\\] ${mark}`));
   }, 120_000);
 
+  it('Claude: an image without a caption is typed as its placeholder alone and completes', async () => {
+    const png = solidPng({ seed: randomInt(1 << 24), width: 4, height: 4 });
+    const { id, native } = sessions.claude;
+    const r = await acceptMessage(sys.deps, { sessionId: id, text: '', source: 'web', attachments: [serverFile(id, 'only.png', 'image/png', png)] });
+    const msgs = await sys.waitMessages(id, (st) => st.length > 0 && st.every((s) => s === 'completed' || s === 'failed'), 90_000);
+    expect(msgs.find((m) => m.id === r.message.id)?.status).toBe('completed');
+    const turns = sys.turns('claude', native).filter((t) => t.images?.some((i) => i.sha256 === sha(png)));
+    expect(turns).toHaveLength(1);
+    expect(turns[0]!.userText).toMatch(/^\[Image #\d+\]\n\[Image: source: \S+-only\.png\]$/);
+  }, 120_000);
+
   it('Codex: the image stays a named path in the text (no input_image); the file is there for its view_image tool', async () => {
     const png = solidPng({ seed: randomInt(1 << 24) });
     const text = `codex look at this ${Date.now()}`;
