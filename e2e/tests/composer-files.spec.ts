@@ -67,9 +67,9 @@ for (const viewport of [
       // The turn that carried the text, once: the file named as a path, the pasted image as an image
       // (its placeholder before the text, its bytes the stored ones).
       const res = await request.get(`${state.controlURL}/mock/claude/requests`);
-      const turns = ((await res.json()) as { kind: string; userText?: string | null; images?: { mediaType: string; sha256: string; bytes: number }[] }[]).filter(
-        (r) => r.kind === 'turn' && (r.userText ?? '').includes(text),
-      );
+      const turns = (
+        (await res.json()) as { kind: string; userText?: string | null; images?: { mediaType: string; sha256: string; bytes: number }[] }[]
+      ).filter((r) => r.kind === 'turn' && (r.userText ?? '').includes(text));
       expect(turns).toHaveLength(1);
       expect(turns[0]?.userText).toMatch(new RegExp(`^\\[Image #\\d+\\] ${text}\\n`));
       expect(turns[0]?.userText).toMatch(/\[Attached file: \S+table\.csv \(text\/csv, \d+ B\)\]/);

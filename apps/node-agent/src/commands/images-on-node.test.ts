@@ -63,14 +63,17 @@ describe('images sent with a message', () => {
     expect(stored).toMatch(/-my_screen_shot\.png$/);
     expect(readFileSync(path.join(folder, stored)).equals(png)).toBe(true);
     expect(turn.userText).toMatch(new RegExp(`^\\[Image #\\d+\\] ${text}\\n\\[Attached file: \\S+table\\.csv \\(text/csv, \\d+ B\\)\\]`));
-    expect(turn.userText).not.toContain('[Attached file: ' + path.join(folder, stored));
+    expect(turn.userText).not.toContain(`[Attached file: ${path.join(folder, stored)}`);
   }, 120_000);
 
   it('Claude: two images arrive as two image blocks, in order, before the text', async () => {
     const a = solidPng({ seed: randomInt(1 << 24), width: 8 });
     const b = solidPng({ seed: randomInt(1 << 24), height: 8 });
     const mark = `pair-${Date.now()}`;
-    const { turn } = await send('claude', mark, [serverFile(sessions.claude.id, 'a.png', 'image/png', a), serverFile(sessions.claude.id, 'b.png', 'image/png', b)]);
+    const { turn } = await send('claude', mark, [
+      serverFile(sessions.claude.id, 'a.png', 'image/png', a),
+      serverFile(sessions.claude.id, 'b.png', 'image/png', b),
+    ]);
     expect(turn.images?.map((i) => i.sha256)).toEqual([sha(a), sha(b)]);
     expect(turn.userText).toMatch(new RegExp(`^\\[Image #\\d+\\] \\[Image #\\d+\\] ${mark}`));
   }, 120_000);
