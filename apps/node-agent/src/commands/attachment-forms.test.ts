@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { solidPng } from '@bria/testkit/png';
-import { attachmentForm, imageFileName, PASTES_IMAGES } from './attachment-forms.ts';
+import { attachmentForm, imageFileName, imagePathTaken } from './attachment-forms.ts';
 import { messageForCli } from './session-attachments.ts';
 
 const PNG = solidPng();
@@ -9,31 +9,34 @@ const GIF = Buffer.from('GIF89a\u0001\u0000', 'latin1');
 const WEBP = Buffer.concat([Buffer.from('RIFF'), Buffer.from([1, 2, 3, 4]), Buffer.from('WEBPVP8 ')]);
 const TEXT = Buffer.from('id,name\n');
 
-describe('attachmentForm: which attachments a CLI gets as images', () => {
+describe('attachmentForm and imagePathTaken: which attachments a CLI gets as images', () => {
   it.each([
-    { executor: 'claude', mime: 'image/png', bytes: PNG, what: 'png bytes', form: 'image' },
-    { executor: 'claude', mime: 'IMAGE/PNG; charset=x', bytes: PNG, what: 'png bytes', form: 'image' },
-    { executor: 'claude', mime: 'image/jpeg', bytes: JPEG, what: 'jpeg bytes', form: 'image' },
-    { executor: 'claude', mime: 'image/gif', bytes: GIF, what: 'gif bytes', form: 'image' },
-    { executor: 'claude', mime: 'image/webp', bytes: WEBP, what: 'webp bytes', form: 'image' },
+    { mime: 'image/png', bytes: PNG, what: 'png bytes', form: 'image' },
+    { mime: 'IMAGE/PNG; charset=x', bytes: PNG, what: 'png bytes', form: 'image' },
+    { mime: 'image/jpeg', bytes: JPEG, what: 'jpeg bytes', form: 'image' },
+    { mime: 'image/gif', bytes: GIF, what: 'gif bytes', form: 'image' },
+    { mime: 'image/webp', bytes: WEBP, what: 'webp bytes', form: 'image' },
     // The bytes must be what the mime type says: Claude would not attach them, and the text would be lost.
-    { executor: 'claude', mime: 'image/png', bytes: JPEG, what: 'jpeg bytes', form: 'path' },
-    { executor: 'claude', mime: 'image/png', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255]), what: 'a cut png signature', form: 'path' },
-    { executor: 'claude', mime: 'image/png', bytes: Buffer.alloc(0), what: 'no bytes', form: 'path' },
-    { executor: 'claude', mime: 'image/svg+xml', bytes: Buffer.from('<svg'), what: 'svg text', form: 'path' },
-    { executor: 'claude', mime: 'image/heic', bytes: Buffer.alloc(16), what: 'zeros', form: 'path' },
-    { executor: 'claude', mime: 'text/csv', bytes: TEXT, what: 'csv text', form: 'path' },
-    { executor: 'claude', mime: 'application/octet-stream', bytes: PNG, what: 'png bytes', form: 'path' },
-    // Codex attaches a pasted path only without spaces, and its receipt form is not wired: paths.
-    { executor: 'codex', mime: 'image/png', bytes: PNG, what: 'png bytes', form: 'path' },
-    { executor: 'codex', mime: 'image/jpeg', bytes: JPEG, what: 'jpeg bytes', form: 'path' },
-    { executor: 'codex', mime: 'text/csv', bytes: TEXT, what: 'csv text', form: 'path' },
-  ] as const)('$executor + $mime ($what) → $form', ({ executor, mime, bytes, form }) => {
-    expect(attachmentForm(executor, mime, bytes)).toBe(form);
+    { mime: 'image/png', bytes: JPEG, what: 'jpeg bytes', form: 'path' },
+    { mime: 'image/png', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255]), what: 'a cut png signature', form: 'path' },
+    { mime: 'image/png', bytes: Buffer.alloc(0), what: 'no bytes', form: 'path' },
+    { mime: 'image/svg+xml', bytes: Buffer.from('<svg'), what: 'svg text', form: 'path' },
+    { mime: 'image/heic', bytes: Buffer.alloc(16), what: 'zeros', form: 'path' },
+    { mime: 'text/csv', bytes: TEXT, what: 'csv text', form: 'path' },
+    { mime: 'application/octet-stream', bytes: PNG, what: 'png bytes', form: 'path' },
+  ] as const)('$mime ($what) → $form', ({ mime, bytes, form }) => {
+    expect(attachmentForm(mime, bytes)).toBe(form);
   });
 
-  it('covers every executor', () => {
-    expect(PASTES_IMAGES).toEqual({ claude: true, codex: false });
+  it.each([
+    ['claude', '/home/u/.bria/attachments/s/m-a.png', true],
+    ['claude', '/home/my user/.bria/attachments/s/m-a.png', true],
+    ['codex', '/home/u/.bria/attachments/s/m-a.png', true],
+    // Codex leaves a pasted path with whitespace as text: such an image is named as a path instead.
+    ['codex', '/home/my user/.bria/attachments/s/m-a.png', false],
+    ['codex', '/home/u/.bria\tx/attachments/s/m-a.png', false],
+  ] as const)('%s takes the pasted image path %j: %s', (executor, file, taken) => {
+    expect(imagePathTaken(executor, file)).toBe(taken);
   });
 });
 

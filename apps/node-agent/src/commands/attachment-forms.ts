@@ -17,11 +17,13 @@ const IMAGE_TYPES = {
 type ImageType = keyof typeof IMAGE_TYPES;
 
 /**
- * Per CLI, whether a pasted image path becomes an image in the model request. Claude Code: yes, one
- * path per bracketed paste, spaces allowed. Codex: only for a path without spaces, and its receipt
- * form is not verified yet, so it keeps reading the named path itself (its `view_image` tool).
+ * Per CLI, which stored image paths become images in the model request when pasted alone. Claude
+ * Code: any path. Codex: a path without whitespace (one with a space stays text in its composer).
  */
-export const PASTES_IMAGES = { claude: true, codex: false } as const satisfies Record<Executor, boolean>;
+export const PASTES_IMAGES = {
+  claude: () => true,
+  codex: (file: string) => !/\s/.test(file),
+} as const satisfies Record<Executor, (file: string) => boolean>;
 
 /** The sender's mime type, lower-cased and without parameters (`image/PNG; x=1` → `image/png`). */
 function imageType(mime: string): ImageType | null {
@@ -33,11 +35,15 @@ function startsWith(head: Uint8Array, magic: readonly number[]): boolean {
   return head.length >= magic.length && magic.every((b, i) => b < 0 || head[i] === b);
 }
 
-/** How one attachment reaches `executor`: an image only when the CLI takes images and the bytes are what the mime type says. */
-export function attachmentForm(executor: Executor, mime: string, head: Uint8Array): AttachmentForm {
-  if (!PASTES_IMAGES[executor]) return 'path';
+/** How one attachment reaches `executor`: an image only when the bytes are what the mime type says (the stored path is checked apart, `imagePathTaken`). */
+export function attachmentForm(mime: string, head: Uint8Array): AttachmentForm {
   const t = imageType(mime);
   return t !== null && IMAGE_TYPES[t].magic.some((m) => startsWith(head, m)) ? 'image' : 'path';
+}
+
+/** Whether `executor` attaches the image stored at `file` when its path is pasted. */
+export function imagePathTaken(executor: Executor, file: string): boolean {
+  return PASTES_IMAGES[executor](file);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Attachment } from '@bria/core/protocol';
 import { ExecutorError } from '../executors/index.ts';
 import { processGone } from './cli-process.ts';
 import { DELIVERY_MARKS } from './registry.ts';
-import { attachmentForm } from './attachment-forms.ts';
+import { attachmentForm, imagePathTaken } from './attachment-forms.ts';
 import { AttachmentNotStored, messageForCli, storeAttachments } from './session-attachments.ts';
 import type { Result, SessionRuntime } from './session-runtime.ts';
 
@@ -27,9 +27,10 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
   if (p.attachments?.length) {
     try {
       // Images the CLI attaches as images are pasted as their paths alone; the rest are named in the text.
-      const forms = p.attachments.map((a) => attachmentForm(rec.executor, a.mime, Buffer.from(a.contentBase64.slice(0, 24), 'base64')));
+      const forms = p.attachments.map((a) => attachmentForm(a.mime, Buffer.from(a.contentBase64.slice(0, 24), 'base64')));
       const files = await storeAttachments(rt.o.attachmentsDir ?? path.join(rt.o.dir, 'attachments'), sessionId, p.messageId, p.attachments, forms);
-      ({ text, images } = messageForCli(p.text, files, p.attachments, forms));
+      const taken = forms.map((f, i) => (f === 'image' && imagePathTaken(rec.executor, files[i]!) ? 'image' : 'path'));
+      ({ text, images } = messageForCli(p.text, files, p.attachments, taken));
     } catch (err) {
       if (!(err instanceof AttachmentNotStored)) throw err;
       rt.o.log('warn', 'agent.attachment_not_stored', { sessionId, reason: err.message });

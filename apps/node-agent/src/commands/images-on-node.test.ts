@@ -89,13 +89,23 @@ describe('images sent with a message', () => {
     expect(turns[0]!.userText).toMatch(/^\[Image #\d+\]\n\[Image: source: \S+-only\.png\]$/);
   }, 120_000);
 
-  it('Codex: the image stays a named path in the text (no input_image); the file is there for its view_image tool', async () => {
+  it('Codex: a PNG arrives as an input_image of the same bytes, its placeholder before the text', async () => {
     const png = solidPng({ seed: randomInt(1 << 24) });
     const text = `codex look at this ${Date.now()}`;
-    const { turn, folder, files } = await send('codex', text, [serverFile(sessions.codex.id, 'shot.png', 'image/png', png)]);
-    expect(turn.images).toEqual([]);
-    expect(files).toHaveLength(1);
+    const { turn, folder, files } = await send('codex', text, [serverFile(sessions.codex.id, 'shot one.png', 'image/png', png)]);
+    expect(turn.images).toEqual([{ mediaType: 'image/png', sha256: sha(png), bytes: png.length }]);
+    expect(files).toEqual([expect.stringMatching(/-shot_one\.png$/)]);
     expect(readFileSync(path.join(folder, files[0]!)).equals(png)).toBe(true);
-    expect(turn.userText).toContain(`[Attached file: ${path.join(folder, files[0]!)} (image/png, ${png.length} B)]`);
+    expect(turn.userText).toMatch(new RegExp(`\\[Image #\\d+\\] {2}${text}$`));
+    expect(turn.userText).not.toContain('[Attached file: ');
+  }, 120_000);
+
+  it('Codex: an image without a caption is typed as its placeholder alone and completes', async () => {
+    const png = solidPng({ seed: randomInt(1 << 24), width: 4, height: 4 });
+    const { id, native } = sessions.codex;
+    const r = await acceptMessage(sys.deps, { sessionId: id, text: '', source: 'web', attachments: [serverFile(id, 'only.png', 'image/png', png)] });
+    const msgs = await sys.waitMessages(id, (st) => st.length > 0 && st.every((s) => s === 'completed' || s === 'failed'), 90_000);
+    expect(msgs.find((m) => m.id === r.message.id)?.status).toBe('completed');
+    expect(sys.turns('codex', native).filter((t) => t.images?.some((i) => i.sha256 === sha(png)))).toHaveLength(1);
   }, 120_000);
 });

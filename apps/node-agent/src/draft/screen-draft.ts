@@ -38,7 +38,7 @@ export function readDraft(executor: Executor, read: DraftRead): string | null {
 /** True when a transcript prompt line shows the first line of what was typed (cut by the screen's width, or folded by Claude). */
 function promptMatches(line: string, marker: string, prompt: string): boolean {
   // Pasted images show as `[Image #N]` in front of the typed text (executors/image-paste.ts): not compared.
-  const images = (s: string) => (marker === CLAUDE.prompt ? s.replace(/^\[Image #\d+\](?: \[Image #\d+\])* ?/, '') : s);
+  const images = (s: string) => s.replace(/^\[Image #\d+\](?: \[Image #\d+\])* */, '');
   const shown = images(line.slice(marker.length).trimEnd());
   const first = images((prompt.split('\n')[0] ?? '').replaceAll('\t', '    ').trimEnd());
   if (shown.length === 0) return first.length === 0;

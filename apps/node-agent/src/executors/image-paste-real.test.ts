@@ -2,38 +2,46 @@ import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeBin } from '@bria/testkit/cli-homes';
+import { claudeBin, codexBin } from '@bria/testkit/cli-homes';
 import { solidPng } from '@bria/testkit/png';
 import { createRig, is, type Rig } from '../../test-support/test-rig.ts';
 import { claudeDriver } from './claude-driver.ts';
-import { claudePromptBox } from './screen.ts';
+import { codexDriver } from './codex-driver.ts';
+import { claudePromptBox, codexComposer } from './screen.ts';
 import { SessionHost } from './session-host.ts';
 import { ExecutorError, type SessionIdentity } from './types.ts';
 
-// `SessionHost.deliver` with images against the real Claude Code and the mock model (README.md,
-// "Images"): the receipt, a follow-up during a running turn, and a path Claude does not attach.
-let rig: Rig;
-let a: SessionHost;
-let id: SessionIdentity;
-beforeAll(async () => {
-  rig = await createRig('claude');
-  a = new SessionHost({ driver: claudeDriver, tmux: rig.tmux, bin: claudeBin, env: rig.env });
-  id = await a.start({ cwd: rig.work, sessionName: `images-${randomBytes(3).toString('hex')}` });
-}, 60_000);
-afterAll(async () => {
-  await rig?.dispose();
-});
+// `SessionHost.deliver` with images against the real CLIs and the mock models (README.md,
+// "Images"): the receipt, a follow-up during a running turn, and a path the CLI does not attach.
+const CLIS = {
+  claude: { driver: claudeDriver, bin: claudeBin, box: claudePromptBox, empty: '' },
+  codex: { driver: codexDriver, bin: codexBin, box: codexComposer, empty: 'Ask Codex to do anything' },
+} as const;
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-/** A fresh PNG in a folder whose name has a space (Claude takes such paths too). */
+/** A fresh PNG; for Claude its name has a space (Claude takes such paths, Codex does not). */
 function pngFile(name: string): { file: string; bytes: Buffer } {
   const bytes = solidPng({ seed: randomInt(1 << 24) });
-  const file = join(rig.root, `${name} ${randomBytes(2).toString('hex')}.png`);
+  const file = join(rig.root, `${name}${kind === 'claude' ? ' ' : '-'}${randomBytes(2).toString('hex')}.png`);
   writeFileSync(file, bytes);
   return { file, bytes };
 }
 
-describe('Claude Code: a delivery with images', () => {
+let rig: Rig;
+let kind: keyof typeof CLIS;
+describe.each(Object.keys(CLIS) as (keyof typeof CLIS)[])('%s: a delivery with images', (cli) => {
+  let a: SessionHost;
+  let id: SessionIdentity;
+  beforeAll(async () => {
+    kind = cli;
+    rig = await createRig(cli);
+    a = new SessionHost({ driver: CLIS[cli].driver, tmux: rig.tmux, bin: CLIS[cli].bin, env: rig.env });
+    id = await a.start({ cwd: rig.work, sessionName: `images-${randomBytes(3).toString('hex')}` });
+  }, 60_000);
+  afterAll(async () => {
+    await rig?.dispose();
+  });
+
   it('is accepted on the journal prompt with the placeholder, and the model gets the bytes as an image', async () => {
     const img = pngFile('first');
     const messageId = randomUUID();
@@ -44,7 +52,8 @@ describe('Claude Code: a delivery with images', () => {
     expect(req.images).toEqual([{ mediaType: 'image/png', sha256: sha(img.bytes), bytes: img.bytes.length }]);
   });
 
-  it('as a follow-up typed during a running turn: queued, its own receipt, the image in its request', async () => {
+  // Claude queues it as its own turn; Codex folds it into the running turn and sends both.
+  it('as a follow-up typed during a running turn: accepted, answered, the image in its request', async () => {
     const main = randomUUID();
     const follow = randomUUID();
     const img = pngFile('follow');
@@ -52,20 +61,20 @@ describe('Claude Code: a delivery with images', () => {
     await rig.mock.waitForRequest((q) => q.kind === 'turn' && q.userText === 'SLOW main before the image', 10_000);
     const r = await a.deliver({ messageId: follow, text: 'the queued image', images: [img.file] });
     expect(r.accepted).toBe(true);
-    await a.waitFor(is('final', main), 20_000);
-    expect((await a.waitFor(is('final', follow), 20_000)).text).toContain('the queued image');
+    await a.waitFor(is('completed', main), 20_000);
+    await a.waitFor(is('completed', follow), 20_000);
     const req = await rig.mock.waitForRequest((q) => q.kind === 'turn' && (q.userText ?? '').includes('the queued image'), 5_000);
     expect(req.images?.map((i) => i.sha256)).toEqual([sha(img.bytes)]);
   });
 
-  it('a path Claude does not attach is never submitted: refused as not_ready, the box left empty', async () => {
+  it('a path the CLI does not attach is never submitted: refused as not_ready, the box left empty', async () => {
     const bad = join(rig.root, `not-an-image-${randomBytes(2).toString('hex')}.png`);
     writeFileSync(bad, 'plain text, no PNG inside');
     const before = rig.mock.requests.length;
     const err = await a.deliver({ messageId: randomUUID(), text: 'must not be sent', images: [bad] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExecutorError);
     expect((err as ExecutorError).code).toBe('not_ready');
-    expect(claudePromptBox(await rig.tmux.capture(id.paneId))).toBe('');
+    expect(CLIS[cli].box(await rig.tmux.capture(id.paneId))).toBe(CLIS[cli].empty);
     // Still usable; the refused text never reached the model.
     const ok = randomUUID();
     expect((await a.deliver({ messageId: ok, text: 'after the refused image' })).accepted).toBe(true);

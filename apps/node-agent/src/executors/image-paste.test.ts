@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
-import { claudeTextAfterImages } from './image-paste.ts';
+import { claudeTextAfterImages, codexTextAfterImages } from './image-paste.ts';
 
 describe('claudeTextAfterImages: the typed text of a journal prompt that carried pasted images', () => {
   it.each([
@@ -24,8 +24,24 @@ describe('claudeTextAfterImages: the typed text of a journal prompt that carried
     expect(claudeTextAfterImages(stored, count)).toBe(text);
   });
 
-  it('only Claude takes pasted images', () => {
+  it('each driver reads its own form', () => {
     expect(claudeDriver.images?.textAfter).toBe(claudeTextAfterImages);
-    expect(codexDriver.images).toBeUndefined();
+    expect(codexDriver.images?.textAfter).toBe(codexTextAfterImages);
+  });
+});
+
+describe('codexTextAfterImages: the typed text of a Codex user message that carried pasted images', () => {
+  it.each([
+    // stored (as codex-cli 0.171.0 writes the UserMessage text), images, text or null
+    ['[Image #1]  describe it', 1, 'describe it'],
+    ['[Image #1] [Image #2]  !describe it', 2, '!describe it'],
+    ['[Image #1]', 1, ''],
+    ['plain', 0, 'plain'],
+    ['[Image #1] describe it', 1, null],
+    ['[Image #1]   describe it', 1, null],
+    ['[Image #1] [Image #2]  x', 1, null],
+    ['describe it', 1, null],
+  ] as const)('%j with %i image(s) → %j', (stored, count, text) => {
+    expect(codexTextAfterImages(stored, count)).toBe(text);
   });
 });
