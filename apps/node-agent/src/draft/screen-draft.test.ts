@@ -82,7 +82,17 @@ describe('a turn whose prompt carried pasted images', () => {
 
   it('Codex: the turn is found by the text after the placeholders (two spaces after the last)', () => {
     const codex = (prompt: string) =>
-      [`› ${prompt}`, '', '• MOCK-REPLY-2: you said "look"', '', '  Worked for 1s • 05:30', '', '› Ask Codex to do anything', '', '  mock-model default · /w'].join('\n');
+      [
+        `› ${prompt}`,
+        '',
+        '• MOCK-REPLY-2: you said "look"',
+        '',
+        '  Worked for 1s • 05:30',
+        '',
+        '› Ask Codex to do anything',
+        '',
+        '  mock-model default · /w',
+      ].join('\n');
     expect(readDraft('codex', { screen: codex('[Image #1]  look'), prompt: 'look' })).toBe('MOCK-REPLY-2: you said "look"');
     expect(readDraft('codex', { screen: codex('[Image #1]  other'), prompt: 'look' })).toBeNull();
   });
