@@ -89,6 +89,19 @@ describe('images sent with a message', () => {
     expect(turns[0]!.userText).toMatch(/^\[Image #\d+\]\n\[Image: source: \S+-only\.png\]$/);
   }, 120_000);
 
+  it.each(['claude', 'codex'] as const)(
+    '%s: a file with a PNG signature that is no image is typed once, named as a path',
+    async (cli) => {
+      const bytes = Buffer.concat([solidPng().subarray(0, 16), Buffer.from(`not an image ${Date.now()}`)]);
+      const text = `broken picture ${cli} ${Date.now()}`;
+      const { turn, folder, files } = await send(cli, text, [serverFile(sessions[cli].id, 'broken.png', 'image/png', bytes)]);
+      expect(files).toHaveLength(1);
+      expect(turn.images).toEqual([]);
+      expect(turn.userText).toContain(`[Attached file: ${path.join(folder, files[0]!)} (image/png, ${bytes.length} B)]`);
+    },
+    120_000,
+  );
+
   it('Codex: a PNG arrives as an input_image of the same bytes, its placeholder before the text', async () => {
     const png = solidPng({ seed: randomInt(1 << 24) });
     const text = `codex look at this ${Date.now()}`;

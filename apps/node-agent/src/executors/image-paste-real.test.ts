@@ -7,6 +7,7 @@ import { solidPng } from '@bria/testkit/png';
 import { createRig, is, type Rig } from '../../test-support/test-rig.ts';
 import { claudeDriver } from './claude-driver.ts';
 import { codexDriver } from './codex-driver.ts';
+import { NOT_ATTACHED } from './image-paste.ts';
 import { claudePromptBox, codexComposer } from './screen.ts';
 import { SessionHost } from './session-host.ts';
 import { ExecutorError, type SessionIdentity } from './types.ts';
@@ -74,6 +75,8 @@ describe.each(Object.keys(CLIS) as (keyof typeof CLIS)[])('%s: a delivery with i
     const err = await a.deliver({ messageId: randomUUID(), text: 'must not be sent', images: [bad] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExecutorError);
     expect((err as ExecutorError).code).toBe('not_ready');
+    // Marked, so the agent types the message with the file named as a path instead (deliver-message.ts).
+    expect((err as ExecutorError).details).toEqual(NOT_ATTACHED);
     expect(CLIS[cli].box(await rig.tmux.capture(id.paneId))).toBe(CLIS[cli].empty);
     // Still usable; the refused text never reached the model.
     const ok = randomUUID();

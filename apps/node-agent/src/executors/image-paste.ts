@@ -12,6 +12,12 @@ import { claudePromptBox, codexComposer } from './screen.ts';
 import { typeCodexPrompt } from './type-prompt.ts';
 import { ExecutorError } from './types.ts';
 
+/**
+ * The `ExecutorError` detail of a refusal because the CLI left an image path as text (the box was
+ * emptied again): the agent then types the message with the file named as a path instead.
+ */
+export const NOT_ATTACHED = { imagesNotAttached: true } as const;
+
 /** Reading the image file and drawing its placeholder took ~0.5 s here; this is the outer bound. */
 const PLACEHOLDER_TRIES = 240;
 
@@ -57,16 +63,18 @@ async function pasteImages(tmux: Tmux, paneId: string, images: readonly string[]
 
 /**
  * Claude: the box must be empty; the images, then ` text` (if any) and Enter. A path Claude did not
- * attach is never submitted as text: the box is cleared and the delivery refused (`not_ready`).
+ * attach is never submitted as text: the box is cleared and the delivery refused (`not_ready`,
+ * `NOT_ATTACHED`).
  */
 export async function typeClaudeWithImages(tmux: Tmux, paneId: string, text: string, images: readonly string[]): Promise<void> {
   const box = async () => claudePromptBox(await tmux.capture(paneId));
-  const fail = async (step: string): Promise<never> => {
-    if (await clearRefilledPrompt(tmux, paneId)) throw new ExecutorError('not_ready', `Claude's input box did not show ${step}; cleared, nothing sent`);
+  const fail = async (step: string, details = {}): Promise<never> => {
+    if (await clearRefilledPrompt(tmux, paneId))
+      throw new ExecutorError('not_ready', `Claude's input box did not show ${step}; cleared, nothing sent`, details);
     throw new Error(`Claude's input box did not show ${step} and could not be cleared`);
   };
   if ((await box()) !== '') return fail('an empty box before typing');
-  if (!(await pasteImages(tmux, paneId, images, box))) return fail('each image as an attachment');
+  if (!(await pasteImages(tmux, paneId, images, box))) return fail('each image as an attachment', NOT_ATTACHED);
   if (text !== '') return submitPaste(tmux, paneId, ` ${text}`);
   await sleep(100);
   await tmux.sendKeys(paneId, ['Enter']);
@@ -84,7 +92,7 @@ export async function typeCodexWithImages(tmux: Tmux, paneId: string, text: stri
     for (let t = 0; t < 40; t++) {
       const now = (await box()) ?? '';
       if (!images.some((f) => now.includes(f)) && !now.includes('[Image #'))
-        throw new ExecutorError('not_ready', "Codex's composer did not show each image as an attachment; cleared, nothing sent");
+        throw new ExecutorError('not_ready', "Codex's composer did not show each image as an attachment; cleared, nothing sent", NOT_ATTACHED);
       await sleep(25);
     }
     throw new Error("Codex's composer did not show each image as an attachment and could not be cleared");
