@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeBin, codexBin } from '@bria/testkit/cli-homes';
@@ -51,6 +51,19 @@ describe.each(Object.keys(CLIS) as (keyof typeof CLIS)[])('%s: a delivery with i
     expect((await a.waitFor(is('final', messageId), 20_000)).text).toContain('what colour is it');
     const req = await rig.mock.waitForRequest((q) => q.kind === 'turn' && (q.userText ?? '').includes('what colour is it'), 5_000);
     expect(req.images).toEqual([{ mediaType: 'image/png', sha256: sha(img.bytes), bytes: img.bytes.length }]);
+  });
+
+  it('a text starting with ! or / after an image reaches the model as text; nothing runs', async () => {
+    for (const text of [`!touch ran-${cli}`, '/help me with this picture']) {
+      const img = pngFile('bang');
+      const messageId = randomUUID();
+      const r = await a.deliver({ messageId, text, images: [img.file] });
+      expect(r.accepted).toBe(true);
+      await a.waitFor(is('completed', messageId), 20_000);
+      const req = await rig.mock.waitForRequest((q) => q.kind === 'turn' && (q.userText ?? '').includes(text), 5_000);
+      expect(req.images?.map((i) => i.sha256)).toEqual([sha(img.bytes)]);
+    }
+    expect(existsSync(join(rig.work, `ran-${cli}`))).toBe(false);
   });
 
   // Claude queues it as its own turn; Codex folds it into the running turn and sends both.
