@@ -18,7 +18,8 @@ test.afterAll(async () => {
 /**
  * Files from the dashboard's composer (issue 34) with the real Claude CLI: a picked file and a
  * pasted image show as previews, go with the text through the queue, are stored with their SHA-256,
- * reach the node and are named to the CLI in its own turn (the mock model's request log).
+ * and reach the node; in the CLI's own turn (the mock model's request log) the file is named as a
+ * path and the image arrives as an image block of the same bytes.
  */
 for (const viewport of [
   { width: 1440, height: 900 },
@@ -63,12 +64,17 @@ for (const viewport of [
         ['table.csv', 'text/csv', csv.length],
         ['screenshot.png', 'image/png', 70],
       ]);
-      // The CLI was told of both files in the turn that carried the text, once.
+      // The turn that carried the text, once: the file named as a path, the pasted image as an image
+      // (its placeholder before the text, its bytes the stored ones).
       const res = await request.get(`${state.controlURL}/mock/claude/requests`);
-      const turns = ((await res.json()) as { kind: string; userText?: string | null }[]).filter((r) => r.kind === 'turn' && (r.userText ?? '').includes(text));
+      const turns = (
+        (await res.json()) as { kind: string; userText?: string | null; images?: { mediaType: string; sha256: string; bytes: number }[] }[]
+      ).filter((r) => r.kind === 'turn' && (r.userText ?? '').includes(text));
       expect(turns).toHaveLength(1);
+      expect(turns[0]?.userText).toMatch(new RegExp(`^\\[Image #\\d+\\] ${text}\\n`));
       expect(turns[0]?.userText).toMatch(/\[Attached file: \S+table\.csv \(text\/csv, \d+ B\)\]/);
-      expect(turns[0]?.userText).toMatch(/\[Attached file: \S+screenshot\.png \(image\/png, 70 B\)\]/);
+      expect(turns[0]?.userText).not.toMatch(/\[Attached file: \S+screenshot\.png/);
+      expect(turns[0]?.images).toEqual([{ mediaType: 'image/png', sha256: stored[1]?.sha256, bytes: 70 }]);
     });
   });
 }

@@ -42,6 +42,7 @@ const list = (dir: string) => {
 
 describe('attachments reach the CLI on its node', () => {
   it('lands byte-exact in the session folder and the CLI receives its path after the caption', async () => {
+    // Not a PNG past its first bytes: named as a path (a real image reaches Claude as an image, images-on-node.test.ts).
     const bytes = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255]), Buffer.alloc(40_000, 7)]);
     const r = await acceptMessage(sys.deps, { sessionId, text: 'what is in this file', source: 'telegram', attachments: [serverFile('../../pic.png', bytes)] });
     const done = await sys.waitMessages(sessionId, (st) => st.every((s) => s === 'completed'), 60_000);

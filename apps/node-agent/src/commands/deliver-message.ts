@@ -3,7 +3,8 @@ import type { Attachment } from '@bria/core/protocol';
 import { ExecutorError } from '../executors/index.ts';
 import { processGone } from './cli-process.ts';
 import { DELIVERY_MARKS } from './registry.ts';
-import { AttachmentNotStored, storeAttachments, textWithAttachments } from './session-attachments.ts';
+import { attachmentForm, imagePathTaken } from './attachment-forms.ts';
+import { AttachmentNotStored, messageForCli, storeAttachments } from './session-attachments.ts';
 import type { Result, SessionRuntime } from './session-runtime.ts';
 
 export interface DeliverParams {
@@ -22,13 +23,22 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
   if ((rt.o.hooks?.pending(sessionId).length ?? 0) > 0)
     return { ok: false, typed: false, messageId: p.messageId, error: 'a permission request is waiting for an answer' };
   let text = p.text;
+  let images: string[] = [];
+  // The same message with every file named as a path: what is typed when the CLI did not take an image.
+  let allPaths = p.text;
   if (p.attachments?.length) {
     try {
-      text = textWithAttachments(
+      // Images the CLI attaches as images are pasted as their paths alone; the rest are named in the text.
+      const forms = p.attachments.map((a) => attachmentForm(a.mime, Buffer.from(a.contentBase64.slice(0, 24), 'base64')));
+      const files = await storeAttachments(rt.o.attachmentsDir ?? path.join(rt.o.dir, 'attachments'), sessionId, p.messageId, p.attachments, forms);
+      const taken = forms.map((f, i) => (f === 'image' && imagePathTaken(rec.executor, files[i]!) ? 'image' : 'path'));
+      ({ text, images } = messageForCli(p.text, files, p.attachments, taken));
+      allPaths = messageForCli(
         p.text,
-        await storeAttachments(rt.o.attachmentsDir ?? path.join(rt.o.dir, 'attachments'), sessionId, p.messageId, p.attachments),
+        files,
         p.attachments,
-      );
+        files.map(() => 'path'),
+      ).text;
     } catch (err) {
       if (!(err instanceof AttachmentNotStored)) throw err;
       rt.o.log('warn', 'agent.attachment_not_stored', { sessionId, reason: err.message });
@@ -47,7 +57,15 @@ export async function deliverMessage(rt: SessionRuntime, sessionId: string, p: D
     // The answer is read from the screen while the turn runs (a draft, never stored); the journal decides.
     const draft = rt.drafts.get(sessionId);
     draft?.expect(p.messageId, text);
-    const r = await host.deliver({ messageId: p.messageId, text }, gate);
+    const r = await host.deliver({ messageId: p.messageId, text, images }, gate).catch(async (err: unknown) => {
+      // The CLI left an image path as text: nothing was submitted and its box was emptied, so the
+      // message goes now with every file named as a path (a refusal would only come back the same).
+      if (!(images.length > 0 && err instanceof ExecutorError && err.details.imagesNotAttached === true)) throw err;
+      rt.o.log('warn', 'agent.image_not_attached', { sessionId });
+      draft?.forget(p.messageId);
+      draft?.expect(p.messageId, allPaths);
+      return host.deliver({ messageId: p.messageId, text: allPaths }, gate);
+    });
     if (!r.accepted) draft?.forget(p.messageId);
     // Without a receipt in time the text may or may not have reached the CLI: unknown, never retyped.
     return r.accepted

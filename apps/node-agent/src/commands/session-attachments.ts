@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Attachment } from '@bria/core/protocol';
+import { type AttachmentForm, imageFileName } from './attachment-forms.ts';
 
 /** An attachment the agent could not write and verify: the delivery is refused before anything is typed. */
 export class AttachmentNotStored extends Error {
@@ -25,9 +26,16 @@ export function safeFileName(name: string): string {
 /**
  * Writes a message's attachments into the session's Bria-owned folder under `root`
  * (`<root>/<sessionId>/<messageId>-<safe name>`), each checked against the size and
- * SHA-256 the hub sent and renamed into place only once complete. Returns the absolute paths.
+ * SHA-256 the hub sent and renamed into place only once complete. An attachment whose form is
+ * `image` gets a name the CLI reads as an image (`imageFileName`). Returns the absolute paths.
  */
-export async function storeAttachments(root: string, sessionId: string, messageId: string, list: readonly Attachment[]): Promise<string[]> {
+export async function storeAttachments(
+  root: string,
+  sessionId: string,
+  messageId: string,
+  list: readonly Attachment[],
+  forms: readonly AttachmentForm[] = [],
+): Promise<string[]> {
   const folder = path.resolve(root, safeFileName(sessionId));
   const paths: string[] = [];
   for (const [i, a] of list.entries()) {
@@ -35,7 +43,8 @@ export async function storeAttachments(root: string, sessionId: string, messageI
     if (bytes.length !== a.sizeBytes) throw new AttachmentNotStored(`size differs (${bytes.length} != ${a.sizeBytes})`);
     if (createHash('sha256').update(bytes).digest('hex') !== a.sha256) throw new AttachmentNotStored('checksum differs');
     // Two attachments of one message may share a name: the second gets its index in front.
-    const final = path.join(folder, `${safeFileName(messageId)}-${i === 0 ? '' : `${i}-`}${safeFileName(a.name)}`);
+    const name = forms[i] === 'image' ? imageFileName(a.name, a.mime) : safeFileName(a.name);
+    const final = path.join(folder, `${safeFileName(messageId)}-${i === 0 ? '' : `${i}-`}${name}`);
     if (path.dirname(final) !== folder) throw new AttachmentNotStored('unsafe file name');
     try {
       await mkdir(folder, { recursive: true, mode: 0o700 });
@@ -72,4 +81,25 @@ export function attachmentLine(file: string, a: Pick<Attachment, 'mime' | 'sizeB
 export function textWithAttachments(text: string, files: readonly string[], list: readonly Attachment[]): string {
   const lines = files.map((f, i) => attachmentLine(f, list[i]!));
   return [text, ...lines].filter((l) => l.length > 0).join('\n');
+}
+
+/**
+ * What is typed for a message: the image files (each pasted alone, so the CLI attaches it) and the
+ * text, the caption followed by one line per attachment that stays a path.
+ */
+export function messageForCli(
+  text: string,
+  files: readonly string[],
+  list: readonly Attachment[],
+  forms: readonly AttachmentForm[],
+): { text: string; images: string[] } {
+  const paths = files.flatMap((f, i) => (forms[i] === 'image' ? [] : [{ f, a: list[i]! }]));
+  return {
+    text: textWithAttachments(
+      text,
+      paths.map((p) => p.f),
+      paths.map((p) => p.a),
+    ),
+    images: files.filter((_, i) => forms[i] === 'image'),
+  };
 }

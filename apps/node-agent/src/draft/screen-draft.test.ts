@@ -53,3 +53,47 @@ describe('tool calls', () => {
     );
   });
 });
+
+describe('a turn whose prompt carried pasted images', () => {
+  // As Claude 2.1.197 draws it: the placeholders in front of the typed text, one `⎿ [Image #N]` each.
+  const rule = '─'.repeat(40);
+  const shot = (prompt: string) =>
+    [
+      `❯ ${prompt}`,
+      '  ⎿  [Image #3]',
+      '  ⎿  [Image #4]',
+      '● MOCK-REPLY-5: you said "two pictures',
+      '  second line"',
+      '',
+      '✻ Baked for 0s',
+      '',
+      rule,
+      '❯\u00a0',
+      rule,
+      '  ? for shortcuts',
+    ].join('\n');
+  it('Claude: the turn is found by the text after the placeholders', () => {
+    const answer = 'MOCK-REPLY-5: you said "two pictures\nsecond line"';
+    expect(readDraft('claude', { screen: shot('[Image #3] [Image #4] two pictures'), prompt: 'two pictures' })).toBe(answer);
+    expect(readDraft('claude', { screen: shot('[Image #3] [Image #4]'), prompt: '' })).toBe(answer);
+    // Another turn's text after the placeholders is not this turn.
+    expect(readDraft('claude', { screen: shot('[Image #3] [Image #4] other words'), prompt: 'two pictures' })).toBeNull();
+  });
+
+  it('Codex: the turn is found by the text after the placeholders (two spaces after the last)', () => {
+    const codex = (prompt: string) =>
+      [
+        `› ${prompt}`,
+        '',
+        '• MOCK-REPLY-2: you said "look"',
+        '',
+        '  Worked for 1s • 05:30',
+        '',
+        '› Ask Codex to do anything',
+        '',
+        '  mock-model default · /w',
+      ].join('\n');
+    expect(readDraft('codex', { screen: codex('[Image #1]  look'), prompt: 'look' })).toBe('MOCK-REPLY-2: you said "look"');
+    expect(readDraft('codex', { screen: codex('[Image #1]  other'), prompt: 'look' })).toBeNull();
+  });
+});

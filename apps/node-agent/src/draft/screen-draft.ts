@@ -37,8 +37,10 @@ export function readDraft(executor: Executor, read: DraftRead): string | null {
 
 /** True when a transcript prompt line shows the first line of what was typed (cut by the screen's width, or folded by Claude). */
 function promptMatches(line: string, marker: string, prompt: string): boolean {
-  const shown = line.slice(marker.length).trimEnd();
-  const first = (prompt.split('\n')[0] ?? '').replaceAll('\t', '    ').trimEnd();
+  // Pasted images show as `[Image #N]` in front of the typed text (executors/image-paste.ts): not compared.
+  const images = (s: string) => s.replace(/^\[Image #\d+\](?: \[Image #\d+\])* */, '');
+  const shown = images(line.slice(marker.length).trimEnd());
+  const first = images((prompt.split('\n')[0] ?? '').replaceAll('\t', '    ').trimEnd());
   if (shown.length === 0) return first.length === 0;
   // Claude folds a long paste into `[Pasted text #1 +N lines]`.
   if (marker === CLAUDE.prompt && /^\[Pasted text #\d+/.test(shown)) return true;

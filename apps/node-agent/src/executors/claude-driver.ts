@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ClaudeJournal } from '../journal/claude-journal.ts';
 import { permissionModeOf } from '@bria/core/protocol';
 import { asObject, asString } from '../journal/types.ts';
+import { claudeTextAfterImages, typeClaudeWithImages } from './image-paste.ts';
 import { typeClaudePrompt } from './type-prompt.ts';
 import type { DriverContext, Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
 
@@ -110,6 +111,7 @@ export const claudeDriver: ExecutorDriver = {
   // Claude's input box turns every pasted tab into four spaces (observed in 2.1.197); that fixed
   // rewrite is the only difference accepted between what Bria pasted and what the journal holds.
   promptMatches: (stored, sent) => stored === sent || stored === sent.replaceAll('\t', '    '),
+  images: { submit: typeClaudeWithImages, textAfter: claudeTextAfterImages },
 
   async idleStatus(ctx) {
     const live = await liveSessionFile(ctx);

@@ -5,6 +5,7 @@ import { CodexJournal } from '../journal/codex-journal.ts';
 import { permissionModeOf } from '@bria/core/protocol';
 import { asObject, asString } from '../journal/types.ts';
 import { detectBlockingPrompt, isAtPrompt, sessionIdFromStatus } from './screen.ts';
+import { codexTextAfterImages, typeCodexWithImages } from './image-paste.ts';
 import { typeCodexPrompt } from './type-prompt.ts';
 import type { Env, ExecutorDriver, JournalReader, PermissionMode } from './types.ts';
 
@@ -128,6 +129,7 @@ export const codexDriver: ExecutorDriver = {
   // with outer whitespace of its own is refused by the hub. A text stored before that rule existed
   // is still recognised by its trimmed form.
   promptMatches: (stored, sent) => stored === sent || stored === sent.trim(),
+  images: { submit: typeCodexWithImages, textAfter: codexTextAfterImages },
   idleStatus: async () => null,
 };
 

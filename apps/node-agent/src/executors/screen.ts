@@ -69,3 +69,10 @@ export function claudePromptBox(screen: string): string | null {
     .join('\n')
     .trim();
 }
+
+/** What Codex's composer (the last `› ` line on screen) holds, trimmed; null when none is drawn. */
+export function codexComposer(screen: string): string | null {
+  const lines = screen.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) if (/^›(\s|$)/.test(lines[i]!)) return lines[i]!.slice(1).trim();
+  return null;
+}

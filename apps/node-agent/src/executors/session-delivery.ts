@@ -35,6 +35,8 @@ export async function typeMessage(o: {
   paneId: string;
   messageId: string;
   text: string;
+  /** Image files pasted before the text (only for a driver with `images`). */
+  images?: readonly string[];
   followUp: boolean;
   gate?: DeliveryGate | undefined;
   arm: () => void;
@@ -52,7 +54,9 @@ export async function typeMessage(o: {
     }
     o.arm();
     try {
-      await o.driver.submitPrompt(o.tmux, o.paneId, o.text);
+      const images = o.images ?? [];
+      if (images.length > 0 && o.driver.images) await o.driver.images.submit(o.tmux, o.paneId, o.text, images);
+      else await o.driver.submitPrompt(o.tmux, o.paneId, o.text);
     } catch (err) {
       o.disarm();
       throw err;

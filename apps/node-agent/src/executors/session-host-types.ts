@@ -26,6 +26,8 @@ export const DEFAULTS: Timeouts = { readyMs: 30_000, receiptMs: 30_000, interrup
 export interface Receipt {
   messageId: string;
   sent: string;
+  /** Image files pasted before the text (their placeholders precede it in the journal). */
+  images: number;
   baseline: number;
   resolve: (ref: string) => void;
   died: () => void;

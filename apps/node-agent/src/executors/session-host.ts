@@ -156,7 +156,11 @@ export class SessionHost extends HostEvents {
         baseline: r.baseline,
         bound: new Set(this.turns.map((t) => t.promptOffset).filter((x) => x !== null)),
         sent: r.sent,
-        matches: this.driver.promptMatches,
+        matches: (stored, sent) => {
+          // A prompt that carried images holds their placeholders before the text (image-paste.ts).
+          const text = r.images > 0 ? (this.driver.images?.textAfter(stored, r.images) ?? null) : stored;
+          return text !== null && this.driver.promptMatches(text, sent);
+        },
       });
     if (r && hit) {
       this.receipt = null;
@@ -206,15 +210,17 @@ export class SessionHost extends HostEvents {
     return compactCli({ tmux: this.tmux, paneId: id.paneId, executor: this.driver.executor, journal, baseline, ms });
   }
 
-  /** Pastes the exact text once and resolves when the journal shows the CLI took it in. */
-  deliver(m: { messageId: string; text: string }, gate?: DeliveryGate): Promise<DeliverResult> {
+  /** Pastes the exact text (after the image files, if any) once and resolves when the journal shows the CLI took it in. */
+  deliver(m: { messageId: string; text: string; images?: readonly string[] }, gate?: DeliveryGate): Promise<DeliverResult> {
     const run = this.chain.then(() => this.deliverNow(m, gate));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
-  private async deliverNow(m: { messageId: string; text: string }, gate?: DeliveryGate): Promise<DeliverResult> {
+  private async deliverNow(m: { messageId: string; text: string; images?: readonly string[] }, gate?: DeliveryGate): Promise<DeliverResult> {
     if (this.state !== 'ready') throw new ExecutorError('not_ready', `cannot deliver while ${this.state}`);
+    const images = m.images ?? [];
+    if (images.length > 0 && !this.driver.images) throw new ExecutorError('not_ready', `${this.driver.executor} takes no pasted images`);
     const id = this.identity();
     const sent = m.text;
     await this.tailer?.readNow();
@@ -233,6 +239,7 @@ export class SessionHost extends HostEvents {
       paneId: id.paneId,
       messageId: m.messageId,
       text: sent,
+      images,
       followUp: this.running().length > 0,
       gate,
       refused: (text) => {
@@ -242,7 +249,7 @@ export class SessionHost extends HostEvents {
       },
       arm: () => {
         this.refusedOn = null;
-        this.receipt = { messageId: m.messageId, sent, baseline, resolve, died };
+        this.receipt = { messageId: m.messageId, sent, images: images.length, baseline, resolve, died };
       },
       disarm: () => {
         this.receipt = null;

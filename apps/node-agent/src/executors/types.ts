@@ -74,6 +74,15 @@ export interface ExecutorDriver {
   /** Whether a stored prompt is the text the user sent. */
   promptMatches(stored: string, sent: string): boolean;
   /**
+   * How this CLI takes image files as images (absent: it does not; the agent names them as paths).
+   * `submit` types the images and the text and submits once; `textAfter` is the typed text of a
+   * stored prompt that carried `count` images, or null when the prompt does not carry them.
+   */
+  images?: {
+    submit(tmux: Tmux, paneId: string, text: string, files: readonly string[]): Promise<void>;
+    textAfter(stored: string, count: number): string | null;
+  };
+  /**
    * After an Esc, whether the CLI says it is idle without having journaled anything (Claude writes no
    * record when Esc arrives before the first response byte). null = this CLI cannot tell.
    */

@@ -157,3 +157,38 @@ describe('ClaudeJournal: a follow-up queued before an Esc', () => {
     expect(j.outcome('follow')).toEqual({ state: 'pending' });
   });
 });
+
+describe('ClaudeJournal: a prompt with pasted images', () => {
+  // As Claude Code 2.1.197 wrote it (ids shortened, base64 cut): the typed text and the image blocks
+  // in one record, then a meta record naming each image's source path, which the answer hangs off.
+  const records = [
+    {
+      type: 'user',
+      uuid: 'u1',
+      parentUuid: null,
+      imagePasteIds: [1, 2],
+      message: {
+        role: 'user',
+        content: [
+          { type: 'text', text: '[Image #1] [Image #2] and text' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        ],
+      },
+    },
+    { type: 'user', uuid: 'meta', parentUuid: 'u1', isMeta: true, message: { role: 'user', content: [{ type: 'text', text: '[Image: source: /a/b c.png]' }] } },
+    {
+      type: 'assistant',
+      uuid: 'a1',
+      parentUuid: 'meta',
+      message: { id: 'm1', role: 'assistant', model: 'claude-opus-4-8', content: [{ type: 'text', text: 'MOCK-REPLY-3' }] },
+    },
+    { type: 'system', subtype: 'turn_duration', uuid: 'd1', parentUuid: 'a1', durationMs: 10 },
+  ];
+  it('is one prompt whose text is the typed text with its placeholders, and its turn completes', () => {
+    const j = new ClaudeJournal();
+    j.ingest(records.map((r, i) => ({ offset: i * 1000, end: i * 1000 + 999, text: JSON.stringify(r) })));
+    expect(j.prompts.map((p) => [p.nativeRef, p.text])).toEqual([['u1', '[Image #1] [Image #2] and text']]);
+    expect(j.outcome('u1')).toMatchObject({ state: 'completed', finalText: 'MOCK-REPLY-3' });
+  });
+});

@@ -12,11 +12,13 @@ interface Entry extends RecordRef {
 
 const INTERRUPT_MARKER = '[Request interrupted by user';
 
+/** The text blocks of a typed prompt; image blocks (pasted images) carry no text; anything else is not a prompt. */
 function textBlocks(content: unknown): string[] | null {
   if (!Array.isArray(content)) return null;
   const texts: string[] = [];
   for (const block of content) {
     const b = asObject(block);
+    if (b?.type === 'image') continue;
     if (b?.type !== 'text') return null;
     texts.push(asString(b.text) ?? '');
   }

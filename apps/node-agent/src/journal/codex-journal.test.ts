@@ -101,3 +101,32 @@ describe('CodexJournal tokens per turn', () => {
     expect(u.model).toBe('mock-model');
   });
 });
+
+describe('CodexJournal: a user message with pasted images', () => {
+  it('is a prompt whose text is the typed text with its placeholders; the local_image parts carry no text', () => {
+    // As codex-cli 0.171.0 wrote it (ids shortened, text_elements as written).
+    const record = {
+      type: 'event_msg',
+      payload: {
+        type: 'item_completed',
+        turn_id: 't1',
+        item: {
+          type: 'UserMessage',
+          id: 'u1',
+          content: [
+            { type: 'local_image', path: '/a/green.png' },
+            { type: 'local_image', path: '/a/red.png' },
+            {
+              type: 'text',
+              text: '[Image #1] [Image #2]  !describe it',
+              text_elements: [{ byte_range: { start: 0, end: 10 }, placeholder: '[Image #1]' }],
+            },
+          ],
+        },
+      },
+    };
+    const j = new CodexJournal();
+    j.ingest([{ offset: 0, end: 999, text: JSON.stringify(record) }]);
+    expect(j.prompts.map((p) => [p.nativeRef, p.text])).toEqual([['t1', '[Image #1] [Image #2]  !describe it']]);
+  });
+});

@@ -76,7 +76,8 @@ export class CodexJournal {
       case 'item_completed': {
         const item = asObject(p.item);
         if (item?.type !== 'UserMessage' || !turnId) return;
-        const parts = Array.isArray(item.content) ? item.content.map(asObject) : [];
+        // Pasted images are `local_image` parts beside the text (executors/README.md, "Images").
+        const parts = (Array.isArray(item.content) ? item.content.map(asObject) : []).filter((c) => c?.type !== 'local_image');
         if (parts.some((c) => c?.type !== 'text')) return;
         this.prompts.push({ nativeRef: turnId, text: parts.map((c) => asString(c?.text) ?? '').join(''), ...at });
         return;

@@ -1,7 +1,7 @@
 import { estimateTokens } from './behaviour.ts';
 import { answerPlan, type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
 import { blockTexts, type Plan } from './plan.ts';
-import { asRecord, header, lastToolResult, lastUserBlocks, lastUserText, turnPrompt } from './read-body.ts';
+import { asRecord, header, lastToolResult, lastUserBlocks, lastUserImages, lastUserText, turnPrompt } from './read-body.ts';
 import type { MockServer, MockServerOptions } from './types.ts';
 
 function isTitleRequest(body: Record<string, unknown>): boolean {
@@ -22,6 +22,7 @@ function classify(method: string, pathname: string, headers: Parameters<MockApi[
     userText: messages ? lastUserText(messages, 'text') : null,
     behaviourText: messages ? (lastUserBlocks(messages, 'text')?.at(-1) ?? null) : null,
     toolResult: messages ? lastToolResult(messages) : null,
+    images: messages ? lastUserImages(messages) : [],
     turnText: prompt?.text ?? null,
     turnToolResults: prompt?.toolResults ?? 0,
     messageCount: messages ? messages.length : null,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { type Plan, type PlanOptions, planFor, totalDelay } from './plan.ts';
 import { createRequestLog, safeHeaders } from './request-log.ts';
-import type { MockRequest, MockServer, MockServerOptions, MockToolResult, RequestKind } from './types.ts';
+import type { MockImage, MockRequest, MockServer, MockServerOptions, MockToolResult, RequestKind } from './types.ts';
 
 /** What an API module reads out of a request before it is logged. */
 export interface Classified {
@@ -12,6 +12,7 @@ export interface Classified {
   userText: string | null;
   behaviourText?: string | null;
   toolResult?: MockToolResult | null;
+  images?: MockImage[];
   turnText?: string | null;
   turnToolResults?: number;
   messageCount: number | null;

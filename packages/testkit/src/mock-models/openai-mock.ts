@@ -1,7 +1,7 @@
 import { estimateTokens } from './behaviour.ts';
 import { answerPlan, type Classified, type Exchange, type MockApi, startMockServer } from './http-server.ts';
 import type { Plan } from './plan.ts';
-import { asRecord, header, lastFunctionOutput, lastUserBlocks, lastUserText, turnPrompt } from './read-body.ts';
+import { asRecord, header, lastFunctionOutput, lastUserBlocks, lastUserImages, lastUserText, turnPrompt } from './read-body.ts';
 import type { MockServer, MockServerOptions, MockToolCall } from './types.ts';
 
 function isTitleRequest(body: Record<string, unknown>): boolean {
@@ -23,6 +23,7 @@ function classify(method: string, pathname: string, headers: Parameters<MockApi[
     userText: input ? lastUserText(input, 'input_text') : inputText,
     behaviourText: input ? (lastUserBlocks(input, 'input_text')?.at(-1) ?? null) : null,
     toolResult: input ? lastFunctionOutput(input) : null,
+    images: input ? lastUserImages(input) : [],
     turnText: prompt?.text ?? null,
     turnToolResults: prompt?.toolResults ?? 0,
     messageCount: input ? input.length : inputText !== null ? 1 : null,

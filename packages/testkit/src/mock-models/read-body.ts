@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { MockToolResult } from './types.ts';
+import type { MockImage, MockToolResult } from './types.ts';
 
 export function asRecord(v: unknown): Record<string, unknown> | null {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
@@ -123,4 +124,33 @@ export function turnPrompt(items: unknown[], textType: string): { text: string; 
     if (results === 0 && typed.length > 0) return { text: typed.join('\n'), toolResults };
   }
   return null;
+}
+
+function image(mediaType: string, base64: string): MockImage {
+  const bytes = Buffer.from(base64, 'base64');
+  return { mediaType, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length };
+}
+
+/**
+ * The images of the latest user message: Anthropic `image` blocks with a base64 source, OpenAI
+ * `input_image` parts with a `data:` URL. Each as its media type, byte count and SHA-256, so the
+ * log (which never holds bodies) shows which file arrived as an image.
+ */
+export function lastUserImages(items: unknown[]): MockImage[] {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = asRecord(items[i]);
+    if (item?.role !== 'user') continue;
+    if (item.type !== undefined && item.type !== 'message') continue;
+    const out: MockImage[] = [];
+    for (const part of Array.isArray(item.content) ? item.content : []) {
+      const p = asRecord(part);
+      const source = asRecord(p?.source);
+      if (p?.type === 'image' && source?.type === 'base64' && typeof source.data === 'string')
+        out.push(image(typeof source.media_type === 'string' ? source.media_type : '', source.data));
+      const url = p?.type === 'input_image' && typeof p.image_url === 'string' ? /^data:([^;,]*);base64,(.*)$/s.exec(p.image_url) : null;
+      if (url) out.push(image(url[1]!, url[2]!));
+    }
+    return out;
+  }
+  return [];
 }

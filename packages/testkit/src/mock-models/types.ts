@@ -49,6 +49,13 @@ export interface MockToolResult {
   content: string;
 }
 
+/** An image a request carried, named by its bytes (the log holds no bodies). */
+export interface MockImage {
+  mediaType: string;
+  sha256: string;
+  bytes: number;
+}
+
 /** One logged request. The in-memory object is updated in place when the response ends. */
 export interface MockRequest {
   /** Sequence number per server, starting at 1; it is the `<n>` of `MOCK-REPLY-<n>`. */
@@ -76,6 +83,8 @@ export interface MockRequest {
   turnToolResults?: number;
   /** Set when the latest user message carries a tool result: the turn after a tool call. */
   toolResult?: MockToolResult | null;
+  /** Images in the latest user message (Anthropic `image` blocks, OpenAI `input_image` parts). */
+  images?: MockImage[];
   /** The tool call this request was answered with, if any. */
   toolCall?: MockToolCall | null;
   /** Number of `messages` (Anthropic) or `input` items (OpenAI). */
