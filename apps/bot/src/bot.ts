@@ -14,6 +14,7 @@ import { queueControl } from './features/queue-control.ts';
 import { schedules } from './features/schedules.ts';
 import { settings } from './features/settings.ts';
 import { unsupportedMessages } from './features/unsupported.ts';
+import { voice } from './features/voice.ts';
 import { plainTextFallback } from './render/plain-fallback.ts';
 import { answerEveryCallback, refuseButton } from './features/stale.ts';
 import { replyWith } from './outbox/queue.ts';
@@ -33,7 +34,20 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
   bot.use((_ctx, next) => (deps.accepting === undefined || deps.accepting() ? next() : undefined));
   bot.use(access(deps));
   bot.use(answerEveryCallback);
-  bot.use(basics(), nodes(), newSession(), cardActions(), archive(), settings(), schedules(), prompts(), queueControl(), messages(), unsupportedMessages());
+  bot.use(
+    basics(),
+    nodes(),
+    newSession(),
+    cardActions(),
+    archive(),
+    settings(),
+    schedules(),
+    prompts(),
+    queueControl(),
+    voice(),
+    messages(),
+    unsupportedMessages(),
+  );
   // Data no feature recognises (an old build's button, or tampered): out of date, and the card refreshed.
   bot.callbackQuery(/.*/, refuseButton);
 

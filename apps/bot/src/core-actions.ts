@@ -5,6 +5,7 @@ import {
   answerPrompt,
   cancelMessage,
   editMessage,
+  keepVoiceNote,
   closeSession,
   compactSession,
   continueHere,
@@ -140,6 +141,16 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
     },
     answerPrompt(i) {
       return answerPrompt(deps, i);
+    },
+    async keepVoiceNote(i) {
+      return keepVoiceNote(deps, {
+        sessionId: i.sessionId,
+        chatId: i.chatId,
+        source: 'telegram',
+        sourceKey: i.sourceKey,
+        attachmentsDir: o.attachmentsDir,
+        file: { fileName: i.file.fileName, mimeType: i.file.mimeType, bytes: i.file.bytes },
+      });
     },
   };
 }

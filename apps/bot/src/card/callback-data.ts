@@ -27,6 +27,8 @@ export const ACTIONS = [
   'qcancel',
   /** Cancel a scheduled message (arg: its id). */
   'sch',
+  /** A voice note's Send / Edit / Cancel / Send as file (arg: `s|e|c|f:<note id>`). */
+  'voice',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

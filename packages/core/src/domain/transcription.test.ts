@@ -39,6 +39,7 @@ describe('failureIsRetryable', () => {
     unreachable: true,
     refused: false,
     bad_answer: false,
+    no_speech: false,
   };
   it('covers every kind', () => expect(Object.keys(TABLE).sort()).toEqual([...TRANSCRIBE_FAILURES].sort()));
   for (const kind of TRANSCRIBE_FAILURES) it(`${kind} → ${TABLE[kind]}`, () => expect(failureIsRetryable(kind)).toBe(TABLE[kind]));
@@ -46,7 +47,11 @@ describe('failureIsRetryable', () => {
 
 describe('serviceWords', () => {
   const TABLE: [string, string, string | null][] = [
-    ['OpenAI error shape', JSON.stringify({ error: { message: 'Incorrect API key provided: sk-x***', type: 'invalid_request_error', code: 'invalid_api_key' } }), 'Incorrect API key provided: sk-x***'],
+    [
+      'OpenAI error shape',
+      JSON.stringify({ error: { message: 'Incorrect API key provided: sk-x***', type: 'invalid_request_error', code: 'invalid_api_key' } }),
+      'Incorrect API key provided: sk-x***',
+    ],
     ['FastAPI detail', JSON.stringify({ detail: 'Model not found' }), 'Model not found'],
     ['plain text', 'upstream connect error\n', 'upstream connect error'],
     ['HTML page', '<html><body><h1>502 Bad Gateway</h1></body></html>', '502 Bad Gateway'],
@@ -68,7 +73,13 @@ describe('decideVoiceNote, every state × event', () => {
     transcribed: { send: 'sent', edit: 'editing', edited_text: 'not_applicable', cancel: 'cancelled', send_file: 'not_applicable' },
     editing: { send: 'sent', edit: 'not_applicable', edited_text: 'sent', cancel: 'cancelled', send_file: 'not_applicable' },
     sent: { send: 'already_sent', edit: 'already_sent', edited_text: 'already_sent', cancel: 'already_sent', send_file: 'already_sent' },
-    cancelled: { send: 'already_cancelled', edit: 'already_cancelled', edited_text: 'already_cancelled', cancel: 'already_cancelled', send_file: 'already_cancelled' },
+    cancelled: {
+      send: 'already_cancelled',
+      edit: 'already_cancelled',
+      edited_text: 'already_cancelled',
+      cancel: 'already_cancelled',
+      send_file: 'already_cancelled',
+    },
     failed: { send: 'not_applicable', edit: 'not_applicable', edited_text: 'not_applicable', cancel: 'cancelled', send_file: 'sent' },
     kept: { send: 'not_applicable', edit: 'not_applicable', edited_text: 'not_applicable', cancel: 'cancelled', send_file: 'sent' },
   };

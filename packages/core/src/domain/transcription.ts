@@ -10,7 +10,17 @@ export const TRANSCRIBE_MAX_BYTES = 25 * 1024 * 1024;
 export const TRANSCRIBE_TIMEOUT_MS = 60_000;
 
 /** Why a transcription gave no text. Each kind has its own sentence for the user. */
-export const TRANSCRIBE_FAILURES = ['timeout', 'key_refused', 'too_large', 'rate_limited', 'service_error', 'unreachable', 'refused', 'bad_answer'] as const;
+export const TRANSCRIBE_FAILURES = [
+  'timeout',
+  'key_refused',
+  'too_large',
+  'rate_limited',
+  'service_error',
+  'unreachable',
+  'refused',
+  'bad_answer',
+  'no_speech',
+] as const;
 export type TranscribeFailure = (typeof TRANSCRIBE_FAILURES)[number];
 
 /** What an HTTP status of the service means; null for a success. */
@@ -35,6 +45,7 @@ export function failureIsRetryable(kind: TranscribeFailure): boolean {
     case 'too_large':
     case 'refused':
     case 'bad_answer':
+    case 'no_speech':
       return false;
     default:
       return kind satisfies never;
@@ -54,8 +65,10 @@ export function serviceWords(body: string): string | null {
   } catch {
     // Not JSON: the text itself (a proxy's HTML page is cut like any other text).
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters never reach a chat
-  const line = text.replace(/<[^>]*>/g, ' ').replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  // Control characters never reach a chat (a code-point test: no control characters in a regex).
+  let visible = '';
+  for (const ch of text.replace(/<[^>]*>/g, ' ')) visible += ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f ? ' ' : ch;
+  const line = visible.replace(/\s+/g, ' ').trim();
   if (line === '') return null;
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

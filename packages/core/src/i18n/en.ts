@@ -1,3 +1,4 @@
+import { voiceEn } from './voice-en.ts';
 /**
  * English catalog. Every user-facing text of the bot (and the dashboard's shared words) lives here;
  * `ru.ts` must have exactly the same keys (a test checks). Values are plain text: the bot escapes
@@ -347,6 +348,7 @@ export const en = {
   'sessions.mode_unavailable.claude': 'Never ask (bypassPermissions) cannot start here: Claude Code refuses it when run as root.',
   'sessions.mode_unavailable.codex': 'This permission mode cannot start on this computer.',
   'sessions.model_invalid': 'Not a model name: letters, digits and . _ - : / @ [ ], at most 100 characters, no spaces.',
+  ...voiceEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,4 +1,5 @@
 import type { MessageKey } from './en.ts';
+import { voiceRu } from './voice-ru.ts';
 
 /** Russian catalog; same keys as `en.ts`, same `{placeholders}`. */
 export const ru: Record<MessageKey, string> = {
@@ -343,4 +344,5 @@ export const ru: Record<MessageKey, string> = {
   'sessions.mode_unavailable.claude': '«Никогда не спрашивать» (bypassPermissions) здесь не запустится: Claude Code отказывается от него под root.',
   'sessions.mode_unavailable.codex': 'Этот режим разрешений не запустится на этом компьютере.',
   'sessions.model_invalid': 'Это не название модели: буквы, цифры и . _ - : / @ [ ], не длиннее 100 символов, без пробелов.',
+  ...voiceRu,
 };

@@ -107,7 +107,13 @@ export function readOggPages(bytes: Buffer): OggPage[] {
         current = [];
       }
     }
-    pages.push({ flags: bytes.readUInt8(pos + 5), granule: bytes.readBigUInt64LE(pos + 6), seq: bytes.readUInt32LE(pos + 18), crcOk: oggCrc(copy) === crc, packets });
+    pages.push({
+      flags: bytes.readUInt8(pos + 5),
+      granule: bytes.readBigUInt64LE(pos + 6),
+      seq: bytes.readUInt32LE(pos + 18),
+      crcOk: oggCrc(copy) === crc,
+      packets,
+    });
     pos = end;
   }
   return pages;

@@ -88,7 +88,11 @@ describe('fake transcription API', () => {
     fake = await startFakeTranscribe({ behaviour: { type: 'hang' } });
     const done = post(fake.url, form({ bytes: Buffer.from('x'), model: 'whisper-1' }));
     const gaveUp = new AbortController();
-    const aborted = fetch(`${fake.url}/audio/transcriptions`, { method: 'POST', body: form({ bytes: Buffer.from('y'), model: 'whisper-1' }), signal: gaveUp.signal });
+    const aborted = fetch(`${fake.url}/audio/transcriptions`, {
+      method: 'POST',
+      body: form({ bytes: Buffer.from('y'), model: 'whisper-1' }),
+      signal: gaveUp.signal,
+    });
     await expect.poll(() => fake?.requests().length).toBe(2);
     gaveUp.abort();
     await expect(aborted).rejects.toThrow();
@@ -121,7 +125,7 @@ describe('the hand-written OGG/Opus file', () => {
 
   it('a changed byte breaks its page CRC', () => {
     const bytes = oggOpusSilence(100);
-    bytes[bytes.length - 1] ^= 0xff;
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0xff, bytes.length - 1);
     expect(readOggPages(bytes).at(-1)?.crcOk).toBe(false);
   });
 });

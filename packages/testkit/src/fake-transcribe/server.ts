@@ -140,7 +140,8 @@ export async function startFakeTranscribe(o: FakeTranscribeOptions = {}): Promis
       return send(b.status, errorBody(b.message ?? f.message, f.type, f.code));
     }
     if (entry.responseFormat === 'text') return send(200, `${b.text}\n`, 'text/plain; charset=utf-8');
-    if (entry.responseFormat === 'verbose_json') return send(200, JSON.stringify({ task: 'transcribe', language: entry.language ?? 'english', duration: 1, text: b.text, segments: [] }));
+    if (entry.responseFormat === 'verbose_json')
+      return send(200, JSON.stringify({ task: 'transcribe', language: entry.language ?? 'english', duration: 1, text: b.text, segments: [] }));
     return send(200, JSON.stringify({ text: b.text }));
   };
 

@@ -91,6 +91,11 @@ describe('transcribeAudio against the fake OpenAI-compatible API', () => {
     expect(r).toEqual({ ok: false, failure: 'unreachable', words: 'ECONNREFUSED' });
   });
 
+  it('an empty transcript (silence) is no speech', async () => {
+    fake = await startFakeTranscribe({ behaviour: { type: 'text', text: ' ' } });
+    expect(await transcribeAudio(config(fake.url), input)).toEqual({ ok: false, failure: 'no_speech', status: 200 });
+  });
+
   it('a 200 that is not the documented JSON is a bad answer', async () => {
     const server = createServer((sock) => {
       sock.once('data', () => sock.end('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 13\r\nconnection: close\r\n\r\n<p>login</p>\n'));

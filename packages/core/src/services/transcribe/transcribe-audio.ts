@@ -49,7 +49,8 @@ export async function transcribeAudio(config: TranscribeConfig, input: Transcrib
   if (failure) return { ok: false, failure, status: res.status, ...wordsOf(serviceWords(body)) };
   try {
     const text = (JSON.parse(body) as { text?: unknown }).text;
-    if (typeof text === 'string') return { ok: true, text: text.trim() };
+    // Silence (or noise) comes back as an empty text: nothing to send, said as such.
+    if (typeof text === 'string') return text.trim() === '' ? { ok: false, failure: 'no_speech', status: res.status } : { ok: true, text: text.trim() };
   } catch {
     // Falls through: a 2xx that is not the documented JSON.
   }

@@ -42,7 +42,9 @@ const SELECT = {
   messageId: true,
 } as const;
 
-type Row = { [K in keyof typeof SELECT]: K extends 'sizeBytes' ? number : K extends 'transcript' | 'failure' | 'failureWords' | 'messageId' ? string | null : string };
+type Row = {
+  [K in keyof typeof SELECT]: K extends 'sizeBytes' ? number : K extends 'transcript' | 'failure' | 'failureWords' | 'messageId' ? string | null : string;
+};
 
 function toDto(r: Row): VoiceNoteDto {
   return {
