@@ -46,7 +46,12 @@ export function VoiceRecorder({
     }, 250);
     return () => clearInterval(tick);
   }, [startedAt]);
-  useEffect(() => () => recorder.current?.stream.getTracks().forEach((tr) => tr.stop()), []);
+  useEffect(
+    () => () => {
+      for (const tr of recorder.current?.stream.getTracks() ?? []) tr.stop();
+    },
+    [],
+  );
 
   const upload = async (file: File) => {
     const [audio] = await encodeFiles([{ key: file.name, file }]);
