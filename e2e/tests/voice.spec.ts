@@ -21,14 +21,15 @@ test.use({
 let db: Db;
 const opened: string[] = [];
 test.afterAll(async () => {
+  test.setTimeout(240_000);
   for (const sessionId of opened) await closeSession({ db }, { sessionId }).catch(() => undefined);
   for (const sessionId of opened)
-    await expect.poll(async () => (await db.session.findUnique({ where: { id: sessionId } }))?.state ?? 'Archived', { timeout: 60_000 }).toBe('Archived');
+    await expect.poll(async () => (await db.session.findUnique({ where: { id: sessionId } }))?.state ?? 'Archived', { timeout: 180_000 }).toBe('Archived');
   await db?.$disconnect();
 });
 
 test('record, stop, the transcript goes into the box, Send queues it; a 503 attaches the recording', async ({ signedInPage: page, state, request }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(300_000);
   db ??= createDb(state.databaseUrl, { max: 2 });
   const node = await db.node.findFirstOrThrow({ where: { isLocal: true } });
   const folder = path.join(state.workDir, `voice-${Date.now()}`);
@@ -64,7 +65,12 @@ test('record, stop, the transcript goes into the box, Send queues it; a 503 atta
   expect([note.source, note.state, note.sha256, note.sizeBytes]).toEqual(['web', 'transcribed', req?.sha256, req?.size]);
 
   await page.getByRole('button', { name: 'Send' }).click();
-  await expect.poll(async () => (await db.message.findMany({ where: { sessionId: s.id }, select: { text: true } })).map((m) => m.text)).toEqual([said]);
+  await expect(page.getByTestId('message-input')).toHaveValue('', { timeout: 60_000 });
+  await expect
+    .poll(async () => (await db.message.findMany({ where: { sessionId: s.id }, select: { text: true } })).map((m) => m.text), { timeout: 60_000 })
+    .toEqual([said]);
+  // The real CLI answers it (the mock model): the session is idle again before the second recording, and closes cleanly after.
+  await expect.poll(async () => (await db.message.findFirst({ where: { sessionId: s.id, text: said } }))?.status, { timeout: 120_000 }).toBe('completed');
 
   // The service fails: the reason and its words are shown, and the recording is attached instead.
   await request.post(`${state.controlURL}/transcribe/behave`, { data: { type: 'fail', status: 503 } });

@@ -90,6 +90,9 @@ describe('a Telegram voice note with a transcription service', () => {
     expect(req?.sha256).toBe(sha(fixture));
     expect(req?.fileName).toMatch(/^voice-\d+\.ogg$/);
     await keptAudio(sid, fixture);
+    // Downloaded through the Bot API as a real bot does: getFile, then the file path Telegram gives voice notes.
+    const got = h.fake.calls('getFile').at(-1)?.response as { result?: { file_path?: string } } | undefined;
+    expect(got?.result?.file_path).toMatch(/^voice\/file_\d+\.oga$/);
 
     const sendData = buttons(shown).find((b) => b.text === 'Send')?.callback_data as string;
     const first = h.fake.userPresses(shown.message_id, sendData);

@@ -23,7 +23,13 @@ export const transcribeRoute = authedProcedure
     const mime = input.audio.mime.split(';')[0]?.trim() ?? 'application/octet-stream';
     let { note } = await keepVoiceNote(
       { db: ctx.db },
-      { sessionId: input.sessionId, source: 'web', sourceKey: `web:voice:${input.clientKey}`, attachmentsDir: dir, file: { fileName: input.audio.name, mimeType: mime, bytes } },
+      {
+        sessionId: input.sessionId,
+        source: 'web',
+        sourceKey: `web:voice:${input.clientKey}`,
+        attachmentsDir: dir,
+        file: { fileName: input.audio.name, mimeType: mime, bytes },
+      },
     );
     if (note.state === 'kept' && ctx.transcribe) {
       const result = await transcribeAudio(ctx.transcribe, { bytes: await readFile(note.path), fileName: note.fileName, mimeType: note.mime });
