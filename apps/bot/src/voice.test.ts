@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '@bria/core/log';
 import type { Db } from '@bria/core/services';
 import { messageRows, seedChat, voiceNoteRows } from '@bria/testkit/bot-fixtures';
-import { type FakeTranscribe, startFakeTranscribe } from '@bria/testkit/fake-transcribe';
+import { type FakeTranscribe, oggOpusSilence, readOggPages, startFakeTranscribe } from '@bria/testkit/fake-transcribe';
 import { createBot } from './bot.ts';
 import { coreActions } from './core-actions.ts';
 import { type Harness, scratchAttachmentsDir, seedNode, seedSession, useBotHarness } from '../test-support/bot-harness.ts';
@@ -68,6 +68,19 @@ async function keptAudio(sid: string, fixture: Buffer) {
   expect((await stat(note?.path ?? '')).size).toBe(fixture.length);
   return note as NonNullable<typeof note>;
 }
+
+describe('the voice note fixture', () => {
+  it('is the hand-written OGG/Opus: OpusHead, OpusTags, 400 ms of frames, every page CRC-correct', async () => {
+    const fixture = await readFile(FIXTURE);
+    expect(fixture.equals(oggOpusSilence(400))).toBe(true);
+    const pages = readOggPages(fixture);
+    expect(pages.map((p) => [p.crcOk, p.packets[0]?.subarray(0, 8).toString('latin1')])).toEqual([
+      [true, 'OpusHead'],
+      [true, 'OpusTags'],
+      [true, expect.any(String)],
+    ]);
+  });
+});
 
 describe('a Telegram voice note with a transcription service', () => {
   it('uploads the exact audio, shows the transcript, and Send queues it exactly once (double tap, restart)', async () => {
