@@ -11,6 +11,7 @@ import { startEngine } from '../../packages/core/src/engine/start-engine.ts';
 import { PushSender } from '../../packages/core/src/hub/push-sender.ts';
 import { createCliHome } from '@bria/testkit/cli-homes';
 import { startAnthropicMock, startOpenAIMock } from '@bria/testkit/mock-models';
+import { startFakeTranscribe, type TranscribeBehaviour } from '@bria/testkit/fake-transcribe';
 import { createLogger } from '@bria/core/log';
 import { createLoginLink } from '@bria/core/trpc';
 import { ADMIN_URL_ENV, createTestDatabase, startTestCluster } from '@bria/testkit/postgres';
@@ -177,6 +178,9 @@ try {
   // a few more variables (a JSON body `{ "env": { … } }`) to see the configuration it runs with.
   // Only an exit nobody asked for stops the whole test server.
   let next: ChildProcess | undefined;
+  // The record button's transcription service (docs/voice.md): the fake OpenAI-compatible API.
+  const stt = await startFakeTranscribe({ apiKey: 'sk-e2e-transcribe', behaviour: { type: 'text', text: 'Please run the unit tests.' } });
+  cleanups.push(() => stt.close());
   const startWeb = async (extraEnv: Record<string, string> = {}) => {
     const child = run(bin('next'), ['start', '-H', '127.0.0.1', '-p', String(webPort)], {
       DATABASE_URL: tdb.url,
@@ -184,6 +188,8 @@ try {
       BRIA_PUBLIC_URL: baseURL,
       BRIA_HUB_PUBLIC_URL: `ws://127.0.0.1:${hubPort}/agent`,
       BRIA_AGENT_BUNDLE_DIR: agentBundleDir,
+      BRIA_TRANSCRIBE_URL: stt.url,
+      BRIA_TRANSCRIBE_KEY: 'sk-e2e-transcribe',
       LOG_LEVEL: 'warn',
       ...extraEnv,
     });
@@ -240,6 +246,20 @@ try {
         () => res.writeHead(204).end(),
         (err: unknown) => res.writeHead(500).end(String(err)),
       );
+      return;
+    }
+    // The fake transcription service: what it was sent (GET), and what it answers next (POST a TranscribeBehaviour).
+    if (req.url === '/transcribe/requests' && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stt.requests()));
+      return;
+    }
+    if (req.url === '/transcribe/behave' && req.method === 'POST') {
+      const body: Buffer[] = [];
+      req.on('data', (d: Buffer) => body.push(d));
+      req.once('end', () => {
+        stt.behave(JSON.parse(Buffer.concat(body).toString()) as TranscribeBehaviour);
+        res.writeHead(204).end();
+      });
       return;
     }
     // What the mock models were asked (no bodies): a test checks which texts a CLI sent, and which never.

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 /** What serve.ts prepared for the tests. */
 export interface E2EState {
   baseURL: string;
-  /** POST `/login-link` (optionally `?expired=1`) → `{ url }`, a fresh one-time link; POST `/hub/stop`, `/hub/start`; POST `/web/stop`, `/web/start` (the dashboard's process, same port); GET `/mock/<claude|codex>/requests`, what the mock model was asked (no bodies). */
+  /** POST `/login-link` (optionally `?expired=1`) → `{ url }`, a fresh one-time link; POST `/hub/stop`, `/hub/start`; POST `/web/stop`, `/web/start` (the dashboard's process, same port); GET `/mock/<claude|codex>/requests`, what the mock model was asked (no bodies); GET `/transcribe/requests` and POST `/transcribe/behave`, the fake transcription service's log and next answer. */
   controlURL: string;
   hubPort: number;
   buildMs: number;

@@ -15,6 +15,7 @@ import { queueControl } from './features/queue-control.ts';
 import { schedules } from './features/schedules.ts';
 import { settings } from './features/settings.ts';
 import { unsupportedMessages } from './features/unsupported.ts';
+import { voice } from './features/voice.ts';
 import { plainTextFallback } from './render/plain-fallback.ts';
 import { answerEveryCallback, refuseButton } from './features/stale.ts';
 import { replyWith } from './outbox/queue.ts';
@@ -45,6 +46,7 @@ export function createBot(token: string, deps: BotDeps, config?: GrammyConfig<Bo
     schedules(),
     prompts(),
     queueControl(),
+    voice(),
     messages(),
     unsupportedMessages(),
   );

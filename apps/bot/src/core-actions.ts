@@ -5,6 +5,7 @@ import {
   answerPrompt,
   cancelMessage,
   editMessage,
+  keepVoiceNote,
   closeSession,
   commitSessionChanges,
   compactSession,
@@ -160,6 +161,16 @@ export function coreActions(o: { db: Db; log: Logger; publicUrl: string; attachm
     },
     removeWorktree(i) {
       return removeWorktreeAfterClose(deps, { sessionId: i.sessionId, ...(i.force ? { force: true } : {}) });
+    },
+    async keepVoiceNote(i) {
+      return keepVoiceNote(deps, {
+        sessionId: i.sessionId,
+        chatId: i.chatId,
+        source: 'telegram',
+        sourceKey: i.sourceKey,
+        attachmentsDir: o.attachmentsDir,
+        file: { fileName: i.file.fileName, mimeType: i.file.mimeType, bytes: i.file.bytes },
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
+import type { TranscribeConfig } from '@bria/core/env';
 import type { Logger } from '@bria/core/log';
-import type { AnswerPromptInput, AnswerPromptResult, ChangesDto, Db, DraftDto, GitRefusalDto } from '@bria/core/services';
+import type { AnswerPromptInput, AnswerPromptResult, ChangesDto, Db, DraftDto, GitRefusalDto, VoiceNoteDto } from '@bria/core/services';
 
 export type Executor = 'claude' | 'codex';
 
@@ -54,6 +55,8 @@ export interface SessionActions {
   /** The permission mode preselected for new sessions of one executor on a node. */
   setPermissionMode(o: { nodeId: string; executor: Executor; mode: string }): Promise<void>;
   createLoginLink(o: { telegramUserId: bigint; name?: string }): Promise<{ url: string; expiresAt: Date }>;
+  /** Stores a voice note or audio for the session in the attachments folder (core `keepVoiceNote`). */
+  keepVoiceNote(o: { sessionId: string; chatId: bigint; sourceKey: string; file: AttachmentIn }): Promise<{ note: VoiceNoteDto; duplicate: boolean }>;
   /** The user's answer to a CLI's permission request or question; the first answer wins (core `answerPrompt`). */
   answerPrompt(o: AnswerPromptInput): Promise<AnswerPromptResult>;
   /** The session's changes, read on its computer (core `readSessionChanges`, docs/worktrees.md). */
@@ -81,6 +84,8 @@ export interface BotDeps {
   now?: () => Date;
   /** Largest attachment accepted; never above the protocol's MAX_ATTACHMENT_BYTES (512 KB). */
   maxAttachmentBytes?: number;
+  /** The speech-to-text service for voice notes (docs/voice.md); absent: voice is kept as audio only. */
+  transcribe?: TranscribeConfig;
   /**
    * False once long polling is stopping: an update not yet begun is then left alone, unhandled and
    * unconfirmed, so Telegram hands it over again at the next start. Absent: every update is handled.

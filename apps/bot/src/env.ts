@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import path from 'node:path';
-import { defaultDataDir, parseEnv, zDatabaseUrl, zLogLevel } from '@bria/core/env';
+import { defaultDataDir, parseEnv, type TranscribeConfig, transcribeConfigOf, zDatabaseUrl, zLogLevel, zTranscribeEnv } from '@bria/core/env';
 
 /** The bot's configuration. Parsed once at start; nothing else in the bot reads `process.env`. */
 const zBotEnv = z
@@ -24,6 +24,7 @@ const zBotEnv = z
     BRIA_BOT_OUTBOX_LEASE_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
     LOG_LEVEL: zLogLevel,
   })
+  .extend(zTranscribeEnv.shape)
   .refine((e) => !e.TELEGRAM_WEBHOOK_URL || e.TELEGRAM_WEBHOOK_SECRET, {
     path: ['TELEGRAM_WEBHOOK_SECRET'],
     message: 'is required when TELEGRAM_WEBHOOK_URL is set (Telegram sends it back so forged updates are refused)',
@@ -41,6 +42,8 @@ export interface BotConfig {
   /** How long a claimed outbox row is held before another sender (or this one after a crash) may retry it. */
   outboxLeaseMs: number;
   logLevel: string;
+  /** Speech to text for voice notes (docs/voice.md); undefined: voice is kept as audio only. */
+  transcribe: TranscribeConfig | undefined;
 }
 
 export function loadBotConfig(source: NodeJS.ProcessEnv = process.env): BotConfig {
@@ -62,5 +65,6 @@ export function loadBotConfig(source: NodeJS.ProcessEnv = process.env): BotConfi
     outboxLeaseMs: e.BRIA_BOT_OUTBOX_LEASE_MS,
     attachmentsDir: path.join(e.BRIA_DATA_DIR ?? defaultDataDir(source), 'attachments'),
     logLevel: e.LOG_LEVEL,
+    transcribe: transcribeConfigOf(e),
   };
 }

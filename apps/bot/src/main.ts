@@ -41,6 +41,7 @@ const bot = createBot(
     allowedUsers: cfg.allowedUsers,
     apiRoot: cfg.apiRoot,
     actions: coreActions({ db, log, publicUrl: cfg.publicUrl, attachmentsDir: cfg.attachmentsDir }),
+    ...(cfg.transcribe ? { transcribe: cfg.transcribe } : {}),
     wakeOutbox: () => sender.wake(),
   },
   { client: { apiRoot: cfg.apiRoot } },

@@ -1,4 +1,5 @@
 import { Api } from 'grammy';
+import type { TranscribeConfig } from '@bria/core/env';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createLogger } from '@bria/core/log';
 import { closeDb, createDb, type Db } from '@bria/core/services';
@@ -24,7 +25,7 @@ export interface Harness {
  * The bot tests' set-up: one database for the file, emptied before each test, and a fresh bot
  * against a fresh fake Bot API for each test (stopped after it). `use` receives both every time.
  */
-export function useBotHarness(o: { allowed: number[] }, use: (x: { db: Db; h: Harness }) => void): void {
+export function useBotHarness(o: HarnessOptions, use: (x: { db: Db; h: Harness }) => void): void {
   let testDatabase: TestDatabase;
   let db: Db;
   let h: Harness;
@@ -51,14 +52,23 @@ export async function openDatabase(): Promise<{ testDatabase: TestDatabase; db: 
 /** A folder for the attachments a test's core actions store (removed when the test process ends). */
 export const scratchAttachmentsDir = (): string => scratchDir('bria-bot-att-');
 
-export async function startHarness(db: Db, o: { allowed: number[] }): Promise<Harness> {
+export interface HarnessOptions {
+  allowed: number[];
+  /** The speech-to-text service the bot is given (a test's fake); absent: none configured. */
+  transcribe?: () => TranscribeConfig | undefined;
+  /** The attachments folder (a fresh scratch folder when absent). */
+  attachmentsDir?: string;
+}
+
+export async function startHarness(db: Db, o: HarnessOptions): Promise<Harness> {
   const fake = await startFakeTelegram();
   const log = createLogger({ name: 'bot-test', level: 'silent' });
   const sender = new OutboxSender({ api: new Api(fake.token, { apiRoot: fake.apiRoot, timeoutSeconds: 5 }), db, log, pollMs: 50, leaseMs: 10_000 });
-  const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: scratchDir('bria-bot-att-') });
+  const actions = coreActions({ db, log, publicUrl: 'http://127.0.0.1:3999', attachmentsDir: o.attachmentsDir ?? scratchDir('bria-bot-att-') });
+  const transcribe = o.transcribe?.();
   const bot = createBot(
     fake.token,
-    { db, log, allowedUsers: new Set(o.allowed), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake() },
+    { db, log, allowedUsers: new Set(o.allowed), apiRoot: fake.apiRoot, actions, wakeOutbox: () => sender.wake(), ...(transcribe ? { transcribe } : {}) },
     { client: { apiRoot: fake.apiRoot } },
   );
   await bot.init();

@@ -2,47 +2,49 @@ import path from 'node:path';
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { findAgentBundleDir, readAgentBundle } from '@bria/core/agent-bundle';
-import { defaultDataDir, parseEnv, telegramBotConfigured, zLogLevel } from '@bria/core/env';
+import { defaultDataDir, parseEnv, telegramBotConfigured, type TranscribeConfig, transcribeConfigOf, zLogLevel, zTranscribeEnv } from '@bria/core/env';
 import type { HubListen } from '@bria/core/trpc';
 import { z } from 'zod';
 
 /** The dashboard's configuration, parsed once at first use (not at build time). */
-const zWebEnv = z.object({
-  DATABASE_URL: z.string({ error: 'is required (postgresql://…)' }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
-  BRIA_HUB_HEALTH_URL: z.url().default('http://127.0.0.1:3001/health'),
-  /** PEM file trusted for an https health URL (the hub's BRIA_TLS_CERT, set by the launcher). */
-  BRIA_HUB_CA: z.string().optional(),
-  /**
-   * The hub's own CA certificate (PEM file; npm start makes it in `<data>/tls/ca.pem` and sets this
-   * unless BRIA_TLS_CERT is given or BRIA_HUB_TLS=off): install commands carry it and its SHA-256.
-   */
-  BRIA_HUB_OWN_CA: z.string().optional(),
-  /** The dashboard's public origin, used for links and to decide whether cookies are Secure. */
-  BRIA_PUBLIC_URL: z.url().optional(),
-  /** Where new computers' agents connect; derived from the public host and the hub port when unset. */
-  BRIA_HUB_PUBLIC_URL: z
-    .string()
-    .regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL')
-    .optional(),
-  /**
-   * Where the hub listens (the hub reads the same two: BRIA_HUB_HOST, else BRIA_HOST; npm start
-   * passes them on), so "Add a computer" can say when no other computer can reach it.
-   */
-  BRIA_HOST: z.string().default('127.0.0.1'),
-  BRIA_HUB_HOST: z.string().optional(),
-  /** The agent bundle's folder (`dist/agent`, set by the launcher); found above the working folder when unset. */
-  BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
-  /** Bria's data folder (the launcher's); message attachments are kept under `attachments/` in it, as the bot keeps them. */
-  BRIA_DATA_DIR: z.string().optional(),
-  LOG_LEVEL: zLogLevel,
-  /** Only whether it is set matters here (see `telegramBotOn`). */
-  TELEGRAM_BOT_TOKEN: z.string().optional(),
-  /** Set by npm start: 1 when it started the Telegram bot, 0 when not (see `telegramBotOn`). */
-  BRIA_TELEGRAM_BOT: z
-    .enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off'])
-    .optional()
-    .transform((v) => (v === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(v))),
-});
+const zWebEnv = z
+  .object({
+    DATABASE_URL: z.string({ error: 'is required (postgresql://…)' }).regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL'),
+    BRIA_HUB_HEALTH_URL: z.url().default('http://127.0.0.1:3001/health'),
+    /** PEM file trusted for an https health URL (the hub's BRIA_TLS_CERT, set by the launcher). */
+    BRIA_HUB_CA: z.string().optional(),
+    /**
+     * The hub's own CA certificate (PEM file; npm start makes it in `<data>/tls/ca.pem` and sets this
+     * unless BRIA_TLS_CERT is given or BRIA_HUB_TLS=off): install commands carry it and its SHA-256.
+     */
+    BRIA_HUB_OWN_CA: z.string().optional(),
+    /** The dashboard's public origin, used for links and to decide whether cookies are Secure. */
+    BRIA_PUBLIC_URL: z.url().optional(),
+    /** Where new computers' agents connect; derived from the public host and the hub port when unset. */
+    BRIA_HUB_PUBLIC_URL: z
+      .string()
+      .regex(/^wss?:\/\/\S+$/, 'must be a ws:// or wss:// URL')
+      .optional(),
+    /**
+     * Where the hub listens (the hub reads the same two: BRIA_HUB_HOST, else BRIA_HOST; npm start
+     * passes them on), so "Add a computer" can say when no other computer can reach it.
+     */
+    BRIA_HOST: z.string().default('127.0.0.1'),
+    BRIA_HUB_HOST: z.string().optional(),
+    /** The agent bundle's folder (`dist/agent`, set by the launcher); found above the working folder when unset. */
+    BRIA_AGENT_BUNDLE_DIR: z.string().optional(),
+    /** Bria's data folder (the launcher's); message attachments are kept under `attachments/` in it, as the bot keeps them. */
+    BRIA_DATA_DIR: z.string().optional(),
+    LOG_LEVEL: zLogLevel,
+    /** Only whether it is set matters here (see `telegramBotOn`). */
+    TELEGRAM_BOT_TOKEN: z.string().optional(),
+    /** Set by npm start: 1 when it started the Telegram bot, 0 when not (see `telegramBotOn`). */
+    BRIA_TELEGRAM_BOT: z
+      .enum(['0', '1', 'true', 'false', 'yes', 'no', 'on', 'off'])
+      .optional()
+      .transform((v) => (v === undefined ? undefined : ['1', 'true', 'yes', 'on'].includes(v))),
+  })
+  .extend(zTranscribeEnv.shape);
 export type WebEnv = z.output<typeof zWebEnv>;
 
 let parsed: WebEnv | undefined;
@@ -104,3 +106,6 @@ export function agentBundle(env: WebEnv): { version: string; sha256: string } | 
 export function attachmentsDir(env: Pick<WebEnv, 'BRIA_DATA_DIR'>): string {
   return path.join(env.BRIA_DATA_DIR ?? defaultDataDir(), 'attachments');
 }
+
+/** The speech-to-text service of the record button (BRIA_TRANSCRIBE_*, docs/voice.md); undefined: none. */
+export const transcribeConfig = (env: WebEnv): TranscribeConfig | undefined => transcribeConfigOf(env);

@@ -93,3 +93,41 @@ export { flag as zFlag, port as zPort };
  * apps/web/src/env.ts), so the dashboard shows bot settings only when a bot really runs.
  */
 export const telegramBotConfigured = (e: { TELEGRAM_BOT_TOKEN?: string | undefined }): boolean => Boolean(e.TELEGRAM_BOT_TOKEN?.trim());
+
+/**
+ * Speech to text (docs/voice.md): an OpenAI-compatible `/audio/transcriptions` service. Read by the
+ * bot and the dashboard; without BRIA_TRANSCRIBE_URL voice is kept as an audio file only.
+ */
+export const zTranscribeEnv = z.object({
+  BRIA_TRANSCRIBE_URL: z
+    .url()
+    .regex(/^https?:\/\//, 'must be an http:// or https:// URL (e.g. https://api.openai.com/v1)')
+    .optional(),
+  BRIA_TRANSCRIBE_KEY: z.string().optional(),
+  BRIA_TRANSCRIBE_MODEL: z.string().min(1).default('whisper-1'),
+  BRIA_TRANSCRIBE_LANGUAGE: z
+    .string()
+    .regex(/^[a-z]{2,3}$/, 'an ISO-639-1 code such as en or ru')
+    .optional(),
+  BRIA_TRANSCRIBE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+});
+
+/** Where and how voice is transcribed; undefined when no service is configured. */
+export interface TranscribeConfig {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  language?: string;
+  timeoutMs: number;
+}
+
+export function transcribeConfigOf(e: z.output<typeof zTranscribeEnv>): TranscribeConfig | undefined {
+  if (!e.BRIA_TRANSCRIBE_URL) return undefined;
+  return {
+    baseUrl: e.BRIA_TRANSCRIBE_URL.replace(/\/+$/, ''),
+    model: e.BRIA_TRANSCRIBE_MODEL,
+    timeoutMs: e.BRIA_TRANSCRIBE_TIMEOUT_MS,
+    ...(e.BRIA_TRANSCRIBE_KEY?.trim() ? { apiKey: e.BRIA_TRANSCRIBE_KEY.trim() } : {}),
+    ...(e.BRIA_TRANSCRIBE_LANGUAGE ? { language: e.BRIA_TRANSCRIBE_LANGUAGE } : {}),
+  };
+}

@@ -114,6 +114,9 @@ export const agentCommandRows = (db: Db, where: Prisma.AgentCommandWhereInput) =
   db.agentCommand.findMany({ where, orderBy: { createdAt: 'asc' }, select: { type: true, sessionId: true, payload: true } });
 export const countAgentCommands = (db: Db, where: Prisma.AgentCommandWhereInput): Promise<number> => db.agentCommand.count({ where });
 
+/** Voice notes as the bot kept them (docs/voice.md). */
+export const voiceNoteRows = (db: Db, where: Prisma.VoiceNoteWhereInput = {}) => db.voiceNote.findMany({ where, orderBy: { createdAt: 'asc' } });
+
 // Settings and dashboard users.
 
 export async function seedSettings(db: Db, data: Omit<Prisma.SettingsUncheckedCreateInput, 'id'>): Promise<void> {

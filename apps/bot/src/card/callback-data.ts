@@ -38,6 +38,8 @@ export const ACTIONS = [
   'guse',
   'gpush',
   'gdraft',
+  /** A voice note's Send / Edit / Cancel / Send as file (arg: `s|e|c|f:<note id>`). */
+  'voice',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

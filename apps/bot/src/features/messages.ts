@@ -35,7 +35,7 @@ function inputRefusalKey(error: AppError): MessageKey {
  * its state now is what the refusal was about (it changed between the active-session check and the
  * refusal).
  */
-async function refusalKey(ctx: BotContext, sessionId: string, error: AppError, withAttachment: boolean): Promise<MessageKey> {
+export async function refusalKey(ctx: BotContext, sessionId: string, error: AppError, withAttachment: boolean): Promise<MessageKey> {
   switch (error.code) {
     case 'PERSIST_FAILED':
       return withAttachment ? 'attach.failed' : 'msg.refusedGeneric';
@@ -115,7 +115,7 @@ export function messages(): Composer<BotContext> {
   return c;
 }
 
-async function download(ctx: BotContext, fileId: string, fileName: string, mimeType: string, max: number): Promise<AttachmentIn> {
+export async function download(ctx: BotContext, fileId: string, fileName: string, mimeType: string, max: number): Promise<AttachmentIn> {
   const file = await ctx.api.getFile(fileId);
   if (!file.file_path) throw new Error('no file path');
   const res = await fetch(`${ctx.bria.deps.apiRoot}/file/bot${ctx.api.token}/${file.file_path}`);

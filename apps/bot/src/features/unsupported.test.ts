@@ -22,14 +22,13 @@ useBotHarness({ allowed: [ADA, IVAN] }, (x) => {
 });
 
 describe('unsupported messages', () => {
-  it('a voice note and a sticker each get one "not supported yet" reply; nothing reaches the session', async () => {
+  it('a video and a sticker each get one "not supported yet" reply; nothing reaches the session (voice has its own feature)', async () => {
     const nodeId = await seedNode(db, { name: 'laptop' });
     const sid = await seedSession(db, { nodeId, state: 'Ready' });
     await seedChat(db, { chatId: ADA, active: { nodeId, sessionId: sid } });
-    const voice = h.fake.userSendsMedia('voice', new Uint8Array([1, 2, 3]));
+    const voice = h.fake.userSendsMedia('video', new Uint8Array([1, 2, 3]));
     await h.fake.waitForChat(
-      (ms) =>
-        ms.some((m) => m.from?.is_bot && m.text === 'Not sent: Bria cannot carry voice notes to your computer yet. Send text, a photo or a file instead.'),
+      (ms) => ms.some((m) => m.from?.is_bot && m.text === 'Not sent: Bria cannot carry videos to your computer yet. Send text, a photo or a file instead.'),
       { chatId: ADA },
     );
     h.fake.userSendsMedia('sticker', new Uint8Array([4]));

@@ -6,6 +6,7 @@ import { useI18n } from './i18n-context.tsx';
 import { queueNoticeCurrent } from './page-notices.ts';
 import { useTRPC } from './trpc.ts';
 import { useErrorText } from './use-error-text.ts';
+import { VoiceRecorder } from './voice-recorder.tsx';
 
 const newKey = () => crypto.randomUUID().replaceAll('-', '');
 
@@ -135,6 +136,11 @@ export function MessageBox({
             }}
           />
         </label>
+        <VoiceRecorder
+          sessionId={sessionId}
+          onTranscript={(said) => setText((typed) => (typed.trim() ? `${typed.trimEnd()} ${said}` : said))}
+          onKeepFile={(file) => addFiles([file])}
+        />
         {!accepting && <span className="muted small grow">{t('send.notAccepting')}</span>}
         {/* "Storing…" while the request runs; it ends as "Stored in the queue (#n)." or the service's refusal. */}
         {send.isPending && (

@@ -1,3 +1,4 @@
+import { voiceEn } from './voice-en.ts';
 /**
  * English catalog. Every user-facing text of the bot (and the dashboard's shared words) lives here;
  * `ru.ts` must have exactly the same keys (a test checks). Values are plain text: the bot escapes
@@ -397,6 +398,7 @@ export const en = {
   'gitRefusal.agent_too_old': 'the agent on this computer cannot run git for Bria yet; update it.',
   'gitRefusal.no_answer': 'the computer did not answer in time; send /changes to see what happened.',
   'gitRefusal.no_draft': 'the session’s CLI gave no commit message (or is still writing: its answer will be in the conversation).',
+  ...voiceEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,4 +1,5 @@
 import type { MessageKey } from './en.ts';
+import { voiceRu } from './voice-ru.ts';
 
 /** Russian catalog; same keys as `en.ts`, same `{placeholders}`. */
 export const ru: Record<MessageKey, string> = {
@@ -393,4 +394,5 @@ export const ru: Record<MessageKey, string> = {
   'gitRefusal.agent_too_old': 'агент на этом компьютере пока не умеет запускать git для Bria; обновите его.',
   'gitRefusal.no_answer': 'компьютер не ответил вовремя; отправьте /changes, чтобы увидеть, что произошло.',
   'gitRefusal.no_draft': 'CLI сессии не дал сообщения коммита (или ещё пишет: ответ появится в переписке).',
+  ...voiceRu,
 };

@@ -8,3 +8,4 @@ export * from './telegram/index.ts';
 export { closeDb, createDb, type Db } from './db-handle.ts';
 export * from './push/index.ts';
 export * from './usage/index.ts';
+export * from './transcribe/index.ts';

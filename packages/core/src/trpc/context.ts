@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts';
+import type { TranscribeConfig } from '../env.ts';
 import type { ChangeFeed } from '../db/repos/change-feed.ts';
 import { resolveWebSession, type SessionUser } from '../services/auth/resolve-web-session.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from '../services/auth/secrets.ts';
@@ -35,6 +36,8 @@ export interface Context {
   checkFolder: ((nodeId: string, folder: string) => Promise<{ folder: string }>) | null;
   /** Where this server keeps message attachments (`<data dir>/attachments`); null: uploads are refused. */
   attachmentsDir: string | null;
+  /** The speech-to-text service for the record button (docs/voice.md); null: none configured. */
+  transcribe: TranscribeConfig | null;
 }
 
 export const DEFAULT_HUB_PUBLIC_URL = 'ws://127.0.0.1:3001/agent';
@@ -60,6 +63,7 @@ export interface InnerContextOptions {
   changes?: ChangeFeed | null;
   checkFolder?: Context['checkFolder'];
   attachmentsDir?: string | null;
+  transcribe?: TranscribeConfig | null;
 }
 
 /** The context without HTTP: tests and server-side callers build it directly. */
@@ -77,6 +81,7 @@ export function createContextInner(opts: InnerContextOptions): Context {
     changes: opts.changes ?? null,
     checkFolder: opts.checkFolder ?? null,
     attachmentsDir: opts.attachmentsDir ?? null,
+    transcribe: opts.transcribe ?? null,
   };
 }
 
@@ -99,6 +104,7 @@ export async function createContext(opts: {
   hubCa?: Context['hubCa'];
   changes?: ChangeFeed;
   attachmentsDir?: string;
+  transcribe?: TranscribeConfig;
 }): Promise<Context> {
   const web = await resolveWebSession({ db: opts.db, secret: readCookie(opts.headers.get('cookie'), SESSION_COOKIE) });
   return createContextInner({
@@ -114,5 +120,6 @@ export async function createContext(opts: {
     changes: opts.changes ?? null,
     checkFolder: (nodeId, folder) => validateFolderOnNode({ db: opts.db, nodeId, folder }),
     attachmentsDir: opts.attachmentsDir ?? null,
+    transcribe: opts.transcribe ?? null,
   });
 }

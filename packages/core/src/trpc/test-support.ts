@@ -4,6 +4,7 @@ import { redeemLoginToken, type NewWebSessionDto } from '../services/auth/redeem
 import { CSRF_HEADER, SESSION_COOKIE } from '../services/auth/secrets.ts';
 import { createCaller } from './app-router.ts';
 import { type Context, createContext } from './context.ts';
+import type { TranscribeConfig } from '../env.ts';
 
 /** Logs in the way a browser does (link → session) and returns a caller built from real request headers. */
 type CallerOptions = {
@@ -14,6 +15,7 @@ type CallerOptions = {
   agentBundle?: Context['agentBundle'];
   hubCa?: Context['hubCa'];
   attachmentsDir?: string;
+  transcribe?: TranscribeConfig;
 };
 
 /** The agent bundle router tests run with (as if `npm run build:agent` had run), unless they pass their own. */
@@ -45,6 +47,7 @@ export async function callerFor(db: Db, web: NewWebSessionDto | null, opts: Call
     agentBundle: opts.agentBundle ?? (() => TEST_AGENT_BUNDLE),
     ...(opts.hubCa ? { hubCa: opts.hubCa } : {}),
     ...(opts.attachmentsDir ? { attachmentsDir: opts.attachmentsDir } : {}),
+    ...(opts.transcribe ? { transcribe: opts.transcribe } : {}),
   });
   const ctx: Context = { ...real, checkFolder: opts.checkFolder ?? (async (_nodeId, folder) => ({ folder })) };
   return { caller: createCaller(ctx), resHeaders, ctx };

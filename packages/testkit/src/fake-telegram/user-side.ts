@@ -60,7 +60,15 @@ export class UserSide {
 
   /** A voice note, audio, video, round video or sticker, as Telegram clients send them. */
   sendsMedia(kind: MediaKind, bytes: Uint8Array, opts: UserOptions = {}): Sent {
-    const file = this.ctx.files.add({ kind: 'document', bytes: Buffer.from(bytes) });
+    // Where Telegram files each kind (the file_path getFile returns).
+    const place = {
+      voice: { folder: 'voice', ext: 'oga' },
+      audio: { folder: 'music', ext: 'mp3' },
+      video: { folder: 'videos', ext: 'mp4' },
+      video_note: { folder: 'video_notes', ext: 'mp4' },
+      sticker: { folder: 'stickers', ext: 'webp' },
+    }[kind];
+    const file = this.ctx.files.add({ kind: 'document', bytes: Buffer.from(bytes), place });
     const base = { file_id: file.fileId, file_unique_id: file.uniqueId, file_size: file.bytes.length };
     const content = {
       voice: { ...base, duration: 1, mime_type: 'audio/ogg' },

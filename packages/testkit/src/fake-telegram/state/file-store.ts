@@ -49,10 +49,11 @@ export class FileStore {
   private readonly byPath = new Map<string, StoredFile>();
   private counter = 0;
 
-  add(opts: { kind: FileKind; bytes: Buffer; fileName?: string; mimeType?: string }): StoredFile {
+  /** `place`: the folder and extension Telegram files this media under (voice notes: `voice/…oga`). */
+  add(opts: { kind: FileKind; bytes: Buffer; fileName?: string; mimeType?: string; place?: { folder: string; ext: string } }): StoredFile {
     const n = this.counter++;
-    const ext = opts.kind === 'photo' ? 'jpg' : (/\.([A-Za-z0-9]+)$/.exec(opts.fileName ?? '')?.[1] ?? '');
-    const folder = opts.kind === 'photo' ? 'photos' : 'documents';
+    const ext = opts.place?.ext ?? (opts.kind === 'photo' ? 'jpg' : (/\.([A-Za-z0-9]+)$/.exec(opts.fileName ?? '')?.[1] ?? ''));
+    const folder = opts.place?.folder ?? (opts.kind === 'photo' ? 'photos' : 'documents');
     const prefix = opts.kind === 'photo' ? 'AgACAgIAAxkBAAI' : 'BQACAgIAAxkBAAI';
     const file: StoredFile = {
       fileId: `${prefix}${randomBytes(48).toString('base64url')}`,

@@ -11,6 +11,7 @@ import { answerPromptRoute, promptsRoute } from './prompts.ts';
 import { cancelMessageRoute, editMessageRoute } from './change-message.ts';
 import { cancelScheduleRoute, scheduleMessageRoute, schedulesRoute } from './schedules.ts';
 import { sendMessageRoute } from './send-message.ts';
+import { transcribeRoute } from './transcribe.ts';
 
 export const sessionsRouter = router({
   listOpen: listOpenRoute,
@@ -25,6 +26,7 @@ export const sessionsRouter = router({
   continueHere: continueHereRoute,
   adoptInPlace: adoptInPlaceRoute,
   sendMessage: sendMessageRoute,
+  transcribe: transcribeRoute,
   cancelMessage: cancelMessageRoute,
   editMessage: editMessageRoute,
   schedules: schedulesRoute,

@@ -1,6 +1,6 @@
 import { appRouter, createContext, readCookie, resolveWebSession, SESSION_COOKIE } from '@bria/core/trpc';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { agentBundle, attachmentsDir, hubCa, hubListen, hubPublicUrl, webEnv } from '../../../../env.ts';
+import { agentBundle, attachmentsDir, hubCa, hubListen, hubPublicUrl, transcribeConfig, webEnv } from '../../../../env.ts';
 import { changeFeed, db, log } from '../../../../server/db.ts';
 
 export const dynamic = 'force-dynamic';
@@ -34,6 +34,7 @@ async function handler(req: Request): Promise<Response> {
         hubCa: () => hubCa(webEnv()),
         changes: changeFeed(),
         attachmentsDir: attachmentsDir(webEnv()),
+        ...(transcribeConfig(webEnv()) ? { transcribe: transcribeConfig(webEnv()) } : {}),
       }),
     onError({ error, path }) {
       // Only unexpected failures are logged; the cause's message may name internals, never user text.

@@ -1,0 +1,2 @@
+export { type TranscribeInput, type TranscribeResult, transcribeAudio } from './transcribe-audio.ts';
+export * from './voice-notes.ts';
