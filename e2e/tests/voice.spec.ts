@@ -82,5 +82,19 @@ test('record, stop, the transcript goes into the box, Send queues it; a 503 atta
   await expect(page.getByTestId('composer-file')).toHaveCount(1);
   await expect(page.getByTestId('composer-file')).toContainText(/recording-\d{14}\.webm/);
   expect(await db.voiceNote.count({ where: { sessionId: s.id, state: 'failed' } })).toBe(1);
+  // Sent as a file: kept as the audio it is (the recorder's "audio/webm;codecs=opus" without its parameters).
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect
+    .poll(
+      async () =>
+        (await db.message.findMany({ where: { sessionId: s.id }, orderBy: { seq: 'asc' } }))
+          .flatMap((m) => (m.attachments ?? []) as { name: string; mime: string }[])
+          .map((a) => a.mime),
+      { timeout: 60_000 },
+    )
+    .toEqual(['audio/webm']);
+  await expect
+    .poll(async () => (await db.message.findMany({ where: { sessionId: s.id } })).map((m) => m.status), { timeout: 120_000 })
+    .toEqual(['completed', 'completed']);
   await request.post(`${state.controlURL}/transcribe/behave`, { data: { type: 'text', text: 'Please run the unit tests.' } });
 });

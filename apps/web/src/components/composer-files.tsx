@@ -18,7 +18,9 @@ export async function encodeFiles(files: readonly PickedFile[]): Promise<{ name:
       const bytes = new Uint8Array(await file.arrayBuffer());
       let bin = '';
       for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-      return { name: file.name || 'pasted', mime: /^[\w.+-]+\/[\w.+-]+$/.test(file.type) ? file.type : 'application/octet-stream', base64: btoa(bin) };
+      // A recorder's type carries parameters ("audio/webm;codecs=opus"): the bare type is what is kept.
+      const type = file.type.split(';')[0]?.trim() ?? '';
+      return { name: file.name || 'pasted', mime: /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : 'application/octet-stream', base64: btoa(bin) };
     }),
   );
 }

@@ -74,6 +74,9 @@ export async function keepVoiceNote(
   const { db } = depsOf(deps);
   const known = await db.voiceNote.findUnique({ where: { sourceKey: input.sourceKey }, select: SELECT });
   if (known) return { note: toDto(known), duplicate: true };
+  // Nothing is written for a session that does not exist (no folder, no file): "not found" in words.
+  if (!(await db.session.findUnique({ where: { id: input.sessionId }, select: { id: true } })))
+    throw new AppError('NOT_FOUND', { message: 'session not found' });
   const stored = await storeAttachmentFile(input.attachmentsDir, input.sessionId, input.file).catch((cause: unknown) => {
     throw new AppError('PERSIST_FAILED', { message: 'voice note could not be stored', cause });
   });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,20 @@ describe('sessions.transcribe', () => {
     expect([note.source, note.state, note.sha256, sha(readFileSync(note.path))]).toEqual(['web', 'transcribed', sha(WEBM), sha(WEBM)]);
     // Nothing is queued: the transcript waits in the message box for the user's Send.
     expect(await db.message.count({ where: { sessionId: s.id } })).toBe(0);
+  });
+
+  it('an unknown session: "not found", and nothing is written or uploaded', async () => {
+    const { caller } = await signedInCaller(db, { attachmentsDir: dir, transcribe: { baseUrl: fake.url, model: 'whisper-1', timeoutMs: 5000 } });
+    const before = fake.requests().length;
+    const ghost = '00000000-0000-4000-8000-00000000dead';
+    const err = await caller.sessions.transcribe({ sessionId: ghost, clientKey: 'rec-000000404', audio }).then(
+      () => null,
+      (e: { code?: string }) => e,
+    );
+    expect(err?.code).toBe('NOT_FOUND');
+    expect(fake.requests().length).toBe(before);
+    expect(await db.voiceNote.count({ where: { sessionId: ghost } })).toBe(0);
+    expect(existsSync(path.join(dir, ghost))).toBe(false);
   });
 
   it('a failing service: the failure and its words come back, the recording stays', async () => {
