@@ -27,3 +27,4 @@ export * from './usage-prices.ts';
 export * from './spend-gate.ts';
 export * from './git-actions.ts';
 export * from './compare-url.ts';
+export * from './cli-versions.ts';
