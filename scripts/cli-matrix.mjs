@@ -32,7 +32,10 @@ for (const wish of wishes.length ? wishes : ['pinned', 'prev1', 'prev2']) {
   const json = path.join(out, `${wish.replace(/[^\w.-]/g, '_')}.json`);
   const env = { ...process.env, BRIA_TEST_CLAUDE_VERSION: claude, BRIA_TEST_CODEX_VERSION: codex, VITEST_RETRY: process.env.VITEST_RETRY ?? '0' };
   const started = Date.now();
-  const r = spawnSync('npx', ['vitest', 'run', '--maxWorkers=1', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...MATRIX_SUITES], { stdio: 'inherit', env });
+  const r = spawnSync('npx', ['vitest', 'run', '--maxWorkers=1', '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...MATRIX_SUITES], {
+    stdio: 'inherit',
+    env,
+  });
   let passed = 0;
   let failed = r.status === 0 ? 0 : 1;
   try {

@@ -57,7 +57,9 @@ describe('warnUnverifiedClis', () => {
       },
       { level: 'warn', msg: 'agent.cli_version_unverified', fields: expect.objectContaining({ executor: 'codex', version: '0.1.0', relation: 'older' }) },
     ]);
-    expect(entries[0]?.fields?.warning).toBe(`Claude Code 2.1.300 — not verified with this Bria (newer than the verified ones); verified: ${VERIFIED_CLI_VERSIONS.claude.join(', ')}`);
+    expect(entries[0]?.fields?.warning).toBe(
+      `Claude Code 2.1.300 — not verified with this Bria (newer than the verified ones); verified: ${VERIFIED_CLI_VERSIONS.claude.join(', ')}`,
+    );
   });
 
   it('says nothing about a CLI that is not installed (that is reported as missing instead)', async () => {

@@ -98,7 +98,10 @@ export function selectClis(env: NodeJS.ProcessEnv = process.env): CliSelection {
   const target = (kind: CliKind, i: CliInstall) => join(modules, i.folder, BIN_IN_PACKAGE[kind]);
   if (claude.pinned && codex.pinned) {
     const binDir = join(modules, '.bin');
-    for (const [kind, i] of [['claude', claude], ['codex', codex]] as const) {
+    for (const [kind, i] of [
+      ['claude', claude],
+      ['codex', codex],
+    ] as const) {
       const link = join(binDir, kind);
       if (!existsSync(link) || realpathSync(link) !== realpathSync(target(kind, i))) {
         throw new Error(`${link} does not point at the pinned ${CLI_PACKAGES[kind]}; run npm install (its postinstall relinks it).`);
@@ -108,7 +111,10 @@ export function selectClis(env: NodeJS.ProcessEnv = process.env): CliSelection {
   }
   const binDir = join(modules, '.cache', 'bria-cli-matrix', `claude-${claude.version}_codex-${codex.version}`);
   mkdirSync(binDir, { recursive: true });
-  for (const [kind, i] of [['claude', claude], ['codex', codex]] as const) {
+  for (const [kind, i] of [
+    ['claude', claude],
+    ['codex', codex],
+  ] as const) {
     const link = join(binDir, kind);
     if (existsSync(link) && realpathSync(link) === realpathSync(target(kind, i))) continue;
     // Test files start in parallel: each writes its own link and renames it into place.

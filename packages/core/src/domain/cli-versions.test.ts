@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type CliExecutor, cliVersionVerdict, cliVersionWarning, compareCliVersions, executorVersions, parseCliVersion, storedCliVersion, VERIFIED_CLI_VERSIONS } from './cli-versions.ts';
+import {
+  type CliExecutor,
+  cliVersionVerdict,
+  cliVersionWarning,
+  compareCliVersions,
+  executorVersions,
+  parseCliVersion,
+  storedCliVersion,
+  VERIFIED_CLI_VERSIONS,
+} from './cli-versions.ts';
 
 const table = { claude: ['2.1.195', '2.1.196', '2.1.197'], codex: ['0.169.0', '0.169.1', '0.171.0'] } as const;
 

@@ -37,7 +37,11 @@ export type CliVersionVerdict =
   | { kind: 'unknown'; verified: readonly string[] };
 
 /** Is this `--version` output (or bare version) one Bria was verified with, and if not, newer or older? */
-export function cliVersionVerdict(executor: CliExecutor, output: string, table: Record<CliExecutor, readonly string[]> = VERIFIED_CLI_VERSIONS): CliVersionVerdict {
+export function cliVersionVerdict(
+  executor: CliExecutor,
+  output: string,
+  table: Record<CliExecutor, readonly string[]> = VERIFIED_CLI_VERSIONS,
+): CliVersionVerdict {
   const verified = table[executor];
   const version = parseCliVersion(output);
   if (version === null) return { kind: 'unknown', verified };

@@ -53,8 +53,14 @@ describe('hub: CLI versions from the hello', () => {
 
   it('replaces the versions on the next hello (a CLI gone is no longer listed)', async () => {
     const { nodeId, token } = await createNodeWithToken(db, { name: `cli-versions-${randomUUID().slice(0, 8)}` });
-    await hello(token, [{ executor: 'claude', available: true, version: '2.1.195 (Claude Code)' }, { executor: 'codex', available: true, version: 'codex-cli 0.1.0' }]);
-    await hello(token, [{ executor: 'claude', available: true, version: '2.1.196 (Claude Code)' }, { executor: 'codex', available: false }]);
+    await hello(token, [
+      { executor: 'claude', available: true, version: '2.1.195 (Claude Code)' },
+      { executor: 'codex', available: true, version: 'codex-cli 0.1.0' },
+    ]);
+    await hello(token, [
+      { executor: 'claude', available: true, version: '2.1.196 (Claude Code)' },
+      { executor: 'codex', available: false },
+    ]);
     await waitUntil(
       'the second hello stored',
       async () => (await db.node.findUniqueOrThrow({ where: { id: nodeId }, select: { executorVersions: true } })).executorVersions.join() === 'claude:2.1.196',
