@@ -10,6 +10,8 @@ import path from 'node:path';
 
 /** The suites that drive the real CLIs through tmux and their permission hooks. */
 export const MATRIX_SUITES = [
+  // First: that the chosen installs are the ones that run (`--version` of each).
+  'packages/testkit/src/cli-homes.test.ts',
   'apps/node-agent/src/executors/claude-session.test.ts',
   'apps/node-agent/src/executors/codex-session.test.ts',
   'apps/node-agent/src/executors/activity-real.test.ts',
