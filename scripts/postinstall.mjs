@@ -4,7 +4,7 @@
 // 2. installs tools/prisma-diff (Prisma 6's WASM schema engine, kept out of the workspace),
 //    used to write new migrations and by the drift test.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 
 function step(cmd, args, env = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
@@ -17,4 +17,25 @@ step('npx', ['prisma', 'generate'], {
 });
 if (!existsSync('tools/prisma-diff/node_modules/.bin/prisma')) {
   step('npm', ['ci', '--prefix', 'tools/prisma-diff', '--no-audit', '--no-fund', '--loglevel=error']);
+}
+// 3. the pinned CLIs own `node_modules/.bin/claude` and `codex`: the matrix's aliased older
+//    releases (claude-code-prev1…, codex-prev1…; docs/cli-versions.md) declare the same bin names,
+//    and npm links whichever it meets first, so an incremental install may point them at an old one.
+for (const [name, target] of [
+  ['claude', '../@anthropic-ai/claude-code/bin/claude.exe'],
+  ['codex', '../@openai/codex/bin/codex.js'],
+]) {
+  const link = `node_modules/.bin/${name}`;
+  if (!existsSync(`node_modules/.bin/${target}`)) continue;
+  if (readlinkOr(link) === target) continue;
+  rmSync(link, { force: true });
+  symlinkSync(target, link);
+}
+
+function readlinkOr(path) {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return null;
+  }
 }

@@ -30,6 +30,8 @@ export async function ensureAgentBundle(root: string, dir: string, say: (msg: st
   const sources = newestMtime([
     path.join(root, 'apps/node-agent/src'),
     path.join(root, 'packages/core/src/protocol'),
+    // The verified CLI releases the agent warns against (re-exported by protocol).
+    path.join(root, 'packages/core/src/domain/cli-versions.ts'),
     path.join(root, 'packages/core/src/env.ts'),
     path.join(root, 'packages/core/src/log.ts'),
   ]);

@@ -32,6 +32,7 @@ import { HookReporter } from './hooks/hook-reporter.ts';
 import { REMOTE_ANSWERS_OFF_TEXT, socketFolder } from './hooks/hooks-folder.ts';
 import { unavailableModes } from './unavailable-modes.ts';
 import { bundleInfo, SOURCE_VERSION } from './bundle-info.ts';
+import { warnUnverifiedClis } from './cli-version-check.ts';
 
 const run = promisify(execFile);
 /** Reported in the hello: a bundle's `<package version>-<content hash>`, or the checkout's package version. */
@@ -205,6 +206,7 @@ export class Agent {
     const stale = await this.tmux.removeStaleScripts();
     if (stale > 0) this.log('info', 'agent.stale_scripts_removed', { count: stale });
     this.executors = await probeExecutors(this.cfg);
+    warnUnverifiedClis(this.log, this.executors);
     // Commands an earlier run died running are answered first (never run again): their answers
     // precede the re-attach events in the ledger, so the hub learns the delivery outcome before
     // anything about the turn it may have started.

@@ -1,9 +1,10 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addTrustedDir, claudeBin, codexBin, createCliHome, MOCK_ANTHROPIC_KEY } from './cli-homes.ts';
+import { addTrustedDir, claudeBin, cliSelection, codexBin, createCliHome, MOCK_ANTHROPIC_KEY } from './cli-homes.ts';
 import { startAnthropicMock } from './mock-models/anthropic-mock.ts';
 import { createTmuxTestServer, writeLaunchScript } from './mock-models/tmux-test-server.ts';
 
@@ -17,10 +18,15 @@ describe('createCliHome', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('points at the pinned CLIs of this repository', () => {
-    for (const bin of [claudeBin, codexBin]) {
-      expect(bin).toMatch(/\/node_modules\/\.bin\/(claude|codex)$/);
+  it('points at the selected CLIs of this repository (the pinned ones unless BRIA_TEST_*_VERSION says otherwise)', () => {
+    for (const [bin, install] of [
+      [claudeBin, cliSelection.claude],
+      [codexBin, cliSelection.codex],
+    ] as const) {
       accessSync(bin, constants.X_OK);
+      expect(realpathSync(bin)).toContain(`/node_modules/${install.folder}/`);
+      expect(execFileSync(bin, ['--version'], { encoding: 'utf8' })).toContain(install.version);
+      if (install.pinned) expect(bin).toMatch(/\/node_modules\/\.bin\/(claude|codex)$/);
     }
   });
 

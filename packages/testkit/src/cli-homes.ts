@@ -2,11 +2,12 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readFile, realpath, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { selectClis } from './cli-versions.ts';
 
-const binDir = fileURLToPath(new URL('../../../node_modules/.bin', import.meta.url));
+/** The real CLIs the suites run: the pinned ones unless BRIA_TEST_*_VERSION chose another (cli-versions.ts). */
+export const cliSelection = selectClis();
+const binDir = cliSelection.binDir;
 
-/** The pinned real CLIs of this repository. */
 export const claudeBin = join(binDir, 'claude');
 export const codexBin = join(binDir, 'codex');
 

@@ -113,6 +113,7 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
               />
               {EXECUTOR_LABEL[e]}
               {!installed.includes(e) && <span className="muted small"> ({t('nodes.executors.notInstalled')})</span>}
+              <CliVersion v={node.cliVersions.find((c) => c.executor === e)} />
             </label>
           ))
         )}
@@ -158,5 +159,23 @@ export function NodeCard({ node, own = false }: { node: NodeView; own?: boolean 
         </p>
       )}
     </article>
+  );
+}
+
+/** "2.1.197", or "2.1.300 — not verified with this Bria; verified: …" (never a refusal: the CLI still runs). */
+function CliVersion({ v }: { v: NodeView['cliVersions'][number] | undefined }) {
+  const { t } = useI18n();
+  if (!v) return null;
+  return (
+    <span className="small" data-testid="cli-version" data-verified={v.verified}>
+      {' '}
+      {v.version}
+      {!v.verified && (
+        <span className="muted" data-testid="cli-unverified">
+          {' — '}
+          {t('nodes.executors.unverified', { verified: v.verifiedVersions.join(', ') })}
+        </span>
+      )}
+    </span>
   );
 }

@@ -28,3 +28,4 @@ export * from './spend-gate.ts';
 export * from './git-actions.ts';
 export * from './compare-url.ts';
 export * from './transcription.ts';
+export * from './cli-versions.ts';

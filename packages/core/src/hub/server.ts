@@ -22,6 +22,7 @@ import { DraftRelay } from './draft-relay.ts';
 import { TerminalRelay } from './terminal-relay.ts';
 import { TERMINAL_CHANNEL } from '../db/repos/terminal-notices.ts';
 import { agentOutdated } from '../domain/agent-version.ts';
+import { executorVersions } from '../domain/cli-versions.ts';
 import { AgentDownloads } from './agent-download.ts';
 import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-check.ts';
 import { bearerToken } from './tokens.ts';
@@ -297,6 +298,7 @@ export class Hub {
           // Bria offers a CLI for new sessions only where the agent could run it.
           missingExecutors: hello.executors.filter((e) => !e.available).map((e) => e.executor),
           unavailableModes: hello.unavailableModes ?? [],
+          executorVersions: executorVersions(hello.executors),
         },
         this.now(),
       ),

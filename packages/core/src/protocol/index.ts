@@ -13,3 +13,13 @@ export * from './live-frames.ts';
 // The prompt rules both ends apply (pure, import-free; the agent may import only this package).
 export { type AnswerMisfit, type AnswerShape, type AnswerTarget, answerFits } from '../domain/prompt-machine.ts';
 export { type AlwaysAllowDecision, type AlwaysAllowOffer, type AlwaysAllowRefusal, alwaysAllowOffer } from '../domain/always-allow.ts';
+export {
+  type CliExecutor,
+  type CliVersionVerdict,
+  CLI_NAMES,
+  cliVersionVerdict,
+  cliVersionWarning,
+  compareCliVersions,
+  parseCliVersion,
+  VERIFIED_CLI_VERSIONS,
+} from '../domain/cli-versions.ts';

@@ -20,6 +20,8 @@ export interface NodeDto {
   agentCapabilities: string[];
   /** CLIs the agent's last hello said it cannot run (meaningful once `agentVersion` is set). */
   missingExecutors: ('claude' | 'codex')[];
+  /** `<executor>:<version>` of the CLIs the agent's last hello reported runnable. */
+  executorVersions: string[];
 }
 
 const nodeSelect = {
@@ -37,6 +39,7 @@ const nodeSelect = {
   unavailableModes: true,
   agentCapabilities: true,
   missingExecutors: true,
+  executorVersions: true,
 } as const;
 
 export async function listNodes(db: Db): Promise<NodeDto[]> {
@@ -117,6 +120,7 @@ export async function markNodeOnline(
     capabilities?: string[];
     missingExecutors?: ('claude' | 'codex')[];
     unavailableModes?: string[];
+    executorVersions?: string[];
   },
   now: Date,
 ): Promise<{ lastEventSeq: bigint; name: string }> {
@@ -124,7 +128,8 @@ export async function markNodeOnline(
     with n as (
       update "Node" set online = true, "connectedAt" = ${now}, "lastSeenAt" = ${now}, "agentVersion" = ${info.agentVersion},
         hostname = ${info.hostname}, "agentInstanceId" = ${info.instanceId}, "agentCapabilities" = ${info.capabilities ?? []}::text[],
-        "missingExecutors" = ${info.missingExecutors ?? []}::"Executor"[], "unavailableModes" = ${info.unavailableModes ?? []}::text[]
+        "missingExecutors" = ${info.missingExecutors ?? []}::"Executor"[], "unavailableModes" = ${info.unavailableModes ?? []}::text[],
+        "executorVersions" = ${info.executorVersions ?? []}::text[]
       where id = ${nodeId}::uuid
       returning "lastEventSeq", name),
     t as (update "AgentToken" set "lastUsedAt" = ${now} where id = ${info.tokenId}::uuid returning id)

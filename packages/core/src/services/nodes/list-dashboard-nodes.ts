@@ -3,6 +3,7 @@ import { listNodes } from '../../db/repos/nodes.ts';
 import type { Db } from '../../db/client.ts';
 import type { Executor, SessionPermissionMode } from '../../protocol/index.ts';
 import { agentOutdated } from '../../domain/agent-version.ts';
+import { cliVersionVerdict, storedCliVersion, VERIFIED_CLI_VERSIONS } from '../../domain/cli-versions.ts';
 import { installedExecutors } from '../../domain/installed-executors.ts';
 import { type RemoteAnswersOffReason, remoteAnswersOff } from '../../domain/remote-answers.ts';
 import { nodeDefaultMode } from '../sessions/session-choices.ts';
@@ -26,6 +27,11 @@ export interface DashboardNodeDto {
   enabledExecutors: Executor[];
   /** The CLIs the agent reported it can run (`installedExecutors`); null until an agent has reported at all. */
   installedExecutors: Executor[] | null;
+  /**
+   * Each runnable CLI's version as the agent's last hello reported it, and whether this Bria was
+   * verified with it (domain `cliVersionVerdict`); an unverified one still runs.
+   */
+  cliVersions: { executor: Executor; version: string; verified: boolean; verifiedVersions: string[] }[];
   openSessions: number;
   /** The permission mode preselected for new sessions, per executor; `<executor>:<mode>` that cannot start there. */
   defaultModes: { claude: SessionPermissionMode; codex: SessionPermissionMode };
@@ -58,6 +64,7 @@ export async function listDashboardNodes(opts: {
     ...outdated(n, bundle, opts.hubPublicUrl, opts.hubCa ?? undefined),
     enabledExecutors: n.enabledExecutors,
     installedExecutors: installedExecutors(['claude', 'codex'] as const, n),
+    cliVersions: cliVersions(n.executorVersions),
     openSessions: n.openSessions,
     defaultModes: { claude: nodeDefaultMode('claude', n), codex: nodeDefaultMode('codex', n) },
     unavailableModes: n.unavailableModes,
@@ -76,6 +83,15 @@ function outdated(
   // This computer's agent runs from the checkout (npm start): a restart updates it, not a download.
   const command = old && bundle && hubUrl && !n.isLocal ? updateCommand({ hubUrl, bundle, ...(ca ? { ca } : {}) }) : null;
   return { agentOutdated: old, updateCommand: command };
+}
+
+function cliVersions(stored: string[]): DashboardNodeDto['cliVersions'] {
+  return (['claude', 'codex'] as const).flatMap((executor) => {
+    const version = storedCliVersion(stored, executor);
+    if (version === null) return [];
+    const verdict = cliVersionVerdict(executor, version);
+    return [{ executor, version, verified: verdict.kind === 'verified', verifiedVersions: [...VERIFIED_CLI_VERSIONS[executor]] }];
+  });
 }
 
 /** Counts for the health endpoint. */

@@ -16,6 +16,8 @@ export const ZNodeView = z.object({
   enabledExecutors: z.array(zExecutor),
   /** Null until the computer's agent has reported which CLIs it can run. */
   installedExecutors: z.array(zExecutor).nullable(),
+  /** The CLIs' versions from the agent's last hello; `verified`: this Bria's suites passed against it. */
+  cliVersions: z.array(z.object({ executor: zExecutor, version: z.string(), verified: z.boolean(), verifiedVersions: z.array(z.string()) })),
   openSessions: z.number().int().nonnegative(),
   defaultModes: z.object({ claude: z.string(), codex: z.string() }),
   unavailableModes: z.array(z.string()),

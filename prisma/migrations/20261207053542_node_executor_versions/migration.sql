@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Node" ADD COLUMN     "executorVersions" TEXT[] DEFAULT ARRAY[]::TEXT[];
+
