@@ -47,6 +47,8 @@ let done = 0;
 let violations = 0;
 let explained = 0;
 const missed: Record<string, number> = {};
+const edge = { cancelHandover: 0, editHandover: 0, schedules: 0, pushes: 0, forges: 0 };
+const takeovers: Record<string, number> = {};
 const prompts = { tool: 0, dialog: 0, allowed: 0, denied: 0, unanswered: 0, web: 0, bot: 0, withButtons: 0, toolsRan: 0, toolTurns: 0 };
 const t0 = Date.now();
 try {
@@ -63,13 +65,19 @@ try {
     violations += r.violations.length;
     for (const [k, n] of Object.entries(r.missed)) missed[k] = (missed[k] ?? 0) + (n ?? 0);
     for (const k of Object.keys(prompts) as (keyof typeof prompts)[]) prompts[k] += r.prompts[k];
+    edge.cancelHandover += r.actions.cancel_handover;
+    edge.editHandover += r.actions.edit_handover;
+    edge.schedules += r.edge.schedules;
+    edge.pushes += r.edge.pushes;
+    edge.forges += r.edge.forges;
+    for (const [k, n] of Object.entries(r.edge.takeovers)) takeovers[k] = (takeovers[k] ?? 0) + n;
     const p = r.prompts;
     const f = Object.entries(r.faults)
       .filter(([, n]) => n > 0)
       .map(([k, n]) => `${k}=${n}`)
       .join(' ');
     console.log(
-      `run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, prompts ${p.tool} tool + ${p.dialog} dialog (allow ${p.allowed}, deny ${p.denied}, none ${p.unanswered}; web ${p.web}, bot ${p.bot}; ${p.withButtons} shown with buttons in Telegram), tools ran ${p.toolsRan}/${p.toolTurns}, queue control cancel ${r.actions.cancel} edit ${r.actions.edit} schedule ${r.actions.schedule}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ''}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`,
+      `run ${done} seed ${seed}: ${(r.ms / 1000).toFixed(0)} s, ${r.sessions} sessions, ${r.messages} messages, faults ${f || 'none'}, prompts ${p.tool} tool + ${p.dialog} dialog (allow ${p.allowed}, deny ${p.denied}, none ${p.unanswered}; web ${p.web}, bot ${p.bot}; ${p.withButtons} shown with buttons in Telegram), tools ran ${p.toolsRan}/${p.toolTurns}, queue control cancel ${r.actions.cancel} edit ${r.actions.edit} schedule ${r.actions.schedule} cancel/edit racing a resume ${r.actions.cancel_handover}/${r.actions.edit_handover}, schedules due in an outage ${r.edge.schedules}, push pairs ${r.edge.pushes}, forged hook lines ${r.edge.forges}${Object.keys(r.edge.takeovers).length ? ` take-overs ${JSON.stringify(r.edge.takeovers)}` : ''}, violations ${r.violations.length}${r.finalSaveFailures ? `, ${r.finalSaveFailures} final writes refused` : ''}${r.unrecoverable ? `, ${r.unrecoverable} waiting after a failed resume` : ''}${r.harness.length ? `, harness notes ${r.harness.length}` : ''}`,
     );
     for (const line of r.violations) console.log(`  VIOLATION ${line}`);
     for (const line of r.explained) console.log(`  allowed ${line}`);
@@ -88,6 +96,13 @@ const total = Object.values(faults).reduce((a, b) => a + b, 0);
 console.log(
   `\nPermission requests: ${prompts.tool} tool + ${prompts.dialog} dialog; allowed ${prompts.allowed}, denied ${prompts.denied}, unanswered ${prompts.unanswered}; answered from the dashboard ${prompts.web}, from Telegram ${prompts.bot}; ${prompts.withButtons} shown with buttons in Telegram; ${prompts.toolsRan} of ${prompts.toolTurns} coding turns' tools ran. Aimed faults whose moment did not come: ${
     Object.entries(missed)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ') || 'none'
+  }`,
+);
+console.log(
+  `\nHand-overs and edges (issue 35): cancel racing a resume ${edge.cancelHandover}, edit racing a resume ${edge.editHandover}; schedules due during an outage ${edge.schedules}; push pairs (failing + healthy device) ${edge.pushes}; forged hook lines ${edge.forges}; take-over races ${
+    Object.entries(takeovers)
       .map(([k, n]) => `${k}=${n}`)
       .join(' ') || 'none'
   }`,

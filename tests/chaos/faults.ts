@@ -5,6 +5,7 @@ import { scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts
 import { endDesk, startDesk } from '../../packages/testkit/src/desk.ts';
 import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
+import { EDGE_FAULT_KINDS, EdgeFaults } from './edge-faults.ts';
 import type { Prng } from './prng.ts';
 import { pendingPrompts } from './prompt-actions.ts';
 import type { User } from './user-actions.ts';
@@ -25,6 +26,8 @@ export const FAULT_KINDS = [
   'bot_kill_prompt',
   'start_dialog_restart',
   'desk_start',
+  // Issue 35 (`edge-faults.ts`): hand-overs, schedules across outages, push services, hook input.
+  ...EDGE_FAULT_KINDS,
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Faults that take a whole part of the system away; one at a time, so each one heals as planned. */
@@ -38,13 +41,27 @@ const OUTAGES = new Set<FaultKind>([
   'hub_kill_prompt',
   'bot_kill_prompt',
   'start_dialog_restart',
+  'schedule_outage',
 ]);
 /**
  * Faults aimed at a moment of a permission request or start dialog. Each waits (bounded) for its
  * moment, provoking it when needed (a coding turn, an untrusted folder); counted only when the
  * moment came, otherwise under `missed`.
  */
-const AIMED = new Set<FaultKind>(['agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart', 'desk_start']);
+const AIMED = new Set<FaultKind>(['agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart', 'desk_start', 'desk_takeover']);
+/** Faults that can cut, delay or restart the node's connection or its agent (a forged line's check skips their windows). */
+const DISRUPTING = new Set<FaultKind>([
+  'hub_kill',
+  'agent_kill',
+  'pg_restart',
+  'ws_cut',
+  'ws_delay',
+  'node_away',
+  'agent_restart_prompt',
+  'hub_kill_prompt',
+  'start_dialog_restart',
+  'schedule_outage',
+]);
 /** States whose CLI Bria does not run: a person may resume the session by hand at the computer. */
 const DESK_TARGETS = ['Archived', 'ResumeFailed', 'AwaitingRecovery'] as const;
 
@@ -63,13 +80,18 @@ export class FaultInjector {
   readonly missed: Partial<Record<FaultKind, number>> = {};
   /** The tmux servers of CLIs started "by hand" (`desk_start`) that still run. */
   private readonly desks = new Set<string>();
+  /** Started and ended disrupting faults (`DISRUPTING`): a window without a change saw none. */
+  private disruptions = 0;
+  readonly edge: EdgeFaults;
 
   constructor(
     private readonly sys: ChaosSystem,
     private readonly rng: Prng,
     private readonly sessionIds: () => string[],
     private readonly user?: User,
-  ) {}
+  ) {
+    this.edge = new EdgeFaults(sys, rng, user, () => this.disruptions + (this.outage ? 0.5 : 0), this.desks);
+  }
 
   /** The engine (in the hub's process) refuses every final write until `until` (ms since the epoch). */
   private refuseFinalsUntil(until: number): void {
@@ -95,11 +117,22 @@ export class FaultInjector {
       bot_kill_prompt: aimed,
       start_dialog_restart: aimed * 0.6,
       desk_start: aimed * 1.5,
+      // Issue 35: weighted so a 200-run batch meets each about 25 times (desk_takeover misses its moment often).
+      desk_takeover: aimed * 1.2,
+      schedule_outage: this.user ? 1 : 0,
+      push_fail: 1,
+      hook_forge: this.user ? 1 : 0,
     });
     if (OUTAGES.has(kind) && this.outage) return null;
-    const done = this.run(kind).catch((err: Error) => {
-      this.errors.push(`${kind}: ${err.message}`);
-    });
+    const disrupting = DISRUPTING.has(kind);
+    if (disrupting) this.disruptions++;
+    const done = this.run(kind)
+      .catch((err: Error) => {
+        this.errors.push(`${kind}: ${err.message}`);
+      })
+      .finally(() => {
+        if (disrupting) this.disruptions++;
+      });
     if (OUTAGES.has(kind)) this.outage = done.finally(() => (this.outage = null));
     else this.track(done);
     if (!AIMED.has(kind)) this.counts[kind]++;
@@ -232,6 +265,20 @@ export class FaultInjector {
       case 'desk_start':
         await this.deskStart();
         return;
+      case 'desk_takeover': {
+        const t = await this.aim(kind, () => this.closedTarget());
+        if (t?.nativeSessionId) await this.edge.deskTakeover({ ...t, nativeSessionId: t.nativeSessionId });
+        return;
+      }
+      case 'schedule_outage':
+        await this.edge.scheduleOutage();
+        return;
+      case 'push_fail':
+        await this.edge.pushFail();
+        return;
+      case 'hook_forge':
+        await this.edge.hookForge();
+        return;
       default:
         kind satisfies never;
     }
@@ -245,26 +292,7 @@ export class FaultInjector {
    */
   private async deskStart(): Promise<void> {
     const { sys, rng } = this;
-    const closed = () =>
-      sys.db.session.findMany({
-        where: { id: { in: this.sessionIds() }, state: { in: [...DESK_TARGETS] }, nativeSessionId: { not: null } },
-        select: { id: true, executor: true, nativeSessionId: true, folder: true },
-      });
-    const target = await this.aim('desk_start', async () => {
-      let rows = await closed();
-      if (rows.length === 0) {
-        // None closed yet: the user closes an open one first (provoked, like the other aimed faults).
-        const ready = await sys.db.session.findMany({ where: { id: { in: this.sessionIds() }, state: 'Ready' }, select: { id: true } });
-        if (ready.length === 0) return null;
-        const one = rng.pick(ready);
-        await this.user!.call('close', () => sys.services.close(one.id));
-        rows = (await this.waitFor(30_000, 200, async () => ((await closed()).length ? closed() : null))) ?? [];
-      }
-      if (rows.length === 0) return null;
-      const t = rng.pick(rows);
-      const held = await scanHolders({ claudeHome: claudeConfigDir(sys.cliEnv), briaServerPid: null });
-      return held.some((h) => h.nativeId === t.nativeSessionId) ? null : t;
-    });
+    const target = await this.aim('desk_start', () => this.closedTarget());
     if (!target?.nativeSessionId) return;
     const socket = `desk-${randomUUID().slice(0, 8)}`;
     this.desks.add(socket);
@@ -279,6 +307,31 @@ export class FaultInjector {
       endDesk(socket);
       this.desks.delete(socket);
     }
+  }
+
+  /**
+   * A closed (or waiting) session of the run whose native id no process holds; when none is closed
+   * yet, the user closes a Ready one first (provoked, like the other aimed faults).
+   */
+  private async closedTarget(): Promise<{ id: string; executor: string; nativeSessionId: string | null; folder: string } | null> {
+    const { sys, rng } = this;
+    const closed = () =>
+      sys.db.session.findMany({
+        where: { id: { in: this.sessionIds() }, state: { in: [...DESK_TARGETS] }, nativeSessionId: { not: null } },
+        select: { id: true, executor: true, nativeSessionId: true, folder: true },
+      });
+    let rows = await closed();
+    if (rows.length === 0) {
+      const ready = await sys.db.session.findMany({ where: { id: { in: this.sessionIds() }, state: 'Ready' }, select: { id: true } });
+      if (ready.length === 0) return null;
+      const one = rng.pick(ready);
+      await this.user!.call('close', () => sys.services.close(one.id));
+      rows = (await this.waitFor(30_000, 200, async () => ((await closed()).length ? closed() : null))) ?? [];
+    }
+    if (rows.length === 0) return null;
+    const t = rng.pick(rows);
+    const held = await scanHolders({ claudeHome: claudeConfigDir(sys.cliEnv), briaServerPid: null });
+    return held.some((h) => h.nativeId === t.nativeSessionId) ? null : t;
   }
 
   /** Runs the search for an aimed fault's moment; counts the fault when it came, as missed when not. */
