@@ -1,10 +1,11 @@
-// `npm run chaos -- [--runs N] [--seed S] [--minutes M] [--active-seconds A]`: seeded chaos runs of
+// `npm run chaos -- [--runs N] [--seed S] [--minutes M] [--active-seconds A] [--focus kinds]`: seeded chaos runs of
 // the whole system (see docs/reliability.md). Seeds S, S+1, … (S random when not given); stops after
 // N runs or M minutes, whichever comes first. Prints one line per run and a summary; exits 1 on any
 // violation and prints the command that replays each failing seed.
 import { parseArgs } from 'node:util';
 import { ChaosCluster } from '../tests/chaos/chaos-cluster.ts';
 import { emptyFaultCounts, runSeed } from '../tests/chaos/chaos-run.ts';
+import { FAULT_KINDS, type FaultKind } from '../tests/chaos/faults.ts';
 
 const { values } = parseArgs({
   options: {
@@ -14,14 +15,18 @@ const { values } = parseArgs({
     'active-seconds': { type: 'string', default: '25' },
     'settle-seconds': { type: 'string', default: '120' },
     verbose: { type: 'boolean', default: false },
+    focus: { type: 'string' },
   },
 });
 const runs = values.runs ? Number(values.runs) : values.seed ? 1 : 10;
 const first = values.seed ? Number(values.seed) : Math.floor(Math.random() * 1_000_000);
 let deadline = Date.now() + (values.minutes ? Number(values.minutes) * 60_000 : Number.POSITIVE_INFINITY);
 const activeMs = Number(values['active-seconds']) * 1000;
-if (![runs, first, activeMs].every(Number.isFinite) || runs < 1) {
-  console.error('usage: npm run chaos -- [--runs N] [--seed S] [--minutes M] [--active-seconds A] [--settle-seconds S] [--verbose]');
+const focus = (values.focus ?? '').split(',').filter(Boolean) as FaultKind[];
+if (![runs, first, activeMs].every(Number.isFinite) || runs < 1 || focus.some((k) => !FAULT_KINDS.includes(k))) {
+  console.error(
+    `usage: npm run chaos -- [--runs N] [--seed S] [--minutes M] [--active-seconds A] [--settle-seconds S] [--verbose] [--focus kind,kind] (kinds: ${FAULT_KINDS.join(' ')})`,
+  );
   process.exit(2);
 }
 
@@ -58,6 +63,7 @@ try {
       seed,
       activeMs,
       settleMs: Number(values['settle-seconds']) * 1000,
+      focus,
       ...(values.verbose ? { log: (l: string) => console.log(l) } : {}),
     });
     done++;
@@ -85,7 +91,7 @@ try {
     for (const line of r.harness) console.log(`  note ${line}`);
     if (r.violations.length) {
       failing.push(seed);
-      console.log(`  replay: npm run chaos -- --seed ${seed} --active-seconds ${activeMs / 1000}`);
+      console.log(`  replay: npm run chaos -- --seed ${seed} --active-seconds ${activeMs / 1000}${focus.length ? ` --focus ${focus.join(',')}` : ''}`);
     }
     if (r.harness.length) unsettled.push(seed);
   }

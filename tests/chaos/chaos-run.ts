@@ -18,6 +18,8 @@ export interface RunOptions {
   activeMs: number;
   settleMs?: number;
   log?: (line: string) => void;
+  /** Fault kinds picked ten times as often (`npm run chaos -- --focus a,b`). */
+  focus?: FaultKind[];
 }
 export interface RunResult {
   seed: number;
@@ -63,7 +65,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
   const rng = new Prng(o.seed);
   const sys = await startChaosSystem(cluster, { slowChunks: rng.int(10, 30), slowChunkMs: 100 });
   const user = new User(sys, rng, o.seed);
-  const faults = new FaultInjector(sys, rng, () => user.sessions.map((s) => s.id), user);
+  const faults = new FaultInjector(sys, rng, () => user.sessions.map((s) => s.id), user, o.focus);
   // Never two CLIs on one native id, sampled through the whole run (`desk_start` starts CLIs by hand).
   const sampler = new NativeSampler({ claudeHome: claudeConfigDir(sys.cliEnv), tmuxSocket: sys.tmuxSocket });
   const natives = new Map<string, Set<string>>();

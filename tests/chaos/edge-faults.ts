@@ -17,6 +17,20 @@ import type { User } from './user-actions.ts';
 export const EDGE_FAULT_KINDS = ['desk_takeover', 'schedule_outage', 'push_fail', 'hook_forge'] as const;
 export type EdgeFaultKind = (typeof EDGE_FAULT_KINDS)[number];
 
+/** Faults that can cut, delay or restart the node's connection or its agent (a forged line's check skips their windows). */
+export const DISRUPTING = new Set<string>([
+  'hub_kill',
+  'agent_kill',
+  'pg_restart',
+  'ws_cut',
+  'ws_delay',
+  'node_away',
+  'agent_restart_prompt',
+  'hub_kill_prompt',
+  'start_dialog_restart',
+  'schedule_outage',
+]);
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class EdgeFaults {
@@ -62,7 +76,10 @@ export class EdgeFaults {
           .findFirst({ where: { id: target.id, handoff: 'desk', deskPid: { not: null } }, select: { deskPid: true } })
           .catch(() => null);
       }
-      if (!seen?.deskPid) return tally('desk_not_seen');
+      if (!seen?.deskPid) {
+        const now = await sys.db.session.findUnique({ where: { id: target.id }, select: { state: true, handoff: true } }).catch(() => null);
+        return tally(`desk_not_seen(${now?.state}/${now?.handoff})`);
+      }
       const pid = seen.deskPid;
       const text = rng.chance(0.5) ? this.user?.nextText() : undefined;
       const ask = () =>
@@ -81,8 +98,8 @@ export class EdgeFaults {
       // An adopted CLI lives on in the person's terminal, now Bria's: it stays open until the run ends.
       keep = ok && how === 'adopt' && racer !== 'desk_close';
       await sleep(rng.int(1000, 6000));
-    } catch {
-      tally('desk_failed');
+    } catch (err) {
+      tally(`desk_failed(${(err as Error).message.slice(0, 40)})`);
     } finally {
       if (!keep) {
         endDesk(socket);

@@ -5,7 +5,7 @@ import { scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts
 import { endDesk, startDesk } from '../../packages/testkit/src/desk.ts';
 import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
-import { EDGE_FAULT_KINDS, EdgeFaults } from './edge-faults.ts';
+import { DISRUPTING, EDGE_FAULT_KINDS, EdgeFaults } from './edge-faults.ts';
 import type { Prng } from './prng.ts';
 import { pendingPrompts } from './prompt-actions.ts';
 import type { User } from './user-actions.ts';
@@ -49,19 +49,6 @@ const OUTAGES = new Set<FaultKind>([
  * moment came, otherwise under `missed`.
  */
 const AIMED = new Set<FaultKind>(['agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart', 'desk_start', 'desk_takeover']);
-/** Faults that can cut, delay or restart the node's connection or its agent (a forged line's check skips their windows). */
-const DISRUPTING = new Set<FaultKind>([
-  'hub_kill',
-  'agent_kill',
-  'pg_restart',
-  'ws_cut',
-  'ws_delay',
-  'node_away',
-  'agent_restart_prompt',
-  'hub_kill_prompt',
-  'start_dialog_restart',
-  'schedule_outage',
-]);
 /** States whose CLI Bria does not run: a person may resume the session by hand at the computer. */
 const DESK_TARGETS = ['Archived', 'ResumeFailed', 'AwaitingRecovery'] as const;
 
@@ -80,6 +67,8 @@ export class FaultInjector {
   readonly missed: Partial<Record<FaultKind, number>> = {};
   /** The tmux servers of CLIs started "by hand" (`desk_start`) that still run. */
   private readonly desks = new Set<string>();
+  /** Sessions a desk fault is working on. */
+  private readonly deskBusy = new Set<string>();
   /** Started and ended disrupting faults (`DISRUPTING`): a window without a change saw none. */
   private disruptions = 0;
   readonly edge: EdgeFaults;
@@ -89,6 +78,7 @@ export class FaultInjector {
     private readonly rng: Prng,
     private readonly sessionIds: () => string[],
     private readonly user?: User,
+    private readonly focus: readonly FaultKind[] = [],
   ) {
     this.edge = new EdgeFaults(sys, rng, user, () => this.disruptions + (this.outage ? 0.5 : 0), this.desks);
   }
@@ -101,7 +91,7 @@ export class FaultInjector {
   /** Picks and starts one fault; returns its kind, or null when an outage is still healing. */
   async inject(): Promise<FaultKind | null> {
     const aimed = this.user ? 1.5 : 0;
-    const kind = this.rng.weighted<FaultKind>({
+    const weights: Record<FaultKind, number> = {
       hub_kill: 2,
       bot_kill: 2,
       agent_kill: 2,
@@ -122,7 +112,10 @@ export class FaultInjector {
       schedule_outage: this.user ? 1 : 0,
       push_fail: 1,
       hook_forge: this.user ? 1 : 0,
-    });
+    };
+    // `--focus`: the named kinds ten times as often (to meet new kinds in a short batch; changes the plan of every seed).
+    for (const k of this.focus) weights[k] *= 10;
+    const kind = this.rng.weighted<FaultKind>(weights);
     if (OUTAGES.has(kind) && this.outage) return null;
     const disrupting = DISRUPTING.has(kind);
     if (disrupting) this.disruptions++;
@@ -266,8 +259,14 @@ export class FaultInjector {
         await this.deskStart();
         return;
       case 'desk_takeover': {
-        const t = await this.aim(kind, () => this.closedTarget());
-        if (t?.nativeSessionId) await this.edge.deskTakeover({ ...t, nativeSessionId: t.nativeSessionId });
+        // Continue here and Adopt in place are offered for closed records only (docs/handoff.md).
+        const t = await this.aim(kind, () => this.closedTarget(['Archived', 'ResumeFailed']));
+        if (!t) return;
+        try {
+          if (t.nativeSessionId) await this.edge.deskTakeover({ ...t, nativeSessionId: t.nativeSessionId });
+        } finally {
+          this.deskBusy.delete(t.id);
+        }
         return;
       }
       case 'schedule_outage':
@@ -293,7 +292,8 @@ export class FaultInjector {
   private async deskStart(): Promise<void> {
     const { sys, rng } = this;
     const target = await this.aim('desk_start', () => this.closedTarget());
-    if (!target?.nativeSessionId) return;
+    if (!target) return;
+    if (!target.nativeSessionId) return void this.deskBusy.delete(target.id);
     const socket = `desk-${randomUUID().slice(0, 8)}`;
     this.desks.add(socket);
     const race = rng.chance(0.5) ? this.sys.services.resume(target.id).catch(() => undefined) : Promise.resolve();
@@ -306,6 +306,7 @@ export class FaultInjector {
       await race;
       endDesk(socket);
       this.desks.delete(socket);
+      this.deskBusy.delete(target.id);
     }
   }
 
@@ -313,11 +314,14 @@ export class FaultInjector {
    * A closed (or waiting) session of the run whose native id no process holds; when none is closed
    * yet, the user closes a Ready one first (provoked, like the other aimed faults).
    */
-  private async closedTarget(): Promise<{ id: string; executor: string; nativeSessionId: string | null; folder: string } | null> {
+  private async closedTarget(
+    states: readonly (typeof DESK_TARGETS)[number][] = DESK_TARGETS,
+  ): Promise<{ id: string; executor: string; nativeSessionId: string | null; folder: string } | null> {
     const { sys, rng } = this;
+    // A session another desk fault is at already is left alone (two desk faults may run at once).
     const closed = () =>
       sys.db.session.findMany({
-        where: { id: { in: this.sessionIds() }, state: { in: [...DESK_TARGETS] }, nativeSessionId: { not: null } },
+        where: { id: { in: this.sessionIds().filter((i) => !this.deskBusy.has(i)) }, state: { in: [...states] }, nativeSessionId: { not: null } },
         select: { id: true, executor: true, nativeSessionId: true, folder: true },
       });
     let rows = await closed();
@@ -331,7 +335,9 @@ export class FaultInjector {
     if (rows.length === 0) return null;
     const t = rng.pick(rows);
     const held = await scanHolders({ claudeHome: claudeConfigDir(sys.cliEnv), briaServerPid: null });
-    return held.some((h) => h.nativeId === t.nativeSessionId) ? null : t;
+    if (held.some((h) => h.nativeId === t.nativeSessionId) || this.deskBusy.has(t.id)) return null;
+    this.deskBusy.add(t.id);
+    return t;
   }
 
   /** Runs the search for an aimed fault's moment; counts the fault when it came, as missed when not. */
