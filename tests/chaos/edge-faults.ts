@@ -33,6 +33,17 @@ export const DISRUPTING = new Set<string>([
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `probe` every `every` ms until it gives a value (errors count as none), at most `ms`; null after. */
+export async function waitFor<T>(ms: number, every: number, probe: () => Promise<T | null>): Promise<T | null> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const r = await probe().catch(() => null);
+    if (r) return r;
+    await sleep(every);
+  }
+  return null;
+}
+
 export class EdgeFaults {
   readonly schedules: ScheduleRecord[] = [];
   readonly pushes: PushRecord[] = [];
@@ -70,12 +81,9 @@ export class EdgeFaults {
     try {
       await startDesk({ executor: target.executor as 'claude' | 'codex', folder: target.folder, env: sys.cliEnv, resumeId: target.nativeSessionId, socket });
       // The agent's desk scan reports the CLI; the session row then names it (handoff `desk`).
-      let seen: { deskPid: number | null } | null = null;
-      for (const end = Date.now() + 20_000; Date.now() < end && !seen; await sleep(200)) {
-        seen = await sys.db.session
-          .findFirst({ where: { id: target.id, handoff: 'desk', deskPid: { not: null } }, select: { deskPid: true } })
-          .catch(() => null);
-      }
+      const seen = await waitFor(20_000, 200, () =>
+        sys.db.session.findFirst({ where: { id: target.id, handoff: 'desk', deskPid: { not: null } }, select: { deskPid: true } }),
+      );
       if (!seen?.deskPid) {
         const now = await sys.db.session.findUnique({ where: { id: target.id }, select: { state: true, handoff: true } }).catch(() => null);
         return tally(`desk_not_seen(${now?.state}/${now?.handoff})`);

@@ -5,7 +5,7 @@ import { scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts
 import { endDesk, startDesk } from '../../packages/testkit/src/desk.ts';
 import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
-import { DISRUPTING, EDGE_FAULT_KINDS, EdgeFaults } from './edge-faults.ts';
+import { DISRUPTING, EDGE_FAULT_KINDS, EdgeFaults, waitFor } from './edge-faults.ts';
 import type { Prng } from './prng.ts';
 import { pendingPrompts } from './prompt-actions.ts';
 import type { User } from './user-actions.ts';
@@ -222,7 +222,7 @@ export class FaultInjector {
         if (rng.chance(0.5)) sys.fake.failNext('sendMessage', { timeoutMs: rng.int(500, 3000) }, 1);
         const hit = await this.aim(kind, async () => {
           await this.provoke();
-          return this.waitFor(
+          return waitFor(
             10_000,
             10,
             async () =>
@@ -243,7 +243,7 @@ export class FaultInjector {
         const p = await this.aim(kind, async () => {
           const id = await this.user!.createUntrusted();
           if (!id) return null;
-          return this.waitFor(
+          return waitFor(
             45_000,
             100,
             async () => (await sys.db.permissionPrompt.findFirst({ where: { sessionId: id, kind: 'dialog', state: 'pending' }, select: { id: true } })) ?? null,
@@ -260,7 +260,7 @@ export class FaultInjector {
         return;
       case 'desk_takeover': {
         // Continue here and Adopt in place are offered for closed records only (docs/handoff.md).
-        const t = await this.aim(kind, () => this.closedTarget(['Archived', 'ResumeFailed']));
+        const t = await this.aim(kind, () => this.closedTarget(['Archived', 'ResumeFailed'], true));
         if (!t) return;
         try {
           if (t.nativeSessionId) await this.edge.deskTakeover({ ...t, nativeSessionId: t.nativeSessionId });
@@ -316,6 +316,7 @@ export class FaultInjector {
    */
   private async closedTarget(
     states: readonly (typeof DESK_TARGETS)[number][] = DESK_TARGETS,
+    provokeNew = false,
   ): Promise<{ id: string; executor: string; nativeSessionId: string | null; folder: string } | null> {
     const { sys, rng } = this;
     // A session another desk fault is at already is left alone (two desk faults may run at once).
@@ -326,11 +327,17 @@ export class FaultInjector {
       });
     let rows = await closed();
     if (rows.length === 0) {
-      const ready = await sys.db.session.findMany({ where: { id: { in: this.sessionIds() }, state: 'Ready' }, select: { id: true } });
-      if (ready.length === 0) return null;
-      const one = rng.pick(ready);
+      // None closed yet: the user closes an open one first (a running one closes after its turn);
+      // with none open, a take-over's user makes one with a conversation first (a journal to resume).
+      let open = await sys.db.session.findMany({
+        where: { id: { in: this.sessionIds().filter((i) => !this.deskBusy.has(i)) }, state: { in: ['Ready', 'Running'] } },
+        select: { id: true },
+      });
+      if (open.length === 0 && provokeNew) open = (await this.conversation()) ?? [];
+      if (open.length === 0) return null;
+      const one = rng.pick(open);
       await this.user!.call('close', () => sys.services.close(one.id));
-      rows = (await this.waitFor(30_000, 200, async () => ((await closed()).length ? closed() : null))) ?? [];
+      rows = (await waitFor(45_000, 200, async () => ((await closed()).length ? closed() : null))) ?? [];
     }
     if (rows.length === 0) return null;
     const t = rng.pick(rows);
@@ -338,6 +345,17 @@ export class FaultInjector {
     if (held.some((h) => h.nativeId === t.nativeSessionId) || this.deskBusy.has(t.id)) return null;
     this.deskBusy.add(t.id);
     return t;
+  }
+
+  /** A new session with one answered message (so its CLI wrote a journal); null when it did not get there in time. */
+  private async conversation(): Promise<{ id: string }[] | null> {
+    const s = await this.user!.create(this.rng.pick(['claude', 'codex'] as const));
+    if (!s) return null;
+    const text = await this.user!.sendOne(s);
+    const done = await waitFor(60_000, 300, () =>
+      this.sys.db.message.findFirst({ where: { sessionId: s.id, text, status: 'completed' }, select: { id: true } }),
+    );
+    return done ? [{ id: s.id }] : null;
   }
 
   /** Runs the search for an aimed fault's moment; counts the fault when it came, as missed when not. */
@@ -353,22 +371,12 @@ export class FaultInjector {
     const now = (await pendingPrompts(this.sys, this.sessionIds())).find((p) => p.kind === kind);
     if (now) return now;
     await this.provoke();
-    return this.waitFor(20_000, 100, async () => (await pendingPrompts(this.sys, this.sessionIds())).find((p) => p.kind === kind) ?? null);
+    return waitFor(20_000, 100, async () => (await pendingPrompts(this.sys, this.sessionIds())).find((p) => p.kind === kind) ?? null);
   }
 
   private async provoke(): Promise<void> {
     const s = await this.user!.openSession();
     if (s) await this.user!.sendTool(s);
-  }
-
-  private async waitFor<T>(ms: number, every: number, probe: () => Promise<T | null>): Promise<T | null> {
-    const end = Date.now() + ms;
-    while (Date.now() < end) {
-      const r = await probe().catch(() => null);
-      if (r) return r;
-      await sleep(every);
-    }
-    return null;
   }
 
   /** Ends every fault and waits for the running outage to finish healing. */

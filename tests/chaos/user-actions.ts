@@ -182,15 +182,9 @@ export class User {
     this.counts[kind]++;
     const any = () => this.rng.pick(open.length ? open : this.sessions);
     switch (kind) {
-      case 'create': {
-        const executor = this.rng.pick(['claude', 'codex'] as const);
-        const folder = this.sys.folder(`s${this.sessions.length}-${executor}`);
-        await this.call(kind, async () => {
-          const s = await this.sys.services.create(executor, folder);
-          this.sessions.push({ id: s.id, executor, nodeId: s.nodeId, folder });
-        });
+      case 'create':
+        await this.create(this.rng.pick(['claude', 'codex'] as const));
         break;
-      }
       case 'create_untrusted':
         await this.createUntrusted();
         break;
@@ -248,6 +242,26 @@ export class User {
         kind satisfies never;
     }
     return kind;
+  }
+
+  /** A new session in a trusted folder of its own (through the Telegram chat, as /new does). */
+  async create(executor: Executor): Promise<TrackedSession | null> {
+    const folder = this.sys.folder(`s${this.sessions.length}-${executor}`);
+    let made: TrackedSession | null = null;
+    await this.call('create', async () => {
+      const s = await this.sys.services.create(executor, folder);
+      made = { id: s.id, executor, nodeId: s.nodeId, folder };
+      this.sessions.push(made);
+    });
+    return made;
+  }
+
+  /** One plain message through the dashboard (recorded like every other); its text. */
+  async sendOne(s: TrackedSession): Promise<string> {
+    const text = this.text(false);
+    const outcome = await this.call('send', () => this.sys.services.send(s.id, text));
+    this.sent.push({ text, sessionId: s.id, via: 'web', outcome });
+    return text;
   }
 
   /** A Claude session in a folder the CLI does not trust yet: its start waits on the folder-trust dialog. */
