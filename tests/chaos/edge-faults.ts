@@ -1,13 +1,16 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { claudeConfigDir } from '../../apps/node-agent/src/executors/claude-driver.ts';
+import { scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts';
 import { browserKeys, HANG } from '../../packages/testkit/src/push-endpoint.ts';
 import { endDesk, startDesk } from '../../packages/testkit/src/desk.ts';
 import { adoptInPlace, continueHere, createSchedule, sendTestPush, subscribePush } from '../../packages/core/src/services/index.ts';
 import type { ChaosSystem } from './chaos-system.ts';
 import { type ForgeRecord, forgeViolations, type PushRecord, pushViolations, type ScheduleRecord } from './edge-invariants.ts';
 import type { Prng } from './prng.ts';
-import type { User } from './user-actions.ts';
+import type { TrackedSession, User } from './user-actions.ts';
 
 /**
  * The fault kinds of the hand-over round (issue 35): a desk CLI racing a take-over or an adoption,
@@ -31,6 +34,10 @@ export const DISRUPTING = new Set<string>([
   'schedule_outage',
 ]);
 
+/** States whose CLI Bria does not run: a person may resume the session by hand at the computer. */
+const DESK_TARGETS = ['Archived', 'ResumeFailed', 'AwaitingRecovery'] as const;
+type DeskState = (typeof DESK_TARGETS)[number];
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` every `every` ms until it gives a value (errors count as none), at most `ms`; null after. */
@@ -51,6 +58,8 @@ export class EdgeFaults {
   /** How each take-over race ended: `<how>+<racer>:<outcome>` → count (printed with --verbose). */
   readonly takeovers: Record<string, number> = {};
   private devices = 0;
+  /** Sessions a desk fault (`desk_start`, `desk_takeover`) is working on: two never share one. */
+  readonly deskBusy = new Set<string>();
 
   constructor(
     private readonly sys: ChaosSystem,
@@ -61,6 +70,58 @@ export class EdgeFaults {
     /** The desk terminals still open (the injector ends them at dispose). */
     private readonly desks: Set<string>,
   ) {}
+
+  /**
+   * A closed (or waiting) session of the run whose native id no process holds; when none is closed
+   * yet, the user closes a Ready one first (provoked, like the other aimed faults).
+   */
+  async closedTarget(
+    states: readonly DeskState[] = DESK_TARGETS,
+    provokeNew = false,
+  ): Promise<{ id: string; executor: string; nativeSessionId: string | null; folder: string } | null> {
+    const { sys, rng } = this;
+    // A session another desk fault is at already is left alone (two desk faults may run at once).
+    const closed = () =>
+      sys.db.session.findMany({
+        where: {
+          id: { in: this.user!.sessions.map((x) => x.id).filter((i) => !this.deskBusy.has(i)) },
+          state: { in: [...states] },
+          nativeSessionId: { not: null },
+        },
+        select: { id: true, executor: true, nativeSessionId: true, folder: true },
+      });
+    let rows = await closed();
+    if (rows.length === 0) {
+      // None closed yet: the user closes an open one first (a running one closes after its turn);
+      // with none open, a take-over's user makes one with a conversation first (a journal to resume).
+      let open = await sys.db.session.findMany({
+        where: { id: { in: this.user!.sessions.map((x) => x.id).filter((i) => !this.deskBusy.has(i)) }, state: { in: ['Ready', 'Running'] } },
+        select: { id: true },
+      });
+      if (open.length === 0 && provokeNew) open = (await this.conversation()) ?? [];
+      if (open.length === 0) return null;
+      const one = rng.pick(open);
+      await this.user!.call('close', () => sys.services.close(one.id));
+      rows = (await waitFor(45_000, 200, async () => ((await closed()).length ? closed() : null))) ?? [];
+    }
+    if (rows.length === 0) return null;
+    const t = rng.pick(rows);
+    const held = await scanHolders({ claudeHome: claudeConfigDir(sys.cliEnv), briaServerPid: null });
+    if (held.some((h) => h.nativeId === t.nativeSessionId) || this.deskBusy.has(t.id)) return null;
+    this.deskBusy.add(t.id);
+    return t;
+  }
+
+  /** A new session with one answered message (so its CLI wrote a journal); null when it did not get there in time. */
+  private async conversation(): Promise<{ id: string }[] | null> {
+    const s = await this.user!.create(this.rng.pick(['claude', 'codex'] as const));
+    if (!s) return null;
+    const text = await this.user!.sendOne(s);
+    const done = await waitFor(60_000, 300, () =>
+      this.sys.db.message.findFirst({ where: { sessionId: s.id, text, status: 'completed' }, select: { id: true } }),
+    );
+    return done ? [{ id: s.id }] : null;
+  }
 
   /**
    * A desk CLI on a closed session's id, then the user's "Continue here" (take-over) or "Adopt in
@@ -107,7 +168,9 @@ export class EdgeFaults {
       keep = ok && how === 'adopt' && racer !== 'desk_close';
       await sleep(rng.int(1000, 6000));
     } catch (err) {
-      tally(`desk_failed(${(err as Error).message.slice(0, 40)})`);
+      // What the person's terminal showed (a CLI that never reached its prompt says why on its screen).
+      const screen = deskScreen(socket);
+      tally(`desk_failed(${target.executor}: ${(err as Error).message.slice(0, 40)} | ${screen})`);
     } finally {
       if (!keep) {
         endDesk(socket);
@@ -120,10 +183,8 @@ export class EdgeFaults {
    * A message scheduled 0.3–2 s ahead, then the hub (with its engine) or Postgres taken away past
    * its due time. It must fire exactly once after healing: never twice, never lost.
    */
-  async scheduleOutage(): Promise<void> {
+  async scheduleOutage(s: TrackedSession): Promise<void> {
     const { sys, rng } = this;
-    const s = await this.user?.openSession();
-    if (!s) return;
     const text = `sched-outage ${this.user!.nextText()}`;
     const runAt = new Date(Date.now() + rng.int(300, 2000));
     const outage = rng.pick(['hub_kill', 'pg_restart'] as const);
@@ -175,11 +236,8 @@ export class EdgeFaults {
    * 1.2 MB line, broken JSON. Each must be refused with a reason; no prompt appears; the agent
    * process and its connection to the hub stay as they were.
    */
-  async hookForge(): Promise<void> {
+  async hookForge(target: TrackedSession): Promise<void> {
     const { sys, rng } = this;
-    const ids = this.user?.sessions ?? [];
-    if (ids.length === 0) return;
-    const target = rng.pick(ids);
     const token = `forged-${randomUUID().slice(0, 8)}`;
     const node = () => sys.db.node.findUnique({ where: { id: sys.nodeId }, select: { connectedAt: true } }).catch(() => null);
     const host = await sys.db.session
@@ -242,4 +300,20 @@ export async function checkEdgeFaults(sys: ChaosSystem, edge: EdgeFaults): Promi
   const inputs = prompts.map((p) => JSON.stringify(p.toolInput));
   v.push(...forgeViolations(edge.forges, (token) => inputs.filter((i) => i.includes(token)).length));
   return v;
+}
+
+/** The last non-empty lines of a desk terminal, shortened (for a take-over whose desk CLI did not start). */
+function deskScreen(socket: string): string {
+  try {
+    const text = execFileSync('tmux', ['-L', socket, 'capture-pane', '-p', '-t', 'desk'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .slice(-3)
+      .join(' / ')
+      .slice(0, 160);
+  } catch {
+    return 'no screen';
+  }
 }

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { claudeConfigDir } from '../../apps/node-agent/src/executors/claude-driver.ts';
-import { scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts';
 import { endDesk, startDesk } from '../../packages/testkit/src/desk.ts';
 import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
@@ -48,9 +46,16 @@ const OUTAGES = new Set<FaultKind>([
  * moment, provoking it when needed (a coding turn, an untrusted folder); counted only when the
  * moment came, otherwise under `missed`.
  */
-const AIMED = new Set<FaultKind>(['agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart', 'desk_start', 'desk_takeover']);
-/** States whose CLI Bria does not run: a person may resume the session by hand at the computer. */
-const DESK_TARGETS = ['Archived', 'ResumeFailed', 'AwaitingRecovery'] as const;
+const AIMED = new Set<FaultKind>([
+  'agent_restart_prompt',
+  'hub_kill_prompt',
+  'bot_kill_prompt',
+  'start_dialog_restart',
+  'desk_start',
+  'desk_takeover',
+  'schedule_outage',
+  'hook_forge',
+]);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -67,8 +72,6 @@ export class FaultInjector {
   readonly missed: Partial<Record<FaultKind, number>> = {};
   /** The tmux servers of CLIs started "by hand" (`desk_start`) that still run. */
   private readonly desks = new Set<string>();
-  /** Sessions a desk fault is working on. */
-  private readonly deskBusy = new Set<string>();
   /** Started and ended disrupting faults (`DISRUPTING`): a window without a change saw none. */
   private disruptions = 0;
   readonly edge: EdgeFaults;
@@ -107,9 +110,10 @@ export class FaultInjector {
       bot_kill_prompt: aimed,
       start_dialog_restart: aimed * 0.6,
       desk_start: aimed * 1.5,
-      // Issue 35: weighted so a 200-run batch meets each about 25 times (desk_takeover misses its moment often).
-      desk_takeover: aimed * 1.2,
-      schedule_outage: this.user ? 1 : 0,
+      // Issue 35: weighted so a 200-run batch (about 800 faults) meets each 25–40 times: desk_takeover
+      // misses its moment sometimes, schedule_outage is skipped while another outage heals.
+      desk_takeover: aimed * 1.5,
+      schedule_outage: this.user ? 1.4 : 0,
       push_fail: 1,
       hook_forge: this.user ? 1 : 0,
     };
@@ -260,24 +264,29 @@ export class FaultInjector {
         return;
       case 'desk_takeover': {
         // Continue here and Adopt in place are offered for closed records only (docs/handoff.md).
-        const t = await this.aim(kind, () => this.closedTarget(['Archived', 'ResumeFailed'], true));
+        const t = await this.aim(kind, () => this.edge.closedTarget(['Archived', 'ResumeFailed'], true));
         if (!t) return;
         try {
           if (t.nativeSessionId) await this.edge.deskTakeover({ ...t, nativeSessionId: t.nativeSessionId });
         } finally {
-          this.deskBusy.delete(t.id);
+          this.edge.deskBusy.delete(t.id);
         }
         return;
       }
-      case 'schedule_outage':
-        await this.edge.scheduleOutage();
+      case 'schedule_outage': {
+        const s = await this.aim(kind, () => this.user!.openSession());
+        if (s) await this.edge.scheduleOutage(s);
         return;
+      }
       case 'push_fail':
         await this.edge.pushFail();
         return;
-      case 'hook_forge':
-        await this.edge.hookForge();
+      case 'hook_forge': {
+        const ids = this.user?.sessions ?? [];
+        const s = await this.aim(kind, async () => (ids.length ? this.rng.pick(ids) : null));
+        if (s) await this.edge.hookForge(s);
         return;
+      }
       default:
         kind satisfies never;
     }
@@ -291,9 +300,9 @@ export class FaultInjector {
    */
   private async deskStart(): Promise<void> {
     const { sys, rng } = this;
-    const target = await this.aim('desk_start', () => this.closedTarget());
+    const target = await this.aim('desk_start', () => this.edge.closedTarget());
     if (!target) return;
-    if (!target.nativeSessionId) return void this.deskBusy.delete(target.id);
+    if (!target.nativeSessionId) return void this.edge.deskBusy.delete(target.id);
     const socket = `desk-${randomUUID().slice(0, 8)}`;
     this.desks.add(socket);
     const race = rng.chance(0.5) ? this.sys.services.resume(target.id).catch(() => undefined) : Promise.resolve();
@@ -306,56 +315,8 @@ export class FaultInjector {
       await race;
       endDesk(socket);
       this.desks.delete(socket);
-      this.deskBusy.delete(target.id);
+      this.edge.deskBusy.delete(target.id);
     }
-  }
-
-  /**
-   * A closed (or waiting) session of the run whose native id no process holds; when none is closed
-   * yet, the user closes a Ready one first (provoked, like the other aimed faults).
-   */
-  private async closedTarget(
-    states: readonly (typeof DESK_TARGETS)[number][] = DESK_TARGETS,
-    provokeNew = false,
-  ): Promise<{ id: string; executor: string; nativeSessionId: string | null; folder: string } | null> {
-    const { sys, rng } = this;
-    // A session another desk fault is at already is left alone (two desk faults may run at once).
-    const closed = () =>
-      sys.db.session.findMany({
-        where: { id: { in: this.sessionIds().filter((i) => !this.deskBusy.has(i)) }, state: { in: [...states] }, nativeSessionId: { not: null } },
-        select: { id: true, executor: true, nativeSessionId: true, folder: true },
-      });
-    let rows = await closed();
-    if (rows.length === 0) {
-      // None closed yet: the user closes an open one first (a running one closes after its turn);
-      // with none open, a take-over's user makes one with a conversation first (a journal to resume).
-      let open = await sys.db.session.findMany({
-        where: { id: { in: this.sessionIds().filter((i) => !this.deskBusy.has(i)) }, state: { in: ['Ready', 'Running'] } },
-        select: { id: true },
-      });
-      if (open.length === 0 && provokeNew) open = (await this.conversation()) ?? [];
-      if (open.length === 0) return null;
-      const one = rng.pick(open);
-      await this.user!.call('close', () => sys.services.close(one.id));
-      rows = (await waitFor(45_000, 200, async () => ((await closed()).length ? closed() : null))) ?? [];
-    }
-    if (rows.length === 0) return null;
-    const t = rng.pick(rows);
-    const held = await scanHolders({ claudeHome: claudeConfigDir(sys.cliEnv), briaServerPid: null });
-    if (held.some((h) => h.nativeId === t.nativeSessionId) || this.deskBusy.has(t.id)) return null;
-    this.deskBusy.add(t.id);
-    return t;
-  }
-
-  /** A new session with one answered message (so its CLI wrote a journal); null when it did not get there in time. */
-  private async conversation(): Promise<{ id: string }[] | null> {
-    const s = await this.user!.create(this.rng.pick(['claude', 'codex'] as const));
-    if (!s) return null;
-    const text = await this.user!.sendOne(s);
-    const done = await waitFor(60_000, 300, () =>
-      this.sys.db.message.findFirst({ where: { sessionId: s.id, text, status: 'completed' }, select: { id: true } }),
-    );
-    return done ? [{ id: s.id }] : null;
   }
 
   /** Runs the search for an aimed fault's moment; counts the fault when it came, as missed when not. */
