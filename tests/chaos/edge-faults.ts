@@ -305,7 +305,11 @@ export async function checkEdgeFaults(sys: ChaosSystem, edge: EdgeFaults): Promi
 /** The last non-empty lines of a desk terminal, shortened (for a take-over whose desk CLI did not start). */
 function deskScreen(socket: string): string {
   try {
-    const text = execFileSync('tmux', ['-L', socket, 'capture-pane', '-p', '-t', 'desk'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const text = execFileSync('tmux', ['-L', socket, 'capture-pane', '-p', '-t', 'desk'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, TMUX: '' },
+    });
     return text
       .split('\n')
       .map((l) => l.trim())
