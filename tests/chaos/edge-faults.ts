@@ -142,7 +142,7 @@ export class EdgeFaults {
     try {
       await startDesk({ executor: target.executor as 'claude' | 'codex', folder: target.folder, env: sys.cliEnv, resumeId: target.nativeSessionId, socket });
       // The agent's desk scan reports the CLI; the session row then names it (handoff `desk`).
-      const seen = await waitFor(20_000, 200, () =>
+      const seen = await waitFor(40_000, 200, () =>
         sys.db.session.findFirst({ where: { id: target.id, handoff: 'desk', deskPid: { not: null } }, select: { deskPid: true } }),
       );
       if (!seen?.deskPid) {
