@@ -4,6 +4,7 @@ import type { Db } from '../../packages/core/src/db/client.ts';
 import { waitUntil } from '../../packages/testkit/src/system.ts';
 import type { ChaosCluster } from './chaos-cluster.ts';
 import { type ChaosSystem, startChaosSystem } from './chaos-system.ts';
+import { checkEdgeFaults } from './edge-faults.ts';
 import { FAULT_KINDS, FaultInjector, type FaultKind } from './faults.ts';
 import { checkInvariants } from './invariants.ts';
 import { NativeSampler } from './native-sampler.ts';
@@ -17,6 +18,8 @@ export interface RunOptions {
   activeMs: number;
   settleMs?: number;
   log?: (line: string) => void;
+  /** Fault kinds picked ten times as often (`npm run chaos -- --focus a,b`). */
+  focus?: FaultKind[];
 }
 export interface RunResult {
   seed: number;
@@ -36,6 +39,8 @@ export interface RunResult {
   finalSaveFailures: number;
   /** Aimed faults whose moment (an open request, a request message on its way, a start dialog) did not come. */
   missed: Partial<Record<FaultKind, number>>;
+  /** The issue-35 faults' records: schedules due during an outage, push pairs, forged lines, take-over races by outcome. */
+  edge: { schedules: number; pushes: number; forges: number; takeovers: Record<string, number> };
   /** Permission requests and start dialogs the CLIs raised, how they ended, and the answers given. */
   prompts: {
     tool: number;
@@ -60,7 +65,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
   const rng = new Prng(o.seed);
   const sys = await startChaosSystem(cluster, { slowChunks: rng.int(10, 30), slowChunkMs: 100 });
   const user = new User(sys, rng, o.seed);
-  const faults = new FaultInjector(sys, rng, () => user.sessions.map((s) => s.id), user);
+  const faults = new FaultInjector(sys, rng, () => user.sessions.map((s) => s.id), user, o.focus);
   // Never two CLIs on one native id, sampled through the whole run (`desk_start` starts CLIs by hand).
   const sampler = new NativeSampler({ claudeHome: claudeConfigDir(sys.cliEnv), tmuxSocket: sys.tmuxSocket });
   const natives = new Map<string, Set<string>>();
@@ -109,7 +114,10 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         const stuck = new Set(await unrecoverable(sys.db, ids));
         const queued = await sys.db.message.count({ where: { sessionId: { in: ids.filter((i) => !stuck.has(i)) }, status: { in: ['pending', 'leased'] } } });
         const outbox = await sys.db.outbox.count({ where: { status: { in: ['pending', 'sending'] } } });
-        return busy === 0 && queued === 0 && outbox === 0;
+        // Every schedule due has fired (or ended), and every push went out or ended (sent, failed, device gone).
+        const due = await sys.db.scheduledMessage.count({ where: { sessionId: { in: ids }, status: 'active', nextRunAt: { lte: new Date() } } });
+        const pushes = await sys.db.pushOutbox.count({ where: { status: { in: ['pending', 'sending'] } } });
+        return busy === 0 && queued === 0 && outbox === 0 && due === 0 && pushes === 0;
       },
       settleMs,
       500,
@@ -178,8 +186,10 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       explained,
       tools: user.tools,
       answers: user.prompts.answers,
+      outaged: faults.edge.schedules,
     });
     violations.push(...sampler.violations);
+    violations.push(...(await checkEdgeFaults(sys, faults.edge)));
     if (sampler.samples === 0) harness.push('the process-table sampler never completed a look');
     const prompts = await promptSummary(sys, user);
     if (violations.length && o.log) {
@@ -227,6 +237,12 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       harness: [...harness, ...faults.errors],
       missed: faults.missed,
       prompts,
+      edge: {
+        schedules: faults.edge.schedules.length,
+        pushes: faults.edge.pushes.length,
+        forges: faults.edge.forges.length,
+        takeovers: faults.edge.takeovers,
+      },
     };
   } finally {
     sampler.stop();

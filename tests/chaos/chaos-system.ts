@@ -22,6 +22,7 @@ import { createContext } from '../../packages/core/src/trpc/context.ts';
 import { claudeBin, codexBin, createCliHome } from '../../packages/testkit/src/cli-homes.ts';
 import { type FakeTelegram, startFakeTelegram } from '../../packages/testkit/src/fake-telegram/index.ts';
 import { type MockServer, startAnthropicMock, startOpenAIMock } from '../../packages/testkit/src/mock-models/index.ts';
+import { PushEndpoint } from '../../packages/testkit/src/push-endpoint.ts';
 import { killTmuxServer, OffsetClock, waitUntil } from '../../packages/testkit/src/system.ts';
 import type { ChaosCluster } from './chaos-cluster.ts';
 import { restartablePort } from './ports.ts';
@@ -47,6 +48,8 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
   await db.node.update({ where: { id: nodeId }, data: { enabledExecutors: ['claude', 'codex'] } });
 
   const fake: FakeTelegram = await startFakeTelegram();
+  /** The browsers' push service (`push_fail`): records every push the hub's sender makes, answers as told. */
+  const pushes = await new PushEndpoint().start();
   const chatId = BigInt(fake.user.id);
   await db.telegramChat.create({ data: { chatId, userId: chatId } });
   const deps = { db, clock, log };
@@ -105,7 +108,19 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       return null;
     }
   };
+  /**
+   * Hub and agent processes that ended without the harness killing them (a crash: for example on
+   * input a fault wrote into a socket). Each is a violation.
+   */
+  const crashes: string[] = [];
+  const killed = new WeakSet<ChildProcess>();
+  const watchCrash = (name: string, c: ChildProcess) =>
+    c.once('exit', (code, signal) => {
+      if (!killed.has(c))
+        crashes.push(`the ${name} process ${c.pid} ended by itself (code ${code}, signal ${signal}) at ${new Date().toISOString().slice(11, 23)}`);
+    });
   const killChild = async (c: ChildProcess | null) => {
+    if (c) killed.add(c);
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
     const gone = new Promise((r) => c.once('exit', r));
     c.kill('SIGKILL');
@@ -129,6 +144,12 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
     proxy,
     tmuxSocket,
     cluster,
+    pushes,
+    crashes,
+    /** The agent's data folder (its hook socket is `hooks/agent.sock` in it). */
+    agentDir,
+    /** The signed-in dashboard user (owner of the run's push devices). */
+    userId: login.userId,
     /** Starts the hub process; tries again while Postgres is down (a real supervisor would too). */
     async startHub(): Promise<void> {
       let listenOn = hubPort;
@@ -152,6 +173,7 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
           child.once('exit', () => resolve(null));
         });
         if (port !== null) {
+          watchCrash('hub', child);
           hub = child;
           hubPort = port;
           return;
@@ -213,11 +235,15 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       );
       child.stdout?.pipe(logs, { end: false });
       child.stderr?.pipe(logs, { end: false });
+      watchCrash('agent', child);
       agent = child;
     },
     async killAgent(): Promise<void> {
       await killChild(agent);
       agent = null;
+    },
+    get agentPid(): number | null {
+      return agent && agent.exitCode === null ? (agent.pid ?? null) : null;
     },
     get agentRunning(): boolean {
       return agent !== null && agent.exitCode === null;
@@ -286,6 +312,7 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
     },
     async dispose(): Promise<void> {
       await killChild(bot).catch(() => undefined);
+      await pushes.stop().catch(() => undefined);
       await sys.killAgent().catch(() => undefined);
       await killTmuxServer(tmuxSocket);
       await sys.killHub().catch(() => undefined);

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { claudeConfigDir } from '../../apps/node-agent/src/executors/claude-driver.ts';
-import { scanHolders } from '../../apps/node-agent/src/handoff/native-holders.ts';
 import { endDesk, startDesk } from '../../packages/testkit/src/desk.ts';
 import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem } from './chaos-system.ts';
+import { DISRUPTING, EDGE_FAULT_KINDS, EdgeFaults, waitFor } from './edge-faults.ts';
 import type { Prng } from './prng.ts';
 import { pendingPrompts } from './prompt-actions.ts';
 import type { User } from './user-actions.ts';
@@ -25,6 +24,8 @@ export const FAULT_KINDS = [
   'bot_kill_prompt',
   'start_dialog_restart',
   'desk_start',
+  // Issue 35 (`edge-faults.ts`): hand-overs, schedules across outages, push services, hook input.
+  ...EDGE_FAULT_KINDS,
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 /** Faults that take a whole part of the system away; one at a time, so each one heals as planned. */
@@ -38,15 +39,23 @@ const OUTAGES = new Set<FaultKind>([
   'hub_kill_prompt',
   'bot_kill_prompt',
   'start_dialog_restart',
+  'schedule_outage',
 ]);
 /**
  * Faults aimed at a moment of a permission request or start dialog. Each waits (bounded) for its
  * moment, provoking it when needed (a coding turn, an untrusted folder); counted only when the
  * moment came, otherwise under `missed`.
  */
-const AIMED = new Set<FaultKind>(['agent_restart_prompt', 'hub_kill_prompt', 'bot_kill_prompt', 'start_dialog_restart', 'desk_start']);
-/** States whose CLI Bria does not run: a person may resume the session by hand at the computer. */
-const DESK_TARGETS = ['Archived', 'ResumeFailed', 'AwaitingRecovery'] as const;
+const AIMED = new Set<FaultKind>([
+  'agent_restart_prompt',
+  'hub_kill_prompt',
+  'bot_kill_prompt',
+  'start_dialog_restart',
+  'desk_start',
+  'desk_takeover',
+  'schedule_outage',
+  'hook_forge',
+]);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -63,13 +72,19 @@ export class FaultInjector {
   readonly missed: Partial<Record<FaultKind, number>> = {};
   /** The tmux servers of CLIs started "by hand" (`desk_start`) that still run. */
   private readonly desks = new Set<string>();
+  /** Started and ended disrupting faults (`DISRUPTING`): a window without a change saw none. */
+  private disruptions = 0;
+  readonly edge: EdgeFaults;
 
   constructor(
     private readonly sys: ChaosSystem,
     private readonly rng: Prng,
     private readonly sessionIds: () => string[],
     private readonly user?: User,
-  ) {}
+    private readonly focus: readonly FaultKind[] = [],
+  ) {
+    this.edge = new EdgeFaults(sys, rng, user, () => this.disruptions + (this.outage ? 0.5 : 0), this.desks);
+  }
 
   /** The engine (in the hub's process) refuses every final write until `until` (ms since the epoch). */
   private refuseFinalsUntil(until: number): void {
@@ -79,7 +94,7 @@ export class FaultInjector {
   /** Picks and starts one fault; returns its kind, or null when an outage is still healing. */
   async inject(): Promise<FaultKind | null> {
     const aimed = this.user ? 1.5 : 0;
-    const kind = this.rng.weighted<FaultKind>({
+    const weights: Record<FaultKind, number> = {
       hub_kill: 2,
       bot_kill: 2,
       agent_kill: 2,
@@ -95,11 +110,26 @@ export class FaultInjector {
       bot_kill_prompt: aimed,
       start_dialog_restart: aimed * 0.6,
       desk_start: aimed * 1.5,
-    });
+      // Issue 35: weighted so a 200-run batch (about 800 faults) meets each 25–40 times: desk_takeover
+      // misses its moment sometimes, schedule_outage is skipped while another outage heals.
+      desk_takeover: aimed * 1.5,
+      schedule_outage: this.user ? 1.4 : 0,
+      push_fail: 1,
+      hook_forge: this.user ? 1 : 0,
+    };
+    // `--focus`: the named kinds ten times as often (to meet new kinds in a short batch; changes the plan of every seed).
+    for (const k of this.focus) weights[k] *= 10;
+    const kind = this.rng.weighted<FaultKind>(weights);
     if (OUTAGES.has(kind) && this.outage) return null;
-    const done = this.run(kind).catch((err: Error) => {
-      this.errors.push(`${kind}: ${err.message}`);
-    });
+    const disrupting = DISRUPTING.has(kind);
+    if (disrupting) this.disruptions++;
+    const done = this.run(kind)
+      .catch((err: Error) => {
+        this.errors.push(`${kind}: ${err.message}`);
+      })
+      .finally(() => {
+        if (disrupting) this.disruptions++;
+      });
     if (OUTAGES.has(kind)) this.outage = done.finally(() => (this.outage = null));
     else this.track(done);
     if (!AIMED.has(kind)) this.counts[kind]++;
@@ -196,7 +226,7 @@ export class FaultInjector {
         if (rng.chance(0.5)) sys.fake.failNext('sendMessage', { timeoutMs: rng.int(500, 3000) }, 1);
         const hit = await this.aim(kind, async () => {
           await this.provoke();
-          return this.waitFor(
+          return waitFor(
             10_000,
             10,
             async () =>
@@ -217,7 +247,7 @@ export class FaultInjector {
         const p = await this.aim(kind, async () => {
           const id = await this.user!.createUntrusted();
           if (!id) return null;
-          return this.waitFor(
+          return waitFor(
             45_000,
             100,
             async () => (await sys.db.permissionPrompt.findFirst({ where: { sessionId: id, kind: 'dialog', state: 'pending' }, select: { id: true } })) ?? null,
@@ -232,6 +262,31 @@ export class FaultInjector {
       case 'desk_start':
         await this.deskStart();
         return;
+      case 'desk_takeover': {
+        // Continue here and Adopt in place are offered for closed records only (docs/handoff.md).
+        const t = await this.aim(kind, () => this.edge.closedTarget(['Archived', 'ResumeFailed'], true));
+        if (!t) return;
+        try {
+          if (t.nativeSessionId) await this.edge.deskTakeover({ ...t, nativeSessionId: t.nativeSessionId });
+        } finally {
+          this.edge.deskBusy.delete(t.id);
+        }
+        return;
+      }
+      case 'schedule_outage': {
+        const s = await this.aim(kind, () => this.user!.openSession());
+        if (s) await this.edge.scheduleOutage(s);
+        return;
+      }
+      case 'push_fail':
+        await this.edge.pushFail();
+        return;
+      case 'hook_forge': {
+        const ids = this.user?.sessions ?? [];
+        const s = await this.aim(kind, async () => (ids.length ? this.rng.pick(ids) : null));
+        if (s) await this.edge.hookForge(s);
+        return;
+      }
       default:
         kind satisfies never;
     }
@@ -245,27 +300,9 @@ export class FaultInjector {
    */
   private async deskStart(): Promise<void> {
     const { sys, rng } = this;
-    const closed = () =>
-      sys.db.session.findMany({
-        where: { id: { in: this.sessionIds() }, state: { in: [...DESK_TARGETS] }, nativeSessionId: { not: null } },
-        select: { id: true, executor: true, nativeSessionId: true, folder: true },
-      });
-    const target = await this.aim('desk_start', async () => {
-      let rows = await closed();
-      if (rows.length === 0) {
-        // None closed yet: the user closes an open one first (provoked, like the other aimed faults).
-        const ready = await sys.db.session.findMany({ where: { id: { in: this.sessionIds() }, state: 'Ready' }, select: { id: true } });
-        if (ready.length === 0) return null;
-        const one = rng.pick(ready);
-        await this.user!.call('close', () => sys.services.close(one.id));
-        rows = (await this.waitFor(30_000, 200, async () => ((await closed()).length ? closed() : null))) ?? [];
-      }
-      if (rows.length === 0) return null;
-      const t = rng.pick(rows);
-      const held = await scanHolders({ claudeHome: claudeConfigDir(sys.cliEnv), briaServerPid: null });
-      return held.some((h) => h.nativeId === t.nativeSessionId) ? null : t;
-    });
-    if (!target?.nativeSessionId) return;
+    const target = await this.aim('desk_start', () => this.edge.closedTarget());
+    if (!target) return;
+    if (!target.nativeSessionId) return void this.edge.deskBusy.delete(target.id);
     const socket = `desk-${randomUUID().slice(0, 8)}`;
     this.desks.add(socket);
     const race = rng.chance(0.5) ? this.sys.services.resume(target.id).catch(() => undefined) : Promise.resolve();
@@ -278,6 +315,7 @@ export class FaultInjector {
       await race;
       endDesk(socket);
       this.desks.delete(socket);
+      this.edge.deskBusy.delete(target.id);
     }
   }
 
@@ -294,22 +332,12 @@ export class FaultInjector {
     const now = (await pendingPrompts(this.sys, this.sessionIds())).find((p) => p.kind === kind);
     if (now) return now;
     await this.provoke();
-    return this.waitFor(20_000, 100, async () => (await pendingPrompts(this.sys, this.sessionIds())).find((p) => p.kind === kind) ?? null);
+    return waitFor(20_000, 100, async () => (await pendingPrompts(this.sys, this.sessionIds())).find((p) => p.kind === kind) ?? null);
   }
 
   private async provoke(): Promise<void> {
     const s = await this.user!.openSession();
     if (s) await this.user!.sendTool(s);
-  }
-
-  private async waitFor<T>(ms: number, every: number, probe: () => Promise<T | null>): Promise<T | null> {
-    const end = Date.now() + ms;
-    while (Date.now() < end) {
-      const r = await probe().catch(() => null);
-      if (r) return r;
-      await sleep(every);
-    }
-    return null;
   }
 
   /** Ends every fault and waits for the running outage to finish healing. */

@@ -1,6 +1,7 @@
 import { isRecordedProcess } from '../../packages/testkit/src/system.ts';
 import type { ChaosSystem, Executor } from './chaos-system.ts';
 import type { AnswerGiven, ToolSent } from './prompt-actions.ts';
+import { type ScheduleRecord, scheduleViolations } from './edge-invariants.ts';
 import { checkPrompts } from './prompt-invariants.ts';
 import type { SentText, TrackedSession } from './user-actions.ts';
 
@@ -17,7 +18,15 @@ const endsWith = (userText: string | null | undefined, text: string) => (userTex
  */
 export async function checkInvariants(
   sys: ChaosSystem,
-  o: { sessions: TrackedSession[]; sent: SentText[]; natives: Map<string, Set<string>>; explained?: string[]; tools?: ToolSent[]; answers?: AnswerGiven[] },
+  o: {
+    sessions: TrackedSession[];
+    sent: SentText[];
+    natives: Map<string, Set<string>>;
+    explained?: string[];
+    tools?: ToolSent[];
+    answers?: AnswerGiven[];
+    outaged?: ScheduleRecord[];
+  },
 ): Promise<string[]> {
   const v: string[] = [];
   // The requests that carry a user's message. Codex's request after a tool call repeats the turn's
@@ -98,13 +107,9 @@ export async function checkInvariants(
   // nothing due is left unfired once the system is at rest; never twice — one message per occurrence
   // (its source key is unique), and that message follows every rule above.
   const schedules = await sys.db.scheduledMessage.findMany({ where: { sessionId: { in: [...mine] } } });
-  for (const sc of schedules) {
-    const queued = await sys.db.message.count({ where: { sourceKey: { startsWith: `schedule:${sc.id}:` } } });
-    if (sc.status === 'done' && sc.kind === 'once' && queued !== 1) v.push(`schedule ${sc.id.slice(0, 8)} says sent but ${queued} messages hold it`);
-    if (sc.status !== 'done' && queued > 0) v.push(`schedule ${sc.id.slice(0, 8)} (${sc.status}) queued ${queued} messages`);
-    if (sc.status === 'active' && sc.nextRunAt && sc.nextRunAt.getTime() < Date.now() - 30_000)
-      v.push(`schedule ${sc.id.slice(0, 8)} due at ${sc.nextRunAt.toISOString()} never fired`);
-  }
+  const scheduled = [];
+  for (const sc of schedules) scheduled.push({ ...sc, queued: await sys.db.message.count({ where: { sourceKey: { startsWith: `schedule:${sc.id}:` } } }) });
+  v.push(...scheduleViolations(scheduled, Date.now(), o.outaged ?? []));
 
   // Nothing refused (or never stored) reached any model.
   const stored = new Set((await sys.db.message.findMany({ select: { text: true } })).map((m) => m.text));

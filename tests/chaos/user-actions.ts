@@ -23,6 +23,9 @@ export const ACTION_KINDS = [
   'cancel',
   'edit',
   'schedule',
+  // A queued message cancelled or edited while its session is being resumed (issue 35), same stream.
+  'cancel_handover',
+  'edit_handover',
 ] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
@@ -42,6 +45,8 @@ export interface TrackedSession {
   folder: string;
 }
 
+/** States a session is resumed from (by the user, or by itself after a lost CLI). */
+const HANDOVER = new Set(['Archived', 'ResumeFailed', 'AwaitingRecovery']);
 const OPEN = new Set(['Starting', 'Resuming', 'Ready', 'Running', 'Stopping', 'ClosingAfterWork', 'AwaitingRecovery', 'Closing']);
 
 /** The simulated user: picks actions from the seed and records what each one was answered. */
@@ -76,9 +81,22 @@ export class User {
     const waiting = await this.sys.db.message
       .findMany({ where: { sessionId: { in: this.sessions.map((s) => s.id) }, status: 'pending', source: 'web' }, select: { id: true }, take: 20 })
       .catch(() => []);
-    const kind = this.q.weighted<'cancel' | 'edit' | 'schedule'>({ cancel: waiting.length ? 2 : 0, edit: waiting.length ? 2 : 0, schedule: 1 });
+    const states = await this.states().catch(() => new Map<string, string>());
+    const closed = this.sessions.filter((s) => HANDOVER.has(states.get(s.id) ?? ''));
+    const kind = this.q.weighted<'cancel' | 'edit' | 'schedule' | 'cancel_handover' | 'edit_handover'>({
+      // First: a weight of 0 is never the fallback (the last entry).
+      cancel_handover: closed.length ? 1 : 0,
+      edit_handover: closed.length ? 1 : 0,
+      cancel: waiting.length ? 2 : 0,
+      edit: waiting.length ? 2 : 0,
+      schedule: 1,
+    });
     this.counts[kind]++;
     const db = this.sys.db;
+    if (kind === 'cancel_handover' || kind === 'edit_handover') {
+      await this.raceHandover(kind, this.q.pick(closed));
+      return kind;
+    }
     if (kind === 'schedule') {
       const s = this.q.pick(this.sessions);
       const text = `sched ${this.text(false)}`;
@@ -97,6 +115,33 @@ export class User {
     const outcome = await this.call(kind, () => editMessage({ db }, { messageId: m.id, text }));
     this.sent.push({ text, sessionId: null, via: 'web', outcome });
     return kind;
+  }
+
+  /**
+   * Resume pressed on a closed or waiting session, a message sent to it while it resumes, and that
+   * message cancelled or edited 0–4 s later: racing the moment the resumed session takes its queue.
+   * Either the control wins entirely (never typed, or typed only as edited) or it is refused.
+   */
+  private async raceHandover(kind: 'cancel_handover' | 'edit_handover', s: TrackedSession): Promise<void> {
+    const db = this.sys.db;
+    const resumed = this.call(kind, () => this.sys.services.resume(s.id));
+    const text = this.text(false);
+    const outcome = await this.call(kind, () => this.sys.services.send(s.id, text));
+    this.sent.push({ text, sessionId: s.id, via: 'web', outcome });
+    await new Promise((r) => setTimeout(r, this.q.int(0, 4000)));
+    const m = await db.message.findFirst({ where: { sessionId: s.id, text }, select: { id: true } }).catch(() => null);
+    if (m && kind === 'cancel_handover') await this.call(kind, () => cancelMessage({ db }, { messageId: m.id }));
+    else if (m) {
+      const edited = `edited ${this.text(false)}`;
+      const done = await this.call(kind, () => editMessage({ db }, { messageId: m.id, text: edited }));
+      this.sent.push({ text: edited, sessionId: null, via: 'web', outcome: done });
+    }
+    await resumed;
+  }
+
+  /** A fresh unique text (for faults that send as the user). */
+  nextText(): string {
+    return this.text(false);
   }
 
   private async states(): Promise<Map<string, string>> {
@@ -118,6 +163,8 @@ export class User {
       cancel: 0,
       edit: 0,
       schedule: 0,
+      cancel_handover: 0,
+      edit_handover: 0,
       create: creatable ? (open.length === 0 ? 20 : 2) : 0,
       create_untrusted: creatable && open.length > 0 ? 0.7 : 0,
       send: open.length ? 6 : 0,
@@ -135,15 +182,9 @@ export class User {
     this.counts[kind]++;
     const any = () => this.rng.pick(open.length ? open : this.sessions);
     switch (kind) {
-      case 'create': {
-        const executor = this.rng.pick(['claude', 'codex'] as const);
-        const folder = this.sys.folder(`s${this.sessions.length}-${executor}`);
-        await this.call(kind, async () => {
-          const s = await this.sys.services.create(executor, folder);
-          this.sessions.push({ id: s.id, executor, nodeId: s.nodeId, folder });
-        });
+      case 'create':
+        await this.create(this.rng.pick(['claude', 'codex'] as const));
         break;
-      }
       case 'create_untrusted':
         await this.createUntrusted();
         break;
@@ -194,11 +235,33 @@ export class User {
       case 'cancel':
       case 'edit':
       case 'schedule':
+      case 'cancel_handover':
+      case 'edit_handover':
         break;
       default:
         kind satisfies never;
     }
     return kind;
+  }
+
+  /** A new session in a trusted folder of its own (through the Telegram chat, as /new does). */
+  async create(executor: Executor): Promise<TrackedSession | null> {
+    const folder = this.sys.folder(`s${this.sessions.length}-${executor}`);
+    let made: TrackedSession | null = null;
+    await this.call('create', async () => {
+      const s = await this.sys.services.create(executor, folder);
+      made = { id: s.id, executor, nodeId: s.nodeId, folder };
+      this.sessions.push(made);
+    });
+    return made;
+  }
+
+  /** One plain message through the dashboard (recorded like every other); its text. */
+  async sendOne(s: TrackedSession): Promise<string> {
+    const text = this.text(false);
+    const outcome = await this.call('send', () => this.sys.services.send(s.id, text));
+    this.sent.push({ text, sessionId: s.id, via: 'web', outcome });
+    return text;
   }
 
   /** A Claude session in a folder the CLI does not trust yet: its start waits on the folder-trust dialog. */

@@ -88,9 +88,15 @@ export interface ReceivedPush {
   at: number;
 }
 
-/** The local push service: `endpoint(name)` is a subscription's URL; `answer(name, statuses)` queues its answers (default 201). */
+/**
+ * The local push service: `endpoint(name)` is a subscription's URL; `answer(name, statuses)` queues
+ * its answers (default 201). The status `HANG` never answers: the request is held open until the
+ * sender gives up (its timeout) or the endpoint stops, as an unreachable push service would.
+ */
+export const HANG = 0;
 export class PushEndpoint {
   readonly received: ReceivedPush[] = [];
+  private readonly held = new Set<http.ServerResponse>();
   private readonly answers = new Map<string, number[]>();
   private readonly waiters: { pred: () => boolean; resolve: () => void }[] = [];
   private server: http.Server | undefined;
@@ -105,7 +111,10 @@ export class PushEndpoint {
         const queue = this.answers.get(path);
         const status = queue && queue.length > 0 ? (queue.shift() as number) : 201;
         this.received.push({ path, headers: req.headers, body: Buffer.concat(chunks), status, at: Date.now() });
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 201 ? '' : `status ${status}`);
+        if (status === HANG) {
+          this.held.add(res);
+          res.on('close', () => this.held.delete(res));
+        } else res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 201 ? '' : `status ${status}`);
         for (const w of [...this.waiters]) {
           if (!w.pred()) continue;
           this.waiters.splice(this.waiters.indexOf(w), 1);
@@ -152,6 +161,8 @@ export class PushEndpoint {
   }
 
   async stop(): Promise<void> {
+    for (const res of this.held) res.destroy();
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }
