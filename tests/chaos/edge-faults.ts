@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import path from 'node:path';
@@ -257,12 +258,40 @@ export class EdgeFaults {
       garbage: '{"type": "permission_request", sessionId: nope\n',
     };
     const which = rng.pick(Object.keys(lines));
+    const hubLog = path.join(path.dirname(sys.finalSaveFile), 'hub.log');
+    const logFrom = fileSize(hubLog);
     const before = { pid: sys.agentPid, connectedAt: (await node())?.connectedAt?.getTime() ?? null, disruptions: this.disruptions() };
     const answer = await forge(path.join(sys.agentDir, 'hooks', 'agent.sock'), lines[which]!);
     // A reconnect caused by the input would show within the heartbeat (500 ms) and the hub's reading of it.
     await sleep(2000);
     const after = { pid: sys.agentPid, connectedAt: (await node())?.connectedAt?.getTime() ?? null, disruptions: this.disruptions() };
-    this.forges.push({ kind: which, token, sessionId: target.id, answer, before, after });
+    this.forges.push({ kind: which, token, sessionId: target.id, answer, before, after, hubSaid: hubWarnings(hubLog, logFrom) });
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The hub's warnings (message and numbers) written to `file` since byte `from`. */
+function hubWarnings(file: string, from: number): string[] {
+  try {
+    return readFileSync(file)
+      .subarray(from)
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const o = JSON.parse(l) as Record<string, unknown>;
+        const nums = Object.entries(o).filter(([k, v]) => typeof v === 'number' && !['level', 'time', 'pid'].includes(k));
+        return [o.msg, ...nums.map(([k, v]) => `${k}=${v}`)].join(' ');
+      });
+  } catch {
+    return [];
   }
 }
 

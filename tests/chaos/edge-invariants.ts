@@ -97,6 +97,8 @@ export interface ForgeRecord {
   answer: string | null;
   before: { pid: number | null; connectedAt: number | null; disruptions: number };
   after: { pid: number | null; connectedAt: number | null; disruptions: number };
+  /** The hub's warnings in that window (its log), to name the cause of a reconnect. */
+  hubSaid?: string[];
 }
 
 const REFUSED = /^\{"type":"refused","reason":"[a-z_]+"\}\n$/;
@@ -114,7 +116,8 @@ export function forgeViolations(records: ForgeRecord[], promptsNaming: (token: s
     const quiet = r.before.pid !== null && r.before.pid === r.after.pid && r.before.disruptions === r.after.disruptions;
     if (!quiet || r.answer === null) continue;
     if (!REFUSED.test(r.answer)) v.push(`a forged ${r.kind} line was answered ${JSON.stringify(r.answer.slice(0, 120))}, not refused`);
-    if (r.before.connectedAt !== r.after.connectedAt) v.push(`a forged ${r.kind} line cut the node off (reconnected)`);
+    if (r.before.connectedAt !== r.after.connectedAt)
+      v.push(`a forged ${r.kind} line cut the node off (reconnected${r.hubSaid?.length ? `; the hub: ${r.hubSaid.join(', ').slice(0, 300)}` : ''})`);
   }
   return v;
 }

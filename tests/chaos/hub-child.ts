@@ -6,6 +6,7 @@
 // the time (ms since the epoch) written in it lies ahead, every final write is refused.
 // Usage: tsx tests/chaos/hub-child.ts <database url> <port> <final-save fault file>
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createDb } from '../../packages/core/src/db/client.ts';
@@ -27,7 +28,9 @@ const refuseUntil = (): number => {
 finalSaveFaults.hook = () => {
   if (Date.now() < refuseUntil()) throw new Error('chaos: final save refused (simulated full disk)');
 };
-const log = pino({ level: 'silent' });
+// Warnings go to the run's folder (`hub.log`, beside the fault file): a reconnect is then named by the
+// hub's own reading (a lost heartbeat, a late beat, a refused frame).
+const log = pino({ level: 'warn' }, pino.destination({ dest: path.join(path.dirname(faultFile), 'hub.log'), append: true, sync: true }));
 const db = createDb(url, { max: 8 });
 const hub = new Hub({ db, databaseUrl: url, host: '127.0.0.1', port: Number(port), heartbeatMs: 500, log });
 await hub.start();

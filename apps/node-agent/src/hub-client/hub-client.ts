@@ -289,8 +289,14 @@ export class HubClient extends EventEmitter {
 
   private armWatchdog(): void {
     this.clearWatchdog();
+    let lastBeat = Date.now();
     this.watchdog = setInterval(() => {
-      if (Date.now() - this.lastHeard > 3 * this.heartbeatMs) {
+      const t = Date.now();
+      // A late beat means this process was stalled (a blocked event loop, a stopped process): the hub's
+      // frames of that time are still unread in the socket, so this beat judges nothing (as the hub does).
+      const stalled = t - lastBeat > 1.5 * this.heartbeatMs;
+      lastBeat = t;
+      if (!stalled && t - this.lastHeard > 3 * this.heartbeatMs) {
         this.opts.log('warn', 'No heartbeat from the hub; reconnecting.');
         this.ws?.terminate();
         return;

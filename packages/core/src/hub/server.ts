@@ -43,6 +43,8 @@ export class Hub {
   private connections = new Map<string, AgentConnection>();
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
+  /** When the heartbeat last ran (a late beat means the hub stalled, see `heartbeat`). */
+  private lastBeat = 0;
   /**
    * Per node, the online / offline writes in the order the hub saw them: a closed socket's
    * "offline" written after the next connection's "online" would leave a connected node offline.
@@ -98,6 +100,7 @@ export class Hub {
     });
     const addr = this.server.address();
     this.port = typeof addr === 'object' && addr ? addr.port : this.opts.port;
+    this.lastBeat = Date.now();
     this.timers.push(setInterval(() => this.heartbeat(), this.opts.heartbeatMs));
     log.info({ port: this.port, tls: secure, agentBundle: downloads?.current()?.version ?? null }, 'hub.listening');
   }
@@ -176,7 +179,10 @@ export class Hub {
     const helloTimer = setTimeout(() => {
       if (!conn.helloDone) conn.close(CloseCode.protocolError, 'no hello');
     }, 10_000);
-    ws.on('message', (raw) =>
+    ws.on('message', (raw) => {
+      // Heard when it arrives, not when its turn in the queue comes: a slow write ahead of it (a loaded
+      // Postgres, a long replay) is the hub's delay, not the agent's silence.
+      conn.lastHeard = Date.now();
       conn.serial(() =>
         this.superseded(conn)
           ? Promise.resolve()
@@ -184,8 +190,8 @@ export class Hub {
               log.error({ err: (err as Error).message }, 'hub.message_failed');
               conn.close(CloseCode.protocolError, 'internal error');
             }),
-      ),
-    );
+      );
+    });
     ws.on('close', (code) => {
       clearTimeout(helloTimer);
       if (this.connections.get(nodeId) === conn) {
@@ -221,7 +227,6 @@ export class Hub {
   }
 
   private async onMessage(conn: AgentConnection, raw: unknown): Promise<void> {
-    conn.lastHeard = Date.now();
     const { text, bytes } = frameText(raw);
     const tooBig = sizeRefusal(bytes);
     if (tooBig && conn.helloDone) return refuseFrame(this.opts.db, conn, { reason: tooBig, text, bytes });
@@ -361,9 +366,15 @@ export class Hub {
 
   private heartbeat(): void {
     const t = Date.now();
+    // A beat that comes late means the hub itself was stalled (a blocked event loop, a paused process):
+    // the agents' frames of that time are still unread in the sockets (timers run before reading them),
+    // so this beat judges no one's silence.
+    const stalled = t - this.lastBeat > 1.5 * this.opts.heartbeatMs;
+    if (stalled) this.opts.log.warn({ lateMs: t - this.lastBeat - this.opts.heartbeatMs }, 'hub.heartbeat_late');
+    this.lastBeat = t;
     const alive: string[] = [];
     for (const conn of this.connections.values()) {
-      if (t - conn.lastHeard > 3 * this.opts.heartbeatMs) {
+      if (!stalled && t - conn.lastHeard > 3 * this.opts.heartbeatMs) {
         conn.log.warn({ silentMs: t - conn.lastHeard }, 'hub.agent_heartbeat_lost');
         conn.ws.terminate();
         continue;
