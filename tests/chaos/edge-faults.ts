@@ -81,6 +81,10 @@ export class EdgeFaults {
     provokeNew = false,
   ): Promise<{ id: string; executor: string; nativeSessionId: string | null; folder: string } | null> {
     const { sys, rng } = this;
+    // A take-over needs a conversation to resume: a session that never answered a message has no
+    // journal (or one without a turn), and `--resume` on it ends at once (most of the misses of the
+    // first smoke batches). Only sessions with an answered message are taken then.
+    const answered = provokeNew ? { messages: { some: { status: 'completed' as const } } } : {};
     // A session another desk fault is at already is left alone (two desk faults may run at once).
     const closed = () =>
       sys.db.session.findMany({
@@ -88,6 +92,7 @@ export class EdgeFaults {
           id: { in: this.user!.sessions.map((x) => x.id).filter((i) => !this.deskBusy.has(i)) },
           state: { in: [...states] },
           nativeSessionId: { not: null },
+          ...answered,
         },
         select: { id: true, executor: true, nativeSessionId: true, folder: true },
       });
@@ -96,7 +101,7 @@ export class EdgeFaults {
       // None closed yet: the user closes an open one first (a running one closes after its turn);
       // with none open, a take-over's user makes one with a conversation first (a journal to resume).
       let open = await sys.db.session.findMany({
-        where: { id: { in: this.user!.sessions.map((x) => x.id).filter((i) => !this.deskBusy.has(i)) }, state: { in: ['Ready', 'Running'] } },
+        where: { id: { in: this.user!.sessions.map((x) => x.id).filter((i) => !this.deskBusy.has(i)) }, state: { in: ['Ready', 'Running'] }, ...answered },
         select: { id: true },
       });
       if (open.length === 0 && provokeNew) open = (await this.conversation()) ?? [];
