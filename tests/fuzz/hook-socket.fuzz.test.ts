@@ -1,8 +1,8 @@
 // Fuzz: random, malformed, oversized and hostile lines into the agent's real hook socket (a real
 // HookChannel on a real Unix socket). Invariants: nothing crashes, every refusal carries a known
 // reason, nothing refused is stored, memory stays bounded, and a valid request from the real hook
-// program still works afterwards. FUZZ_RUNS (default 40) and FUZZ_SEED replay a run; the seed is
-// printed on failure.
+// program still works afterwards. Runs, time limit and seed as every fuzz file (fuzz-config.ts):
+// FUZZ_RUNS, FUZZ_MINUTES, FUZZ_SEED (printed at the start and with a failure).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -12,9 +12,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HookChannel, permissionHookProgram } from '../../apps/node-agent/src/hooks/hook-channel.ts';
 import { HOOK_REFUSALS, MAX_HOOK_LINE_BYTES } from '../../apps/node-agent/src/hooks/hook-wire.ts';
-
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+import { count, fuzzCounts, fuzzParams, fuzzTimeoutMs } from './fuzz-config.ts';
 /** The live session: its tree is this test process (the hook program below is its child). */
 const LIVE = 'live-1';
 
@@ -96,14 +94,16 @@ const payload = fc.oneof(
 );
 
 describe('the hook socket under random and hostile input', () => {
-  it('refuses with a reason or opens only for the live session, never crashes, stays bounded, still works', async () => {
-    const rssBefore = process.memoryUsage().rss;
-    try {
+  it(
+    'refuses with a reason or opens only for the live session, never crashes, stays bounded, still works',
+    async () => {
+      const rssBefore = process.memoryUsage().rss;
       await fc.assert(
         fc.asyncProperty(payload, async (p) => {
           const bytes = Buffer.from(p, 'latin1');
           const before = refusals.length;
           const out = await send(bytes);
+          count(out.kind === 'refused' ? `refused:${out.reason}` : out.kind);
           if (out.kind === 'refused') {
             expect(HOOK_REFUSALS).toContain(out.reason);
             // Logged with the same reason.
@@ -112,28 +112,27 @@ describe('the hook socket under random and hostile input', () => {
           // A line past the cap is never anything but line_too_long.
           if (!bytes.includes(10) && bytes.length > MAX_HOOK_LINE_BYTES) expect(out).toEqual({ kind: 'refused', reason: 'line_too_long' });
         }),
-        { numRuns: RUNS, seed: SEED },
+        fuzzParams('hook socket lines'),
       );
-    } catch (err) {
-      console.error(`hook socket fuzz failed: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`);
-      throw err;
-    }
-    // Bounded: a few hundred KiB lines went through without the agent keeping them.
-    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
-    // Nothing refused was stored: every record on disk belongs to the live session.
-    const text = await readFile(join(channel.dir, 'permissions.jsonl'), 'utf8').catch(() => '');
-    for (const line of text.split('\n').filter(Boolean)) expect((JSON.parse(line) as { sessionId?: string }).sessionId ?? LIVE).toBe(LIVE);
+      console.log(`[fuzz] hook socket outcomes ${JSON.stringify(fuzzCounts)}`);
+      // Bounded: a few hundred KiB lines went through without the agent keeping them.
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
+      // Nothing refused was stored: every record on disk belongs to the live session.
+      const text = await readFile(join(channel.dir, 'permissions.jsonl'), 'utf8').catch(() => '');
+      for (const line of text.split('\n').filter(Boolean)) expect((JSON.parse(line) as { sessionId?: string }).sessionId ?? LIVE).toBe(LIVE);
 
-    // A valid request from the real hook program still works.
-    const hook = spawn(process.execPath, [permissionHookProgram, channel.socketPath, LIVE, '60000', 'claude'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    hook.stdout.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c;
-    });
-    hook.stdin.end(JSON.stringify({ hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'touch after-fuzz' } }));
-    const r = await channel.waitFor((x) => x.state === 'pending' && (x.toolInput as { command?: string } | null)?.command === 'touch after-fuzz', 20_000);
-    expect(channel.answer(r.requestId, { behavior: 'allow' }).ok).toBe(true);
-    await new Promise((res) => hook.on('close', res));
-    expect(JSON.parse(stdout).hookSpecificOutput.decision).toEqual({ behavior: 'allow' });
-  }, 300_000);
+      // A valid request from the real hook program still works.
+      const hook = spawn(process.execPath, [permissionHookProgram, channel.socketPath, LIVE, '60000', 'claude'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      hook.stdout.setEncoding('utf8').on('data', (c: string) => {
+        stdout += c;
+      });
+      hook.stdin.end(JSON.stringify({ hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'touch after-fuzz' } }));
+      const r = await channel.waitFor((x) => x.state === 'pending' && (x.toolInput as { command?: string } | null)?.command === 'touch after-fuzz', 20_000);
+      expect(channel.answer(r.requestId, { behavior: 'allow' }).ok).toBe(true);
+      await new Promise((res) => hook.on('close', res));
+      expect(JSON.parse(stdout).hookSpecificOutput.decision).toEqual({ behavior: 'allow' });
+    },
+    fuzzTimeoutMs(),
+  );
 });
