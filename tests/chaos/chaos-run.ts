@@ -40,7 +40,7 @@ export interface RunResult {
   /** Aimed faults whose moment (an open request, a request message on its way, a start dialog) did not come. */
   missed: Partial<Record<FaultKind, number>>;
   /** The issue-35 faults' records: schedules due during an outage, push pairs, forged lines, take-over races by outcome. */
-  edge: { schedules: number; pushes: number; forges: number; takeovers: Record<string, number> };
+  edge: { schedules: number; pushes: number; forges: number; takeovers: Record<string, number>; deskAnswers: number };
   /** Permission requests and start dialogs the CLIs raised, how they ended, and the answers given. */
   prompts: {
     tool: number;
@@ -110,6 +110,8 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         // The user comes back to every request still waiting and answers it from either front end
         // (neither CLI gives up on a request by itself within the run: Bria's bound is 30 minutes).
         for (const p of await pendingPrompts(sys, ids)) await user.prompts.answerAny(p.sessionId, p.id).catch(() => undefined);
+        // A dialog in an adopted CLI's pane is answered where it is, by the person at the desk.
+        await faults.edge.answerAtDesk(ids).catch(() => 0);
         const busy = (await restless(sys.db, ids)).length;
         const stuck = new Set(await unrecoverable(sys.db, ids));
         const queued = await sys.db.message.count({ where: { sessionId: { in: ids.filter((i) => !stuck.has(i)) }, status: { in: ['pending', 'leased'] } } });
@@ -242,6 +244,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         pushes: faults.edge.pushes.length,
         forges: faults.edge.forges.length,
         takeovers: faults.edge.takeovers,
+        deskAnswers: faults.edge.answeredAtDesk,
       },
     };
   } finally {

@@ -72,6 +72,45 @@ export class EdgeFaults {
     private readonly desks: Set<string>,
   ) {}
 
+  /** `blocked_on_prompt` evidence already answered at the desk (each is answered once). */
+  private readonly deskAnswered = new Set<bigint>();
+
+  /**
+   * The person at the desk answers a dialog in an adopted CLI's pane. A CLI begun by hand has no
+   * Bria hooks, so its permission dialogs stay in its pane (docs/handoff.md, "Permission dialogs"):
+   * Bria reports them (`blocked_on_prompt`) and only the person can answer, here with Enter (the
+   * dialog's first choice, allow once). Called while the run settles; returns how many were answered.
+   */
+  async answerAtDesk(sessionIds: string[]): Promise<number> {
+    const { sys } = this;
+    let n = 0;
+    const rows = await sys.db.session.findMany({ where: { id: { in: sessionIds }, state: 'Running' }, select: { id: true, identity: true } });
+    for (const r of rows) {
+      const id = r.identity as { host?: { tmuxSocket?: string; paneId?: string } } | null;
+      const socket = id?.host?.tmuxSocket;
+      if (!socket?.startsWith('/') || !id?.host?.paneId) continue;
+      // The newest of the turn's own steps: a dialog still open has had no turn event after it.
+      const last = await sys.db.sessionEvidence.findFirst({
+        where: { sessionId: r.id, event: { in: ['blocked_on_prompt', 'turn_started', 'turn_completed', 'turn_final'] } },
+        orderBy: { id: 'desc' },
+        select: { id: true, event: true },
+      });
+      if (last?.event !== 'blocked_on_prompt' || this.deskAnswered.has(last.id)) continue;
+      this.deskAnswered.add(last.id);
+      try {
+        execFileSync('tmux', ['-S', socket, 'send-keys', '-t', id.host.paneId, 'Enter'], { stdio: 'ignore', timeout: 10_000 });
+        n += 1;
+      } catch {
+        // The desk's terminal is gone: the CLI went with it and recovery takes over.
+      }
+    }
+    this.answeredAtDesk += n;
+    return n;
+  }
+
+  /** Dialogs the person answered in an adopted pane while the run settled (printed with the run). */
+  answeredAtDesk = 0;
+
   /**
    * A closed (or waiting) session of the run whose native id no process holds; when none is closed
    * yet, the user closes a Ready one first (provoked, like the other aimed faults).

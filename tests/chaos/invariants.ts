@@ -119,18 +119,35 @@ export async function checkInvariants(
     if (n > 0) v.push(`"${s.text}" (${s.via}, ${s.outcome}, never stored) reached a model ${n} times`);
   }
 
-  // Closed means closed: process gone, pane gone or dead, archive copy stored.
+  // Closed means closed: process gone, pane gone or dead, archive copy stored. Except an adopted CLI
+  // (docs/handoff.md, "Close releases the pane"): its close leaves the CLI and its pane in the
+  // person's own tmux as they were, and says so (`released`, `cliLeftRunning: <pid>`); its pane id
+  // names a pane of that server, not of Bria's.
   const panes = sys.panes();
   for (const s of rows.filter((r) => r.state === 'Archived' && r.launchSource !== 'discovered')) {
-    const host = (s.identity as { host?: { cliPid: number; cliStartTime: string; paneId: string } } | null)?.host;
-    if (host && isRecordedProcess(host.cliPid, host.cliStartTime)) v.push(`archived session ${s.id.slice(0, 8)} still has its CLI process ${host.cliPid}`);
-    if (host && panes.get(host.paneId)?.dead === false) v.push(`archived session ${s.id.slice(0, 8)} still has a live pane ${host.paneId}`);
+    const host = (s.identity as { host?: { cliPid: number; cliStartTime: string; paneId: string; tmuxSocket?: string } } | null)?.host;
+    const lastEnd = await sys.db.sessionEvidence.findFirst({
+      where: { sessionId: s.id, event: 'process_exited_verified' },
+      orderBy: { id: 'desc' },
+      select: { evidence: true },
+    });
+    const end = (lastEnd?.evidence ?? {}) as { released?: boolean; cliLeftRunning?: number };
+    const released = host !== undefined && end.released === true && end.cliLeftRunning === host.cliPid;
+    const socket = host?.tmuxSocket ?? (s.identity as { tmuxSocket?: string } | null)?.tmuxSocket;
+    const userServer = socket?.startsWith('/') === true;
+    if (host && !released && isRecordedProcess(host.cliPid, host.cliStartTime))
+      v.push(`archived session ${s.id.slice(0, 8)} still has its CLI process ${host.cliPid}`);
+    if (host && !userServer && panes.get(host.paneId)?.dead === false) v.push(`archived session ${s.id.slice(0, 8)} still has a live pane ${host.paneId}`);
     if (!s.archive && !(await closedWithoutJournal(sys, s.id))) v.push(`archived session ${s.id.slice(0, 8)} has no archive record`);
   }
 
   // Every saved final reached Telegram exactly once: one answered sendMessage carrying it (the fake's
   // call log, since the chat's current view changes as cards are redrawn) and no delete of it after.
-  const sends = sys.fake.calls('sendMessage').filter((c) => c.status === 200 && c.outcome === 'answered');
+  // A "waiting for an answer on the computer" notice quotes the pane's screen, which may show an earlier
+  // final: it is a picture of the terminal, not a delivery of that final (seed 350102).
+  const sends = sys.fake
+    .calls('sendMessage')
+    .filter((c) => c.status === 200 && c.outcome === 'answered' && !String(c.params.text ?? '').includes('is waiting for an answer on the computer:'));
   const deleted = new Set(
     sys.fake
       .calls('deleteMessage')
