@@ -72,6 +72,24 @@ describe('scheduled messages', () => {
     expect((await listSchedules(rig.deps, sessionId)).find((x) => x.id === b.id)).toMatchObject({ status: 'done', runs: 1 });
   });
 
+  it('queued, then the session closed before the schedule was moved on: the retry records it sent, says nothing (chaos seed 360039)', async () => {
+    const sessionId = await readySession('/work/sched-crash-closed');
+    const once = await createSchedule(rig.deps, { sessionId, text: 'queued then closed', kind: 'once', runAt: new Date(rig.clock.t + MIN), timeZone: 'UTC', from: 'web' });
+    const hourly = await createSchedule(rig.deps, { sessionId, text: 'hourly then closed', kind: 'recurring', cron: '0 * * * *', timeZone: 'UTC', from: 'web' });
+    const hourlyAt = hourly.nextRunAt?.getTime() ?? 0;
+    rig.clock.advance(Math.max(MIN, hourlyAt - rig.clock.t));
+    // What the cut-off firing did: both occurrences are in the queue, both schedules still due.
+    const a = await acceptMessage(rig.deps, { sessionId, text: 'queued then closed', source: 'schedule', sourceKey: `schedule:${once.id}:${once.nextRunAt?.getTime()}` });
+    const b = await acceptMessage(rig.deps, { sessionId, text: 'hourly then closed', source: 'schedule', sourceKey: `schedule:${hourly.id}:${hourlyAt}` });
+    await rig.db.session.update({ where: { id: sessionId }, data: { state: 'Archived' } });
+    await fireDueSchedules(d());
+    const list = await listSchedules(rig.deps, sessionId);
+    expect(list.find((x) => x.id === once.id)).toMatchObject({ status: 'done', runs: 1, skips: 0, lastResult: `sent as #${a.message.seq}` });
+    expect(list.find((x) => x.id === hourly.id)).toMatchObject({ status: 'active', runs: 1, skips: 0, lastResult: `sent as #${b.message.seq}` });
+    expect((await scheduled(sessionId)).map((m) => m.text)).toEqual(['queued then closed', 'hourly then closed']);
+    expect(await listOutbox(rig.db, { sessionId, kind: 'schedule_failed' })).toEqual([]);
+  });
+
   it('a recurring message skips while a turn runs (skip), or waits for the turn to end (wait)', async () => {
     const sessionId = await readySession('/work/sched-busy');
     const m = await acceptMessage(rig.deps, { sessionId, text: 'long job', source: 'web' });

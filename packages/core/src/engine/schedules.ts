@@ -106,6 +106,15 @@ async function fireOne(d: EngineDeps, id: string): Promise<void> {
     });
   };
 
+  // This occurrence may be in the queue already: the engine died, or the database went away, after
+  // queueing and before moving the schedule on (chaos seed 360039). It was sent, whatever the session
+  // is doing now (closed since, busy): moved on as sent, never "not sent" nor skipped.
+  const queued = await d.db.message.findUnique({ where: { sourceKey: `schedule:${id}:${occurrence.getTime()}` }, select: { id: true, seq: true } });
+  if (queued) {
+    await advance({ result: `sent as #${queued.seq}`, messageId: queued.id });
+    return;
+  }
+
   switch (decision.do) {
     case 'wait':
       await d.db.scheduledMessage.updateMany({ where: { id, status: 'active' }, data: { lastResult: WORDS.wait(), leaseUntil: null } });
