@@ -74,12 +74,31 @@ describe('scheduled messages', () => {
 
   it('queued, then the session closed before the schedule was moved on: the retry records it sent, says nothing (chaos seed 360039)', async () => {
     const sessionId = await readySession('/work/sched-crash-closed');
-    const once = await createSchedule(rig.deps, { sessionId, text: 'queued then closed', kind: 'once', runAt: new Date(rig.clock.t + MIN), timeZone: 'UTC', from: 'web' });
-    const hourly = await createSchedule(rig.deps, { sessionId, text: 'hourly then closed', kind: 'recurring', cron: '0 * * * *', timeZone: 'UTC', from: 'web' });
+    const once = await createSchedule(rig.deps, {
+      sessionId,
+      text: 'queued then closed',
+      kind: 'once',
+      runAt: new Date(rig.clock.t + MIN),
+      timeZone: 'UTC',
+      from: 'web',
+    });
+    const hourly = await createSchedule(rig.deps, {
+      sessionId,
+      text: 'hourly then closed',
+      kind: 'recurring',
+      cron: '0 * * * *',
+      timeZone: 'UTC',
+      from: 'web',
+    });
     const hourlyAt = hourly.nextRunAt?.getTime() ?? 0;
     rig.clock.advance(Math.max(MIN, hourlyAt - rig.clock.t));
     // What the cut-off firing did: both occurrences are in the queue, both schedules still due.
-    const a = await acceptMessage(rig.deps, { sessionId, text: 'queued then closed', source: 'schedule', sourceKey: `schedule:${once.id}:${once.nextRunAt?.getTime()}` });
+    const a = await acceptMessage(rig.deps, {
+      sessionId,
+      text: 'queued then closed',
+      source: 'schedule',
+      sourceKey: `schedule:${once.id}:${once.nextRunAt?.getTime()}`,
+    });
     const b = await acceptMessage(rig.deps, { sessionId, text: 'hourly then closed', source: 'schedule', sourceKey: `schedule:${hourly.id}:${hourlyAt}` });
     await rig.db.session.update({ where: { id: sessionId }, data: { state: 'Archived' } });
     await fireDueSchedules(d());
