@@ -5,6 +5,7 @@ import {
   BAD_TOKEN_DELAY_MS,
   CloseCode,
   MAX_FRAME_BYTES,
+  HeartbeatJudge,
   PROTOCOL_HEADER,
   PROTOCOL_MISMATCH_DELAY_MS,
   PROTOCOL_VERSION,
@@ -289,14 +290,10 @@ export class HubClient extends EventEmitter {
 
   private armWatchdog(): void {
     this.clearWatchdog();
-    let lastBeat = Date.now();
+    // The same rule as the hub's (protocol/heartbeat.ts): a beat that comes late judges no one.
+    const judge = new HeartbeatJudge(this.heartbeatMs);
     this.watchdog = setInterval(() => {
-      const t = Date.now();
-      // A late beat means this process was stalled (a blocked event loop, a stopped process): the hub's
-      // frames of that time are still unread in the socket, so this beat judges nothing (as the hub does).
-      const stalled = t - lastBeat > 1.5 * this.heartbeatMs;
-      lastBeat = t;
-      if (!stalled && t - this.lastHeard > 3 * this.heartbeatMs) {
+      if (judge.beat().silent(this.lastHeard)) {
         this.opts.log('warn', 'No heartbeat from the hub; reconnecting.');
         this.ws?.terminate();
         return;

@@ -5,7 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { PgListener } from '../db/pg-listener.ts';
 import { markCommandAcked, markCommandsSent, unackedCommands } from '../db/repos/agent-commands.ts';
 import { storeAgentEvent } from '../db/repos/agent-events.ts';
-import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline, touchNodes } from '../db/repos/nodes.ts';
+import { findNodeByToken, markNodeOffline, markNodeOnline, markStaleNodesOffline } from '../db/repos/nodes.ts';
 import {
   CloseCode,
   HUB_FEATURES,
@@ -15,6 +15,7 @@ import {
   parseAgentToHub,
   payloadRefusal,
   type Hello,
+  HeartbeatJudge,
 } from '../protocol/index.ts';
 import { frameText, refuseFrame, sizeRefusal } from './refused-frames.ts';
 import { AgentConnection } from './agent-connection.ts';
@@ -28,6 +29,7 @@ import { helloProtocol, protocolMismatch, upgradeProtocol } from './protocol-che
 import { bearerToken } from './tokens.ts';
 import type { HubOptions } from './hub-options.ts';
 import { closeRevoked, recheckTokens } from './token-revocation.ts';
+import { hubBeat } from './heartbeat.ts';
 
 export type { HubOptions } from './hub-options.ts';
 
@@ -43,8 +45,7 @@ export class Hub {
   private connections = new Map<string, AgentConnection>();
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
-  /** When the heartbeat last ran (a late beat means the hub stalled, see `heartbeat`). */
-  private lastBeat = 0;
+  private judge!: HeartbeatJudge;
   /**
    * Per node, the online / offline writes in the order the hub saw them: a closed socket's
    * "offline" written after the next connection's "online" would leave a connected node offline.
@@ -100,7 +101,7 @@ export class Hub {
     });
     const addr = this.server.address();
     this.port = typeof addr === 'object' && addr ? addr.port : this.opts.port;
-    this.lastBeat = Date.now();
+    this.judge = new HeartbeatJudge(this.opts.heartbeatMs);
     this.timers.push(setInterval(() => this.heartbeat(), this.opts.heartbeatMs));
     log.info({ port: this.port, tls: secure, agentBundle: downloads?.current()?.version ?? null }, 'hub.listening');
   }
@@ -365,28 +366,15 @@ export class Hub {
   }
 
   private heartbeat(): void {
-    const t = Date.now();
-    // A beat that comes late means the hub itself was stalled (a blocked event loop, a paused process):
-    // the agents' frames of that time are still unread in the sockets (timers run before reading them),
-    // so this beat judges no one's silence.
-    const stalled = t - this.lastBeat > 1.5 * this.opts.heartbeatMs;
-    if (stalled) this.opts.log.warn({ lateMs: t - this.lastBeat - this.opts.heartbeatMs }, 'hub.heartbeat_late');
-    this.lastBeat = t;
-    const alive: string[] = [];
-    for (const conn of this.connections.values()) {
-      if (!stalled && t - conn.lastHeard > 3 * this.opts.heartbeatMs) {
-        conn.log.warn({ silentMs: t - conn.lastHeard }, 'hub.agent_heartbeat_lost');
-        conn.ws.terminate();
-        continue;
-      }
-      conn.send({ type: 'ping', t });
-      if (conn.helloDone) alive.push(conn.nodeId);
-    }
-    // One statement per beat, whatever the number of agents.
-    if (alive.length) void touchNodes(this.opts.db, alive, this.now()).catch(() => {});
+    hubBeat({
+      judge: this.judge,
+      connections: this.connections.values(),
+      db: this.opts.db,
+      log: this.opts.log,
+      now: this.now(),
+      heartbeatMs: this.opts.heartbeatMs,
+    });
     void this.recheckTokens();
-    const staleBefore = new Date(this.now().getTime() - 3 * this.opts.heartbeatMs);
-    void markStaleNodesOffline(this.opts.db, staleBefore, this.now(), this.onlineNodeIds).catch(() => {});
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 export * from './messages.ts';
 export * from './backoff.ts';
+export * from './heartbeat.ts';
 export * from './event-frames.ts';
 export * from './session-commands.ts';
 export * from './session-events.ts';
