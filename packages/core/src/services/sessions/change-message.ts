@@ -1,6 +1,6 @@
 import { AppError, decideMessageChange, MESSAGE_CHANGE_REFUSAL_TEXT, type MessageChange, type MessageStatus, telegramOrigin } from '../../domain/index.ts';
 import { enqueueOutbox } from '../../db/repos/outbox.ts';
-import { cancelPendingMessage, editPendingMessage, readMessageForChange } from '../../db/repos/messages.ts';
+import { cancelPendingMessage, editPendingMessage, readMessageForChange } from '../../db/repos/message-changes.ts';
 import { lockSession, type Tx } from '../../db/repos/sessions.ts';
 import { checkMessageText } from './accept-message.ts';
 import { depsOf, type ServiceDeps } from './session-dto.ts';
