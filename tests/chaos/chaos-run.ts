@@ -70,6 +70,9 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
   const sampler = new NativeSampler({ claudeHome: claudeConfigDir(sys.cliEnv), tmuxSocket: sys.tmuxSocket });
   const natives = new Map<string, Set<string>>();
   const harness: string[] = [];
+  // A run that fails keeps its folder (journals, agent, hub and bot logs): seed 350011 could not be
+  // studied because its folder was gone and its replay was clean.
+  let failed = true;
   const watchNatives = async () => {
     const rows = await sys.db.session
       .findMany({ where: { id: { in: user.sessions.map((s) => s.id) } }, select: { id: true, nativeSessionId: true } })
@@ -225,6 +228,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       for (const a of user.prompts.answers)
         o.log(`    answer ${a.promptId.slice(0, 8)} ${a.decision} via ${a.via} ${new Date(a.at).toISOString().slice(11, 23)} ${a.result}`);
     }
+    failed = violations.length > 0 || harness.length > 0 || faults.errors.length > 0;
     return {
       seed: o.seed,
       ms: Date.now() - t0,
@@ -250,7 +254,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
   } finally {
     sampler.stop();
     faults.dispose();
-    await sys.dispose().catch(() => undefined);
+    await sys.dispose(failed).catch(() => undefined);
   }
 }
 

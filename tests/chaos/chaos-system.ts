@@ -310,7 +310,8 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       }
       return out;
     },
-    async dispose(): Promise<void> {
+    /** Stops everything; `keep` (a failed run) or BRIA_CHAOS_KEEP=1 leaves the run's folder on disk. */
+    async dispose(keep = false): Promise<void> {
       await killChild(bot).catch(() => undefined);
       await pushes.stop().catch(() => undefined);
       await sys.killAgent().catch(() => undefined);
@@ -323,8 +324,8 @@ export async function startChaosSystem(cluster: ChaosCluster, o: { slowChunks: n
       await db.$disconnect().catch(() => undefined);
       await database.drop().catch(() => undefined);
       logs.end();
-      // BRIA_CHAOS_KEEP=1 keeps the run's folder (CLI journals, agent and hub logs) to study a replay.
-      if (process.env.BRIA_CHAOS_KEEP === '1') console.log(`  kept ${root}`);
+      // The run's folder (CLI journals, agent, hub and bot logs) is kept to study a failure or a replay.
+      if (keep || process.env.BRIA_CHAOS_KEEP === '1') console.log(`  kept ${root}`);
       else await rm(root, { recursive: true, force: true });
     },
   };
