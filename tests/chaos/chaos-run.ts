@@ -192,6 +192,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
       tools: user.tools,
       answers: user.prompts.answers,
       outaged: faults.edge.schedules,
+      deskAnswers: faults.edge.deskAnswers,
     });
     violations.push(...sampler.violations);
     violations.push(...(await checkEdgeFaults(sys, faults.edge)));

@@ -98,7 +98,9 @@ export class EdgeFaults {
       if (last?.event !== 'blocked_on_prompt' || this.deskAnswered.has(last.id)) continue;
       this.deskAnswered.add(last.id);
       try {
+        const at = Date.now();
         execFileSync('tmux', ['-S', socket, 'send-keys', '-t', id.host.paneId, 'Enter'], { stdio: 'ignore', timeout: 10_000 });
+        this.deskAnswers.push({ sessionId: r.id, at });
         n += 1;
       } catch {
         // The desk's terminal is gone: the CLI went with it and recovery takes over.
@@ -110,6 +112,8 @@ export class EdgeFaults {
 
   /** Dialogs the person answered in an adopted pane while the run settled (printed with the run). */
   answeredAtDesk = 0;
+  /** Each of those answers: the session and when Enter was sent (a tool allowed there runs after it). */
+  readonly deskAnswers: { sessionId: string; at: number }[] = [];
 
   /**
    * A closed (or waiting) session of the run whose native id no process holds; when none is closed

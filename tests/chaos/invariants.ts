@@ -26,6 +26,7 @@ export async function checkInvariants(
     tools?: ToolSent[];
     answers?: AnswerGiven[];
     outaged?: ScheduleRecord[];
+    deskAnswers?: { sessionId: string; at: number }[];
   },
 ): Promise<string[]> {
   const v: string[] = [];
@@ -180,7 +181,13 @@ export async function checkInvariants(
     }
   }
   v.push(
-    ...(await checkPrompts(sys, { sessions: o.sessions, tools: o.tools ?? [], answers: o.answers ?? [], ...(o.explained ? { explained: o.explained } : {}) })),
+    ...(await checkPrompts(sys, {
+      sessions: o.sessions,
+      tools: o.tools ?? [],
+      answers: o.answers ?? [],
+      ...(o.explained ? { explained: o.explained } : {}),
+      ...(o.deskAnswers ? { deskAnswers: o.deskAnswers } : {}),
+    })),
   );
   return v;
 }

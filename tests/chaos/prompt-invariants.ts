@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { ChaosSystem } from './chaos-system.ts';
 import { type AnswerGiven, sideEffect, type ToolSent } from './prompt-actions.ts';
 import type { TrackedSession } from './user-actions.ts';
@@ -8,6 +8,14 @@ const ASKING = new Set(['Bash', 'Write', 'Edit', 'exec_command']);
 const TOKEN = /c\d+m\d+z/g;
 const OPEN_STATES = new Set(['pending', 'answered', 'waiting_at_computer']);
 const tokensIn = (x: unknown) => new Set(JSON.stringify(x ?? null).match(TOKEN) ?? []);
+
+function mtimeOrNull(file: string): number | null {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return null;
+  }
+}
 
 function readOrNull(file: string): string | null {
   try {
@@ -24,7 +32,14 @@ function readOrNull(file: string): string | null {
  */
 export async function checkPrompts(
   sys: ChaosSystem,
-  o: { sessions: TrackedSession[]; tools: ToolSent[]; answers: AnswerGiven[]; explained?: string[] },
+  o: {
+    sessions: TrackedSession[];
+    tools: ToolSent[];
+    answers: AnswerGiven[];
+    explained?: string[];
+    /** Dialogs the person at the desk answered with Enter in an adopted CLI's pane (`EdgeFaults.answerAtDesk`). */
+    deskAnswers?: { sessionId: string; at: number }[];
+  },
 ): Promise<string[]> {
   const v: string[] = [];
   const ids = o.sessions.map((s) => s.id);
@@ -112,7 +127,16 @@ export async function checkPrompts(
     const didRun = ran(readOrNull(file));
     const allows = prompts.filter((p) => (p.answer as { decision?: string } | null)?.decision === 'allow');
     const seen = results.get(t.token) ?? [];
-    if (didRun && allows.length === 0)
+    // An adopted CLI (begun by hand) has no Bria hooks: its dialog stays in its pane and the person at
+    // the desk may allow it there. Only a tool whose file was written after that Enter in its own
+    // session counts as allowed at the desk (a paste that answered the dialog would come before it).
+    const written = didRun ? mtimeOrNull(file) : null;
+    const atDesk = (o.deskAnswers ?? []).find((d) => d.sessionId === t.sessionId && written !== null && written >= d.at);
+    if (didRun && allows.length === 0 && prompts.length === 0 && atDesk)
+      o.explained?.push(
+        `tool ${t.token} (${t.word}) ran after the person at the desk answered its dialog in the adopted pane (Enter at ${new Date(atDesk.at).toISOString().slice(11, 23)})`,
+      );
+    else if (didRun && allows.length === 0)
       v.push(
         `tool ${t.token} (${t.word}) ran without an allow (${prompts.map((p) => `${p.state}/${(p.answer as { decision?: string } | null)?.decision ?? '-'}`).join(', ') || 'no prompt'})`,
       );
