@@ -249,7 +249,7 @@ export async function runSeed(cluster: ChaosCluster, o: RunOptions): Promise<Run
         pushes: faults.edge.pushes.length,
         forges: faults.edge.forges.length,
         takeovers: faults.edge.takeovers,
-        deskAnswers: faults.edge.answeredAtDesk,
+        deskAnswers: faults.edge.deskAnswers.length,
       },
     };
   } finally {

@@ -106,13 +106,11 @@ export class EdgeFaults {
         // The desk's terminal is gone: the CLI went with it and recovery takes over.
       }
     }
-    this.answeredAtDesk += n;
     return n;
   }
 
-  /** Dialogs the person answered in an adopted pane while the run settled (printed with the run). */
-  answeredAtDesk = 0;
-  /** Each of those answers: the session and when Enter was sent (a tool allowed there runs after it). */
+  /** Dialogs the person answered in an adopted pane while the run settled (their number is printed with
+   * the run): the session and when Enter was sent (a tool allowed there runs after it). */
   readonly deskAnswers: { sessionId: string; at: number }[] = [];
 
   /**
