@@ -110,3 +110,6 @@ try {
 } finally {
   await sys.dispose();
 }
+// The private Postgres cluster of a standalone run is a child process that keeps the event loop
+// alive (it is stopped on exit); like the other benches, end when done.
+process.exit(0);

@@ -60,6 +60,34 @@ function blocksFor(args: readonly string[]): number {
 const BLOCK = /^%(begin|end|error) (\d+) (\d+) (\d+)$/;
 
 /**
+ * tmux 3.3a's server can crash (SIGSEGV, every session of the server gone) when two control-mode
+ * clients attach or detach at the same moment; one at a time it does not (docs/cli-facts.md, "tmux
+ * control clients"). The agent opens a pane follower per running turn, so with several sessions
+ * those moments meet. Every attach (until tmux answers it) and every detach (until the client
+ * process has exited) of this process's control clients therefore runs alone, per server.
+ */
+const transitions = new Map<string, Promise<void>>();
+/** A detaching client that has not exited by then is killed, and the next transition goes on. */
+export const DETACH_BOUND_MS = 2_000;
+/** An attach tmux has not answered by then fails (the client is closed), so it cannot hold the others. */
+export const ATTACH_BOUND_MS = 15_000;
+
+/** Runs `step` once every earlier attach or detach on `socketName` has finished. */
+function oneAtATime<T>(socketName: string, step: () => Promise<T>): Promise<T> {
+  const before = transitions.get(socketName) ?? Promise.resolve();
+  const run = before.then(step);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  transitions.set(socketName, tail);
+  void tail.then(() => {
+    if (transitions.get(socketName) === tail) transitions.delete(socketName);
+  });
+  return run;
+}
+
+/**
  * A control-mode client attached (read-only for output: `no-output`, `ignore-size`) to the server's
  * keeper session. Replies arrive in the order the commands were written; notifications never arrive
  * inside a reply block (tmux guarantees it), so a FIFO of pending calls is enough.
@@ -75,7 +103,10 @@ export class ControlClient {
   private readonly notifyListeners = new Set<(line: string) => void>();
   private readonly closeListeners = new Set<() => void>();
 
-  private constructor(child: ChildProcessWithoutNullStreams) {
+  private constructor(
+    child: ChildProcessWithoutNullStreams,
+    private readonly socketName: string,
+  ) {
     this.child = child;
   }
 
@@ -84,19 +115,28 @@ export class ControlClient {
    * (`attach-session -f`): the command client takes no output; a pane follower (pane-follow.ts) does.
    */
   static open(bin: string, socketName: string, session: string, flags = 'no-output,ignore-size'): Promise<ControlClient | null> {
+    return oneAtATime(socketName, () => ControlClient.attach(bin, socketName, session, flags));
+  }
+
+  private static attach(bin: string, socketName: string, session: string, flags: string): Promise<ControlClient | null> {
     // -u: tmux would otherwise replace non-ASCII output with `_` when the agent's locale is not UTF-8.
     const child = spawn(bin, ['-u', ...tmuxAddress(socketName), '-C', 'attach-session', '-f', flags, '-t', `=${session}`], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    const c = new ControlClient(child);
+    const c = new ControlClient(child, socketName);
     return new Promise((resolve) => {
+      const bound = setTimeout(() => c.close(), ATTACH_BOUND_MS);
       // The attach itself answers with one block that is not ours (flags 0): its end means "attached".
       c.pending.push({
         cmd: 'attach-session',
         blocks: 1,
         out: '',
-        resolve: () => resolve(c),
+        resolve: () => {
+          clearTimeout(bound);
+          resolve(c);
+        },
         reject: () => {
+          clearTimeout(bound);
           c.close();
           resolve(null);
         },
@@ -149,12 +189,35 @@ export class ControlClient {
     return this.execAll([args])[0]!;
   }
 
-  /** Ends the client (the server and its sessions stay). */
+  /**
+   * Ends the client (the server and its sessions stay). It counts as closed at once; the detach
+   * itself waits its turn (`oneAtATime`).
+   */
   close(): void {
     if (this.closedValue) return;
-    this.child.stdin.end();
-    this.child.kill('SIGTERM');
     this.onClosed();
+  }
+
+  /** Detaches the client process: alone on its server, until it has exited (or was killed at the bound). */
+  private detach(): void {
+    const child = this.child;
+    void oneAtATime(
+      this.socketName,
+      () =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const bound = setTimeout(() => {
+            child.kill('SIGKILL');
+            resolve();
+          }, DETACH_BOUND_MS);
+          child.once('exit', () => {
+            clearTimeout(bound);
+            resolve();
+          });
+          child.stdin.end();
+          child.kill('SIGTERM');
+        }),
+    );
   }
 
   // Idle, the client must not keep the agent's event loop alive; with a call in flight it must.
@@ -169,6 +232,8 @@ export class ControlClient {
   }
 
   private onData(d: string): void {
+    // Closed: what the client still prints before its detach is nobody's.
+    if (this.closedValue) return;
     this.rest += d;
     let nl = this.rest.indexOf('\n');
     while (nl >= 0) {
@@ -230,7 +295,7 @@ export class ControlClient {
     const err = new TmuxControlError(`tmux control client ended${this.stderr.trim() ? `: ${this.stderr.trim()}` : ''}`, this.stderr);
     for (const p of this.pending.splice(0)) p.reject(new TmuxControlError(`tmux ${p.cmd} failed: ${err.message}`, this.stderr));
     this.updateRef();
-    if (!this.child.killed && this.child.exitCode === null) this.child.kill('SIGTERM');
+    this.detach();
     for (const l of this.closeListeners) {
       try {
         l();
