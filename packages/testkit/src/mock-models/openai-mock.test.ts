@@ -123,10 +123,15 @@ describe('OpenAI Responses mock over HTTP', () => {
   });
 
   it('SLOW spaces its chunks; TWOBLOCKS is an ordinary reply here', async () => {
-    const { events } = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('SLOW'), HEADERS));
+    const posted = Date.now();
+    const res = await postJson(`${mock.url}/v1/responses`, turn('SLOW'), HEADERS);
+    const reading = Date.now();
+    const { events } = await readEvents(res);
     const deltas = events.filter((e) => e.event === 'response.output_text.delta');
     expect(deltas.map((e) => e.data.delta)).toEqual(['MOCK-REPLY-1: you said "SLOW" [1/4]', ' [2/4]', ' [3/4]', ' [4/4]']);
-    for (let i = 1; i < deltas.length; i++) expect((deltas[i]?.at ?? 0) - (deltas[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(80);
+    // Chunk k cannot arrive before k × 100 ms (slowChunkMs) after the request was posted (a lower bound that
+    // holds on a busy machine, where two chunks can arrive in one read).
+    deltas.forEach((d, k) => expect(reading + d.at - posted).toBeGreaterThanOrEqual(k * 100 - 2));
     const two = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TWOBLOCKS'), HEADERS));
     expect(deltaText(two.events)).toBe('MOCK-REPLY-2: you said "TWOBLOCKS"');
   });
