@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -124,4 +124,11 @@ await hub.stop();
 await db.$disconnect();
 await tdb.drop();
 rmSync(out, { recursive: true, force: true });
+// The agents' tmux server outlives them by design (sessions survive an agent restart); the bench's
+// own ends with it. It was left running with two control clients attached (session 21).
+try {
+  execFileSync('tmux', ['-L', `bria-bench-${process.pid}`, 'kill-server'], { stdio: 'ignore' });
+} catch {
+  // no server: no agent got as far as starting one
+}
 process.exit(0);
