@@ -206,7 +206,7 @@ describe('Anthropic mock over HTTP', () => {
     expect(deltas.map((e) => e.data.delta.text)).toEqual(['MOCK-REPLY-1: you said "go SLOW" [1/5]', ' [2/5]', ' [3/5]', ' [4/5]', ' [5/5]']);
     // Chunk k cannot arrive before k × 100 ms (slowChunkMs) after the request was posted. Gaps
     // measured at the reader are not a bound: on a busy machine two chunks can arrive in one read.
-    deltas.forEach((d, k) => expect(reading + d.at - posted).toBeGreaterThanOrEqual(k * 100 - 2));
+    for (const [k, d] of deltas.entries()) expect(reading + d.at - posted).toBeGreaterThanOrEqual(k * 100 - 2);
     expect(events.at(-1)?.event).toBe('message_stop');
   });
 

@@ -131,7 +131,7 @@ describe('OpenAI Responses mock over HTTP', () => {
     expect(deltas.map((e) => e.data.delta)).toEqual(['MOCK-REPLY-1: you said "SLOW" [1/4]', ' [2/4]', ' [3/4]', ' [4/4]']);
     // Chunk k cannot arrive before k × 100 ms (slowChunkMs) after the request was posted (a lower bound that
     // holds on a busy machine, where two chunks can arrive in one read).
-    deltas.forEach((d, k) => expect(reading + d.at - posted).toBeGreaterThanOrEqual(k * 100 - 2));
+    for (const [k, d] of deltas.entries()) expect(reading + d.at - posted).toBeGreaterThanOrEqual(k * 100 - 2);
     const two = await readEvents(await postJson(`${mock.url}/v1/responses`, turn('TWOBLOCKS'), HEADERS));
     expect(deltaText(two.events)).toBe('MOCK-REPLY-2: you said "TWOBLOCKS"');
   });
