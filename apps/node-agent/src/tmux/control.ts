@@ -72,6 +72,14 @@ export const DETACH_BOUND_MS = 2_000;
 /** An attach tmux has not answered by then fails (the client is closed), so it cannot hold the others. */
 export const ATTACH_BOUND_MS = 15_000;
 
+/**
+ * Resolves once the server itself lists (`present`) or no longer lists the client process `pid`.
+ * A client's exit is not the end of its detach: the server notices it later (much later on a busy
+ * machine), and the next attach must wait for that too. Given by `Tmux`, which asks its own
+ * long-lived command client (`list-clients`); bounded there.
+ */
+export type ClientSettled = (pid: number, present: boolean) => Promise<void>;
+
 /** Runs `step` once every earlier attach or detach on `socketName` has finished. */
 function oneAtATime<T>(socketName: string, step: () => Promise<T>): Promise<T> {
   const before = transitions.get(socketName) ?? Promise.resolve();
@@ -102,6 +110,7 @@ export class ControlClient {
   private closedValue = false;
   private readonly notifyListeners = new Set<(line: string) => void>();
   private readonly closeListeners = new Set<() => void>();
+  private settled: ClientSettled | undefined;
 
   private constructor(
     child: ChildProcessWithoutNullStreams,
@@ -114,8 +123,13 @@ export class ControlClient {
    * Attaches to `session`; null when there is no server or no such session. `flags` are the client's
    * (`attach-session -f`): the command client takes no output; a pane follower (pane-follow.ts) does.
    */
-  static open(bin: string, socketName: string, session: string, flags = 'no-output,ignore-size'): Promise<ControlClient | null> {
-    return oneAtATime(socketName, () => ControlClient.attach(bin, socketName, session, flags));
+  static open(bin: string, socketName: string, session: string, flags = 'no-output,ignore-size', settled?: ClientSettled): Promise<ControlClient | null> {
+    return oneAtATime(socketName, async () => {
+      const c = await ControlClient.attach(bin, socketName, session, flags);
+      if (c) c.settled = settled;
+      if (c && settled && c.pid) await settled(c.pid, true).catch(() => undefined);
+      return c;
+    });
   }
 
   private static attach(bin: string, socketName: string, session: string, flags: string): Promise<ControlClient | null> {
@@ -201,23 +215,25 @@ export class ControlClient {
   /** Detaches the client process: alone on its server, until it has exited (or was killed at the bound). */
   private detach(): void {
     const child = this.child;
-    void oneAtATime(
-      this.socketName,
-      () =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const bound = setTimeout(() => {
-            child.kill('SIGKILL');
-            resolve();
-          }, DETACH_BOUND_MS);
-          child.once('exit', () => {
-            clearTimeout(bound);
-            resolve();
-          });
-          child.stdin.end();
-          child.kill('SIGTERM');
-        }),
-    );
+    const settled = this.settled;
+    const exited = () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const bound = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve();
+        }, DETACH_BOUND_MS);
+        child.once('exit', () => {
+          clearTimeout(bound);
+          resolve();
+        });
+        child.stdin.end();
+        child.kill('SIGTERM');
+      });
+    void oneAtATime(this.socketName, async () => {
+      await exited();
+      if (settled && child.pid) await settled(child.pid, false).catch(() => undefined);
+    });
   }
 
   // Idle, the client must not keep the agent's event loop alive; with a call in flight it must.

@@ -1,4 +1,4 @@
-import { ControlClient } from './control.ts';
+import { type ClientSettled, ControlClient } from './control.ts';
 
 /**
  * The text of a control-mode `%output %<pane> <data>` line for `paneId`, its escapes decoded (tmux
@@ -19,8 +19,16 @@ export function paneOutput(line: string, paneId: string): string | null {
 export class PaneFollower {
   private constructor(private readonly client: ControlClient) {}
 
-  static async open(o: { bin: string; socketName: string; sessionName: string; paneId: string; onOutput: (data: string) => void; onClose?: () => void }) {
-    const client = await ControlClient.open(o.bin, o.socketName, o.sessionName, 'read-only,ignore-size');
+  static async open(o: {
+    bin: string;
+    socketName: string;
+    sessionName: string;
+    paneId: string;
+    onOutput: (data: string) => void;
+    onClose?: () => void;
+    settled?: ClientSettled;
+  }) {
+    const client = await ControlClient.open(o.bin, o.socketName, o.sessionName, 'read-only,ignore-size', o.settled);
     if (!client) return null;
     client.onNotification((line) => {
       const data = paneOutput(line, o.paneId);

@@ -16,6 +16,8 @@ export { TmuxError } from './tmux-process.ts';
 export type { NewSessionOptions, NewSessionResult, TmuxOptions } from './tmux-types.ts';
 
 const KEEPER = 'bria-keeper';
+/** How long an attach or detach waits for the server to list (or drop) the client (`clientSettled`). */
+const CLIENT_SETTLE_BOUND_MS = 2_000;
 
 /**
  * Adapter over one tmux server; every call is an argument array, never a shell string. Bria's own
@@ -86,8 +88,24 @@ export class Tmux {
 
   /** Follows one pane's output (pane-follow.ts); null when there is no such session. */
   followPane(o: { sessionName: string; paneId: string; onOutput: (data: string) => void; onClose?: () => void }): Promise<PaneFollower | null> {
-    return PaneFollower.open({ ...o, bin: this.bin, socketName: this.socketName });
+    return PaneFollower.open({ ...o, bin: this.bin, socketName: this.socketName, settled: this.clientSettled });
   }
+
+  /**
+   * Waits until the server lists (or no longer lists) a control client's process, asked of the open
+   * command client (never one being opened: that would wait behind the very attach asking). Bounded:
+   * past `CLIENT_SETTLE_BOUND_MS` the next attach or detach goes on anyway.
+   */
+  private readonly clientSettled = async (pid: number, present: boolean): Promise<void> => {
+    const end = Date.now() + CLIENT_SETTLE_BOUND_MS;
+    while (Date.now() < end) {
+      const ctl = this.ctl;
+      if (!ctl || ctl.closed) return;
+      const listed = (await ctl.exec(['list-clients', '-F', '#{client_pid}'])).split('\n').includes(String(pid));
+      if (listed === present) return;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
 
   /** Ends the control client (the server and its panes stay). */
   close(): void {
