@@ -80,6 +80,27 @@ export const ATTACH_BOUND_MS = 15_000;
  */
 export type ClientSettled = (pid: number, present: boolean) => Promise<void>;
 
+/** How long an attach or detach waits for the server to list (or drop) the client. */
+const CLIENT_SETTLE_BOUND_MS = 2_000;
+
+/**
+ * A `ClientSettled` that asks `command()` (the server's long-lived command client; never one being
+ * opened, which would wait behind the very attach asking) with `list-clients`, every 5 ms, up to
+ * `CLIENT_SETTLE_BOUND_MS`; without an open command client it does not wait.
+ */
+export function clientSettledVia(command: () => ControlClient | null): ClientSettled {
+  return async (pid, present) => {
+    const end = Date.now() + CLIENT_SETTLE_BOUND_MS;
+    while (Date.now() < end) {
+      const ctl = command();
+      if (!ctl || ctl.closed) return;
+      const listed = (await ctl.exec(['list-clients', '-F', '#{client_pid}'])).split('\n').includes(String(pid));
+      if (listed === present) return;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+}
+
 /** Runs `step` once every earlier attach or detach on `socketName` has finished. */
 function oneAtATime<T>(socketName: string, step: () => Promise<T>): Promise<T> {
   const before = transitions.get(socketName) ?? Promise.resolve();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertSessionName, PANE_FORMAT, parsePaneLine, parsePaneList, type PaneInfo } from './pane-format.ts';
 import { buildWrapperScript } from './shell-script.ts';
-import { ControlClient, commandLine } from './control.ts';
+import { ControlClient, clientSettledVia, commandLine } from './control.ts';
 import { PaneFollower } from './pane-follow.ts';
 import { PANES_FORMAT, PANES_SUB, type PaneStates, parsePanesNotification } from './pane-subscription.ts';
 import { runTmuxProcess, TmuxError } from './tmux-process.ts';
@@ -16,8 +16,6 @@ export { TmuxError } from './tmux-process.ts';
 export type { NewSessionOptions, NewSessionResult, TmuxOptions } from './tmux-types.ts';
 
 const KEEPER = 'bria-keeper';
-/** How long an attach or detach waits for the server to list (or drop) the client (`clientSettled`). */
-const CLIENT_SETTLE_BOUND_MS = 2_000;
 
 /**
  * Adapter over one tmux server; every call is an argument array, never a shell string. Bria's own
@@ -91,21 +89,8 @@ export class Tmux {
     return PaneFollower.open({ ...o, bin: this.bin, socketName: this.socketName, settled: this.clientSettled });
   }
 
-  /**
-   * Waits until the server lists (or no longer lists) a control client's process, asked of the open
-   * command client (never one being opened: that would wait behind the very attach asking). Bounded:
-   * past `CLIENT_SETTLE_BOUND_MS` the next attach or detach goes on anyway.
-   */
-  private readonly clientSettled = async (pid: number, present: boolean): Promise<void> => {
-    const end = Date.now() + CLIENT_SETTLE_BOUND_MS;
-    while (Date.now() < end) {
-      const ctl = this.ctl;
-      if (!ctl || ctl.closed) return;
-      const listed = (await ctl.exec(['list-clients', '-F', '#{client_pid}'])).split('\n').includes(String(pid));
-      if (listed === present) return;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
+  /** The server lists (or dropped) a control client: asked of the open command client, never one being opened. */
+  private readonly clientSettled = clientSettledVia(() => this.ctl);
 
   /** Ends the control client (the server and its panes stay). */
   close(): void {
